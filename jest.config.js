@@ -1,0 +1,17 @@
+/** One jest config for unit, contract, end-to-end and browser tests. */
+const paths = {
+  '^@dojang/(.*)$': '<rootDir>/libs/$1/src',
+};
+module.exports = {
+  testEnvironment: 'node',
+  rootDir: __dirname,
+  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test'],
+  testRegex: '.*\\.(spec|e2e-spec|contract-spec|browser-spec)\\.ts$',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json' }],
+  },
+  moduleNameMapper: paths,
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,2 @@
+export * from './blob-store.port';
+export * from './file-blob-store.adapter';

@@ -1,0 +1,84 @@
+/**
+ * The event store port. The source of truth: every state change of every aggregate is an event
+ * appended here. Adapters: SQLite (embedded default) and EventStoreDB (production).
+ */
+
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+/** Metadata stored with every event. `prev_hash` and `hash` are filled in by the store at append. */
+export interface EventMetadata {
+  occurred_at: string;
+  actor: string;
+  organization_id?: string;
+  livemode?: boolean;
+  ip?: string | null;
+  user_agent?: string | null;
+  correlation_id?: string;
+  causation_id?: string;
+  schema_version: number;
+  prev_hash?: string;
+  hash?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent {
+  /** UUID; unique across the store, so a retried append of the same event is rejected, not doubled. */
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface StoredEvent extends NewEvent {
+  stream_id: string;
+  /** 0-based position of the event inside its stream. */
+  stream_revision: number;
+  /** Position in the global log; strictly increasing in append order, not necessarily dense. */
+  global_position: number;
+  metadata: EventMetadata & { prev_hash: string; hash: string };
+}
+
+/**
+ * Expected revision of a stream at append:
+ * - 'no_stream': the stream must not exist yet,
+ * - a number: the revision of the stream's last event,
+ * - 'any': no check (used only for append-only streams with no invariants).
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | number;
+
+export interface AppendResult {
+  /** Revision of the last appended event. */
+  next_expected_revision: number;
+  /** Global position of the last appended event: what read-your-writes waits for. */
+  position: number;
+}
+
+/** Thrown when the expected revision does not match; the command handler re-reads and retries. */
+export class WrongExpectedRevisionError extends Error {
+  readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+export interface EventStore {
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** All events of one stream in revision order; [] when the stream does not exist. */
+  readStream(streamId: string): Promise<StoredEvent[]>;
+  /** Events of the global log strictly after `after` (0 = from the start), in order, at most `limit`. */
+  readAll(after: number, limit: number): Promise<StoredEvent[]>;
+  /** Position of the last event in the global log (0 when empty). */
+  headPosition(): Promise<number>;
+  /**
+   * Calls `listener` whenever new events may be available (after an append by this process, or
+   * when the adapter notices appends by other processes). Returns an unsubscribe function.
+   * Consumers then read with `readAll` from their own checkpoint: the signal carries no events,
+   * so a missed signal can never lose one.
+   */
+  onAppended(listener: () => void): () => void;
+  close(): Promise<void>;
+}

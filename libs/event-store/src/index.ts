@@ -1,0 +1,3 @@
+export * from './event-store.port';
+export * from './hash-chain';
+export * from './sqlite-event-store.adapter';

@@ -1,0 +1,197 @@
+import Database from 'better-sqlite3';
+import {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  StoredEvent,
+  WrongExpectedRevisionError,
+} from './event-store.port';
+import { GENESIS_HASH, eventHash } from './hash-chain';
+
+interface Row {
+  global_position: number;
+  stream_id: string;
+  stream_revision: number;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+export interface SqliteEventStoreOptions {
+  /** How often to look for appends made by other processes (the CLI, a second API process). */
+  pollIntervalMs?: number;
+}
+
+/**
+ * Embedded event store on SQLite. Durability: WAL with synchronous=FULL, so an append has been
+ * fsynced before `append` returns and before any 2xx is sent.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly listeners = new Set<() => void>();
+  private pollTimer: NodeJS.Timeout | null = null;
+  private lastSeenHead = 0;
+  private readonly stmts: ReturnType<SqliteEventStore['prepare']>;
+
+  constructor(file: string, private readonly options: SqliteEventStoreOptions = {}) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        global_position INTEGER PRIMARY KEY AUTOINCREMENT,
+        stream_id TEXT NOT NULL,
+        stream_revision INTEGER NOT NULL,
+        event_id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        UNIQUE (stream_id, stream_revision)
+      );
+    `);
+    this.stmts = this.prepare();
+    this.lastSeenHead = this.head();
+  }
+
+  private prepare() {
+    return {
+      last: this.db.prepare<[string]>(
+        `SELECT stream_revision, json_extract(metadata, '$.hash') AS hash FROM events
+          WHERE stream_id = ? ORDER BY stream_revision DESC LIMIT 1`,
+      ),
+      insert: this.db.prepare(
+        `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+         VALUES (@stream_id, @stream_revision, @event_id, @type, @data, @metadata)`,
+      ),
+      stream: this.db.prepare<[string]>(`SELECT * FROM events WHERE stream_id = ? ORDER BY stream_revision`),
+      all: this.db.prepare<[number, number]>(`SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?`),
+      head: this.db.prepare(`SELECT COALESCE(MAX(global_position), 0) AS head FROM events`),
+    };
+  }
+
+  private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const last = this.stmts.last.get(streamId) as { stream_revision: number; hash: string } | undefined;
+    const actual: number | 'no_stream' = last ? last.stream_revision : 'no_stream';
+    if (expected !== 'any' && expected !== actual) {
+      throw new WrongExpectedRevisionError(streamId, expected, actual);
+    }
+    let revision = last ? last.stream_revision : -1;
+    let prevHash = last ? last.hash : GENESIS_HASH;
+    let position = 0;
+    for (const event of events) {
+      revision += 1;
+      const hash = eventHash({ ...event, stream_id: streamId, stream_revision: revision }, prevHash);
+      const metadata = { ...event.metadata, prev_hash: prevHash, hash };
+      const info = this.stmts.insert.run({
+        stream_id: streamId,
+        stream_revision: revision,
+        event_id: event.event_id,
+        type: event.type,
+        data: JSON.stringify(event.data),
+        metadata: JSON.stringify(metadata),
+      });
+      position = Number(info.lastInsertRowid);
+      prevHash = hash;
+    }
+    return { next_expected_revision: revision, position };
+  };
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append of no events');
+    let result: AppendResult;
+    try {
+      result = this.db.transaction(this.appendTx).immediate(streamId, events, expected);
+    } catch (err) {
+      // Two writers racing on the same revision: the loser sees the unique index, which is the
+      // same fact as a wrong expected revision.
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /stream_id/.test(String(err.message))) {
+        throw new WrongExpectedRevisionError(streamId, expected, 'no_stream');
+      }
+      throw err;
+    }
+    this.lastSeenHead = Math.max(this.lastSeenHead, result.position);
+    this.notify();
+    return result;
+  }
+
+  async readStream(streamId: string): Promise<StoredEvent[]> {
+    return (this.stmts.stream.all(streamId) as Row[]).map(toStored);
+  }
+
+  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
+    return (this.stmts.all.all(after, limit) as Row[]).map(toStored);
+  }
+
+  async headPosition(): Promise<number> {
+    return this.head();
+  }
+
+  private head(): number {
+    return (this.stmts.head.get() as { head: number }).head;
+  }
+
+  onAppended(listener: () => void): () => void {
+    this.listeners.add(listener);
+    this.ensurePolling();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.pollTimer) {
+        clearInterval(this.pollTimer);
+        this.pollTimer = null;
+      }
+    };
+  }
+
+  private ensurePolling() {
+    if (this.pollTimer) return;
+    this.pollTimer = setInterval(() => {
+      try {
+        const head = this.head();
+        if (head > this.lastSeenHead) {
+          this.lastSeenHead = head;
+          this.notify();
+        }
+      } catch {
+        // The database may be closing; the next tick or close() settles it.
+      }
+    }, this.options.pollIntervalMs ?? 100);
+    this.pollTimer.unref();
+  }
+
+  private notify() {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own; the append has succeeded.
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+    this.listeners.clear();
+    if (this.db.open) this.db.close();
+  }
+
+  /** For auditors' tooling and tests only: the raw database, e.g. to show that tampering is detected. */
+  get rawDatabase(): Database.Database {
+    return this.db;
+  }
+}
+
+function toStored(row: Row): StoredEvent {
+  return {
+    event_id: row.event_id,
+    stream_id: row.stream_id,
+    stream_revision: row.stream_revision,
+    global_position: row.global_position,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+  };
+}

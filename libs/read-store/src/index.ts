@@ -1,0 +1,2 @@
+export * from './read-store.port';
+export * from './sqlite-read-store.adapter';

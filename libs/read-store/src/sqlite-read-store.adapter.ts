@@ -1,0 +1,192 @@
+import Database from 'better-sqlite3';
+import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, Write } from './read-store.port';
+
+const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function table(collection: string): string {
+  if (!NAME.test(collection)) throw new Error(`invalid collection name ${collection}`);
+  return `rm_${collection}`;
+}
+
+function field(name: string): string {
+  if (!FIELD.test(name)) throw new Error(`invalid field name ${name}`);
+  return `json_extract(doc, '$.${name}')`;
+}
+
+function toSql(value: Scalar): Scalar {
+  // JSON booleans come back from json_extract as 0/1.
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+/**
+ * Read models in SQLite, one table per collection holding JSON documents, queried with
+ * json_extract and served by expression indexes. Uses its own connection with synchronous=NORMAL:
+ * read models can always be rebuilt from the event log, so they do not pay for a full fsync.
+ */
+export class SqliteReadStore implements ReadStore {
+  readonly db: Database.Database;
+  private readonly known = new Set<string>();
+  private readonly stmtCache = new Map<string, Database.Statement>();
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.stmtCache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmtCache.set(sql, s);
+    }
+    return s;
+  }
+
+  async ensureCollection(spec: CollectionSpec): Promise<void> {
+    this.ensureSync(spec.name);
+    for (const index of spec.indexes ?? []) {
+      const name = `ix_${spec.name}_${index.join('_')}`;
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${table(spec.name)} (${index.map(field).join(', ')})`);
+    }
+  }
+
+  private ensureSync(collection: string) {
+    if (this.known.has(collection)) return;
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${table(collection)} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+    this.known.add(collection);
+  }
+
+  async get<T extends ReadDoc = ReadDoc>(collection: string, id: string): Promise<T | null> {
+    return this.getSync<T>(collection, id);
+  }
+
+  getSync<T extends ReadDoc = ReadDoc>(collection: string, id: string): T | null {
+    this.ensureSync(collection);
+    const row = this.stmt(`SELECT doc FROM ${table(collection)} WHERE id = ?`).get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  async getMany<T extends ReadDoc = ReadDoc>(collection: string, ids: string[]): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    for (const id of ids) {
+      const doc = this.getSync<T>(collection, id);
+      if (doc) out.set(id, doc);
+    }
+    return out;
+  }
+
+  async find<T extends ReadDoc = ReadDoc>(collection: string, query: FindQuery): Promise<T[]> {
+    this.ensureSync(collection);
+    const clauses: string[] = [];
+    const params: Scalar[] = [];
+    for (const [name, cond] of Object.entries(query.where ?? {})) {
+      addCondition(name, cond, clauses, params);
+    }
+    let sql = `SELECT doc FROM ${table(collection)}`;
+    if (clauses.length) sql += ` WHERE ${clauses.join(' AND ')}`;
+    if (query.orderBy?.length) {
+      sql += ` ORDER BY ${query.orderBy.map((o) => `${field(o.field)} ${o.direction === 'desc' ? 'DESC' : 'ASC'}`).join(', ')}`;
+    }
+    if (query.limit !== undefined) {
+      sql += ` LIMIT ?`;
+      params.push(Math.max(0, Math.floor(query.limit)));
+    }
+    return (this.stmt(sql).all(...params) as Array<{ doc: string }>).map((r) => JSON.parse(r.doc) as T);
+  }
+
+  async commit(writes: Write[], checkpoints: Record<string, number>): Promise<void> {
+    this.commitSync(writes, checkpoints);
+  }
+
+  commitSync(writes: Write[], checkpoints: Record<string, number>): void {
+    for (const w of writes) this.ensureSync(w.collection);
+    this.db.transaction(() => {
+      for (const w of writes) {
+        if (w.op === 'put') {
+          this.stmt(`INSERT INTO ${table(w.collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`).run(
+            w.doc.id,
+            JSON.stringify(w.doc),
+          );
+        } else {
+          this.stmt(`DELETE FROM ${table(w.collection)} WHERE id = ?`).run(w.id);
+        }
+      }
+      for (const [name, position] of Object.entries(checkpoints)) {
+        this.stmt(
+          `INSERT INTO checkpoints (name, position) VALUES (?, ?)
+           ON CONFLICT(name) DO UPDATE SET position = MAX(position, excluded.position)`,
+        ).run(name, position);
+      }
+    })();
+  }
+
+  async getCheckpoint(name: string): Promise<number> {
+    const row = this.stmt(`SELECT position FROM checkpoints WHERE name = ?`).get(name) as { position: number } | undefined;
+    return row?.position ?? 0;
+  }
+
+  async getCheckpoints(names: string[]): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const name of names) out[name] = await this.getCheckpoint(name);
+    return out;
+  }
+
+  async reset(name: string, collections: string[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const c of collections) {
+        this.db.exec(`DROP TABLE IF EXISTS ${table(c)}`);
+        this.known.delete(c);
+      }
+      this.stmt(`DELETE FROM checkpoints WHERE name = ?`).run(name);
+    })();
+    this.stmtCache.clear();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function addCondition(name: string, cond: Condition, clauses: string[], params: Scalar[]) {
+  const f = field(name);
+  if (cond === null) {
+    clauses.push(`${f} IS NULL`);
+    return;
+  }
+  if (typeof cond !== 'object') {
+    clauses.push(`${f} = ?`);
+    params.push(toSql(cond));
+    return;
+  }
+  const ops: Array<[keyof typeof cond, string]> = [
+    ['$gt', '>'],
+    ['$gte', '>='],
+    ['$lt', '<'],
+    ['$lte', '<='],
+  ];
+  for (const [op, sqlOp] of ops) {
+    const v = cond[op];
+    if (v !== undefined) {
+      clauses.push(`${f} ${sqlOp} ?`);
+      params.push(toSql(v as Scalar));
+    }
+  }
+  if (cond.$ne !== undefined) {
+    if (cond.$ne === null) clauses.push(`${f} IS NOT NULL`);
+    else {
+      clauses.push(`(${f} IS NULL OR ${f} <> ?)`);
+      params.push(toSql(cond.$ne));
+    }
+  }
+  if (cond.$in !== undefined) {
+    if (cond.$in.length === 0) clauses.push('0');
+    else {
+      clauses.push(`${f} IN (${cond.$in.map(() => '?').join(', ')})`);
+      params.push(...cond.$in.map(toSql));
+    }
+  }
+}
