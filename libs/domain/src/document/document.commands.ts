@@ -1,0 +1,101 @@
+import { BlobPointer, ContentFormat, Field, FileRef, ParticipantSetup } from './document.events';
+
+/** Every command carries its own time, so the decider stays deterministic and replayable. */
+interface Timed {
+  now: string;
+}
+
+export type CreateDocument = Timed & {
+  type: 'CreateDocument';
+  document_id: string;
+  organization_id: string;
+  livemode: boolean;
+  title: string;
+  content: string | null;
+  content_format: ContentFormat;
+  file: FileRef | null;
+  author_name: string;
+  metadata: Record<string, string>;
+  from_template: string | null;
+  /** When duplicating: the set-up copied from the source, with fresh ids. */
+  duplicate_of?: { document_id: string; participants: ParticipantSetup[]; fields: Field[] };
+};
+export type UpdateDocument = Timed & {
+  type: 'UpdateDocument';
+  title?: string;
+  content?: string;
+  author_name?: string;
+  metadata?: Record<string, string | null>;
+};
+export type SetEditLock = Timed & { type: 'SetEditLock'; locked: boolean };
+export type TrashDocument = Timed & { type: 'TrashDocument' };
+export type AddParticipants = Timed & { type: 'AddParticipants'; participants: ParticipantSetup[] };
+export type RemoveParticipant = Timed & { type: 'RemoveParticipant'; participant_id: string };
+export type ReplaceFields = Timed & { type: 'ReplaceFields'; fields: Field[] };
+export type SendDocument = Timed & {
+  type: 'SendDocument';
+  expires_at: string | null;
+  message: string | null;
+  page_count: number;
+  links: Array<{ participant_id: string; token_hash: string }>;
+};
+export type OpenSigningLink = Timed & {
+  type: 'OpenSigningLink';
+  participant_id: string;
+  ip: string | null;
+  user_agent: string | null;
+};
+export type IssuePin = Timed & {
+  type: 'IssuePin';
+  participant_id: string;
+  pin_hash: string;
+  ttl_seconds: number;
+  cooldown_seconds: number;
+};
+export type VerifyPin = Timed & {
+  type: 'VerifyPin';
+  participant_id: string;
+  pin_hash: string;
+  max_attempts: number;
+  ip: string | null;
+};
+export type SignDocument = Timed & {
+  type: 'SignDocument';
+  participant_id: string;
+  consent: boolean;
+  signature: BlobPointer | null;
+  seal: { seal_id: string | null; image: BlobPointer; uploaded: boolean } | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** Built by the shell when this signature completes the document (see wouldComplete). */
+  final_pdf: BlobPointer | null;
+  original_sha256: string | null;
+};
+export type DeclineDocument = Timed & {
+  type: 'DeclineDocument';
+  participant_id: string;
+  reason: string;
+  ip: string | null;
+  user_agent: string | null;
+};
+export type CancelDocument = Timed & { type: 'CancelDocument' };
+export type ExpireDocument = Timed & { type: 'ExpireDocument' };
+export type RemindParticipants = Timed & { type: 'RemindParticipants'; automatic: boolean; cooldown_seconds: number };
+
+export type DocumentCommand =
+  | CreateDocument
+  | UpdateDocument
+  | SetEditLock
+  | TrashDocument
+  | AddParticipants
+  | RemoveParticipant
+  | ReplaceFields
+  | SendDocument
+  | OpenSigningLink
+  | IssuePin
+  | VerifyPin
+  | SignDocument
+  | DeclineDocument
+  | CancelDocument
+  | ExpireDocument
+  | RemindParticipants;

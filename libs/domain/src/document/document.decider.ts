@@ -1,0 +1,366 @@
+import { Decider, assertNever } from '../shared/decider';
+import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
+import { constantTimeEqual, maskPhone } from '../shared/text';
+import { DocumentCommand, SignDocument } from './document.commands';
+import { DocumentEvent, Field, ParticipantSetup } from './document.events';
+import {
+  DocumentState,
+  ParticipantState,
+  activeParticipants,
+  evolveDocument,
+  initialDocumentState,
+  mustAct,
+  wouldComplete,
+} from './document.state';
+
+export const MAX_METADATA_KEYS = 20;
+export const MAX_PARTICIPANTS_PER_BATCH = 50;
+
+const DIGITS = /^[0-9]{6,15}$/;
+
+const documentNotFound = () => notFound('document_not_found', 'No such document.');
+
+function requireExisting(state: DocumentState): void {
+  if (!state.exists || state.trashed) throw documentNotFound();
+}
+
+/** Draft-only edits: a sent (or later) document is frozen; a locked draft is frozen too. */
+function requireEditableDraft(state: DocumentState, lockApplies = true): void {
+  requireExisting(state);
+  if (state.status !== 'draft') {
+    throw conflict('document_not_editable', `The document is ${state.status}; only drafts can be changed. Cancel it and create a new one.`);
+  }
+  if (lockApplies && state.edit_locked) {
+    throw conflict('document_edit_locked', 'The document is edit-locked; release the lock in the document settings first.');
+  }
+}
+
+function requireSent(state: DocumentState): void {
+  requireExisting(state);
+  if (state.status !== 'sent') {
+    throw conflict('document_not_signable', `The document is ${state.status}; its signing links no longer accept actions.`);
+  }
+}
+
+function participantOf(state: DocumentState, id: string): ParticipantState {
+  const p = state.participants.find((x) => x.id === id);
+  if (!p) throw notFound('participant_not_found', 'No such participant on this document.');
+  return p;
+}
+
+export function validateParticipant(p: ParticipantSetup, index?: number): void {
+  const at = index === undefined ? '' : `participants[${index}].`;
+  if (!p.name || !p.name.trim()) throw invalid('missing_parameter', 'A participant needs a name.', `${at}name`);
+  if (p.phone !== null && !DIGITS.test(p.phone)) {
+    throw invalid('invalid_parameter', 'phone must be digits only (6 to 15 digits), e.g. 01012345678.', `${at}phone`);
+  }
+  if (p.auth === 'sms_pin' && !p.phone) {
+    throw invalid('missing_phone', 'A participant with auth sms_pin needs a phone number.', `${at}phone`);
+  }
+  if (!Number.isInteger(p.signing_order) || p.signing_order < 1) {
+    throw invalid('invalid_parameter', 'signing_order must be a positive integer.', `${at}signing_order`);
+  }
+}
+
+export function validateFields(fields: Field[], participants: ParticipantSetup[]): void {
+  const ids = new Set(participants.map((p) => p.id));
+  fields.forEach((f, i) => {
+    const at = `fields[${i}]`;
+    if (!ids.has(f.participant_id)) throw invalid('invalid_parameter', `${at}.participant_id names no participant of this document.`, `${at}.participant_id`);
+    if (!Number.isInteger(f.page) || f.page < 1) throw invalid('invalid_parameter', `${at}.page must be an integer of at least 1.`, `${at}.page`);
+    for (const k of ['x', 'y', 'width', 'height'] as const) {
+      if (!(Number.isFinite(f[k]) && f[k] >= 0 && f[k] <= 100)) {
+        throw invalid('invalid_parameter', `${at}.${k} must be a percentage between 0 and 100.`, `${at}.${k}`);
+      }
+    }
+    if (f.width === 0 || f.height === 0) throw invalid('invalid_parameter', `${at} must have a non-zero width and height.`, `${at}.width`);
+    if (f.x + f.width > 100 || f.y + f.height > 100) throw invalid('invalid_parameter', `${at} extends past the edge of the page.`, at);
+    if (f.upload_only && f.type !== 'seal') throw invalid('invalid_parameter', `${at}.upload_only applies to seal fields only.`, `${at}.upload_only`);
+  });
+}
+
+function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null>): Record<string, string> {
+  const merged: Record<string, string> = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    // Stripe-style: setting a key to null (or "") removes it.
+    if (v === null || v === '') delete merged[k];
+    else merged[k] = v;
+  }
+  if (Object.keys(merged).length > MAX_METADATA_KEYS) {
+    throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
+  }
+  return merged;
+}
+
+/** Every unmet send precondition, each named, so the integrator can fix them all at once. */
+export function sendProblems(state: DocumentState, pageCount: number): string[] {
+  const problems: string[] = [];
+  if (state.participants.length === 0) problems.push('the document has no participants');
+  else if (!state.participants.some(mustAct)) problems.push('the document has no signer or reviewer (cc participants only receive copies)');
+  for (const p of state.participants) {
+    if (p.role === 'signer' && !state.fields.some((f) => f.participant_id === p.id && f.required)) {
+      problems.push(`signer "${p.name}" (${p.id}) has no required field placed`);
+    }
+    if (p.auth === 'sms_pin' && !p.phone) problems.push(`participant "${p.name}" (${p.id}) uses sms_pin but has no phone`);
+  }
+  state.fields.forEach((f, i) => {
+    if (f.page > pageCount) problems.push(`fields[${i}] is on page ${f.page} but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}`);
+  });
+  return problems;
+}
+
+function hasActiveTurn(state: DocumentState, p: ParticipantState): boolean {
+  return activeParticipants(state).some((a) => a.id === p.id);
+}
+
+function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
+  requireSent(state);
+  const p = participantOf(state, cmd.participant_id);
+  if (p.role === 'cc') throw conflict('participant_cannot_sign', 'A cc participant receives a copy and has nothing to sign.');
+  if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
+  if (p.status === 'declined') throw conflict('participant_declined', 'This participant has declined.');
+  if (!hasActiveTurn(state, p)) throw conflict('not_your_turn', 'Participants with a lower signing_order must act first.');
+  if (p.auth === 'sms_pin' && !(p.pin && p.pin.verified && !p.pin.used)) {
+    throw conflict('pin_verification_required', 'Verify the SMS PIN before signing.');
+  }
+  if (cmd.consent !== true) throw invalid('consent_required', 'Explicit consent to sign electronically is required.', 'consent');
+  const mine = state.fields.filter((f) => f.participant_id === p.id);
+  const needsSignature = mine.some((f) => f.type === 'signature' && f.required);
+  const needsSeal = mine.some((f) => f.type === 'seal' && f.required);
+  const hasSealFields = mine.some((f) => f.type === 'seal');
+  if (needsSignature && !cmd.signature) throw invalid('missing_parameter', 'A signature image is required for this participant.', 'signature');
+  if (needsSeal && !cmd.seal) throw invalid('missing_parameter', 'A seal (seal_id or seal_image) is required for this participant.', 'seal_id');
+  if (cmd.seal && !hasSealFields) throw invalid('invalid_parameter', 'This participant has no seal field to stamp.', 'seal_id');
+  if (cmd.seal && !cmd.seal.uploaded && mine.some((f) => f.type === 'seal' && f.upload_only)) {
+    throw invalid('seal_upload_required', 'This seal field accepts an uploaded seal image only.', 'seal_image');
+  }
+  const events: DocumentEvent[] = [
+    {
+      type: 'ParticipantSigned',
+      data: {
+        participant_id: p.id,
+        signed_at: cmd.now,
+        signature: cmd.signature,
+        seal: cmd.seal && { seal_id: cmd.seal.seal_id, image: cmd.seal.image },
+        auth_method: p.auth,
+        auth_phone_masked: p.auth === 'sms_pin' ? maskPhone(p.phone) : null,
+        ip: cmd.ip,
+        user_agent: cmd.user_agent,
+      },
+    },
+  ];
+  if (wouldComplete(state, p.id)) {
+    events.push({
+      type: 'DocumentCompleted',
+      data: { completed_at: cmd.now, original_sha256: cmd.original_sha256, final_pdf: cmd.final_pdf },
+    });
+  }
+  return events;
+}
+
+export function decideDocument(command: DocumentCommand, state: DocumentState): DocumentEvent[] {
+  switch (command.type) {
+    case 'CreateDocument': {
+      if (state.exists) throw conflict('document_exists', 'A document with this id already exists.');
+      if (!command.title.trim()) throw invalid('missing_parameter', 'title is required.', 'title');
+      if (Object.keys(command.metadata).length > MAX_METADATA_KEYS) {
+        throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
+      }
+      const events: DocumentEvent[] = [
+        {
+          type: 'DocumentCreated',
+          data: {
+            document_id: command.document_id,
+            organization_id: command.organization_id,
+            livemode: command.livemode,
+            title: command.title,
+            content: command.content,
+            content_format: command.content_format,
+            file: command.file,
+            author_name: command.author_name,
+            metadata: command.metadata,
+            from_template: command.from_template,
+            duplicated_from: command.duplicate_of?.document_id ?? null,
+            created_at: command.now,
+          },
+        },
+      ];
+      if (command.duplicate_of) {
+        for (const participant of command.duplicate_of.participants) {
+          events.push({ type: 'ParticipantAdded', data: { participant, added_at: command.now } });
+        }
+        if (command.duplicate_of.fields.length > 0) {
+          events.push({ type: 'FieldsReplaced', data: { fields: command.duplicate_of.fields, replaced_at: command.now } });
+        }
+      }
+      return events;
+    }
+    case 'UpdateDocument': {
+      requireEditableDraft(state);
+      if (command.title !== undefined && !command.title.trim()) throw invalid('invalid_parameter', 'title cannot be empty.', 'title');
+      if (command.content !== undefined && state.content_format === 'pdf') {
+        throw invalid('invalid_parameter', 'The body of an uploaded PDF cannot be replaced with content.', 'content');
+      }
+      const data: Extract<DocumentEvent, { type: 'DocumentUpdated' }>['data'] = { updated_at: command.now };
+      if (command.title !== undefined) data.title = command.title;
+      if (command.content !== undefined) data.content = command.content;
+      if (command.author_name !== undefined) data.author_name = command.author_name;
+      if (command.metadata !== undefined) data.metadata = mergeMetadata(state.metadata, command.metadata);
+      return [{ type: 'DocumentUpdated', data }];
+    }
+    case 'SetEditLock':
+      requireExisting(state);
+      if (state.edit_locked === command.locked) return [];
+      return [{ type: 'DocumentEditLockChanged', data: { locked: command.locked, at: command.now } }];
+    case 'TrashDocument':
+      requireExisting(state);
+      return [{ type: 'DocumentTrashed', data: { trashed_at: command.now } }];
+    case 'AddParticipants': {
+      requireEditableDraft(state);
+      if (command.participants.length === 0) throw invalid('missing_parameter', 'participants must not be empty.', 'participants');
+      if (command.participants.length > MAX_PARTICIPANTS_PER_BATCH) {
+        throw invalid('invalid_parameter', `At most ${MAX_PARTICIPANTS_PER_BATCH} participants per batch.`, 'participants');
+      }
+      const batch = command.participants.length > 1;
+      command.participants.forEach((p, i) => validateParticipant(p, batch ? i : undefined));
+      return command.participants.map((participant) => ({
+        type: 'ParticipantAdded' as const,
+        data: { participant, added_at: command.now },
+      }));
+    }
+    case 'RemoveParticipant':
+      requireEditableDraft(state);
+      participantOf(state, command.participant_id);
+      return [{ type: 'ParticipantRemoved', data: { participant_id: command.participant_id, removed_at: command.now } }];
+    case 'ReplaceFields':
+      requireEditableDraft(state);
+      validateFields(command.fields, state.participants);
+      if (state.page_count !== null) {
+        command.fields.forEach((f, i) => {
+          if (f.page > (state.page_count as number)) {
+            throw invalid('invalid_parameter', `fields[${i}].page is ${f.page} but the document has ${state.page_count} pages.`, `fields[${i}].page`);
+          }
+        });
+      }
+      return [{ type: 'FieldsReplaced', data: { fields: command.fields, replaced_at: command.now } }];
+    case 'SendDocument': {
+      requireEditableDraft(state, false);
+      const problems = sendProblems(state, command.page_count);
+      if (problems.length > 0) {
+        throw new DomainError('precondition', 'send_preconditions_unmet', `The document cannot be sent: ${problems.join('; ')}.`);
+      }
+      return [
+        {
+          type: 'DocumentSent',
+          data: {
+            sent_at: command.now,
+            expires_at: command.expires_at,
+            message: command.message,
+            page_count: command.page_count,
+            links: command.links,
+          },
+        },
+      ];
+    }
+    case 'OpenSigningLink': {
+      requireExisting(state);
+      const p = participantOf(state, command.participant_id);
+      // Only the first open is an event: it is what "viewed" means for the audit trail.
+      if (p.viewed_at !== null || state.status !== 'sent') return [];
+      return [
+        {
+          type: 'SigningLinkOpened',
+          data: { participant_id: p.id, opened_at: command.now, ip: command.ip, user_agent: command.user_agent },
+        },
+      ];
+    }
+    case 'IssuePin': {
+      requireSent(state);
+      const p = participantOf(state, command.participant_id);
+      if (p.auth !== 'sms_pin' || !p.phone) throw conflict('pin_not_required', 'This participant does not sign with an SMS PIN.');
+      if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
+      if (p.last_pin_issued_at) {
+        const elapsed = (Date.parse(command.now) - Date.parse(p.last_pin_issued_at)) / 1000;
+        if (elapsed < command.cooldown_seconds) {
+          throw new DomainError('too_many', 'pin_resend_cooldown', `A new PIN can be requested in ${Math.ceil(command.cooldown_seconds - elapsed)} seconds.`);
+        }
+      }
+      const expires = new Date(Date.parse(command.now) + command.ttl_seconds * 1000).toISOString();
+      return [
+        {
+          type: 'PinIssued',
+          data: { participant_id: p.id, pin_hash: command.pin_hash, issued_at: command.now, expires_at: expires, phone_masked: maskPhone(p.phone) ?? '' },
+        },
+      ];
+    }
+    case 'VerifyPin': {
+      requireSent(state);
+      const p = participantOf(state, command.participant_id);
+      const pin = p.pin;
+      if (!pin || pin.used) throw conflict('pin_not_requested', 'Request a PIN first.');
+      if (pin.verified) return [];
+      if (pin.locked) throw conflict('pin_locked', 'Too many wrong PINs; request a new PIN.');
+      if (Date.parse(command.now) > Date.parse(pin.expires_at)) throw conflict('pin_expired', 'The PIN has expired; request a new PIN.');
+      if (constantTimeEqual(pin.pin_hash, command.pin_hash)) {
+        return [{ type: 'PinVerified', data: { participant_id: p.id, verified_at: command.now, ip: command.ip } }];
+      }
+      const failed = pin.failed_attempts + 1;
+      return [
+        {
+          type: 'PinVerificationFailed',
+          data: { participant_id: p.id, failed_at: command.now, failed_attempts: failed, locked: failed >= command.max_attempts, ip: command.ip },
+        },
+      ];
+    }
+    case 'SignDocument':
+      return decideSign(command, state);
+    case 'DeclineDocument': {
+      requireSent(state);
+      const p = participantOf(state, command.participant_id);
+      if (p.role === 'cc') throw conflict('participant_cannot_sign', 'A cc participant has nothing to decline.');
+      if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
+      if (!command.reason.trim()) throw invalid('missing_parameter', 'A reason is required to decline.', 'reason');
+      return [
+        {
+          type: 'ParticipantDeclined',
+          data: { participant_id: p.id, declined_at: command.now, reason: command.reason, ip: command.ip, user_agent: command.user_agent },
+        },
+        // One refusal stops the whole request: the contract can no longer be completed as drafted.
+        { type: 'DocumentDeclined', data: { declined_at: command.now, participant_id: p.id } },
+      ];
+    }
+    case 'CancelDocument':
+      requireExisting(state);
+      if (state.status === 'draft') throw conflict('document_not_sent', 'A draft has no signature request to cancel; delete it instead.');
+      if (state.status === 'completed') throw conflict('document_already_completed', 'A completed document cannot be canceled.');
+      if (state.status !== 'sent') throw conflict('document_not_cancelable', `The document is already ${state.status}.`);
+      return [{ type: 'DocumentCanceled', data: { canceled_at: command.now } }];
+    case 'ExpireDocument':
+      // The expiry saga may fire late or twice; only a still-sent, overdue document expires.
+      if (!state.exists || state.status !== 'sent' || !state.expires_at) return [];
+      if (Date.parse(command.now) < Date.parse(state.expires_at)) return [];
+      return [{ type: 'DocumentExpired', data: { expired_at: command.now } }];
+    case 'RemindParticipants': {
+      requireSent(state);
+      const pending = activeParticipants(state);
+      if (pending.length === 0) throw conflict('nobody_to_remind', 'No participant is waiting to act.');
+      if (state.last_reminded_at) {
+        const elapsed = (Date.parse(command.now) - Date.parse(state.last_reminded_at)) / 1000;
+        if (elapsed < command.cooldown_seconds) {
+          throw new DomainError('too_many', 'reminder_cooldown', `A reminder was sent recently; try again in ${Math.ceil(command.cooldown_seconds - elapsed)} seconds.`);
+        }
+      }
+      return [
+        { type: 'ReminderSent', data: { participant_ids: pending.map((p) => p.id), reminded_at: command.now, automatic: command.automatic } },
+      ];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+export const documentDecider: Decider<DocumentState, DocumentCommand, DocumentEvent> = {
+  initialState: initialDocumentState,
+  evolve: evolveDocument,
+  decide: decideDocument,
+};

@@ -1,0 +1,167 @@
+import { DomainEvent } from '../shared/decider';
+
+export type ParticipantRole = 'signer' | 'reviewer' | 'cc';
+export type ParticipantAuth = 'sms_pin' | 'none';
+export type FieldType = 'signature' | 'seal';
+export type ContentFormat = 'html' | 'text' | 'pdf';
+
+export interface ParticipantSetup {
+  id: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+  role: ParticipantRole;
+  signing_order: number;
+  auth: ParticipantAuth;
+}
+
+export interface Field {
+  id: string;
+  participant_id: string;
+  type: FieldType;
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  required: boolean;
+  upload_only: boolean;
+}
+
+export interface FileRef {
+  file_id: string;
+  sha256: string;
+  byte_size: number;
+  page_count: number;
+}
+
+export interface BlobPointer {
+  sha256: string;
+  byte_size: number;
+}
+
+export type DocumentCreated = DomainEvent<
+  'DocumentCreated',
+  {
+    document_id: string;
+    organization_id: string;
+    livemode: boolean;
+    title: string;
+    content: string | null;
+    content_format: ContentFormat;
+    file: FileRef | null;
+    author_name: string;
+    metadata: Record<string, string>;
+    from_template: string | null;
+    duplicated_from: string | null;
+    created_at: string;
+  }
+>;
+export type DocumentUpdated = DomainEvent<
+  'DocumentUpdated',
+  { title?: string; content?: string; author_name?: string; metadata?: Record<string, string>; updated_at: string }
+>;
+export type DocumentEditLockChanged = DomainEvent<'DocumentEditLockChanged', { locked: boolean; at: string }>;
+export type DocumentTrashed = DomainEvent<'DocumentTrashed', { trashed_at: string }>;
+export type ParticipantAdded = DomainEvent<'ParticipantAdded', { participant: ParticipantSetup; added_at: string }>;
+export type ParticipantRemoved = DomainEvent<'ParticipantRemoved', { participant_id: string; removed_at: string }>;
+export type FieldsReplaced = DomainEvent<'FieldsReplaced', { fields: Field[]; replaced_at: string }>;
+export type DocumentSent = DomainEvent<
+  'DocumentSent',
+  {
+    sent_at: string;
+    expires_at: string | null;
+    message: string | null;
+    page_count: number;
+    /** Only the SHA-256 of each signing token is kept; the token itself exists in the link alone. */
+    links: Array<{ participant_id: string; token_hash: string }>;
+  }
+>;
+export type SigningLinkOpened = DomainEvent<
+  'SigningLinkOpened',
+  { participant_id: string; opened_at: string; ip: string | null; user_agent: string | null }
+>;
+export type PinIssued = DomainEvent<
+  'PinIssued',
+  { participant_id: string; pin_hash: string; issued_at: string; expires_at: string; phone_masked: string }
+>;
+export type PinVerificationFailed = DomainEvent<
+  'PinVerificationFailed',
+  { participant_id: string; failed_at: string; failed_attempts: number; locked: boolean; ip: string | null }
+>;
+export type PinVerified = DomainEvent<'PinVerified', { participant_id: string; verified_at: string; ip: string | null }>;
+export type ParticipantSigned = DomainEvent<
+  'ParticipantSigned',
+  {
+    participant_id: string;
+    signed_at: string;
+    signature: BlobPointer | null;
+    seal: { seal_id: string | null; image: BlobPointer } | null;
+    auth_method: ParticipantAuth;
+    auth_phone_masked: string | null;
+    ip: string | null;
+    user_agent: string | null;
+  }
+>;
+export type ParticipantDeclined = DomainEvent<
+  'ParticipantDeclined',
+  { participant_id: string; declined_at: string; reason: string; ip: string | null; user_agent: string | null }
+>;
+export type DocumentCompleted = DomainEvent<
+  'DocumentCompleted',
+  { completed_at: string; original_sha256: string | null; final_pdf: BlobPointer | null }
+>;
+export type DocumentCanceled = DomainEvent<'DocumentCanceled', { canceled_at: string }>;
+export type DocumentDeclined = DomainEvent<'DocumentDeclined', { declined_at: string; participant_id: string }>;
+export type DocumentExpired = DomainEvent<'DocumentExpired', { expired_at: string }>;
+export type ReminderSent = DomainEvent<
+  'ReminderSent',
+  { participant_ids: string[]; reminded_at: string; automatic: boolean }
+>;
+
+export type DocumentEvent =
+  | DocumentCreated
+  | DocumentUpdated
+  | DocumentEditLockChanged
+  | DocumentTrashed
+  | ParticipantAdded
+  | ParticipantRemoved
+  | FieldsReplaced
+  | DocumentSent
+  | SigningLinkOpened
+  | PinIssued
+  | PinVerificationFailed
+  | PinVerified
+  | ParticipantSigned
+  | ParticipantDeclined
+  | DocumentCompleted
+  | DocumentCanceled
+  | DocumentDeclined
+  | DocumentExpired
+  | ReminderSent;
+
+export type DocumentEventType = DocumentEvent['type'];
+
+export const DOCUMENT_EVENT_TYPES: readonly DocumentEventType[] = [
+  'DocumentCreated',
+  'DocumentUpdated',
+  'DocumentEditLockChanged',
+  'DocumentTrashed',
+  'ParticipantAdded',
+  'ParticipantRemoved',
+  'FieldsReplaced',
+  'DocumentSent',
+  'SigningLinkOpened',
+  'PinIssued',
+  'PinVerificationFailed',
+  'PinVerified',
+  'ParticipantSigned',
+  'ParticipantDeclined',
+  'DocumentCompleted',
+  'DocumentCanceled',
+  'DocumentDeclined',
+  'DocumentExpired',
+  'ReminderSent',
+];
+
+export const documentStreamId = (documentId: string) => `document-${documentId}`;

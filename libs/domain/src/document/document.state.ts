@@ -1,0 +1,233 @@
+import { assertNever } from '../shared/decider';
+import { ContentFormat, DocumentEvent, Field, FileRef, ParticipantSetup, BlobPointer } from './document.events';
+
+export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
+export type ParticipantStatus = 'pending' | 'viewed' | 'signed' | 'declined';
+
+export interface PinState {
+  pin_hash: string;
+  issued_at: string;
+  expires_at: string;
+  failed_attempts: number;
+  locked: boolean;
+  verified: boolean;
+  used: boolean;
+}
+
+export interface ParticipantState extends ParticipantSetup {
+  status: ParticipantStatus;
+  token_hash: string | null;
+  viewed_at: string | null;
+  signed_at: string | null;
+  declined_at: string | null;
+  pin: PinState | null;
+  /** The last PIN issue time, kept across PINs for the resend cooldown. */
+  last_pin_issued_at: string | null;
+  signature: BlobPointer | null;
+  seal: { seal_id: string | null; image: BlobPointer } | null;
+}
+
+export interface DocumentState {
+  exists: boolean;
+  id: string;
+  organization_id: string;
+  livemode: boolean;
+  status: DocumentStatus;
+  title: string;
+  content: string | null;
+  content_format: ContentFormat;
+  file: FileRef | null;
+  author_name: string;
+  metadata: Record<string, string>;
+  edit_locked: boolean;
+  trashed: boolean;
+  created_at: string;
+  sent_at: string | null;
+  expires_at: string | null;
+  completed_at: string | null;
+  participants: ParticipantState[];
+  fields: Field[];
+  page_count: number | null;
+  final_pdf: BlobPointer | null;
+  last_reminded_at: string | null;
+}
+
+export const initialDocumentState = (): DocumentState => ({
+  exists: false,
+  id: '',
+  organization_id: '',
+  livemode: false,
+  status: 'draft',
+  title: '',
+  content: null,
+  content_format: 'html',
+  file: null,
+  author_name: '',
+  metadata: {},
+  edit_locked: false,
+  trashed: false,
+  created_at: '',
+  sent_at: null,
+  expires_at: null,
+  completed_at: null,
+  participants: [],
+  fields: [],
+  page_count: null,
+  final_pdf: null,
+  last_reminded_at: null,
+});
+
+function updateParticipant(
+  state: DocumentState,
+  id: string,
+  change: (p: ParticipantState) => ParticipantState,
+): DocumentState {
+  return { ...state, participants: state.participants.map((p) => (p.id === id ? change(p) : p)) };
+}
+
+export function evolveDocument(state: DocumentState, event: DocumentEvent): DocumentState {
+  switch (event.type) {
+    case 'DocumentCreated': {
+      const d = event.data;
+      return {
+        ...initialDocumentState(),
+        exists: true,
+        id: d.document_id,
+        organization_id: d.organization_id,
+        livemode: d.livemode,
+        title: d.title,
+        content: d.content,
+        content_format: d.content_format,
+        file: d.file,
+        author_name: d.author_name,
+        metadata: d.metadata,
+        created_at: d.created_at,
+        page_count: d.file?.page_count ?? null,
+      };
+    }
+    case 'DocumentUpdated': {
+      const { updated_at: _at, ...changes } = event.data;
+      return { ...state, ...changes } as DocumentState;
+    }
+    case 'DocumentEditLockChanged':
+      return { ...state, edit_locked: event.data.locked };
+    case 'DocumentTrashed':
+      return { ...state, trashed: true };
+    case 'ParticipantAdded':
+      return {
+        ...state,
+        participants: [
+          ...state.participants,
+          {
+            ...event.data.participant,
+            status: 'pending',
+            token_hash: null,
+            viewed_at: null,
+            signed_at: null,
+            declined_at: null,
+            pin: null,
+            last_pin_issued_at: null,
+            signature: null,
+            seal: null,
+          },
+        ],
+      };
+    case 'ParticipantRemoved':
+      return {
+        ...state,
+        participants: state.participants.filter((p) => p.id !== event.data.participant_id),
+        // A removed participant's fields go with it: nobody could ever fill them.
+        fields: state.fields.filter((f) => f.participant_id !== event.data.participant_id),
+      };
+    case 'FieldsReplaced':
+      return { ...state, fields: event.data.fields };
+    case 'DocumentSent': {
+      const tokens = new Map(event.data.links.map((l) => [l.participant_id, l.token_hash]));
+      return {
+        ...state,
+        status: 'sent',
+        sent_at: event.data.sent_at,
+        expires_at: event.data.expires_at,
+        page_count: event.data.page_count,
+        participants: state.participants.map((p) => ({ ...p, token_hash: tokens.get(p.id) ?? null })),
+      };
+    }
+    case 'SigningLinkOpened':
+      return updateParticipant(state, event.data.participant_id, (p) => ({
+        ...p,
+        status: p.status === 'pending' ? 'viewed' : p.status,
+        viewed_at: p.viewed_at ?? event.data.opened_at,
+      }));
+    case 'PinIssued':
+      return updateParticipant(state, event.data.participant_id, (p) => ({
+        ...p,
+        last_pin_issued_at: event.data.issued_at,
+        pin: {
+          pin_hash: event.data.pin_hash,
+          issued_at: event.data.issued_at,
+          expires_at: event.data.expires_at,
+          failed_attempts: 0,
+          locked: false,
+          verified: false,
+          used: false,
+        },
+      }));
+    case 'PinVerificationFailed':
+      return updateParticipant(state, event.data.participant_id, (p) => ({
+        ...p,
+        pin: p.pin && { ...p.pin, failed_attempts: event.data.failed_attempts, locked: event.data.locked },
+      }));
+    case 'PinVerified':
+      return updateParticipant(state, event.data.participant_id, (p) => ({
+        ...p,
+        pin: p.pin && { ...p.pin, verified: true },
+      }));
+    case 'ParticipantSigned':
+      return updateParticipant(state, event.data.participant_id, (p) => ({
+        ...p,
+        status: 'signed',
+        signed_at: event.data.signed_at,
+        signature: event.data.signature,
+        seal: event.data.seal,
+        // The PIN is single use: consumed by the signature it authorised.
+        pin: p.pin && { ...p.pin, used: true },
+      }));
+    case 'ParticipantDeclined':
+      return updateParticipant(state, event.data.participant_id, (p) => ({
+        ...p,
+        status: 'declined',
+        declined_at: event.data.declined_at,
+      }));
+    case 'DocumentCompleted':
+      return { ...state, status: 'completed', completed_at: event.data.completed_at, final_pdf: event.data.final_pdf };
+    case 'DocumentCanceled':
+      return { ...state, status: 'canceled' };
+    case 'DocumentDeclined':
+      return { ...state, status: 'declined' };
+    case 'DocumentExpired':
+      return { ...state, status: 'expired' };
+    case 'ReminderSent':
+      return { ...state, last_reminded_at: event.data.reminded_at };
+    default:
+      return assertNever(event);
+  }
+}
+
+/** Signers and reviewers must act; cc only receives copies and never blocks completion. */
+export const mustAct = (p: ParticipantSetup) => p.role !== 'cc';
+
+/**
+ * The participants whose turn it is: among those who must act and have not finished, everyone
+ * with the lowest signing_order (equal orders act in parallel).
+ */
+export function activeParticipants(state: DocumentState): ParticipantState[] {
+  const open = state.participants.filter((p) => mustAct(p) && p.status !== 'signed' && p.status !== 'declined');
+  if (open.length === 0) return [];
+  const lowest = Math.min(...open.map((p) => p.signing_order));
+  return open.filter((p) => p.signing_order === lowest);
+}
+
+/** True when signing by `participantId` would leave nobody who must act. */
+export function wouldComplete(state: DocumentState, participantId: string): boolean {
+  return state.participants.every((p) => !mustAct(p) || p.status === 'signed' || p.id === participantId);
+}

@@ -1,0 +1,26 @@
+/** 01012345678 → 010-****-5678: enough to recognise one's own number, not to reveal it. */
+export function maskPhone(phone: string | null | undefined): string | null {
+  if (!phone) return null;
+  if (phone.length <= 4) return '*'.repeat(phone.length);
+  const last = phone.slice(-4);
+  const head = phone.slice(0, Math.min(3, phone.length - 4));
+  const middle = '*'.repeat(Math.max(0, phone.length - 4 - head.length));
+  return `${head}-${middle}-${last}`;
+}
+
+/** kim@example.com → k**@example.com */
+export function maskEmail(email: string | null | undefined): string | null {
+  if (!email) return null;
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return '***';
+  const local = email.slice(0, at);
+  return `${local[0]}${'*'.repeat(Math.max(2, local.length - 1))}${email.slice(at)}`;
+}
+
+/** Compares two strings without an early exit, so timing reveals nothing about where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
+  return diff === 0;
+}
