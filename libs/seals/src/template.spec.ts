@@ -1,0 +1,77 @@
+import { extractTemplateVariables, renderTemplate } from '@dojang/seals';
+
+describe('extractTemplateVariables', () => {
+  it('finds distinct names in order, allowing whitespace inside the braces', () => {
+    const content = '<p>{{name}} and {{ company.name }} on {{\tsigned-at }}; again {{name}}</p>';
+    expect(extractTemplateVariables(content)).toEqual(['name', 'company.name', 'signed-at']);
+  });
+
+  it('ignores braces around things that are not names', () => {
+    expect(extractTemplateVariables('{{ 1st }} {{a b}} {{}} {name} {{_ok}}')).toEqual(['_ok']);
+  });
+});
+
+describe('renderTemplate', () => {
+  it('substitutes escaped values', () => {
+    const out = renderTemplate('<p title="{{ t }}">{{name}} owes {{amount}} ({{paid}})</p>', {
+      t: `"quoted" & 'single'`,
+      name: '<script>alert(1)</script>',
+      amount: 1500000,
+      paid: false,
+    });
+    expect(out).toEqual({
+      ok: true,
+      html:
+        '<p title="&quot;quoted&quot; &amp; &#39;single&#39;">' +
+        '&lt;script&gt;alert(1)&lt;/script&gt; owes 1500000 (false)</p>',
+    });
+  });
+
+  it('keeps Korean values and empty strings; a Korean name is not a placeholder', () => {
+    expect(renderTemplate('{{갑}}{{ a }}|{{b}}', { a: '홍길동', b: '' })).toEqual({
+      ok: true,
+      html: '{{갑}}홍길동|',
+    });
+  });
+
+  it('names every missing variable once, in order', () => {
+    const out = renderTemplate('{{ b }} {{a}} {{b}} {{c}} {{ d }}', { c: 'x', d: null });
+    expect(out).toEqual({ ok: false, missing: ['b', 'a', 'd'], invalid: [] });
+  });
+
+  it('treats objects, arrays and non-finite numbers as invalid', () => {
+    const out = renderTemplate('{{o}} {{arr}} {{nan}} {{inf}} {{fn}}', {
+      o: { x: 1 },
+      arr: [1],
+      nan: NaN,
+      inf: Infinity,
+      fn: () => 'x',
+    });
+    expect(out).toEqual({
+      ok: false,
+      missing: ['o', 'arr', 'nan', 'inf', 'fn'],
+      invalid: ['o', 'arr', 'nan', 'inf', 'fn'],
+    });
+  });
+
+  it('resolves dotted names as literal keys first, then nested paths', () => {
+    const out = renderTemplate('{{party.name}} / {{party.phone}}', {
+      'party.name': 'literal',
+      party: { name: 'nested', phone: '010' },
+    });
+    expect(out).toEqual({ ok: true, html: 'literal / 010' });
+  });
+
+  it('does not reach inherited properties', () => {
+    const out = renderTemplate('{{constructor}} {{toString}} {{a.constructor.name}}', { a: {} });
+    expect(out).toEqual({ ok: false, missing: ['constructor', 'toString', 'a.constructor.name'], invalid: [] });
+  });
+
+  it('does not expand placeholders inside substituted values', () => {
+    expect(renderTemplate('{{a}}', { a: '{{b}}', b: 'x' })).toEqual({ ok: true, html: '{{b}}' });
+  });
+
+  it('leaves content without placeholders unchanged', () => {
+    expect(renderTemplate('<b>plain {text}</b>', {})).toEqual({ ok: true, html: '<b>plain {text}</b>' });
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * `{{ name }}` placeholders in template HTML. Names follow `[A-Za-z_][A-Za-z0-9_.-]*`; braces
+ * around anything else (e.g. `{{ 1st }}` or `{{ a b }}`) are not placeholders and are left as
+ * written, so prose that happens to contain double braces survives.
+ */
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
+
+/** Distinct placeholder names in order of first appearance. */
+export function extractTemplateVariables(content: string): string[] {
+  const names = new Set<string>();
+  for (const m of content.matchAll(PLACEHOLDER)) names.add(m[1]);
+  return [...names];
+}
+
+export type RenderTemplateResult =
+  | { ok: true; html: string }
+  | {
+      ok: false;
+      /** Every placeholder that could not be filled, in order of first appearance. */
+      missing: string[];
+      /**
+       * The subset of `missing` that had a value of an unusable kind (object, array, NaN, ...)
+       * rather than none, so an error message can tell "not given" from "wrong type".
+       */
+      invalid: string[];
+    };
+
+/**
+ * Fills `{{ name }}` placeholders with HTML-escaped values.
+ *
+ * Value rules:
+ * - string: used as is (an empty string is a deliberate value, not missing);
+ * - finite number, bigint, boolean: `String(value)`;
+ * - absent, `undefined`, `null`: missing;
+ * - object, array, function, symbol, NaN, ±Infinity: invalid (and listed in `missing` too),
+ *   because there is no single obvious text for them and "[object Object]" in a contract is
+ *   worse than a refusal.
+ *
+ * A dotted name such as `party.name` is first looked up as a literal key, then as a path into
+ * nested plain objects. Only own properties count, so `{{ constructor }}` cannot reach
+ * Object.prototype.
+ *
+ * Substitution is a single pass: a value that itself contains `{{ x }}` is not expanded again.
+ */
+export function renderTemplate(
+  content: string,
+  variables: Record<string, unknown>,
+): RenderTemplateResult {
+  const missing = new Set<string>();
+  const invalid = new Set<string>();
+  const html = content.replace(PLACEHOLDER, (whole, name: string) => {
+    const value = lookup(variables ?? {}, name);
+    const text = toText(value);
+    if (text !== undefined) return escapeHtml(text);
+    missing.add(name);
+    if (value !== undefined && value !== null) invalid.add(name);
+    return whole;
+  });
+  if (missing.size > 0) return { ok: false, missing: [...missing], invalid: [...invalid] };
+  return { ok: true, html };
+}
+
+function hasOwn(obj: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+function lookup(variables: Record<string, unknown>, name: string): unknown {
+  if (hasOwn(variables, name)) return variables[name];
+  if (!name.includes('.')) return undefined;
+  let current: unknown = variables;
+  for (const key of name.split('.')) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    if (!hasOwn(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function toText(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? String(value) : undefined;
+    case 'bigint':
+    case 'boolean':
+      return String(value);
+    default:
+      return undefined;
+  }
+}
+
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes for both text and quoted attribute contexts, since a placeholder may sit in either. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]);
+}
