@@ -107,7 +107,10 @@ export class SqliteReadStore implements ReadStore {
     this.db.transaction(() => {
       for (const w of writes) {
         if (w.op === 'put') {
-          this.stmt(`INSERT INTO ${table(w.collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`).run(
+          this.stmt(`INSERT INTO ${table(w.collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc
+             WHERE json_extract(doc, '$._position') IS NULL
+                OR json_extract(excluded.doc, '$._position') IS NULL
+                OR json_extract(doc, '$._position') <= json_extract(excluded.doc, '$._position')`).run(
             w.doc.id,
             JSON.stringify(w.doc),
           );

@@ -137,7 +137,7 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
       const key = state.keys.find((k) => k.key_id === command.key_id);
       if (!key) throw notFound('api_key_not_found', 'No such API key.');
       if (key.revoked) return [];
-      return [{ type: 'ApiKeyRevoked', data: { key_id: command.key_id, revoked_at: command.now } }];
+      return [{ type: 'ApiKeyRevoked', data: { key_id: command.key_id, key_hash: key.key_hash, revoked_at: command.now } }];
     }
     case 'ChangeSettings':
       if (command.default_expiry_days !== undefined && !(Number.isInteger(command.default_expiry_days) && command.default_expiry_days >= 1 && command.default_expiry_days <= 365)) {

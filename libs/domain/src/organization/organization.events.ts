@@ -24,7 +24,7 @@ export type ApiKeyIssued = DomainEvent<
     issued_at: string;
   }
 >;
-export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { key_id: string; revoked_at: string }>;
+export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { key_id: string; key_hash: string; revoked_at: string }>;
 export type OrganizationSettingsChanged = DomainEvent<
   'OrganizationSettingsChanged',
   { default_expiry_days?: number; reminder_interval_days?: number | null; changed_at: string }

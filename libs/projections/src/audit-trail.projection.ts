@@ -1,0 +1,96 @@
+import { maskEmail, maskPhone } from '@dojang/domain';
+import { StoredEvent } from '@dojang/event-store';
+import { ReadDoc, Write } from '@dojang/read-store';
+import { Projection, RowLookup } from './projection';
+import { documentIdOf } from './document.projection';
+
+export const AUDIT_ENTRIES = 'audit_entries';
+export const AUDIT_PEOPLE = 'audit_people';
+
+export interface AuditEntryRow extends ReadDoc {
+  document_id: string;
+  seq: number;
+  event: string;
+  actor: string;
+  at: string;
+  ip?: string | null;
+  user_agent?: string | null;
+  auth_phone?: string | null;
+  participant_id?: string;
+  detail?: string;
+}
+
+interface PeopleRow extends ReadDoc {
+  people: Record<string, { name: string; phone: string | null; email: string | null; role: string }>;
+}
+
+const TRAIL_TYPES: Record<string, string> = {
+  DocumentCreated: 'created',
+  DocumentSent: 'sent',
+  SigningLinkOpened: 'viewed',
+  PinIssued: 'pin_sent',
+  PinVerificationFailed: 'pin_failed',
+  PinVerified: 'pin_verified',
+  ParticipantSigned: 'signed',
+  ParticipantDeclined: 'declined',
+  ReminderSent: 'reminded',
+  DocumentCanceled: 'canceled',
+  DocumentExpired: 'expired',
+  DocumentCompleted: 'completed',
+};
+
+/**
+ * The audit trail: every action on a document in time order, with personal data masked at
+ * projection time so no unmasked phone or e-mail ever reaches this read model.
+ */
+export const auditTrailProjection: Projection = {
+  name: 'audit_trail',
+  collections: [{ name: AUDIT_ENTRIES, indexes: [['document_id', 'seq']] }, { name: AUDIT_PEOPLE }],
+  handles: new Set([...Object.keys(TRAIL_TYPES), 'ParticipantAdded', 'ParticipantRemoved']),
+  keys: (event) => [
+    { collection: AUDIT_PEOPLE, id: documentIdOf(event) },
+    { collection: AUDIT_ENTRIES, id: event.event_id },
+  ],
+  evolve(event: StoredEvent, rows: RowLookup): Write[] {
+    const documentId = documentIdOf(event);
+    const peopleRow = (rows(AUDIT_PEOPLE, documentId) as PeopleRow | null) ?? { id: documentId, people: {} };
+    const d = event.data as Record<string, any>;
+    if (event.type === 'ParticipantAdded') {
+      const p = d.participant;
+      const people = { ...peopleRow.people, [p.id]: { name: p.name, phone: maskPhone(p.phone), email: maskEmail(p.email), role: p.role } };
+      return [{ op: 'put', collection: AUDIT_PEOPLE, doc: { ...peopleRow, people } }];
+    }
+    if (event.type === 'ParticipantRemoved') {
+      const { [d.participant_id]: _gone, ...people } = peopleRow.people;
+      return [{ op: 'put', collection: AUDIT_PEOPLE, doc: { ...peopleRow, people } }];
+    }
+    const kind = TRAIL_TYPES[event.type];
+    if (!kind) return [];
+    const who = d.participant_id ? peopleRow.people[d.participant_id] : undefined;
+    const entry: AuditEntryRow = {
+      id: event.event_id,
+      object: 'audit_entry',
+      document_id: documentId,
+      seq: event.global_position,
+      event: kind,
+      actor: who ? who.name : 'system',
+      at: String(event.metadata.occurred_at),
+    };
+    if (d.participant_id) entry.participant_id = d.participant_id;
+    if (event.type === 'SigningLinkOpened' || event.type === 'ParticipantSigned' || event.type === 'ParticipantDeclined' || event.type === 'PinVerificationFailed' || event.type === 'PinVerified') {
+      entry.ip = d.ip ?? null;
+    }
+    if (event.type === 'SigningLinkOpened' || event.type === 'ParticipantSigned' || event.type === 'ParticipantDeclined') {
+      entry.user_agent = d.user_agent ?? null;
+    }
+    if (event.type === 'ParticipantSigned') entry.auth_phone = d.auth_phone_masked ?? null;
+    if (event.type === 'PinIssued') entry.detail = `PIN sent to ${d.phone_masked}`;
+    if (event.type === 'PinVerificationFailed') entry.detail = `wrong PIN (${d.failed_attempts} failed${d.locked ? ', locked' : ''})`;
+    if (event.type === 'ParticipantDeclined') entry.detail = String(d.reason ?? '');
+    if (event.type === 'ReminderSent') {
+      entry.detail = `${d.automatic ? 'automatic' : 'manual'} reminder to ${(d.participant_ids as string[]).map((id) => peopleRow.people[id]?.name ?? id).join(', ')}`;
+    }
+    if (event.type === 'DocumentCompleted' && d.final_pdf) entry.detail = `final PDF sha256 ${d.final_pdf.sha256}`;
+    return [{ op: 'put', collection: AUDIT_ENTRIES, doc: entry }];
+  },
+};

@@ -1,0 +1,42 @@
+import { DOCUMENT_EVENT_TYPES, DocumentEvent, DocumentState, evolveDocument, initialDocumentState } from '@dojang/domain';
+import { StoredEvent } from '@dojang/event-store';
+import { ReadDoc, Write } from '@dojang/read-store';
+import { Projection, RowLookup } from './projection';
+
+export const DOCUMENTS = 'documents';
+
+/** The document row: the decider's state (minus secrets) plus what lists filter and sort on. */
+export type DocumentRow = ReadDoc & DocumentState & { updated_at: string };
+
+export const documentIdOf = (event: StoredEvent) => event.stream_id.slice('document-'.length);
+
+/**
+ * Document list and detail. Reuses the domain's own evolve, so the read model can never disagree
+ * with what the decider believes; PIN hashes are blanked because reads never need them.
+ */
+export const documentProjection: Projection = {
+  name: 'documents',
+  collections: [
+    {
+      name: DOCUMENTS,
+      indexes: [
+        ['organization_id', 'livemode', 'trashed', 'created_at', 'id'],
+        ['organization_id', 'livemode', 'trashed', 'status', 'created_at', 'id'],
+      ],
+    },
+  ],
+  handles: new Set(DOCUMENT_EVENT_TYPES),
+  keys: (event) => [{ collection: DOCUMENTS, id: documentIdOf(event) }],
+  evolve(event: StoredEvent, rows: RowLookup): Write[] {
+    const id = documentIdOf(event);
+    const current = (rows(DOCUMENTS, id) as DocumentRow | null) ?? { ...initialDocumentState(), id };
+    const next = evolveDocument(current, event as unknown as DocumentEvent);
+    const row: DocumentRow = {
+      ...next,
+      id,
+      participants: next.participants.map((p) => ({ ...p, pin: p.pin && { ...p.pin, pin_hash: '' } })),
+      updated_at: String(event.metadata.occurred_at),
+    };
+    return [{ op: 'put', collection: DOCUMENTS, doc: row }];
+  },
+};

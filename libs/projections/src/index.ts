@@ -1,0 +1,25 @@
+export * from './projection';
+export * from './projection-runner';
+export * from './upcasters';
+export * from './document.projection';
+export * from './organization.projection';
+export * from './public-event.mapping';
+export * from './public-event.projection';
+export * from './audit-trail.projection';
+export * from './signing-token.projection';
+import { auditTrailProjection } from './audit-trail.projection';
+import { documentProjection } from './document.projection';
+import { apiKeyProjection, organizationProjection } from './organization.projection';
+import { Projection } from './projection';
+import { publicEventProjection } from './public-event.projection';
+import { signingTokenProjection } from './signing-token.projection';
+
+/** Every projection the service runs; later slices register theirs here. */
+export const ALL_PROJECTIONS: Projection[] = [
+  documentProjection,
+  organizationProjection,
+  apiKeyProjection,
+  publicEventProjection,
+  auditTrailProjection,
+  signingTokenProjection,
+];

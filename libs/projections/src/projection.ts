@@ -1,0 +1,25 @@
+import { StoredEvent } from '@dojang/event-store';
+import { CollectionSpec, ReadDoc, Write } from '@dojang/read-store';
+
+export interface RowKey {
+  collection: string;
+  id: string;
+}
+
+/** The rows an event touches, loaded by the runner before evolve runs (null when absent). */
+export type RowLookup = (collection: string, id: string) => ReadDoc | null;
+
+/**
+ * A projection is pure: it names the rows an event touches, then says what to write given their
+ * current content. The runner does all I/O, batching and idempotency, so the same projection runs
+ * on SQLite and MongoDB and can be tested without either.
+ */
+export interface Projection {
+  readonly name: string;
+  readonly collections: CollectionSpec[];
+  readonly handles: ReadonlySet<string>;
+  keys(event: StoredEvent): RowKey[];
+  evolve(event: StoredEvent, rows: RowLookup): Write[];
+}
+
+export const rowKey = (collection: string, id: string) => `${collection}\u0000${id}`;

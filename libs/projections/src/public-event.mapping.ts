@@ -1,0 +1,60 @@
+import { StoredEvent } from '@dojang/event-store';
+
+/** Public event types: what GET /events shows and webhooks deliver. */
+export const PUBLIC_EVENT_TYPES = [
+  'document.sent',
+  'document.viewed',
+  'participant.signed',
+  'participant.declined',
+  'document.completed',
+  'document.declined',
+  'document.canceled',
+  'document.expired',
+] as const;
+export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
+
+const MAPPING: Record<string, PublicEventType> = {
+  DocumentSent: 'document.sent',
+  SigningLinkOpened: 'document.viewed',
+  ParticipantSigned: 'participant.signed',
+  ParticipantDeclined: 'participant.declined',
+  DocumentCompleted: 'document.completed',
+  DocumentDeclined: 'document.declined',
+  DocumentCanceled: 'document.canceled',
+  DocumentExpired: 'document.expired',
+};
+
+export interface PublicEvent {
+  id: string;
+  object: 'event';
+  type: PublicEventType;
+  created_at: string;
+  livemode: boolean;
+  data: Record<string, unknown>;
+}
+
+/** evt_ ids derive from the domain event id, so every replay and every webhook retry agree. */
+export const publicEventId = (eventId: string) => `evt_${eventId.replace(/-/g, '')}`;
+
+export function toPublicEvent(event: StoredEvent): PublicEvent | null {
+  const type = MAPPING[event.type];
+  if (!type) return null;
+  const document_id = event.stream_id.slice('document-'.length);
+  const d = event.data as Record<string, unknown>;
+  const data: Record<string, unknown> = { document_id };
+  if (typeof d.participant_id === 'string') data.participant_id = d.participant_id;
+  if (event.type === 'DocumentSent') data.expires_at = d.expires_at ?? null;
+  if (event.type === 'ParticipantSigned') data.signed_at = d.signed_at;
+  if (event.type === 'ParticipantDeclined') data.reason = d.reason;
+  if (event.type === 'DocumentCompleted') data.completed_at = d.completed_at;
+  return {
+    id: publicEventId(event.event_id),
+    object: 'event',
+    type,
+    created_at: String(event.metadata.occurred_at),
+    livemode: Boolean(event.metadata.livemode),
+    data,
+  };
+}
+
+export const PUBLIC_SOURCE_TYPES = new Set(Object.keys(MAPPING));
