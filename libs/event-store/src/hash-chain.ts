@@ -9,6 +9,10 @@ export function canonicalJson(value: unknown): string {
 }
 
 function sortKeys(value: unknown): unknown {
+  // As JSON.stringify does, so a Date hashes as the string that is stored, not as {}.
+  if (value && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return sortKeys((value as { toJSON(): unknown }).toJSON());
+  }
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};

@@ -1,0 +1,325 @@
+import {
+  AllStreamRecordedEvent,
+  AllStreamSubscription,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  Position,
+  ReadPosition,
+  RecordedEvent,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+} from '@eventstore/db-client';
+import {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  StoredEvent,
+  WrongExpectedRevisionError,
+} from './event-store.port';
+import { GENESIS_HASH, eventHash } from './hash-chain';
+
+export interface EsdbEventStoreOptions {
+  /**
+   * How many times an append with expected revision 'any' re-reads the stream head after losing a
+   * race. The chain needs the previous event's hash, so 'any' is turned into "the revision I just
+   * read" and a lost race means re-reading and re-hashing, not appending blindly.
+   */
+  maxAnyAttempts?: number;
+  /** How many of a stream's latest events an 'any' append checks for a repeated event_id. */
+  duplicateWindow?: number;
+  /** Delay before re-subscribing to $all after the subscription dropped. */
+  resubscribeDelayMs?: number;
+}
+
+/** Events read back from $all with a position; stream reads only carry one from server 22.6 on. */
+type Recorded = RecordedEvent | AllStreamRecordedEvent;
+
+/**
+ * Event store on EventStoreDB. Durability: the server acknowledges an append only after its own
+ * fsync. Optimistic concurrency maps onto the server's expected revision; the hash chain is
+ * computed here from the stream's last event, so every append (even 'any') is sent with the
+ * exact revision the chain was computed against.
+ *
+ * Positions: for the implicit transactions every gRPC append is, each event's commit position
+ * equals its prepare position and is unique in the log, so it serves as `global_position`.
+ */
+export class EsdbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+  private readonly listeners = new Set<() => void>();
+  private subscription: AllStreamSubscription | null = null;
+  private resubscribeTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    connectionString: string,
+    private readonly options: EsdbEventStoreOptions = {},
+  ) {
+    this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append of no events');
+    assertDistinctIds(streamId, events);
+    const attempts = expected === 'any' ? Math.max(1, this.options.maxAnyAttempts ?? 10) : 1;
+    const window = expected === 'any' ? Math.max(1, this.options.duplicateWindow ?? 16) : 1;
+
+    for (let attempt = 1; ; attempt++) {
+      const tail = await this.readTail(streamId, window);
+      const last = tail[0];
+      const actual: number | 'no_stream' = last ? Number(last.revision) : 'no_stream';
+      // Checked here rather than left to the server: the server treats a retry of an append that
+      // already succeeded as idempotent and answers success, while the port promises rejection.
+      if (expected !== 'any' && expected !== actual) {
+        throw new WrongExpectedRevisionError(streamId, expected, actual);
+      }
+      if (expected === 'any') assertNotInTail(streamId, events, tail);
+
+      let prevHash = GENESIS_HASH;
+      if (last) {
+        const hash = (last.metadata as Partial<EventMetadata> | undefined)?.hash;
+        if (typeof hash !== 'string') {
+          throw new Error(`stream ${streamId}: last event ${last.id} carries no hash; the stream was not written by this store`);
+        }
+        prevHash = hash;
+      }
+      let revision = actual === 'no_stream' ? -1 : actual;
+      const toWrite = events.map((event) => {
+        revision += 1;
+        // Hash what the server will hand back: JSON, not the caller's objects (Dates, undefined).
+        const data = asJson(event.data);
+        const metadata = asJson(event.metadata);
+        const hash = eventHash({ event_id: event.event_id, stream_id: streamId, stream_revision: revision, type: event.type, data, metadata }, prevHash);
+        const chained = { ...metadata, prev_hash: prevHash, hash };
+        prevHash = hash;
+        return jsonEvent({ id: event.event_id, type: event.type, data, metadata: chained });
+      });
+
+      try {
+        const result = await this.client.appendToStream(streamId, toWrite, {
+          expectedRevision: actual === 'no_stream' ? NO_STREAM : BigInt(actual),
+        });
+        const nextRevision = result.nextExpectedRevision;
+        const position = result.position ? Number(result.position.commit) : await this.positionOf(streamId, nextRevision);
+        this.notify();
+        return { next_expected_revision: Number(nextRevision), position };
+      } catch (err) {
+        if (!(err instanceof WrongExpectedVersionError)) throw err;
+        if (attempt < attempts) {
+          // Jitter so that writers that collided do not collide again on the next round.
+          await sleep(Math.floor(Math.random() * 10 * attempt));
+          continue;
+        }
+        const current = err.actualVersion;
+        throw new WrongExpectedRevisionError(streamId, expected, typeof current === 'bigint' ? Number(current) : 'no_stream');
+      }
+    }
+  }
+
+  /** The stream's latest events, newest first; [] when the stream does not exist. */
+  private async readTail(streamId: string, count: number): Promise<Recorded[]> {
+    const out: Recorded[] = [];
+    try {
+      for await (const resolved of this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: count })) {
+        if (resolved.event) out.push(resolved.event);
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
+      throw err;
+    }
+    return out;
+  }
+
+  /** Fallback when the server did not return a position (e.g. an append it judged idempotent). */
+  private async positionOf(streamId: string, revision: bigint): Promise<number> {
+    for await (const resolved of this.client.readStream(streamId, { direction: FORWARDS, fromRevision: revision, maxCount: 1 })) {
+      const commit = resolved.event?.position?.commit;
+      if (commit !== undefined) return Number(commit);
+    }
+    // Never below the event's real position, so read-your-writes waits long enough.
+    return this.headPosition();
+  }
+
+  async readStream(streamId: string): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    try {
+      for await (const resolved of this.client.readStream(streamId, { direction: FORWARDS, fromRevision: START })) {
+        if (resolved.event) out.push(toStored(resolved.event));
+      }
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
+      throw err;
+    }
+    return out;
+  }
+
+  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    if (limit <= 0) return out;
+    let cursor = after;
+    // System events are filtered out client-side (readAll has no server-side filter in this
+    // client), so one page may not be enough to fill `limit`.
+    while (out.length < limit) {
+      // +1: a read from a position includes the event at that position, which was already delivered.
+      const want = limit - out.length + 1;
+      let seen = 0;
+      let furthest = cursor;
+      for await (const resolved of this.client.readAll({ fromPosition: positionAt(cursor), maxCount: want })) {
+        seen++;
+        const event = resolved.event;
+        if (!event) continue;
+        const position = Number(event.position.commit);
+        if (position <= cursor) continue;
+        furthest = Math.max(furthest, position);
+        if (isSystem(event) || !event.isJson) continue;
+        out.push(toStored(event));
+        if (out.length >= limit) break;
+      }
+      if (seen < want || furthest === cursor) break;
+      cursor = furthest;
+    }
+    return out;
+  }
+
+  async headPosition(): Promise<number> {
+    let from: ReadPosition = END;
+    let pageSize = 1;
+    let lowest: bigint | null = null;
+    for (;;) {
+      let seen = 0;
+      let pageLowest: Position | null = null;
+      for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: pageSize })) {
+        seen++;
+        const event: AllStreamRecordedEvent | undefined = resolved.event;
+        if (!event) continue;
+        if (!isSystem(event) && event.isJson) return Number(event.position.commit);
+        if (!pageLowest || event.position.commit < pageLowest.commit) pageLowest = event.position;
+      }
+      if (seen === 0 || !pageLowest) return 0;
+      // No progress backwards means the start of the log: only system events there.
+      if (lowest !== null && pageLowest.commit >= lowest) return 0;
+      lowest = pageLowest.commit;
+      from = pageLowest;
+      pageSize = 64;
+    }
+  }
+
+  onAppended(listener: () => void): () => void {
+    this.listeners.add(listener);
+    this.ensureSubscription();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stopSubscription();
+    };
+  }
+
+  private ensureSubscription() {
+    if (this.subscription || this.resubscribeTimer || this.closed) return;
+    const subscription = this.client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
+    this.subscription = subscription;
+    subscription.on('data', () => this.notify());
+    // Appends made between the call to onAppended and the server confirming the subscription
+    // would otherwise go unsignalled.
+    subscription.on('confirmation', () => this.notify());
+    const dropped = () => {
+      if (this.subscription !== subscription) return;
+      this.subscription = null;
+      if (this.closed || this.listeners.size === 0) return;
+      this.resubscribeTimer = setTimeout(() => {
+        this.resubscribeTimer = null;
+        this.ensureSubscription();
+      }, this.options.resubscribeDelayMs ?? 1000);
+      this.resubscribeTimer.unref();
+    };
+    subscription.on('error', dropped);
+    subscription.on('end', dropped);
+    subscription.on('close', dropped);
+  }
+
+  private stopSubscription() {
+    if (this.resubscribeTimer) clearTimeout(this.resubscribeTimer);
+    this.resubscribeTimer = null;
+    const subscription = this.subscription;
+    this.subscription = null;
+    if (subscription) subscription.unsubscribe().catch(() => undefined);
+  }
+
+  private notify() {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own; the append has succeeded.
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    this.stopSubscription();
+    await this.client.dispose();
+  }
+}
+
+function positionAt(after: number): ReadPosition {
+  if (after <= 0) return START;
+  const p = BigInt(after);
+  return { commit: p, prepare: p };
+}
+
+function isSystem(event: Recorded): boolean {
+  return event.type.startsWith('$') || event.streamId.startsWith('$');
+}
+
+function asJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The server would store both; SQLite's unique index rejects them, and so do we. */
+function assertDistinctIds(streamId: string, events: NewEvent[]) {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (ids.has(event.event_id)) throw new Error(`stream ${streamId}: duplicate event_id ${event.event_id} in one append`);
+    ids.add(event.event_id);
+  }
+}
+
+/**
+ * EventStoreDB does not index event ids, so a retried 'any' append (the one mode with no revision
+ * to catch it) is caught by comparing with the stream's latest events.
+ */
+function assertNotInTail(streamId: string, events: NewEvent[], tail: Recorded[]) {
+  const recent = new Set(tail.map((e) => e.id));
+  for (const event of events) {
+    if (recent.has(event.event_id)) throw new Error(`stream ${streamId}: duplicate event_id ${event.event_id}`);
+  }
+}
+
+function toStored(event: Recorded): StoredEvent {
+  const commit = event.position?.commit;
+  if (commit === undefined) {
+    throw new Error('EventStoreDB returned an event without a position; server 22.6 or later is required');
+  }
+  if (!event.isJson) throw new Error(`event ${event.id} in ${event.streamId} is not JSON`);
+  return {
+    event_id: event.id,
+    stream_id: event.streamId,
+    stream_revision: Number(event.revision),
+    global_position: Number(commit),
+    type: event.type,
+    data: event.data as Record<string, unknown>,
+    metadata: event.metadata as StoredEvent['metadata'],
+  };
+}
