@@ -186,10 +186,14 @@ function addCondition(name: string, cond: Condition, clauses: string[], params: 
     }
   }
   if (cond.$in !== undefined) {
-    if (cond.$in.length === 0) clauses.push('0');
-    else {
-      clauses.push(`${f} IN (${cond.$in.map(() => '?').join(', ')})`);
-      params.push(...cond.$in.map(toSql));
+    // SQL's IN never matches NULL; null in the list means "null or missing", as `field: null` does.
+    const values = cond.$in.filter((v) => v !== null);
+    const alternatives: string[] = [];
+    if (values.length) {
+      alternatives.push(`${f} IN (${values.map(() => '?').join(', ')})`);
+      params.push(...values.map(toSql));
     }
+    if (values.length < cond.$in.length) alternatives.push(`${f} IS NULL`);
+    clauses.push(alternatives.length ? `(${alternatives.join(' OR ')})` : '0');
   }
 }

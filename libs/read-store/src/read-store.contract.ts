@@ -1,0 +1,299 @@
+import { randomUUID } from 'crypto';
+import { FindQuery, ReadDoc, ReadStore, Write } from './read-store.port';
+
+export interface ReadStoreContractOptions {
+  /** Number of secondary indexes (not the primary key) on a read-model collection. */
+  indexCount?: (store: ReadStore, collection: string) => Promise<number>;
+  /**
+   * Whether a put is skipped when the stored document has a higher `_position`. MongoDB needs it
+   * (writes and checkpoints are not atomic); SQLite commits both in one transaction instead.
+   */
+  guardsStalePuts?: boolean;
+}
+
+/**
+ * The behaviour every ReadStore adapter must have. `make` is called for each test; all instances
+ * from one suite run share the same storage. Tests use their own fresh collection and checkpoint
+ * names, so the storage need not be empty.
+ */
+export function readStoreContract(name: string, make: () => Promise<ReadStore>, options: ReadStoreContractOptions = {}): void {
+  describe(`ReadStore contract: ${name}`, () => {
+    const run = randomUUID().replace(/-/g, '').slice(0, 8);
+    let counter = 0;
+    const opened: ReadStore[] = [];
+    let store: ReadStore;
+
+    /** A collection (or checkpoint) name no other test has used. */
+    const fresh = (kind = 't') => `${kind}${run}_${++counter}`;
+    const put = (collection: string, doc: ReadDoc): Write => ({ op: 'put', collection, doc });
+    const del = (collection: string, id: string): Write => ({ op: 'delete', collection, id });
+    const ids = (docs: ReadDoc[]) => docs.map((d) => d.id);
+
+    beforeEach(async () => {
+      store = await make();
+      opened.push(store);
+    });
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+    });
+
+    describe('collections', () => {
+      it('creates a collection with its indexes, idempotently', async () => {
+        const c = fresh();
+        const spec = { name: c, indexes: [['status', 'created_at'], ['organization_id']] };
+        await store.ensureCollection(spec);
+        await store.ensureCollection(spec);
+        if (options.indexCount) expect(await options.indexCount(store, c)).toBe(2);
+        await store.commit([put(c, { id: 'a', status: 'draft', created_at: '2024-01-01', organization_id: 'org_1' })], {});
+        expect(await store.find(c, { where: { status: 'draft' }, orderBy: [{ field: 'created_at', direction: 'asc' }] })).toHaveLength(1);
+      });
+
+      it('rejects collection and field names that could escape their place', async () => {
+        await expect(store.ensureCollection({ name: 'Bad-Name; drop' })).rejects.toThrow();
+        const c = fresh();
+        await store.ensureCollection({ name: c });
+        await expect(store.find(c, { where: { 'a.b': 1 } })).rejects.toThrow();
+        await expect(store.find(c, { where: { $where: 1 } })).rejects.toThrow();
+        await expect(store.find(c, { orderBy: [{ field: "x') --", direction: 'asc' }] })).rejects.toThrow();
+      });
+    });
+
+    describe('documents', () => {
+      it('puts, gets, gets many and deletes through commit', async () => {
+        const c = fresh();
+        await store.ensureCollection({ name: c });
+        const a = { id: 'a', title: '근로계약서', _position: 1 };
+        const b = { id: 'b', title: 'NDA', _position: 2 };
+        const d = { id: 'd', title: 'Lease', _position: 3 };
+        await store.commit([put(c, a), put(c, b), put(c, d)], {});
+        expect(await store.get(c, 'a')).toEqual(a);
+        expect(await store.get(c, 'missing')).toBeNull();
+        const many = await store.getMany(c, ['a', 'missing', 'd']);
+        expect([...many.keys()].sort()).toEqual(['a', 'd']);
+        expect(many.get('d')).toEqual(d);
+        expect((await store.getMany(c, [])).size).toBe(0);
+        await store.commit([del(c, 'b')], {});
+        expect(await store.get(c, 'b')).toBeNull();
+        await store.commit([del(c, 'never-existed')], {});
+      });
+
+      it('replaces the whole document on put', async () => {
+        const c = fresh();
+        await store.commit([put(c, { id: 'a', kept: 1, dropped: 2, _position: 1 })], {});
+        await store.commit([put(c, { id: 'a', kept: 3, _position: 2 })], {});
+        expect(await store.get(c, 'a')).toEqual({ id: 'a', kept: 3, _position: 2 });
+      });
+
+      it('applies a put and a delete of one id in the order given', async () => {
+        const c = fresh();
+        await store.commit([put(c, { id: 'a', _position: 1 }), del(c, 'a'), del(c, 'b'), put(c, { id: 'b', _position: 1 })], {});
+        expect(await store.get(c, 'a')).toBeNull();
+        expect(await store.get(c, 'b')).toEqual({ id: 'b', _position: 1 });
+      });
+
+      it('round-trips booleans, nulls, nesting and unicode as JSON', async () => {
+        const c = fresh();
+        const doc = { id: 'a', on: true, off: false, nothing: null, zero: 0, empty: '', nested: { list: [1, null, true, '서명'], deep: { x: -1.5 } } };
+        await store.commit([put(c, doc)], {});
+        expect(await store.get(c, 'a')).toEqual(doc);
+      });
+
+      it('stores values JSON changes as JSON does (Date, undefined)', async () => {
+        const c = fresh();
+        const at = new Date('2024-05-06T07:08:09.000Z');
+        await store.commit([put(c, { id: 'a', at, gone: undefined })], {});
+        const got = await store.get(c, 'a');
+        expect(got).toEqual({ id: 'a', at: at.toISOString() });
+        expect(got && 'gone' in got).toBe(false);
+      });
+
+      it('works on a collection nobody ensured', async () => {
+        const c = fresh();
+        expect(await store.get(c, 'a')).toBeNull();
+        expect(await store.find(c, {})).toEqual([]);
+        await store.commit([put(c, { id: 'a' })], {});
+        expect(await store.get(c, 'a')).toEqual({ id: 'a' });
+      });
+    });
+
+    describe('find', () => {
+      let c: string;
+      const docs: ReadDoc[] = [
+        { id: 'd1', status: 'draft', amount: 100, signed: false, note: null, title: '가나다', created_at: '2024-01-01' },
+        { id: 'd2', status: 'sent', amount: 250, signed: false, note: 'x', title: 'b', created_at: '2024-01-03' },
+        { id: 'd3', status: 'completed', amount: 250, signed: true, note: 'y', title: 'a', created_at: '2024-01-02' },
+        { id: 'd4', status: 'sent', amount: 50, signed: true, title: 'c', created_at: '2024-01-04' },
+        { id: 'd5', status: 'voided', amount: 1000, signed: false, note: null, title: 'd', created_at: '2024-01-05' },
+      ];
+      const where = async (w: FindQuery['where']) => ids(await store.find(c, { where: w })).sort();
+
+      beforeEach(async () => {
+        c = fresh();
+        await store.ensureCollection({ name: c, indexes: [['status', 'amount']] });
+        await store.commit(
+          docs.map((d) => put(c, d)),
+          {},
+        );
+      });
+
+      it('returns everything without conditions, as stored', async () => {
+        const all = await store.find(c, {});
+        expect(ids(all).sort()).toEqual(['d1', 'd2', 'd3', 'd4', 'd5']);
+        expect(all.find((d) => d.id === 'd1')).toEqual(docs[0]);
+      });
+
+      it('matches equality on strings, numbers and booleans', async () => {
+        expect(await where({ status: 'sent' })).toEqual(['d2', 'd4']);
+        expect(await where({ amount: 250 })).toEqual(['d2', 'd3']);
+        expect(await where({ signed: true })).toEqual(['d3', 'd4']);
+        expect(await where({ signed: false })).toEqual(['d1', 'd2', 'd5']);
+        expect(await where({ title: '가나다' })).toEqual(['d1']);
+        expect(await where({ status: 'nope' })).toEqual([]);
+      });
+
+      it('matches null as null or missing, and $ne: null as present', async () => {
+        expect(await where({ note: null })).toEqual(['d1', 'd4', 'd5']);
+        expect(await where({ note: { $ne: null } })).toEqual(['d2', 'd3']);
+        expect(await where({ nowhere: null })).toEqual(['d1', 'd2', 'd3', 'd4', 'd5']);
+      });
+
+      it('matches $ne on a value, including null and missing fields', async () => {
+        expect(await where({ status: { $ne: 'sent' } })).toEqual(['d1', 'd3', 'd5']);
+        expect(await where({ note: { $ne: 'x' } })).toEqual(['d1', 'd3', 'd4', 'd5']);
+        expect(await where({ signed: { $ne: true } })).toEqual(['d1', 'd2', 'd5']);
+      });
+
+      it('matches $gt, $gte, $lt, $lte and ranges', async () => {
+        expect(await where({ amount: { $gt: 100 } })).toEqual(['d2', 'd3', 'd5']);
+        expect(await where({ amount: { $gte: 100 } })).toEqual(['d1', 'd2', 'd3', 'd5']);
+        expect(await where({ amount: { $lt: 250 } })).toEqual(['d1', 'd4']);
+        expect(await where({ amount: { $lte: 250 } })).toEqual(['d1', 'd2', 'd3', 'd4']);
+        expect(await where({ amount: { $gt: 50, $lt: 1000 } })).toEqual(['d1', 'd2', 'd3']);
+        expect(await where({ created_at: { $gte: '2024-01-02', $lt: '2024-01-04' } })).toEqual(['d2', 'd3']);
+      });
+
+      it('matches $in, with an empty list matching nothing and null matching null or missing', async () => {
+        expect(await where({ status: { $in: ['draft', 'completed'] } })).toEqual(['d1', 'd3']);
+        expect(await where({ amount: { $in: [50, 1000] } })).toEqual(['d4', 'd5']);
+        expect(await where({ status: { $in: [] } })).toEqual([]);
+        expect(await where({ note: { $in: ['y', null] } })).toEqual(['d1', 'd3', 'd4', 'd5']);
+      });
+
+      it('ands conditions on several fields', async () => {
+        expect(await where({ status: 'sent', signed: true })).toEqual(['d4']);
+        expect(await where({ status: { $in: ['sent', 'completed'] }, amount: { $gte: 250 }, signed: false })).toEqual(['d2']);
+      });
+
+      it('treats an operator object with no operators as no condition', async () => {
+        expect(await where({ amount: {} })).toEqual(['d1', 'd2', 'd3', 'd4', 'd5']);
+      });
+
+      it('orders by several keys in either direction', async () => {
+        const order = async (orderBy: FindQuery['orderBy']) => ids(await store.find(c, { orderBy }));
+        expect(await order([{ field: 'created_at', direction: 'asc' }])).toEqual(['d1', 'd3', 'd2', 'd4', 'd5']);
+        expect(await order([{ field: 'created_at', direction: 'desc' }])).toEqual(['d5', 'd4', 'd2', 'd3', 'd1']);
+        expect(
+          await order([
+            { field: 'amount', direction: 'desc' },
+            { field: 'id', direction: 'asc' },
+          ]),
+        ).toEqual(['d5', 'd2', 'd3', 'd1', 'd4']);
+        expect(
+          await order([
+            { field: 'amount', direction: 'asc' },
+            { field: 'title', direction: 'desc' },
+          ]),
+        ).toEqual(['d4', 'd1', 'd2', 'd3', 'd5']);
+      });
+
+      it('puts null and missing values first ascending and last descending', async () => {
+        const asc = ids(await store.find(c, { orderBy: [{ field: 'note', direction: 'asc' }, { field: 'id', direction: 'asc' }] }));
+        expect(asc).toEqual(['d1', 'd4', 'd5', 'd2', 'd3']);
+        const desc = ids(await store.find(c, { orderBy: [{ field: 'note', direction: 'desc' }, { field: 'id', direction: 'asc' }] }));
+        expect(desc).toEqual(['d3', 'd2', 'd1', 'd4', 'd5']);
+      });
+
+      it('limits after filtering and ordering', async () => {
+        const page = await store.find(c, { where: { status: { $ne: 'voided' } }, orderBy: [{ field: 'amount', direction: 'asc' }], limit: 2 });
+        expect(ids(page)).toEqual(['d4', 'd1']);
+        expect(await store.find(c, { limit: 0 })).toEqual([]);
+        expect(await store.find(c, { limit: 100 })).toHaveLength(5);
+      });
+    });
+
+    describe('checkpoints', () => {
+      it('reads 0 for an unknown checkpoint', async () => {
+        expect(await store.getCheckpoint(fresh('cp'))).toBe(0);
+        const [x, y] = [fresh('cp'), fresh('cp')];
+        expect(await store.getCheckpoints([x, y])).toEqual({ [x]: 0, [y]: 0 });
+        expect(await store.getCheckpoints([])).toEqual({});
+      });
+
+      it('only ever moves a checkpoint forward', async () => {
+        const [p, q, r] = [fresh('cp'), fresh('cp'), fresh('cp')];
+        await store.commit([], { [p]: 10 });
+        expect(await store.getCheckpoint(p)).toBe(10);
+        await store.commit([], { [p]: 5 });
+        expect(await store.getCheckpoint(p)).toBe(10);
+        await store.commit([], { [p]: 12, [q]: 3 });
+        expect(await store.getCheckpoints([p, q, r])).toEqual({ [p]: 12, [q]: 3, [r]: 0 });
+        // Positions of a production log exceed 32 bits.
+        await store.commit([], { [q]: 2 ** 40 + 7 });
+        expect(await store.getCheckpoint(q)).toBe(2 ** 40 + 7);
+      });
+
+      it('is the same after a commit applied twice as after once', async () => {
+        const c = fresh();
+        const cp = fresh('cp');
+        await store.commit([put(c, { id: 'gone', _position: 1 }), put(c, { id: 'kept', v: 0, _position: 1 })], { [cp]: 1 });
+        const batch: Write[] = [put(c, { id: 'a', v: 1, _position: 5 }), put(c, { id: 'kept', v: 2, _position: 5 }), del(c, 'gone'), put(c, { id: 'b', v: 3, _position: 5 })];
+        await store.commit(batch, { [cp]: 5 });
+        const once = await store.find(c, { orderBy: [{ field: 'id', direction: 'asc' }] });
+        await store.commit(batch, { [cp]: 5 });
+        expect(await store.find(c, { orderBy: [{ field: 'id', direction: 'asc' }] })).toEqual(once);
+        expect(ids(once)).toEqual(['a', 'b', 'kept']);
+        expect(await store.getCheckpoint(cp)).toBe(5);
+      });
+
+      if (options.guardsStalePuts) {
+        it('never lets an older put overwrite a newer document', async () => {
+          const c = fresh();
+          await store.commit([put(c, { id: 'a', v: 'new', _position: 10 })], {});
+          await store.commit([put(c, { id: 'a', v: 'old', _position: 4 }), put(c, { id: 'b', v: 'after', _position: 4 })], {});
+          expect(await store.get(c, 'a')).toEqual({ id: 'a', v: 'new', _position: 10 });
+          expect(await store.get(c, 'b')).toEqual({ id: 'b', v: 'after', _position: 4 });
+          await store.commit([put(c, { id: 'a', v: 'same', _position: 10 })], {});
+          expect((await store.get(c, 'a'))?.v).toBe('same');
+          await store.commit([put(c, { id: 'a', v: 'unpositioned' })], {});
+          expect(await store.get(c, 'a')).toEqual({ id: 'a', v: 'unpositioned' });
+        });
+      }
+    });
+
+    describe('reset', () => {
+      it("drops a projection's collections and checkpoint, and nothing else", async () => {
+        const [c1, c2, other] = [fresh(), fresh(), fresh()];
+        const [cp, otherCp] = [fresh('cp'), fresh('cp')];
+        await store.ensureCollection({ name: c1, indexes: [['status']] });
+        await store.commit([put(c1, { id: 'a', status: 'x' }), put(c2, { id: 'b' }), put(other, { id: 'c' })], { [cp]: 7, [otherCp]: 9 });
+        await store.reset(cp, [c1, c2]);
+        expect(await store.get(c1, 'a')).toBeNull();
+        expect(await store.find(c1, { where: { status: 'x' } })).toEqual([]);
+        expect(await store.getMany(c2, ['b'])).toEqual(new Map());
+        expect(await store.getCheckpoint(cp)).toBe(0);
+        expect(await store.get(other, 'c')).toEqual({ id: 'c' });
+        expect(await store.getCheckpoint(otherCp)).toBe(9);
+
+        // Rebuilding after the reset starts from an empty collection.
+        await store.ensureCollection({ name: c1, indexes: [['status']] });
+        await store.commit([put(c1, { id: 'z', status: 'x' })], { [cp]: 1 });
+        expect(ids(await store.find(c1, { where: { status: 'x' } }))).toEqual(['z']);
+        expect(await store.getCheckpoint(cp)).toBe(1);
+      });
+
+      it('resets collections that never existed', async () => {
+        await store.reset(fresh('cp'), [fresh()]);
+      });
+    });
+  });
+}
