@@ -1,6 +1,7 @@
 /** One jest config for unit, contract, end-to-end and browser tests. */
 const paths = {
-  '^@dojang/(.*)$': '<rootDir>/libs/$1/src',
+  '^@dojang/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@dojang/([^/]+)$': '<rootDir>/libs/$1/src',
 };
 module.exports = {
   testEnvironment: 'node',

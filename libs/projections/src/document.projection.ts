@@ -6,7 +6,7 @@ import { Projection, RowLookup } from './projection';
 export const DOCUMENTS = 'documents';
 
 /** The document row: the decider's state (minus secrets) plus what lists filter and sort on. */
-export type DocumentRow = ReadDoc & DocumentState & { updated_at: string };
+export type DocumentRow = ReadDoc & DocumentState & { updated_at: string; sort_key: string };
 
 export const documentIdOf = (event: StoredEvent) => event.stream_id.slice('document-'.length);
 
@@ -20,8 +20,8 @@ export const documentProjection: Projection = {
     {
       name: DOCUMENTS,
       indexes: [
-        ['organization_id', 'livemode', 'trashed', 'created_at', 'id'],
-        ['organization_id', 'livemode', 'trashed', 'status', 'created_at', 'id'],
+        ['organization_id', 'livemode', 'trashed', 'sort_key'],
+        ['organization_id', 'livemode', 'trashed', 'status', 'sort_key'],
       ],
     },
   ],
@@ -36,6 +36,8 @@ export const documentProjection: Projection = {
       id,
       participants: next.participants.map((p) => ({ ...p, pin: p.pin && { ...p.pin, pin_hash: '' } })),
       updated_at: String(event.metadata.occurred_at),
+      // Newest-first paging needs a total order: creation time, ties broken by id.
+      sort_key: `${next.created_at}|${id}`,
     };
     return [{ op: 'put', collection: DOCUMENTS, doc: row }];
   },

@@ -23,3 +23,6 @@ export function fold<S, C, E>(decider: Decider<S, C, E>, events: E[]): S {
 export function assertNever(value: never): never {
   throw new Error(`unhandled variant: ${JSON.stringify(value)}`);
 }
+
+/** A command without its timestamp: what callers build before the handler stamps the time. */
+export type WithoutNow<C> = C extends unknown ? Omit<C, 'now'> : never;

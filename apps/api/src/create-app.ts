@@ -1,0 +1,48 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Clock, Infrastructure, systemClock } from '@dojang/application';
+import { randomBytes } from 'crypto';
+import { json, NextFunction, Request, Response, urlencoded } from 'express';
+import { AppModule } from './app.module';
+import { toApiError } from './shared/http-error.filter';
+import { createValidationPipe } from './shared/validation.pipe';
+
+export interface CreateAppOptions {
+  clock?: Clock;
+}
+
+/**
+ * Builds the HTTP application on given infrastructure; `main.ts` and the end-to-end tests use the
+ * same function, so the tests exercise exactly what runs in production.
+ */
+export async function createApp(infra: Infrastructure, options: CreateAppOptions = {}): Promise<INestApplication> {
+  const clock = options.clock ?? systemClock;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock), {
+    logger: infra.config.logLevel === 'silent' ? false : ['error', 'warn'],
+    bodyParser: false,
+  });
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
+    req.requestId = `req_${randomBytes(12).toString('hex')}`;
+    res.setHeader('Request-Id', req.requestId);
+    // The legacy root serves the same paths: /api/v1/x is /v1/x.
+    if (req.url.startsWith('/api/v1/') || req.url === '/api/v1') req.url = req.url.slice(4);
+    next();
+  });
+  // Body-parser errors happen before Nest routes the request, so they get the envelope here.
+  for (const parser of [json({ limit: '10mb' }), urlencoded({ extended: false, limit: '1mb' })]) {
+    app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) =>
+      parser(req, res, (err?: unknown) => {
+        if (!err) return next();
+        const e = toApiError(err);
+        res.status(e.status).json({ error: { type: e.type, code: e.code, message: e.message, request_id: req.requestId } });
+      }),
+    );
+  }
+  app.setGlobalPrefix('v1', { exclude: ['sign/(.*)', 'sign', 'docs'] });
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  return app;
+}

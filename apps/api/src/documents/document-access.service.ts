@@ -1,0 +1,105 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { Infrastructure, CommandContext, Decision, CLOCK, Clock } from '@dojang/application';
+import {
+  DocumentCommand,
+  DocumentEvent,
+  DocumentState,
+  documentDecider,
+  documentStreamId,
+  WithoutNow,
+} from '@dojang/domain';
+import { DOCUMENTS, DocumentRow } from '@dojang/projections';
+import { ApiError } from '../shared/api-error';
+import { AuthContext, RequestInfo } from '../shared/auth.guard';
+import { DecideCommand } from '../shared/decide.command';
+import { INFRA } from '../shared/infrastructure.token';
+import { PresentedDocument, presentDocument } from './document.presenter';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type DocCommandBody = WithoutNow<DocumentCommand>;
+
+/**
+ * Loads documents within the caller's organization and mode, and dispatches document commands.
+ * Anything outside the caller's world is reported exactly like a document that does not exist.
+ */
+@Injectable()
+export class DocumentAccess {
+  constructor(
+    @Inject(INFRA) readonly infra: Infrastructure,
+    @Inject(CLOCK) readonly clock: Clock,
+    private readonly commandBus: CommandBus,
+  ) {}
+
+  get origin(): string {
+    return this.infra.config.publicOrigin ?? `http://localhost:${this.infra.config.port}`;
+  }
+
+  nowIso(): string {
+    return this.clock.now().toISOString();
+  }
+
+  async row(auth: AuthContext, id: string): Promise<DocumentRow> {
+    if (!UUID.test(id)) throw ApiError.documentNotFound();
+    const row = await this.infra.reads.get<DocumentRow>(DOCUMENTS, id.toLowerCase());
+    if (!row || !row.exists || row.trashed || row.organization_id !== auth.organization_id || row.livemode !== auth.livemode) {
+      throw ApiError.documentNotFound();
+    }
+    return row;
+  }
+
+  present(row: DocumentRow): PresentedDocument {
+    return presentDocument(row, this.origin, this.infra.secrets);
+  }
+
+  async presentById(auth: AuthContext, id: string): Promise<PresentedDocument> {
+    return this.present(await this.row(auth, id));
+  }
+
+  context(auth: AuthContext, info: RequestInfo, actor?: string): CommandContext {
+    return {
+      actor: actor ?? auth.key_id,
+      organization_id: auth.organization_id,
+      livemode: auth.livemode,
+      ip: info.ip,
+      user_agent: info.user_agent,
+      correlation_id: info.request_id,
+    };
+  }
+
+  /**
+   * Runs a document command against the authoritative event stream. The ownership check runs on
+   * the folded state, inside the retry loop, so it can't be raced.
+   */
+  async decide(
+    auth: AuthContext,
+    info: RequestInfo,
+    documentId: string,
+    build: DocCommandBody | ((state: DocumentState) => DocCommandBody | Promise<DocCommandBody>),
+    options: { allowMissing?: boolean; actor?: string } = {},
+  ): Promise<Decision<DocumentState, DocumentEvent>> {
+    if (!UUID.test(documentId)) throw ApiError.documentNotFound();
+    const streamId = documentStreamId(documentId.toLowerCase());
+    const source = async (state: DocumentState): Promise<DocumentCommand> => {
+      if (!options.allowMissing) this.assertOwned(auth, state);
+      const body = typeof build === 'function' ? await build(state) : build;
+      return { ...body, now: this.nowIso() } as DocumentCommand;
+    };
+    return this.commandBus.execute(new DecideCommand(documentDecider, streamId, source, this.context(auth, info, options.actor)));
+  }
+
+  assertOwned(auth: AuthContext, state: DocumentState): void {
+    if (!state.exists || state.trashed || state.organization_id !== auth.organization_id || state.livemode !== auth.livemode) {
+      throw ApiError.documentNotFound();
+    }
+  }
+
+  /** The authoritative state (for commands that copy from another document, e.g. duplicate). */
+  async load(auth: AuthContext, documentId: string): Promise<DocumentState> {
+    if (!UUID.test(documentId)) throw ApiError.documentNotFound();
+    const { state } = await this.infra.commands.load(documentDecider, documentStreamId(documentId.toLowerCase()));
+    this.assertOwned(auth, state);
+    return state;
+  }
+}

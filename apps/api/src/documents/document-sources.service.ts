@@ -1,0 +1,84 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { timingSafeEqual } from 'crypto';
+import { Clock, CLOCK, Infrastructure } from '@dojang/application';
+import { ContentFormat, FileRef } from '@dojang/domain';
+import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { renderTemplate } from '@dojang/seals';
+import { ApiError } from '../shared/api-error';
+import { AuthContext } from '../shared/auth.guard';
+import { INFRA } from '../shared/infrastructure.token';
+import { CreateDocumentDto } from './document.dto';
+import { FILES, FileRow, TEMPLATES, TemplateRow, parseIssuedFileUrl } from './document-sources';
+
+export interface ResolvedBody {
+  content: string | null;
+  content_format: ContentFormat;
+  file: FileRef | null;
+  from_template: string | null;
+}
+
+/** Where a new document's body comes from: inline content, an uploaded file, or a template. */
+@Injectable()
+export class DocumentSources {
+  constructor(
+    @Inject(INFRA) private readonly infra: Infrastructure,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async organization(auth: AuthContext): Promise<OrganizationRow> {
+    const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, auth.organization_id);
+    if (!org) throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'Invalid API key.');
+    return org;
+  }
+
+  async resolveBody(auth: AuthContext, dto: CreateDocumentDto): Promise<ResolvedBody> {
+    const given = [dto.content !== undefined, dto.file_url !== undefined, dto.from_template !== undefined].filter(Boolean).length;
+    if (given === 0) throw ApiError.missing('content', 'Provide content, file_url or from_template.');
+    if (given > 1) throw ApiError.invalid('content', 'Provide only one of content, file_url and from_template.');
+    if (dto.variables !== undefined && dto.from_template === undefined) {
+      throw ApiError.invalid('variables', 'variables are only used with from_template.');
+    }
+    if (dto.content !== undefined) {
+      if (!dto.content.trim()) throw ApiError.missing('content', 'content must not be empty.');
+      return { content: dto.content, content_format: dto.content_format ?? 'html', file: null, from_template: null };
+    }
+    if (dto.content_format !== undefined) throw ApiError.invalid('content_format', 'content_format applies to content only.');
+    if (dto.file_url !== undefined) return { content: null, content_format: 'pdf', file: await this.resolveFile(auth, dto.file_url), from_template: null };
+    return this.resolveTemplate(auth, dto.from_template as string, dto.variables ?? {});
+  }
+
+  /**
+   * Only URLs this service issued, signed and unexpired, are accepted; nothing is ever fetched, so
+   * file_url cannot be turned against the network (SSRF).
+   */
+  private async resolveFile(auth: AuthContext, url: string): Promise<FileRef> {
+    const refuse = (why: string) => ApiError.invalid('file_url', `file_url must be a URL returned by POST /files that has not expired (${why}).`);
+    const parsed = parseIssuedFileUrl(url);
+    if (!parsed) throw refuse('not a file URL of this service');
+    const expected = this.infra.secrets.sign(`${parsed.file_id}.${parsed.expires}`);
+    if (!timingSafeStringEqual(expected, parsed.signature)) throw refuse('bad signature');
+    if (parsed.expires * 1000 < this.clock.now().getTime()) throw refuse('expired');
+    const row = await this.infra.reads.get<FileRow>(FILES, parsed.file_id);
+    if (!row || row.organization_id !== auth.organization_id || row.livemode !== auth.livemode) throw refuse('unknown file');
+    return { file_id: row.id, sha256: row.sha256, byte_size: row.byte_size, page_count: row.page_count };
+  }
+
+  private async resolveTemplate(auth: AuthContext, templateId: string, variables: Record<string, unknown>): Promise<ResolvedBody> {
+    const row = await this.infra.reads.get<TemplateRow>(TEMPLATES, templateId);
+    if (!row || row.organization_id !== auth.organization_id || row.livemode !== auth.livemode) {
+      throw ApiError.invalid('from_template', `No such template: ${templateId}.`);
+    }
+    const result = renderTemplate(row.content, variables);
+    if (!result.ok) {
+      const names = [...new Set(result.missing)];
+      throw ApiError.invalid(`variables.${names[0]}`, `Missing or invalid template variable${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`);
+    }
+    return { content: result.html, content_format: 'html', file: null, from_template: row.id };
+  }
+}
+
+function timingSafeStringEqual(a: string, b: string): boolean {
+  const ba = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
+}

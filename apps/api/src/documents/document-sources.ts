@@ -1,0 +1,41 @@
+import { ReadDoc } from '@dojang/read-store';
+
+/** Read-model collections a document body may come from (written by the files and templates slices). */
+export const FILES = 'files';
+export const TEMPLATES = 'templates';
+
+export interface FileRow extends ReadDoc {
+  organization_id: string;
+  livemode: boolean;
+  sha256: string;
+  byte_size: number;
+  page_count: number;
+  created_at: string;
+}
+
+export interface TemplateRow extends ReadDoc {
+  organization_id: string;
+  livemode: boolean;
+  name: string;
+  content: string;
+  created_at: string;
+}
+
+/** `<host>/v1/files/<file_id>/content?expires=<epoch seconds>&signature=<hmac>` */
+export function parseIssuedFileUrl(url: string): { file_id: string; expires: number; signature: string } | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  const match = /^\/(?:api\/)?v1\/files\/(file_[A-Za-z0-9]{8,64})\/content$/.exec(parsed.pathname);
+  const expires = Number(parsed.searchParams.get('expires'));
+  const signature = parsed.searchParams.get('signature');
+  if (!match || !Number.isInteger(expires) || !signature) return null;
+  return { file_id: match[1], expires, signature };
+}
+
+export function issuedFileUrl(host: string, fileId: string, expires: number, signature: string): string {
+  return `${host.replace(/\/$/, '')}/v1/files/${fileId}/content?expires=${expires}&signature=${encodeURIComponent(signature)}`;
+}

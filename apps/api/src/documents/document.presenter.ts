@@ -1,0 +1,45 @@
+import { Secrets } from '@dojang/application';
+import { DocumentRow } from '@dojang/projections';
+
+/** The public shape of a document. Signing links are shown only to the owning organization. */
+export function presentDocument(row: DocumentRow, origin: string, secrets: Secrets) {
+  const linksLive = row.status === 'sent';
+  return {
+    id: row.id,
+    object: 'document' as const,
+    livemode: row.livemode,
+    status: row.status,
+    title: row.title,
+    content: row.content,
+    content_format: row.content_format,
+    file: row.file ? { id: row.file.file_id, sha256: row.file.sha256, byte_size: row.file.byte_size, page_count: row.file.page_count } : null,
+    author_name: row.author_name,
+    metadata: row.metadata,
+    edit_locked: row.edit_locked,
+    page_count: row.page_count,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    sent_at: row.sent_at,
+    expires_at: row.expires_at,
+    completed_at: row.completed_at,
+    final_pdf_sha256: row.final_pdf?.sha256 ?? null,
+    participants: row.participants.map((p) => ({
+      id: p.id,
+      object: 'participant' as const,
+      name: p.name,
+      phone: p.phone,
+      email: p.email,
+      role: p.role,
+      signing_order: p.signing_order,
+      auth: p.auth,
+      status: p.status,
+      viewed_at: p.viewed_at,
+      signed_at: p.signed_at,
+      declined_at: p.declined_at,
+      signing_url: linksLive && p.token_hash ? `${origin}/sign/${secrets.signingToken(row.id, p.id)}` : null,
+    })),
+    fields: row.fields.map((f) => ({ object: 'field' as const, ...f })),
+  };
+}
+
+export type PresentedDocument = ReturnType<typeof presentDocument>;

@@ -1,0 +1,147 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { randomUUID } from 'crypto';
+import { FieldDtoShape, remapDuplicate } from './duplicate';
+import { DOCUMENTS, DocumentRow } from '@dojang/projections';
+import { Condition } from '@dojang/read-store';
+import { ApiError } from '../shared/api-error';
+import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { DocumentAccess } from './document-access.service';
+import { CreateDocumentDto, ListDocumentsQuery, UpdateDocumentDto } from './document.dto';
+import { DocumentSources } from './document-sources.service';
+import { normalizeMetadata } from './metadata';
+
+@Controller('documents')
+export class DocumentsHttpController {
+  constructor(
+    private readonly docs: DocumentAccess,
+    private readonly sources: DocumentSources,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateDocumentDto) {
+    if (dto.title === undefined || !dto.title.trim()) throw ApiError.missing('title');
+    const body = await this.sources.resolveBody(auth, dto);
+    const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
+    const id = randomUUID();
+    const organization = await this.sources.organization(auth);
+    await this.docs.decide(
+      auth,
+      info,
+      id,
+      {
+        type: 'CreateDocument',
+        document_id: id,
+        organization_id: auth.organization_id,
+        livemode: auth.livemode,
+        title: dto.title.trim(),
+        content: body.content,
+        content_format: body.content_format,
+        file: body.file,
+        author_name: dto.author_name?.trim() || organization.name,
+        metadata: metadata ?? {},
+        from_template: body.from_template,
+      },
+      { allowMissing: true },
+    );
+    return this.docs.presentById(auth, id);
+  }
+
+  @Get()
+  async list(@Auth() auth: AuthContext, @Query() query: ListDocumentsQuery) {
+    const limit = parseLimit(query.limit);
+    const where: Record<string, Condition> = {
+      organization_id: auth.organization_id,
+      livemode: auth.livemode,
+      trashed: false,
+    };
+    if (query.status) where.status = query.status;
+    if (query.created_after !== undefined) {
+      const t = Date.parse(query.created_after);
+      if (!/^\d{4}-\d{2}-\d{2}/.test(query.created_after) || Number.isNaN(t)) {
+        throw ApiError.invalid('created_after', 'created_after must be an ISO 8601 timestamp, e.g. 2026-01-31T00:00:00Z.');
+      }
+      where.created_at = { $gt: new Date(t).toISOString() };
+    }
+    if (query.starting_after !== undefined) {
+      let cursor: DocumentRow;
+      try {
+        cursor = await this.docs.row(auth, query.starting_after);
+      } catch {
+        throw ApiError.invalid('starting_after', 'starting_after must be the id of a document in this list.');
+      }
+      where.sort_key = { $lt: cursor.sort_key };
+    }
+    const rows = await this.docs.infra.reads.find<DocumentRow>(DOCUMENTS, {
+      where,
+      orderBy: [{ field: 'sort_key', direction: 'desc' }],
+      limit: limit + 1,
+    });
+    return {
+      object: 'list',
+      data: rows.slice(0, limit).map((r) => this.docs.present(r)),
+      has_more: rows.length > limit,
+    };
+  }
+
+  @Get(':id')
+  get(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.docs.presentById(auth, id);
+  }
+
+  @Patch(':id')
+  async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateDocumentDto) {
+    const metadata = normalizeMetadata(dto.metadata, true);
+    await this.docs.decide(auth, info, id, {
+      type: 'UpdateDocument',
+      ...(dto.title !== undefined ? { title: dto.title.trim() } : {}),
+      ...(dto.content !== undefined ? { content: dto.content } : {}),
+      ...(dto.author_name !== undefined ? { author_name: dto.author_name.trim() } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+    });
+    return this.docs.presentById(auth, id);
+  }
+
+  @Delete(':id')
+  async trash(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+    await this.docs.decide(auth, info, id, { type: 'TrashDocument' });
+    return { id: id.toLowerCase(), object: 'document', deleted: true };
+  }
+
+  @Post(':id/duplicate')
+  @HttpCode(201)
+  async duplicate(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+    const source = await this.docs.load(auth, id);
+    const newId = randomUUID();
+    const copy = remapDuplicate(source.participants, source.fields as FieldDtoShape[], randomUUID);
+    await this.docs.decide(
+      auth,
+      info,
+      newId,
+      {
+        type: 'CreateDocument',
+        document_id: newId,
+        organization_id: auth.organization_id,
+        livemode: auth.livemode,
+        title: source.title,
+        content: source.content,
+        content_format: source.content_format,
+        file: source.file,
+        author_name: source.author_name,
+        metadata: source.metadata,
+        from_template: null,
+        duplicate_of: { document_id: source.id, ...copy },
+      },
+      { allowMissing: true },
+    );
+    return this.docs.presentById(auth, newId);
+  }
+}
+
+export function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return 20;
+  if (!/^\d+$/.test(raw)) throw ApiError.invalid('limit', 'limit must be an integer from 1 to 100.');
+  const n = Number(raw);
+  if (n < 1 || n > 100) throw ApiError.invalid('limit', 'limit must be an integer from 1 to 100.');
+  return n;
+}

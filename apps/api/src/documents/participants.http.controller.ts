@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { randomUUID } from 'crypto';
+import { Field, ParticipantSetup } from '@dojang/domain';
+import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { DocumentAccess } from './document-access.service';
+import { ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
+
+function toSetup(dto: ParticipantDto): ParticipantSetup {
+  return {
+    id: randomUUID(),
+    name: dto.name.trim(),
+    phone: dto.phone === undefined || dto.phone === '' ? null : dto.phone.replace(/-/g, ''),
+    email: dto.email?.trim() || null,
+    role: dto.role ?? 'signer',
+    // Without an order everyone acts in parallel.
+    signing_order: dto.signing_order ?? 1,
+    auth: dto.auth ?? 'sms_pin',
+  };
+}
+
+@Controller('documents/:id')
+export class ParticipantsHttpController {
+  constructor(private readonly docs: DocumentAccess) {}
+
+  @Post('participants')
+  @HttpCode(201)
+  async add(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantDto) {
+    const setup = toSetup(dto);
+    await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: [setup] });
+    const doc = await this.docs.presentById(auth, id);
+    return doc.participants.find((p) => p.id === setup.id);
+  }
+
+  @Post('participants/batch')
+  @HttpCode(201)
+  async addBatch(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantBatchDto) {
+    const setups = dto.participants.map(toSetup);
+    await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: setups });
+    const doc = await this.docs.presentById(auth, id);
+    const created = new Set(setups.map((s) => s.id));
+    return { object: 'list', data: doc.participants.filter((p) => created.has(p.id)), has_more: false };
+  }
+
+  @Delete('participants/:participantId')
+  async remove(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Param('participantId') participantId: string) {
+    await this.docs.decide(auth, info, id, { type: 'RemoveParticipant', participant_id: participantId.toLowerCase() });
+    return { id: participantId.toLowerCase(), object: 'participant', deleted: true };
+  }
+
+  @Put('fields')
+  async replaceFields(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ReplaceFieldsDto) {
+    const fields: Field[] = dto.fields.map((f) => ({
+      id: randomUUID(),
+      participant_id: f.participant_id.toLowerCase(),
+      type: f.type,
+      page: f.page,
+      x: f.x,
+      y: f.y,
+      width: f.width,
+      height: f.height,
+      required: f.required ?? true,
+      upload_only: f.upload_only ?? false,
+    }));
+    await this.docs.decide(auth, info, id, { type: 'ReplaceFields', fields });
+    const doc = await this.docs.presentById(auth, id);
+    return { object: 'list', data: doc.fields, has_more: false };
+  }
+}

@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+import { loadConfig, openInfrastructure } from '@dojang/application';
+import { createApp } from './create-app';
+
+async function main() {
+  const config = loadConfig();
+  const infra = await openInfrastructure(config);
+  await infra.runner.start();
+  const app = await createApp(infra);
+  await app.listen(config.port);
+  if (config.logLevel !== 'silent') {
+    console.log(`Dojang API on http://localhost:${config.port} (data: ${config.dataDir}, ${config.eventStoreUrl ? 'EventStoreDB' : 'SQLite'})`);
+  }
+  const shutdown = async () => {
+    await app.close();
+    await infra.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { Infrastructure } from '@dojang/application';
+import { freeSignaturesPerMonth, OrganizationState } from '@dojang/domain';
+import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { ApiError } from '../shared/api-error';
+import { Auth, AuthContext } from '../shared/auth.guard';
+import { INFRA } from '../shared/infrastructure.token';
+
+@Controller()
+export class OrganizationHttpController {
+  constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
+
+  private async org(auth: AuthContext): Promise<OrganizationRow> {
+    const row = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, auth.organization_id);
+    if (!row) throw ApiError.notFound('organization_not_found', 'No such organization.');
+    return row;
+  }
+
+  @Get('organization')
+  async get(@Auth() auth: AuthContext) {
+    const org = await this.org(auth);
+    const period = new Date().toISOString().slice(0, 7);
+    const free = freeSignaturesPerMonth(org as unknown as OrganizationState);
+    return {
+      id: org.id,
+      object: 'organization',
+      name: org.name,
+      workspace_kind: org.workspace_kind,
+      plan: org.plan,
+      livemode: auth.livemode,
+      created_at: org.created_at,
+      settings: { default_expiry_days: org.default_expiry_days, reminder_interval_days: org.reminder_interval_days },
+      usage: {
+        period,
+        free_signatures_per_month: free,
+        free_signatures_remaining: Math.max(0, free - (org.free_used?.[period] ?? 0)),
+        credit_balance: org.credit_balance,
+      },
+    };
+  }
+
+  @Get('members')
+  async members(@Auth() auth: AuthContext) {
+    const org = await this.org(auth);
+    return {
+      object: 'list',
+      data: org.members.map((m) => ({ object: 'member', user_id: m.user_id, name: m.name, email: m.email, role: m.role })),
+      has_more: false,
+    };
+  }
+}

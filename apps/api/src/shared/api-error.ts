@@ -1,0 +1,53 @@
+import { DomainError, DomainErrorKind } from '@dojang/domain';
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'idempotency_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+/** An error with everything the envelope needs: `{error: {type, code, message, param?, request_id}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: ErrorType,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  static missing(param: string, message = `${param} is required.`) {
+    return new ApiError(400, 'invalid_request_error', 'missing_parameter', message, param);
+  }
+  static invalid(param: string, message: string) {
+    return new ApiError(400, 'invalid_request_error', 'invalid_parameter', message, param);
+  }
+  static notFound(code: string, message: string) {
+    return new ApiError(404, 'invalid_request_error', code, message);
+  }
+  static documentNotFound() {
+    return ApiError.notFound('document_not_found', 'No such document.');
+  }
+}
+
+const STATUS: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  precondition: 400,
+  not_found: 404,
+  conflict: 409,
+  payment_required: 402,
+  too_many: 429,
+};
+
+export function fromDomainError(err: DomainError): ApiError {
+  // Unmet send preconditions are reported with the type as their code too: SPEC.md names
+  // invalid_request_error for them.
+  const code = err.kind === 'precondition' ? 'invalid_request_error' : err.code;
+  const type: ErrorType = err.kind === 'too_many' ? 'rate_limit_error' : 'invalid_request_error';
+  return new ApiError(STATUS[err.kind], type, code, err.message, err.param);
+}

@@ -1,0 +1,71 @@
+import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata, createParamDecorator } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { Infrastructure, sha256Hex } from '@dojang/application';
+import { API_KEYS, ApiKeyRow } from '@dojang/projections';
+import { timingSafeEqual } from 'crypto';
+import { Request } from 'express';
+import { ApiError } from './api-error';
+import { INFRA } from './infrastructure.token';
+
+export interface AuthContext {
+  organization_id: string;
+  livemode: boolean;
+  key_id: string;
+  mode: 'test' | 'live';
+}
+
+export type AuthedRequest = Request & { auth?: AuthContext; requestId?: string };
+
+const PUBLIC = 'dojang:public';
+/** Routes reachable without an API key (health, signing links, docs). */
+export const Public = () => SetMetadata(PUBLIC, true);
+
+const KEY = /^sk_(test|live)_[A-Za-z0-9_-]{20,128}$/;
+
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    @Inject(INFRA) private readonly infra: Infrastructure,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    req.auth = await authenticate(this.infra, req.headers.authorization);
+    return true;
+  }
+}
+
+export async function authenticate(infra: Infrastructure, header: string | undefined): Promise<AuthContext> {
+  if (!header) {
+    throw new ApiError(401, 'authentication_error', 'missing_api_key', 'No API key provided. Send "Authorization: Bearer sk_test_…".');
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const key = match?.[1] ?? '';
+  const invalid = new ApiError(401, 'authentication_error', 'invalid_api_key', 'Invalid API key.');
+  if (!KEY.test(key)) throw invalid;
+  const hash = sha256Hex(key);
+  const row = await infra.reads.get<ApiKeyRow>(API_KEYS, hash);
+  if (!row || row.revoked || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalid;
+  const mode = key.startsWith('sk_live_') ? 'live' : 'test';
+  if (row.mode !== mode) throw invalid;
+  return { organization_id: row.organization_id, livemode: mode === 'live', key_id: row.key_id, mode };
+}
+
+export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
+  const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+  if (!req.auth) throw new ApiError(401, 'authentication_error', 'missing_api_key', 'No API key provided.');
+  return req.auth;
+});
+
+export interface RequestInfo {
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string;
+}
+
+export const ReqInfo = createParamDecorator((_: unknown, ctx: ExecutionContext): RequestInfo => {
+  const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+  return { ip: req.ip ?? null, user_agent: req.headers['user-agent'] ?? null, request_id: req.requestId ?? '' };
+});

@@ -1,0 +1,50 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { DomainError } from '@dojang/domain';
+import { Request, Response } from 'express';
+import { ApiError, fromDomainError } from './api-error';
+
+/** Every error leaves in one envelope; internals never do. */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const res = ctx.getResponse<Response>();
+    const req = ctx.getRequest<Request & { requestId?: string }>();
+    const error = toApiError(exception);
+    if (error.status >= 500) console.error(`[${req.requestId}]`, exception);
+    for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
+    if (res.headersSent) return;
+    res.status(error.status).json({
+      error: {
+        type: error.type,
+        code: error.code,
+        message: error.message,
+        ...(error.param ? { param: error.param } : {}),
+        request_id: req.requestId,
+      },
+    });
+  }
+}
+
+export function toApiError(exception: unknown): ApiError {
+  if (exception instanceof ApiError) return exception;
+  if (exception instanceof DomainError) return fromDomainError(exception);
+  const e = exception as { type?: string; status?: number; statusCode?: number; code?: string; message?: string };
+  // body-parser failures arrive before any controller runs.
+  if (e && e.type === 'entity.parse.failed') {
+    return new ApiError(400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.');
+  }
+  if (e && e.type === 'entity.too.large') {
+    return new ApiError(413, 'invalid_request_error', 'request_too_large', 'The request body is too large.');
+  }
+  if (e && e.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
+    return new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Unsupported request encoding.');
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    if (status === 404) return new ApiError(404, 'invalid_request_error', 'resource_not_found', 'No such endpoint.');
+    if (status === 405) return new ApiError(405, 'invalid_request_error', 'method_not_allowed', 'Method not allowed.');
+    if (status < 500) return new ApiError(status, 'invalid_request_error', 'invalid_request', exception.message);
+  }
+  return new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+}

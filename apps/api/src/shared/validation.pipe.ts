@@ -1,0 +1,41 @@
+import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ApiError } from './api-error';
+
+const MISSING = new Set(['isDefined', 'isNotEmpty', 'arrayNotEmpty']);
+
+function firstError(errors: ValidationError[], prefix = ''): { param: string; constraint: string; message: string } | null {
+  for (const e of errors) {
+    const param = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
+    if (e.constraints) {
+      const keys = Object.keys(e.constraints);
+      const constraint = keys.find((k) => MISSING.has(k)) ?? keys[0];
+      return { param, constraint, message: e.constraints[constraint] };
+    }
+    const nested = firstError(e.children ?? [], param);
+    if (nested) return nested;
+  }
+  return null;
+}
+
+/**
+ * DTO validation with the whitelist on: a property the DTO does not declare (id, status,
+ * livemode, timestamps, signing records) is refused, so nothing can be mass-assigned.
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => {
+      const first = firstError(errors);
+      if (!first) return ApiError.invalid('body', 'The request is invalid.');
+      if (first.constraint === 'whitelistValidation') {
+        return ApiError.invalid(first.param, `${first.param} is not a parameter of this request (or cannot be set by clients).`);
+      }
+      if (MISSING.has(first.constraint)) return ApiError.missing(first.param, `${first.param} is required.`);
+      return ApiError.invalid(first.param, first.message);
+    },
+  });
+}

@@ -1,0 +1,149 @@
+import 'reflect-metadata';
+import { AdminService, loadConfig, openInfrastructure } from '@dojang/application';
+import { StoredEvent } from '@dojang/event-store';
+
+const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
+
+  org create --name NAME [--kind personal|team] [--plan business]
+  org settings --org ORG_ID [--default-expiry-days N] [--reminder-interval-days N|none]
+  key issue --org ORG_ID --mode test|live
+  key revoke --org ORG_ID --key KEY_ID
+  member add --org ORG_ID --name NAME --email EMAIL [--role owner|admin|member|viewer]
+  credits grant --org ORG_ID --amount N [--reason TEXT]
+  document lock|unlock DOCUMENT_ID
+  stream show STREAM_ID [--json]        e.g. document-<uuid>, organization-<org_id>
+  verify DOCUMENT_ID                    walk the hash chain and check the final PDF
+  projections rebuild [NAME ...]
+
+Reads DATA_DIR (default ./data), EVENTSTORE_URL and MONGO_URL like the server; safe to run
+while the server is running on the same data directory.`;
+
+class UsageError extends Error {}
+
+function parseArgs(argv: string[]): { positional: string[]; flags: Record<string, string | true> } {
+  const positional: string[] = [];
+  const flags: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const [k, inline] = a.slice(2).split('=', 2);
+      if (inline !== undefined) flags[k] = inline;
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) flags[k] = argv[++i];
+      else flags[k] = true;
+    } else positional.push(a);
+  }
+  return { positional, flags };
+}
+
+function need(flags: Record<string, string | true>, name: string): string {
+  const v = flags[name];
+  if (typeof v !== 'string' || !v) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {
+  if (!allowed.includes(value as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function printStream(events: StoredEvent[]): string {
+  return events
+    .map((e) => {
+      const m = e.metadata;
+      return [
+        `#${e.stream_revision} ${e.type}  at ${m.occurred_at}  by ${m.actor}  (global ${e.global_position}, id ${e.event_id})`,
+        `   data: ${JSON.stringify(e.data)}`,
+        `   hash: ${m.hash}  prev: ${m.prev_hash}`,
+      ].join('\n');
+    })
+    .join('\n');
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const { positional, flags } = parseArgs(argv);
+  const [group, action, ...rest] = positional;
+  if (!group || flags.help) throw new UsageError('');
+  const infra = await openInfrastructure({ ...loadConfig(), logLevel: 'silent' });
+  const admin = new AdminService(infra);
+  try {
+    switch (`${group} ${action ?? ''}`.trim()) {
+      case 'org create':
+        return await admin.createOrganization({
+          name: need(flags, 'name'),
+          kind: flags.kind ? oneOf(String(flags.kind), ['personal', 'team'] as const, 'kind') : 'personal',
+          plan: typeof flags.plan === 'string' ? flags.plan : 'business',
+        });
+      case 'org settings':
+        return await admin.changeSettings(need(flags, 'org'), {
+          ...(flags['default-expiry-days'] ? { default_expiry_days: Number(flags['default-expiry-days']) } : {}),
+          ...(flags['reminder-interval-days']
+            ? { reminder_interval_days: flags['reminder-interval-days'] === 'none' ? null : Number(flags['reminder-interval-days']) }
+            : {}),
+        });
+      case 'key issue':
+        return await admin.issueKey(need(flags, 'org'), oneOf(need(flags, 'mode'), ['test', 'live'] as const, 'mode'));
+      case 'key revoke':
+        return await admin.revokeKey(need(flags, 'org'), need(flags, 'key'));
+      case 'member add':
+        return await admin.addMember(need(flags, 'org'), {
+          name: need(flags, 'name'),
+          email: need(flags, 'email'),
+          role: oneOf(typeof flags.role === 'string' ? flags.role : 'member', ['owner', 'admin', 'member', 'viewer'] as const, 'role'),
+        });
+      case 'credits grant': {
+        const amount = Number(need(flags, 'amount'));
+        return await admin.grantCredits(need(flags, 'org'), amount, typeof flags.reason === 'string' ? flags.reason : 'granted by CLI');
+      }
+      case 'document lock':
+      case 'document unlock':
+        if (!rest[0]) throw new UsageError('DOCUMENT_ID is required');
+        return await admin.setEditLock(rest[0], action === 'lock');
+      case 'projections rebuild':
+        return { rebuilt: await admin.rebuildProjections(rest) };
+      default:
+        break;
+    }
+    if (group === 'stream' && action === 'show') {
+      if (!rest[0]) throw new UsageError('STREAM_ID is required');
+      const events = await admin.streamEvents(rest[0]);
+      if (flags.json) return events;
+      return events.length ? printStream(events) : `stream ${rest[0]} is empty or does not exist`;
+    }
+    if (group === 'verify') {
+      if (!action) throw new UsageError('DOCUMENT_ID is required');
+      const result = await admin.verifyDocument(action);
+      if (!result.found) {
+        process.exitCode = 2;
+        return { ...result, verdict: 'no such document stream' };
+      }
+      const intact = result.chain.intact && (!result.final_pdf || result.final_pdf.status === 'intact');
+      if (!intact) process.exitCode = 1;
+      return {
+        ...result,
+        verdict: intact
+          ? `intact: ${result.chain.events} events, hash chain unbroken${result.final_pdf ? ', final PDF matches its recorded SHA-256' : ''}`
+          : !result.chain.intact
+            ? `BROKEN at revision ${result.chain.broken_at_revision}: ${result.chain.reason}`
+            : `final PDF ${result.final_pdf?.status}`,
+      };
+    }
+    throw new UsageError(`unknown command: ${positional.join(' ')}`);
+  } finally {
+    await infra.close();
+  }
+}
+
+run(process.argv.slice(2))
+  .then((out) => {
+    if (out !== undefined) process.stdout.write(typeof out === 'string' ? `${out}\n` : `${JSON.stringify(out, null, 2)}\n`);
+  })
+  .catch((err) => {
+    if (err instanceof UsageError) {
+      if (err.message) process.stderr.write(`error: ${err.message}\n\n`);
+      process.stderr.write(`${USAGE}\n`);
+      process.exitCode = 64;
+      return;
+    }
+    process.stderr.write(`error: ${err.message ?? err}\n`);
+    process.exitCode = 1;
+  });

@@ -1,0 +1,90 @@
+import { randomUUID } from 'crypto';
+import { Decider } from '@dojang/domain';
+import { AppendResult, EventMetadata, EventStore, StoredEvent, WrongExpectedRevisionError } from '@dojang/event-store';
+import { upcast } from '@dojang/projections';
+
+export interface CommandContext {
+  actor: string;
+  organization_id?: string;
+  livemode?: boolean;
+  ip?: string | null;
+  user_agent?: string | null;
+  correlation_id?: string;
+  causation_id?: string;
+}
+
+export interface Decision<State, Event> {
+  /** The state before the command. */
+  before: State;
+  /** The state after the new events. */
+  state: State;
+  events: Event[];
+  /** Where the append landed in the global log; null when the decision produced no event. */
+  position: number | null;
+}
+
+/** A command, or a function that builds it from the current state (e.g. to build a final PDF). */
+export type CommandSource<State, Command> = Command | ((state: State) => Command | Promise<Command>);
+
+export const SCHEMA_VERSION = 1;
+
+/**
+ * The one command handler: read the stream, fold it, decide, append with the expected revision.
+ * On a revision conflict somebody else wrote first, so it re-reads and decides again.
+ */
+export class GenericCommandHandler {
+  constructor(
+    private readonly store: EventStore,
+    private readonly retries = 8,
+  ) {}
+
+  async execute<State, Command, Event extends { type: string; data: object }>(
+    decider: Decider<State, Command, Event>,
+    streamId: string,
+    source: CommandSource<State, Command>,
+    context: CommandContext,
+    now: () => string,
+  ): Promise<Decision<State, Event>> {
+    for (let attempt = 0; ; attempt++) {
+      const history = (await this.store.readStream(streamId)).map(upcast);
+      const before = history.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState());
+      const command = typeof source === 'function' ? await (source as (s: State) => Command | Promise<Command>)(before) : source;
+      const events = decider.decide(command, before);
+      if (events.length === 0) return { before, state: before, events, position: null };
+      const occurred_at = now();
+      const metadata: EventMetadata = {
+        occurred_at,
+        actor: context.actor,
+        organization_id: context.organization_id,
+        livemode: context.livemode,
+        ip: context.ip ?? null,
+        user_agent: context.user_agent ?? null,
+        correlation_id: context.correlation_id,
+        causation_id: context.causation_id,
+        schema_version: SCHEMA_VERSION,
+      };
+      let result: AppendResult;
+      try {
+        result = await this.store.append(
+          streamId,
+          events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data as Record<string, unknown>, metadata })),
+          history.length === 0 ? 'no_stream' : history[history.length - 1].stream_revision,
+        );
+      } catch (err) {
+        if (err instanceof WrongExpectedRevisionError && attempt < this.retries) {
+          // Jittered back-off so racing writers don't collide again in lockstep.
+          await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
+          continue;
+        }
+        throw err;
+      }
+      const state = events.reduce(decider.evolve, before);
+      return { before, state, events, position: result.position };
+    }
+  }
+
+  async load<State, Command, Event>(decider: Decider<State, Command, Event>, streamId: string): Promise<{ state: State; events: StoredEvent[] }> {
+    const events = (await this.store.readStream(streamId)).map(upcast);
+    return { state: events.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState()), events };
+  }
+}

@@ -1,0 +1,53 @@
+import * as path from 'path';
+
+export interface AppConfig {
+  port: number;
+  dataDir: string;
+  /** Absolute origin used in signing links and file URLs when the request's own can't be trusted. */
+  publicOrigin: string | null;
+  fileHost: string | null;
+  eventStoreUrl: string | null;
+  mongoUrl: string | null;
+  secretKey: string | null;
+  rateLimitPerMinute: number;
+  role: 'all' | 'api' | 'worker';
+  smtpUrl: string | null;
+  mailFrom: string;
+  twilio: { accountSid: string; authToken: string; from: string; apiBaseUrl: string | null } | null;
+  webhookAllowPrivateNetworks: boolean;
+  tsaUrl: string | null;
+  signingP12: string | null;
+  signingP12Password: string | null;
+  logLevel: 'silent' | 'info';
+}
+
+function int(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) ? Math.floor(n) : fallback;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const role = env.ROLE === 'api' || env.ROLE === 'worker' ? env.ROLE : 'all';
+  return {
+    port: int(env.PORT, 3000),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    publicOrigin: env.PUBLIC_ORIGIN || null,
+    fileHost: env.FILE_HOST || null,
+    eventStoreUrl: env.EVENTSTORE_URL || null,
+    mongoUrl: env.MONGO_URL || null,
+    secretKey: env.SECRET_KEY || null,
+    rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 600),
+    role,
+    smtpUrl: env.SMTP_URL || null,
+    mailFrom: env.MAIL_FROM || 'Dojang <no-reply@dojang.local>',
+    twilio:
+      env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN && env.TWILIO_FROM
+        ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, from: env.TWILIO_FROM, apiBaseUrl: env.TWILIO_API_BASE_URL || null }
+        : null,
+    webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+    tsaUrl: env.TSA_URL || null,
+    signingP12: env.SIGNING_P12 || null,
+    signingP12Password: env.SIGNING_P12_PASSWORD || null,
+    logLevel: env.LOG_LEVEL === 'silent' || env.NODE_ENV === 'test' ? 'silent' : 'info',
+  };
+}
