@@ -1,2 +1,3 @@
 export * from './blob-store.port';
 export * from './file-blob-store.adapter';
+export * from './gridfs-blob-store.adapter';
