@@ -1,0 +1,177 @@
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import {
+  completionEmail,
+  DeliveryError,
+  isTransientDeliveryError,
+  signingRequestEmail,
+  SmtpEmailSender,
+  withRetries,
+} from '@dojang/notifications';
+
+type Reply = { code: number; message: string } | null;
+
+/** A real SMTP server on loopback; `reply` decides each DATA answer (null = accept). */
+async function startSmtp(reply: (attempt: number) => Reply = () => null) {
+  const received: { raw: Buffer; envelope: SMTPServerSession['envelope'] }[] = [];
+  let attempts = 0;
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      if (address.address.startsWith('bounce@')) {
+        return callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
+      }
+      callback();
+    },
+    onData(stream, session, callback) {
+      // The server resets the session envelope once the message is done.
+      const envelope = structuredClone(session.envelope);
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        attempts += 1;
+        const answer = reply(attempts);
+        if (answer) return callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
+        received.push({ raw: Buffer.concat(chunks), envelope });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    received,
+    url: `smtp://127.0.0.1:${port}`,
+    attempts: () => attempts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1'), randomBytes(4096), Buffer.from('\n%%EOF\n')]);
+
+describe('SmtpEmailSender', () => {
+  const senders: SmtpEmailSender[] = [];
+  const sender = (url: string, from?: string) => {
+    const s = new SmtpEmailSender({ url, from, connectionTimeoutMs: 2000, greetingTimeoutMs: 2000, socketTimeoutMs: 5000 });
+    senders.push(s);
+    return s;
+  };
+  afterAll(() => senders.forEach((s) => s.close()));
+
+  it('delivers a bilingual e-mail with a PDF attachment that survives byte for byte', async () => {
+    const smtp = await startSmtp();
+    try {
+      const rendered = completionEmail({ documentTitle: '근로계약서 <2025>', participantName: '김철수', completedAt: '2025-03-01T06:30:00Z' });
+      const result = await sender(smtp.url).send({
+        to: 'chulsoo@example.com',
+        ...rendered,
+        attachments: [{ filename: '근로계약서.pdf', content: pdf, contentType: 'application/pdf' }],
+      });
+      expect(result.messageId).toMatch(/^<.+@.+>$/);
+      expect(smtp.received).toHaveLength(1);
+      const { raw, envelope } = smtp.received[0];
+      expect(envelope.mailFrom && envelope.mailFrom.address).toBe('no-reply@dojang.local');
+      expect(envelope.rcptTo.map((r) => r.address)).toEqual(['chulsoo@example.com']);
+
+      const mail: ParsedMail = await simpleParser(raw);
+      expect(mail.subject).toBe('[Dojang] 서명 완료: 근로계약서 <2025> / Completed: 근로계약서 <2025>');
+      expect(mail.from?.value[0]).toEqual({ name: 'Dojang', address: 'no-reply@dojang.local' });
+      expect(mail.messageId).toBe(result.messageId);
+      expect(mail.headers.get('auto-submitted')).toBe('auto-generated');
+      expect(mail.text).toContain('김철수님, 안녕하세요.');
+      expect(mail.text).toContain('「근로계약서 <2025>」 문서에 모든 참여자가 서명을 마쳤습니다.');
+      expect(mail.text).toContain('2025년 3월 1일 오후 3:30 (KST)');
+      expect(mail.html).toContain('근로계약서 &lt;2025&gt;');
+      expect(mail.attachments).toHaveLength(1);
+      const [attachment] = mail.attachments;
+      expect(attachment.filename).toBe('근로계약서.pdf');
+      expect(attachment.contentType).toBe('application/pdf');
+      expect(Buffer.compare(attachment.content, pdf)).toBe(0);
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('uses a configured From address', async () => {
+    const smtp = await startSmtp();
+    try {
+      const rendered = signingRequestEmail({
+        documentTitle: '용역 계약서',
+        senderName: '주식회사 도장',
+        participantName: '이영희',
+        signingUrl: 'https://dojang.example/sign/abc',
+      });
+      await SmtpEmailSender.fromEnv({ SMTP_URL: smtp.url, MAIL_FROM: '도장 알림 <notify@dojang.example>' }).send({ to: 'y@example.com', ...rendered });
+      const mail = await simpleParser(smtp.received[0].raw);
+      expect(mail.from?.value[0]).toEqual({ name: '도장 알림', address: 'notify@dojang.example' });
+      expect(mail.html).toContain('href="https://dojang.example/sign/abc"');
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('classifies a 451 reply as transient, and a retry then succeeds', async () => {
+    const smtp = await startSmtp((attempt) => (attempt <= 2 ? { code: 451, message: '4.3.0 Try again later' } : null));
+    try {
+      const s = sender(smtp.url);
+      const email = { to: 'retry@example.com', subject: '재시도 테스트', text: '안녕하세요', html: '<p>안녕하세요</p>' };
+      const firstError = await s.send(email).catch((e: unknown) => e);
+      expect(firstError).toBeInstanceOf(DeliveryError);
+      expect(isTransientDeliveryError(firstError)).toBe(true);
+      expect((firstError as DeliveryError).providerCode).toBe(451);
+      expect(smtp.received).toHaveLength(0);
+
+      const sleeps: number[] = [];
+      const result = await withRetries(() => s.send(email), {
+        attempts: 3,
+        baseDelayMs: 500,
+        sleep: async (ms) => void sleeps.push(ms),
+      });
+      expect(result.messageId).toBeTruthy();
+      expect(smtp.attempts()).toBe(3);
+      expect(sleeps).toEqual([500]);
+      expect(smtp.received).toHaveLength(1);
+      expect((await simpleParser(smtp.received[0].raw)).subject).toBe('재시도 테스트');
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('classifies a 5xx reply as permanent and does not retry it', async () => {
+    const smtp = await startSmtp(() => ({ code: 554, message: '5.7.1 Message rejected' }));
+    try {
+      let calls = 0;
+      const error = await withRetries(
+        () => {
+          calls += 1;
+          return sender(smtp.url).send({ to: 'x@example.com', subject: 's', text: 't', html: '<p>t</p>' });
+        },
+        { attempts: 5, sleep: async () => undefined },
+      ).catch((e: unknown) => e);
+      expect(isTransientDeliveryError(error)).toBe(false);
+      expect((error as DeliveryError).providerCode).toBe(554);
+      expect(calls).toBe(1);
+
+      const bounced = await sender(smtp.url)
+        .send({ to: 'bounce@example.com', subject: 's', text: 't', html: '<p>t</p>' })
+        .catch((e: unknown) => e);
+      expect(bounced).toBeInstanceOf(DeliveryError);
+      expect(isTransientDeliveryError(bounced)).toBe(false);
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('classifies a refused connection as transient', async () => {
+    const smtp = await startSmtp();
+    const url = smtp.url;
+    await smtp.close();
+    const error = await sender(url).send({ to: 'x@example.com', subject: 's', text: 't', html: '<p>t</p>' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect(isTransientDeliveryError(error)).toBe(true);
+  });
+});

@@ -1,0 +1,81 @@
+import { createTransport, type Transporter } from 'nodemailer';
+import { DeliveryError, isTransientDeliveryError } from './delivery.errors';
+import type { EmailSendResult, EmailSender, OutgoingEmail } from './message.model';
+
+export const DEFAULT_MAIL_FROM = 'Dojang <no-reply@dojang.local>';
+
+export interface SmtpEmailSenderOptions {
+  /** e.g. `smtp://user:pass@mail.example.com:587` or `smtps://…:465`; nodemailer's URL syntax. */
+  url: string;
+  /** Defaults to `MAIL_FROM`'s default, `Dojang <no-reply@dojang.local>`. */
+  from?: string;
+  /**
+   * Bounds for one attempt. nodemailer's defaults (up to 10 minutes of socket
+   * inactivity) would hold a worker slot far longer than a retry would take.
+   */
+  connectionTimeoutMs?: number;
+  greetingTimeoutMs?: number;
+  socketTimeoutMs?: number;
+}
+
+export class SmtpEmailSender implements EmailSender {
+  private readonly transport: Transporter;
+  readonly from: string;
+
+  constructor(options: SmtpEmailSenderOptions) {
+    if (!options.url) throw new Error('SMTP_URL is required for SmtpEmailSender');
+    this.from = options.from || DEFAULT_MAIL_FROM;
+    this.transport = createTransport({
+      url: options.url,
+      connectionTimeout: options.connectionTimeoutMs ?? 15_000,
+      greetingTimeout: options.greetingTimeoutMs ?? 15_000,
+      socketTimeout: options.socketTimeoutMs ?? 30_000,
+    });
+  }
+
+  /** Reads `SMTP_URL` and `MAIL_FROM`. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): SmtpEmailSender {
+    const url = env.SMTP_URL;
+    if (!url) throw new Error('SMTP_URL is not set');
+    return new SmtpEmailSender({ url, from: env.MAIL_FROM });
+  }
+
+  async send(email: OutgoingEmail): Promise<EmailSendResult> {
+    try {
+      const info = await this.transport.sendMail({
+        from: this.from,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+        attachments: email.attachments?.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
+        // RFC 3834: stops vacation auto-replies from answering a machine.
+        headers: { 'Auto-Submitted': 'auto-generated' },
+      });
+      // A server may accept some recipients and defer the rest; with one recipient that is a failure.
+      const rejected = (info.rejected ?? []) as unknown[];
+      if (rejected.length > 0) {
+        throw new DeliveryError(`SMTP server rejected recipient ${email.to}`, { transient: false, channel: 'email' });
+      }
+      return { messageId: String(info.messageId ?? '') };
+    } catch (err) {
+      if (err instanceof DeliveryError) throw err;
+      const e = err as { message?: string; responseCode?: number; code?: string };
+      throw new DeliveryError(`e-mail to ${email.to} failed: ${e.message ?? String(err)}`, {
+        transient: isTransientDeliveryError(err),
+        channel: 'email',
+        providerCode: e.responseCode ?? e.code,
+        cause: err,
+      });
+    }
+  }
+
+  /** Checks the connection and credentials, for a readiness probe. */
+  async verify(): Promise<void> {
+    await this.transport.verify();
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
