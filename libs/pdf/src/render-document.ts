@@ -1,0 +1,82 @@
+import type { Content, StyleDictionary, TDocumentDefinitions } from 'pdfmake/interfaces';
+import { KOREAN_FONT_FAMILY } from './fonts';
+import { htmlToPdfmake, textToPdfmake } from './html-to-pdfmake.converter';
+import { renderDocDefinition } from './pdfmake-render';
+import { sanitizeContentHtml } from './sanitize-content-html';
+
+export { renderDocDefinition };
+
+export interface RenderDocumentInput {
+  title: string;
+  content: string;
+  format: 'html' | 'text';
+  /**
+   * Written as the PDF's CreationDate. With it, the same document renders to
+   * the same bytes every time, so its SHA-256 can be recorded and re-checked;
+   * without it pdfkit stamps the current time.
+   */
+  created_at?: Date | string;
+}
+
+/** A4 in points, as pdfmake lays it out. */
+export const A4_WIDTH = 595.28;
+export const A4_HEIGHT = 841.89;
+/** 20 mm margins: the usual look of Korean contract forms. */
+const MARGIN = 56.69;
+const CONTENT_WIDTH = A4_WIDTH - 2 * MARGIN;
+
+export const documentStyles: StyleDictionary = {
+  title: { fontSize: 18, bold: true, alignment: 'center', margin: [0, 0, 0, 18] },
+  h1: { fontSize: 16, bold: true, margin: [0, 10, 0, 6] },
+  h2: { fontSize: 14, bold: true, margin: [0, 8, 0, 5] },
+  h3: { fontSize: 12.5, bold: true, margin: [0, 6, 0, 4] },
+  h4: { fontSize: 11.5, bold: true, margin: [0, 6, 0, 4] },
+  h5: { fontSize: 10.5, bold: true, margin: [0, 4, 0, 3] },
+  h6: { fontSize: 10, bold: true, margin: [0, 4, 0, 3] },
+  footer: { fontSize: 8.5, color: '#666666', alignment: 'center' },
+};
+
+function creationDate(value: Date | string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) throw new RangeError(`pdf: invalid created_at ${String(value)}`);
+  return date;
+}
+
+export function pageNumberFooter(currentPage: number, pageCount: number): Content {
+  return { text: `${currentPage} / ${pageCount}`, style: 'footer', margin: [0, 18, 0, 0] };
+}
+
+/**
+ * The pdfmake definition of a contract: title, body, "n / N" footer.
+ * Returned separately from rendering so callers (and the benchmark) can
+ * measure or adjust it; pdfmake consumes it, so build one per render.
+ */
+export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinitions {
+  const body =
+    input.format === 'html'
+      ? htmlToPdfmake(sanitizeContentHtml(input.content), { contentWidth: CONTENT_WIDTH })
+      : textToPdfmake(input.content);
+  const created = creationDate(input.created_at);
+  return {
+    pageSize: 'A4',
+    pageMargins: [MARGIN, MARGIN, MARGIN, MARGIN],
+    version: '1.7',
+    language: 'ko-KR',
+    displayTitle: true,
+    info: {
+      title: input.title,
+      creator: 'Dojang',
+      producer: 'Dojang (pdfmake)',
+      ...(created ? { creationDate: created } : {}),
+    },
+    content: [{ text: input.title, style: 'title' }, ...body],
+    footer: pageNumberFooter,
+    styles: documentStyles,
+    defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 10.5, lineHeight: 1.35 },
+  };
+}
+
+export async function renderDocumentPdf(input: RenderDocumentInput): Promise<Buffer> {
+  return renderDocDefinition(buildDocDefinition(input));
+}
