@@ -268,7 +268,6 @@ const cancel = (): CancelDocument => ({ type: 'CancelDocument', now: T_LATER });
 const expire = (now: string): ExpireDocument => ({ type: 'ExpireDocument', now });
 const remind = (now = T_LATER, cooldown_seconds = 3600): RemindParticipants => ({ type: 'RemindParticipants', now, automatic: false, cooldown_seconds });
 
-const signedData = (participant_id: string, o: Partial<DataOf<'ParticipantSigned'>> = {}): DocumentEvent => signedEv(participant_id, o);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -772,6 +771,11 @@ describe('documentDecider', () => {
       spec.given(twoSignersSent()).when(issuePin(LEE)).thenThrows('pin_not_required', 'conflict');
     });
 
+    it('refuses an sms_pin participant without a phone (only reachable through a duplicate): pin_not_required', () => {
+      const noPhone = person(HAN, { auth: 'sms_pin', phone: null });
+      spec.given(sentWith([noPhone], [field(F_HAN, HAN)])).when(issuePin(HAN)).thenThrows('pin_not_required', 'conflict');
+    });
+
     it('refuses a participant who already signed', () => {
       spec
         .given([...sentWith([kim, han], [field(F_KIM, KIM), field(F_HAN, HAN)]), ...kimVerified(), signedEv(KIM, { auth_method: 'sms_pin' })])
@@ -888,13 +892,13 @@ describe('documentDecider', () => {
       spec
         .given([...twoSignersSent(), ...kimVerified(), signedEv(KIM, { auth_method: 'sms_pin' })])
         .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
-        .then([signedData(LEE), completed()]);
+        .then([signedEv(LEE), completed()]);
     });
 
     it('equal signing_orders sign in parallel, in any order', () => {
       const base = sentWith([person(LEE, { name: 'Lee Jun' }), han], [field(F_LEE, LEE), field(F_HAN, HAN)]);
-      spec.given(base).when(sign(HAN)).then([signedData(HAN)]);
-      spec.given(base).when(sign(LEE)).then([signedData(LEE)]);
+      spec.given(base).when(sign(HAN)).then([signedEv(HAN)]);
+      spec.given(base).when(sign(LEE)).then([signedEv(LEE)]);
     });
 
     it('a reviewer with a lower order goes first too', () => {
@@ -918,7 +922,7 @@ describe('documentDecider', () => {
       const state = spec
         .given([...twoSignersSent(), ...kimVerified()])
         .when(sign(KIM))
-        .then([signedData(KIM, { auth_method: 'sms_pin', auth_phone_masked: '010-****-5678' })]);
+        .then([signedEv(KIM, { auth_method: 'sms_pin', auth_phone_masked: '010-****-5678' })]);
       const k = state.participants[0];
       expect(k).toMatchObject({ status: 'signed', signed_at: T_SIGN, signature: SIGNATURE, pin: { used: true } });
       expect(state.status).toBe('sent');
@@ -942,7 +946,7 @@ describe('documentDecider', () => {
       spec
         .given(sentWith([lee], [field(F_LEE, LEE, { required: false })]))
         .when(sign(LEE, { signature: null }))
-        .then([signedData(LEE, { signature: null }), { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: null } }]);
+        .then([signedEv(LEE, { signature: null }), { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: null } }]);
     });
 
     describe('seals', () => {
@@ -973,7 +977,7 @@ describe('documentDecider', () => {
           .given(sealOnly({ upload_only: true }))
           .when(sign(LEE, { signature: null, seal: uploadedSeal }))
           .then([
-            signedData(LEE, { signature: null, seal: { seal_id: null, image: SEAL_IMAGE } }),
+            signedEv(LEE, { signature: null, seal: { seal_id: null, image: SEAL_IMAGE } }),
             { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: null } },
           ]);
       });
@@ -983,7 +987,7 @@ describe('documentDecider', () => {
           .given(sealOnly())
           .when(sign(LEE, { signature: null, seal: orgSeal }))
           .then([
-            signedData(LEE, { signature: null, seal: { seal_id: 'seal_c0ffee01', image: SEAL_IMAGE } }),
+            signedEv(LEE, { signature: null, seal: { seal_id: 'seal_c0ffee01', image: SEAL_IMAGE } }),
             { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: null } },
           ]);
         expect(state.participants[0].seal).toEqual({ seal_id: 'seal_c0ffee01', image: SEAL_IMAGE });
@@ -994,14 +998,14 @@ describe('documentDecider', () => {
       spec
         .given(sentWith([park, lee], [field(F_LEE, LEE)]))
         .when(sign(PARK, { signature: null }))
-        .then([signedData(PARK, { signature: null })]);
+        .then([signedEv(PARK, { signature: null })]);
     });
 
     it('the last signer completes the document, with the final PDF', () => {
       const state = spec
         .given([...twoSignersSent(), ...kimVerified(), signedEv(KIM, { auth_method: 'sms_pin' })])
         .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
-        .then([signedData(LEE), completed()]);
+        .then([signedEv(LEE), completed()]);
       expect(state).toMatchObject({ status: 'completed', completed_at: T_SIGN, final_pdf: FINAL_PDF });
     });
 
@@ -1009,7 +1013,7 @@ describe('documentDecider', () => {
       const state = spec
         .given(sentWith([lee, choi], [field(F_LEE, LEE)]))
         .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
-        .then([signedData(LEE), completed()]);
+        .then([signedEv(LEE), completed()]);
       expect(state.status).toBe('completed');
       expect(state.participants.find((p) => p.id === CHOI)?.status).toBe('pending');
     });

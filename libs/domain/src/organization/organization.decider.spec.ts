@@ -108,6 +108,15 @@ describe('organizationDecider', () => {
       spec.given(withOwner()).when(addMember({ email: 'owner@ACME.example' })).thenThrows('member_exists', 'conflict');
     });
 
+    // AddMember checks e-mails only, and MemberAdded replaces a member with the same user_id:
+    // re-adding the owner's user_id under a new e-mail silently demotes the only owner.
+    it('refuses a user who is already a member, under any e-mail: member_exists', () => {
+      spec
+        .given(withOwner())
+        .when(addMember({ user_id: OWNER, email: 'kim.other@acme.example', role: 'member' }))
+        .thenThrows('member_exists', 'conflict');
+    });
+
     it('refuses a second owner: owner_exists', () => {
       spec.given(withOwner()).when(addMember({ role: 'owner' })).thenThrows('owner_exists', 'conflict');
     });
