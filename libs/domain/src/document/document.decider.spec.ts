@@ -130,6 +130,7 @@ const sent = (ids: string[], o: Partial<DataOf<'DocumentSent'>> = {}): DocumentE
     expires_at: T_EXPIRES,
     message: null,
     page_count: 1,
+    original_pdf: null,
     links: ids.map((participant_id, i) => ({ participant_id, token_hash: TOKEN(i + 1) })),
     ...o,
   },
@@ -223,6 +224,7 @@ const send = (o: Partial<SendDocument> = {}, ids: string[] = [KIM, LEE]): SendDo
   expires_at: T_EXPIRES,
   message: 'Please sign by Friday.',
   page_count: 1,
+  original_pdf: null,
   links: ids.map((participant_id, i) => ({ participant_id, token_hash: TOKEN(i + 1) })),
   ...o,
 });
@@ -698,11 +700,12 @@ describe('documentDecider', () => {
     });
 
     it('sends: every participant gets a link, the document is sent', () => {
+      const ORIGINAL_PDF: BlobPointer = { sha256: ORIGINAL_SHA, byte_size: 96_512 };
       const state = spec
         .given(draftWith([kim, lee, choi], twoSignersFields))
-        .when(send({}, [KIM, LEE, CHOI]))
-        .then([sent([KIM, LEE, CHOI], { message: 'Please sign by Friday.' })]);
-      expect(state).toMatchObject({ status: 'sent', sent_at: T_SEND, expires_at: T_EXPIRES, page_count: 1 });
+        .when(send({ original_pdf: ORIGINAL_PDF }, [KIM, LEE, CHOI]))
+        .then([sent([KIM, LEE, CHOI], { message: 'Please sign by Friday.', original_pdf: ORIGINAL_PDF })]);
+      expect(state).toMatchObject({ status: 'sent', sent_at: T_SEND, expires_at: T_EXPIRES, page_count: 1, original_pdf: ORIGINAL_PDF });
       expect(state.participants.map((p) => p.token_hash)).toEqual([TOKEN(1), TOKEN(2), TOKEN(3)]);
     });
 
