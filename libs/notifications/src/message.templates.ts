@@ -140,7 +140,8 @@ interface Section {
 
 const FOOTER_KO = '이 메일은 Dojang 전자서명 서비스에서 자동으로 발송되었습니다. 회신하지 마세요.';
 const FOOTER_EN = 'This is an automated message from the Dojang e-signature service. Please do not reply.';
-const FONT = "'Apple SD Gothic Neo','Malgun Gothic','Noto Sans KR',Arial,sans-serif";
+/** Korean-capable system fonts first; trusted markup, so it is not escaped. */
+const FONT = new SafeHtml("'Apple SD Gothic Neo','Malgun Gothic','Noto Sans KR',Arial,sans-serif");
 
 function sectionHtml(section: Section, lang: 'ko' | 'en'): SafeHtml {
   return html`<div lang="${lang}">

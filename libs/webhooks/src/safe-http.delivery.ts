@@ -97,8 +97,7 @@ function guardedLookup(resolve: (hostname: string) => Promise<ResolvedAddress[]>
   };
 }
 
-function classify(err: NodeJS.ErrnoException, timedOut: boolean): { errorCode: WebhookDeliveryErrorCode; error: string } {
-  if (timedOut) return { errorCode: 'timeout', error: 'timed out' };
+function classify(err: NodeJS.ErrnoException): { errorCode: WebhookDeliveryErrorCode; error: string } {
   const code = err.code ?? '';
   if (code === BLOCKED_CODE) return { errorCode: 'blocked_address', error: err.message };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA' || code === 'EAI_FAIL') {
@@ -146,7 +145,6 @@ export function deliverWebhook(input: DeliverWebhookInput): Promise<WebhookDeliv
 
   return new Promise<WebhookDeliveryResult>((resolvePromise) => {
     let settled = false;
-    let timedOut = false;
     let status: number | null = null;
     const chunks: Buffer[] = [];
     let received = 0;
@@ -165,7 +163,6 @@ export function deliverWebhook(input: DeliverWebhookInput): Promise<WebhookDeliv
     };
 
     const timer = setTimeout(() => {
-      timedOut = true;
       // Once the status line is in, the receiver has answered; a body that
       // trickles past the budget does not turn that answer into a failure.
       if (status !== null) finish({ status });
@@ -216,7 +213,7 @@ export function deliverWebhook(input: DeliverWebhookInput): Promise<WebhookDeliv
     });
     request.on('error', (err: NodeJS.ErrnoException) => {
       if (status !== null) return finish({ status });
-      finish({ status: null, ...classify(err, timedOut) });
+      finish({ status: null, ...classify(err) });
     });
     request.end(payload);
   });
