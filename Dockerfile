@@ -1,0 +1,40 @@
+# syntax=docker/dockerfile:1
+# One image for both roles; docker-compose.yml picks the entry point (api or worker).
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 (the embedded default, also used by the admin CLI) compiles from source when no
+# prebuilt binary can be fetched for this platform.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY scripts scripts
+COPY libs libs
+COPY apps apps
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# scripts/register-paths.js needs tsconfig-paths at run time, but package.json lists it as a dev
+# dependency, so the prune above removed it. Installed apart and found through NODE_PATH; once it
+# moves to "dependencies" this step and NODE_PATH can go.
+ARG TSCONFIG_PATHS_VERSION=4.2.0
+RUN npm install --prefix /opt/runtime-paths --no-save --no-package-lock --no-audit --no-fund \
+      "tsconfig-paths@${TSCONFIG_PATHS_VERSION}"
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    NODE_PATH=/opt/runtime-paths/node_modules \
+    DATA_DIR=/data \
+    PORT=3000
+WORKDIR /app
+COPY --from=build /opt/runtime-paths /opt/runtime-paths
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/scripts ./scripts
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+CMD ["node", "-r", "./scripts/register-paths.js", "dist/apps/api/src/main.js"]
