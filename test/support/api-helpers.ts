@@ -83,7 +83,7 @@ export async function sendableDraft(c: Client, body: Record<string, unknown> = {
  * The send endpoint belongs to a later issue: a sent document is produced by appending through
  * the domain (same decider, same stream) and catching the projections up.
  */
-export async function sendThroughDomain(t: TestApp, organizationId: string, documentId: string, participantIds: string[], livemode = false) {
+export async function sendThroughDomain(t: TestApp, organizationId: string, documentId: string, participantIds: string[], options: { livemode?: boolean; pageCount?: number } = {}) {
   const now = new Date().toISOString();
   const links = participantIds.map((participant_id) => ({
     participant_id,
@@ -92,8 +92,8 @@ export async function sendThroughDomain(t: TestApp, organizationId: string, docu
   await t.infra.commands.execute(
     documentDecider,
     documentStreamId(documentId),
-    { type: 'SendDocument', now, expires_at: null, message: null, page_count: 1, links },
-    { actor: 'test', organization_id: organizationId, livemode },
+    { type: 'SendDocument', now, expires_at: null, message: null, page_count: options.pageCount ?? 1, links },
+    { actor: 'test', organization_id: organizationId, livemode: options.livemode ?? false },
     () => now,
   );
   await t.infra.runner.catchUp();

@@ -15,25 +15,33 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
+/**
+ * Optional, but not nullable: an absent property is skipped, while `null` is validated like any
+ * other value and so refused (400) instead of reaching the controllers, which would otherwise
+ * crash on it (500) or store it (PATCH content: null would wipe the body).
+ */
+const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
 export class CreateDocumentDto {
-  @IsOptional() @IsString() @MaxLength(500) title?: string;
-  @IsOptional() @IsString() @MaxLength(2_000_000) content?: string;
-  @IsOptional() @IsIn(['html', 'text']) content_format?: 'html' | 'text';
-  @IsOptional() @IsString() @MaxLength(2048) file_url?: string;
-  @IsOptional() @IsString() @MaxLength(200) author_name?: string;
-  @IsOptional() @IsObject() metadata?: Record<string, unknown>;
-  @IsOptional() @IsString() @MaxLength(100) from_template?: string;
-  @IsOptional() @IsObject() variables?: Record<string, unknown>;
+  @Optional() @IsString() @MaxLength(500) title?: string;
+  @Optional() @IsString() @MaxLength(2_000_000) content?: string;
+  @Optional() @IsIn(['html', 'text']) content_format?: 'html' | 'text';
+  @Optional() @IsString() @MaxLength(2048) file_url?: string;
+  @Optional() @IsString() @MaxLength(200) author_name?: string;
+  @Optional() @IsObject() metadata?: Record<string, unknown>;
+  @Optional() @IsString() @MaxLength(100) from_template?: string;
+  @Optional() @IsObject() variables?: Record<string, unknown>;
 }
 
 export class UpdateDocumentDto {
-  @IsOptional() @IsString() @MaxLength(500) title?: string;
-  @IsOptional() @IsString() @MaxLength(2_000_000) content?: string;
-  @IsOptional() @IsString() @MaxLength(200) author_name?: string;
-  @IsOptional() @IsObject() metadata?: Record<string, unknown>;
+  @Optional() @IsString() @MaxLength(500) title?: string;
+  @Optional() @IsString() @MaxLength(2_000_000) content?: string;
+  @Optional() @IsString() @MaxLength(200) author_name?: string;
+  @Optional() @IsObject() metadata?: Record<string, unknown>;
 }
 
 export class ListDocumentsQuery {
@@ -45,11 +53,11 @@ export class ListDocumentsQuery {
 
 export class ParticipantDto {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(200) name: string;
-  @IsOptional() @IsString() @MaxLength(32) phone?: string;
-  @IsOptional() @IsString() @MaxLength(320) email?: string;
-  @IsOptional() @IsIn(['signer', 'reviewer', 'cc']) role?: 'signer' | 'reviewer' | 'cc';
-  @IsOptional() @IsInt() @Min(1) @Max(1000) signing_order?: number;
-  @IsOptional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
+  @Optional() @IsString() @MaxLength(32) phone?: string;
+  @Optional() @IsString() @MaxLength(320) email?: string;
+  @Optional() @IsIn(['signer', 'reviewer', 'cc']) role?: 'signer' | 'reviewer' | 'cc';
+  @Optional() @IsInt() @Min(1) @Max(1000) signing_order?: number;
+  @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
 }
 
 export class ParticipantBatchDto {
@@ -65,8 +73,8 @@ export class FieldDto {
   @IsDefined() @IsNumber() @Min(0) @Max(100) y: number;
   @IsDefined() @IsNumber() @Min(0) @Max(100) width: number;
   @IsDefined() @IsNumber() @Min(0) @Max(100) height: number;
-  @IsOptional() @IsBoolean() required?: boolean;
-  @IsOptional() @IsBoolean() upload_only?: boolean;
+  @Optional() @IsBoolean() required?: boolean;
+  @Optional() @IsBoolean() upload_only?: boolean;
 }
 
 export class ReplaceFieldsDto {
