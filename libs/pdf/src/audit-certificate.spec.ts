@@ -1,0 +1,124 @@
+import { PDFDocument } from 'pdf-lib';
+import { appendPdfs } from './append-pdfs';
+import { AuditCertificateInput, formatKst, renderAuditCertificate } from './audit-certificate';
+import { contentDispositionFor } from './content-disposition';
+import { renderDocumentPdf } from './render-document';
+import { pdffonts, pdftotext } from './testing/poppler';
+
+const ORIGINAL = 'a'.repeat(16) + 'b'.repeat(16) + 'c'.repeat(16) + '0123456789abcdef';
+const FINAL = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+
+const input: AuditCertificateInput = {
+  title: '근로계약서',
+  document_id: '3f1c2b9e-8c1a-4f7e-9a51-2d7c6e0b1a42',
+  original_sha256: ORIGINAL,
+  final_sha256: FINAL,
+  participants: [
+    {
+      name: '홍길동',
+      role: 'signer',
+      auth: 'sms_pin',
+      phone_masked: '010-****-5678',
+      email_masked: 'h***@example.com',
+      ip: '203.0.113.7',
+      user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+      viewed_at: '2026-03-01T00:05:00Z',
+      signed_at: '2026-03-01T00:07:30Z',
+    },
+    { name: '김철수', role: 'cc', auth: 'none', phone_masked: null, email_masked: null, ip: null, user_agent: null, viewed_at: null, signed_at: null },
+  ],
+  timeline: [
+    { at: '2026-03-01T00:00:00Z', event: 'document.sent', actor: '주식회사 도장' },
+    { at: '2026-03-01T00:05:00Z', event: 'document.viewed', actor: '홍길동', detail: 'IP 203.0.113.7' },
+    { at: '2026-03-01T00:07:30Z', event: 'participant.signed', actor: '홍길동' },
+    { at: '2026-03-01T00:07:31Z', event: 'document.completed', actor: 'system' },
+  ],
+  generated_at: '2026-03-01T00:10:00Z',
+};
+
+describe('renderAuditCertificate', () => {
+  let pdf: Buffer;
+  let text: string;
+
+  beforeAll(async () => {
+    pdf = await renderAuditCertificate(input);
+    text = pdftotext(pdf);
+  });
+
+  it('labels everything in Korean and English', () => {
+    for (const label of ['전자서명 감사 추적 인증서', 'Audit Trail Certificate', '문서 정보', '참여자', 'Participants', '처리 이력', 'Timeline',
+      '원본 문서 해시', 'Original SHA-256', '최종 문서 해시', 'Final SHA-256', '인증 방법', '서명 일시', 'Signed at']) {
+      expect(text).toContain(label);
+    }
+  });
+
+  it('prints both hashes in full and the document id', () => {
+    const compact = text.replace(/\s+/g, '');
+    expect(compact).toContain(ORIGINAL);
+    expect(compact).toContain(FINAL);
+    expect(compact).toContain(input.document_id);
+  });
+
+  it('lists participants, their evidence and the timeline in KST', () => {
+    expect(text).toContain('홍길동');
+    expect(text).toContain('서명자 (Signer)');
+    expect(text).toContain('참조자 (CC)');
+    expect(text).toContain('휴대폰 SMS 인증 (SMS PIN)');
+    expect(text).toContain('010-****-5678');
+    expect(text).toContain('203.0.113.7');
+    expect(text).toContain('2026-03-01 09:07:30 KST');
+    expect(text).toContain('서명 요청 발송 (Sent)');
+    expect(text).toContain('전체 서명 완료 (Completed)');
+  });
+
+  it('says when the document is not completed yet', async () => {
+    const pending = pdftotext(await renderAuditCertificate({ ...input, final_sha256: null, timeline: [] }));
+    expect(pending).toContain('서명 미완료 (not completed)');
+    expect(pending).toContain('기록 없음');
+  });
+
+  it('embeds the Korean font', () => {
+    expect(pdffonts(pdf)).toMatch(/NotoSansKR-Regular\s+CID TrueType\s+Identity-H\s+yes yes yes/);
+  });
+});
+
+describe('appendPdfs', () => {
+  it('bundles the document with its certificate, pages in order', async () => {
+    const contract = await renderDocumentPdf({ title: '근로계약서', format: 'text', content: '갑과 을은 다음과 같이 계약한다.' });
+    const certificate = await renderAuditCertificate(input);
+    const bundle = await appendPdfs(contract, certificate);
+    const [a, b, both] = await Promise.all([contract, certificate, bundle].map((p) => PDFDocument.load(p)));
+    expect(both.getPageCount()).toBe(a.getPageCount() + b.getPageCount());
+    const pages = pdftotext(bundle).split('\f');
+    expect(pages[0]).toContain('갑과 을은 다음과 같이 계약한다.');
+    expect(pages[a.getPageCount()]).toContain('감사 추적 인증서');
+  });
+});
+
+describe('formatKst', () => {
+  it('shows UTC instants as KST and passes through what it cannot parse', () => {
+    expect(formatKst('2026-12-31T15:30:00Z')).toBe('2027-01-01 00:30:00 KST');
+    expect(formatKst(null)).toBe('—');
+    expect(formatKst('yesterday')).toBe('yesterday');
+  });
+});
+
+describe('contentDispositionFor', () => {
+  it('gives a Korean title as RFC 5987 UTF-8 with a safe ASCII fallback', () => {
+    expect(contentDispositionFor('근로계약서')).toBe(
+      `attachment; filename="document.pdf"; filename*=UTF-8''%EA%B7%BC%EB%A1%9C%EA%B3%84%EC%95%BD%EC%84%9C.pdf`,
+    );
+  });
+
+  it('keeps ASCII parts of mixed titles and escapes what headers cannot carry', () => {
+    expect(contentDispositionFor('NDA (2026) 비밀유지계약')).toBe(
+      `attachment; filename="NDA (2026).pdf"; filename*=UTF-8''NDA%20%282026%29%20%EB%B9%84%EB%B0%80%EC%9C%A0%EC%A7%80%EA%B3%84%EC%95%BD.pdf`,
+    );
+    const header = contentDispositionFor('a"b\\c/d\r\nSet-Cookie: x=1; it\'s*.pdf');
+    expect(header).not.toMatch(/[\r\n]/);
+    expect(header).toBe(
+      `attachment; filename="a_b c d Set-Cookie_ x_1_ it_s.pdf"; filename*=UTF-8''a%22b%20c%20d%20Set-Cookie%3A%20x%3D1%3B%20it%27s%2A.pdf`,
+    );
+    expect(contentDispositionFor('   ')).toBe(`attachment; filename="document.pdf"; filename*=UTF-8''document.pdf`);
+  });
+});

@@ -1,0 +1,210 @@
+import type { Content, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
+import { KOREAN_FONT_FAMILY } from './fonts';
+import { renderDocDefinition } from './pdfmake-render';
+import { pageNumberFooter } from './render-document';
+
+export interface AuditParticipant {
+  name: string;
+  role: string;
+  auth: string;
+  phone_masked?: string | null;
+  email_masked?: string | null;
+  ip?: string | null;
+  user_agent?: string | null;
+  viewed_at?: string | null;
+  signed_at?: string | null;
+}
+
+export interface AuditTimelineEntry {
+  at: string;
+  event: string;
+  actor: string;
+  detail?: string | null;
+}
+
+export interface AuditCertificateInput {
+  title: string;
+  document_id: string;
+  original_sha256: string;
+  /** SHA-256 of the completed, signed document (without this certificate); null until completed. */
+  final_sha256: string | null;
+  participants: AuditParticipant[];
+  timeline: AuditTimelineEntry[];
+  generated_at: string;
+}
+
+const ROLE_LABELS: Record<string, string> = {
+  signer: '서명자 (Signer)',
+  reviewer: '검토자 (Reviewer)',
+  cc: '참조자 (CC)',
+};
+
+const AUTH_LABELS: Record<string, string> = {
+  sms_pin: '휴대폰 SMS 인증 (SMS PIN)',
+  none: '인증 없음 (None)',
+};
+
+/** Public webhook names and domain event names both reach the timeline. */
+const EVENT_LABELS: Record<string, string> = {
+  'document.created': '문서 생성 (Created)',
+  'document.sent': '서명 요청 발송 (Sent)',
+  'document.viewed': '문서 열람 (Viewed)',
+  'participant.signed': '서명 완료 (Signed)',
+  'document.completed': '전체 서명 완료 (Completed)',
+  'document.canceled': '요청 취소 (Canceled)',
+  'document.declined': '서명 거절 (Declined)',
+  'document.expired': '기한 만료 (Expired)',
+  DocumentCreated: '문서 생성 (Created)',
+  DocumentUpdated: '문서 수정 (Updated)',
+  ParticipantAdded: '참여자 추가 (Participant added)',
+  ParticipantRemoved: '참여자 삭제 (Participant removed)',
+  FieldsReplaced: '서명 위치 지정 (Fields placed)',
+  DocumentSent: '서명 요청 발송 (Sent)',
+  SigningLinkOpened: '문서 열람 (Viewed)',
+  PinIssued: '인증번호 발송 (PIN sent)',
+  PinVerificationFailed: '인증번호 불일치 (PIN failed)',
+  PinVerified: '본인 인증 완료 (PIN verified)',
+  ParticipantSigned: '서명 완료 (Signed)',
+  ParticipantDeclined: '서명 거절 (Declined)',
+  DocumentCompleted: '전체 서명 완료 (Completed)',
+  DocumentCanceled: '요청 취소 (Canceled)',
+  DocumentDeclined: '서명 거절 (Declined)',
+  DocumentExpired: '기한 만료 (Expired)',
+  ReminderSent: '알림 재발송 (Reminder sent)',
+};
+
+const KST_OFFSET_MS = 9 * 3600 * 1000;
+
+/** Korean readers expect KST; the zone is printed so the time is unambiguous. */
+export function formatKst(value: string | null | undefined): string {
+  if (!value) return '—';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return value;
+  const kst = new Date(date.getTime() + KST_OFFSET_MS).toISOString();
+  return `${kst.slice(0, 10)} ${kst.slice(11, 19)} KST`;
+}
+
+const dash = (value: string | null | undefined): string => (value && value.trim() ? value : '—');
+
+function label(korean: string, english: string): Content {
+  return {
+    stack: [
+      { text: korean, bold: true },
+      { text: english, fontSize: 7, color: '#666666' },
+    ],
+  };
+}
+
+/**
+ * Hashes, ids and user agents are long unbroken strings: without break-all a
+ * single token would widen its table past the page edge.
+ */
+const mono = (text: string): Content => ({ text, fontSize: 7.5, wordBreak: 'break-all' }) as Content;
+
+const keyValueLayout = {
+  hLineWidth: () => 0.5,
+  vLineWidth: () => 0.5,
+  hLineColor: () => '#bbbbbb',
+  vLineColor: () => '#bbbbbb',
+  paddingTop: () => 3,
+  paddingBottom: () => 3,
+};
+
+function keyValueTable(rows: Array<[Content, Content]>): Content {
+  return {
+    table: { widths: [110, '*'], body: rows.map(([k, v]) => [{ ...(k as object), fillColor: '#f4f4f4' } as TableCell, v as TableCell]) },
+    layout: keyValueLayout,
+    margin: [0, 0, 0, 10],
+  };
+}
+
+function sectionHeading(korean: string, english: string): Content {
+  return { text: [{ text: korean }, { text: `  ${english}`, fontSize: 9, color: '#666666', bold: false }], fontSize: 12.5, bold: true, margin: [0, 8, 0, 6] };
+}
+
+function participantBlock(p: AuditParticipant, index: number): Content {
+  return {
+    unbreakable: true,
+    stack: [
+      { text: `${index + 1}. ${p.name} · ${ROLE_LABELS[p.role] ?? p.role}`, bold: true, margin: [0, 0, 0, 3] },
+      keyValueTable([
+        [label('인증 방법', 'Authentication'), AUTH_LABELS[p.auth] ?? p.auth],
+        [label('휴대폰', 'Phone'), dash(p.phone_masked)],
+        [label('이메일', 'Email'), dash(p.email_masked)],
+        [label('IP 주소', 'IP address'), dash(p.ip)],
+        [label('접속 환경', 'User agent'), mono(dash(p.user_agent))],
+        [label('열람 일시', 'Viewed at'), formatKst(p.viewed_at)],
+        [label('서명 일시', 'Signed at'), formatKst(p.signed_at)],
+      ]),
+    ],
+  };
+}
+
+function timelineTable(entries: AuditTimelineEntry[]): Content {
+  const header: TableCell[] = [label('일시', 'Time'), label('이벤트', 'Event'), label('행위자', 'Actor'), label('내용', 'Detail')].map(
+    (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
+  );
+  const rows: TableCell[][] = entries.map((e) => [
+    { text: formatKst(e.at), fontSize: 8 },
+    EVENT_LABELS[e.event] ?? e.event,
+    e.actor,
+    { text: dash(e.detail), fontSize: 8 },
+  ]);
+  if (rows.length === 0) rows.push([{ text: '기록 없음 (no events)', colSpan: 4 }, {}, {}, {}]);
+  return {
+    table: { headerRows: 1, widths: [104, 110, 90, '*'], body: [header, ...rows] },
+    layout: keyValueLayout,
+    fontSize: 8.5,
+  };
+}
+
+export function buildAuditCertificateDefinition(info: AuditCertificateInput): TDocumentDefinitions {
+  const generated = new Date(info.generated_at);
+  return {
+    pageSize: 'A4',
+    pageMargins: [48, 48, 48, 56],
+    version: '1.7',
+    language: 'ko-KR',
+    info: {
+      title: `감사 추적 인증서 (Audit Trail Certificate) — ${info.title}`,
+      creator: 'Dojang',
+      producer: 'Dojang (pdfmake)',
+      ...(Number.isNaN(generated.getTime()) ? {} : { creationDate: generated }),
+    },
+    content: [
+      { text: '전자서명 감사 추적 인증서', fontSize: 18, bold: true, alignment: 'center' },
+      { text: 'Audit Trail Certificate', fontSize: 10, color: '#666666', alignment: 'center', margin: [0, 2, 0, 14] },
+      sectionHeading('문서 정보', 'Document'),
+      keyValueTable([
+        [label('문서 제목', 'Title'), info.title],
+        [label('문서 ID', 'Document ID'), mono(info.document_id)],
+        [label('원본 문서 해시', 'Original SHA-256'), mono(info.original_sha256)],
+        [label('최종 문서 해시', 'Final SHA-256'), info.final_sha256 ? mono(info.final_sha256) : '서명 미완료 (not completed)'],
+        [label('발급 일시', 'Generated at'), formatKst(info.generated_at)],
+      ]),
+      sectionHeading('참여자', 'Participants'),
+      ...info.participants.map(participantBlock),
+      sectionHeading('처리 이력', 'Timeline'),
+      timelineTable(info.timeline),
+      {
+        text: [
+          '해시(SHA-256)는 파일이 한 바이트라도 바뀌면 달라집니다. 최종 문서 해시는 이 인증서를 붙이기 전 서명 완료 문서의 값입니다.\n',
+          {
+            text: 'A SHA-256 hash changes if a single byte of the file changes. The final hash is that of the completed, signed document before this certificate was attached.',
+            color: '#666666',
+          },
+        ],
+        fontSize: 7.5,
+        margin: [0, 14, 0, 0],
+      },
+    ],
+    footer: pageNumberFooter,
+    styles: { footer: { fontSize: 8.5, color: '#666666', alignment: 'center' } },
+    defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 9, lineHeight: 1.25 },
+  };
+}
+
+/** The certificate that accompanies a contract (GET /documents/{id}/file?audit=true). */
+export async function renderAuditCertificate(info: AuditCertificateInput): Promise<Buffer> {
+  return renderDocDefinition(buildAuditCertificateDefinition(info));
+}

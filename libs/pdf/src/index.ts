@@ -1,0 +1,33 @@
+/**
+ * PDF work for Dojang: rendering contracts (pdfmake + Noto Sans KR),
+ * checking uploads, stamping signature images, PAdES signatures and the
+ * audit certificate. Pure functions: no Nest, no storage.
+ */
+export { sanitizeContentHtml } from './sanitize-content-html';
+export {
+  buildDocDefinition,
+  renderDocDefinition,
+  renderDocumentPdf,
+  type RenderDocumentInput,
+} from './render-document';
+export { inspectPdf, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
+export { stampPdf, type PdfStamp } from './stamp-pdf';
+export { signPdf, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
+export {
+  loadOrCreateSigningIdentity,
+  GENERATED_CERTIFICATE_CN,
+  type SigningIdentity,
+  type SigningIdentityOptions,
+} from './signing-identity';
+export { TimestampError } from './rfc3161-timestamp';
+export {
+  renderAuditCertificate,
+  buildAuditCertificateDefinition,
+  type AuditCertificateInput,
+  type AuditParticipant,
+  type AuditTimelineEntry,
+} from './audit-certificate';
+export { appendPdfs } from './append-pdfs';
+export { contentDispositionFor } from './content-disposition';
+export { sniffImageType, type StampImageType } from './image-type';
+export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';

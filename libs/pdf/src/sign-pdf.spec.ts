@@ -1,0 +1,192 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSignedData, OID, sha256 } from './cades-cms';
+import { children, decode, decodeOid, DerNode, generalizedTime, integer, oid, seq, TAG } from './der';
+import { readTstInfo } from './rfc3161-timestamp';
+import { PADES_SUBFILTER, sha256Hex, signPdf } from './sign-pdf';
+import { GENERATED_CERTIFICATE_CN, loadOrCreateSigningIdentity, SigningIdentity, signerFromP12 } from './signing-identity';
+import { pdfFixture } from './testing/fixtures';
+import { pdfsig, pdftotext } from './testing/poppler';
+
+function extractSignature(pdf: Buffer): { byteRange: number[]; cms: Buffer } {
+  const match = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(pdf.toString('latin1'));
+  if (!match) throw new Error('no /ByteRange');
+  const byteRange = match.slice(1).map(Number);
+  const hex = pdf.toString('latin1', byteRange[1] + 1, byteRange[2] - 1);
+  const der = Buffer.from(hex, 'hex');
+  return { byteRange, cms: decode(der).raw };
+}
+
+function signerInfoOf(cms: Buffer): DerNode[] {
+  const signedData = children(children(children(decode(cms))[1])[0]);
+  return children(children(signedData[signedData.length - 1])[0]);
+}
+
+function attributeOids(attrs: DerNode): string[] {
+  return children(attrs).map((a) => decodeOid(children(a)[0]));
+}
+
+describe('signPdf (PAdES B-B)', () => {
+  let dataDir: string;
+  let identity: SigningIdentity;
+  let signed: Buffer;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'dojang-sign-'));
+    identity = await loadOrCreateSigningIdentity({ dataDir });
+    signed = await signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), {
+      p12: identity.p12,
+      passphrase: identity.passphrase,
+      reason: '전자계약 체결',
+      name: 'Dojang',
+      location: 'Seoul, KR',
+      signingTime: new Date('2026-03-01T00:00:00Z'),
+    });
+  });
+
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('is a valid signature over the whole file according to pdfsig', () => {
+    const report = pdfsig(signed);
+    expect(report).toContain(`Signer Certificate Common Name: ${GENERATED_CERTIFICATE_CN}`);
+    expect(report).toContain(`Signature Type: ${PADES_SUBFILTER}`);
+    expect(report).toContain('Signing Hash Algorithm: SHA-256');
+    expect(report).toContain('Total document signed');
+    expect(report).toContain('Signature Validation: Signature is Valid.');
+  });
+
+  it('leaves only the /Contents hole out of the byte range', () => {
+    const { byteRange } = extractSignature(signed);
+    expect(byteRange[0]).toBe(0);
+    expect(byteRange[2] + byteRange[3]).toBe(signed.length);
+    expect(signed[byteRange[1]]).toBe('<'.charCodeAt(0));
+    expect(signed[byteRange[2] - 1]).toBe('>'.charCodeAt(0));
+  });
+
+  it('keeps the document readable', () => {
+    expect(pdftotext(signed)).toBe(pdftotext(pdfFixture('chromium-korean-contract-a4.pdf')));
+  });
+
+  it('carries CAdES signed attributes: content-type, message-digest, signing-certificate-v2, no signing-time', () => {
+    const signerInfo = signerInfoOf(extractSignature(signed).cms);
+    const signedAttrs = signerInfo.find((n) => n.tag === 0xa0);
+    if (!signedAttrs) throw new Error('no signed attributes');
+    expect(attributeOids(signedAttrs).sort()).toEqual([OID.contentType, OID.messageDigest, OID.signingCertificateV2].sort());
+    const essAttr = children(signedAttrs).find((a) => decodeOid(children(a)[0]) === OID.signingCertificateV2)!;
+    const essCertId = children(children(children(children(children(essAttr)[1])[0])[0])[0]);
+    const certificate = signerFromP12(identity.p12, identity.passphrase).certificate;
+    expect(essCertId[0].content.equals(sha256(certificate))).toBe(true);
+    expect(signerInfo.some((n) => n.tag === 0xa1)).toBe(false);
+  });
+
+  it('is reported broken when one byte inside the signed range changes', () => {
+    const tampered = Buffer.from(signed);
+    // Byte 10 sits in the binary comment after the header: the file still
+    // parses, only the digest can notice.
+    tampered[10] ^= 0x01;
+    const report = pdfsig(tampered);
+    expect(report).not.toContain('Signature is Valid');
+    expect(report).toMatch(/Signature Validation: (Digest Mismatch|Signature is Invalid)/);
+  });
+
+  it('exposes sha256Hex', () => {
+    expect(sha256Hex(Buffer.from('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe('signPdf with an RFC 3161 timestamp', () => {
+  let server: Server;
+  let tsaUrl: string;
+  let dataDir: string;
+  const requests: Buffer[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'dojang-tsa-'));
+    const tsaIdentity = await loadOrCreateSigningIdentity({ dataDir: join(dataDir, 'tsa') });
+    const tsaSigner = signerFromP12(tsaIdentity.p12, tsaIdentity.passphrase);
+    // A stand-in TSA: answers like RFC 3161 with a token over the request's imprint and nonce.
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const request = Buffer.concat(chunks);
+        requests.push(request);
+        const [, imprint, nonce] = children(decode(request));
+        const tstInfo = seq(integer(1), oid('1.3.6.1.4.1.99999.1'), imprint.raw, integer(42), generalizedTime(new Date()), nonce.raw);
+        const token = await buildSignedData({ signer: tsaSigner, contentDigest: sha256(tstInfo), contentType: OID.tstInfo, content: tstInfo });
+        res.writeHead(200, { 'Content-Type': 'application/timestamp-reply' });
+        res.end(seq(seq(integer(0)), token));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    tsaUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('adds the token over the signature value as an unsigned attribute', async () => {
+    const identity = await loadOrCreateSigningIdentity({ dataDir });
+    const signed = await signPdf(pdfFixture('chromium-korean-contract-letter.pdf'), { p12: identity.p12, passphrase: identity.passphrase, tsaUrl });
+    expect(requests).toHaveLength(1);
+    expect(pdfsig(signed)).toContain('Signature Validation: Signature is Valid.');
+
+    const signerInfo = signerInfoOf(extractSignature(signed).cms);
+    const signatureValue = signerInfo.find((n, i) => n.tag === TAG.OCTET_STRING && i > 3)!.content;
+    const unsigned = signerInfo.find((n) => n.tag === 0xa1)!;
+    expect(attributeOids(unsigned)).toEqual([OID.signatureTimeStampToken]);
+    const token = children(children(children(unsigned)[0])[1])[0].raw;
+    const tst = readTstInfo(token);
+    expect(tst.hashAlgorithm).toBe(OID.sha256);
+    expect(tst.hashedMessage.equals(sha256(signatureValue))).toBe(true);
+  });
+
+  it('fails loudly when the TSA refuses', async () => {
+    const refusing = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/timestamp-reply' });
+      res.end(seq(seq(integer(2))));
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const identity = await loadOrCreateSigningIdentity({ dataDir });
+      const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/`;
+      await expect(signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), { p12: identity.p12, passphrase: identity.passphrase, tsaUrl: url })).rejects.toThrow(
+        /TSA refused the request \(status 2: rejection\)/,
+      );
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+});
+
+describe('loadOrCreateSigningIdentity', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'dojang-id-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('creates one self-signed identity per data dir and reuses it, even when asked concurrently', async () => {
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => loadOrCreateSigningIdentity({ dataDir })));
+    expect(b.certificatePem).toBe(a.certificatePem);
+    expect(c.certificatePem).toBe(a.certificatePem);
+    const later = await loadOrCreateSigningIdentity({ dataDir });
+    expect(later.p12.equals(a.p12)).toBe(true);
+    expect(later.passphrase).toBe(a.passphrase);
+    expect(a.certificatePem).toMatch(/^-----BEGIN CERTIFICATE-----/);
+  });
+
+  it('uses the configured SIGNING_P12 instead', async () => {
+    const generated = await loadOrCreateSigningIdentity({ dataDir: join(dataDir, 'elsewhere') });
+    const p12Path = join(dataDir, 'operator.p12');
+    writeFileSync(p12Path, generated.p12);
+    const configured = await loadOrCreateSigningIdentity({ dataDir, p12Path, p12Password: generated.passphrase });
+    expect(configured.certificatePem).toBe(generated.certificatePem);
+    await expect(loadOrCreateSigningIdentity({ dataDir, p12Path, p12Password: 'wrong' })).rejects.toThrow(/cannot open PKCS#12/);
+  });
+});

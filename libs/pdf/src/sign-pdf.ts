@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
+import signpdf, { Signer } from '@signpdf/signpdf';
+import { PDFDocument } from 'pdf-lib';
+import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
+import { requestTimestampToken } from './rfc3161-timestamp';
+import { signerFromP12 } from './signing-identity';
+
+export interface SignPdfOptions {
+  p12: Buffer;
+  passphrase: string;
+  reason?: string;
+  name?: string;
+  location?: string;
+  /** RFC 3161 TSA; when set the signature gets a signature-time-stamp (PAdES B-T). */
+  tsaUrl?: string;
+  /** Claimed signing time for /M; defaults to now. */
+  signingTime?: Date;
+}
+
+export const PADES_SUBFILTER = 'ETSI.CAdES.detached';
+
+export function sha256Hex(buf: Buffer | Uint8Array): string {
+  return createHash('sha256').update(buf).digest('hex');
+}
+
+/** @signpdf hands us the file minus the /Contents hole; we return the CMS. */
+class CadesSigner extends Signer {
+  constructor(
+    private readonly signer: CmsSigner,
+    private readonly tsaUrl: string | undefined,
+  ) {
+    super();
+  }
+
+  async sign(signedBytes: Buffer): Promise<Buffer> {
+    const tsaUrl = this.tsaUrl;
+    return buildSignedData({
+      signer: this.signer,
+      contentDigest: sha256(signedBytes),
+      unsignedAttributes: tsaUrl
+        ? async (signatureValue) => [timestampTokenAttribute(await requestTimestampToken(tsaUrl, signatureValue))]
+        : undefined,
+    });
+  }
+}
+
+/**
+ * Room for the CMS in /Contents. The signed part is fixed-size for a given
+ * certificate chain; a timestamp token (with the TSA's certificates) gets a
+ * generous allowance because its size is the TSA's choice.
+ */
+function contentsCapacity(signer: CmsSigner, withTimestamp: boolean): number {
+  const certificates = signer.certificate.length + signer.chain.reduce((n, c) => n + c.length, 0);
+  return certificates + 2048 + (withTimestamp ? 16384 : 0);
+}
+
+/**
+ * PAdES baseline B-B signature over the whole file: SubFilter
+ * ETSI.CAdES.detached, ByteRange = everything except the /Contents hole,
+ * invisible widget on page 1.
+ *
+ * pdf-lib rewrites the file, so signatures already present in the input do
+ * not survive; sign once, as the last step of building the final PDF.
+ */
+export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
+  const signer = signerFromP12(opts.p12, opts.passphrase);
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  pdflibAddPlaceholder({
+    pdfDoc: doc,
+    reason: opts.reason ?? '',
+    contactInfo: '',
+    name: opts.name ?? '',
+    location: opts.location ?? '',
+    signingTime: opts.signingTime,
+    subFilter: PADES_SUBFILTER,
+    // @signpdf counts hex digits here, two per CMS byte.
+    signatureLength: 2 * contentsCapacity(signer, !!opts.tsaUrl),
+    appName: 'Dojang',
+  });
+  // @signpdf locates /ByteRange and /Contents by scanning bytes, so the
+  // signature dictionary must not be compressed into an object stream.
+  const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
+  return signpdf.sign(withPlaceholder, new CadesSigner(signer, opts.tsaUrl), opts.signingTime);
+}
