@@ -1,7 +1,13 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure } from '@dojang/application';
+import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
+import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
+import { EventsHttpController } from './events/events.http.controller';
+import { OutboxHttpController } from './outbox/outbox.http.controller';
+import { SigningHttpController } from './signing/signing.http.controller';
+import { SigningPageHttpController } from './signing/signing-page.http.controller';
+import { SigningService } from './signing/signing.service';
 import { DocumentAccess } from './documents/document-access.service';
 import { DocumentSources } from './documents/document-sources.service';
 import { DocumentsHttpController } from './documents/documents.http.controller';
@@ -11,12 +17,12 @@ import { OrganizationHttpController } from './organization/organization.http.con
 import { ApiKeyGuard } from './shared/auth.guard';
 import { DecideCommandHandler } from './shared/decide.command';
 import { HttpErrorFilter } from './shared/http-error.filter';
-import { INFRA } from './shared/infrastructure.token';
+import { INFRA, NOTIFIER } from './shared/infrastructure.token';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
 export class AppModule {
-  static register(infra: Infrastructure, clock: Clock, extra: { controllers?: any[]; providers?: Provider[] } = {}): DynamicModule {
+  static register(infra: Infrastructure, clock: Clock, notifier: Notifier, extra: { controllers?: any[]; providers?: Provider[] } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
@@ -25,11 +31,19 @@ export class AppModule {
         OrganizationHttpController,
         DocumentsHttpController,
         ParticipantsHttpController,
+        DocumentLifecycleHttpController,
+        SigningHttpController,
+        SigningPageHttpController,
+        EventsHttpController,
+        OutboxHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [
         { provide: INFRA, useValue: infra },
         { provide: CLOCK, useValue: clock },
+        { provide: NOTIFIER, useValue: notifier },
+        { provide: DocumentPdfService, useValue: new DocumentPdfService(infra.blobs, infra.config) },
+        SigningService,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         DecideCommandHandler,

@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { Clock, Infrastructure, systemClock } from '@dojang/application';
+import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@dojang/application';
 import { randomBytes } from 'crypto';
 import { json, NextFunction, Request, Response, urlencoded } from 'express';
 import { AppModule } from './app.module';
@@ -10,6 +10,8 @@ import { createValidationPipe } from './shared/validation.pipe';
 
 export interface CreateAppOptions {
   clock?: Clock;
+  /** The notifier for messages the API sends itself; defaults to one built from the config. */
+  notifier?: Notifier;
 }
 
 /**
@@ -18,7 +20,8 @@ export interface CreateAppOptions {
  */
 export async function createApp(infra: Infrastructure, options: CreateAppOptions = {}): Promise<INestApplication> {
   const clock = options.clock ?? systemClock;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock), {
+  const notifier = options.notifier ?? (await createNotifier(infra, { clock }));
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock, notifier), {
     logger: infra.config.logLevel === 'silent' ? false : ['error', 'warn'],
     bodyParser: false,
   });

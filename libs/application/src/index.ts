@@ -5,3 +5,8 @@ export * from './infrastructure';
 export * from './secrets';
 export * from './ids';
 export * from './admin.service';
+export * from './reactor-runner';
+export * from './document-pdf.service';
+export * from './notifier';
+export * from './signing-notifications.reactor';
+export * from './worker';

@@ -8,7 +8,9 @@ function firstError(errors: ValidationError[], prefix = ''): { param: string; co
     const param = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
     if (e.constraints) {
       const keys = Object.keys(e.constraints);
-      const constraint = keys.find((k) => MISSING.has(k)) ?? keys[0];
+      // Absent (isDefined) or present but empty ('' or []) is missing; a value of the wrong type
+      // (an object where a list belongs) is invalid even though it is not a non-empty list either.
+      const constraint = keys.includes('isDefined') ? 'isDefined' : (keys.find((k) => !MISSING.has(k)) ?? keys[0]);
       return { param, constraint, message: e.constraints[constraint] };
     }
     const nested = firstError(e.children ?? [], param);

@@ -37,6 +37,7 @@ export type SendDocument = Timed & {
   expires_at: string | null;
   message: string | null;
   page_count: number;
+  original_pdf: BlobPointer | null;
   links: Array<{ participant_id: string; token_hash: string }>;
 };
 export type OpenSigningLink = Timed & {

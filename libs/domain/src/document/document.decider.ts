@@ -130,6 +130,9 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   const hasSealFields = mine.some((f) => f.type === 'seal');
   if (needsSignature && !cmd.signature) throw invalid('missing_parameter', 'A signature image is required for this participant.', 'signature');
   if (needsSeal && !cmd.seal) throw invalid('missing_parameter', 'A seal (seal_id or seal_image) is required for this participant.', 'seal_id');
+  if (cmd.signature && !mine.some((f) => f.type === 'signature')) {
+    throw invalid('invalid_parameter', 'This participant has no signature field to fill.', 'signature');
+  }
   if (cmd.seal && !hasSealFields) throw invalid('invalid_parameter', 'This participant has no seal field to stamp.', 'seal_id');
   if (cmd.seal && !cmd.seal.uploaded && mine.some((f) => f.type === 'seal' && f.upload_only)) {
     throw invalid('seal_upload_required', 'This seal field accepts an uploaded seal image only.', 'seal_image');
@@ -163,6 +166,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
     case 'CreateDocument': {
       if (state.exists) throw conflict('document_exists', 'A document with this id already exists.');
       if (!command.title.trim()) throw invalid('missing_parameter', 'title is required.', 'title');
+      if (!command.content?.trim() && !command.file) throw invalid('missing_parameter', 'Either content or file_url is required.', 'content');
       if (Object.keys(command.metadata).length > MAX_METADATA_KEYS) {
         throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
       }
@@ -257,6 +261,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             expires_at: command.expires_at,
             message: command.message,
             page_count: command.page_count,
+            original_pdf: command.original_pdf,
             links: command.links,
           },
         },
@@ -319,6 +324,11 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const p = participantOf(state, command.participant_id);
       if (p.role === 'cc') throw conflict('participant_cannot_sign', 'A cc participant has nothing to decline.');
       if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
+      if (p.status === 'declined') throw conflict('participant_declined', 'This participant has already declined.');
+      // Declining speaks for the participant as much as signing does, so it needs the same proof.
+      if (p.auth === 'sms_pin' && !(p.pin && p.pin.verified && !p.pin.used)) {
+        throw conflict('pin_verification_required', 'Verify the SMS PIN before declining.');
+      }
       if (!command.reason.trim()) throw invalid('missing_parameter', 'A reason is required to decline.', 'reason');
       return [
         {

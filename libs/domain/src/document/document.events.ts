@@ -73,6 +73,8 @@ export type DocumentSent = DomainEvent<
     expires_at: string | null;
     message: string | null;
     page_count: number;
+    /** The PDF the participants are asked to sign, fixed at send (uploaded or rendered). */
+    original_pdf: BlobPointer | null;
     /** Only the SHA-256 of each signing token is kept; the token itself exists in the link alone. */
     links: Array<{ participant_id: string; token_hash: string }>;
   }

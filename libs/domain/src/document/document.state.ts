@@ -48,6 +48,7 @@ export interface DocumentState {
   participants: ParticipantState[];
   fields: Field[];
   page_count: number | null;
+  original_pdf: BlobPointer | null;
   final_pdf: BlobPointer | null;
   last_reminded_at: string | null;
 }
@@ -73,6 +74,7 @@ export const initialDocumentState = (): DocumentState => ({
   participants: [],
   fields: [],
   page_count: null,
+  original_pdf: null,
   final_pdf: null,
   last_reminded_at: null,
 });
@@ -149,6 +151,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         sent_at: event.data.sent_at,
         expires_at: event.data.expires_at,
         page_count: event.data.page_count,
+        original_pdf: event.data.original_pdf ?? null,
         participants: state.participants.map((p) => ({ ...p, token_hash: tokens.get(p.id) ?? null })),
       };
     }

@@ -124,7 +124,7 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
     case 'AddMember':
       if (!command.name.trim()) throw invalid('missing_parameter', 'name is required.', 'name');
       if (!EMAIL.test(command.email)) throw invalid('invalid_parameter', 'email is not a valid address.', 'email');
-      if (state.members.some((m) => m.email.toLowerCase() === command.email.toLowerCase())) {
+      if (state.members.some((m) => m.user_id === command.user_id || m.email.toLowerCase() === command.email.toLowerCase())) {
         throw conflict('member_exists', 'A member with this e-mail already exists.');
       }
       if (command.role === 'owner' && state.members.some((m) => m.role === 'owner')) {

@@ -3,9 +3,10 @@ export function maskPhone(phone: string | null | undefined): string | null {
   if (!phone) return null;
   if (phone.length <= 4) return '*'.repeat(phone.length);
   const last = phone.slice(-4);
-  const head = phone.slice(0, Math.min(3, phone.length - 4));
-  const middle = '*'.repeat(Math.max(0, phone.length - 4 - head.length));
-  return `${head}-${middle}-${last}`;
+  // Short numbers keep no head at all: at least two digits are always hidden.
+  const head = phone.slice(0, Math.max(0, Math.min(3, phone.length - 6)));
+  const middle = '*'.repeat(phone.length - 4 - head.length);
+  return head ? `${head}-${middle}-${last}` : `${middle}-${last}`;
 }
 
 /** kim@example.com → k**@example.com */

@@ -1,0 +1,118 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { DocumentPdfService, sha256Hex } from '@dojang/application';
+import { canAffordSignature, DEFAULT_EXPIRY_DAYS, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
+import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
+import { appendPdfs, contentDispositionFor, renderAuditCertificate } from '@dojang/pdf';
+import { Response } from 'express';
+import { ApiError } from '../shared/api-error';
+import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { DocumentAccess } from './document-access.service';
+import { DocumentSources } from './document-sources.service';
+import { SendDocumentDto } from './document-lifecycle.dto';
+
+const DAY = 24 * 60 * 60 * 1000;
+/** A manual reminder at most this often per document. */
+export const REMIND_COOLDOWN_SECONDS = 60 * 60;
+
+@Controller('documents/:id')
+export class DocumentLifecycleHttpController {
+  constructor(
+    private readonly docs: DocumentAccess,
+    private readonly sources: DocumentSources,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
+  ) {}
+
+  @Post('send')
+  @HttpCode(200)
+  async send(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: SendDocumentDto) {
+    const org = await this.sources.organization(auth);
+    if (auth.livemode && !canAffordSignature(org as unknown as OrganizationState, this.docs.nowIso())) {
+      throw new ApiError(402, 'invalid_request_error', 'insufficient_credits', 'A live send needs a free signature left this month or at least 1 credit.');
+    }
+    await this.docs.decide(auth, info, id, async (state: DocumentState) => {
+      const days = dto.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
+      const original = state.status === 'draft' ? await this.pdf.fixOriginal(state) : { pointer: null, page_count: state.page_count ?? 1 };
+      return {
+        type: 'SendDocument' as const,
+        expires_at: new Date(this.docs.clock.now().getTime() + days * DAY).toISOString(),
+        message: dto.message?.trim() || null,
+        page_count: original.page_count,
+        original_pdf: original.pointer,
+        links: state.participants.map((p) => ({
+          participant_id: p.id,
+          token_hash: sha256Hex(this.docs.infra.secrets.signingToken(state.id, p.id)),
+        })),
+      };
+    });
+    return this.docs.presentById(auth, id);
+  }
+
+  @Post('cancel')
+  @HttpCode(200)
+  async cancel(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+    await this.docs.decide(auth, info, id, { type: 'CancelDocument' });
+    return this.docs.presentById(auth, id);
+  }
+
+  @Post('remind')
+  @HttpCode(200)
+  async remind(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+    const decision = await this.docs.decide(auth, info, id, { type: 'RemindParticipants', automatic: false, cooldown_seconds: REMIND_COOLDOWN_SECONDS });
+    const reminded = decision.events.flatMap((e) => (e.type === 'ReminderSent' ? e.data.participant_ids : []));
+    return { object: 'reminder', document_id: id.toLowerCase(), participant_ids: reminded, reminded_at: this.docs.nowIso() };
+  }
+
+  @Get('audit')
+  async audit(@Auth() auth: AuthContext, @Param('id') id: string) {
+    const row = await this.docs.row(auth, id);
+    return { object: 'list', data: await this.auditEntries(row), has_more: false };
+  }
+
+  private async auditEntries(row: DocumentRow) {
+    const entries = await this.docs.infra.reads.find<AuditEntryRow>(AUDIT_ENTRIES, {
+      where: { document_id: row.id },
+      orderBy: [{ field: 'seq', direction: 'asc' }],
+    });
+    return entries.map(({ _position, seq, document_id, id, ...entry }) => ({ ...entry }));
+  }
+
+  @Get('file')
+  async file(@Auth() auth: AuthContext, @Param('id') id: string, @Query('audit') audit: string | undefined, @Res() res: Response) {
+    if (audit !== undefined && audit !== 'true' && audit !== 'false') throw ApiError.invalid('audit', 'audit must be true or false.');
+    const row = await this.docs.row(auth, id);
+    let bytes = row.status === 'completed' && row.final_pdf ? await this.pdf.blob(row.final_pdf.sha256) : await this.pdf.original(row);
+    if (audit === 'true') {
+      const original = await this.pdf.original(row);
+      const entries = await this.auditEntries(row);
+      const certificate = await renderAuditCertificate({
+        title: row.title,
+        document_id: row.id,
+        original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
+        final_sha256: row.final_pdf?.sha256 ?? null,
+        participants: row.participants.map((p) => {
+          const signed = entries.find((e) => e.event === 'signed' && e.participant_id === p.id);
+          const viewed = entries.find((e) => e.event === 'viewed' && e.participant_id === p.id);
+          return {
+            name: p.name,
+            role: p.role,
+            auth: p.auth,
+            phone_masked: maskPhone(p.phone),
+            email_masked: maskEmail(p.email),
+            ip: signed?.ip ?? viewed?.ip ?? null,
+            user_agent: signed?.user_agent ?? viewed?.user_agent ?? null,
+            viewed_at: p.viewed_at,
+            signed_at: p.signed_at,
+          };
+        }),
+        timeline: entries.map((e) => ({ at: e.at, event: e.event, actor: e.actor, detail: e.detail ?? (e.ip ? `IP ${e.ip}` : null) })),
+        generated_at: this.docs.nowIso(),
+      });
+      bytes = await appendPdfs(bytes, certificate);
+    }
+    res.setHeader('Content-Type', 'application/pdf');
+    res.setHeader('Content-Disposition', contentDispositionFor(audit === 'true' ? `${row.title} (audit)` : row.title));
+    res.setHeader('Content-Length', String(bytes.length));
+    res.end(bytes);
+  }
+}
+

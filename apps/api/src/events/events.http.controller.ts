@@ -1,0 +1,52 @@
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { Infrastructure } from '@dojang/application';
+import { PUBLIC_EVENTS, PUBLIC_EVENT_TYPES, PublicEventRow } from '@dojang/projections';
+import { Condition } from '@dojang/read-store';
+import { parseLimit } from '../documents/documents.http.controller';
+import { ApiError } from '../shared/api-error';
+import { Auth, AuthContext } from '../shared/auth.guard';
+import { INFRA } from '../shared/infrastructure.token';
+
+export class ListEventsQuery {
+  @IsOptional() @IsIn(PUBLIC_EVENT_TYPES as unknown as string[]) type?: string;
+  @IsOptional() @IsString() document_id?: string;
+  @IsOptional() @IsString() limit?: string;
+  @IsOptional() @IsString() starting_after?: string;
+}
+
+export function presentEvent(row: PublicEventRow) {
+  return { id: row.id, object: 'event' as const, type: row.type, created_at: row.created_at, livemode: row.livemode, data: row.data };
+}
+
+@Controller('events')
+export class EventsHttpController {
+  constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
+
+  private async row(auth: AuthContext, id: string): Promise<PublicEventRow | null> {
+    const row = await this.infra.reads.get<PublicEventRow>(PUBLIC_EVENTS, id);
+    return row && row.organization_id === auth.organization_id && row.livemode === auth.livemode ? row : null;
+  }
+
+  @Get()
+  async list(@Auth() auth: AuthContext, @Query() q: ListEventsQuery) {
+    const limit = parseLimit(q.limit);
+    const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
+    if (q.type) where.type = q.type;
+    if (q.document_id) where.document_id = q.document_id.toLowerCase();
+    if (q.starting_after) {
+      const cursor = await this.row(auth, q.starting_after);
+      if (!cursor) throw ApiError.invalid('starting_after', 'starting_after must be the id of an event in this list.');
+      where.seq = { $lt: cursor.seq };
+    }
+    const rows = await this.infra.reads.find<PublicEventRow>(PUBLIC_EVENTS, { where, orderBy: [{ field: 'seq', direction: 'desc' }], limit: limit + 1 });
+    return { object: 'list', data: rows.slice(0, limit).map(presentEvent), has_more: rows.length > limit };
+  }
+
+  @Get(':id')
+  async get(@Auth() auth: AuthContext, @Param('id') id: string) {
+    const row = await this.row(auth, id);
+    if (!row) throw ApiError.notFound('event_not_found', 'No such event.');
+    return presentEvent(row);
+  }
+}

@@ -1,0 +1,49 @@
+import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Response } from 'express';
+import * as fs from 'fs';
+import * as path from 'path';
+import { Public } from '../shared/auth.guard';
+
+/** The repository root, found the same way from the sources (tests) and from dist/ (production). */
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+export const SIGNING_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/signing-page');
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'app.js': { file: path.join(SIGNING_PAGE_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
+  'styles.css': { file: path.join(SIGNING_PAGE_DIR, 'styles.css'), type: 'text/css; charset=utf-8' },
+  'signature_pad.js': { file: path.join(repoRoot(), 'node_modules/signature_pad/dist/signature_pad.umd.min.js'), type: 'text/javascript; charset=utf-8' },
+};
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
+
+/** The signing page: static HTML and script that talk to /v1/signing/<token>. */
+@Public()
+@Controller('sign')
+export class SigningPageHttpController {
+  @Get('assets/:name')
+  asset(@Param('name') name: string, @Res() res: Response) {
+    const asset = ASSETS[name];
+    if (!asset) return res.status(404).json({ error: { type: 'invalid_request_error', code: 'resource_not_found', message: 'No such file.' } });
+    res.setHeader('Content-Type', asset.type);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    return res.send(fs.readFileSync(asset.file));
+  }
+
+  @Get(':token')
+  page(@Res() res: Response) {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.send(fs.readFileSync(path.join(SIGNING_PAGE_DIR, 'index.html')));
+  }
+}

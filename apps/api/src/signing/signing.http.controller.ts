@@ -1,0 +1,60 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
+import { DocumentPdfService } from '@dojang/application';
+import { contentDispositionFor } from '@dojang/pdf';
+import { Response } from 'express';
+import { Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { DeclineDto, SignDto, VerifyPinDto } from './signing.dto';
+import { SigningService } from './signing.service';
+
+/** The JSON API behind the signing page. The link's token is the credential: no API key. */
+@Public()
+@Controller('signing/:token')
+export class SigningHttpController {
+  constructor(
+    private readonly signing: SigningService,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
+  ) {}
+
+  @Get()
+  async view(@Param('token') token: string, @ReqInfo() info: RequestInfo) {
+    const session = await this.signing.open(await this.signing.session(token), info);
+    return this.signing.view(session);
+  }
+
+  @Post('pin')
+  @HttpCode(200)
+  async pin(@Param('token') token: string, @ReqInfo() info: RequestInfo) {
+    return this.signing.sendPin(await this.signing.session(token), info);
+  }
+
+  @Post('verify')
+  @HttpCode(200)
+  async verify(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: VerifyPinDto) {
+    return this.signing.verifyPin(await this.signing.session(token), info, dto.pin);
+  }
+
+  @Post('sign')
+  @HttpCode(200)
+  async sign(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: SignDto) {
+    await this.signing.sign(await this.signing.session(token), info, dto);
+    return this.signing.view(await this.signing.session(token));
+  }
+
+  @Post('decline')
+  @HttpCode(200)
+  async decline(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: DeclineDto) {
+    const session = await this.signing.session(token);
+    await this.signing.decline(session, info, dto.reason);
+    return { object: 'signing_session', document: { id: session.state.id, status: 'declined' }, participant: { id: session.participant.id, status: 'declined' } };
+  }
+
+  @Get('file')
+  async file(@Param('token') token: string, @Res() res: Response) {
+    const { state } = await this.signing.session(token);
+    const bytes = state.status === 'completed' && state.final_pdf ? await this.pdf.blob(state.final_pdf.sha256) : await this.pdf.original(state);
+    res.setHeader('Content-Type', 'application/pdf');
+    res.setHeader('Content-Disposition', contentDispositionFor(state.title).replace(/^attachment/, 'inline'));
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.end(bytes);
+  }
+}

@@ -1,0 +1,221 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { randomInt } from 'crypto';
+import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, sha256Hex } from '@dojang/application';
+import {
+  BlobPointer,
+  DocumentCommand,
+  DocumentState,
+  ParticipantState,
+  WithoutNow,
+  activeParticipants,
+  decideDocument,
+  documentDecider,
+  documentStreamId,
+  maskPhone,
+  wouldComplete,
+} from '@dojang/domain';
+import { pinSms } from '@dojang/notifications';
+import { SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
+import { ApiError } from '../shared/api-error';
+import { RequestInfo } from '../shared/auth.guard';
+import { decodeImageDataUrl } from '../shared/data-url-image';
+import { DecideCommand } from '../shared/decide.command';
+import { INFRA, NOTIFIER } from '../shared/infrastructure.token';
+import { SEALS, SealRow } from './seal-lookup';
+
+export const PIN_TTL_SECONDS = 10 * 60;
+export const PIN_RESEND_COOLDOWN_SECONDS = 60;
+export const PIN_MAX_ATTEMPTS = 5;
+
+export interface SigningSession {
+  token: SigningTokenRow;
+  state: DocumentState;
+  participant: ParticipantState;
+}
+
+/**
+ * The signer's side. A signing token is looked up by its SHA-256; everything after that is decided
+ * on the authoritative document stream, with the participant as the actor.
+ */
+@Injectable()
+export class SigningService {
+  constructor(
+    @Inject(INFRA) private readonly infra: Infrastructure,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(NOTIFIER) private readonly notifier: Notifier,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
+    private readonly commandBus: CommandBus,
+  ) {}
+
+  async session(token: string): Promise<SigningSession> {
+    const invalid = () => ApiError.notFound('signing_link_invalid', 'This signing link is not valid.');
+    if (!/^[A-Za-z0-9_-]{32,64}$/.test(token)) throw invalid();
+    const row = await this.infra.reads.get<SigningTokenRow>(SIGNING_TOKENS, sha256Hex(token));
+    if (!row) throw invalid();
+    const { state } = await this.infra.commands.load(documentDecider, documentStreamId(row.document_id));
+    const participant = state.participants.find((p) => p.id === row.participant_id);
+    if (!state.exists || !participant || participant.token_hash !== sha256Hex(token)) throw invalid();
+    if (state.trashed || state.status === 'canceled' || state.status === 'expired' || state.status === 'declined') {
+      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${state.status === 'declined' ? 'declined' : state.status}; the link no longer works.`);
+    }
+    return { token: row, state, participant };
+  }
+
+  view(s: SigningSession) {
+    const p = s.participant;
+    const turn = activeParticipants(s.state).some((a) => a.id === p.id);
+    const pinRequired = p.auth === 'sms_pin';
+    const pinVerified = Boolean(p.pin && p.pin.verified && !p.pin.used);
+    const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined';
+    return {
+      object: 'signing_session',
+      document: {
+        id: s.state.id,
+        title: s.state.title,
+        status: s.state.status,
+        author_name: s.state.author_name,
+        page_count: s.state.page_count,
+        expires_at: s.state.expires_at,
+        completed_at: s.state.completed_at,
+      },
+      participant: {
+        id: p.id,
+        name: p.name,
+        role: p.role,
+        status: p.status,
+        auth: p.auth,
+        phone_masked: maskPhone(p.phone),
+        signed_at: p.signed_at,
+      },
+      fields: s.state.fields
+        .filter((f) => f.participant_id === p.id)
+        .map((f) => ({ id: f.id, type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, required: f.required, upload_only: f.upload_only })),
+      pin_required: pinRequired,
+      pin_verified: pinVerified,
+      your_turn: actionable && turn,
+      can_sign: actionable && turn && (!pinRequired || pinVerified),
+      waiting_for_others: actionable && !turn,
+    };
+  }
+
+  private decide(s: SigningSession, info: RequestInfo, build: WithoutNow<DocumentCommand> | ((state: DocumentState) => Promise<WithoutNow<DocumentCommand>>)) {
+    const source = async (state: DocumentState): Promise<DocumentCommand> => {
+      const body = typeof build === 'function' ? await build(state) : build;
+      return { ...body, now: this.clock.now().toISOString() } as DocumentCommand;
+    };
+    return this.commandBus.execute(
+      new DecideCommand(documentDecider, documentStreamId(s.state.id), source, {
+        actor: `participant:${s.participant.id}`,
+        organization_id: s.state.organization_id,
+        livemode: s.state.livemode,
+        ip: info.ip,
+        user_agent: info.user_agent,
+        correlation_id: info.request_id,
+      }),
+    );
+  }
+
+  async open(s: SigningSession, info: RequestInfo): Promise<SigningSession> {
+    if (s.participant.viewed_at || s.state.status !== 'sent') return s;
+    const decision = await this.decide(s, info, { type: 'OpenSigningLink', participant_id: s.participant.id, ip: info.ip, user_agent: info.user_agent });
+    const state = decision.state as DocumentState;
+    return { ...s, state, participant: state.participants.find((p) => p.id === s.participant.id) as ParticipantState };
+  }
+
+  async sendPin(s: SigningSession, info: RequestInfo) {
+    const pin = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const decision = await this.decide(s, info, {
+      type: 'IssuePin',
+      participant_id: s.participant.id,
+      pin_hash: this.infra.secrets.pinHash(s.state.id, s.participant.id, pin),
+      ttl_seconds: PIN_TTL_SECONDS,
+      cooldown_seconds: PIN_RESEND_COOLDOWN_SECONDS,
+    });
+    const issued = decision.events.find((e: { type: string }) => e.type === 'PinIssued');
+    const p = s.participant;
+    await this.notifier.send({
+      // One message per issued PIN: the decision's position identifies it.
+      key: `pin:${s.state.id}:${p.id}:${decision.position}`,
+      kind: 'pin',
+      organization_id: s.state.organization_id,
+      livemode: s.state.livemode,
+      document_id: s.state.id,
+      participant_id: p.id,
+      channel: 'sms',
+      to: p.phone as string,
+      subject: null,
+      body: pinSms({ pin }).body,
+      pin,
+    });
+    return {
+      object: 'pin',
+      sent_to: maskPhone(p.phone),
+      expires_at: issued?.data.expires_at,
+      resend_available_at: new Date(this.clock.now().getTime() + PIN_RESEND_COOLDOWN_SECONDS * 1000).toISOString(),
+    };
+  }
+
+  async verifyPin(s: SigningSession, info: RequestInfo, pin: string) {
+    if (!/^\d{6}$/.test(pin)) throw ApiError.invalid('pin', 'pin must be the 6 digits sent by SMS.');
+    const decision = await this.decide(s, info, {
+      type: 'VerifyPin',
+      participant_id: s.participant.id,
+      pin_hash: this.infra.secrets.pinHash(s.state.id, s.participant.id, pin),
+      max_attempts: PIN_MAX_ATTEMPTS,
+      ip: info.ip,
+    });
+    const failed = decision.events.find((e: { type: string }) => e.type === 'PinVerificationFailed');
+    if (failed) {
+      if (failed.data.locked) throw new ApiError(409, 'invalid_request_error', 'pin_locked', 'Too many wrong PINs: this PIN is locked. Request a new PIN.', 'pin');
+      const left = PIN_MAX_ATTEMPTS - failed.data.failed_attempts;
+      throw new ApiError(400, 'invalid_request_error', 'pin_incorrect', `The PIN is not correct. ${left} attempt${left === 1 ? '' : 's'} left.`, 'pin');
+    }
+    return { object: 'pin_verification', verified: true };
+  }
+
+  async sign(s: SigningSession, info: RequestInfo, body: { consent: boolean; signature?: string; seal_id?: string; seal_image?: string }) {
+    if (body.seal_id && body.seal_image) throw ApiError.invalid('seal_id', 'Give either seal_id or seal_image, not both.');
+    const signature = body.signature ? await this.storeImage(body.signature, 'signature') : null;
+    let seal: { seal_id: string | null; image: BlobPointer; uploaded: boolean } | null = null;
+    if (body.seal_image) seal = { seal_id: null, image: await this.storeImage(body.seal_image, 'seal_image'), uploaded: true };
+    if (body.seal_id) {
+      const row = await this.infra.reads.get<SealRow>(SEALS, body.seal_id);
+      if (!row || row.organization_id !== s.state.organization_id || row.livemode !== s.state.livemode) {
+        throw ApiError.invalid('seal_id', 'No such seal in the sending organization.');
+      }
+      if (row.restricted) throw ApiError.invalid('seal_id', 'This seal is restricted and cannot be used from a signing link.');
+      seal = { seal_id: row.id, image: { sha256: row.image_sha256, byte_size: row.image_byte_size }, uploaded: false };
+    }
+    const participantId = s.participant.id;
+    await this.decide(s, info, async (state) => {
+      const command = {
+        type: 'SignDocument' as const,
+        participant_id: participantId,
+        consent: body.consent,
+        signature,
+        seal,
+        ip: info.ip,
+        user_agent: info.user_agent,
+        final_pdf: null as BlobPointer | null,
+        original_sha256: state.original_pdf?.sha256 ?? null,
+      };
+      // Dry run first: the final PDF is built only for a signature that will be accepted and completes the document.
+      decideDocument({ ...command, now: this.clock.now().toISOString() }, state);
+      if (wouldComplete(state, participantId)) {
+        command.final_pdf = await this.pdf.buildFinal(state, { participant_id: participantId, signature, seal: seal?.image ?? null });
+      }
+      return command;
+    });
+  }
+
+  async decline(s: SigningSession, info: RequestInfo, reason: string): Promise<void> {
+    await this.decide(s, info, { type: 'DeclineDocument', participant_id: s.participant.id, reason: reason.trim(), ip: info.ip, user_agent: info.user_agent });
+  }
+
+  private async storeImage(dataUrl: string, param: string): Promise<BlobPointer> {
+    const bytes = decodeImageDataUrl(dataUrl, param);
+    const ref = await this.infra.blobs.put(bytes);
+    return { sha256: ref.sha256, byte_size: ref.byte_size };
+  }
+}

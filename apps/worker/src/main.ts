@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { loadConfig, openInfrastructure, startWorker } from '@dojang/application';
+
+/** The worker on its own (scaled deployments): projections and process managers, no HTTP. */
+async function main() {
+  const config = loadConfig();
+  const infra = await openInfrastructure(config);
+  await infra.runner.start();
+  const worker = await startWorker(infra);
+  if (config.logLevel !== 'silent') console.log(`Dojang worker running (data: ${config.dataDir})`);
+  const shutdown = async () => {
+    await worker.stop();
+    await infra.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,151 @@
+import { createHash } from 'crypto';
+import { maskEmail, maskPhone } from '@dojang/domain';
+import { EmailAttachment, EmailSender, SmsSender, isTransientDeliveryError, withRetries } from '@dojang/notifications';
+import { ReadDoc, ReadStore } from '@dojang/read-store';
+import { Clock } from './clock';
+
+export const OUTBOX = 'outbox';
+export const MESSAGE_LOG = 'message_log';
+
+export type MessageKind = 'signing_request' | 'reminder' | 'pin' | 'completed' | 'canceled' | 'expired' | 'declined';
+
+export interface NotificationRequest {
+  /** Stable per logical message (e.g. causing event id + participant + channel): resends are skipped. */
+  key: string;
+  kind: MessageKind;
+  organization_id: string;
+  livemode: boolean;
+  document_id: string;
+  participant_id: string | null;
+  channel: 'email' | 'sms';
+  to: string;
+  subject: string | null;
+  body: string;
+  html?: string;
+  attachments?: EmailAttachment[];
+  signing_url?: string | null;
+  pin?: string | null;
+}
+
+export interface OutboxRow extends ReadDoc {
+  object: 'message';
+  kind: MessageKind;
+  organization_id: string;
+  livemode: boolean;
+  channel: 'email' | 'sms';
+  to: string;
+  subject: string | null;
+  body: string;
+  html: string | null;
+  attachments: Array<{ filename: string; content_type: string; byte_size: number }>;
+  signing_url: string | null;
+  pin: string | null;
+  document_id: string;
+  participant_id: string | null;
+  created_at: string;
+  sort_key: string;
+}
+
+export interface MessageLogRow extends ReadDoc {
+  kind: MessageKind;
+  organization_id: string;
+  document_id: string;
+  participant_id: string | null;
+  channel: 'email' | 'sms';
+  to_masked: string;
+  status: 'sent' | 'failed' | 'not_configured';
+  provider_id: string | null;
+  error: string | null;
+  attempts: number;
+  at: string;
+}
+
+export const messageId = (key: string) => `msg_${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
+
+/**
+ * Sends a message on its channel. Test mode never reaches a real channel: the message lands in the
+ * outbox (GET /v1/outbox). Live mode goes out by SMTP or Twilio, with transient failures retried,
+ * and is logged masked. A message already sent under the same key is not sent again.
+ */
+export class Notifier {
+  constructor(
+    private readonly reads: ReadStore,
+    private readonly clock: Clock,
+    private readonly email: EmailSender | null,
+    private readonly sms: SmsSender | null,
+    private readonly retry: { attempts: number; baseDelayMs: number; sleep?: (ms: number) => Promise<void> } = { attempts: 4, baseDelayMs: 500 },
+  ) {}
+
+  async init(): Promise<void> {
+    await this.reads.ensureCollection({
+      name: OUTBOX,
+      indexes: [['organization_id', 'livemode', 'sort_key'], ['organization_id', 'livemode', 'document_id', 'sort_key']],
+    });
+    await this.reads.ensureCollection({ name: MESSAGE_LOG, indexes: [['document_id', 'at']] });
+  }
+
+  async send(req: NotificationRequest): Promise<void> {
+    const id = messageId(req.key);
+    const now = this.clock.now().toISOString();
+    if (!req.livemode) {
+      if (await this.reads.get(OUTBOX, id)) return;
+      const row: OutboxRow = {
+        id,
+        object: 'message',
+        kind: req.kind,
+        organization_id: req.organization_id,
+        livemode: false,
+        channel: req.channel,
+        to: req.to,
+        subject: req.subject,
+        body: req.body,
+        html: req.html ?? null,
+        attachments: (req.attachments ?? []).map((a) => ({ filename: a.filename, content_type: a.contentType, byte_size: a.content.length })),
+        signing_url: req.signing_url ?? null,
+        pin: req.pin ?? null,
+        document_id: req.document_id,
+        participant_id: req.participant_id,
+        created_at: now,
+        sort_key: `${now}|${id}`,
+      };
+      await this.reads.commit([{ op: 'put', collection: OUTBOX, doc: row }], {});
+      return;
+    }
+    const logged = await this.reads.get<MessageLogRow>(MESSAGE_LOG, id);
+    if (logged && logged.status === 'sent') return;
+    const base = {
+      id,
+      kind: req.kind,
+      organization_id: req.organization_id,
+      document_id: req.document_id,
+      participant_id: req.participant_id,
+      channel: req.channel,
+      to_masked: (req.channel === 'sms' ? maskPhone(req.to) : maskEmail(req.to)) ?? '',
+    };
+    const sender = req.channel === 'email' ? this.email : this.sms;
+    if (!sender) {
+      const row: MessageLogRow = { ...base, status: 'not_configured', provider_id: null, error: `${req.channel} is not configured`, attempts: 0, at: now };
+      await this.reads.commit([{ op: 'put', collection: MESSAGE_LOG, doc: row }], {});
+      return;
+    }
+    let attempts = 0;
+    try {
+      const result = await withRetries(
+        async () => {
+          attempts += 1;
+          return req.channel === 'email'
+            ? (sender as EmailSender).send({ to: req.to, subject: req.subject ?? '', text: req.body, html: req.html ?? req.body, attachments: req.attachments })
+            : (sender as SmsSender).send({ to: req.to, body: req.body });
+        },
+        { attempts: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, ...(this.retry.sleep ? { sleep: this.retry.sleep } : {}) },
+      );
+      const row: MessageLogRow = { ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: this.clock.now().toISOString() };
+      await this.reads.commit([{ op: 'put', collection: MESSAGE_LOG, doc: row }], {});
+    } catch (err) {
+      const row: MessageLogRow = { ...base, status: 'failed', provider_id: null, error: String((err as Error)?.message ?? err), attempts, at: this.clock.now().toISOString() };
+      await this.reads.commit([{ op: 'put', collection: MESSAGE_LOG, doc: row }], {});
+      // Transient failures go back to the saga, which retries the whole event later.
+      if (isTransientDeliveryError(err)) throw err;
+    }
+  }
+}

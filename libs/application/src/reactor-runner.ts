@@ -1,0 +1,138 @@
+import { EventStore, StoredEvent } from '@dojang/event-store';
+import { upcast } from '@dojang/projections';
+import { ReadStore } from '@dojang/read-store';
+
+/**
+ * A process manager ("saga") fed from the global log. It has side effects (messages, commands),
+ * so it runs at least once per event: its checkpoint moves only after `react` finished, and
+ * `react` must be idempotent (derive ids from the event, check before sending).
+ */
+export interface Reactor {
+  readonly name: string;
+  readonly handles: ReadonlySet<string>;
+  react(event: StoredEvent): Promise<void>;
+}
+
+export interface ReactorRunnerOptions {
+  batchSize?: number;
+  onError?: (reactor: string, event: StoredEvent, err: unknown) => void;
+  /** After this many failed attempts an event is parked in `reactor_failures` so others still flow. */
+  maxAttempts?: number;
+  retryDelayMs?: number;
+}
+
+const CHECKPOINT = (name: string) => `reactor:${name}`;
+export const REACTOR_FAILURES = 'reactor_failures';
+
+export class ReactorRunner {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private unsubscribe: (() => void) | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private readonly attempts = new Map<string, number>();
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly reads: ReadStore,
+    private readonly reactors: Reactor[],
+    private readonly options: ReactorRunnerOptions = {},
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.reads.ensureCollection({ name: REACTOR_FAILURES });
+    this.unsubscribe = this.events.onAppended(() => void this.trigger());
+    await this.trigger();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.running;
+  }
+
+  trigger(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.catchUp();
+        } while (this.again && !this.stopped);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  /** Runs every reactor up to the head of the log (or until one fails and must wait). */
+  async catchUp(): Promise<void> {
+    for (const reactor of this.reactors) {
+      if (this.stopped && this.unsubscribe === null && this.running === null) return;
+      await this.catchUpOne(reactor);
+    }
+  }
+
+  private async catchUpOne(reactor: Reactor): Promise<void> {
+    const batchSize = this.options.batchSize ?? 200;
+    let checkpoint = await this.reads.getCheckpoint(CHECKPOINT(reactor.name));
+    for (;;) {
+      const batch = (await this.events.readAll(checkpoint, batchSize)).map(upcast);
+      if (batch.length === 0) return;
+      for (const event of batch) {
+        if (reactor.handles.has(event.type)) {
+          const ok = await this.reactOnce(reactor, event);
+          if (!ok) return;
+        }
+        checkpoint = event.global_position;
+        // Checkpoint after every handled event: a crash replays at most the one in flight.
+        if (reactor.handles.has(event.type) || event === batch[batch.length - 1]) {
+          await this.reads.commit([], { [CHECKPOINT(reactor.name)]: checkpoint });
+        }
+      }
+      if (batch.length < batchSize) return;
+    }
+  }
+
+  private async reactOnce(reactor: Reactor, event: StoredEvent): Promise<boolean> {
+    const key = `${reactor.name}:${event.event_id}`;
+    try {
+      await reactor.react(event);
+      this.attempts.delete(key);
+      return true;
+    } catch (err) {
+      this.options.onError?.(reactor.name, event, err);
+      const n = (this.attempts.get(key) ?? 0) + 1;
+      this.attempts.set(key, n);
+      if (n >= (this.options.maxAttempts ?? 5)) {
+        this.attempts.delete(key);
+        await this.reads.commit(
+          [
+            {
+              op: 'put',
+              collection: REACTOR_FAILURES,
+              doc: { id: key, reactor: reactor.name, event_id: event.event_id, type: event.type, error: String((err as Error)?.message ?? err) },
+            },
+          ],
+          {},
+        );
+        return true;
+      }
+      if (!this.stopped && !this.retryTimer) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          void this.trigger();
+        }, (this.options.retryDelayMs ?? 1000) * n);
+        this.retryTimer.unref();
+      }
+      return false;
+    }
+  }
+}

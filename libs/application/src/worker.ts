@@ -1,0 +1,70 @@
+import { EmailSender, SmsSender, SmtpEmailSender, TwilioSmsSender } from '@dojang/notifications';
+import { Clock, systemClock } from './clock';
+import { Infrastructure } from './infrastructure';
+import { Notifier } from './notifier';
+import { Reactor, ReactorRunner } from './reactor-runner';
+import { SigningNotificationsReactor } from './signing-notifications.reactor';
+
+export interface WorkerOptions {
+  clock?: Clock;
+  email?: EmailSender | null;
+  sms?: SmsSender | null;
+  /** Extra reactors contributed by other slices (webhooks, timers…). */
+  reactors?: (ctx: WorkerContext) => Reactor[];
+  retrySleep?: (ms: number) => Promise<void>;
+}
+
+export interface WorkerContext {
+  infra: Infrastructure;
+  clock: Clock;
+  notifier: Notifier;
+  origin: string;
+}
+
+export interface Worker extends WorkerContext {
+  runner: ReactorRunner;
+  stop(): Promise<void>;
+}
+
+export const publicOrigin = (infra: Infrastructure) => infra.config.publicOrigin ?? `http://localhost:${infra.config.port}`;
+
+export function emailSenderFromConfig(infra: Infrastructure): EmailSender | null {
+  return infra.config.smtpUrl ? new SmtpEmailSender({ url: infra.config.smtpUrl, from: infra.config.mailFrom }) : null;
+}
+
+export function smsSenderFromConfig(infra: Infrastructure): SmsSender | null {
+  const t = infra.config.twilio;
+  return t ? new TwilioSmsSender({ accountSid: t.accountSid, authToken: t.authToken, from: t.from, ...(t.apiBaseUrl ? { apiBaseUrl: t.apiBaseUrl } : {}) }) : null;
+}
+
+/** The notifier the API uses for messages it sends itself (PINs). */
+export async function createNotifier(infra: Infrastructure, options: WorkerOptions = {}): Promise<Notifier> {
+  const notifier = new Notifier(
+    infra.reads,
+    options.clock ?? systemClock,
+    options.email !== undefined ? options.email : emailSenderFromConfig(infra),
+    options.sms !== undefined ? options.sms : smsSenderFromConfig(infra),
+    { attempts: 4, baseDelayMs: 500, ...(options.retrySleep ? { sleep: options.retrySleep } : {}) },
+  );
+  await notifier.init();
+  return notifier;
+}
+
+/** The worker: process managers on the durable subscription (in-process in embedded mode). */
+export async function startWorker(infra: Infrastructure, options: WorkerOptions = {}): Promise<Worker> {
+  const clock = options.clock ?? systemClock;
+  const notifier = await createNotifier(infra, options);
+  const origin = publicOrigin(infra);
+  const ctx: WorkerContext = { infra, clock, notifier, origin };
+  const reactors: Reactor[] = [
+    new SigningNotificationsReactor(infra.events, infra.reads, infra.blobs, notifier, infra.secrets, origin),
+    ...(options.reactors?.(ctx) ?? []),
+  ];
+  const runner = new ReactorRunner(infra.events, infra.reads, reactors, {
+    onError: (name, event, err) => {
+      if (infra.config.logLevel !== 'silent') console.error(`[worker] ${name} failed on ${event.type} ${event.event_id}:`, (err as Error)?.message ?? err);
+    },
+  });
+  await runner.start();
+  return { ...ctx, runner, stop: () => runner.stop() };
+}

@@ -1,0 +1,59 @@
+import { DocumentEvent } from './document.events';
+import { DocumentState, ParticipantState, activeParticipants } from './document.state';
+
+export type PlannedKind = 'signing_request' | 'reminder' | 'completed' | 'canceled' | 'expired' | 'declined';
+
+export interface PlannedNotification {
+  kind: PlannedKind;
+  participant_id: string;
+  channels: Array<'email' | 'sms'>;
+}
+
+function channels(p: ParticipantState, sms: boolean): Array<'email' | 'sms'> {
+  const out: Array<'email' | 'sms'> = [];
+  if (p.email) out.push('email');
+  if (sms && p.phone) out.push('sms');
+  return out;
+}
+
+const request = (kind: 'signing_request' | 'reminder') => (p: ParticipantState): PlannedNotification => ({
+  kind,
+  participant_id: p.id,
+  channels: channels(p, true),
+});
+
+/**
+ * Who is told what after a document event, given the state just before and just after it. Pure,
+ * so signing order is decided here once: only the participants whose turn has just come are asked
+ * to sign, and nobody is asked twice.
+ */
+export function planSigningNotifications(event: DocumentEvent, before: DocumentState, after: DocumentState): PlannedNotification[] {
+  switch (event.type) {
+    case 'DocumentSent':
+      return activeParticipants(after).map(request('signing_request'));
+    case 'ParticipantSigned': {
+      if (after.participants.every((p) => p.role === 'cc' || p.status === 'signed')) return [];
+      const already = new Set(activeParticipants(before).map((p) => p.id));
+      return activeParticipants(after)
+        .filter((p) => !already.has(p.id))
+        .map(request('signing_request'));
+    }
+    case 'ReminderSent': {
+      const ids = new Set(event.data.participant_ids);
+      return after.participants.filter((p) => ids.has(p.id)).map(request('reminder'));
+    }
+    case 'DocumentCompleted':
+      // Everyone, cc included, receives the completed document by e-mail.
+      return after.participants.map((p) => ({ kind: 'completed' as const, participant_id: p.id, channels: channels(p, false) }));
+    case 'DocumentCanceled':
+    case 'DocumentExpired':
+    case 'DocumentDeclined': {
+      const kind = event.type === 'DocumentCanceled' ? 'canceled' : event.type === 'DocumentExpired' ? 'expired' : 'declined';
+      // Only people who were already asked to act (or who finished) know about the request.
+      const reached = after.participants.filter((p) => p.status !== 'pending' || activeParticipants(before).some((a) => a.id === p.id));
+      return reached.map((p) => ({ kind, participant_id: p.id, channels: channels(p, false) }));
+    }
+    default:
+      return [];
+  }
+}

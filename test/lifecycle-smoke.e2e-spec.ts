@@ -1,0 +1,73 @@
+import { bearer, startTestApp, TestApp, TestOrg } from './support/test-app';
+import { deflateSync } from 'zlib';
+
+/** A tiny solid PNG built by hand, so the test needs no image library. */
+export function solidPng(width = 40, height = 20, rgba = [0, 0, 0, 255]): string {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgba).flat())]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  const png = Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+describe('signing lifecycle (smoke)', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  beforeAll(async () => {
+    t = await startTestApp();
+    org = await t.createOrg();
+  });
+  afterAll(() => t.close());
+
+  it('create → participant → fields → send → view → PIN → sign → completed', async () => {
+    const h = bearer(org.test);
+    const doc = (await t.http.post('/v1/documents').set(h).send({ title: '근로계약서', content: '<p>갑과 을은 다음과 같이 계약한다.</p>' }).expect(201)).body;
+    const p = (await t.http.post(`/v1/documents/${doc.id}/participants`).set(h).send({ name: '김철수', phone: '01012345678', email: 'kim@example.com' }).expect(201)).body;
+    await t.http.put(`/v1/documents/${doc.id}/fields`).set(h).send({ fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 60, y: 80, width: 25, height: 8 }] }).expect(200);
+    const sent = (await t.http.post(`/v1/documents/${doc.id}/send`).set(h).send({}).expect(200)).body;
+    expect(sent.status).toBe('sent');
+    const url: string = sent.participants[0].signing_url;
+    const token = url.split('/sign/')[1];
+    await t.worker!.runner.catchUp();
+    const outbox = (await t.http.get(`/v1/outbox?document_id=${doc.id}`).set(h).expect(200)).body;
+    expect(outbox.data.map((m: any) => m.channel).sort()).toEqual(['email', 'sms']);
+    expect(outbox.data[0].signing_url).toBe(url);
+    const view = (await t.http.get(`/v1/signing/${token}`).expect(200)).body;
+    expect(view).toMatchObject({ pin_required: true, can_sign: false, your_turn: true });
+    await t.http.post(`/v1/signing/${token}/pin`).expect(200);
+    const pinMsg = (await t.http.get(`/v1/outbox?document_id=${doc.id}&channel=sms&limit=1`).set(h).expect(200)).body.data[0];
+    expect(pinMsg.pin).toMatch(/^\d{6}$/);
+    await t.http.post(`/v1/signing/${token}/verify`).send({ pin: pinMsg.pin }).expect(200);
+    const signed = (await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: solidPng() }).expect(200)).body;
+    expect(signed.document.status).toBe('completed');
+    const final = (await t.http.get(`/v1/documents/${doc.id}`).set(h).expect(200)).body;
+    expect(final.status).toBe('completed');
+    expect(final.final_pdf_sha256).toMatch(/^[0-9a-f]{64}$/);
+    const events = (await t.http.get(`/v1/events?document_id=${doc.id}`).set(h).expect(200)).body.data.map((e: any) => e.type);
+    expect(events).toEqual(['document.completed', 'participant.signed', 'document.viewed', 'document.sent']);
+    const file = await t.http.get(`/v1/documents/${doc.id}/file`).set(h).expect(200);
+    expect(file.headers['content-type']).toBe('application/pdf');
+  });
+});

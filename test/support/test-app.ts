@@ -1,0 +1,67 @@
+import { INestApplication } from '@nestjs/common';
+import { AdminService, ManualClock, Infrastructure, loadConfig, openInfrastructure, AppConfig, startWorker, Worker, WorkerOptions } from '@dojang/application';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import request from 'supertest';
+import { createApp } from '../../apps/api/src/create-app';
+
+export interface TestOrg {
+  id: string;
+  test: string;
+  live: string;
+}
+
+export interface TestApp {
+  app: INestApplication;
+  http: ReturnType<typeof request>;
+  infra: Infrastructure;
+  admin: AdminService;
+  clock: ManualClock | null;
+  worker: Worker | null;
+  dataDir: string;
+  createOrg(name?: string, kind?: 'personal' | 'team'): Promise<TestOrg>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real app on the embedded stores in a fresh temp directory. Pass `manualClock` to drive time
+ * from the test (expiry, cooldowns, retries) instead of sleeping.
+ */
+export async function startTestApp(
+  options: { manualClock?: boolean; config?: Partial<AppConfig>; env?: NodeJS.ProcessEnv; worker?: boolean | WorkerOptions } = {},
+): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-test-'));
+  const config: AppConfig = { ...loadConfig({ ...(options.env ?? {}), DATA_DIR: dataDir, NODE_ENV: 'test' }), ...(options.config ?? {}) };
+  const infra = await openInfrastructure(config);
+  await infra.runner.start();
+  const clock = options.manualClock ? new ManualClock(new Date('2026-03-02T09:00:00.000Z')) : null;
+  const worker =
+    options.worker === false
+      ? null
+      : await startWorker(infra, { ...(clock ? { clock } : {}), retrySleep: async () => undefined, ...(typeof options.worker === 'object' ? options.worker : {}) });
+  const app = await createApp(infra, { ...(clock ? { clock } : {}), ...(worker ? { notifier: worker.notifier } : {}) });
+  await app.init();
+  const admin = new AdminService(infra, () => (clock ? clock.now() : new Date()).toISOString());
+  return {
+    app,
+    http: request(app.getHttpServer()),
+    infra,
+    admin,
+    clock,
+    worker,
+    dataDir,
+    async createOrg(name = 'Acme 주식회사', kind: 'personal' | 'team' = 'personal') {
+      const out = await admin.createOrganization({ name, kind });
+      return { id: out.organization.id, test: out.keys.test, live: out.keys.live };
+    },
+    async close() {
+      await worker?.stop();
+      await app.close();
+      await infra.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
