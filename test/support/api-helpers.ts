@@ -92,7 +92,7 @@ export async function sendThroughDomain(t: TestApp, organizationId: string, docu
   await t.infra.commands.execute(
     documentDecider,
     documentStreamId(documentId),
-    { type: 'SendDocument', now, expires_at: null, message: null, page_count: options.pageCount ?? 1, links },
+    { type: 'SendDocument', now, expires_at: null, message: null, page_count: options.pageCount ?? 1, original_pdf: null, links },
     { actor: 'test', organization_id: organizationId, livemode: options.livemode ?? false },
     () => now,
   );
