@@ -22,7 +22,7 @@ import {
   RenderDocumentInput,
   signPdf,
   stampPdf,
-} from '@dojang/pdf';
+} from '../libs/pdf/src';
 import { signatureLikePng } from '../libs/pdf/src/testing/png';
 
 export interface BenchRow {

@@ -79,3 +79,14 @@ describe('textToPdfmake', () => {
     ]);
   });
 });
+
+describe('htmlToPdfmake tables from hostile input', () => {
+  it('keeps the grid bounded whatever the spans claim', () => {
+    const cells = '<td colspan="100000" rowspan="100000">x</td>'.repeat(5);
+    const [table] = htmlToPdfmake(sanitizeContentHtml(`<table>${`<tr>${cells}</tr>`.repeat(3)}</table>`), { contentWidth: 480 }) as Array<{
+      table: { body: unknown[][] };
+    }>;
+    expect(table.table.body).toHaveLength(3);
+    for (const row of table.table.body) expect(row).toHaveLength(40);
+  });
+});

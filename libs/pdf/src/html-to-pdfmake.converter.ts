@@ -343,7 +343,11 @@ function tableRows(table: HtmlElement): { rows: HtmlElement[]; headerRows: numbe
   return { rows, headerRows };
 }
 
-const MAX_SPAN = 100;
+/**
+ * Wider tables are unreadable on A4 anyway, and the cap keeps the grid (rows
+ * × columns) proportional to the input, whatever colspan/rowspan claim.
+ */
+const MAX_COLUMNS = 40;
 
 function convertTable(table: HtmlElement, style: InlineStyle, options: ConvertOptions): Content | null {
   const { rows, headerRows } = tableRows(table);
@@ -358,8 +362,9 @@ function convertTable(table: HtmlElement, style: InlineStyle, options: ConvertOp
     for (const cellNode of row.children) {
       if (cellNode.kind !== 'element' || (cellNode.tag !== 'td' && cellNode.tag !== 'th')) continue;
       while (grid[r][c] !== undefined) c++;
-      const colSpan = positiveInt(cellNode.attrs.colspan, 1, MAX_SPAN);
-      const rowSpan = Math.min(positiveInt(cellNode.attrs.rowspan, 1, MAX_SPAN), rows.length - r);
+      if (c >= MAX_COLUMNS) break;
+      const colSpan = Math.min(positiveInt(cellNode.attrs.colspan, 1, MAX_COLUMNS), MAX_COLUMNS - c);
+      const rowSpan = positiveInt(cellNode.attrs.rowspan, 1, rows.length - r);
       const cell: GridCell = { node: cellNode, header: cellNode.tag === 'th' };
       spans.set(cell, { colSpan, rowSpan });
       for (let dr = 0; dr < rowSpan; dr++) {
