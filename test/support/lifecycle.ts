@@ -1,0 +1,163 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { deflateSync } from 'zlib';
+import { Response } from 'supertest';
+import { Client, client, expectStatus } from './api-helpers';
+import { TestApp } from './test-app';
+
+/** A tiny solid PNG built by hand, so the tests need no image library (same as the smoke test's). */
+export function solidPng(width = 40, height = 20, rgba = [0, 0, 0, 255]): string {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgba).flat())]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  const png = Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+export const SIGNATURE = solidPng();
+
+/**
+ * Asserts the error envelope, status and code; unlike api-helpers' expectError it accepts any
+ * error type, which 429s (rate_limit_error) need. Returns the error object.
+ */
+export function expectApiError(res: Response, status: number, code: string, type?: string): Record<string, any> {
+  if (res.status !== status || res.body?.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  const err = res.body.error;
+  expect(Object.keys(res.body)).toEqual(['error']);
+  expect(typeof err.message).toBe('string');
+  expect(err.message.length).toBeGreaterThan(0);
+  expect(err.request_id).toMatch(/^req_[0-9a-f]{24}$/);
+  if (type) expect(err.type).toBe(type);
+  return err;
+}
+
+export interface PartSpec {
+  name: string;
+  role?: 'signer' | 'reviewer' | 'cc';
+  signing_order?: number;
+  auth?: 'sms_pin' | 'none';
+  phone?: string;
+  email?: string;
+  /** Fields for this participant; by default a signer gets one required signature field on page 1. */
+  fields?: Array<Record<string, unknown>>;
+}
+
+export interface Party {
+  id: string;
+  name: string;
+  url: string;
+  token: string;
+}
+
+export interface Built {
+  id: string;
+  doc: Record<string, any>;
+  /** Participants by name, with their signing links (after send). */
+  p: Record<string, Party>;
+}
+
+export function tokenOf(url: string): string {
+  const token = url.split('/sign/')[1];
+  if (!token) throw new Error(`not a signing url: ${url}`);
+  return token;
+}
+
+/** A draft with the given participants (added in one batch) and their fields. */
+export async function draftWith(c: Client, parts: PartSpec[], body: Record<string, unknown> = {}): Promise<Built> {
+  const doc = expectStatus(await c.post('/documents', { title: '용역계약서', content: '<p>갑과 을은 다음과 같이 계약한다.</p>', ...body }), 201).body;
+  const batch = parts.map(({ fields: _f, ...p }) => ({ auth: 'none', ...p }));
+  const created = expectStatus(await c.post(`/documents/${doc.id}/participants/batch`, { participants: batch }), 201).body.data as any[];
+  const fields: Array<Record<string, unknown>> = [];
+  parts.forEach((spec, i) => {
+    const id = created[i].id;
+    const own = spec.fields ?? ((spec.role ?? 'signer') === 'signer' ? [{ type: 'signature' }] : []);
+    own.forEach((f, j) => fields.push({ participant_id: id, type: 'signature', page: 1, x: 5 + 30 * (i % 3), y: 60 + 10 * j, width: 20, height: 8, ...f }));
+  });
+  if (fields.length > 0) expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields }), 200);
+  const p: Record<string, Party> = {};
+  created.forEach((x) => (p[x.name] = { id: x.id, name: x.name, url: '', token: '' }));
+  return { id: doc.id, doc, p };
+}
+
+/** A sent document: draftWith + send, with each participant's signing link filled in. */
+export async function sentWith(c: Client, parts: PartSpec[], body: Record<string, unknown> = {}): Promise<Built> {
+  const built = await draftWith(c, parts, body);
+  const sent = expectStatus(await c.post(`/documents/${built.id}/send`, {}), 200).body;
+  expect(sent.status).toBe('sent');
+  for (const x of sent.participants) {
+    built.p[x.name] = { id: x.id, name: x.name, url: x.signing_url, token: tokenOf(x.signing_url) };
+  }
+  built.doc = sent;
+  return built;
+}
+
+/** The signer's side: the token is the credential, no API key. */
+export function signer(t: TestApp, token: string) {
+  const base = `/v1/signing/${token}`;
+  return {
+    view: () => t.http.get(base).then((r) => r),
+    pin: () => t.http.post(base + '/pin').send({}).then((r) => r),
+    verify: (pin: string) => t.http.post(base + '/verify').send({ pin }).then((r) => r),
+    sign: (body: Record<string, unknown> = { consent: true, signature: SIGNATURE }) => t.http.post(base + '/sign').send(body).then((r) => r),
+    decline: (reason = '조건이 맞지 않습니다') => t.http.post(base + '/decline').send({ reason }).then((r) => r),
+    file: () => t.http.get(base + '/file').then((r) => r),
+  };
+}
+
+/** Flushes projections and the notification saga, then reads the document's outbox (oldest first). */
+export async function outboxOf(t: TestApp, c: Client, documentId: string, query = ''): Promise<any[]> {
+  await t.infra.runner.catchUp();
+  await t.worker!.runner.catchUp();
+  const res = expectStatus(await c.get(`/outbox?document_id=${documentId}&limit=100${query}`), 200);
+  return [...res.body.data].reverse();
+}
+
+/** Public event types of one document, oldest first. */
+export async function eventTypesOf(c: Client, documentId: string): Promise<string[]> {
+  const res = expectStatus(await c.get(`/events?document_id=${documentId}&limit=100`), 200);
+  return (res.body.data as any[]).map((e) => e.type).reverse();
+}
+
+export async function auditOf(c: Client, documentId: string): Promise<any[]> {
+  return expectStatus(await c.get(`/documents/${documentId}/audit`), 200).body.data;
+}
+
+/** Every file under dir (recursively) whose bytes contain needle. */
+export function filesContaining(dir: string, needle: string): string[] {
+  const hits: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (fs.readFileSync(full).includes(Buffer.from(needle))) hits.push(path.relative(dir, full));
+    }
+  };
+  walk(dir);
+  return hits;
+}
+
+export { client };
