@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { Infrastructure } from '@dojang/application';
+import { Clock, CLOCK, Infrastructure } from '@dojang/application';
 import { freeSignaturesPerMonth, OrganizationState } from '@dojang/domain';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
@@ -8,7 +8,10 @@ import { INFRA } from '../shared/infrastructure.token';
 
 @Controller()
 export class OrganizationHttpController {
-  constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
+  constructor(
+    @Inject(INFRA) private readonly infra: Infrastructure,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   private async org(auth: AuthContext): Promise<OrganizationRow> {
     const row = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, auth.organization_id);
@@ -19,7 +22,8 @@ export class OrganizationHttpController {
   @Get('organization')
   async get(@Auth() auth: AuthContext) {
     const org = await this.org(auth);
-    const period = new Date().toISOString().slice(0, 7);
+    // The usage period is the service clock's month, the same clock that records usage.
+    const period = this.clock.now().toISOString().slice(0, 7);
     const free = freeSignaturesPerMonth(org as unknown as OrganizationState);
     return {
       id: org.id,
