@@ -13,6 +13,12 @@ interface StoredDoc {
   [field: string]: unknown;
 }
 
+interface WindowDoc {
+  _id: string;
+  count: number;
+  expires_at: Date;
+}
+
 interface CheckpointDoc {
   _id: string;
   position: number;
@@ -46,6 +52,7 @@ export class MongoReadStore implements ReadStore {
   private readonly ownsClient: boolean;
   /** For operators' tooling and tests (e.g. listing indexes); projections go through the port. */
   readonly db: Db;
+  private windowsIndex: Promise<void> | undefined;
 
   /** Pass a MongoClient to share its connection pool (e.g. with the GridFS blob store). */
   constructor(urlOrClient: string | MongoClient, options: MongoReadStoreOptions = {}) {
@@ -155,6 +162,25 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
+  async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
+    if (typeof doc.id !== 'string' || doc.id === '') throw new Error('read-model document without an id');
+    const json = JSON.parse(JSON.stringify(doc)) as ReadDoc;
+    const replacement: StoredDoc = { ...json, _id: json.id, _version: (expectedVersion ?? 0) + 1 };
+    if (expectedVersion === null) {
+      try {
+        await this.coll(collection).insertOne(replacement);
+        return true;
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false;
+        throw err;
+      }
+    }
+    // No upsert: a missing row never matches. A row without _version is version 0.
+    const version = expectedVersion === 0 ? { $in: [0, null] } : expectedVersion;
+    const result = await this.coll(collection).replaceOne({ _id: json.id, _version: version }, replacement);
+    return result.matchedCount === 1;
+  }
+
   async getCheckpoint(name: string): Promise<number> {
     const doc = await this.checkpoints.findOne({ _id: name });
     return doc?.position ?? 0;
@@ -173,6 +199,28 @@ export class MongoReadStore implements ReadStore {
     // correctly (guarded puts), while a kept checkpoint over dropped collections would not.
     await this.checkpoints.deleteOne({ _id: name });
     for (const c of collections) await this.coll(c).drop();
+  }
+
+  async incrementWindow(key: string, windowStart: number, ttlMs: number): Promise<number> {
+    const windows = this.db.collection<WindowDoc>('windows');
+    // A TTL index removes a counter once its window is over (MongoDB sweeps about once a minute).
+    this.windowsIndex ??= windows.createIndex({ expires_at: 1 }, { name: 'ttl_expires_at', expireAfterSeconds: 0 }).then(() => undefined);
+    await this.windowsIndex;
+    const _id = `${key}|${windowStart}`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const doc = await windows.findOneAndUpdate(
+          { _id },
+          { $inc: { count: 1 }, $setOnInsert: { expires_at: new Date(windowStart + ttlMs) } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        return doc?.count ?? 1;
+      } catch (err) {
+        // Two first hits racing to insert the same window: the loser retries as an update.
+        if (attempt < 3 && err instanceof MongoServerError && err.code === DUPLICATE_KEY) continue;
+        throw err;
+      }
+    }
   }
 
   async close(): Promise<void> {

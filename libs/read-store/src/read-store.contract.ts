@@ -270,6 +270,47 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       }
     });
 
+    describe('putIfVersion', () => {
+      it('inserts only when absent, then replaces only at the expected version', async () => {
+        const c = fresh();
+        await store.ensureCollection({ name: c, indexes: [['status']] });
+        expect(await store.putIfVersion(c, { id: 'a', status: 'pending' }, null)).toBe(true);
+        expect(await store.get(c, 'a')).toEqual({ id: 'a', status: 'pending', _version: 1 });
+        // A second insert of the same id loses, and leaves the row alone.
+        expect(await store.putIfVersion(c, { id: 'a', status: 'other' }, null)).toBe(false);
+        expect(await store.putIfVersion(c, { id: 'a', status: 'stale' }, 0)).toBe(false);
+        expect(await store.putIfVersion(c, { id: 'a', status: 'claimed', _version: 99 }, 1)).toBe(true);
+        expect(await store.get(c, 'a')).toEqual({ id: 'a', status: 'claimed', _version: 2 });
+        expect(await store.putIfVersion(c, { id: 'a', status: 'late' }, 1)).toBe(false);
+        expect(ids(await store.find(c, { where: { status: 'claimed', _version: 2 } }))).toEqual(['a']);
+        // Nothing to replace: a missing row never matches a version.
+        expect(await store.putIfVersion(c, { id: 'missing', status: 'x' }, 1)).toBe(false);
+        expect(await store.get(c, 'missing')).toBeNull();
+      });
+
+      it('treats a row written by commit (no _version) as version 0', async () => {
+        const c = fresh();
+        await store.commit([put(c, { id: 'a', n: 1 })], {});
+        expect(await store.putIfVersion(c, { id: 'a', n: 2 }, 1)).toBe(false);
+        expect(await store.putIfVersion(c, { id: 'a', n: 2 }, 0)).toBe(true);
+        expect(await store.get(c, 'a')).toEqual({ id: 'a', n: 2, _version: 1 });
+      });
+
+      it('lets exactly one of many concurrent claimers of one version win, across instances', async () => {
+        const c = fresh();
+        await store.putIfVersion(c, { id: 'job', owner: null }, null);
+        const other = await make();
+        opened.push(other);
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => (i % 2 ? store : other).putIfVersion(c, { id: 'job', owner: `w${i}` }, 1)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const row = await other.get<ReadDoc & { owner: string }>(c, 'job');
+        expect(row?._version).toBe(2);
+        expect(row?.owner).toBe(`w${results.indexOf(true)}`);
+      });
+    });
+
     describe('reset', () => {
       it("drops a projection's collections and checkpoint, and nothing else", async () => {
         const [c1, c2, other] = [fresh(), fresh(), fresh()];

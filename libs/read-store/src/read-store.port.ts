@@ -49,9 +49,25 @@ export interface ReadStore {
    * safe because every write is an idempotent upsert guarded by `_position`.
    */
   commit(writes: Write[], checkpoints: Record<string, number>): Promise<void>;
+  /**
+   * Optimistic concurrency for shared bookkeeping rows that are not projections (webhook delivery
+   * claims, timers): writes `doc` only if the stored row's `_version` equals `expectedVersion`, or,
+   * with null, only if no row with this id exists yet. The stored row gets
+   * `_version = (expectedVersion ?? 0) + 1` (a row without `_version` counts as version 0).
+   * Returns whether it wrote. Atomic across processes on the same store: one conditional statement
+   * in SQLite, a filtered replace / insert in MongoDB.
+   */
+  putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean>;
   getCheckpoint(name: string): Promise<number>;
   getCheckpoints(names: string[]): Promise<Record<string, number>>;
   /** Drops a projection's collections and resets its checkpoint to 0 (rebuild from zero). */
   reset(name: string, collections: string[]): Promise<void>;
+  /**
+   * Counts one hit on `key` in the fixed window starting at `windowStart` (epoch ms) and returns
+   * the count including this hit. Atomic across processes on the same store (rate limits shared
+   * by every API process): one upsert-and-return in SQLite, findOneAndUpdate with $inc in MongoDB.
+   * A window's counter is kept for `ttlMs` after `windowStart`, then removed.
+   */
+  incrementWindow(key: string, windowStart: number, ttlMs: number): Promise<number>;
   close(): Promise<void>;
 }

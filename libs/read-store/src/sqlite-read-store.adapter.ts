@@ -28,6 +28,7 @@ export class SqliteReadStore implements ReadStore {
   readonly db: Database.Database;
   private readonly known = new Set<string>();
   private readonly stmtCache = new Map<string, Database.Statement>();
+  private windowsReady = false;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -127,6 +128,21 @@ export class SqliteReadStore implements ReadStore {
     })();
   }
 
+  async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
+    this.ensureSync(collection);
+    if (typeof doc.id !== 'string' || doc.id === '') throw new Error('read-model document without an id');
+    const json = JSON.stringify({ ...doc, _version: (expectedVersion ?? 0) + 1 });
+    const result =
+      expectedVersion === null
+        ? this.stmt(`INSERT INTO ${table(collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO NOTHING`).run(doc.id, json)
+        : this.stmt(`UPDATE ${table(collection)} SET doc = ? WHERE id = ? AND IFNULL(json_extract(doc, '$._version'), 0) = ?`).run(
+            json,
+            doc.id,
+            expectedVersion,
+          );
+    return result.changes === 1;
+  }
+
   async getCheckpoint(name: string): Promise<number> {
     const row = this.stmt(`SELECT position FROM checkpoints WHERE name = ?`).get(name) as { position: number } | undefined;
     return row?.position ?? 0;
@@ -147,6 +163,23 @@ export class SqliteReadStore implements ReadStore {
       this.stmt(`DELETE FROM checkpoints WHERE name = ?`).run(name);
     })();
     this.stmtCache.clear();
+  }
+
+  async incrementWindow(key: string, windowStart: number, ttlMs: number): Promise<number> {
+    if (!this.windowsReady) {
+      this.db.exec(
+        `CREATE TABLE IF NOT EXISTS windows (key TEXT NOT NULL, window_start INTEGER NOT NULL, count INTEGER NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (key, window_start))`,
+      );
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ix_windows_expires_at ON windows (expires_at)`);
+      this.windowsReady = true;
+    }
+    const row = this.stmt(
+      `INSERT INTO windows (key, window_start, count, expires_at) VALUES (?, ?, 1, ?)
+       ON CONFLICT(key, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
+    ).get(key, windowStart, windowStart + ttlMs) as { count: number };
+    // A window's first hit sweeps the counters whose windows are over: cheap (indexed) and rare.
+    if (row.count === 1) this.stmt(`DELETE FROM windows WHERE expires_at <= ?`).run(windowStart);
+    return row.count;
   }
 
   async close(): Promise<void> {
