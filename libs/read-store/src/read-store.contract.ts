@@ -221,6 +221,32 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
       });
     });
 
+    describe('incrementWindow', () => {
+      const MINUTE = 60_000;
+
+      it('counts hits per key and per window, starting at 1', async () => {
+        const [k1, k2] = [fresh('rl'), fresh('rl')];
+        const w0 = 1_767_225_600_000;
+        expect(await store.incrementWindow(k1, w0, MINUTE)).toBe(1);
+        expect(await store.incrementWindow(k1, w0, MINUTE)).toBe(2);
+        expect(await store.incrementWindow(k1, w0, MINUTE)).toBe(3);
+        expect(await store.incrementWindow(k2, w0, MINUTE)).toBe(1);
+        // The next window starts again from 1; the earlier one is not touched by it.
+        expect(await store.incrementWindow(k1, w0 + MINUTE, MINUTE)).toBe(1);
+        expect(await store.incrementWindow(k1, w0 + MINUTE, MINUTE)).toBe(2);
+      });
+
+      it('loses no hit when many instances count one window at once', async () => {
+        const k = fresh('rl');
+        const w0 = 1_767_225_660_000;
+        const other = await make();
+        opened.push(other);
+        const counts = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? store : other).incrementWindow(k, w0, MINUTE)));
+        expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+        expect(await store.incrementWindow(k, w0, MINUTE)).toBe(41);
+      });
+    });
+
     describe('checkpoints', () => {
       it('reads 0 for an unknown checkpoint', async () => {
         expect(await store.getCheckpoint(fresh('cp'))).toBe(0);
