@@ -8,3 +8,4 @@ export * from './document/document.decider';
 export * from './organization/organization.events';
 export * from './organization/organization.decider';
 export * from './document/signing-notifications.process';
+export * from './webhook';

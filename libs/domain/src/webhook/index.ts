@@ -1,0 +1,2 @@
+export * from './webhook-endpoint.events';
+export * from './webhook-endpoint.decider';
