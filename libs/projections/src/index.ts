@@ -7,12 +7,14 @@ export * from './public-event.mapping';
 export * from './public-event.projection';
 export * from './audit-trail.projection';
 export * from './signing-token.projection';
+export * from './webhook-endpoint.projection';
 import { auditTrailProjection } from './audit-trail.projection';
 import { documentProjection } from './document.projection';
 import { apiKeyProjection, organizationProjection } from './organization.projection';
 import { Projection } from './projection';
 import { publicEventProjection } from './public-event.projection';
 import { signingTokenProjection } from './signing-token.projection';
+import { webhookEndpointProjection } from './webhook-endpoint.projection';
 
 /** Every projection the service runs; later slices register theirs here. */
 export const ALL_PROJECTIONS: Projection[] = [
@@ -22,4 +24,5 @@ export const ALL_PROJECTIONS: Projection[] = [
   publicEventProjection,
   auditTrailProjection,
   signingTokenProjection,
+  webhookEndpointProjection,
 ];
