@@ -9,3 +9,5 @@ export * from './organization/organization.events';
 export * from './organization/organization.decider';
 export * from './document/signing-notifications.process';
 export * from './webhook';
+export * from './template';
+export * from './seal';

@@ -1,0 +1,2 @@
+export * from './seal.events';
+export * from './seal.decider';

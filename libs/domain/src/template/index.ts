@@ -1,0 +1,2 @@
+export * from './template.events';
+export * from './template.decider';
