@@ -8,12 +8,16 @@ export * from './public-event.projection';
 export * from './audit-trail.projection';
 export * from './signing-token.projection';
 export * from './webhook-endpoint.projection';
+export * from './template.projection';
+export * from './seal.projection';
 import { auditTrailProjection } from './audit-trail.projection';
 import { documentProjection } from './document.projection';
 import { apiKeyProjection, organizationProjection } from './organization.projection';
 import { Projection } from './projection';
 import { publicEventProjection } from './public-event.projection';
+import { sealProjection } from './seal.projection';
 import { signingTokenProjection } from './signing-token.projection';
+import { templateProjection } from './template.projection';
 import { webhookEndpointProjection } from './webhook-endpoint.projection';
 
 /** Every projection the service runs; later slices register theirs here. */
@@ -25,4 +29,6 @@ export const ALL_PROJECTIONS: Projection[] = [
   auditTrailProjection,
   signingTokenProjection,
   webhookEndpointProjection,
+  templateProjection,
+  sealProjection,
 ];
