@@ -4,6 +4,7 @@ import { Infrastructure } from './infrastructure';
 import { Notifier } from './notifier';
 import { Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
+import { UsageReactor } from './usage/usage.reactor';
 
 export interface WorkerOptions {
   clock?: Clock;
@@ -58,6 +59,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   const ctx: WorkerContext = { infra, clock, notifier, origin };
   const reactors: Reactor[] = [
     new SigningNotificationsReactor(infra.events, infra.reads, infra.blobs, notifier, infra.secrets, origin),
+    new UsageReactor(infra.events, infra.commands),
     ...(options.reactors?.(ctx) ?? []),
   ];
   const runner = new ReactorRunner(infra.events, infra.reads, reactors, {
