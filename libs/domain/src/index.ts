@@ -8,6 +8,7 @@ export * from './document/document.decider';
 export * from './organization/organization.events';
 export * from './organization/organization.decider';
 export * from './document/signing-notifications.process';
+export * from './file';
 export * from './webhook';
 export * from './template';
 export * from './seal';
