@@ -8,10 +8,12 @@ export * from './public-event.projection';
 export * from './audit-trail.projection';
 export * from './signing-token.projection';
 export * from './webhook-endpoint.projection';
+export * from './file.projection';
 export * from './template.projection';
 export * from './seal.projection';
 import { auditTrailProjection } from './audit-trail.projection';
 import { documentProjection } from './document.projection';
+import { fileProjection } from './file.projection';
 import { apiKeyProjection, organizationProjection } from './organization.projection';
 import { Projection } from './projection';
 import { publicEventProjection } from './public-event.projection';
@@ -29,6 +31,7 @@ export const ALL_PROJECTIONS: Projection[] = [
   auditTrailProjection,
   signingTokenProjection,
   webhookEndpointProjection,
+  fileProjection,
   templateProjection,
   sealProjection,
 ];
