@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
+import { FilesHttpController } from './files/files.http.controller';
 import { OutboxHttpController } from './outbox/outbox.http.controller';
 import { SigningHttpController } from './signing/signing.http.controller';
 import { SigningPageHttpController } from './signing/signing-page.http.controller';
@@ -36,6 +37,7 @@ export class AppModule {
         SigningPageHttpController,
         EventsHttpController,
         OutboxHttpController,
+        FilesHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [

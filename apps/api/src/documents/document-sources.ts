@@ -1,17 +1,8 @@
 import { ReadDoc } from '@dojang/read-store';
 
 /** Read-model collections a document body may come from (written by the files and templates slices). */
-export const FILES = 'files';
+export { FILES, type FileRow } from '@dojang/projections';
 export const TEMPLATES = 'templates';
-
-export interface FileRow extends ReadDoc {
-  organization_id: string;
-  livemode: boolean;
-  sha256: string;
-  byte_size: number;
-  page_count: number;
-  created_at: string;
-}
 
 export interface TemplateRow extends ReadDoc {
   organization_id: string;
@@ -30,10 +21,11 @@ export function parseIssuedFileUrl(url: string): { file_id: string; expires: num
     return null;
   }
   const match = /^\/(?:api\/)?v1\/files\/(file_[A-Za-z0-9]{8,64})\/content$/.exec(parsed.pathname);
-  const expires = Number(parsed.searchParams.get('expires'));
+  const expiresParam = parsed.searchParams.get('expires') ?? '';
   const signature = parsed.searchParams.get('signature');
-  if (!match || !Number.isInteger(expires) || !signature) return null;
-  return { file_id: match[1], expires, signature };
+  // Number('') is 0: insist on digits so a missing expiry is not read as the epoch.
+  if (!match || !/^\d{1,12}$/.test(expiresParam) || !signature) return null;
+  return { file_id: match[1], expires: Number(expiresParam), signature };
 }
 
 export function issuedFileUrl(host: string, fileId: string, expires: number, signature: string): string {

@@ -1,0 +1,120 @@
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
+import { FileCommand, MAX_FILE_BYTES, WithoutNow, fileDecider, fileStreamId } from '@dojang/domain';
+import { FILES, FileRow } from '@dojang/projections';
+import { contentDispositionFor, inspectPdf } from '@dojang/pdf';
+import { Request, Response } from 'express';
+import { ApiError } from '../shared/api-error';
+import { Auth, AuthContext, Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { DecideCommand } from '../shared/decide.command';
+import { INFRA } from '../shared/infrastructure.token';
+import { fileUrlValid, issueFileUrl } from './file-urls';
+import { readFilePart } from './multipart-file';
+
+const FILE_ID = /^file_[A-Za-z0-9]{8,64}$/;
+
+/**
+ * Uploaded PDFs. POST /files takes the `file` part of a multipart body, counts its bytes while it
+ * streams (413 past 20 MB), decides "PDF or not" from the bytes alone (415 otherwise, the claimed
+ * Content-Type is ignored), stores the bytes content-addressed and records a FileUploaded event.
+ * The returned url is signed and expires after an hour; it is what POST /documents accepts as file_url.
+ */
+@Controller('files')
+export class FilesHttpController {
+  constructor(
+    @Inject(INFRA) private readonly infra: Infrastructure,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly commandBus: CommandBus,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async upload(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Req() req: Request) {
+    const part = await readFilePart(req, { field: 'file', maxBytes: MAX_FILE_BYTES, maxLabel: '20 MB' });
+    if (part.bytes.length === 0) throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', 'The file is empty; upload a PDF.', 'file');
+    const inspection = await inspectPdf(part.bytes);
+    if (!inspection.ok) {
+      const message =
+        inspection.reason === 'encrypted'
+          ? inspection.message
+          : `Only PDF files are accepted, and this file is not one we can read (judged by its bytes, not by its Content-Type): ${inspection.message}`;
+      throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', message, 'file');
+    }
+    const blob = await this.infra.blobs.put(part.bytes);
+    const fileId = prefixedId('file');
+    const command: WithoutNow<FileCommand> = {
+      type: 'UploadFile',
+      file_id: fileId,
+      organization_id: auth.organization_id,
+      livemode: auth.livemode,
+      sha256: blob.sha256,
+      byte_size: blob.byte_size,
+      page_count: inspection.page_count,
+      filename: part.filename,
+    };
+    await this.commandBus.execute(
+      new DecideCommand(fileDecider, fileStreamId(fileId), () => ({ ...command, now: this.clock.now().toISOString() }), {
+        actor: auth.key_id,
+        organization_id: auth.organization_id,
+        livemode: auth.livemode,
+        ip: info.ip,
+        user_agent: info.user_agent,
+        correlation_id: info.request_id,
+      }),
+    );
+    return this.present(await this.ownRow(auth, fileId));
+  }
+
+  /** The file object again, with a freshly issued URL. */
+  @Get(':id')
+  async retrieve(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.present(await this.ownRow(auth, id));
+  }
+
+  /**
+   * The bytes behind an issued URL: no API key, the signature is the credential. A wrong, tampered
+   * or expired signature looks exactly like a file that does not exist.
+   */
+  @Public()
+  @Get(':id/content')
+  async content(@Param('id') id: string, @Query('expires') expires: string | undefined, @Query('signature') signature: string | undefined, @Res() res: Response) {
+    const notFound = () => ApiError.notFound('file_not_found', 'No such file, or the file URL has expired.');
+    if (!FILE_ID.test(id) || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') throw notFound();
+    if (!fileUrlValid(this.infra, id, Number(expires), signature, this.clock.now())) throw notFound();
+    const row = await this.infra.reads.get<FileRow>(FILES, id);
+    if (!row) throw notFound();
+    const bytes = await this.infra.blobs.get(row.sha256);
+    if (!bytes) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+    res.setHeader('Content-Type', 'application/pdf');
+    res.setHeader('Content-Disposition', contentDispositionFor(row.filename ?? row.id).replace(/^attachment/, 'inline'));
+    res.setHeader('Content-Length', String(bytes.length));
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.end(bytes);
+  }
+
+  private async ownRow(auth: AuthContext, id: string): Promise<FileRow> {
+    const row = FILE_ID.test(id) ? await this.infra.reads.get<FileRow>(FILES, id) : null;
+    if (!row || row.organization_id !== auth.organization_id || row.livemode !== auth.livemode) {
+      throw ApiError.notFound('file_not_found', 'No such file.');
+    }
+    return row;
+  }
+
+  private present(row: FileRow) {
+    const { url, expires_at } = issueFileUrl(this.infra, row.id, this.clock.now());
+    return {
+      id: row.id,
+      object: 'file',
+      url,
+      byte_size: row.byte_size,
+      expires_at,
+      page_count: row.page_count,
+      filename: row.filename,
+      sha256: row.sha256,
+      livemode: row.livemode,
+      created_at: row.created_at,
+    };
+  }
+}

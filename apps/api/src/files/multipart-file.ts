@@ -1,0 +1,167 @@
+import { Request } from 'express';
+import { Readable, Writable } from 'stream';
+import { ApiError } from '../shared/api-error';
+
+/** The busboy types we use (busboy ships none; it is the parser inside multer). */
+interface BusboyFileInfo {
+  filename: string | undefined;
+  encoding: string;
+  mimeType: string;
+}
+type FileStream = Readable & { truncated?: boolean };
+type BusboyFactory = (config: {
+  headers: Request['headers'];
+  defParamCharset?: string;
+  limits?: { fileSize?: number; files?: number; fields?: number; parts?: number; fieldSize?: number; headerPairs?: number };
+}) => Writable;
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const busboy: BusboyFactory = require('busboy');
+
+export interface UploadedFilePart {
+  bytes: Buffer;
+  /** The client's file name, sanitised; null when it sent none. */
+  filename: string | null;
+  /** What the client claimed; never trusted (the bytes decide), kept for messages only. */
+  mime_type: string;
+}
+
+export interface ReadFilePartOptions {
+  /** The multipart part holding the file. */
+  field: string;
+  /** Larger files are refused with 413 as soon as this many bytes have been exceeded. */
+  maxBytes: number;
+  /** A human form of maxBytes for the error message. */
+  maxLabel: string;
+}
+
+/** Room for boundaries, part headers and a few small text fields around the file itself. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+/** After a refusal the rest of the body is discarded; a client still sending after this long is cut off. */
+const DRAIN_GRACE_MS = 30_000;
+
+export function fileTooLarge(opts: ReadFilePartOptions): ApiError {
+  return new ApiError(
+    413,
+    'invalid_request_error',
+    'file_too_large',
+    `The file is larger than ${opts.maxLabel} (${opts.maxBytes.toLocaleString('en-US')} bytes); upload a PDF of at most ${opts.maxLabel}.`,
+    opts.field,
+  );
+}
+
+function missingFile(opts: ReadFilePartOptions): ApiError {
+  return ApiError.missing(opts.field, `Send the PDF as multipart/form-data in a part named "${opts.field}".`);
+}
+
+/** Strips any path, control characters and excess length from a client-supplied file name. */
+export function sanitizeFilename(name: string | undefined): string | null {
+  if (!name) return null;
+  const base = name.normalize('NFC').split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim();
+  return Array.from(clean).slice(0, 200).join('') || null;
+}
+
+/**
+ * Reads one file part of a multipart/form-data request into memory, counting bytes as they arrive:
+ * the moment the file passes `maxBytes` the promise rejects with 413 (so the API answers before the
+ * client has finished sending), parsing stops, and the rest of the body is discarded unread. At most
+ * `maxBytes` are ever held. Anything but the named file part is skipped.
+ */
+export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<UploadedFilePart> {
+  return new Promise<UploadedFilePart>((resolve, reject) => {
+    const contentType = req.headers['content-type'] ?? '';
+    if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+      reject(missingFile(opts));
+      return;
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > opts.maxBytes + MULTIPART_OVERHEAD) {
+      // Known too large from the header alone: refuse without reading a byte.
+      discardRest(req);
+      reject(fileTooLarge(opts));
+      return;
+    }
+
+    let parser: Writable;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        // busboy reports 'limit' on reaching fileSize, so one byte more means "over maxBytes".
+        limits: { fileSize: opts.maxBytes + 1, files: 4, fields: 32, parts: 40, fieldSize: 64 * 1024, headerPairs: 64 },
+      });
+    } catch (err) {
+      reject(ApiError.invalid(opts.field, `The multipart body cannot be read: ${(err as Error).message}.`));
+      return;
+    }
+
+    let settled = false;
+    let part: { chunks: Buffer[]; size: number; filename: string | null; mime_type: string } | null = null;
+
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      if (part) part.chunks = [];
+      req.unpipe(parser);
+      parser.removeAllListeners();
+      parser.on('error', () => undefined);
+      discardRest(req);
+      reject(error);
+    };
+
+    parser.on('file', (name: string, stream: FileStream, info: BusboyFileInfo) => {
+      stream.on('limit', () => fail(fileTooLarge(opts)));
+      stream.on('error', (err: Error) => fail(err));
+      if (settled || name !== opts.field) {
+        stream.resume();
+        return;
+      }
+      if (part) {
+        stream.resume();
+        fail(ApiError.invalid(opts.field, `Send exactly one file in the "${opts.field}" part.`));
+        return;
+      }
+      const current = { chunks: [] as Buffer[], size: 0, filename: sanitizeFilename(info.filename), mime_type: info.mimeType };
+      part = current;
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        current.chunks.push(chunk);
+        current.size += chunk.length;
+      });
+    });
+    parser.on('field', (name: string) => {
+      if (name === opts.field) fail(ApiError.invalid(opts.field, `"${opts.field}" must be a file part (a Content-Disposition with a filename), not a text field.`));
+    });
+    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
+      parser.on(limit, () => fail(ApiError.invalid(opts.field, 'The multipart body has too many parts.')));
+    }
+    parser.on('error', (err: Error) => fail(ApiError.invalid(opts.field, `The multipart body cannot be read: ${err.message}.`)));
+    parser.on('close', () => {
+      if (settled) return;
+      if (!part) {
+        fail(missingFile(opts));
+        return;
+      }
+      settled = true;
+      resolve({ bytes: Buffer.concat(part.chunks, part.size), filename: part.filename, mime_type: part.mime_type });
+    });
+    req.on('aborted', () => fail(new Error('the client aborted the upload')));
+    req.on('error', (err) => fail(err));
+    req.pipe(parser);
+  });
+}
+
+/**
+ * Throws away whatever the client still sends, without keeping it, so the error response can be
+ * read on a kept-alive connection; a client that keeps sending long after is disconnected.
+ */
+function discardRest(req: Request): void {
+  if (req.complete) return;
+  req.resume();
+  const timer = setTimeout(() => {
+    if (!req.complete) req.socket?.destroy();
+  }, DRAIN_GRACE_MS);
+  timer.unref();
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+}
