@@ -1,0 +1,254 @@
+import * as http from 'http';
+import { AddressInfo } from 'net';
+import { MAX_FILE_BYTES } from '@dojang/domain';
+import { FILES } from '@dojang/projections';
+import { pdfinfo } from '@dojang/pdf/testing/poppler';
+import { expectError } from '../support/api-helpers';
+import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { binary, blobFiles, pathOf, pdfFixture, sha256, uploadFile, uploadFixture } from './file-helpers';
+
+const PNG_BYTES = pdfFixture('png-named.pdf'); // real PNG bytes, named .pdf
+
+/** A valid PDF padded with a trailing comment to exactly `size` bytes. */
+function pdfOfSize(size: number): Buffer {
+  const base = pdfFixture('chromium-korean-contract-a4.pdf');
+  const pad = size - base.length - 2;
+  return Buffer.concat([base, Buffer.from('\n%'), Buffer.alloc(pad - 1, 0x41), Buffer.from('\n')]).subarray(0, size);
+}
+
+/**
+ * Streams a multipart upload with chunked encoding (no Content-Length, so only counting the bytes
+ * can stop it) and stops writing as soon as the server answers. Reports how much had been sent.
+ */
+function streamUpload(port: number, key: string, fileBytes: number, headers: Record<string, string> = {}): Promise<{ status: number; body: any; sent: number }> {
+  return new Promise((resolve, reject) => {
+    const boundary = 'dojang-test-boundary-7d3f';
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/v1/files',
+      headers: { ...bearer(key), 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...headers },
+    });
+    const chunk = Buffer.alloc(256 * 1024, 0x20);
+    let sent = 0;
+    let answered = false;
+    req.on('response', (res) => {
+      answered = true;
+      const sentAtResponse = sent;
+      binary(res, (err, body) => {
+        req.destroy();
+        if (err) reject(err);
+        else resolve({ status: res.statusCode ?? 0, body: JSON.parse(body.toString('utf8')), sent: sentAtResponse });
+      });
+    });
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
+    if (headers['Content-Length']) {
+      req.flushHeaders(); // headers only: the answer must not need a single body byte
+      return;
+    }
+    const pump = () => {
+      while (!answered && sent < fileBytes) {
+        sent += chunk.length;
+        if (!req.write(chunk)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      if (!answered) req.end(tail);
+    };
+    req.write(head);
+    sent += head.length;
+    pump();
+  });
+}
+
+describe('POST /v1/files', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    org = await t.createOrg();
+    const server: http.Server = t.app.getHttpServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => t.close());
+
+  describe('the fixtures behave as their README says', () => {
+    it.each([
+      ['chromium-korean-contract-a4.pdf', 3],
+      ['chromium-korean-contract-letter.pdf', 3],
+      ['rotated-page2-90.pdf', 3],
+    ])('%s is accepted, with its page count and its exact bytes behind the url', async (name, pages) => {
+      const bytes = pdfFixture(name);
+      expect(pdfinfo(bytes)).toMatch(new RegExp(`Pages:\\s+${pages}\\n`));
+      const before = Date.now();
+      const file = await uploadFixture(t, org.test, name);
+      expect(file).toMatchObject({ object: 'file', byte_size: bytes.length, page_count: pages, filename: name, sha256: sha256(bytes), livemode: false });
+      expect(file.id).toMatch(/^file_[0-9a-f]{24}$/);
+      // Signed, expiring, on the service's own origin (no FILE_HOST configured).
+      expect(file.url).toMatch(new RegExp(`^http://localhost:3000/v1/files/${file.id}/content\\?expires=\\d+&signature=[A-Za-z0-9_-]+$`));
+      const expires = Number(new URL(file.url).searchParams.get('expires'));
+      expect(file.expires_at).toBe(new Date(expires * 1000).toISOString());
+      const validity = Date.parse(file.expires_at) - before;
+      expect(validity).toBeGreaterThan(59 * 60 * 1000);
+      expect(validity).toBeLessThanOrEqual(60 * 60 * 1000 + 5000);
+      // The bytes are content-addressed in the blob store, and served back unchanged.
+      expect(await t.infra.blobs.has(sha256(bytes))).toBe(true);
+      const content = await t.http.get(pathOf(file.url)).buffer(true).parse(binary).expect(200);
+      expect(content.headers['content-type']).toBe('application/pdf');
+      expect(sha256(content.body)).toBe(sha256(bytes));
+      // And the file object can be read again with the key.
+      const again = (await t.http.get(`/v1/files/${file.id}`).set(bearer(org.test)).expect(200)).body;
+      expect(again).toMatchObject({ id: file.id, object: 'file', byte_size: bytes.length, page_count: pages });
+    });
+
+    it.each(['encrypted-owner-only.pdf', 'encrypted-needs-password.pdf'])('%s is refused at upload with an error naming the AES-256 encryption', async (name) => {
+      const bytes = pdfFixture(name);
+      const err = expectError(await uploadFile(t, org.test, bytes, { filename: name }), 415, 'unsupported_file_type', 'file');
+      expect(err.message).toMatch(/encrypt/i);
+      expect(err.message).toMatch(/AES-256/);
+      expect(await t.infra.blobs.has(sha256(bytes))).toBe(false);
+    });
+
+    it.each(['truncated.pdf', 'fake-header.pdf', 'png-named.pdf'])('%s is refused as unsupported_file_type (it does not parse as a PDF)', async (name) => {
+      const bytes = pdfFixture(name);
+      const err = expectError(await uploadFile(t, org.test, bytes, { filename: name }), 415, 'unsupported_file_type', 'file');
+      expect(err.message).toMatch(/PDF/);
+      expect(await t.infra.blobs.has(sha256(bytes))).toBe(false);
+    });
+  });
+
+  describe('the bytes decide, not the Content-Type or the name', () => {
+    it('accepts a real PDF sent as image/png named .png', async () => {
+      const bytes = pdfFixture('chromium-korean-contract-a4.pdf');
+      const res = await uploadFile(t, org.test, bytes, { filename: 'scan.png', contentType: 'image/png' });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ object: 'file', byte_size: bytes.length, page_count: 3 });
+    });
+
+    it('accepts a real PDF sent as application/octet-stream', async () => {
+      const res = await uploadFile(t, org.test, pdfFixture('chromium-korean-contract-letter.pdf'), { contentType: 'application/octet-stream' });
+      expect(res.status).toBe(201);
+    });
+
+    it('refuses PNG bytes sent as application/pdf named .pdf', async () => {
+      expectError(await uploadFile(t, org.test, PNG_BYTES, { filename: 'contract.pdf', contentType: 'application/pdf' }), 415, 'unsupported_file_type', 'file');
+    });
+
+    it('refuses an empty file', async () => {
+      expectError(await uploadFile(t, org.test, Buffer.alloc(0)), 415, 'unsupported_file_type', 'file');
+    });
+  });
+
+  describe('request shape', () => {
+    it('needs the part to be called file', async () => {
+      expectError(await uploadFile(t, org.test, pdfFixture('chromium-korean-contract-a4.pdf'), { field: 'document' }), 400, 'missing_parameter', 'file');
+    });
+
+    it('needs a multipart body', async () => {
+      expectError(await t.http.post('/v1/files').set(bearer(org.test)).send({ file: 'x' }), 400, 'missing_parameter', 'file');
+      expectError(
+        await t.http.post('/v1/files').set(bearer(org.test)).set('Content-Type', 'application/pdf').send(pdfFixture('chromium-korean-contract-a4.pdf')),
+        400,
+        'missing_parameter',
+        'file',
+      );
+    });
+
+    it('refuses a text field called file', async () => {
+      expectError(await t.http.post('/v1/files').set(bearer(org.test)).field('file', '%PDF-1.7'), 400, 'invalid_parameter', 'file');
+    });
+
+    it('refuses two files in the file part', async () => {
+      const bytes = pdfFixture('chromium-korean-contract-a4.pdf');
+      const res = await t.http.post('/v1/files').set(bearer(org.test)).attach('file', bytes, 'a.pdf').attach('file', bytes, 'b.pdf');
+      expectError(res, 400, 'invalid_parameter', 'file');
+    });
+
+    it('ignores other parts and keeps a Korean file name', async () => {
+      const res = await t.http
+        .post('/v1/files')
+        .set(bearer(org.test))
+        .field('purpose', 'contract')
+        .attach('file', pdfFixture('chromium-korean-contract-a4.pdf'), { filename: '근로계약서 (최종).pdf', contentType: 'application/pdf' });
+      expect(res.status).toBe(201);
+      expect(res.body.filename).toBe('근로계약서 (최종).pdf');
+    });
+
+    it('needs an API key before reading anything', async () => {
+      const res = await t.http.post('/v1/files').attach('file', pdfFixture('chromium-korean-contract-a4.pdf'), 'a.pdf');
+      expectError(res, 401, 'missing_api_key');
+    });
+
+    it('serves the legacy root too', async () => {
+      const res = await t.http.post('/api/v1/files').set(bearer(org.test)).attach('file', pdfFixture('chromium-korean-contract-a4.pdf'), 'a.pdf');
+      expect(res.status).toBe(201);
+    });
+  });
+
+  describe('20 MB limit', () => {
+    it('accepts a PDF of exactly 20 MB (20 × 1024 × 1024 bytes)', async () => {
+      const bytes = pdfOfSize(MAX_FILE_BYTES);
+      expect(bytes.length).toBe(20 * 1024 * 1024);
+      const res = await uploadFile(t, org.test, bytes);
+      expect(res.status).toBe(201);
+      expect(res.body.byte_size).toBe(MAX_FILE_BYTES);
+      expect(await t.infra.blobs.has(res.body.sha256)).toBe(true);
+    });
+
+    it('refuses one byte more with 413 file_too_large, and stores nothing', async () => {
+      const bytes = pdfOfSize(MAX_FILE_BYTES + 1);
+      const blobsBefore = blobFiles(t).length;
+      const filesBefore = (await t.infra.reads.find(FILES, {})).length;
+      const err = expectError(await uploadFile(t, org.test, bytes), 413, 'file_too_large', 'file');
+      expect(err.message).toMatch(/20 MB/);
+      expect(blobFiles(t).length).toBe(blobsBefore);
+      expect(await t.infra.blobs.has(sha256(bytes))).toBe(false);
+      await t.infra.runner.catchUp();
+      expect((await t.infra.reads.find(FILES, {})).length).toBe(filesBefore);
+    });
+
+    it('answers 413 while a much larger body is still streaming (chunked, no Content-Length)', async () => {
+      const total = 400 * 1024 * 1024;
+      const blobsBefore = blobFiles(t).length;
+      const res = await streamUpload(port, org.test, total);
+      expect(res.status).toBe(413);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'file_too_large', param: 'file' });
+      // The answer came after the limit was passed but long before the client finished.
+      expect(res.sent).toBeGreaterThan(MAX_FILE_BYTES);
+      expect(res.sent).toBeLessThan(total / 2);
+      expect(blobFiles(t).length).toBe(blobsBefore);
+    });
+
+    it('answers 413 from a declared Content-Length alone, before any body byte', async () => {
+      const res = await streamUpload(port, org.test, 0, { 'Content-Length': String(100 * 1024 * 1024) });
+      expect(res.status).toBe(413);
+      expect(res.sent).toBe(0);
+      expect(res.body.error.code).toBe('file_too_large');
+    });
+
+    it('keeps serving after refusing a large upload', async () => {
+      const res = await uploadFile(t, org.test, pdfFixture('chromium-korean-contract-a4.pdf'));
+      expect(res.status).toBe(201);
+    });
+  });
+
+  describe('GET /v1/files/:id', () => {
+    it('is scoped to the organization and the mode', async () => {
+      const file = await uploadFixture(t, org.test, 'chromium-korean-contract-a4.pdf');
+      const other = await t.createOrg('Other Corp');
+      expectError(await t.http.get(`/v1/files/${file.id}`).set(bearer(other.test)), 404, 'file_not_found');
+      expectError(await t.http.get(`/v1/files/${file.id}`).set(bearer(org.live)), 404, 'file_not_found');
+      expectError(await t.http.get('/v1/files/file_doesnotexist00000000').set(bearer(org.test)), 404, 'file_not_found');
+      expectError(await t.http.get('/v1/files/not-a-file-id').set(bearer(org.test)), 404, 'file_not_found');
+    });
+  });
+});
