@@ -12,6 +12,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -54,7 +55,9 @@ export class ListDocumentsQuery {
 export class ParticipantDto {
   @IsDefined() @IsString() @IsNotEmpty() @MaxLength(200) name: string;
   @Optional() @IsString() @MaxLength(32) phone?: string;
-  @Optional() @IsString() @MaxLength(320) email?: string;
+  // An address the notifier can use (blank means none), checked like member e-mails are.
+  @Optional() @IsString() @MaxLength(320) @Matches(/^\s*([^\s@]+@[^\s@]+\.[^\s@]+)?\s*$/, { message: 'email must be an e-mail address, e.g. hong@example.com.' })
+  email?: string;
   @Optional() @IsIn(['signer', 'reviewer', 'cc']) role?: 'signer' | 'reviewer' | 'cc';
   @Optional() @IsInt() @Min(1) @Max(1000) signing_order?: number;
   @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';

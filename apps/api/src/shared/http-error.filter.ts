@@ -40,6 +40,14 @@ export function toApiError(exception: unknown): ApiError {
   if (e && e.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
     return new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Unsupported request encoding.');
   }
+  // Any other body-parser failure (a corrupt gzip stream, a Content-Length that does not match the
+  // body, too many form fields) is the client's fault too: http-errors marks those `expose`.
+  const raw = exception as { status?: unknown; expose?: unknown };
+  if (!(exception instanceof HttpException) && raw && raw.expose === true && (raw.status === 400 || raw.status === 413)) {
+    return raw.status === 413
+      ? new ApiError(413, 'invalid_request_error', 'request_too_large', 'The request body is too large.')
+      : new ApiError(400, 'invalid_request_error', 'invalid_request_body', 'The request body could not be read.');
+  }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) return new ApiError(404, 'invalid_request_error', 'resource_not_found', 'No such endpoint.');

@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError } from './api-error';
 
 const MISSING = new Set(['isDefined', 'isNotEmpty', 'arrayNotEmpty']);
@@ -23,8 +23,37 @@ function firstError(errors: ValidationError[], prefix = ''): { param: string; co
  * DTO validation with the whitelist on: a property the DTO does not declare (id, status,
  * livemode, timestamps, signing records) is refused, so nothing can be mass-assigned.
  */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The path of the first reserved key anywhere in a parsed body, e.g. `metadata.__proto__`. */
+function reservedKey(value: unknown, path: string, depth = 0): string | null {
+  if (depth > 32 || value === null || typeof value !== 'object') return null;
+  for (const key of Object.keys(value)) {
+    const here = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    if (RESERVED_KEYS.has(key)) return here;
+    const nested = reservedKey((value as Record<string, unknown>)[key], here, depth + 1);
+    if (nested) return nested;
+  }
+  return null;
+}
+
+/**
+ * class-transformer silently drops `__proto__` and `constructor`, so the whitelist never sees them:
+ * they would be accepted and ignored (and a metadata key `__proto__` lost). Refuse them like any
+ * other unknown property.
+ */
+class StrictValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata) {
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const key = reservedKey(value, '');
+      if (key) throw ApiError.invalid(key, `${key} is not a parameter of this request (or cannot be set by clients).`);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
