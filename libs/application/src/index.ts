@@ -10,3 +10,5 @@ export * from './document-pdf.service';
 export * from './notifier';
 export * from './signing-notifications.reactor';
 export * from './worker';
+export * from './webhooks';
+export * from './timers';

@@ -5,8 +5,10 @@ import { Notifier } from './notifier';
 import { Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
 import { UsageReactor } from './usage/usage.reactor';
+import { DeliveryLoop, DeliveryLoopOptions, WebhookDispatcher } from './webhooks';
+import { TickStats } from './timers';
 
-export interface WorkerOptions {
+export interface WorkerOptions extends DeliveryLoopOptions {
   clock?: Clock;
   email?: EmailSender | null;
   sms?: SmsSender | null;
@@ -24,6 +26,10 @@ export interface WorkerContext {
 
 export interface Worker extends WorkerContext {
   runner: ReactorRunner;
+  /** Fires due timers (document expiry, automatic reminders) now; the background loop does it every tickIntervalMs. */
+  tick(): Promise<TickStats>;
+  /** Webhook deliveries: `dispatchDue()` sends what is due now. */
+  webhooks: WebhookDispatcher;
   stop(): Promise<void>;
 }
 
@@ -57,9 +63,12 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   const notifier = await createNotifier(infra, options);
   const origin = publicOrigin(infra);
   const ctx: WorkerContext = { infra, clock, notifier, origin };
+  const delivery = new DeliveryLoop(infra, clock, options);
+  await delivery.init();
   const reactors: Reactor[] = [
     new SigningNotificationsReactor(infra.events, infra.reads, infra.blobs, notifier, infra.secrets, origin),
     new UsageReactor(infra.events, infra.commands),
+    ...delivery.reactors,
     ...(options.reactors?.(ctx) ?? []),
   ];
   const runner = new ReactorRunner(infra.events, infra.reads, reactors, {
@@ -68,5 +77,15 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     },
   });
   await runner.start();
-  return { ...ctx, runner, stop: () => runner.stop() };
+  delivery.start();
+  return {
+    ...ctx,
+    runner,
+    tick: () => delivery.tick(),
+    webhooks: delivery.webhooks,
+    stop: async () => {
+      await delivery.stop();
+      await runner.stop();
+    },
+  };
 }

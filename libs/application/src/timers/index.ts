@@ -1,0 +1,3 @@
+export * from './timers';
+export * from './document-timers.reactor';
+export * from './timer-service';

@@ -1,0 +1,5 @@
+export * from './webhook-secret-box';
+export * from './webhook-deliveries';
+export * from './webhook-delivery.reactor';
+export * from './webhook-dispatcher';
+export * from './delivery-loop';

@@ -1,0 +1,79 @@
+import { webhookEndpointWants } from '@dojang/domain';
+import { StoredEvent } from '@dojang/event-store';
+import { PUBLIC_SOURCE_TYPES, toPublicEvent, WEBHOOK_ENDPOINTS, WebhookEndpointRow } from '@dojang/projections';
+import { Clock } from '../clock';
+import { Infrastructure } from '../infrastructure';
+import { Reactor } from '../reactor-runner';
+import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryRow, webhookDeliveryId } from './webhook-deliveries';
+
+/** The JSON every endpoint receives for a public event: the same object GET /v1/events/{id} shows. */
+export function webhookPayload(event: StoredEvent): string | null {
+  const pub = toPublicEvent(event);
+  if (!pub) return null;
+  return JSON.stringify({ id: pub.id, object: pub.object, type: pub.type, created_at: pub.created_at, livemode: pub.livemode, data: pub.data });
+}
+
+/**
+ * Fans every public event out into one delivery row per matching endpoint of its organization and
+ * mode (a test key's endpoints see only test events, a live key's only live ones). It runs on the
+ * durable subscription, so an event is never skipped; rows are created insert-if-absent under a
+ * deterministic id, so a replay never doubles a delivery. Sending is the dispatcher's job.
+ */
+export class WebhookDeliveryReactor implements Reactor {
+  readonly name = 'webhook_deliveries';
+  readonly handles = PUBLIC_SOURCE_TYPES;
+
+  constructor(
+    private readonly infra: Infrastructure,
+    private readonly clock: Clock,
+    private readonly onCreated: () => void = () => undefined,
+  ) {}
+
+  async init(): Promise<void> {
+    await this.infra.reads.ensureCollection(WEBHOOK_DELIVERIES_COLLECTION);
+  }
+
+  async react(event: StoredEvent): Promise<void> {
+    const body = webhookPayload(event);
+    const pub = toPublicEvent(event);
+    const organizationId = event.metadata.organization_id;
+    if (!body || !pub || !organizationId) return;
+    // Endpoints come from a read model: make sure it has seen everything up to this event, so an
+    // endpoint registered just before the event is not missed.
+    if (!(await this.infra.runner.waitFor(event.global_position))) {
+      throw new Error(`projections have not reached position ${event.global_position} yet`);
+    }
+    const endpoints = await this.infra.reads.find<WebhookEndpointRow>(WEBHOOK_ENDPOINTS, {
+      where: { organization_id: organizationId, livemode: pub.livemode },
+    });
+    const now = this.clock.now().toISOString();
+    let created = 0;
+    for (const endpoint of endpoints) {
+      // Registered after the event happened (e.g. while this reactor catches up a backlog): not its event.
+      if (endpoint.deleted || endpoint.status !== 'enabled' || endpoint.seq > event.global_position) continue;
+      if (!webhookEndpointWants(endpoint, pub.type)) continue;
+      const row: WebhookDeliveryRow = {
+        id: webhookDeliveryId(endpoint.id, pub.id),
+        object: 'webhook_delivery',
+        endpoint_id: endpoint.id,
+        organization_id: organizationId,
+        livemode: pub.livemode,
+        event_id: pub.id,
+        event_type: pub.type,
+        webhook_id: pub.id,
+        body,
+        status: 'pending',
+        attempts: [],
+        attempt_count: 0,
+        next_attempt_at: now,
+        lease_owner: null,
+        created_at: now,
+        updated_at: now,
+        completed_at: null,
+        seq: event.global_position,
+      };
+      if (await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, row, null)) created++;
+    }
+    if (created > 0) this.onCreated();
+  }
+}
