@@ -19,6 +19,7 @@ import { ApiKeyGuard } from './shared/auth.guard';
 import { DecideCommandHandler } from './shared/decide.command';
 import { HttpErrorFilter } from './shared/http-error.filter';
 import { INFRA, NOTIFIER } from './shared/infrastructure.token';
+import { WebhookEndpointsHttpController } from './webhooks/webhook-endpoints.http.controller';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
@@ -38,6 +39,7 @@ export class AppModule {
         EventsHttpController,
         OutboxHttpController,
         FilesHttpController,
+        WebhookEndpointsHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [
