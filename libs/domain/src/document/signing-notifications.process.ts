@@ -1,5 +1,5 @@
 import { DocumentEvent } from './document.events';
-import { DocumentState, ParticipantState, activeParticipants } from './document.state';
+import { DocumentState, ParticipantState, activeParticipants, mustAct } from './document.state';
 
 export type PlannedKind = 'signing_request' | 'reminder' | 'completed' | 'canceled' | 'expired' | 'declined';
 
@@ -14,6 +14,14 @@ function channels(p: ParticipantState, sms: boolean): Array<'email' | 'sms'> {
   if (p.email) out.push('email');
   if (sms && p.phone) out.push('sms');
   return out;
+}
+
+/** Who has received a signing request so far: the lowest order not yet fully signed (a decline does not finish it). */
+function askedToAct(state: DocumentState): ParticipantState[] {
+  const open = state.participants.filter((p) => mustAct(p) && p.status !== 'signed');
+  if (open.length === 0) return [];
+  const lowest = Math.min(...open.map((p) => p.signing_order));
+  return open.filter((p) => p.signing_order === lowest);
 }
 
 const request = (kind: 'signing_request' | 'reminder') => (p: ParticipantState): PlannedNotification => ({
@@ -49,8 +57,11 @@ export function planSigningNotifications(event: DocumentEvent, before: DocumentS
     case 'DocumentExpired':
     case 'DocumentDeclined': {
       const kind = event.type === 'DocumentCanceled' ? 'canceled' : event.type === 'DocumentExpired' ? 'expired' : 'declined';
-      // Only people who were already asked to act (or who finished) know about the request.
-      const reached = after.participants.filter((p) => p.status !== 'pending' || activeParticipants(before).some((a) => a.id === p.id));
+      // Only people who were already asked to act (or who finished) know about the request. A
+      // decline is folded into `before` already (ParticipantDeclined precedes DocumentDeclined), so
+      // "asked" must not skip the decliner's order: that would reach the next order, never asked.
+      const asked = askedToAct(before);
+      const reached = after.participants.filter((p) => p.status !== 'pending' || asked.some((a) => a.id === p.id));
       return reached.map((p) => ({ kind, participant_id: p.id, channels: channels(p, false) }));
     }
     default:
