@@ -1,0 +1,394 @@
+import * as fs from 'fs';
+import { AddressInfo } from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { deflateSync } from 'zlib';
+import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+
+/**
+ * The signing page in a real browser (Debian's Chromium through playwright-core) against a real
+ * in-process app listening on 127.0.0.1. Each test gets a fresh browser context; every page is
+ * watched for console errors, uncaught exceptions and CSP violations.
+ */
+
+jest.setTimeout(45_000);
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const MOBILE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true, locale: 'ko-KR' };
+const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 }, locale: 'ko-KR' };
+const SCREENSHOT = '/tmp/dojang-signing-page-mobile.png';
+
+/**
+ * The test machine has no Korean system font, so Chromium would draw Korean as boxes. A fontconfig
+ * file adding the Noto Sans KR package the PDF code already ships makes text (and so the layout
+ * checks and the screenshot) realistic. Test-only: the page itself loads no fonts.
+ */
+function fontconfigWithKorean(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-fonts-'));
+  const kr = path.join(__dirname, '../../node_modules/@expo-google-fonts/noto-sans-kr');
+  const dirs = `<dir>${path.join(kr, '400Regular')}</dir>`;
+  const file = path.join(dir, 'fonts.conf');
+  fs.writeFileSync(
+    file,
+    `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><include ignore_missing="yes">/etc/fonts/fonts.conf</include>${dirs}<cachedir>${path.join(dir, 'cache')}</cachedir></fontconfig>`,
+  );
+  return file;
+}
+
+/** A tiny solid PNG built by hand (a stand-in seal image). */
+function solidPng(width = 48, height = 48, rgba = [200, 30, 30, 255]): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgba).flat())]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+interface ParticipantSpec {
+  name: string;
+  phone?: string;
+  auth?: 'sms_pin' | 'none';
+  role?: 'signer' | 'reviewer' | 'cc';
+  signing_order?: number;
+  fields?: Array<'signature' | 'seal'>;
+}
+
+interface Watched {
+  page: Page;
+  /** Console errors, page errors and CSP violations seen so far, minus the expected HTTP statuses. */
+  problems(allowedStatuses?: number[]): Promise<string[]>;
+}
+
+describe('signing page (browser)', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let browser: Browser;
+  let origin: string;
+  const contexts: BrowserContext[] = [];
+
+  const h = () => bearer(org.test);
+
+  async function api<T = any>(method: 'get' | 'post' | 'put', path: string, body?: unknown, status = 200): Promise<T> {
+    let req = t.http[method](path).set(h());
+    if (body !== undefined) req = req.send(body as object);
+    const res = await req;
+    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${path}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body as T;
+  }
+
+  /** Creates, fills and sends a document; returns its id and each participant's id and page URL. */
+  async function sentDocument(title: string, specs: ParticipantSpec[]) {
+    const doc = await api('post', '/v1/documents', { title, content: `<p>${title}: 갑과 을은 다음과 같이 계약한다.</p>` }, 201);
+    const people: Array<{ id: string; spec: ParticipantSpec }> = [];
+    for (const spec of specs) {
+      const { fields, ...body } = spec;
+      const p = await api('post', `/v1/documents/${doc.id}/participants`, { auth: 'sms_pin', ...body }, 201);
+      people.push({ id: p.id, spec });
+    }
+    const fields = people.flatMap(({ id, spec }, i) =>
+      (spec.fields ?? []).map((type, j) => ({ participant_id: id, type, page: 1, x: 10 + j * 30, y: 60 + i * 12, width: 20, height: 8 })),
+    );
+    await api('put', `/v1/documents/${doc.id}/fields`, { fields });
+    const sent = await api('post', `/v1/documents/${doc.id}/send`, {});
+    const urlOf = (id: string) => {
+      const signingUrl: string = sent.participants.find((p: any) => p.id === id).signing_url;
+      return `${origin}/sign/${signingUrl.split('/sign/')[1]}`;
+    };
+    return { id: doc.id as string, participants: people.map(({ id }) => ({ id, url: urlOf(id) })) };
+  }
+
+  async function latestPin(participantId: string): Promise<string> {
+    for (let i = 0; i < 50; i++) {
+      const out = await api('get', `/v1/outbox?participant_id=${participantId}&channel=sms&limit=10`);
+      const msg = out.data.find((m: any) => m.pin);
+      if (msg) return msg.pin;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('no PIN in the outbox');
+  }
+
+  async function documentStatus(id: string, expected: string): Promise<string> {
+    let status = '';
+    for (let i = 0; i < 50; i++) {
+      status = (await api('get', `/v1/documents/${id}`)).status;
+      if (status === expected) return status;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return status;
+  }
+
+  async function open(url: string, options: BrowserContextOptions): Promise<Watched> {
+    const context = await browser.newContext(options);
+    contexts.push(context);
+    const page = await context.newPage();
+    const seen: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') seen.push(`console: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => seen.push(`pageerror: ${err.message}`));
+    // CSP violations are also reported as console errors; the event catches them regardless.
+    await page.addInitScript(() => {
+      const w = window as unknown as { __csp: string[] };
+      w.__csp = [];
+      document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    await page.goto(url);
+    return {
+      page,
+      async problems(allowedStatuses: number[] = []) {
+        const csp = await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp).catch(() => [] as string[]);
+        const allowed = (s: string) => allowedStatuses.some((code) => s.includes(`Failed to load resource: the server responded with a status of ${code}`));
+        return [...seen.filter((s) => !allowed(s)), ...csp.map((c) => `csp: ${c}`)];
+      },
+    };
+  }
+
+  async function drawSignature(page: Page) {
+    const canvas = page.locator('#signature-canvas');
+    await canvas.scrollIntoViewIfNeeded();
+    const box = await canvas.boundingBox();
+    if (!box) throw new Error('no signature canvas');
+    const at = (fx: number, fy: number) => [box.x + box.width * fx, box.y + box.height * fy] as const;
+    await page.mouse.move(...at(0.15, 0.6));
+    await page.mouse.down();
+    for (let i = 1; i <= 12; i++) await page.mouse.move(...at(0.15 + i * 0.06, 0.55 - 0.25 * Math.sin(i / 1.25)), { steps: 2 });
+    await page.mouse.up();
+  }
+
+  beforeAll(async () => {
+    [t, browser] = await Promise.all([
+      startTestApp(),
+      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: fontconfigWithKorean() } }),
+    ]);
+    org = await t.createOrg();
+    await t.app.listen(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('serves the page under a strict CSP', async () => {
+    const { participants } = await sentDocument('CSP 확인', [{ name: '검사', auth: 'none', fields: ['signature'] }]);
+    const res = await fetch(participants[0].url);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/i);
+    expect(html).not.toMatch(/\sstyle=/i);
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    for (const asset of ['app.js', 'styles.css', 'signature_pad.js']) {
+      expect((await fetch(`${origin}/sign/assets/${asset}`)).status).toBe(200);
+    }
+  });
+
+  it('sms_pin signer signs on a phone; the second signer waits, then signs and completes the document', async () => {
+    const doc = await sentDocument('근로계약서', [
+      { name: '김철수', phone: '01012345678', signing_order: 1, fields: ['signature'] },
+      { name: '이영희', auth: 'none', signing_order: 2, fields: ['signature', 'seal'] },
+    ]);
+    const [first, second] = doc.participants;
+
+    // The second signer opens early: not their turn yet.
+    const b = await open(second.url, DESKTOP);
+    await b.page.locator('#notice-title').getByText('앞 순서 서명자를 기다리는 중').waitFor();
+    expect(await b.page.locator('#sign-step').isHidden()).toBe(true);
+    expect(await b.page.locator('#pdf').getAttribute('src')).toBe(`/v1/signing/${second.url.split('/sign/')[1]}/file`);
+
+    // The first signer, on a 390 px phone.
+    const a = await open(first.url, MOBILE);
+    const pa = a.page;
+    await expect(pa.locator('#doc-title').textContent()).resolves.toBe('근로계약서');
+    await expect(pa.locator('#doc-status').textContent()).resolves.toBe('서명 진행 중');
+    await expect(pa.locator('#doc-participant').textContent()).resolves.toContain('김철수');
+    await expect(pa.locator('#pin-intro').textContent()).resolves.toContain('010-****-5678');
+    expect(await pa.locator('#open-pdf').getAttribute('href')).toMatch(/^\/v1\/signing\/[A-Za-z0-9_-]+\/file$/);
+    // Nothing overflows the phone's width.
+    expect(await pa.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    await pa.click('#send-pin');
+    await pa.locator('#pin-info').getByText('010-****-5678').waitFor();
+    await expect(pa.locator('#send-pin').textContent()).resolves.toMatch(/다시 받기 \(\d+초\)/);
+    expect(await pa.locator('#send-pin').isDisabled()).toBe(true);
+    const input = pa.locator('#pin-input');
+    expect(await input.getAttribute('inputmode')).toBe('numeric');
+    expect(await input.getAttribute('autocomplete')).toBe('one-time-code');
+    await input.fill(await latestPin(first.id));
+    await pa.click('#verify-pin');
+    await pa.locator('#sign-step').waitFor();
+    expect(await pa.locator('#pin-step').isHidden()).toBe(true);
+
+    const signBtn = pa.locator('#sign-btn');
+    expect(await signBtn.isDisabled()).toBe(true);
+    await drawSignature(pa);
+    expect(await signBtn.isDisabled()).toBe(true); // consent still missing
+    // The backing store follows devicePixelRatio (3 here).
+    const dims = await pa.evaluate(() => {
+      const c = document.getElementById('signature-canvas') as HTMLCanvasElement;
+      return { width: c.width, css: c.offsetWidth };
+    });
+    expect(dims.width).toBe(Math.round(dims.css * 3));
+    await pa.check('#consent');
+    expect(await signBtn.isEnabled()).toBe(true);
+    await pa.screenshot({ path: SCREENSHOT, fullPage: true });
+    await signBtn.click();
+    await pa.locator('#notice-title').getByText('서명 완료').waitFor();
+    await expect(pa.locator('#notice-text').textContent()).resolves.toContain('다른 참여자의 서명이 끝나면');
+    expect(await pa.locator('#sign-step').isHidden()).toBe(true);
+    expect(await documentStatus(doc.id, 'sent')).toBe('sent');
+
+    // Now the second signer's turn: "check again" brings up the signing step (auth none: no PIN).
+    await b.page.click('#check-again');
+    await b.page.locator('#sign-step').waitFor();
+    await drawSignature(b.page);
+    await b.page.setInputFiles('#seal-file', { name: 'seal.png', mimeType: 'image/png', buffer: solidPng() });
+    await b.page.locator('#seal-preview-wrap').waitFor();
+    expect(await b.page.locator('#sign-btn').isDisabled()).toBe(true);
+    await b.page.check('#consent');
+    await b.page.click('#sign-btn');
+    await b.page.locator('#notice-title').getByText('서명 완료').waitFor();
+    await expect(b.page.locator('#notice-text').textContent()).resolves.toBe('모든 서명이 완료되었습니다');
+    await expect(b.page.locator('#doc-status').textContent()).resolves.toBe('완료');
+    expect(await b.page.locator('#pdf').getAttribute('src')).toMatch(/\/file\?v=final$/);
+
+    expect(await documentStatus(doc.id, 'completed')).toBe('completed');
+    // Reopening the first link after completion shows the completed state.
+    await pa.reload();
+    await pa.locator('#notice-title').getByText('모든 서명이 완료되었습니다').waitFor();
+
+    expect(await a.problems()).toEqual([]);
+    expect(await b.problems()).toEqual([]);
+  });
+
+  it('a wrong PIN shows the attempts left; a reload during the resend cooldown shows the server message', async () => {
+    const doc = await sentDocument('비밀유지계약서', [{ name: '박민수', phone: '01098765432', fields: ['signature'] }]);
+    const [p] = doc.participants;
+    const w = await open(p.url, MOBILE);
+    const page = w.page;
+    await page.click('#send-pin');
+    await page.locator('#pin-form').waitFor();
+    const pin = await latestPin(p.id);
+    const wrong = String((Number(pin) + 1) % 1_000_000).padStart(6, '0');
+    await page.fill('#pin-input', wrong);
+    await page.click('#verify-pin');
+    const error = page.locator('#pin-error');
+    await error.getByText('남은 시도 횟수: 4회').waitFor();
+    await expect(error.textContent()).resolves.toContain('The PIN is not correct. 4 attempts left.');
+    expect(await page.locator('#pin-input').getAttribute('aria-invalid')).toBe('true');
+
+    // A reload forgets the PIN was sent; asking again within the cooldown is a 429 whose message is shown,
+    // and the PIN box appears so the PIN already received can still be entered.
+    await page.reload();
+    await page.click('#send-pin');
+    await error.getByText(/초 후에 인증번호를 다시 받을 수 있습니다/).waitFor();
+    await expect(error.textContent()).resolves.toMatch(/A new PIN can be requested in \d+ seconds\./);
+    await page.fill('#pin-input', pin);
+    await page.click('#verify-pin');
+    await page.locator('#sign-step').waitFor();
+    expect(await error.isHidden()).toBe(true);
+
+    expect(await w.problems([400, 429])).toEqual([]);
+  });
+
+  it('declining with a reason declines the document; the link is inactive afterwards', async () => {
+    const doc = await sentDocument('용역계약서', [{ name: '최지우', auth: 'none', fields: ['signature'] }]);
+    const w = await open(doc.participants[0].url, DESKTOP);
+    const page = w.page;
+    await page.locator('#sign-step').waitFor();
+    await page.click('#decline-open');
+    expect(await page.locator('#decline-confirm').isDisabled()).toBe(true);
+    await page.fill('#decline-reason', '계약 조건이 협의된 내용과 다릅니다.');
+    await page.click('#decline-confirm');
+    await page.locator('#notice-title').getByText('서명을 거부했습니다').waitFor();
+    await expect(page.locator('#doc-status').textContent()).resolves.toBe('거부됨');
+    expect(await page.locator('#sign-step').isHidden()).toBe(true);
+    expect(await page.locator('#document').isHidden()).toBe(true);
+    expect(await documentStatus(doc.id, 'declined')).toBe('declined');
+
+    await page.reload();
+    await page.locator('#fatal-title').getByText('더 이상 사용할 수 없는 링크입니다').waitFor();
+    await expect(page.locator('#fatal-detail').textContent()).resolves.toContain('declined');
+    expect(await w.problems([410])).toEqual([]);
+  });
+
+  it('a canceled document and an unknown token show friendly inactive / invalid messages', async () => {
+    const doc = await sentDocument('취소될 계약서', [{ name: '정하늘', auth: 'none', fields: ['signature'] }]);
+    await api('post', `/v1/documents/${doc.id}/cancel`);
+    const w = await open(doc.participants[0].url, MOBILE);
+    await w.page.locator('#fatal-title').getByText('더 이상 사용할 수 없는 링크입니다').waitFor();
+    await expect(w.page.locator('#fatal-detail').textContent()).resolves.toContain('This signing request was canceled; the link no longer works.');
+    expect(await w.page.locator('#content').isHidden()).toBe(true);
+
+    await w.page.goto(`${origin}/sign/${'x'.repeat(43)}`);
+    await w.page.locator('#fatal-title').getByText('유효하지 않은 링크입니다').waitFor();
+    await expect(w.page.locator('#fatal-detail').textContent()).resolves.toContain('This signing link is not valid.');
+    expect(await w.problems([404, 410])).toEqual([]);
+  });
+
+  it('switches between Korean and English; English browsers start in English; cc participants have nothing to sign', async () => {
+    const doc = await sentDocument('Lease agreement 임대차계약서', [
+      { name: '한지민', phone: '01055556666', fields: ['signature'] },
+      { name: 'Observer', auth: 'none', role: 'cc' },
+    ]);
+    const [signer, cc] = doc.participants;
+    const w = await open(signer.url, DESKTOP);
+    const page = w.page;
+    await page.locator('#send-pin').getByText('인증번호 받기').waitFor();
+    expect(await page.getAttribute('html', 'lang')).toBe('ko');
+    await expect(page.locator('#document-heading').textContent()).resolves.toBe('문서 확인');
+
+    await page.click('.lang-btn[data-lang="en"]');
+    await expect(page.locator('#send-pin').textContent()).resolves.toBe('Send PIN');
+    await expect(page.locator('#document-heading').textContent()).resolves.toBe('Read the document');
+    await expect(page.locator('#pin-heading').textContent()).resolves.toBe('Verify it’s you');
+    await expect(page.locator('#doc-status').textContent()).resolves.toBe('Awaiting signatures');
+    await expect(page.locator('#open-pdf').textContent()).resolves.toBe('Open PDF');
+    await expect(page.locator('label[for="consent"]').textContent()).resolves.toBe('I agree to sign electronically');
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    expect(await page.getAttribute('.lang-btn[data-lang="en"]', 'aria-pressed')).toBe('true');
+    expect(await page.title()).toBe('Lease agreement 임대차계약서 – Dojang e-Signature');
+
+    await page.click('.lang-btn[data-lang="ko"]');
+    await expect(page.locator('#send-pin').textContent()).resolves.toBe('인증번호 받기');
+
+    // A browser that prefers English starts in English; the cc participant sees the copy notice.
+    const e = await open(cc.url, { ...DESKTOP, locale: 'en-US' });
+    await e.page.locator('#notice-title').getByText('Copy for your information').waitFor();
+    expect(await e.page.locator('#sign-step').isHidden()).toBe(true);
+    expect(await e.page.locator('#pin-step').isHidden()).toBe(true);
+    await expect(e.page.locator('#doc-participant').textContent()).resolves.toBe('Observer (CC)');
+
+    expect(await w.problems()).toEqual([]);
+    expect(await e.problems()).toEqual([]);
+  });
+});
