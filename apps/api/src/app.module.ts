@@ -20,6 +20,10 @@ import { DecideCommandHandler } from './shared/decide.command';
 import { HttpErrorFilter } from './shared/http-error.filter';
 import { INFRA, NOTIFIER } from './shared/infrastructure.token';
 import { WebhookEndpointsHttpController } from './webhooks/webhook-endpoints.http.controller';
+import { TemplatesHttpController } from './templates/templates.http.controller';
+import { SealsHttpController } from './seals/seals.http.controller';
+import { SignatureRequestsHttpController } from './signature-requests/signature-requests.http.controller';
+import { OpenApiDocumentHolder, OpenApiHttpController } from './openapi/openapi.http.controller';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
@@ -39,6 +43,10 @@ export class AppModule {
         EventsHttpController,
         OutboxHttpController,
         FilesHttpController,
+        TemplatesHttpController,
+        SealsHttpController,
+        SignatureRequestsHttpController,
+        OpenApiHttpController,
         WebhookEndpointsHttpController,
         ...(extra.controllers ?? []),
       ],
@@ -53,6 +61,7 @@ export class AppModule {
         DecideCommandHandler,
         DocumentAccess,
         DocumentSources,
+        OpenApiDocumentHolder,
         ...(extra.providers ?? []),
       ],
     };

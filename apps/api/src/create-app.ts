@@ -6,6 +6,10 @@ import { randomBytes } from 'crypto';
 import { json, NextFunction, Request, Response, urlencoded } from 'express';
 import { AppModule } from './app.module';
 import { toApiError } from './shared/http-error.filter';
+import { idempotencyMiddleware } from './idempotency/idempotency.middleware';
+import { buildOpenApiDocument } from './openapi/openapi.document';
+import { OpenApiDocumentHolder } from './openapi/openapi.http.controller';
+import { rateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { createValidationPipe } from './shared/validation.pipe';
 
 export interface CreateAppOptions {
@@ -34,6 +38,8 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
     if (req.url.startsWith('/api/v1/') || req.url === '/api/v1') req.url = req.url.slice(4);
     next();
   });
+  // Before body parsing, so a 429 costs nothing and every response with a valid key has the headers.
+  app.use(rateLimitMiddleware(infra, clock));
   // Body-parser errors happen before Nest routes the request, so they get the envelope here.
   for (const parser of [json({ limit: '10mb' }), urlencoded({ extended: false, limit: '1mb' })]) {
     app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) =>
@@ -44,7 +50,10 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
       }),
     );
   }
-  app.setGlobalPrefix('v1', { exclude: ['sign/(.*)', 'sign', 'docs'] });
+  // After the body parsers: the fingerprint is the canonical JSON body.
+  app.use(idempotencyMiddleware(infra, clock));
+  app.setGlobalPrefix('v1', { exclude: ['sign/(.*)', 'sign', 'docs', 'docs/(.*)'] });
+  app.get(OpenApiDocumentHolder).init(() => buildOpenApiDocument(app));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   return app;

@@ -1,0 +1,150 @@
+import { createHash } from 'crypto';
+import { Clock, Infrastructure } from '@dojang/application';
+import { NextFunction, Request, Response } from 'express';
+import { requestApiKey } from '../rate-limit/request-auth';
+import {
+  IDEMPOTENCY_KEYS,
+  IdempotencyStore,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  StoredResponse,
+  canonicalJson,
+  fingerprintOf,
+} from './idempotency.store';
+
+type Req = Request & { requestId?: string; _body?: boolean };
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+function sendError(req: Req, res: Response, status: number, type: string, code: string, message: string, param?: string) {
+  res.status(status).json({ error: { type, code, message, ...(param ? { param } : {}), request_id: req.requestId } });
+}
+
+function replay(res: Response, stored: StoredResponse) {
+  res.status(stored.status);
+  if (stored.content_type) res.setHeader('Content-Type', stored.content_type);
+  res.setHeader('Idempotent-Replayed', 'true');
+  res.end(Buffer.from(stored.body_base64, 'base64'));
+}
+
+/** Reads the rest of a body nobody else will read, hashing it. */
+function hashStream(req: Request, method: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256').update(`${method.toUpperCase()} ${path}\n`);
+    req.on('data', (chunk: Buffer) => hash.update(chunk));
+    req.on('end', () => resolve(hash.digest('hex')));
+    req.on('error', reject);
+    req.resume();
+  });
+}
+
+/**
+ * Stripe-style idempotency for every POST made with an API key and an `Idempotency-Key` header:
+ * the key is scoped to the organization and mode; the first request's response (any non-5xx) is
+ * kept 24 hours and replayed with `Idempotent-Replayed: true` to a repeat of the same request
+ * (method, path and canonical JSON body); the same key with a different request is 400
+ * idempotency_key_reused, and while the first is still running 409 idempotency_key_in_use. A 5xx
+ * releases the key so a retry runs again.
+ *
+ * Runs after the body parsers. A body they did not parse (multipart uploads) is fingerprinted from
+ * its bytes as the route reads them.
+ */
+export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
+  const store = new IdempotencyStore(infra.reads, clock);
+  let sinceSweep = 0;
+  void infra.reads.ensureCollection({ name: IDEMPOTENCY_KEYS, indexes: [['expires_at']] });
+
+  return (req: Req, res: Response, next: NextFunction) => {
+    const header = req.headers['idempotency-key'];
+    if (req.method !== 'POST' || header === undefined) return next();
+    void (async () => {
+      const auth = await requestApiKey(infra, req);
+      // Without a valid key the guard answers 401; public routes (signing links) have no key scope.
+      if (!auth) return next();
+      const key = Array.isArray(header) ? header[0] : header;
+      if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+        return sendError(req, res, 400, 'invalid_request_error', 'invalid_parameter', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, 'Idempotency-Key');
+      }
+      if (++sinceSweep >= 1000) {
+        sinceSweep = 0;
+        void store.sweep().catch(() => undefined);
+      }
+      const scope = `${auth.organization_id}:${auth.mode}`;
+      const path = req.url;
+      const parsed = Boolean(req._body) || !hasBody(req);
+      const fingerprint = parsed ? fingerprintOf(req.method, path, canonicalJson(req.body ?? {})) : null;
+
+      const begin = await store.begin(scope, key, fingerprint);
+      switch (begin.kind) {
+        case 'replay':
+          return replay(res, begin.response);
+        case 'compare': {
+          const mine = await hashStream(req, req.method, path);
+          if (mine === begin.fingerprint) return replay(res, begin.response);
+          return sendError(req, res, 400, 'idempotency_error', 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.', 'Idempotency-Key');
+        }
+        case 'reused':
+          return sendError(req, res, 400, 'idempotency_error', 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.', 'Idempotency-Key');
+        case 'in_flight':
+          return sendError(req, res, 409, 'idempotency_error', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it has finished.', 'Idempotency-Key');
+        case 'proceed':
+          break;
+      }
+
+      // A streamed body is hashed as the route consumes it.
+      let streamed: Promise<string> | null = null;
+      if (!parsed) {
+        const hash = createHash('sha256').update(`${req.method.toUpperCase()} ${path}\n`);
+        streamed = new Promise((resolve) => {
+          req.on('data', (chunk: Buffer) => hash.update(chunk));
+          req.on('end', () => resolve(hash.digest('hex')));
+        });
+        req.pause();
+      }
+
+      // Capture what is sent; the result is stored before the response leaves, so a retry that
+      // arrives once the client has the answer always finds it.
+      const chunks: Buffer[] = [];
+      const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      const toBuffer = (chunk: unknown, encoding?: unknown) =>
+        Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding) : chunk instanceof Uint8Array ? Buffer.from(chunk) : null;
+      (res as unknown as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => {
+        const b = toBuffer(chunk, rest[0]);
+        if (b) chunks.push(b);
+        return write(chunk, ...rest);
+      };
+      let ending = false;
+      (res as unknown as { end: unknown }).end = (...args: unknown[]) => {
+        if (ending) return end(...args);
+        ending = true;
+        const chunk = typeof args[0] === 'function' ? undefined : args[0];
+        const b = chunk === undefined || chunk === null ? null : toBuffer(chunk, args[1]);
+        if (b) chunks.push(b);
+        const claim = { id: begin.id, lock: begin.lock, version: begin.version };
+        const settle = async () => {
+          if (res.statusCode >= 500) return store.release(claim);
+          let fp = fingerprint;
+          if (fp === null) {
+            // The route answered without reading the whole body: nothing to compare a retry with.
+            const done = await Promise.race([streamed as Promise<string>, Promise.resolve(null)]);
+            if (done === null) return store.release(claim);
+            fp = done;
+          }
+          const contentType = res.getHeader('content-type');
+          await store.complete(claim, fp, {
+            status: res.statusCode,
+            content_type: contentType === undefined ? null : String(contentType),
+            body_base64: Buffer.concat(chunks).toString('base64'),
+          });
+        };
+        settle()
+          .catch((err) => console.error(`[${req.requestId}] idempotency: could not store the result`, err))
+          .finally(() => end(...args));
+        return res;
+      };
+      next();
+    })().catch(next);
+  };
+}

@@ -1,0 +1,129 @@
+import { createHash, randomBytes } from 'crypto';
+import { Clock } from '@dojang/application';
+import { ReadDoc, ReadStore } from '@dojang/read-store';
+
+export const IDEMPOTENCY_KEYS = 'idempotency_keys';
+/** Keys are kept 24 hours after their first use (by the injected clock). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * A key in flight longer than this is taken to belong to a process that died mid-request; the next
+ * request with it may take it over. Generous: a final PDF with a timestamp can take seconds.
+ */
+export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+export interface StoredResponse {
+  status: number;
+  content_type: string | null;
+  /** The body as sent, base64 (so any content type round-trips). */
+  body_base64: string;
+}
+
+export interface IdempotencyRow extends ReadDoc {
+  state: 'in_flight' | 'done' | 'released';
+  /** method + path + canonical body, hashed; null until known (a streamed body is hashed as it is read). */
+  fingerprint: string | null;
+  lock: string;
+  locked_until: number;
+  expires_at: number;
+  created_at: string;
+  response: StoredResponse | null;
+}
+
+export type Begin =
+  | { kind: 'proceed'; id: string; lock: string; version: number }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'reused' }
+  | { kind: 'in_flight' }
+  /** The stored result's fingerprint must be compared with this request's streamed body. */
+  | { kind: 'compare'; fingerprint: string; response: StoredResponse };
+
+export const fingerprintOf = (method: string, path: string, body: string | Buffer) =>
+  createHash('sha256').update(`${method.toUpperCase()} ${path}\n`).update(body).digest('hex');
+
+/** JSON with object keys sorted at every level: the same request always gives the same text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.keys(value as object)
+    .sort()
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/**
+ * Idempotency keys with Stripe's semantics, kept in the read store so that every API process on
+ * the same store sees the same keys. Claims are compare-and-swap writes (putIfVersion): of many
+ * concurrent requests with one key exactly one proceeds.
+ */
+export class IdempotencyStore {
+  constructor(
+    private readonly reads: ReadStore,
+    private readonly clock: Clock,
+  ) {}
+
+  rowId(scope: string, key: string): string {
+    return createHash('sha256').update(`${scope}\n${key}`).digest('hex');
+  }
+
+  async begin(scope: string, key: string, fingerprint: string | null): Promise<Begin> {
+    const id = this.rowId(scope, key);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const now = this.clock.now().getTime();
+      const lock = randomBytes(12).toString('hex');
+      const claim: IdempotencyRow = {
+        id,
+        state: 'in_flight',
+        fingerprint,
+        lock,
+        locked_until: now + IDEMPOTENCY_LEASE_MS,
+        expires_at: now + IDEMPOTENCY_TTL_MS,
+        created_at: new Date(now).toISOString(),
+        response: null,
+      };
+      const existing = await this.reads.get<IdempotencyRow>(IDEMPOTENCY_KEYS, id);
+      if (!existing) {
+        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, claim, null)) return { kind: 'proceed', id, lock, version: 1 };
+        continue;
+      }
+      const version = Number(existing._version ?? 0);
+      const free =
+        existing.expires_at <= now || existing.state === 'released' || (existing.state === 'in_flight' && existing.locked_until <= now);
+      if (free) {
+        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, claim, version)) return { kind: 'proceed', id, lock, version: version + 1 };
+        continue;
+      }
+      if (existing.state === 'in_flight') {
+        if (fingerprint && existing.fingerprint && fingerprint !== existing.fingerprint) return { kind: 'reused' };
+        return { kind: 'in_flight' };
+      }
+      const response = existing.response as StoredResponse;
+      if (fingerprint === null) return { kind: 'compare', fingerprint: existing.fingerprint ?? '', response };
+      return fingerprint === existing.fingerprint ? { kind: 'replay', response } : { kind: 'reused' };
+    }
+    return { kind: 'in_flight' };
+  }
+
+  /** Stores the result of the request that holds the claim (ignored if the claim was lost). */
+  async complete(claim: { id: string; lock: string; version: number }, fingerprint: string, response: StoredResponse): Promise<boolean> {
+    const row = await this.reads.get<IdempotencyRow>(IDEMPOTENCY_KEYS, claim.id);
+    if (!row || row.lock !== claim.lock) return false;
+    return this.reads.putIfVersion(IDEMPOTENCY_KEYS, { ...row, state: 'done', fingerprint, response }, claim.version);
+  }
+
+  /** Gives the key back (a 5xx, or a request whose body could not be fingerprinted): a retry runs anew. */
+  async release(claim: { id: string; lock: string; version: number }): Promise<void> {
+    const row = await this.reads.get<IdempotencyRow>(IDEMPOTENCY_KEYS, claim.id);
+    if (!row || row.lock !== claim.lock) return;
+    await this.reads.putIfVersion(IDEMPOTENCY_KEYS, { ...row, state: 'released', response: null }, claim.version);
+  }
+
+  /** Deletes keys past their 24 hours. */
+  async sweep(limit = 500): Promise<number> {
+    const now = this.clock.now().getTime();
+    const old = await this.reads.find<IdempotencyRow>(IDEMPOTENCY_KEYS, { where: { expires_at: { $lte: now } }, limit });
+    if (old.length) await this.reads.commit(old.map((r) => ({ op: 'delete' as const, collection: IDEMPOTENCY_KEYS, id: r.id })), {});
+    return old.length;
+  }
+}

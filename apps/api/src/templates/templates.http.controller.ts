@@ -1,0 +1,86 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
+import { TemplateCommand, templateDecider, templateStreamId } from '@dojang/domain';
+import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
+import { Condition } from '@dojang/read-store';
+import { extractTemplateVariables } from '@dojang/seals';
+import { parseLimit } from '../documents/documents.http.controller';
+import { ApiError } from '../shared/api-error';
+import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { DecideCommand } from '../shared/decide.command';
+import { INFRA } from '../shared/infrastructure.token';
+import { CreateTemplateDto, ListTemplatesQuery } from './template.dto';
+
+export function presentTemplate(row: TemplateReadRow, withContent: boolean) {
+  return {
+    id: row.id,
+    object: 'template' as const,
+    name: row.name,
+    variables: row.variables,
+    ...(withContent ? { content: row.content } : {}),
+    livemode: row.livemode,
+    created_at: row.created_at,
+  };
+}
+
+@Controller('templates')
+export class TemplatesHttpController {
+  constructor(
+    @Inject(INFRA) private readonly infra: Infrastructure,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly commandBus: CommandBus,
+  ) {}
+
+  private async row(auth: AuthContext, id: string): Promise<TemplateReadRow | null> {
+    const row = await this.infra.reads.get<TemplateReadRow>(TEMPLATES, id);
+    return row && row.organization_id === auth.organization_id && row.livemode === auth.livemode ? row : null;
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto) {
+    const id = prefixedId('tmpl');
+    const command: TemplateCommand = {
+      type: 'CreateTemplate',
+      template_id: id,
+      organization_id: auth.organization_id,
+      livemode: auth.livemode,
+      name: dto.name,
+      content: dto.content,
+      variables: extractTemplateVariables(dto.content),
+      now: this.clock.now().toISOString(),
+    };
+    await this.commandBus.execute(
+      new DecideCommand(templateDecider, templateStreamId(id), command, {
+        actor: auth.key_id,
+        organization_id: auth.organization_id,
+        livemode: auth.livemode,
+        ip: info.ip,
+        user_agent: info.user_agent,
+        correlation_id: info.request_id,
+      }),
+    );
+    return presentTemplate((await this.row(auth, id)) as TemplateReadRow, true);
+  }
+
+  @Get()
+  async list(@Auth() auth: AuthContext, @Query() query: ListTemplatesQuery) {
+    const limit = parseLimit(query.limit);
+    const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
+    if (query.starting_after !== undefined) {
+      const cursor = await this.row(auth, query.starting_after);
+      if (!cursor) throw ApiError.invalid('starting_after', 'starting_after must be the id of a template in this list.');
+      where.sort_key = { $lt: cursor.sort_key };
+    }
+    const rows = await this.infra.reads.find<TemplateReadRow>(TEMPLATES, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
+    return { object: 'list', data: rows.slice(0, limit).map((r) => presentTemplate(r, false)), has_more: rows.length > limit };
+  }
+
+  @Get(':id')
+  async get(@Auth() auth: AuthContext, @Param('id') id: string) {
+    const row = await this.row(auth, id);
+    if (!row) throw ApiError.notFound('template_not_found', 'No such template.');
+    return presentTemplate(row, true);
+  }
+}
