@@ -252,12 +252,26 @@ describe('signing page (browser)', () => {
     expect(await signBtn.isDisabled()).toBe(true);
     await drawSignature(pa);
     expect(await signBtn.isDisabled()).toBe(true); // consent still missing
-    // The backing store follows devicePixelRatio (3 here).
-    const dims = await pa.evaluate(() => {
-      const c = document.getElementById('signature-canvas') as HTMLCanvasElement;
-      return { width: c.width, css: c.offsetWidth };
-    });
-    expect(dims.width).toBe(Math.round(dims.css * 3));
+    // The backing store follows devicePixelRatio (3 here) and the canvas size, and a resize (a
+    // narrower 375 px phone) keeps the strokes already drawn.
+    const canvasState = () =>
+      pa.evaluate(() => {
+        const c = document.getElementById('signature-canvas') as HTMLCanvasElement;
+        const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let ink = 0;
+        for (let i = 3; i < px.length; i += 4) if (px[i]) ink++;
+        return { width: c.width, css: c.offsetWidth, ink, pageWidth: document.documentElement.scrollWidth };
+      });
+    const before = await canvasState();
+    expect(before.width).toBe(Math.round(before.css * 3));
+    expect(before.ink).toBeGreaterThan(0);
+    await pa.setViewportSize({ width: 375, height: 812 });
+    await pa.waitForFunction((w) => (document.getElementById('signature-canvas') as HTMLCanvasElement).width !== w, before.width);
+    const after = await canvasState();
+    expect(after.css).toBeLessThan(before.css);
+    expect(after.width).toBe(Math.round(after.css * 3));
+    expect(after.ink).toBeGreaterThan(0);
+    expect(after.pageWidth).toBeLessThanOrEqual(375);
     await pa.check('#consent');
     expect(await signBtn.isEnabled()).toBe(true);
     await pa.screenshot({ path: SCREENSHOT, fullPage: true });

@@ -398,8 +398,10 @@
         ).then(function (r) {
           if (!r.res.ok) throw new ApiFailure(r.res.status, r.data);
           // The server's clock, to turn server timestamps into local countdowns despite clock skew.
+          // The Date header has whole seconds, so only a real difference (over 2 s) counts.
           var serverNow = Date.parse(r.res.headers.get('Date') || '');
-          return { data: r.data, skew: isNaN(serverNow) ? 0 : Date.now() - serverNow };
+          var skew = isNaN(serverNow) ? 0 : Date.now() - serverNow;
+          return { data: r.data, skew: Math.abs(skew) > 2000 ? skew : 0 };
         });
       },
       function () {
