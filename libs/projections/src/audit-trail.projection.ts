@@ -39,6 +39,20 @@ const TRAIL_TYPES: Record<string, string> = {
   DocumentCompleted: 'completed',
 };
 
+const EMAIL_IN_TEXT = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+/** A phone number written by a person: starts with 0 or +, 9 to 15 digits, maybe split by - . or spaces. */
+const PHONE_IN_TEXT = /(?<![\w+])(?:\+\d[\d .-]{7,20}\d|0\d[\d .-]{6,18}\d)(?!\w)/g;
+
+/** Free text from a participant (a decline reason) may carry contact data: mask it like the rest. */
+export function maskContacts(text: string): string {
+  return text
+    .replace(EMAIL_IN_TEXT, (m) => maskEmail(m) ?? m)
+    .replace(PHONE_IN_TEXT, (m) => {
+      const digits = m.replace(/\D/g, '');
+      return digits.length >= 9 && digits.length <= 15 ? (maskPhone(digits) ?? m) : m;
+    });
+}
+
 /**
  * The audit trail: every action on a document in time order, with personal data masked at
  * projection time so no unmasked phone or e-mail ever reaches this read model.
@@ -86,7 +100,7 @@ export const auditTrailProjection: Projection = {
     if (event.type === 'ParticipantSigned') entry.auth_phone = d.auth_phone_masked ?? null;
     if (event.type === 'PinIssued') entry.detail = `PIN sent to ${d.phone_masked}`;
     if (event.type === 'PinVerificationFailed') entry.detail = `wrong PIN (${d.failed_attempts} failed${d.locked ? ', locked' : ''})`;
-    if (event.type === 'ParticipantDeclined') entry.detail = String(d.reason ?? '');
+    if (event.type === 'ParticipantDeclined') entry.detail = maskContacts(String(d.reason ?? ''));
     if (event.type === 'ReminderSent') {
       entry.detail = `${d.automatic ? 'automatic' : 'manual'} reminder to ${(d.participant_ids as string[]).map((id) => peopleRow.people[id]?.name ?? id).join(', ')}`;
     }
