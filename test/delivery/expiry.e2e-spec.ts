@@ -21,8 +21,8 @@ describe('document expiry', () => {
   });
 
   const settle = async () => {
-    await t.infra.runner.catchUp();
-    await t.worker!.runner.catchUp();
+    await t.infra.runner.trigger();
+    await t.worker!.runner.trigger();
   };
 
   it('expires a sent document at expires_at: status expired, links dead, document.expired delivered, participants told', async () => {
@@ -121,7 +121,7 @@ describe('document expiry', () => {
     try {
       t.clock!.advance(2 * DAY);
       expect(await again.tick()).toMatchObject({ fired: 1 });
-      await t.infra.runner.catchUp();
+      await t.infra.runner.trigger();
       expect(expectStatus(await c.get(`/documents/${doc.id}`), 200).body.status).toBe('expired');
     } finally {
       await again.stop();

@@ -14,8 +14,8 @@ describe('reminders', () => {
   afterAll(() => t.close());
 
   const settle = async () => {
-    await t.infra.runner.catchUp();
-    await t.worker!.runner.catchUp();
+    await t.infra.runner.trigger();
+    await t.worker!.runner.trigger();
   };
   const reminders = async (key: string, documentId: string) =>
     expectStatus(await client(t, key).get(`/outbox?document_id=${documentId}&limit=100`), 200).body.data.filter((m: any) => m.kind === 'reminder');

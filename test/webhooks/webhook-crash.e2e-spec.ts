@@ -71,8 +71,8 @@ describe('webhook delivery across a worker crash', () => {
     await t.infra.close();
 
     const { infra, worker } = await restart();
-    await infra.runner.catchUp();
-    await worker.runner.catchUp();
+    await infra.runner.trigger();
+    await worker.runner.trigger();
     const rows = () => infra.reads.find<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, { where: { endpoint_id: endpoint.id }, orderBy: [{ field: 'seq', direction: 'asc' }] });
     // The reactor replayed from its checkpoint: the missing row now exists, nothing is doubled.
     expect((await rows()).map((r) => [JSON.parse(r.body).data.document_id, r.status])).toEqual([
@@ -124,8 +124,8 @@ describe('webhook delivery across a worker crash', () => {
     const c = client(t, org.test);
     await createEndpoint(c, { url: receiver.url(), events: ['document.sent'] });
     for (let i = 0; i < 12; i++) await sendDocument(c, { title: `계약서 ${i}` });
-    await t.infra.runner.catchUp();
-    await t.worker!.runner.catchUp();
+    await t.infra.runner.trigger();
+    await t.worker!.runner.trigger();
 
     const { worker } = await restart();
     const extra = new WebhookDispatcher(infra2!, t.clock!, { concurrency: 3 });
@@ -140,8 +140,8 @@ describe('webhook delivery across a worker crash', () => {
     const c = client(t, org.test);
     const endpoint = await createEndpoint(c, { url: receiver.url(), events: ['document.sent'] });
     await sendDocument(c);
-    await t.infra.runner.catchUp();
-    await t.worker!.runner.catchUp();
+    await t.infra.runner.trigger();
+    await t.worker!.runner.trigger();
 
     let answer!: (r: WebhookDeliveryResult) => void;
     let sent!: () => void;

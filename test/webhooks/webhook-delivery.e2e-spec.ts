@@ -224,7 +224,7 @@ describe('webhook delivery', () => {
     const org = await newOrg();
     const c = client(t, org.test);
     await sendDocument(c);
-    await t.infra.runner.catchUp();
+    await t.infra.runner.trigger();
     await createEndpoint(c, { url: receiver.url() });
     await deliverNow(t);
     expect(receiver.hits).toHaveLength(0);

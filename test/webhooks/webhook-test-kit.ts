@@ -81,10 +81,13 @@ export function startDeliveryApp(config: Partial<AppConfig> = {}, worker: Worker
   });
 }
 
-/** Lets the reactors see everything appended so far, then sends what is due. */
+/**
+ * Lets the projections and reactors see everything appended so far (trigger() joins a running pass
+ * and runs once more, rather than racing it), then sends what is due.
+ */
 export async function deliverNow(t: TestApp) {
-  await t.infra.runner.catchUp();
-  await t.worker!.runner.catchUp();
+  await t.infra.runner.trigger();
+  await t.worker!.runner.trigger();
   return t.worker!.webhooks.dispatchDue();
 }
 
