@@ -77,6 +77,8 @@ interface ParticipantSpec {
 
 interface Watched {
   page: Page;
+  /** Content types of the document responses (`…/file`) the page received. */
+  files: string[];
   /** Console errors, page errors and CSP violations seen so far, minus the expected HTTP statuses. */
   problems(allowedStatuses?: number[]): Promise<string[]>;
 }
@@ -139,11 +141,20 @@ describe('signing page (browser)', () => {
     return status;
   }
 
-  async function open(url: string, options: BrowserContextOptions): Promise<Watched> {
+  /**
+   * Opens `url` in a fresh context. Unless `pdf` is set, the embedded PDF is answered with an empty
+   * page: Chromium's PDF viewer is costly, and only the first scenario is about the document itself.
+   */
+  async function open(url: string, options: BrowserContextOptions, { pdf = false } = {}): Promise<Watched> {
     const context = await browser.newContext(options);
     contexts.push(context);
+    if (!pdf) await context.route(/\/v1\/signing\/[^/]+\/file(\?|$)/, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: '' }));
     const page = await context.newPage();
     const seen: string[] = [];
+    const files: string[] = [];
+    page.on('response', (r) => {
+      if (/\/file(\?|$)/.test(r.url())) files.push(`${r.status()} ${r.headers()['content-type']}`);
+    });
     page.on('console', (msg) => {
       if (msg.type() === 'error') seen.push(`console: ${msg.text()}`);
     });
@@ -157,12 +168,21 @@ describe('signing page (browser)', () => {
     await page.goto(url);
     return {
       page,
+      files,
       async problems(allowedStatuses: number[] = []) {
         const csp = await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp).catch(() => [] as string[]);
         const allowed = (s: string) => allowedStatuses.some((code) => s.includes(`Failed to load resource: the server responded with a status of ${code}`));
         return [...seen.filter((s) => !allowed(s)), ...csp.map((c) => `csp: ${c}`)];
       },
     };
+  }
+
+  async function until(check: () => boolean, what: string, ms = 10_000) {
+    const end = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   async function drawSignature(page: Page) {
@@ -220,19 +240,20 @@ describe('signing page (browser)', () => {
     const [first, second] = doc.participants;
 
     // The second signer opens early: not their turn yet.
-    const b = await open(second.url, DESKTOP);
+    const b = await open(second.url, DESKTOP, { pdf: true });
     await b.page.locator('#notice-title').getByText('앞 순서 서명자를 기다리는 중').waitFor();
     expect(await b.page.locator('#sign-step').isHidden()).toBe(true);
     expect(await b.page.locator('#pdf').getAttribute('src')).toBe(`/v1/signing/${second.url.split('/sign/')[1]}/file`);
 
     // The first signer, on a 390 px phone.
-    const a = await open(first.url, MOBILE);
+    const a = await open(first.url, MOBILE, { pdf: true });
     const pa = a.page;
     await expect(pa.locator('#doc-title').textContent()).resolves.toBe('근로계약서');
     await expect(pa.locator('#doc-status').textContent()).resolves.toBe('서명 진행 중');
     await expect(pa.locator('#doc-participant').textContent()).resolves.toContain('김철수');
     await expect(pa.locator('#pin-intro').textContent()).resolves.toContain('010-****-5678');
     expect(await pa.locator('#open-pdf').getAttribute('href')).toMatch(/^\/v1\/signing\/[A-Za-z0-9_-]+\/file$/);
+    await until(() => a.files.includes('200 application/pdf'), 'the embedded PDF to load');
     // Nothing overflows the phone's width.
     expect(await pa.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
@@ -274,7 +295,7 @@ describe('signing page (browser)', () => {
     expect(after.pageWidth).toBeLessThanOrEqual(375);
     await pa.check('#consent');
     expect(await signBtn.isEnabled()).toBe(true);
-    await pa.screenshot({ path: SCREENSHOT, fullPage: true });
+    await pa.screenshot({ path: SCREENSHOT, fullPage: true, scale: 'css' });
     await signBtn.click();
     await pa.locator('#notice-title').getByText('서명 완료').waitFor();
     await expect(pa.locator('#notice-text').textContent()).resolves.toContain('다른 참여자의 서명이 끝나면');
@@ -294,6 +315,7 @@ describe('signing page (browser)', () => {
     await expect(b.page.locator('#notice-text').textContent()).resolves.toBe('모든 서명이 완료되었습니다');
     await expect(b.page.locator('#doc-status').textContent()).resolves.toBe('완료');
     expect(await b.page.locator('#pdf').getAttribute('src')).toMatch(/\/file\?v=final$/);
+    await until(() => b.files.filter((f) => f === '200 application/pdf').length >= 2, 'the final PDF in the frame');
 
     expect(await documentStatus(doc.id, 'completed')).toBe('completed');
     // Reopening the first link after completion shows the completed state.
@@ -369,12 +391,13 @@ describe('signing page (browser)', () => {
     expect(await w.problems([404, 410])).toEqual([]);
   });
 
-  it('switches between Korean and English; English browsers start in English; cc participants have nothing to sign', async () => {
+  it('switches between Korean and English; English browsers start in English; cc has nothing to sign; a reviewer approves', async () => {
     const doc = await sentDocument('Lease agreement 임대차계약서', [
       { name: '한지민', phone: '01055556666', fields: ['signature'] },
       { name: 'Observer', auth: 'none', role: 'cc' },
+      { name: 'Reviewer', auth: 'none', role: 'reviewer' },
     ]);
-    const [signer, cc] = doc.participants;
+    const [signer, cc, reviewer] = doc.participants;
     const w = await open(signer.url, DESKTOP);
     const page = w.page;
     await page.locator('#send-pin').getByText('인증번호 받기').waitFor();
@@ -402,7 +425,17 @@ describe('signing page (browser)', () => {
     expect(await e.page.locator('#pin-step').isHidden()).toBe(true);
     await expect(e.page.locator('#doc-participant').textContent()).resolves.toBe('Observer (CC)');
 
+    // A reviewer has no fields: consent alone enables Approve.
+    const r = await open(reviewer.url, { ...DESKTOP, locale: 'en-US' });
+    await r.page.locator('#sign-heading').getByText('Review and approve').waitFor();
+    expect(await r.page.locator('#signature-block').isHidden()).toBe(true);
+    expect(await r.page.locator('#sign-btn').isDisabled()).toBe(true);
+    await r.page.check('#consent');
+    await r.page.click('#sign-btn');
+    await r.page.locator('#notice-title').getByText('Signed').waitFor();
+
     expect(await w.problems()).toEqual([]);
     expect(await e.problems()).toEqual([]);
+    expect(await r.problems()).toEqual([]);
   });
 });

@@ -1129,7 +1129,11 @@
     });
 
     var m = /^\/sign\/([^/]+)\/?$/.exec(location.pathname);
-    S.token = m ? decodeURIComponent(m[1]) : '';
+    try {
+      S.token = m ? decodeURIComponent(m[1]) : '';
+    } catch (e) {
+      S.token = ''; // malformed %-escapes: not a link we issued
+    }
     if (!S.token) {
       S.fatal = { kind: 'invalid', error: null };
       render();
