@@ -1,0 +1,33 @@
+import { StoredEvent } from '@dojang/event-store';
+import { webhookDeliveryId } from './webhook-deliveries';
+import { webhookPayload } from './webhook-delivery.reactor';
+
+const event = (type: string, data: Record<string, unknown>): StoredEvent => ({
+  event_id: '0b9d5e3c-1f7a-4c2e-9a51-3f0e8d6c2b11',
+  type,
+  data,
+  stream_id: 'document-7f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+  stream_revision: 3,
+  global_position: 42,
+  metadata: { occurred_at: '2026-03-02T09:00:00.000Z', actor: 'system', organization_id: 'org_1', livemode: true, schema_version: 1, prev_hash: 'a', hash: 'b' },
+});
+
+describe('webhook payload', () => {
+  it('is the public event, serialised once with a stable key order', () => {
+    const body = webhookPayload(event('DocumentExpired', { expired_at: '2026-03-03T09:00:00.000Z' }))!;
+    expect(body).toBe(
+      '{"id":"evt_0b9d5e3c1f7a4c2e9a513f0e8d6c2b11","object":"event","type":"document.expired","created_at":"2026-03-02T09:00:00.000Z","livemode":true,"data":{"document_id":"7f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"}}',
+    );
+  });
+
+  it('is null for domain events that are not public', () => {
+    expect(webhookPayload(event('PinIssued', { participant_id: 'p' }))).toBeNull();
+    expect(webhookPayload(event('ReminderSent', { participant_ids: [] }))).toBeNull();
+  });
+
+  it('gets one delivery id per endpoint and event', () => {
+    expect(webhookDeliveryId('whe_1', 'evt_1')).toMatch(/^del_[0-9a-f]{24}$/);
+    expect(webhookDeliveryId('whe_1', 'evt_1')).toBe(webhookDeliveryId('whe_1', 'evt_1'));
+    expect(webhookDeliveryId('whe_1', 'evt_1')).not.toBe(webhookDeliveryId('whe_2', 'evt_1'));
+  });
+});
