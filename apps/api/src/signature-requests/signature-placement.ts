@@ -46,10 +46,11 @@ const round = (n: number) => Math.round(n * 100) / 100;
  * the box never crosses a page boundary.
  */
 export async function appendSignatureBlock(title: string, content: string, format: 'html' | 'text', signerName: string): Promise<SignatureBlock> {
-  const blank = format === 'html' ? '<p>&nbsp;</p>' : '\n';
+  // The renderer drops empty paragraphs; a zero-width space keeps a blank line.
+  const blank = format === 'html' ? '<p>\u200b</p>' : '\u200b\n';
   const label = format === 'html' ? `<p><strong>서명 / Signature</strong>: ${escapeHtml(signerName)}</p>` : `\n\n서명 / Signature: ${signerName}\n`;
   const room = blank.repeat(format === 'html' ? 5 : 6);
-  for (let pad = 0; pad <= 60; pad++) {
+  for (let pad = 0; pad <= 40; pad++) {
     const head = content + blank.repeat(pad) + label;
     const start = await endOf(title, head, format);
     const full = head + room;

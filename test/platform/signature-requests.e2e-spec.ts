@@ -1,0 +1,93 @@
+import { startTestApp, TestApp, TestOrg, bearer } from '../support/test-app';
+import { solidPng } from './images';
+
+describe('POST /signature_requests', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  beforeAll(async () => {
+    t = await startTestApp();
+    org = await t.createOrg();
+  });
+  afterAll(() => t.close());
+
+  const body = {
+    title: '용역 계약서',
+    content: '<p>갑과 을은 다음과 같이 용역 계약을 체결한다.</p>',
+    content_format: 'html',
+    recipient: { email: 'hong@example.com', name: '홍길동' },
+  };
+  const post = (key: string | null, b: object = body) => {
+    const req = t.http.post('/v1/signature_requests').set(bearer(org.test));
+    return (key === null ? req : req.set('Idempotency-Key', key)).send(b);
+  };
+
+  it('needs an Idempotency-Key: missing_parameter', async () => {
+    const res = await post(null);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'missing_parameter', param: 'Idempotency-Key' });
+  });
+
+  it('creates, places the recipient signature field at the end of the body, and sends', async () => {
+    const res = await post('sr-1');
+    expect(res.status).toBe(201);
+    const doc = res.body;
+    expect(doc).toMatchObject({ object: 'document', status: 'sent', title: '용역 계약서', livemode: false });
+    expect(doc.content.startsWith(body.content)).toBe(true);
+    expect(doc.content).toContain('홍길동');
+    expect(doc.participant).toMatchObject({ name: '홍길동', email: 'hong@example.com', role: 'signer', auth: 'none' });
+    expect(doc.signing_url).toMatch(/\/sign\/[A-Za-z0-9_-]{32,64}$/);
+    expect(doc.participant.signing_url).toBe(doc.signing_url);
+    expect(doc.fields).toHaveLength(1);
+    const f = doc.fields[0];
+    expect(f).toMatchObject({ participant_id: doc.participant.id, type: 'signature', page: 1, required: true, width: 35, height: 8 });
+    // Below the title and the one paragraph, within the page.
+    expect(f.y).toBeGreaterThan(10);
+    expect(f.y + f.height).toBeLessThan(95);
+
+    await t.worker!.runner.catchUp();
+    const outbox = (await t.http.get(`/v1/outbox?document_id=${doc.id}`).set(bearer(org.test))).body.data;
+    expect(outbox).toHaveLength(1);
+    expect(outbox[0]).toMatchObject({ channel: 'email', to: 'hong@example.com', signing_url: doc.signing_url });
+
+    // The recipient signs through the link (auth none: no PIN) and the document completes.
+    const token = doc.signing_url.split('/sign/')[1];
+    const signed = await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: solidPng() });
+    expect(signed.status).toBe(200);
+    expect(signed.body.document.status).toBe('completed');
+  });
+
+  it('puts the field on the last page when the body is long, never across a page end', async () => {
+    const long = Array.from({ length: 70 }, (_, i) => `<p>제${i + 1}조 (목적) 이 계약은 갑과 을의 권리와 의무를 정한다.</p>`).join('');
+    const res = await post('sr-long', { ...body, content: long });
+    expect(res.status).toBe(201);
+    const f = res.body.fields[0];
+    expect(res.body.page_count).toBeGreaterThan(1);
+    expect(f.page).toBe(res.body.page_count);
+    expect(f.y + f.height).toBeLessThan(95);
+  });
+
+  it('repeating the key with the same content creates no second document or e-mail', async () => {
+    const first = await post('sr-same');
+    const again = await post('sr-same');
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    await t.worker!.runner.catchUp();
+    const docs = (await t.http.get('/v1/documents?limit=100').set(bearer(org.test))).body.data.filter((d: any) => d.id === first.body.id);
+    expect(docs).toHaveLength(1);
+    const mails = (await t.http.get(`/v1/outbox?document_id=${first.body.id}`).set(bearer(org.test))).body.data;
+    expect(mails).toHaveLength(1);
+    const changed = await post('sr-same', { ...body, title: '다른 계약서' });
+    expect(changed.status).toBe(400);
+    expect(changed.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
+  });
+
+  it('validates the recipient', async () => {
+    const noRecipient = await post('sr-v1', { title: 'x', content: '<p>x</p>' });
+    expect(noRecipient.status).toBe(400);
+    expect(noRecipient.body.error).toMatchObject({ code: 'missing_parameter', param: 'recipient' });
+    const badEmail = await post('sr-v2', { ...body, recipient: { email: 'nope' } });
+    expect(badEmail.status).toBe(400);
+    expect(badEmail.body.error).toMatchObject({ code: 'invalid_parameter', param: 'recipient.email' });
+  });
+});
