@@ -49,5 +49,6 @@ export function fromDomainError(err: DomainError): ApiError {
   // invalid_request_error for them.
   const code = err.kind === 'precondition' ? 'invalid_request_error' : err.code;
   const type: ErrorType = err.kind === 'too_many' ? 'rate_limit_error' : 'invalid_request_error';
-  return new ApiError(STATUS[err.kind], type, code, err.message, err.param);
+  const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
+  return new ApiError(STATUS[err.kind], type, code, err.message, err.param, headers);
 }

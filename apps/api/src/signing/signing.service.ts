@@ -93,6 +93,18 @@ export class SigningService {
         .map((f) => ({ id: f.id, type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, required: f.required, upload_only: f.upload_only })),
       pin_required: pinRequired,
       pin_verified: pinVerified,
+      // Machine-readable PIN state, so the page needn't parse messages.
+      pin: pinRequired
+        ? {
+            requested: Boolean(p.pin && !p.pin.used),
+            expires_at: p.pin && !p.pin.used ? p.pin.expires_at : null,
+            resend_available_at: p.last_pin_issued_at
+              ? new Date(Date.parse(p.last_pin_issued_at) + PIN_RESEND_COOLDOWN_SECONDS * 1000).toISOString()
+              : null,
+            attempts_left: p.pin && !p.pin.used ? Math.max(0, PIN_MAX_ATTEMPTS - p.pin.failed_attempts) : PIN_MAX_ATTEMPTS,
+            locked: Boolean(p.pin && p.pin.locked && !p.pin.used),
+          }
+        : null,
       your_turn: actionable && turn,
       can_sign: actionable && turn && (!pinRequired || pinVerified),
       waiting_for_others: actionable && !turn,

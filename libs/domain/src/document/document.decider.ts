@@ -287,7 +287,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (p.last_pin_issued_at) {
         const elapsed = (Date.parse(command.now) - Date.parse(p.last_pin_issued_at)) / 1000;
         if (elapsed < command.cooldown_seconds) {
-          throw new DomainError('too_many', 'pin_resend_cooldown', `A new PIN can be requested in ${Math.ceil(command.cooldown_seconds - elapsed)} seconds.`);
+          const wait = Math.ceil(command.cooldown_seconds - elapsed);
+          throw new DomainError('too_many', 'pin_resend_cooldown', `A new PIN can be requested in ${wait} seconds.`, undefined, wait);
         }
       }
       const expires = new Date(Date.parse(command.now) + command.ttl_seconds * 1000).toISOString();
@@ -357,7 +358,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (state.last_reminded_at) {
         const elapsed = (Date.parse(command.now) - Date.parse(state.last_reminded_at)) / 1000;
         if (elapsed < command.cooldown_seconds) {
-          throw new DomainError('too_many', 'reminder_cooldown', `A reminder was sent recently; try again in ${Math.ceil(command.cooldown_seconds - elapsed)} seconds.`);
+          const wait = Math.ceil(command.cooldown_seconds - elapsed);
+          throw new DomainError('too_many', 'reminder_cooldown', `A reminder was sent recently; try again in ${wait} seconds.`, undefined, wait);
         }
       }
       return [

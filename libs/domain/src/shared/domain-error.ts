@@ -17,6 +17,8 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     readonly param?: string,
+    /** For 'too_many': when the client may try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
