@@ -1,6 +1,7 @@
 import { BenchScenario } from '../harness';
 import { bareNestScenario } from './bare-nest.scenario';
 import { documentsApiScenario } from './documents-api.scenario';
+import { eventStoreScenario } from './event-store.scenario';
 import { pdfScenario } from './pdf.scenario';
 
 /**
@@ -8,4 +9,4 @@ import { pdfScenario } from './pdf.scenario';
  * reported as a ratio to it. New scenarios (the signing lifecycle in documents/s, webhook
  * deliveries/s) are modules beside these that return `http` results or `rows`, added here.
  */
-export const SCENARIOS: BenchScenario[] = [bareNestScenario, documentsApiScenario, pdfScenario];
+export const SCENARIOS: BenchScenario[] = [bareNestScenario, documentsApiScenario, eventStoreScenario, pdfScenario];
