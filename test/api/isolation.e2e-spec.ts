@@ -15,7 +15,8 @@ describe('isolation: organizations and test/live worlds', () => {
   let bTest: Client;
   let bLive: Client;
   beforeAll(async () => {
-    t = await startTestApp();
+    // A manual clock so that "newest first" is about distinct creation instants.
+    t = await startTestApp({ manualClock: true });
     a = await t.createOrg('가나다 주식회사');
     b = await t.createOrg('라마바 주식회사', 'team');
     aTest = client(t, a.test);
@@ -104,9 +105,13 @@ describe('isolation: organizations and test/live worlds', () => {
     });
 
     it('each mode lists only its own documents, newest first', async () => {
+      t.clock!.advance(1000);
       const t1 = await createDoc(aTest, { title: 'T1' });
+      t.clock!.advance(1000);
       const l1 = await createDoc(aLive, { title: 'L1' });
+      t.clock!.advance(1000);
       const t2 = await createDoc(aTest, { title: 'T2' });
+      t.clock!.advance(1000);
       const l2 = await createDoc(aLive, { title: 'L2' });
       const testList = expectStatus(await aTest.get('/documents?limit=100'), 200).body.data;
       const liveList = expectStatus(await aLive.get('/documents?limit=100'), 200).body.data;
