@@ -28,14 +28,30 @@ function replay(res: Response, stored: StoredResponse) {
   res.end(Buffer.from(stored.body_base64, 'base64'));
 }
 
-/** Reads the rest of a body nobody else will read, hashing it. */
-function hashStream(req: Request, method: string, path: string): Promise<string> {
+/**
+ * The fingerprint of a body the parsers left alone (a multipart upload): its bytes, with the
+ * multipart boundary (random per request in most clients) replaced by a constant.
+ */
+function rawFingerprint(req: Request, method: string, path: string, body: Buffer): string {
+  const hash = createHash('sha256').update(`${method.toUpperCase()} ${path}\n`);
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(String(req.headers['content-type'] ?? ''));
+  const marker = boundary ? Buffer.from(boundary[1] ?? boundary[2]) : null;
+  if (!marker || marker.length === 0) return hash.update(body).digest('hex');
+  let at = 0;
+  for (let i = body.indexOf(marker); i !== -1; i = body.indexOf(marker, at)) {
+    hash.update(body.subarray(at, i)).update('BOUNDARY');
+    at = i + marker.length;
+  }
+  return hash.update(body.subarray(at)).digest('hex');
+}
+
+/** Collects a body as it flows (to whoever reads it, or to `drain`). */
+function collect(req: Request): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const hash = createHash('sha256').update(`${method.toUpperCase()} ${path}\n`);
-    req.on('data', (chunk: Buffer) => hash.update(chunk));
-    req.on('end', () => resolve(hash.digest('hex')));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
-    req.resume();
   });
 }
 
@@ -80,7 +96,9 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         case 'replay':
           return replay(res, begin.response);
         case 'compare': {
-          const mine = await hashStream(req, req.method, path);
+          const body = collect(req);
+          req.resume();
+          const mine = rawFingerprint(req, req.method, path, await body);
           if (mine === begin.fingerprint) return replay(res, begin.response);
           return sendError(req, res, 400, 'idempotency_error', 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.', 'Idempotency-Key');
         }
@@ -92,14 +110,10 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
           break;
       }
 
-      // A streamed body is hashed as the route consumes it.
+      // A streamed body is fingerprinted from the bytes the route reads.
       let streamed: Promise<string> | null = null;
       if (!parsed) {
-        const hash = createHash('sha256').update(`${req.method.toUpperCase()} ${path}\n`);
-        streamed = new Promise((resolve) => {
-          req.on('data', (chunk: Buffer) => hash.update(chunk));
-          req.on('end', () => resolve(hash.digest('hex')));
-        });
+        streamed = collect(req).then((body) => rawFingerprint(req, req.method, path, body));
         req.pause();
       }
 
