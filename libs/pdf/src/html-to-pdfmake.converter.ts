@@ -1,5 +1,5 @@
 import type { Alignment, Content, ContentImage, ContentText, Margins, TableCell } from 'pdfmake/interfaces';
-import { sniffImageType } from './image-type';
+import { sanitizeImage, UnsafeImageError } from './image-type';
 import { normalizeDataImageUrl } from './sanitize-content-html';
 
 /**
@@ -278,12 +278,17 @@ function walk(node: HtmlNode, style: InlineStyle, out: BlockBuilder): void {
 function convertImage(attrs: Record<string, string>, options: ConvertOptions): Content | null {
   const src = normalizeDataImageUrl(attrs.src);
   if (!src) return null;
-  // pdfkit throws on bytes that are not really PNG/JPEG, which would make the
-  // whole document unrenderable; such an image is dropped instead.
-  const bytes = Buffer.from(src.slice(src.indexOf(',') + 1), 'base64');
-  if (!sniffImageType(bytes)) return null;
+  let safe: ReturnType<typeof sanitizeImage>;
+  try {
+    safe = sanitizeImage(Buffer.from(src.slice(src.indexOf(',') + 1), 'base64'));
+  } catch (error) {
+    // One broken picture must not make the whole contract unrenderable.
+    if (error instanceof UnsafeImageError) return null;
+    throw error;
+  }
+  const safeSrc = `data:image/${safe.type};base64,${safe.bytes.toString('base64')}`;
   // pdfmake supports maxWidth on images; its typings do not list it yet.
-  const image: ContentImage & { maxWidth: number } = { image: src, maxWidth: options.contentWidth, margin: [0, 0, 0, 6] };
+  const image: ContentImage & { maxWidth: number } = { image: safeSrc, maxWidth: options.contentWidth, margin: [0, 0, 0, 6] };
   const width = parseFloat(attrs.width ?? '');
   const height = parseFloat(attrs.height ?? '');
   if (Number.isFinite(width) && width > 0) image.width = Math.min(width * PX_TO_PT, options.contentWidth);

@@ -29,5 +29,5 @@ export {
 } from './audit-certificate';
 export { appendPdfs } from './append-pdfs';
 export { contentDispositionFor } from './content-disposition';
-export { sniffImageType, type StampImageType } from './image-type';
+export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';

@@ -6,6 +6,10 @@ const A4 = { width: 594.96, height: 841.92 };
 const LETTER = { width: 612, height: 792 };
 
 describe('inspectPdf on the shared fixtures', () => {
+  // pdf-lib narrates every broken object on console.warn; the verdicts are what we test.
+  beforeEach(() => jest.spyOn(console, 'warn').mockImplementation(() => undefined));
+  afterEach(() => jest.restoreAllMocks());
+
   it('covers every fixture in the folder', () => {
     const files = readdirSync(pdfFixturesDir).filter((f) => f.endsWith('.pdf')).sort();
     expect(files).toEqual([

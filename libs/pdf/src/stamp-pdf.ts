@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { degrees, PDFDocument, PDFImage, PDFPage } from 'pdf-lib';
-import { sniffImageType } from './image-type';
+import { sanitizeImage, UnsafeImageError } from './image-type';
 import { normalizeRotation, PageRotation, visibleBox } from './inspect-pdf';
 
 export interface PdfStamp {
@@ -106,9 +106,14 @@ export async function stampPdf(pdf: Buffer, stamps: PdfStamp[]): Promise<Buffer>
     const key = createHash('sha256').update(stamp.image).digest('hex');
     let image = embedded.get(key);
     if (!image) {
-      const type = sniffImageType(stamp.image);
-      if (!type) throw new TypeError(`stamps[${i}].image is neither PNG nor JPEG`);
-      image = type === 'png' ? await doc.embedPng(stamp.image) : await doc.embedJpg(stamp.image);
+      let safe: ReturnType<typeof sanitizeImage>;
+      try {
+        safe = sanitizeImage(stamp.image);
+      } catch (error) {
+        if (error instanceof UnsafeImageError) throw new TypeError(`stamps[${i}].${error.message}`);
+        throw error;
+      }
+      image = safe.type === 'png' ? await doc.embedPng(safe.bytes) : await doc.embedJpg(safe.bytes);
       embedded.set(key, image);
     }
     drawStamp(pages[stamp.page - 1], image, stamp);

@@ -1,59 +1,20 @@
-import { deflateSync, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
+import { encodePngPixels } from '../png-encode';
 
 /**
  * Just enough PNG for tests and benchmarks: encode RGBA pictures (signature
  * stand-ins) and decode poppler's 8-bit RGB/RGBA output to check pixels.
  */
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(bytes: Buffer): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-}
-
 export type Rgba = [number, number, number, number];
 
 /** Encodes width×height pixels produced by `pixel(x, y)` as an RGBA PNG. */
 export function encodePng(width: number, height: number, pixel: (x: number, y: number) => Rgba): Buffer {
-  const raw = Buffer.alloc((width * 4 + 1) * height);
+  const pixels = new Uint8Array(width * height * 4);
   for (let y = 0; y < height; y++) {
-    const row = y * (width * 4 + 1);
-    raw[row] = 0;
-    for (let x = 0; x < width; x++) {
-      const [r, g, b, a] = pixel(x, y);
-      raw.set([r, g, b, a], row + 1 + x * 4);
-    }
+    for (let x = 0; x < width; x++) pixels.set(pixel(x, y), (y * width + x) * 4);
   }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 6; // RGBA
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return encodePngPixels(width, height, 4, pixels);
 }
 
 export function solidPng(width: number, height: number, rgb: [number, number, number]): Buffer {
