@@ -1,11 +1,11 @@
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { client, createDoc, expectError, expectStatus, REQUEST_ID_RE } from '../support/api-helpers';
+import { API_TEST_OPTIONS, client, createDoc, expectError, expectStatus, REQUEST_ID_RE } from '../support/api-helpers';
 
 describe('authentication, error envelope, request ids, health', () => {
   let t: TestApp;
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
   });
   afterAll(() => t.close());

@@ -1,18 +1,5 @@
 import { startTestApp, TestApp, TestOrg } from '../support/test-app';
-import {
-  addParticipant,
-  Client,
-  client,
-  createDoc,
-  expectError,
-  expectStatus,
-  field,
-  metadataOf,
-  sendableDraft,
-  sendThroughDomain,
-  UNKNOWN_UUID,
-  UUID_RE,
-} from '../support/api-helpers';
+import { API_TEST_OPTIONS, addParticipant, Client, client, createDoc, expectError, expectStatus, field, metadataOf, sendableDraft, sendThroughDomain, UNKNOWN_UUID, UUID_RE } from '../support/api-helpers';
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -21,7 +8,7 @@ describe('documents: create, read, update, delete, duplicate', () => {
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg('도장 테스트 주식회사');
     c = client(t, org.test);
   });

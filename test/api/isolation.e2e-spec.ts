@@ -1,5 +1,5 @@
 import { startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { addParticipant, Client, client, createDoc, expectError, expectStatus, field } from '../support/api-helpers';
+import { API_TEST_OPTIONS, addParticipant, Client, client, createDoc, expectError, expectStatus, field } from '../support/api-helpers';
 
 /**
  * Another organization's document, and the other mode's document, are indistinguishable from one
@@ -16,7 +16,7 @@ describe('isolation: organizations and test/live worlds', () => {
   let bLive: Client;
   beforeAll(async () => {
     // A manual clock so that "newest first" is about distinct creation instants.
-    t = await startTestApp({ manualClock: true });
+    t = await startTestApp({ ...API_TEST_OPTIONS, manualClock: true });
     a = await t.createOrg('가나다 주식회사');
     b = await t.createOrg('라마바 주식회사', 'team');
     aTest = client(t, a.test);

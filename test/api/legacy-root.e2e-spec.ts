@@ -1,5 +1,5 @@
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { Client, client, expectError, expectStatus, field, metadataOf, sendThroughDomain, UNKNOWN_UUID, UUID_RE } from '../support/api-helpers';
+import { API_TEST_OPTIONS, Client, client, expectError, expectStatus, field, metadataOf, sendThroughDomain, UNKNOWN_UUID, UUID_RE } from '../support/api-helpers';
 
 /** The legacy root /api/v1 serves the same paths, with the same behaviour and errors, on the same data. */
 describe('the legacy root /api/v1', () => {
@@ -8,7 +8,7 @@ describe('the legacy root /api/v1', () => {
   let legacy: Client;
   let modern: Client;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg('레거시 주식회사');
     legacy = client(t, org.test, '/api/v1');
     modern = client(t, org.test, '/v1');

@@ -1,12 +1,12 @@
 import { startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { Client, client, createDoc, expectError, expectStatus, sendableDraft, sendThroughDomain, UNKNOWN_UUID } from '../support/api-helpers';
+import { API_TEST_OPTIONS, Client, client, createDoc, expectError, expectStatus, sendableDraft, sendThroughDomain, UNKNOWN_UUID } from '../support/api-helpers';
 
 /** GET /v1/documents: newest first, cursor paging, filters, limits. Time is driven by a manual clock. */
 describe('GET /v1/documents', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ manualClock: true });
+    t = await startTestApp({ ...API_TEST_OPTIONS, manualClock: true });
   });
   afterAll(() => t.close());
 

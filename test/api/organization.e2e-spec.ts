@@ -1,10 +1,10 @@
 import { startTestApp, TestApp } from '../support/test-app';
-import { client, expectError, expectStatus } from '../support/api-helpers';
+import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
 
 describe('GET /v1/organization and GET /v1/members', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ manualClock: true });
+    t = await startTestApp({ ...API_TEST_OPTIONS, manualClock: true });
   });
   afterAll(() => t.close());
 

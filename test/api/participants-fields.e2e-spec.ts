@@ -1,12 +1,12 @@
 import { startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { addParticipant, Client, client, createDoc, expectError, expectStatus, field, UNKNOWN_UUID, UUID_RE } from '../support/api-helpers';
+import { API_TEST_OPTIONS, addParticipant, Client, client, createDoc, expectError, expectStatus, field, UNKNOWN_UUID, UUID_RE } from '../support/api-helpers';
 
 describe('participants and fields of a draft', () => {
   let t: TestApp;
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
     c = client(t, org.test);
   });

@@ -1,5 +1,5 @@
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { addParticipant, Client, client, createDoc, expectError, expectStatus } from '../support/api-helpers';
+import { API_TEST_OPTIONS, addParticipant, Client, client, createDoc, expectError, expectStatus } from '../support/api-helpers';
 import { gzipSync } from 'zlib';
 
 /** Odd bodies and racing writers: always a 4xx with the envelope, never a 500, never a lost write. */
@@ -8,7 +8,7 @@ describe('robustness of the draft API', () => {
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
     c = client(t, org.test);
   });

@@ -1,5 +1,5 @@
 import { startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { addParticipant, Client, client, expectError, expectStatus, field, sendableDraft, sendThroughDomain } from '../support/api-helpers';
+import { API_TEST_OPTIONS, addParticipant, Client, client, expectError, expectStatus, field, sendableDraft, sendThroughDomain } from '../support/api-helpers';
 
 /**
  * A sent document is frozen: every draft edit answers 409 document_not_editable. The send itself is
@@ -13,7 +13,7 @@ describe('a sent document refuses draft edits (409 document_not_editable)', () =
   let participantId: string;
   let before: any;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
     c = client(t, org.test);
     const { doc, participant } = await sendableDraft(c, { metadata: { ref: 'S-1' } });
