@@ -1,9 +1,9 @@
-import { inflateSync } from 'node:zlib';
+import { decodePngStrict } from '../png-decode';
 import { encodePngPixels } from '../png-encode';
 
 /**
- * Just enough PNG for tests and benchmarks: encode RGBA pictures (signature
- * stand-ins) and decode poppler's 8-bit RGB/RGBA output to check pixels.
+ * PNG helpers for tests and benchmarks: RGBA pictures (signature stand-ins)
+ * and pixel access to poppler's renderings.
  */
 
 export type Rgba = [number, number, number, number];
@@ -15,10 +15,6 @@ export function encodePng(width: number, height: number, pixel: (x: number, y: n
     for (let x = 0; x < width; x++) pixels.set(pixel(x, y), (y * width + x) * 4);
   }
   return encodePngPixels(width, height, 4, pixels);
-}
-
-export function solidPng(width: number, height: number, rgb: [number, number, number]): Buffer {
-  return encodePng(width, height, () => [rgb[0], rgb[1], rgb[2], 255]);
 }
 
 /** A handwriting-like stand-in: transparent background, dark wavy strokes. */
@@ -38,61 +34,15 @@ export interface DecodedImage {
   rgb(x: number, y: number): [number, number, number];
 }
 
-/** Decodes 8-bit, non-interlaced RGB/RGBA/grey PNGs (what pdftoppm writes). */
+/** Decodes a PNG (e.g. pdftoppm output) for pixel checks. */
 export function decodePng(png: Buffer): DecodedImage {
-  let offset = 8;
-  let width = 0;
-  let height = 0;
-  let colorType = 0;
-  const idat: Buffer[] = [];
-  while (offset < png.length) {
-    const length = png.readUInt32BE(offset);
-    const type = png.toString('latin1', offset + 4, offset + 8);
-    const data = png.subarray(offset + 8, offset + 8 + length);
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      if (data[8] !== 8 || data[12] !== 0) throw new Error('decodePng: only 8-bit non-interlaced PNGs');
-      colorType = data[9];
-    } else if (type === 'IDAT') {
-      idat.push(data);
-    }
-    offset += 12 + length;
-  }
-  const channels = ({ 0: 1, 2: 3, 4: 2, 6: 4 } as Record<number, number>)[colorType];
-  if (!channels) throw new Error(`decodePng: colour type ${colorType} not supported`);
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const pixels = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)];
-    const src = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    const out = pixels.subarray(y * stride, (y + 1) * stride);
-    const prev = y > 0 ? pixels.subarray((y - 1) * stride, y * stride) : Buffer.alloc(stride);
-    for (let i = 0; i < stride; i++) {
-      const a = i >= channels ? out[i - channels] : 0;
-      const b = prev[i];
-      const c = i >= channels ? prev[i - channels] : 0;
-      let predictor = 0;
-      if (filter === 1) predictor = a;
-      else if (filter === 2) predictor = b;
-      else if (filter === 3) predictor = (a + b) >> 1;
-      else if (filter === 4) {
-        const p = a + b - c;
-        const pa = Math.abs(p - a);
-        const pb = Math.abs(p - b);
-        const pc = Math.abs(p - c);
-        predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      }
-      out[i] = (src[i] + predictor) & 0xff;
-    }
-  }
+  const { width, height, rgba } = decodePngStrict(png, 100_000_000);
   return {
     width,
     height,
-    rgb(x, y) {
-      const i = y * stride + x * channels;
-      return channels < 3 ? [pixels[i], pixels[i], pixels[i]] : [pixels[i], pixels[i + 1], pixels[i + 2]];
+    rgb: (x, y) => {
+      const i = (y * width + x) * 4;
+      return [rgba[i], rgba[i + 1], rgba[i + 2]];
     },
   };
 }
