@@ -89,3 +89,26 @@ describe('OpenAPI reference', () => {
     expect((await t.http.get('/docs/assets/init.js')).text).toContain('/v1/openapi.json');
   });
 });
+
+describe('OpenAPI schemas of the shared DTOs', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  afterAll(() => t.close());
+
+  it('describes documents, participants, fields, send and signing bodies and list queries', async () => {
+    const doc = (await t.http.get('/v1/openapi.json')).body;
+    const s = doc.components.schemas;
+    expect(Object.keys(s.CreateDocumentDto.properties)).toEqual(['title', 'content', 'content_format', 'file_url', 'author_name', 'metadata', 'from_template', 'variables']);
+    expect(s.ParticipantDto.required).toEqual(['name']);
+    expect(s.ParticipantBatchDto.properties.participants).toMatchObject({ type: 'array', maxItems: 50 });
+    expect(s.FieldDto.required).toEqual(['participant_id', 'type', 'page', 'x', 'y', 'width', 'height']);
+    expect(s.SendDocumentDto.properties.expires_in_days).toMatchObject({ type: 'integer', minimum: 1, maximum: 365 });
+    expect(s.SignDto.required).toEqual(['consent']);
+    const params = (path: string) => doc.paths[path].get.parameters.map((p: any) => p.name);
+    expect(params('/v1/documents')).toEqual(expect.arrayContaining(['status', 'created_after', 'limit', 'starting_after']));
+    expect(params('/v1/events')).toEqual(expect.arrayContaining(['type', 'document_id', 'limit']));
+    expect(params('/v1/outbox')).toEqual(expect.arrayContaining(['document_id', 'participant_id', 'channel', 'limit']));
+  });
+});

@@ -1,6 +1,7 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 export class SendDocumentDto {
-  @IsOptional() @IsInt() @Min(1) @Max(365) expires_in_days?: number;
-  @IsOptional() @IsString() @MaxLength(2000) message?: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 365 }) @IsOptional() @IsInt() @Min(1) @Max(365) expires_in_days?: number;
+  @ApiPropertyOptional({ type: 'string', maxLength: 2000 }) @IsOptional() @IsString() @MaxLength(2000) message?: string;
 }

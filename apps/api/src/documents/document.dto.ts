@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -28,59 +29,62 @@ import {
 const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class CreateDocumentDto {
-  @Optional() @IsString() @MaxLength(500) title?: string;
-  @Optional() @IsString() @MaxLength(2_000_000) content?: string;
-  @Optional() @IsIn(['html', 'text']) content_format?: 'html' | 'text';
-  @Optional() @IsString() @MaxLength(2048) file_url?: string;
-  @Optional() @IsString() @MaxLength(200) author_name?: string;
-  @Optional() @IsObject() metadata?: Record<string, unknown>;
-  @Optional() @IsString() @MaxLength(100) from_template?: string;
-  @Optional() @IsObject() variables?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'string', maxLength: 500 }) @Optional() @IsString() @MaxLength(500) title?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 2_000_000 }) @Optional() @IsString() @MaxLength(2_000_000) content?: string;
+  @ApiPropertyOptional({ enum: ['html', 'text'] }) @Optional() @IsIn(['html', 'text']) content_format?: 'html' | 'text';
+  @ApiPropertyOptional({ type: 'string', maxLength: 2048 }) @Optional() @IsString() @MaxLength(2048) file_url?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 200 }) @Optional() @IsString() @MaxLength(200) author_name?: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() metadata?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'string', maxLength: 100 }) @Optional() @IsString() @MaxLength(100) from_template?: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() variables?: Record<string, unknown>;
 }
 
 export class UpdateDocumentDto {
-  @Optional() @IsString() @MaxLength(500) title?: string;
-  @Optional() @IsString() @MaxLength(2_000_000) content?: string;
-  @Optional() @IsString() @MaxLength(200) author_name?: string;
-  @Optional() @IsObject() metadata?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'string', maxLength: 500 }) @Optional() @IsString() @MaxLength(500) title?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 2_000_000 }) @Optional() @IsString() @MaxLength(2_000_000) content?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 200 }) @Optional() @IsString() @MaxLength(200) author_name?: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() metadata?: Record<string, unknown>;
 }
 
 export class ListDocumentsQuery {
-  @IsOptional() @IsIn(['draft', 'sent', 'completed', 'canceled', 'declined', 'expired']) status?: string;
-  @IsOptional() @IsString() created_after?: string;
-  @IsOptional() @IsString() limit?: string;
-  @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ enum: ['draft', 'sent', 'completed', 'canceled', 'declined', 'expired'] }) @IsOptional() @IsIn(['draft', 'sent', 'completed', 'canceled', 'declined', 'expired']) status?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() created_after?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() starting_after?: string;
 }
 
 export class ParticipantDto {
-  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(200) name: string;
-  @Optional() @IsString() @MaxLength(32) phone?: string;
+  @ApiProperty({ type: 'string', maxLength: 200 }) @IsDefined() @IsString() @IsNotEmpty() @MaxLength(200) name: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 32 }) @Optional() @IsString() @MaxLength(32) phone?: string;
   // An address the notifier can use (blank means none), checked like member e-mails are.
+  @ApiPropertyOptional({ type: 'string', maxLength: 320, format: 'email' })
   @Optional() @IsString() @MaxLength(320) @Matches(/^\s*([^\s@]+@[^\s@]+\.[^\s@]+)?\s*$/, { message: 'email must be an e-mail address, e.g. hong@example.com.' })
   email?: string;
-  @Optional() @IsIn(['signer', 'reviewer', 'cc']) role?: 'signer' | 'reviewer' | 'cc';
-  @Optional() @IsInt() @Min(1) @Max(1000) signing_order?: number;
-  @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
+  @ApiPropertyOptional({ enum: ['signer', 'reviewer', 'cc'] }) @Optional() @IsIn(['signer', 'reviewer', 'cc']) role?: 'signer' | 'reviewer' | 'cc';
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000 }) @Optional() @IsInt() @Min(1) @Max(1000) signing_order?: number;
+  @ApiPropertyOptional({ enum: ['sms_pin', 'none'] }) @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
 }
 
 export class ParticipantBatchDto {
+  @ApiProperty({ type: () => [ParticipantDto], minItems: 1, maxItems: 50 })
   @IsDefined() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => ParticipantDto)
   participants: ParticipantDto[];
 }
 
 export class FieldDto {
-  @IsDefined() @IsString() @IsNotEmpty() participant_id: string;
-  @IsDefined() @IsIn(['signature', 'seal']) type: 'signature' | 'seal';
-  @IsDefined() @IsInt() @Min(1) page: number;
-  @IsDefined() @IsNumber() @Min(0) @Max(100) x: number;
-  @IsDefined() @IsNumber() @Min(0) @Max(100) y: number;
-  @IsDefined() @IsNumber() @Min(0) @Max(100) width: number;
-  @IsDefined() @IsNumber() @Min(0) @Max(100) height: number;
-  @Optional() @IsBoolean() required?: boolean;
-  @Optional() @IsBoolean() upload_only?: boolean;
+  @ApiProperty({ type: 'string' }) @IsDefined() @IsString() @IsNotEmpty() participant_id: string;
+  @ApiProperty({ enum: ['signature', 'seal'] }) @IsDefined() @IsIn(['signature', 'seal']) type: 'signature' | 'seal';
+  @ApiProperty({ type: 'integer', minimum: 1 }) @IsDefined() @IsInt() @Min(1) page: number;
+  @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) x: number;
+  @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) y: number;
+  @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) width: number;
+  @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) height: number;
+  @ApiPropertyOptional({ type: 'boolean' }) @Optional() @IsBoolean() required?: boolean;
+  @ApiPropertyOptional({ type: 'boolean' }) @Optional() @IsBoolean() upload_only?: boolean;
 }
 
 export class ReplaceFieldsDto {
+  @ApiProperty({ type: () => [FieldDto], maxItems: 500 })
   @IsDefined() @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => FieldDto)
   fields: FieldDto[];
 }

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import { Infrastructure } from '@dojang/application';
@@ -9,10 +10,10 @@ import { Auth, AuthContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
 
 export class ListEventsQuery {
-  @IsOptional() @IsIn(PUBLIC_EVENT_TYPES as unknown as string[]) type?: string;
-  @IsOptional() @IsString() document_id?: string;
-  @IsOptional() @IsString() limit?: string;
-  @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ enum: PUBLIC_EVENT_TYPES as unknown as string[] }) @IsOptional() @IsIn(PUBLIC_EVENT_TYPES as unknown as string[]) type?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() document_id?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() starting_after?: string;
 }
 
 export function presentEvent(row: PublicEventRow) {

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import { Infrastructure, OUTBOX, OutboxRow } from '@dojang/application';
@@ -8,10 +9,10 @@ import { Auth, AuthContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
 
 export class ListOutboxQuery {
-  @IsOptional() @IsString() document_id?: string;
-  @IsOptional() @IsString() participant_id?: string;
-  @IsOptional() @IsIn(['email', 'sms']) channel?: string;
-  @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() document_id?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() participant_id?: string;
+  @ApiPropertyOptional({ enum: ['email', 'sms'] }) @IsOptional() @IsIn(['email', 'sms']) channel?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
 }
 
 /** What test mode would have sent, newest first. Live keys have no outbox: their messages really go out. */

@@ -1,16 +1,17 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
 
 export class VerifyPinDto {
-  @IsDefined() @IsString() @MaxLength(12) pin: string;
+  @ApiProperty({ type: 'string', maxLength: 12 }) @IsDefined() @IsString() @MaxLength(12) pin: string;
 }
 
 export class SignDto {
-  @IsDefined() @IsBoolean() consent: boolean;
-  @IsOptional() @IsString() @MaxLength(1_500_000) signature?: string;
-  @IsOptional() @IsString() @MaxLength(100) seal_id?: string;
-  @IsOptional() @IsString() @MaxLength(1_500_000) seal_image?: string;
+  @ApiProperty({ type: 'boolean' }) @IsDefined() @IsBoolean() consent: boolean;
+  @ApiPropertyOptional({ type: 'string', maxLength: 1_500_000 }) @IsOptional() @IsString() @MaxLength(1_500_000) signature?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 100 }) @IsOptional() @IsString() @MaxLength(100) seal_id?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 1_500_000 }) @IsOptional() @IsString() @MaxLength(1_500_000) seal_image?: string;
 }
 
 export class DeclineDto {
-  @IsDefined() @IsString() @MaxLength(1000) reason: string;
+  @ApiProperty({ type: 'string', maxLength: 1000 }) @IsDefined() @IsString() @MaxLength(1000) reason: string;
 }
