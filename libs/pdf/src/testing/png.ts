@@ -17,6 +17,10 @@ export function encodePng(width: number, height: number, pixel: (x: number, y: n
   return encodePngPixels(width, height, 4, pixels);
 }
 
+export function solidPng(width: number, height: number, rgb: [number, number, number]): Buffer {
+  return encodePng(width, height, () => [rgb[0], rgb[1], rgb[2], 255]);
+}
+
 /** A handwriting-like stand-in: transparent background, dark wavy strokes. */
 export function signatureLikePng(width = 600, height = 200, seed = 1): Buffer {
   return encodePng(width, height, (x, y) => {
