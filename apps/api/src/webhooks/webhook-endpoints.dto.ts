@@ -1,34 +1,61 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { PUBLIC_EVENT_TYPES } from '@dojang/projections';
 
 /** Optional but not nullable (see document.dto.ts). */
 const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 /** Optional, and null is a value of its own (clears the field). */
 const OptionalNullable = () => ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null);
 
+const EVENTS_DOC = {
+  type: 'array',
+  items: { type: 'string', enum: ['*', ...PUBLIC_EVENT_TYPES] },
+  maxItems: 50,
+  description: 'Event types to receive; ["*"] (the default) means all, including types added later.',
+} as const;
+
 export class CreateWebhookEndpointDto {
-  @IsDefined() @IsString() @MaxLength(2048) url: string;
-  @Optional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) events?: string[];
-  @Optional() @IsString() @MaxLength(500) description?: string;
+  @ApiProperty({ type: 'string', maxLength: 2048, format: 'uri', description: 'http or https; private, loopback and link-local targets are refused.' })
+  @IsDefined()
+  @IsString()
+  @MaxLength(2048)
+  url: string;
+
+  @ApiPropertyOptional(EVENTS_DOC) @Optional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) events?: string[];
+
+  @ApiPropertyOptional({ type: 'string', maxLength: 500 }) @Optional() @IsString() @MaxLength(500) description?: string;
 }
 
 export class UpdateWebhookEndpointDto {
-  @Optional() @IsString() @MaxLength(2048) url?: string;
-  @Optional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) events?: string[];
-  @OptionalNullable() @IsString() @MaxLength(500) description?: string | null;
+  @ApiPropertyOptional({ type: 'string', maxLength: 2048, format: 'uri' }) @Optional() @IsString() @MaxLength(2048) url?: string;
+
+  @ApiPropertyOptional(EVENTS_DOC) @Optional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) events?: string[];
+
+  @ApiPropertyOptional({ type: 'string', maxLength: 500, nullable: true, description: 'null clears it.' })
+  @OptionalNullable()
+  @IsString()
+  @MaxLength(500)
+  description?: string | null;
+
   /** `enabled` or `disabled`, as the endpoint shows it. */
-  @Optional() @IsIn(['enabled', 'disabled']) status?: 'enabled' | 'disabled';
+  @ApiPropertyOptional({ enum: ['enabled', 'disabled'] }) @Optional() @IsIn(['enabled', 'disabled']) status?: 'enabled' | 'disabled';
+
   /** Stripe-style alias of status. */
-  @Optional() @IsBoolean() disabled?: boolean;
+  @ApiPropertyOptional({ type: 'boolean', description: 'Alias of status: true disables, false enables.' }) @Optional() @IsBoolean() disabled?: boolean;
 }
 
 export class ListWebhookEndpointsQuery {
-  @IsOptional() @IsString() limit?: string;
-  @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string', description: '1 to 100, default 20' }) @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the last endpoint of the previous page' }) @IsOptional() @IsString() starting_after?: string;
 }
 
 export class ListWebhookDeliveriesQuery {
-  @IsOptional() @IsIn(['pending', 'delivering', 'succeeded', 'failed', 'canceled']) status?: string;
-  @IsOptional() @IsString() event_id?: string;
-  @IsOptional() @IsString() limit?: string;
-  @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ enum: ['pending', 'delivering', 'succeeded', 'failed', 'canceled'] })
+  @IsOptional()
+  @IsIn(['pending', 'delivering', 'succeeded', 'failed', 'canceled'])
+  status?: string;
+
+  @ApiPropertyOptional({ type: 'string', description: 'only deliveries of this event (evt_…)' }) @IsOptional() @IsString() event_id?: string;
+  @ApiPropertyOptional({ type: 'string', description: '1 to 100, default 20' }) @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the last delivery of the previous page' }) @IsOptional() @IsString() starting_after?: string;
 }
