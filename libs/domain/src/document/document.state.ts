@@ -39,6 +39,7 @@ export interface DocumentState {
   file: FileRef | null;
   author_name: string;
   metadata: Record<string, string>;
+  from_template: string | null;
   edit_locked: boolean;
   trashed: boolean;
   created_at: string;
@@ -65,6 +66,7 @@ export const initialDocumentState = (): DocumentState => ({
   file: null,
   author_name: '',
   metadata: {},
+  from_template: null,
   edit_locked: false,
   trashed: false,
   created_at: '',
@@ -103,6 +105,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         file: d.file,
         author_name: d.author_name,
         metadata: d.metadata,
+        from_template: d.from_template ?? null,
         created_at: d.created_at,
         page_count: d.file?.page_count ?? null,
       };
