@@ -111,10 +111,11 @@ describe('audit trail and reminders', () => {
       expect(audit.map((e) => [e.event, e.actor])).toEqual([
         ['created', 'system'],
         ['sent', 'system'],
+        ['viewed', '이영희'],
         ['declined', '이영희'],
       ]);
-      expect(audit[2].ip).toEqual(expect.any(String));
-      expect(audit[2].detail).toBe('연락처 010-****-5432 또는 010-****-5432, l***********@example.com 으로 주세요. 금액 100000000원, 2026-03-02 기준');
+      expect(audit[3].ip).toEqual(expect.any(String));
+      expect(audit[3].detail).toBe('연락처 010-****-5432 또는 010-****-5432, l***********@example.com 으로 주세요. 금액 100000000원, 2026-03-02 기준');
       expectMasked(audit);
       // the integrator (who knows the participant's contacts anyway) still gets the reason as written
       const declined = expectStatus(await c.get(`/events?type=participant.declined&document_id=${d.id}`), 200).body.data[0];

@@ -77,6 +77,24 @@ describe('document states and transitions', () => {
     });
   });
 
+  it('a participant who acts without opening the view first is still recorded as having opened the link, before acting', async () => {
+    const d = await sentWith(c, [
+      { name: '바로서명', signing_order: 1 },
+      { name: '바로거절', signing_order: 2, auth: 'sms_pin', phone: '01012345678' },
+    ]);
+    expectStatus(await signer(t, d.p['바로서명'].token).sign(), 200);
+    let doc = await get(d.id);
+    expect(doc.participants[0]).toMatchObject({ status: 'signed', viewed_at: expect.any(String) });
+    expect(Date.parse(doc.participants[0].viewed_at)).toBeLessThanOrEqual(Date.parse(doc.participants[0].signed_at));
+    expect(await eventTypesOf(c, d.id)).toEqual(['document.sent', 'document.viewed', 'participant.signed']);
+
+    // the first action through a link, whatever it is, counts as opening it (here a PIN request)
+    expectStatus(await signer(t, d.p['바로거절'].token).pin(), 200);
+    doc = await get(d.id);
+    expect(doc.participants[1]).toMatchObject({ status: 'viewed', viewed_at: expect.any(String) });
+    expect(await eventTypesOf(c, d.id)).toEqual(['document.sent', 'document.viewed', 'participant.signed', 'document.viewed']);
+  });
+
   describe('cancel', () => {
     it('sent → canceled: the links die (410 signing_link_inactive) and every signing action is refused', async () => {
       const d = await sentWith(c, [{ name: '박민수', auth: 'sms_pin', phone: '01055556666' }]);

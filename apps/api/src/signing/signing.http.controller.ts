@@ -21,29 +21,37 @@ export class SigningHttpController {
     return this.signing.view(session);
   }
 
+  /**
+   * Acting through a link is opening it: a participant who skips GET (straight to pin, verify, sign
+   * or decline) is still recorded as viewed, before the action, so document.viewed always precedes it.
+   */
+  private async acting(token: string, info: RequestInfo) {
+    return this.signing.open(await this.signing.session(token), info);
+  }
+
   @Post('pin')
   @HttpCode(200)
   async pin(@Param('token') token: string, @ReqInfo() info: RequestInfo) {
-    return this.signing.sendPin(await this.signing.session(token), info);
+    return this.signing.sendPin(await this.acting(token, info), info);
   }
 
   @Post('verify')
   @HttpCode(200)
   async verify(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: VerifyPinDto) {
-    return this.signing.verifyPin(await this.signing.session(token), info, dto.pin);
+    return this.signing.verifyPin(await this.acting(token, info), info, dto.pin);
   }
 
   @Post('sign')
   @HttpCode(200)
   async sign(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: SignDto) {
-    await this.signing.sign(await this.signing.session(token), info, dto);
+    await this.signing.sign(await this.acting(token, info), info, dto);
     return this.signing.view(await this.signing.session(token));
   }
 
   @Post('decline')
   @HttpCode(200)
   async decline(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: DeclineDto) {
-    const session = await this.signing.session(token);
+    const session = await this.acting(token, info);
     await this.signing.decline(session, info, dto.reason);
     return { object: 'signing_session', document: { id: session.state.id, status: 'declined' }, participant: { id: session.participant.id, status: 'declined' } };
   }
