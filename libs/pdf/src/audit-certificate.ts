@@ -1,6 +1,7 @@
 import type { Content, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { KOREAN_FONT_FAMILY } from './fonts';
 import { renderDocDefinition } from './pdfmake-render';
+import { stripInvisible } from './printable-text';
 import { pageNumberFooter } from './render-document';
 
 export interface AuditParticipant {
@@ -158,7 +159,18 @@ function timelineTable(entries: AuditTimelineEntry[]): Content {
   };
 }
 
-export function buildAuditCertificateDefinition(info: AuditCertificateInput): TDocumentDefinitions {
+/** Every string here came from users or their browsers; see printable-text.ts. */
+function printable<T>(value: T): T {
+  if (typeof value === 'string') return stripInvisible(value) as T;
+  if (Array.isArray(value)) return value.map(printable) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, printable(v)])) as T;
+  }
+  return value;
+}
+
+export function buildAuditCertificateDefinition(input: AuditCertificateInput): TDocumentDefinitions {
+  const info = printable(input);
   const generated = new Date(info.generated_at);
   return {
     pageSize: 'A4',

@@ -76,9 +76,28 @@ describe('htmlToPdfmake', () => {
 
 describe('textToPdfmake', () => {
   it('splits paragraphs on blank lines and keeps single newlines and indentation', () => {
-    expect(textToPdfmake('제1조 목적\r\n  갑과 을은\n\n\n제2조 <b>기간</b>\n')).toEqual([
+    expect(textToPdfmake('제1조 목적\r\n  갑과 을은\n\n제2조 <b>기간</b>\n')).toEqual([
       { text: '제1조 목적\n  갑과 을은', preserveLeadingSpaces: true, margin: [0, 0, 0, 6] },
       { text: '제2조 <b>기간</b>', preserveLeadingSpaces: true, margin: [0, 0, 0, 6] },
+    ]);
+  });
+
+  it('keeps extra blank lines (zero-width or not) as vertical space', () => {
+    expect(textToPdfmake('가\n\n\n\u200b\n나')).toEqual([
+      { text: '가', preserveLeadingSpaces: true, margin: [0, 0, 0, 6] },
+      { text: '\u00a0' },
+      { text: '\u00a0' },
+      { text: '나', preserveLeadingSpaces: true, margin: [0, 0, 0, 6] },
+    ]);
+  });
+});
+
+describe('invisible characters', () => {
+  it('are removed from HTML text, and a paragraph of only a zero-width space stays an empty line', () => {
+    expect(convert('<p>a</p><p>\u200b</p><p>b\u200bc\ufeff \u2060d</p><p> </p>')).toEqual([
+      { text: 'a', margin: [0, 0, 0, 6] },
+      { text: '\u00a0', margin: [0, 0, 0, 6] },
+      { text: 'bc d', margin: [0, 0, 0, 6] },
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import type { Alignment, Content, ContentImage, ContentText, Margins, TableCell } from 'pdfmake/interfaces';
 import { sanitizeImage, UnsafeImageError } from './image-type';
+import { hasInvisible, stripInvisible } from './printable-text';
 import { normalizeDataImageUrl } from './sanitize-content-html';
 
 /**
@@ -128,7 +129,15 @@ function runToInline(run: Run): ContentText | string {
 function normalizeRuns(runs: Run[]): Run[] | null {
   const out: Run[] = [];
   let atLineStart = true;
-  for (const run of runs) {
+  // A paragraph holding only a zero-width space is how editors (and our own
+  // signature block) keep an empty line; browsers give it a line's height.
+  let invisibleOnly = false;
+  for (const source of runs) {
+    let run = source;
+    if (!run.lineBreak && hasInvisible(run.text)) {
+      invisibleOnly = true;
+      run = { ...run, text: stripInvisible(run.text) };
+    }
     if (run.lineBreak) {
       const last = out[out.length - 1];
       if (last && !last.lineBreak) last.text = last.text.replace(/ +$/, '');
@@ -147,7 +156,7 @@ function normalizeRuns(runs: Run[]): Run[] | null {
   const visible = out.filter((r) => r.lineBreak || r.text !== '');
   if (!visible.some((r) => !r.lineBreak && r.text.trim() !== '')) {
     // <p><br></p> is how editors write an empty line; keep its height.
-    return visible.some((r) => r.lineBreak) ? [{ text: '\u00a0', style: {} }] : null;
+    return invisibleOnly || visible.some((r) => r.lineBreak) ? [{ text: '\u00a0', style: {} }] : null;
   }
   // A trailing <br> adds no line in HTML.
   if (visible[visible.length - 1].lineBreak) visible.pop();
@@ -422,15 +431,24 @@ export function htmlToPdfmake(sanitizedHtml: string, options: ConvertOptions): C
 }
 
 /**
- * Plain-text bodies: blank lines separate paragraphs, single newlines stay
- * line breaks, and leading spaces survive so indented clauses keep their look.
+ * Plain-text bodies: a blank line separates paragraphs, every further blank
+ * line is kept as vertical space (people space out signature areas that way),
+ * single newlines stay line breaks, and leading spaces survive so indented
+ * clauses keep their look.
  */
 export function textToPdfmake(text: string): Content[] {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/\t/g, '    ')
-    .split(/\n[ \u00a0]*\n+/)
-    .map((p) => p.replace(/^\n+|\s+$/g, ''))
-    .filter((p) => p.trim() !== '')
-    .map((p) => ({ text: p, preserveLeadingSpaces: true, margin: [0, 0, 0, 6] }) as Content);
+  const lines = stripInvisible(text).replace(/\r\n?/g, '\n').replace(/\t/g, '    ').split('\n');
+  const blocks: Content[] = [];
+  let paragraph: string[] = [];
+  const flush = () => {
+    blocks.push({ text: paragraph.join('\n'), preserveLeadingSpaces: true, margin: [0, 0, 0, 6] });
+    paragraph = [];
+  };
+  for (const line of lines) {
+    if (line.trim() !== '') paragraph.push(line.replace(/\s+$/, ''));
+    else if (paragraph.length) flush(); // the blank line that ends a paragraph
+    else blocks.push({ text: '\u00a0' }); // any further blank line is space the author wanted
+  }
+  if (paragraph.length) flush();
+  return blocks;
 }

@@ -66,6 +66,23 @@ describe('renderDocumentPdf', () => {
     expect(text).toContain('<b>태그가 아닌 글자</b>');
   });
 
+  it('draws no missing-glyph boxes for zero-width characters', async () => {
+    const inkBelowTitle = (pdf: Buffer) => {
+      const page = renderPage(pdf, 1, 50);
+      let ink = 0;
+      for (let y = Math.round(page.height * 0.15); y < page.height * 0.9; y++) {
+        for (let x = 0; x < page.width; x++) if (page.rgb(x, y)[0] < 128) ink++;
+      }
+      return ink;
+    };
+    const zeroWidth = '\u200b\ufeff\u2060\u200d';
+    const html = await renderDocumentPdf({ title: `근로\u200b계약서`, format: 'html', content: `<p>${zeroWidth}</p><p>\u200b</p>` });
+    const text = await renderDocumentPdf({ title: '근로계약서', format: 'text', content: `${zeroWidth}\n\u200b\n` });
+    expect(inkBelowTitle(html)).toBe(0);
+    expect(inkBelowTitle(text)).toBe(0);
+    expect(pdftotext(html)).toContain('근로계약서');
+  });
+
   it('numbers pages "n / N" in the footer', async () => {
     const paragraphs = Array.from({ length: 90 }, (_, i) => `<p>제${i + 1}조 ${BODY} 이 조항은 쪽 번호 확인을 위한 긴 본문입니다.</p>`).join('');
     const pdf = await renderDocumentPdf({ title: TITLE, format: 'html', content: paragraphs });

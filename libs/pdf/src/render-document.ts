@@ -2,6 +2,7 @@ import type { Content, StyleDictionary, TDocumentDefinitions } from 'pdfmake/int
 import { KOREAN_FONT_FAMILY } from './fonts';
 import { htmlToPdfmake, textToPdfmake } from './html-to-pdfmake.converter';
 import { renderDocDefinition } from './pdfmake-render';
+import { stripInvisible } from './printable-text';
 import { sanitizeContentHtml } from './sanitize-content-html';
 
 export { renderDocDefinition };
@@ -58,6 +59,7 @@ export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinit
       ? htmlToPdfmake(sanitizeContentHtml(input.content), { contentWidth: CONTENT_WIDTH })
       : textToPdfmake(input.content);
   const created = creationDate(input.created_at);
+  const title = stripInvisible(input.title);
   return {
     pageSize: 'A4',
     pageMargins: [MARGIN, MARGIN, MARGIN, MARGIN],
@@ -65,12 +67,12 @@ export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinit
     language: 'ko-KR',
     displayTitle: true,
     info: {
-      title: input.title,
+      title,
       creator: 'Dojang',
       producer: 'Dojang (pdfmake)',
       ...(created ? { creationDate: created } : {}),
     },
-    content: [{ text: input.title, style: 'title' }, ...body],
+    content: [{ text: title, style: 'title' }, ...body],
     footer: pageNumberFooter,
     styles: documentStyles,
     defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 10.5, lineHeight: 1.35 },
