@@ -29,15 +29,19 @@ export const documentProjection: Projection = {
   keys: (event) => [{ collection: DOCUMENTS, id: documentIdOf(event) }],
   evolve(event: StoredEvent, rows: RowLookup): Write[] {
     const id = documentIdOf(event);
-    const current = (rows(DOCUMENTS, id) as DocumentRow | null) ?? { ...initialDocumentState(), id };
+    const current = (rows(DOCUMENTS, id) as DocumentRow | null) ?? ({ ...initialDocumentState(), id, sort_key: '' } as unknown as DocumentRow);
     const next = evolveDocument(current, event as unknown as DocumentEvent);
     const row: DocumentRow = {
       ...next,
       id,
       participants: next.participants.map((p) => ({ ...p, pin: p.pin && { ...p.pin, pin_hash: '' } })),
       updated_at: String(event.metadata.occurred_at),
-      // Newest-first paging needs a total order: creation time, ties broken by id.
-      sort_key: `${next.created_at}|${id}`,
+      // Newest-first paging needs a total order that matches creation order even within one
+      // millisecond: creation time, then the log position of DocumentCreated (fixed once).
+      sort_key:
+        event.type === 'DocumentCreated' || !current.sort_key
+          ? `${next.created_at}|${String(event.global_position).padStart(16, '0')}|${id}`
+          : current.sort_key,
     };
     return [{ op: 'put', collection: DOCUMENTS, doc: row }];
   },

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { randomUUID } from 'crypto';
-import { DomainError, Field, ParticipantSetup } from '@dojang/domain';
+import { Field, ParticipantSetup } from '@dojang/domain';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
@@ -35,16 +35,7 @@ export class ParticipantsHttpController {
   @HttpCode(201)
   async addBatch(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantBatchDto) {
     const setups = dto.participants.map(toSetup);
-    try {
-      await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: setups });
-    } catch (err) {
-      // The decider names the item's index only when it sees several participants, but a batch of
-      // one is still a batch: its errors must say participants[0].<param> as well.
-      if (err instanceof DomainError && setups.length === 1 && err.param && !err.param.startsWith('participants')) {
-        throw new DomainError(err.kind, err.code, err.message, `participants[0].${err.param}`);
-      }
-      throw err;
-    }
+    await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: setups, batch: true });
     const doc = await this.docs.presentById(auth, id);
     const created = new Set(setups.map((s) => s.id));
     return { object: 'list', data: doc.participants.filter((p) => created.has(p.id)), has_more: false };

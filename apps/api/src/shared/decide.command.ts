@@ -31,7 +31,14 @@ export class DecideCommandHandler implements ICommandHandler<DecideCommand> {
       this.clock.now().toISOString(),
     );
     if (decision.position !== null && command.waitForProjections) {
-      await this.infra.runner.waitFor(decision.position);
+      if (!(await this.infra.runner.waitFor(decision.position))) {
+        // The follower is stuck or slow: project right here rather than answer before the write
+        // is visible. The write itself is already durable.
+        await this.infra.runner.catchUp();
+        if (this.infra.runner.position < decision.position) {
+          console.error(`[read-your-writes] projections at ${this.infra.runner.position}, append at ${decision.position}`);
+        }
+      }
     }
     return decision;
   }

@@ -29,7 +29,12 @@ export type UpdateDocument = Timed & {
 };
 export type SetEditLock = Timed & { type: 'SetEditLock'; locked: boolean };
 export type TrashDocument = Timed & { type: 'TrashDocument' };
-export type AddParticipants = Timed & { type: 'AddParticipants'; participants: ParticipantSetup[] };
+export type AddParticipants = Timed & {
+  type: 'AddParticipants';
+  participants: ParticipantSetup[];
+  /** From the batch endpoint: errors name the item (participants[i].phone), even in a batch of one. */
+  batch?: boolean;
+};
 export type RemoveParticipant = Timed & { type: 'RemoveParticipant'; participant_id: string };
 export type ReplaceFields = Timed & { type: 'ReplaceFields'; fields: Field[] };
 export type SendDocument = Timed & {

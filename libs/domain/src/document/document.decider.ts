@@ -225,7 +225,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (command.participants.length > MAX_PARTICIPANTS_PER_BATCH) {
         throw invalid('invalid_parameter', `At most ${MAX_PARTICIPANTS_PER_BATCH} participants per batch.`, 'participants');
       }
-      const batch = command.participants.length > 1;
+      const batch = command.batch ?? command.participants.length > 1;
       command.participants.forEach((p, i) => validateParticipant(p, batch ? i : undefined));
       return command.participants.map((participant) => ({
         type: 'ParticipantAdded' as const,
