@@ -1,16 +1,95 @@
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument, PDFObject, PDFRef } from 'pdf-lib';
+
+function serialize(object: PDFObject): Buffer {
+  const bytes = Buffer.alloc(object.sizeInBytes());
+  object.copyBytesInto(bytes, 0);
+  return bytes;
+}
+
+/** Offset of the newest cross-reference section, if it is a classic `xref` table. */
+function classicXrefOffset(pdf: Buffer): number | undefined {
+  const at = pdf.lastIndexOf('startxref', undefined, 'latin1');
+  if (at < 0) return undefined;
+  const match = /^startxref\s+(\d+)/.exec(pdf.toString('latin1', at, at + 40));
+  if (!match) return undefined;
+  const offset = Number(match[1]);
+  return pdf.toString('latin1', offset, offset + 4) === 'xref' ? offset : undefined;
+}
+
+function snapshot(doc: PDFDocument): Map<number, Buffer> {
+  const objects = new Map<number, Buffer>();
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) objects.set(ref.objectNumber, serialize(object));
+  return objects;
+}
 
 /**
- * Appends every page of `extra` after `base` (document + audit certificate).
+ * Writes the objects that differ from `before` as an incremental update
+ * after `base`, so every byte of `base` — and any signature over it —
+ * stays as it was.
+ */
+function incrementalUpdate(base: Buffer, doc: PDFDocument, before: Map<number, Buffer>, prevXref: number): Buffer {
+  const changed: Array<[PDFRef, Buffer]> = [];
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    const bytes = serialize(object);
+    const old = before.get(ref.objectNumber);
+    if (!old || !old.equals(bytes)) changed.push([ref, bytes]);
+  }
+  changed.sort(([a], [b]) => a.objectNumber - b.objectNumber);
+
+  const parts: Buffer[] = [base, Buffer.from('\n', 'latin1')];
+  let length = base.length + 1;
+  const offsets = new Map<number, { offset: number; generation: number }>();
+  for (const [ref, bytes] of changed) {
+    offsets.set(ref.objectNumber, { offset: length, generation: ref.generationNumber });
+    const chunk = Buffer.concat([Buffer.from(`${ref.objectNumber} ${ref.generationNumber} obj\n`, 'latin1'), bytes, Buffer.from('\nendobj\n', 'latin1')]);
+    parts.push(chunk);
+    length += chunk.length;
+  }
+
+  // Cross-reference subsections cover runs of consecutive object numbers.
+  const numbers = [...offsets.keys()];
+  let xref = 'xref\n';
+  for (let i = 0; i < numbers.length; ) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
+    xref += `${numbers[i]} ${j - i + 1}\n`;
+    for (let k = i; k <= j; k++) {
+      const { offset, generation } = offsets.get(numbers[k])!;
+      xref += `${String(offset).padStart(10, '0')} ${String(generation).padStart(5, '0')} n\r\n`;
+    }
+    i = j + 1;
+  }
+  const { Root, Info, ID } = doc.context.trailerInfo;
+  if (!Root) throw new Error('appendPdfs: base has no /Root');
+  const trailer = [
+    `/Size ${doc.context.largestObjectNumber + 1}`,
+    `/Root ${Root.toString()}`,
+    ...(Info ? [`/Info ${Info.toString()}`] : []),
+    ...(ID ? [`/ID ${ID.toString()}`] : []),
+    `/Prev ${prevXref}`,
+  ].join('\n');
+  parts.push(Buffer.from(`${xref}trailer\n<<\n${trailer}\n>>\nstartxref\n${length}\n%%EOF\n`, 'latin1'));
+  return Buffer.concat(parts);
+}
+
+/**
+ * Appends every page of `extra` after `base` (contract + audit certificate).
  *
- * This rewrites the file, so a signature already in `base` would no longer
- * cover it: bundle first and sign the bundle, or serve a signed document
- * and its certificate as they are.
+ * When `base` ends in a classic cross-reference table — as every PDF from
+ * signPdf does — the pages are added as an incremental update: the signed
+ * revision stays byte for byte at the start of the file, its signature still
+ * verifies (for that revision), and its SHA-256 can be recomputed from the
+ * bundle. Other inputs are rewritten, which is fine for unsigned files.
  */
 export async function appendPdfs(base: Buffer, extra: Buffer): Promise<Buffer> {
   const doc = await PDFDocument.load(base, { updateMetadata: false });
   const other = await PDFDocument.load(extra, { updateMetadata: false });
+  const prevXref = classicXrefOffset(base);
+  const before = prevXref === undefined ? undefined : snapshot(doc);
+
   const pages = await doc.copyPages(other, other.getPageIndices());
   for (const page of pages) doc.addPage(page);
-  return Buffer.from(await doc.save());
+
+  if (prevXref === undefined || !before) return Buffer.from(await doc.save());
+  return incrementalUpdate(base, doc, before, prevXref);
 }

@@ -1,9 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { appendPdfs } from './append-pdfs';
 import { AuditCertificateInput, formatKst, renderAuditCertificate } from './audit-certificate';
 import { contentDispositionFor } from './content-disposition';
 import { renderDocumentPdf } from './render-document';
-import { pdffonts, pdftotext } from './testing/poppler';
+import { sha256Hex, signPdf } from './sign-pdf';
+import { loadOrCreateSigningIdentity } from './signing-identity';
+import { pdfFixture } from './testing/fixtures';
+import { pdffonts, pdfsig, pdftotext } from './testing/poppler';
 
 const ORIGINAL = 'a'.repeat(16) + 'b'.repeat(16) + 'c'.repeat(16) + '0123456789abcdef';
 const FINAL = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
@@ -83,15 +89,47 @@ describe('renderAuditCertificate', () => {
 });
 
 describe('appendPdfs', () => {
+  let certificate: Buffer;
+  beforeAll(async () => {
+    certificate = await renderAuditCertificate(input);
+  });
+
+  const pageCount = async (pdf: Buffer) => (await PDFDocument.load(pdf)).getPageCount();
+
   it('bundles the document with its certificate, pages in order', async () => {
     const contract = await renderDocumentPdf({ title: '근로계약서', format: 'text', content: '갑과 을은 다음과 같이 계약한다.' });
-    const certificate = await renderAuditCertificate(input);
     const bundle = await appendPdfs(contract, certificate);
-    const [a, b, both] = await Promise.all([contract, certificate, bundle].map((p) => PDFDocument.load(p)));
-    expect(both.getPageCount()).toBe(a.getPageCount() + b.getPageCount());
+    expect(await pageCount(bundle)).toBe((await pageCount(contract)) + (await pageCount(certificate)));
     const pages = pdftotext(bundle).split('\f');
     expect(pages[0]).toContain('갑과 을은 다음과 같이 계약한다.');
-    expect(pages[a.getPageCount()]).toContain('감사 추적 인증서');
+    expect(pages[await pageCount(contract)]).toContain('감사 추적 인증서');
+  });
+
+  it('keeps a signed final byte for byte, so its signature and hash still verify', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dojang-bundle-'));
+    try {
+      const identity = await loadOrCreateSigningIdentity({ dataDir });
+      const signed = await signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), { p12: identity.p12, passphrase: identity.passphrase });
+      const bundle = await appendPdfs(signed, certificate);
+      expect(bundle.subarray(0, signed.length).equals(signed)).toBe(true);
+      expect(sha256Hex(bundle.subarray(0, signed.length))).toBe(sha256Hex(signed));
+      expect(await pageCount(bundle)).toBe(3 + (await pageCount(certificate)));
+      const report = pdfsig(bundle);
+      expect(report).toContain('Signature Validation: Signature is Valid.');
+      // The signature covers its revision; the certificate pages came after it.
+      expect(report).not.toContain('Total document signed');
+      expect(pdftotext(bundle).split('\f')[3]).toContain('감사 추적 인증서');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('rewrites inputs that use cross-reference streams', async () => {
+    const original = Buffer.from(await (await PDFDocument.load(pdfFixture('chromium-korean-contract-letter.pdf'))).save({ useObjectStreams: true }));
+    expect(original.includes('/XRef')).toBe(true);
+    const bundle = await appendPdfs(original, certificate);
+    expect(await pageCount(bundle)).toBe(3 + (await pageCount(certificate)));
+    expect(pdftotext(bundle)).toContain('감사 추적 인증서');
   });
 });
 
