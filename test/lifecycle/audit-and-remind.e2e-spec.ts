@@ -165,10 +165,14 @@ describe('audit trail and reminders', () => {
     });
 
     it('is limited by a per-document cooldown (429 reminder_cooldown)', async () => {
-      const err = expectApiError(await c.post(`/documents/${d.id}/remind`), 429, 'reminder_cooldown', 'rate_limit_error');
-      expect(err.message).toMatch(/seconds/);
+      const refused = await c.post(`/documents/${d.id}/remind`);
+      const err = expectApiError(refused, 429, 'reminder_cooldown', 'rate_limit_error');
+      expect(err.message).toMatch(/3600 seconds/);
+      expect(refused.headers['retry-after']).toBe('3600');
       clock.advance(HOUR - 1000);
-      expectApiError(await c.post(`/documents/${d.id}/remind`), 429, 'reminder_cooldown');
+      const later = await c.post(`/documents/${d.id}/remind`);
+      expectApiError(later, 429, 'reminder_cooldown');
+      expect(later.headers['retry-after']).toBe('1');
       expect(await reminders()).toHaveLength(3);
       clock.advance(1000);
       expectStatus(await c.post(`/documents/${d.id}/remind`), 200);

@@ -143,10 +143,14 @@ describe('SMS PIN', () => {
     const d = await twoPinSigners();
     const kim = signer(t, d.p['김철수'].token);
     expectStatus(await kim.pin(), 200);
-    const err = expectApiError(await kim.pin(), 429, 'pin_resend_cooldown', 'rate_limit_error');
+    const refused = await kim.pin();
+    const err = expectApiError(refused, 429, 'pin_resend_cooldown', 'rate_limit_error');
     expect(err.message).toMatch(/60 seconds/);
+    expect(refused.headers['retry-after']).toBe('60');
     clock.advance(59 * SECOND);
-    expectApiError(await kim.pin(), 429, 'pin_resend_cooldown');
+    const later = await kim.pin();
+    expectApiError(later, 429, 'pin_resend_cooldown');
+    expect(later.headers['retry-after']).toBe('1');
     expect((await latestPin(d, '김철수')).all).toHaveLength(1);
 
     clock.advance(SECOND);
