@@ -53,7 +53,10 @@ export interface MessageLogRow extends ReadDoc {
   participant_id: string | null;
   channel: 'email' | 'sms';
   to_masked: string;
-  status: 'sent' | 'failed' | 'not_configured';
+  status: 'sending' | 'sent' | 'failed' | 'not_configured';
+  /** While `sending`: until when the claim holds; after it, another pass may take over. */
+  lease_until?: string | null;
+  _version?: number;
   provider_id: string | null;
   error: string | null;
   attempts: number;
@@ -88,7 +91,6 @@ export class Notifier {
     const id = messageId(req.key);
     const now = this.clock.now().toISOString();
     if (!req.livemode) {
-      if (await this.reads.get(OUTBOX, id)) return;
       const row: OutboxRow = {
         id,
         object: 'message',
@@ -108,11 +110,13 @@ export class Notifier {
         created_at: now,
         sort_key: `${now}|${id}`,
       };
-      await this.reads.commit([{ op: 'put', collection: OUTBOX, doc: row }], {});
+      // Insert-if-absent: two passes over the same event write one outbox message.
+      await this.reads.putIfVersion(OUTBOX, row, null);
       return;
     }
     const logged = await this.reads.get<MessageLogRow>(MESSAGE_LOG, id);
-    if (logged && logged.status === 'sent') return;
+    if (logged && (logged.status === 'sent' || logged.status === 'not_configured')) return;
+    if (logged && logged.status === 'sending' && logged.lease_until && Date.parse(logged.lease_until) > Date.parse(now)) return;
     const base = {
       id,
       kind: req.kind,
@@ -123,9 +127,25 @@ export class Notifier {
       to_masked: (req.channel === 'sms' ? maskPhone(req.to) : maskEmail(req.to)) ?? '',
     };
     const sender = req.channel === 'email' ? this.email : this.sms;
+    // Claim the message before sending, atomically across passes and processes: whoever wins the
+    // compare-and-swap sends; a claim whose lease ran out (a crash mid-send) can be taken over.
+    const claim: MessageLogRow = {
+      ...base,
+      status: 'sending',
+      provider_id: null,
+      error: null,
+      attempts: logged?.attempts ?? 0,
+      at: now,
+      lease_until: new Date(Date.parse(now) + 5 * 60 * 1000).toISOString(),
+    };
+    let version = logged ? (logged._version ?? 0) : null;
+    if (!(await this.reads.putIfVersion(MESSAGE_LOG, claim, version))) return;
+    version = (version ?? 0) + 1;
+    const finish = async (row: MessageLogRow) => {
+      await this.reads.putIfVersion(MESSAGE_LOG, { ...row, lease_until: null }, version);
+    };
     if (!sender) {
-      const row: MessageLogRow = { ...base, status: 'not_configured', provider_id: null, error: `${req.channel} is not configured`, attempts: 0, at: now };
-      await this.reads.commit([{ op: 'put', collection: MESSAGE_LOG, doc: row }], {});
+      await finish({ ...base, status: 'not_configured', provider_id: null, error: `${req.channel} is not configured`, attempts: 0, at: now });
       return;
     }
     let attempts = 0;
@@ -139,11 +159,9 @@ export class Notifier {
         },
         { attempts: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, ...(this.retry.sleep ? { sleep: this.retry.sleep } : {}) },
       );
-      const row: MessageLogRow = { ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: this.clock.now().toISOString() };
-      await this.reads.commit([{ op: 'put', collection: MESSAGE_LOG, doc: row }], {});
+      await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: this.clock.now().toISOString() });
     } catch (err) {
-      const row: MessageLogRow = { ...base, status: 'failed', provider_id: null, error: String((err as Error)?.message ?? err), attempts, at: this.clock.now().toISOString() };
-      await this.reads.commit([{ op: 'put', collection: MESSAGE_LOG, doc: row }], {});
+      await finish({ ...base, status: 'failed', provider_id: null, error: String((err as Error)?.message ?? err), attempts, at: this.clock.now().toISOString() });
       // Transient failures go back to the saga, which retries the whole event later.
       if (isTransientDeliveryError(err)) throw err;
     }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PUBLIC_EVENT_TYPES } from '@dojang/projections';
 
@@ -7,12 +7,13 @@ const Optional = () => ValidateIf((_object: object, value: unknown) => value !==
 /** Optional, and null is a value of its own (clears the field). */
 const OptionalNullable = () => ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null);
 
-const EVENTS_DOC = {
-  type: 'array',
-  items: { type: 'string', enum: ['*', ...PUBLIC_EVENT_TYPES] },
+const EVENTS_DOC: ApiPropertyOptions = {
+  type: 'string',
+  isArray: true,
+  enum: ['*', ...PUBLIC_EVENT_TYPES],
   maxItems: 50,
   description: 'Event types to receive; ["*"] (the default) means all, including types added later.',
-} as const;
+};
 
 export class CreateWebhookEndpointDto {
   @ApiProperty({ type: 'string', maxLength: 2048, format: 'uri', description: 'http or https; private, loopback and link-local targets are refused.' })
