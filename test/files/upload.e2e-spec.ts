@@ -188,6 +188,20 @@ describe('POST /v1/files', () => {
       expectError(res, 401, 'missing_api_key');
     });
 
+    it('replays the first upload for a repeated Idempotency-Key with the same file, and refuses it for another file', async () => {
+      const send = (name: string) =>
+        t.http.post('/v1/files').set(bearer(org.test)).set('Idempotency-Key', 'upload-once-1').attach('file', pdfFixture(name), { filename: name, contentType: 'application/pdf' });
+      const first = await send('chromium-korean-contract-a4.pdf');
+      expect(first.status).toBe(201);
+      const again = await send('chromium-korean-contract-a4.pdf');
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body.id).toBe(first.body.id);
+      const reused = await send('chromium-korean-contract-letter.pdf');
+      expect(reused.status).toBe(400);
+      expect(reused.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
+    });
+
     it('serves the legacy root too', async () => {
       const res = await t.http.post('/api/v1/files').set(bearer(org.test)).attach('file', pdfFixture('chromium-korean-contract-a4.pdf'), 'a.pdf');
       expect(res.status).toBe(201);
