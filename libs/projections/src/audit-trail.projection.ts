@@ -99,7 +99,14 @@ export const auditTrailProjection: Projection = {
     }
     if (event.type === 'ParticipantSigned') entry.auth_phone = d.auth_phone_masked ?? null;
     if (event.type === 'PinIssued') entry.detail = `PIN sent to ${d.phone_masked}`;
-    if (event.type === 'PinVerificationFailed') entry.detail = `wrong PIN (${d.failed_attempts} failed${d.locked ? ', locked' : ''})`;
+    if (event.type === 'PinVerificationFailed') {
+      entry.detail =
+        d.reason === 'expired'
+          ? 'attempt on an expired PIN'
+          : d.reason === 'locked'
+            ? `attempt on a locked PIN (${d.failed_attempts} failed)`
+            : `wrong PIN (${d.failed_attempts} failed${d.locked ? ', locked' : ''})`;
+    }
     if (event.type === 'ParticipantDeclined') entry.detail = maskContacts(String(d.reason ?? ''));
     if (event.type === 'ReminderSent') {
       entry.detail = `${d.automatic ? 'automatic' : 'manual'} reminder to ${(d.participant_ids as string[]).map((id) => peopleRow.people[id]?.name ?? id).join(', ')}`;

@@ -179,6 +179,7 @@ export class SigningService {
     });
     const failed = decision.events.find((e: { type: string }) => e.type === 'PinVerificationFailed');
     if (failed) {
+      if (failed.data.reason === 'expired') throw new ApiError(409, 'invalid_request_error', 'pin_expired', 'The PIN has expired; request a new PIN.', 'pin');
       if (failed.data.locked) throw new ApiError(409, 'invalid_request_error', 'pin_locked', 'Too many wrong PINs: this PIN is locked. Request a new PIN.', 'pin');
       const left = PIN_MAX_ATTEMPTS - failed.data.failed_attempts;
       throw new ApiError(400, 'invalid_request_error', 'pin_incorrect', `The PIN is not correct. ${left} attempt${left === 1 ? '' : 's'} left.`, 'pin');

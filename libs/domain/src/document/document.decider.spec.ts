@@ -143,9 +143,15 @@ const pinIssued = (participant_id: string, at = T_PIN, expires_at = T_PIN_EXPIRE
   type: 'PinIssued',
   data: { participant_id, pin_hash: PIN_HASH, issued_at: at, expires_at, phone_masked: '010-****-5678' },
 });
-const pinFailed = (participant_id: string, failed_attempts: number, locked = false): DocumentEvent => ({
+const pinFailed = (
+  participant_id: string,
+  failed_attempts: number,
+  locked = false,
+  reason: 'wrong' | 'locked' | 'expired' = 'wrong',
+  failed_at = T_VERIFY,
+): DocumentEvent => ({
   type: 'PinVerificationFailed',
-  data: { participant_id, failed_at: T_VERIFY, failed_attempts, locked, ip: IP },
+  data: { participant_id, failed_at, failed_attempts, locked, ip: IP, reason },
 });
 const pinVerified = (participant_id: string): DocumentEvent => ({
   type: 'PinVerified',
@@ -823,15 +829,19 @@ describe('documentDecider', () => {
       expect(state.participants[0].pin).toMatchObject({ failed_attempts: 5, locked: true });
     });
 
-    it('refuses a locked PIN, even the right one: pin_locked', () => {
-      spec
+    it('refuses a locked PIN, even the right one, and records the attempt', () => {
+      const state = spec
         .given([...withPin(), pinFailed(KIM, 5, true)])
         .when(verifyPin(KIM))
-        .thenThrows('pin_locked', 'conflict');
+        .then([pinFailed(KIM, 5, true, 'locked')]);
+      expect(state.participants[0].pin).toMatchObject({ failed_attempts: 5, locked: true, verified: false });
     });
 
-    it('refuses an expired PIN: pin_expired (still valid at the expiry instant)', () => {
-      spec.given(withPin()).when(verifyPin(KIM, PIN_HASH, '2024-05-02T08:06:00.001Z')).thenThrows('pin_expired', 'conflict');
+    it('refuses an expired PIN and records the attempt (still valid at the expiry instant)', () => {
+      spec
+        .given(withPin())
+        .when(verifyPin(KIM, PIN_HASH, '2024-05-02T08:06:00.001Z'))
+        .then([pinFailed(KIM, 0, false, 'expired', '2024-05-02T08:06:00.001Z')]);
       spec.given(withPin()).when(verifyPin(KIM, PIN_HASH, T_PIN_EXPIRES)).then([{ type: 'PinVerified', data: { participant_id: KIM, verified_at: T_PIN_EXPIRES, ip: IP } }]);
     });
 
@@ -1032,7 +1042,7 @@ describe('documentDecider', () => {
   describe('DeclineDocument', () => {
     it('declines the participant and the whole document', () => {
       const state = spec
-        .given(twoSignersSent())
+        .given([...twoSignersSent(), signedEv(KIM)])
         .when(decline(LEE))
         .then([
           { type: 'ParticipantDeclined', data: { participant_id: LEE, declined_at: T_SIGN, reason: 'The amount is wrong.', ip: IP, user_agent: UA } },
@@ -1054,7 +1064,11 @@ describe('documentDecider', () => {
     });
 
     it.each(['', '  '])('refuses an empty reason (%j)', (reason) => {
-      spec.given(twoSignersSent()).when(decline(LEE, reason)).thenThrows('missing_parameter', { kind: 'invalid', param: 'reason' });
+      spec.given([...twoSignersSent(), signedEv(KIM)]).when(decline(LEE, reason)).thenThrows('missing_parameter', { kind: 'invalid', param: 'reason' });
+    });
+
+    it('refuses a participant whose turn has not come: not_your_turn', () => {
+      spec.given(twoSignersSent()).when(decline(LEE)).thenThrows('not_your_turn', 'conflict');
     });
 
     it('refuses a document that is not sent, and an unknown participant', () => {

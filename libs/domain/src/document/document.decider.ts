@@ -305,8 +305,16 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const pin = p.pin;
       if (!pin || pin.used) throw conflict('pin_not_requested', 'Request a PIN first.');
       if (pin.verified) return [];
-      if (pin.locked) throw conflict('pin_locked', 'Too many wrong PINs; request a new PIN.');
-      if (Date.parse(command.now) > Date.parse(pin.expires_at)) throw conflict('pin_expired', 'The PIN has expired; request a new PIN.');
+      // Attempts on a locked or expired PIN are refused, but still recorded: every attempt is audited.
+      const refused = pin.locked ? 'locked' : Date.parse(command.now) > Date.parse(pin.expires_at) ? 'expired' : null;
+      if (refused) {
+        return [
+          {
+            type: 'PinVerificationFailed',
+            data: { participant_id: p.id, failed_at: command.now, failed_attempts: pin.failed_attempts, locked: pin.locked, ip: command.ip, reason: refused },
+          },
+        ];
+      }
       if (constantTimeEqual(pin.pin_hash, command.pin_hash)) {
         return [{ type: 'PinVerified', data: { participant_id: p.id, verified_at: command.now, ip: command.ip } }];
       }
@@ -314,7 +322,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       return [
         {
           type: 'PinVerificationFailed',
-          data: { participant_id: p.id, failed_at: command.now, failed_attempts: failed, locked: failed >= command.max_attempts, ip: command.ip },
+          data: { participant_id: p.id, failed_at: command.now, failed_attempts: failed, locked: failed >= command.max_attempts, ip: command.ip, reason: 'wrong' },
         },
       ];
     }
@@ -326,6 +334,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (p.role === 'cc') throw conflict('participant_cannot_sign', 'A cc participant has nothing to decline.');
       if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
       if (p.status === 'declined') throw conflict('participant_declined', 'This participant has already declined.');
+      if (!hasActiveTurn(state, p)) throw conflict('not_your_turn', 'Participants with a lower signing_order act first.');
       // Declining speaks for the participant as much as signing does, so it needs the same proof.
       if (p.auth === 'sms_pin' && !(p.pin && p.pin.verified && !p.pin.used)) {
         throw conflict('pin_verification_required', 'Verify the SMS PIN before declining.');

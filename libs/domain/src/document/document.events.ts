@@ -89,7 +89,15 @@ export type PinIssued = DomainEvent<
 >;
 export type PinVerificationFailed = DomainEvent<
   'PinVerificationFailed',
-  { participant_id: string; failed_at: string; failed_attempts: number; locked: boolean; ip: string | null }
+  {
+    participant_id: string;
+    failed_at: string;
+    failed_attempts: number;
+    locked: boolean;
+    ip: string | null;
+    /** wrong: a wrong PIN (counts toward the lock); locked / expired: refused without checking. */
+    reason?: 'wrong' | 'locked' | 'expired';
+  }
 >;
 export type PinVerified = DomainEvent<'PinVerified', { participant_id: string; verified_at: string; ip: string | null }>;
 export type ParticipantSigned = DomainEvent<
