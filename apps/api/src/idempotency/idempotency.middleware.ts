@@ -45,12 +45,26 @@ function rawFingerprint(req: Request, method: string, path: string, body: Buffer
   return hash.update(body.subarray(at)).digest('hex');
 }
 
-/** Collects a body as it flows (to whoever reads it, or to `drain`). */
+/** Uploads are refused past 20 MB; a body larger than this is never kept in memory whole. */
+const MAX_COLLECTED_BYTES = 20 * 1024 * 1024 + 64 * 1024;
+
+/**
+ * Collects a body as it flows (to whoever reads it, or to `drain`). Past the upload limit only
+ * the total length is remembered: such a request is refused anyway, and its fingerprint still
+ * differs from any accepted one.
+ */
 function collect(req: Request): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    let total = 0;
+    req.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= MAX_COLLECTED_BYTES) chunks.push(chunk);
+    });
+    const done = () =>
+      resolve(total <= MAX_COLLECTED_BYTES ? Buffer.concat(chunks) : Buffer.concat([...chunks, Buffer.from(`\u0000overflow:${total}`)]));
+    req.on('end', done);
+    req.on('close', done);
     req.on('error', reject);
   });
 }
