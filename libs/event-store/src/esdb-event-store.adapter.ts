@@ -23,6 +23,7 @@ import {
   NewEvent,
   StoredEvent,
   WrongExpectedRevisionError,
+  DuplicateEventError,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
 
@@ -291,7 +292,7 @@ function sleep(ms: number): Promise<void> {
 function assertDistinctIds(streamId: string, events: NewEvent[]) {
   const ids = new Set<string>();
   for (const event of events) {
-    if (ids.has(event.event_id)) throw new Error(`stream ${streamId}: duplicate event_id ${event.event_id} in one append`);
+    if (ids.has(event.event_id)) throw new DuplicateEventError(streamId);
     ids.add(event.event_id);
   }
 }
@@ -303,7 +304,7 @@ function assertDistinctIds(streamId: string, events: NewEvent[]) {
 function assertNotInTail(streamId: string, events: NewEvent[], tail: Recorded[]) {
   const recent = new Set(tail.map((e) => e.id));
   for (const event of events) {
-    if (recent.has(event.event_id)) throw new Error(`stream ${streamId}: duplicate event_id ${event.event_id}`);
+    if (recent.has(event.event_id)) throw new DuplicateEventError(streamId);
   }
 }
 

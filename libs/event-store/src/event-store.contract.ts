@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { EventStore, NewEvent, StoredEvent, WrongExpectedRevisionError } from './event-store.port';
+import { DuplicateEventError, EventStore, NewEvent, StoredEvent, WrongExpectedRevisionError } from './event-store.port';
 import { GENESIS_HASH, verifyChain } from './hash-chain';
 
 export interface EventStoreContractOptions {
@@ -224,14 +224,14 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
         const logged = event();
         await store.append(s, [logged], 'any');
         await store.append(s, [event()], 'any');
-        await expect(store.append(s, [logged], 'any')).rejects.toThrow();
+        await expect(store.append(s, [logged], 'any')).rejects.toBeInstanceOf(DuplicateEventError);
         expect(await store.readStream(s)).toHaveLength(2);
       });
 
       it('rejects an append that repeats an event_id and writes none of it', async () => {
         const s = newStream();
         const twice = event();
-        await expect(store.append(s, [twice, event(), twice], 'no_stream')).rejects.toThrow();
+        await expect(store.append(s, [twice, event(), twice], 'no_stream')).rejects.toBeInstanceOf(DuplicateEventError);
         expect(await store.readStream(s)).toEqual([]);
       });
 
@@ -240,7 +240,7 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
           const shared = event();
           await store.append(newStream(), [shared], 'no_stream');
           const s = newStream();
-          await expect(store.append(s, [shared], 'no_stream')).rejects.toThrow();
+          await expect(store.append(s, [shared], 'no_stream')).rejects.toBeInstanceOf(DuplicateEventError);
           expect(await store.readStream(s)).toEqual([]);
         });
       }

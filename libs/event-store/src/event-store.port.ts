@@ -65,6 +65,14 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/** An append repeated an event_id already in the store (a retried append): nothing was written. */
+export class DuplicateEventError extends Error {
+  readonly name = 'DuplicateEventError';
+  constructor(readonly streamId: string) {
+    super(`stream ${streamId}: an event with this event_id is already stored`);
+  }
+}
+
 export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** All events of one stream in revision order; [] when the stream does not exist. */

@@ -4,6 +4,7 @@ import {
   EventStore,
   ExpectedRevision,
   NewEvent,
+  DuplicateEventError,
   StoredEvent,
   WrongExpectedRevisionError,
 } from './event-store.port';
@@ -107,8 +108,12 @@ export class SqliteEventStore implements EventStore {
     } catch (err) {
       // Two writers racing on the same revision: the loser sees the unique index, which is the
       // same fact as a wrong expected revision.
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && /stream_id/.test(String(err.message))) {
-        throw new WrongExpectedRevisionError(streamId, expected, 'no_stream');
+      // Translated into our own errors: the driver's error class is bound once per process by the
+      // native addon, so it is not even an Error of every caller's realm (jest contexts).
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        if (/event_id/.test(String(err.message))) throw new DuplicateEventError(streamId);
+        const last = this.stmts.last.get(streamId) as { stream_revision: number } | undefined;
+        throw new WrongExpectedRevisionError(streamId, expected, last ? last.stream_revision : 'no_stream');
       }
       throw err;
     }
