@@ -72,32 +72,43 @@ export class ReactorRunner {
     return this.running;
   }
 
-  /** Runs every reactor up to the head of the log (or until one fails and must wait). */
-  async catchUp(): Promise<void> {
-    for (const reactor of this.reactors) {
-      if (this.stopped && this.unsubscribe === null && this.running === null) return;
-      await this.catchUpOne(reactor);
-    }
-  }
+  private checkpoints: Record<string, number> | null = null;
 
-  private async catchUpOne(reactor: Reactor): Promise<void> {
+  /** Runs every reactor up to the head of the log; one read of the log per batch for all of them. */
+  async catchUp(): Promise<void> {
     const batchSize = this.options.batchSize ?? 200;
-    let checkpoint = await this.reads.getCheckpoint(CHECKPOINT(reactor.name));
+    this.checkpoints ??= await this.reads.getCheckpoints(this.reactors.map((r) => CHECKPOINT(r.name)));
+    const cp = this.checkpoints;
+    const blocked = new Set<string>();
     for (;;) {
-      const batch = (await this.events.readAll(checkpoint, batchSize)).map(upcast);
+      const active = this.reactors.filter((r) => !blocked.has(r.name));
+      if (active.length === 0) return;
+      const from = Math.min(...active.map((r) => cp[CHECKPOINT(r.name)] ?? 0));
+      const batch = (await this.events.readAll(from, batchSize)).map(upcast);
       if (batch.length === 0) return;
-      for (const event of batch) {
-        if (reactor.handles.has(event.type)) {
-          const ok = await this.reactOnce(reactor, event);
-          if (!ok) return;
-        }
-        checkpoint = event.global_position;
-        // Checkpoint after every handled event: a crash replays at most the one in flight.
-        if (reactor.handles.has(event.type) || event === batch[batch.length - 1]) {
-          await this.reads.commit([], { [CHECKPOINT(reactor.name)]: checkpoint });
+      const moved: Record<string, number> = {};
+      for (const reactor of active) {
+        const name = CHECKPOINT(reactor.name);
+        for (const event of batch) {
+          if (event.global_position <= (cp[name] ?? 0)) continue;
+          if (reactor.handles.has(event.type)) {
+            if (!(await this.reactOnce(reactor, event))) {
+              blocked.add(reactor.name);
+              break;
+            }
+            // A handled event is checkpointed at once: a crash replays at most the one in flight.
+            cp[name] = event.global_position;
+            await this.reads.commit([], { [name]: event.global_position });
+            delete moved[name];
+          } else {
+            cp[name] = event.global_position;
+            moved[name] = event.global_position;
+          }
         }
       }
+      if (Object.keys(moved).length) await this.reads.commit([], moved);
       if (batch.length < batchSize) return;
+      if (this.stopped && this.unsubscribe === null && this.running === null) return;
     }
   }
 

@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'crypto';
 import { Request } from 'express';
 import { ApiError } from './api-error';
 import { INFRA } from './infrastructure.token';
+import { requestApiKey } from '../rate-limit/request-auth';
 
 export interface AuthContext {
   organization_id: string;
@@ -32,7 +33,7 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
-    req.auth = await authenticate(this.infra, req.headers.authorization);
+    req.auth = (await requestApiKey(this.infra, req)) ?? (await authenticate(this.infra, req.headers.authorization));
     return true;
   }
 }
@@ -43,13 +44,13 @@ export async function authenticate(infra: Infrastructure, header: string | undef
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   const key = match?.[1] ?? '';
-  const invalid = new ApiError(401, 'authentication_error', 'invalid_api_key', 'Invalid API key.');
-  if (!KEY.test(key)) throw invalid;
+  const invalid = () => new ApiError(401, 'authentication_error', 'invalid_api_key', 'Invalid API key.');
+  if (!KEY.test(key)) throw invalid();
   const hash = sha256Hex(key);
   const row = await infra.reads.get<ApiKeyRow>(API_KEYS, hash);
-  if (!row || row.revoked || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalid;
+  if (!row || row.revoked || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalid();
   const mode = key.startsWith('sk_live_') ? 'live' : 'test';
-  if (row.mode !== mode) throw invalid;
+  if (row.mode !== mode) throw invalid();
   return { organization_id: row.organization_id, livemode: mode === 'live', key_id: row.key_id, mode };
 }
 

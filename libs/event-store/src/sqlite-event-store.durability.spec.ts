@@ -1,0 +1,81 @@
+// The module object itself (not an import namespace), so a spy is seen by the adapter.
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const fs = require('fs') as typeof import('fs');
+import * as os from 'os';
+import * as path from 'path';
+import { randomUUID } from 'crypto';
+import { SqliteEventStore } from './sqlite-event-store.adapter';
+
+const event = () => ({
+  event_id: randomUUID(),
+  type: 'Happened',
+  data: {},
+  metadata: { occurred_at: '2026-01-01T00:00:00Z', actor: 'test', schema_version: 1 },
+});
+
+/** Group commit: an append is acknowledged only after an fdatasync of the WAL that began after it. */
+describe('SqliteEventStore durability', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-durable-'));
+    store = new SqliteEventStore(path.join(dir, 'events.sqlite'));
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('resolves an append only after the WAL is fsynced, and hides it from readers until then', async () => {
+    const held: Array<() => void> = [];
+    const real = fs.fdatasync;
+    jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      held.push(() => real(fd, cb));
+    }) as typeof fs.fdatasync);
+
+    let acknowledged = false;
+    const append = store.append('s-1', [event()], 'no_stream').then((r) => {
+      acknowledged = true;
+      return r;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(held).toHaveLength(1);
+    expect(acknowledged).toBe(false);
+    expect(await store.readAll(0, 10)).toEqual([]);
+
+    held.shift()!();
+    const result = await append;
+    expect(acknowledged).toBe(true);
+    expect((await store.readAll(0, 10)).map((e) => e.global_position)).toEqual([result.position]);
+  });
+
+  it('shares one fsync among the appends that committed while another was in flight', async () => {
+    const held: Array<() => void> = [];
+    const real = fs.fdatasync;
+    const spy = jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      held.push(() => real(fd, cb));
+    }) as typeof fs.fdatasync);
+
+    const first = store.append('s-a', [event()], 'no_stream');
+    await new Promise((r) => setImmediate(r));
+    const rest = Promise.all(Array.from({ length: 10 }, (_, i) => store.append(`s-b${i}`, [event()], 'no_stream')));
+    await new Promise((r) => setImmediate(r));
+    expect(spy).toHaveBeenCalledTimes(1);
+    held.shift()!();
+    await first;
+    await new Promise((r) => setTimeout(r, 10));
+    // The ten later commits ride on one more fsync, not ten.
+    expect(spy).toHaveBeenCalledTimes(2);
+    held.shift()!();
+    await rest;
+    expect(await store.headPosition()).toBe(11);
+  });
+
+  it('does not acknowledge an append whose fsync failed', async () => {
+    jest.spyOn(fs, 'fdatasync').mockImplementation(((_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      cb(Object.assign(new Error('EIO'), { code: 'EIO' }));
+    }) as typeof fs.fdatasync);
+    await expect(store.append('s-x', [event()], 'no_stream')).rejects.toThrow('EIO');
+  });
+});
