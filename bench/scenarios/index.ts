@@ -2,6 +2,7 @@ import { BenchScenario } from '../harness';
 import { bareNestScenario } from './bare-nest.scenario';
 import { documentsApiScenario } from './documents-api.scenario';
 import { eventStoreScenario } from './event-store.scenario';
+import { lifecycleScenario } from './lifecycle.scenario';
 import { pdfScenario } from './pdf.scenario';
 import { webhooksScenario } from './webhooks.scenario';
 
@@ -11,4 +12,4 @@ import { webhooksScenario } from './webhooks.scenario';
  * modules beside these that return `http` results or `rows`; a benchmark written as a library
  * function in bench/ plugs in through libraryBenchScenario, as PDF and webhooks do.
  */
-export const SCENARIOS: BenchScenario[] = [bareNestScenario, documentsApiScenario, eventStoreScenario, webhooksScenario, pdfScenario];
+export const SCENARIOS: BenchScenario[] = [bareNestScenario, documentsApiScenario, eventStoreScenario, lifecycleScenario, webhooksScenario, pdfScenario];
