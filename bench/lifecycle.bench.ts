@@ -10,47 +10,17 @@ import 'reflect-metadata';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { deflateSync } from 'zlib';
 import { AdminService, loadConfig, openInfrastructure, startWorker } from '@dojang/application';
+import { encodePngPixels } from '@dojang/pdf';
 import { createApp } from '../apps/api/src/create-app';
 
 const CONCURRENCY = Number(process.env.LIFECYCLE_CONCURRENCY ?? 8);
 const DURATION_MS = Number(process.env.LIFECYCLE_DURATION_MS ?? 15_000);
 
+/** A grey 60×20 PNG as a data URL: the drawn signature. */
 function signaturePng(): string {
-  const width = 60;
-  const height = 20;
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 6;
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 4, 0x40)]);
-  const png = Buffer.concat([
-    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: height }, () => row)))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-  return `data:image/png;base64,${png.toString('base64')}`;
+  const pixels = new Uint8Array(60 * 20 * 4).fill(0x40);
+  return `data:image/png;base64,${encodePngPixels(60, 20, 4, pixels).toString('base64')}`;
 }
 
 export async function runLifecycleBench(): Promise<{ rows: Array<{ name: string; value: number; unit: string }>; markdown: string }> {

@@ -1,9 +1,9 @@
+import { solidPngBytes } from '../support/png';
 import * as fs from 'fs';
 import { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
-import { deflateSync } from 'zlib';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 
 /**
@@ -36,35 +36,7 @@ function fontconfigWithKorean(): string {
   return file;
 }
 
-/** A tiny solid PNG built by hand (a stand-in seal image). */
-function solidPng(width = 48, height = 48, rgba = [200, 30, 30, 255]): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(td));
-    return Buffer.concat([len, td, c]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 6;
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgba).flat())]);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
+const solidPng = (width = 48, height = 48, rgba = [200, 30, 30, 255]) => solidPngBytes(width, height, rgba);
 
 interface ParticipantSpec {
   name: string;

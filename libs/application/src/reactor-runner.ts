@@ -1,5 +1,5 @@
 import { EventStore, StoredEvent } from '@dojang/event-store';
-import { upcast } from '@dojang/projections';
+import { CoalescingPass, upcast } from '@dojang/projections';
 import { ReadStore } from '@dojang/read-store';
 
 /**
@@ -25,8 +25,10 @@ const CHECKPOINT = (name: string) => `reactor:${name}`;
 export const REACTOR_FAILURES = 'reactor_failures';
 
 export class ReactorRunner {
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly passes = new CoalescingPass(
+    () => this.catchUp(),
+    () => !this.stopped,
+  );
   private unsubscribe: (() => void) | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private stopped = true;
@@ -51,25 +53,11 @@ export class ReactorRunner {
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.running;
+    await this.passes.current;
   }
 
   trigger(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.catchUp();
-        } while (this.again && !this.stopped);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    return this.passes.trigger();
   }
 
   private checkpoints: Record<string, number> | null = null;
@@ -108,7 +96,7 @@ export class ReactorRunner {
       }
       if (Object.keys(moved).length) await this.reads.commit([], moved);
       if (batch.length < batchSize) return;
-      if (this.stopped && this.unsubscribe === null && this.running === null) return;
+      if (this.stopped && this.unsubscribe === null && this.passes.current === null) return;
     }
   }
 

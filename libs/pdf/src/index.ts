@@ -31,3 +31,4 @@ export { appendPdfs } from './append-pdfs';
 export { contentDispositionFor } from './content-disposition';
 export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
+export { encodePngPixels } from './png-encode';

@@ -35,3 +35,4 @@ export const ALL_PROJECTIONS: Projection[] = [
   templateProjection,
   sealProjection,
 ];
+export * from './coalescing-pass';

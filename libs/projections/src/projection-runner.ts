@@ -2,6 +2,7 @@ import { EventStore, StoredEvent } from '@dojang/event-store';
 import { ReadDoc, ReadStore, Write } from '@dojang/read-store';
 import { Projection, rowKey } from './projection';
 import { upcast } from './upcasters';
+import { CoalescingPass } from './coalescing-pass';
 
 export interface ProjectionRunnerOptions {
   batchSize?: number;
@@ -16,8 +17,11 @@ export interface ProjectionRunnerOptions {
  * runners on the same store (the server and the CLI) converge instead of fighting.
  */
 export class ProjectionRunner {
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly passes = new CoalescingPass(
+    () => this.catchUp(),
+    () => !this.stopped,
+    (err) => this.options.onError?.(err),
+  );
   private checkpoints: Record<string, number> = {};
   private reached = 0;
   private waiters: Array<{ position: number; resolve: () => void }> = [];
@@ -49,7 +53,7 @@ export class ProjectionRunner {
     this.stopped = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
-    await this.running;
+    await this.passes.current;
   }
 
   /** Position every projection has reached. */
@@ -79,23 +83,7 @@ export class ProjectionRunner {
 
   /** Runs a catch-up pass; concurrent triggers coalesce into one more pass. */
   trigger(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.catchUp();
-        } while (this.again && !this.stopped);
-      } catch (err) {
-        this.options.onError?.(err);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    return this.passes.trigger();
   }
 
   /** Processes every event currently in the log. */
@@ -167,7 +155,7 @@ export class ProjectionRunner {
     const targets = this.projections.filter((p) => !names || names.length === 0 || names.includes(p.name));
     const unknown = (names ?? []).filter((n) => !this.projections.some((p) => p.name === n));
     if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
-    await this.running;
+    await this.passes.current;
     for (const p of targets) {
       await this.store.reset(p.name, p.collections.map((c) => c.name));
       for (const c of p.collections) await this.store.ensureCollection(c);
