@@ -54,6 +54,7 @@ export class ReactorRunner {
     this.unsubscribe = null;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.passes.current;
+    await this.saveSkipped();
   }
 
   trigger(): Promise<void> {
@@ -61,6 +62,15 @@ export class ReactorRunner {
   }
 
   private checkpoints: Record<string, number> | null = null;
+  private unsaved: Record<string, number> = {};
+  private savedAt = 0;
+
+  private async saveSkipped(): Promise<void> {
+    const pending = this.unsaved;
+    this.unsaved = {};
+    this.savedAt = Date.now();
+    if (Object.keys(pending).length) await this.reads.commit([], pending);
+  }
 
   /** Runs every reactor up to the head of the log; one read of the log per batch for all of them. */
   async catchUp(): Promise<void> {
@@ -94,7 +104,12 @@ export class ReactorRunner {
           }
         }
       }
-      if (Object.keys(moved).length) await this.reads.commit([], moved);
+      // Skipping events a reactor ignores needs no durability: after a crash it would skip them
+      // again. So those checkpoints are saved at most once a second, not once per append.
+      if (Object.keys(moved).length) {
+        Object.assign(this.unsaved, moved);
+        if (Date.now() - this.savedAt >= 1000) await this.saveSkipped();
+      }
       if (batch.length < batchSize) return;
       if (this.stopped && this.unsubscribe === null && this.passes.current === null) return;
     }

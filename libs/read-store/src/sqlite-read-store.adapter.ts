@@ -57,7 +57,15 @@ export class SqliteReadStore implements ReadStore {
 
   private ensureSync(collection: string) {
     if (this.known.has(collection)) return;
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${table(collection)} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+    // `position` mirrors the row's `_position`, so the replay guard of commit() compares a column
+    // instead of parsing both JSON documents on every upsert.
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${table(collection)} (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position INTEGER)`);
+    const columns = this.db.prepare(`PRAGMA table_info(${table(collection)})`).all() as Array<{ name: string }>;
+    if (!columns.some((c) => c.name === 'position')) {
+      // A data directory from before the column: add and fill it once.
+      this.db.exec(`ALTER TABLE ${table(collection)} ADD COLUMN position INTEGER`);
+      this.db.exec(`UPDATE ${table(collection)} SET position = json_extract(doc, '$._position')`);
+    }
     this.known.add(collection);
   }
 
@@ -108,13 +116,11 @@ export class SqliteReadStore implements ReadStore {
     this.db.transaction(() => {
       for (const w of writes) {
         if (w.op === 'put') {
-          this.stmt(`INSERT INTO ${table(w.collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc
-             WHERE json_extract(doc, '$._position') IS NULL
-                OR json_extract(excluded.doc, '$._position') IS NULL
-                OR json_extract(doc, '$._position') <= json_extract(excluded.doc, '$._position')`).run(
-            w.doc.id,
-            JSON.stringify(w.doc),
-          );
+          this.stmt(
+            `INSERT INTO ${table(w.collection)} (id, doc, position) VALUES (?, ?, ?)
+             ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
+             WHERE position IS NULL OR excluded.position IS NULL OR position <= excluded.position`,
+          ).run(w.doc.id, JSON.stringify(w.doc), typeof w.doc._position === 'number' ? w.doc._position : null);
         } else {
           this.stmt(`DELETE FROM ${table(w.collection)} WHERE id = ?`).run(w.id);
         }
@@ -134,7 +140,7 @@ export class SqliteReadStore implements ReadStore {
     const json = JSON.stringify({ ...doc, _version: (expectedVersion ?? 0) + 1 });
     const result =
       expectedVersion === null
-        ? this.stmt(`INSERT INTO ${table(collection)} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO NOTHING`).run(doc.id, json)
+        ? this.stmt(`INSERT INTO ${table(collection)} (id, doc, position) VALUES (?, ?, NULL) ON CONFLICT(id) DO NOTHING`).run(doc.id, json)
         : this.stmt(`UPDATE ${table(collection)} SET doc = ? WHERE id = ? AND IFNULL(json_extract(doc, '$._version'), 0) = ?`).run(
             json,
             doc.id,
