@@ -26,7 +26,7 @@ export const REACTOR_FAILURES = 'reactor_failures';
 
 export class ReactorRunner {
   private readonly passes = new CoalescingPass(
-    () => this.catchUp(),
+    () => this.pass(),
     () => !this.stopped,
   );
   private unsubscribe: (() => void) | null = null;
@@ -72,8 +72,16 @@ export class ReactorRunner {
     if (Object.keys(pending).length) await this.reads.commit([], pending);
   }
 
-  /** Runs every reactor up to the head of the log; one read of the log per batch for all of them. */
-  async catchUp(): Promise<void> {
+  /**
+   * Brings every reactor up to the head of the log. Goes through the same single-flight pass as the
+   * append signal: two passes at once would hand the same event to a reactor twice.
+   */
+  catchUp(): Promise<void> {
+    return this.passes.trigger();
+  }
+
+  /** One pass: one read of the log per batch for all reactors. */
+  private async pass(): Promise<void> {
     const batchSize = this.options.batchSize ?? 200;
     this.checkpoints ??= await this.reads.getCheckpoints(this.reactors.map((r) => CHECKPOINT(r.name)));
     const cp = this.checkpoints;
@@ -111,7 +119,7 @@ export class ReactorRunner {
         if (Date.now() - this.savedAt >= 1000) await this.saveSkipped();
       }
       if (batch.length < batchSize) return;
-      if (this.stopped && this.unsubscribe === null && this.passes.current === null) return;
+      if (this.stopped) return;
     }
   }
 

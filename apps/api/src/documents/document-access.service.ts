@@ -11,7 +11,7 @@ import {
 } from '@dojang/domain';
 import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
-import { AuthContext, RequestInfo } from '../shared/auth.guard';
+import { AuthContext, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { PresentedDocument, presentDocument } from './document.presenter';
@@ -58,14 +58,7 @@ export class DocumentAccess {
   }
 
   context(auth: AuthContext, info: RequestInfo, actor?: string): CommandContext {
-    return {
-      actor: actor ?? auth.key_id,
-      organization_id: auth.organization_id,
-      livemode: auth.livemode,
-      ip: info.ip,
-      user_agent: info.user_agent,
-      correlation_id: info.request_id,
-    };
+    return commandContext(auth, info, actor);
   }
 
   /**

@@ -6,7 +6,7 @@ import { FILES, FileRow } from '@dojang/projections';
 import { contentDispositionFor, inspectPdf } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { ApiError } from '../shared/api-error';
-import { Auth, AuthContext, Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { Auth, AuthContext, Public, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { fileUrlValid, issueFileUrl } from './file-urls';
@@ -54,14 +54,7 @@ export class FilesHttpController {
       filename: part.filename,
     };
     await this.commandBus.execute(
-      new DecideCommand(fileDecider, fileStreamId(fileId), () => ({ ...command, now: this.clock.now().toISOString() }), {
-        actor: auth.key_id,
-        organization_id: auth.organization_id,
-        livemode: auth.livemode,
-        ip: info.ip,
-        user_agent: info.user_agent,
-        correlation_id: info.request_id,
-      }),
+      new DecideCommand(fileDecider, fileStreamId(fileId), () => ({ ...command, now: this.clock.now().toISOString() }), commandContext(auth, info)),
     );
     return this.present(await this.ownRow(auth, fileId));
   }

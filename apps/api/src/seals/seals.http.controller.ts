@@ -8,7 +8,7 @@ import { SealInputError, generateSealPng, inspectSealImage } from '@dojang/seals
 import { Response } from 'express';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
-import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateSealDto, ListSealsQuery } from './seal.dto';
@@ -94,14 +94,7 @@ export class SealsHttpController {
       now: this.clock.now().toISOString(),
     };
     await this.commandBus.execute(
-      new DecideCommand(sealDecider, sealStreamId(id), command, {
-        actor: auth.key_id,
-        organization_id: auth.organization_id,
-        livemode: auth.livemode,
-        ip: info.ip,
-        user_agent: info.user_agent,
-        correlation_id: info.request_id,
-      }),
+      new DecideCommand(sealDecider, sealStreamId(id), command, commandContext(auth, info)),
     );
     return this.present(await this.row(auth, id));
   }

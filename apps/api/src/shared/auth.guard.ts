@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata, createParamDecorator } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Infrastructure, sha256Hex } from '@dojang/application';
+import { CommandContext, Infrastructure, sha256Hex } from '@dojang/application';
 import { API_KEYS, ApiKeyRow } from '@dojang/projections';
 import { timingSafeEqual } from 'crypto';
 import { Request } from 'express';
@@ -70,3 +70,15 @@ export const ReqInfo = createParamDecorator((_: unknown, ctx: ExecutionContext):
   const req = ctx.switchToHttp().getRequest<AuthedRequest>();
   return { ip: req.ip ?? null, user_agent: req.headers['user-agent'] ?? null, request_id: req.requestId ?? '' };
 });
+
+/** The command context of a request made with an API key: who acted, in which world, from where. */
+export function commandContext(auth: AuthContext, info: RequestInfo, actor?: string): CommandContext {
+  return {
+    actor: actor ?? auth.key_id,
+    organization_id: auth.organization_id,
+    livemode: auth.livemode,
+    ip: info.ip,
+    user_agent: info.user_agent,
+    correlation_id: info.request_id,
+  };
+}

@@ -7,7 +7,7 @@ import { Condition } from '@dojang/read-store';
 import { extractTemplateVariables } from '@dojang/seals';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
-import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateTemplateDto, ListTemplatesQuery } from './template.dto';
@@ -52,14 +52,7 @@ export class TemplatesHttpController {
       now: this.clock.now().toISOString(),
     };
     await this.commandBus.execute(
-      new DecideCommand(templateDecider, templateStreamId(id), command, {
-        actor: auth.key_id,
-        organization_id: auth.organization_id,
-        livemode: auth.livemode,
-        ip: info.ip,
-        user_agent: info.user_agent,
-        correlation_id: info.request_id,
-      }),
+      new DecideCommand(templateDecider, templateStreamId(id), command, commandContext(auth, info)),
     );
     return presentTemplate((await this.row(auth, id)) as TemplateReadRow, true);
   }

@@ -24,7 +24,7 @@ import { Condition } from '@dojang/read-store';
 import { generateWebhookSecret, validateWebhookUrl } from '@dojang/webhooks';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
-import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, ListWebhookEndpointsQuery, UpdateWebhookEndpointDto } from './webhook-endpoints.dto';
@@ -128,14 +128,7 @@ export class WebhookEndpointsHttpController {
       return { ...command, now: this.clock.now().toISOString() } as WebhookEndpointCommand;
     };
     return this.commandBus.execute(
-      new DecideCommand(webhookEndpointDecider, webhookEndpointStreamId(id), source, {
-        actor: auth.key_id,
-        organization_id: auth.organization_id,
-        livemode: auth.livemode,
-        ip: info.ip,
-        user_agent: info.user_agent,
-        correlation_id: info.request_id,
-      }),
+      new DecideCommand(webhookEndpointDecider, webhookEndpointStreamId(id), source, commandContext(auth, info)),
     );
   }
 
