@@ -137,7 +137,8 @@ describe('signing page (browser)', () => {
       w.__csp = [];
       document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
     });
-    await page.goto(url);
+    // The page renders after its first fetch of the signing view: wait for the network to settle.
+    await page.goto(url, { waitUntil: 'networkidle' });
     return {
       page,
       files,
@@ -291,7 +292,7 @@ describe('signing page (browser)', () => {
 
     expect(await documentStatus(doc.id, 'completed')).toBe('completed');
     // Reopening the first link after completion shows the completed state.
-    await pa.reload();
+    await pa.reload({ waitUntil: 'networkidle' });
     await pa.locator('#notice-title').getByText('모든 서명이 완료되었습니다').waitFor();
 
     expect(await a.problems()).toEqual([]);
@@ -316,7 +317,7 @@ describe('signing page (browser)', () => {
 
     // A reload forgets the PIN was sent; asking again within the cooldown is a 429 whose message is shown,
     // and the PIN box appears so the PIN already received can still be entered.
-    await page.reload();
+    await page.reload({ waitUntil: 'networkidle' });
     await page.click('#send-pin');
     await error.getByText(/초 후에 인증번호를 다시 받을 수 있습니다/).waitFor();
     await expect(error.textContent()).resolves.toMatch(/A new PIN can be requested in \d+ seconds\./);
@@ -343,7 +344,7 @@ describe('signing page (browser)', () => {
     expect(await page.locator('#document').isHidden()).toBe(true);
     expect(await documentStatus(doc.id, 'declined')).toBe('declined');
 
-    await page.reload();
+    await page.reload({ waitUntil: 'networkidle' });
     await page.locator('#fatal-title').getByText('더 이상 사용할 수 없는 링크입니다').waitFor();
     await expect(page.locator('#fatal-detail').textContent()).resolves.toContain('declined');
     expect(await w.problems([410])).toEqual([]);
