@@ -25,6 +25,19 @@ export class DocumentSources {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /** Organization names never change (there is no rename), so the default author is cached. */
+  private readonly names = new Map<string, string>();
+
+  async defaultAuthor(auth: AuthContext): Promise<string> {
+    let name = this.names.get(auth.organization_id);
+    if (name === undefined) {
+      name = (await this.organization(auth)).name;
+      if (this.names.size > 10_000) this.names.clear();
+      this.names.set(auth.organization_id, name);
+    }
+    return name;
+  }
+
   async organization(auth: AuthContext): Promise<OrganizationRow> {
     const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, auth.organization_id);
     if (!org) throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'Invalid API key.');

@@ -24,7 +24,6 @@ export class DocumentsHttpController {
     const body = await this.sources.resolveBody(auth, dto);
     const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
     const id = randomUUID();
-    const organization = await this.sources.organization(auth);
     await this.docs.decide(
       auth,
       info,
@@ -38,7 +37,7 @@ export class DocumentsHttpController {
         content: body.content,
         content_format: body.content_format,
         file: body.file,
-        author_name: dto.author_name?.trim() || organization.name,
+        author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
         metadata: metadata ?? {},
         from_template: body.from_template,
       },
