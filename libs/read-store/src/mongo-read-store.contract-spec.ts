@@ -1,21 +1,11 @@
-import { randomUUID } from 'crypto';
-import { MongoClient } from 'mongodb';
+import { throwawayMongoDatabase } from './testing/throwaway-mongo-database';
 import { readStoreContract } from './read-store.contract';
 import { MongoReadStore } from './mongo-read-store.adapter';
 
 const url = process.env.MONGO_URL;
 
 if (url) {
-  // A database of its own per run, dropped afterwards, so runs never see each other's data.
-  const dbName = `dojang_contract_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  afterAll(async () => {
-    const client = new MongoClient(url);
-    try {
-      await client.db(dbName).dropDatabase();
-    } finally {
-      await client.close();
-    }
-  });
+  const dbName = throwawayMongoDatabase(url);
   readStoreContract('MongoDB', async () => new MongoReadStore(url, { dbName }), {
     guardsStalePuts: true,
     indexCount: async (store, collection) =>

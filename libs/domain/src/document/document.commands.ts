@@ -1,25 +1,17 @@
-import { BlobPointer, ContentFormat, Field, FileRef, ParticipantSetup } from './document.events';
+import { BlobPointer, DocumentCreated, Field, ParticipantSetup } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
 interface Timed {
   now: string;
 }
 
-export type CreateDocument = Timed & {
-  type: 'CreateDocument';
-  document_id: string;
-  organization_id: string;
-  livemode: boolean;
-  title: string;
-  content: string | null;
-  content_format: ContentFormat;
-  file: FileRef | null;
-  author_name: string;
-  metadata: Record<string, string>;
-  from_template: string | null;
-  /** When duplicating: the set-up copied from the source, with fresh ids. */
-  duplicate_of?: { document_id: string; participants: ParticipantSetup[]; fields: Field[] };
-};
+/** The command carries what DocumentCreated records, except what the decider derives. */
+export type CreateDocument = Timed &
+  Omit<DocumentCreated['data'], 'created_at' | 'duplicated_from'> & {
+    type: 'CreateDocument';
+    /** When duplicating: the set-up copied from the source, with fresh ids. */
+    duplicate_of?: { document_id: string; participants: ParticipantSetup[]; fields: Field[] };
+  };
 export type UpdateDocument = Timed & {
   type: 'UpdateDocument';
   title?: string;
