@@ -11,6 +11,14 @@ import {
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
 
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (err: unknown) => void;
+}
+
 interface Row {
   global_position: number;
   stream_id: string;
@@ -44,6 +52,10 @@ export class SqliteEventStore implements EventStore {
   private queued: Promise<void> | null = null;
   /** Positions committed by this process but not yet fsynced: readers must not see them yet. */
   private readonly unsynced = new Set<number>();
+  /** Appends waiting for the next group transaction. */
+  private group: PendingAppend[] = [];
+  /** One append; nested in the group transaction, better-sqlite3 runs it as a savepoint. */
+  private readonly appendOne: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult;
 
   constructor(private readonly file: string, private readonly options: SqliteEventStoreOptions = {}) {
     this.db = new Database(file);
@@ -63,6 +75,7 @@ export class SqliteEventStore implements EventStore {
       );
     `);
     this.stmts = this.prepare();
+    this.appendOne = this.db.transaction(this.appendTx);
     this.lastSeenHead = this.head();
   }
 
@@ -168,23 +181,13 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
-    let result: AppendResult;
-    try {
-      result = this.db.transaction(this.appendTx).immediate(streamId, events, expected);
-    } catch (err) {
-      // Two writers racing on the same revision: the loser sees the unique index, which is the
-      // same fact as a wrong expected revision.
-      // Translated into our own errors: the driver's error class is bound once per process by the
-      // native addon, so it is not even an Error of every caller's realm (jest contexts).
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        if (/event_id/.test(String(err.message))) throw new DuplicateEventError(streamId);
-        const last = this.stmts.last.get(streamId) as { stream_revision: number } | undefined;
-        throw new WrongExpectedRevisionError(streamId, expected, last ? last.stream_revision : 'no_stream');
-      }
-      throw err;
-    }
+    const result = await new Promise<AppendResult>((resolve, reject) => {
+      this.group.push({ streamId, events, expected, resolve, reject });
+      // Every append requested while the event loop handles one round of I/O shares one
+      // transaction: one BEGIN/COMMIT and fewer WAL pages (and checkpoints) per event.
+      if (this.group.length === 1) setImmediate(this.commitGroup);
+    });
     const positions = Array.from({ length: events.length }, (_, i) => result.position - events.length + 1 + i);
-    for (const p of positions) this.unsynced.add(p);
     try {
       await this.durable();
     } finally {
@@ -193,6 +196,53 @@ export class SqliteEventStore implements EventStore {
     this.lastSeenHead = Math.max(this.lastSeenHead, result.position);
     this.notify();
     return result;
+  }
+
+  /**
+   * Commits the waiting appends in one IMMEDIATE transaction, each inside its own savepoint, so an
+   * append that fails its revision check (or any other) is rolled back alone and rejected alone.
+   */
+  private readonly commitGroup = (): void => {
+    const group = this.group;
+    this.group = [];
+    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
+    try {
+      this.db
+        .transaction(() => {
+          for (const a of group) {
+            try {
+              outcomes.push({ ok: true, result: this.appendOne(a.streamId, a.events, a.expected) });
+            } catch (err) {
+              outcomes.push({ ok: false, error: this.translate(err, a.streamId, a.expected) });
+            }
+          }
+        })
+        .immediate();
+    } catch (err) {
+      for (const a of group) a.reject(err);
+      return;
+    }
+    // Hidden from readers until fsynced; marked before any other code can run.
+    group.forEach((a, i) => {
+      const outcome = outcomes[i];
+      if (!outcome.ok) return a.reject(outcome.error);
+      for (let p = outcome.result.position - a.events.length + 1; p <= outcome.result.position; p++) this.unsynced.add(p);
+      a.resolve(outcome.result);
+    });
+  };
+
+
+  private translate(err: unknown, streamId: string, expected: ExpectedRevision): unknown {
+    // Two writers racing on the same revision: the loser sees the unique index, which is the
+    // same fact as a wrong expected revision.
+    // Translated into our own errors: the driver's error class is bound once per process by the
+    // native addon, so it is not even an Error of every caller's realm (jest contexts).
+    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      if (/event_id/.test(String((err as Error).message))) return new DuplicateEventError(streamId);
+      const last = this.stmts.last.get(streamId) as { stream_revision: number } | undefined;
+      return new WrongExpectedRevisionError(streamId, expected, last ? last.stream_revision : 'no_stream');
+    }
+    return err;
   }
 
   async readStream(streamId: string): Promise<StoredEvent[]> {

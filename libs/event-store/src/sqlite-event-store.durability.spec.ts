@@ -5,6 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
 import { SqliteEventStore } from './sqlite-event-store.adapter';
+import { DuplicateEventError, WrongExpectedRevisionError } from './event-store.port';
 
 const event = () => ({
   event_id: randomUUID(),
@@ -77,5 +78,26 @@ describe('SqliteEventStore durability', () => {
       cb(Object.assign(new Error('EIO'), { code: 'EIO' }));
     }) as typeof fs.fdatasync);
     await expect(store.append('s-x', [event()], 'no_stream')).rejects.toThrow('EIO');
+  });
+  it('commits appends requested together in one transaction, rolling back and rejecting only the ones that fail', async () => {
+    await store.append('s-existing', [event()], 'no_stream');
+    const repeated = event();
+    const results = await Promise.allSettled([
+      store.append('s-1', [repeated, event()], 'no_stream'),
+      store.append('s-existing', [event()], 'no_stream'), // wrong expected revision
+      store.append('s-2', [event()], 'no_stream'),
+      store.append('s-3', [event(), repeated], 'no_stream'), // repeats an event_id of the first
+      store.append('s-existing', [event()], 0),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventError);
+    // Nothing of a failed append is left, and the chains of the others are intact.
+    expect(await store.readStream('s-3')).toEqual([]);
+    expect((await store.readStream('s-existing')).map((e) => e.stream_revision)).toEqual([0, 1]);
+    const all = await store.readAll(0, 100);
+    expect(all.map((e) => e.stream_id)).toEqual(['s-existing', 's-1', 's-1', 's-2', 's-existing']);
+    const second = all[4];
+    expect(second.metadata.prev_hash).toBe(all[0].metadata.hash);
   });
 });
