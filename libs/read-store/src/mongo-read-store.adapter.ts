@@ -201,7 +201,7 @@ export class MongoReadStore implements ReadStore {
     for (const c of collections) await this.coll(c).drop();
   }
 
-  async incrementWindow(key: string, windowStart: number, ttlMs: number): Promise<number> {
+  async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
     const windows = this.db.collection<WindowDoc>('windows');
     // A TTL index removes a counter once its window is over (MongoDB sweeps about once a minute).
     this.windowsIndex ??= windows.createIndex({ expires_at: 1 }, { name: 'ttl_expires_at', expireAfterSeconds: 0 }).then(() => undefined);
@@ -211,10 +211,10 @@ export class MongoReadStore implements ReadStore {
       try {
         const doc = await windows.findOneAndUpdate(
           { _id },
-          { $inc: { count: 1 }, $setOnInsert: { expires_at: new Date(windowStart + ttlMs) } },
+          { $inc: { count: hits }, $setOnInsert: { expires_at: new Date(windowStart + ttlMs) } },
           { upsert: true, returnDocument: 'after' },
         );
-        return doc?.count ?? 1;
+        return doc?.count ?? hits;
       } catch (err) {
         // Two first hits racing to insert the same window: the loser retries as an update.
         if (attempt < 3 && err instanceof MongoServerError && err.code === DUPLICATE_KEY) continue;

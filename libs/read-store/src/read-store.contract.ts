@@ -245,6 +245,14 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
         expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
         expect(await store.incrementWindow(k, w0, MINUTE)).toBe(41);
       });
+
+      it('counts several hits at once', async () => {
+        const k = fresh('rl');
+        const w0 = 1_767_225_720_000;
+        expect(await store.incrementWindow(k, w0, MINUTE, 5)).toBe(5);
+        expect(await store.incrementWindow(k, w0, MINUTE)).toBe(6);
+        expect(await store.incrementWindow(k, w0, MINUTE, 3)).toBe(9);
+      });
     });
 
     describe('checkpoints', () => {

@@ -63,11 +63,11 @@ export interface ReadStore {
   /** Drops a projection's collections and resets its checkpoint to 0 (rebuild from zero). */
   reset(name: string, collections: string[]): Promise<void>;
   /**
-   * Counts one hit on `key` in the fixed window starting at `windowStart` (epoch ms) and returns
-   * the count including this hit. Atomic across processes on the same store (rate limits shared
-   * by every API process): one upsert-and-return in SQLite, findOneAndUpdate with $inc in MongoDB.
-   * A window's counter is kept for `ttlMs` after `windowStart`, then removed.
+   * Counts `hits` (default 1) on `key` in the fixed window starting at `windowStart` (epoch ms)
+   * and returns the count including them. Atomic across processes on the same store (rate limits
+   * shared by every API process): one upsert-and-return in SQLite, findOneAndUpdate with $inc in
+   * MongoDB. A window's counter is kept for `ttlMs` after `windowStart`, then removed.
    */
-  incrementWindow(key: string, windowStart: number, ttlMs: number): Promise<number>;
+  incrementWindow(key: string, windowStart: number, ttlMs: number, hits?: number): Promise<number>;
   close(): Promise<void>;
 }

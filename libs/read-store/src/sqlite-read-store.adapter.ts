@@ -171,7 +171,7 @@ export class SqliteReadStore implements ReadStore {
     this.stmtCache.clear();
   }
 
-  async incrementWindow(key: string, windowStart: number, ttlMs: number): Promise<number> {
+  async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
     if (!this.windowsReady) {
       this.db.exec(
         `CREATE TABLE IF NOT EXISTS windows (key TEXT NOT NULL, window_start INTEGER NOT NULL, count INTEGER NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (key, window_start))`,
@@ -180,11 +180,11 @@ export class SqliteReadStore implements ReadStore {
       this.windowsReady = true;
     }
     const row = this.stmt(
-      `INSERT INTO windows (key, window_start, count, expires_at) VALUES (?, ?, 1, ?)
-       ON CONFLICT(key, window_start) DO UPDATE SET count = count + 1 RETURNING count`,
-    ).get(key, windowStart, windowStart + ttlMs) as { count: number };
-    // A window's first hit sweeps the counters whose windows are over: cheap (indexed) and rare.
-    if (row.count === 1) this.stmt(`DELETE FROM windows WHERE expires_at <= ?`).run(windowStart);
+      `INSERT INTO windows (key, window_start, count, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT(key, window_start) DO UPDATE SET count = count + excluded.count RETURNING count`,
+    ).get(key, windowStart, hits, windowStart + ttlMs) as { count: number };
+    // A window's first hits sweep the counters whose windows are over: cheap (indexed) and rare.
+    if (row.count === hits) this.stmt(`DELETE FROM windows WHERE expires_at <= ?`).run(windowStart);
     return row.count;
   }
 

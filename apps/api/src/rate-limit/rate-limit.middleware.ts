@@ -14,24 +14,65 @@ export interface RateLimitDecision {
   allowed: boolean;
 }
 
+interface PendingHits {
+  key: string;
+  windowStart: number;
+  waiting: Array<{ resolve: (count: number) => void; reject: (err: unknown) => void }>;
+}
+
 /**
  * Fixed-window counter per API key: `limit` requests per minute, windows aligned to the minute of
  * the injected clock. The count lives in the read store (SQLite file or MongoDB), so every API
- * process on the same store shares it.
+ * process on the same store shares it. The hits a process receives for one key while the event
+ * loop handles one round of I/O are written as one increment by their number; each request still
+ * gets its own place in the shared count (the n hits of an increment that returned c are c-n+1…c).
  */
-export async function countRequest(infra: Infrastructure, clock: Clock, keyId: string, limit: number): Promise<RateLimitDecision> {
-  const now = clock.now().getTime();
-  const windowStart = Math.floor(now / RATE_LIMIT_WINDOW_MS) * RATE_LIMIT_WINDOW_MS;
-  const windowEnd = windowStart + RATE_LIMIT_WINDOW_MS;
-  const count = await infra.reads.incrementWindow(`ratelimit:${keyId}`, windowStart, RATE_LIMIT_WINDOW_MS);
-  const allowed = count <= limit;
-  return {
-    limit,
-    remaining: Math.max(0, limit - count),
-    reset: Math.ceil(windowEnd / 1000),
-    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((windowEnd - now) / 1000)),
-    allowed,
-  };
+export class WindowCounter {
+  private pending = new Map<string, PendingHits>();
+
+  constructor(
+    private readonly infra: Infrastructure,
+    private readonly clock: Clock,
+  ) {}
+
+  async count(keyId: string, limit: number): Promise<RateLimitDecision> {
+    const now = this.clock.now().getTime();
+    const windowStart = Math.floor(now / RATE_LIMIT_WINDOW_MS) * RATE_LIMIT_WINDOW_MS;
+    const windowEnd = windowStart + RATE_LIMIT_WINDOW_MS;
+    const count = await this.hit(`ratelimit:${keyId}`, windowStart);
+    const allowed = count <= limit;
+    return {
+      limit,
+      remaining: Math.max(0, limit - count),
+      reset: Math.ceil(windowEnd / 1000),
+      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+      allowed,
+    };
+  }
+
+  private hit(key: string, windowStart: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const id = `${key}|${windowStart}`;
+      let hits = this.pending.get(id);
+      if (!hits) {
+        hits = { key, windowStart, waiting: [] };
+        this.pending.set(id, hits);
+        if (this.pending.size === 1) setImmediate(() => this.flush());
+      }
+      hits.waiting.push({ resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    for (const { key, windowStart, waiting } of batch) {
+      this.infra.reads.incrementWindow(key, windowStart, RATE_LIMIT_WINDOW_MS, waiting.length).then(
+        (total) => waiting.forEach((w, i) => w.resolve(total - waiting.length + 1 + i)),
+        (err) => waiting.forEach((w) => w.reject(err)),
+      );
+    }
+  }
 }
 
 /**
@@ -42,12 +83,13 @@ export async function countRequest(infra: Infrastructure, clock: Clock, keyId: s
  */
 export function rateLimitMiddleware(infra: Infrastructure, clock: Clock) {
   const limit = infra.config.rateLimitPerMinute;
+  const counter = new WindowCounter(infra, clock);
   return (req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
     if (!(limit > 0)) return next();
     void (async () => {
       const auth = await requestApiKey(infra, req);
       if (!auth) return next();
-      const d = await countRequest(infra, clock, auth.key_id, limit);
+      const d = await counter.count(auth.key_id, limit);
       res.setHeader('RateLimit-Limit', String(d.limit));
       res.setHeader('RateLimit-Remaining', String(d.remaining));
       res.setHeader('RateLimit-Reset', String(d.reset));
