@@ -50,8 +50,15 @@ export class SqliteEventStore implements EventStore {
   private walFd: number | null = null;
   private flushing: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
-  /** Positions committed by this process but not yet fsynced: readers must not see them yet. */
+  /**
+   * Positions committed by this process but not yet fsynced: readers must not see them yet. In
+   * ascending order (insertion order of a Set), since positions only grow.
+   */
   private readonly unsynced = new Set<number>();
+  /** The highest position this process has committed. */
+  private committedHead = 0;
+  /** The highest position the fsync in flight covers. */
+  private flushingCovers = 0;
   /** Appends waiting for the next group transaction. */
   private group: PendingAppend[] = [];
   /** One append; nested in the group transaction, better-sqlite3 runs it as a savepoint. */
@@ -79,10 +86,12 @@ export class SqliteEventStore implements EventStore {
     this.lastSeenHead = this.head();
   }
 
-  /** Resolves once everything this connection committed before the call is on disk. */
-  private durable(): Promise<void> {
+  /** Resolves once `position` (committed by this connection) is on disk. */
+  private durable(position: number): Promise<void> {
     if (!this.flushing) return this.startFlush();
-    // The fsync in flight may have started before our commit: ride on the next one.
+    // The fsync in flight covers the appends committed before it started; later ones ride on
+    // the next.
+    if (position <= this.flushingCovers) return this.flushing;
     this.queued ??= this.flushing.then(
       () => this.nextFlush(),
       () => this.nextFlush(),
@@ -96,14 +105,26 @@ export class SqliteEventStore implements EventStore {
   }
 
   private startFlush(): Promise<void> {
+    // Everything committed so far is in the WAL this fsync covers.
+    const covers = this.committedHead;
+    this.flushingCovers = covers;
     const flush = new Promise<void>((resolve, reject) => {
       let fd: number;
       try {
         fd = this.wal();
       } catch (err) {
+        this.release(covers);
         return reject(err);
       }
-      fs.fdatasync(fd, (err) => (err ? reject(err) : resolve()));
+      fs.fdatasync(fd, (err) => {
+        // Released for every append the fsync covered at once, before any of them resumes, so a
+        // projection pass started by the first sees the whole group, not one append at a time.
+        this.release(covers);
+        if (err) return reject(err);
+        this.lastSeenHead = Math.max(this.lastSeenHead, covers);
+        resolve();
+        this.notify();
+      });
     });
     this.flushing = flush;
     const clear = () => {
@@ -111,6 +132,17 @@ export class SqliteEventStore implements EventStore {
     };
     flush.then(clear, clear);
     return flush;
+  }
+
+  /**
+   * Makes positions up to `covers` visible to readers. Also after a failed fsync: those appends are
+   * rejected, but they did commit, and hiding them would stall every reader behind them.
+   */
+  private release(covers: number): void {
+    for (const p of this.unsynced) {
+      if (p > covers) break;
+      this.unsynced.delete(p);
+    }
   }
 
   /** The WAL file's descriptor, reopened if SQLite replaced the file (e.g. after the last close elsewhere). */
@@ -187,14 +219,7 @@ export class SqliteEventStore implements EventStore {
       // transaction: one BEGIN/COMMIT and fewer WAL pages (and checkpoints) per event.
       if (this.group.length === 1) setImmediate(this.commitGroup);
     });
-    const positions = Array.from({ length: events.length }, (_, i) => result.position - events.length + 1 + i);
-    try {
-      await this.durable();
-    } finally {
-      for (const p of positions) this.unsynced.delete(p);
-    }
-    this.lastSeenHead = Math.max(this.lastSeenHead, result.position);
-    this.notify();
+    await this.durable(result.position);
     return result;
   }
 
@@ -227,6 +252,7 @@ export class SqliteEventStore implements EventStore {
       const outcome = outcomes[i];
       if (!outcome.ok) return a.reject(outcome.error);
       for (let p = outcome.result.position - a.events.length + 1; p <= outcome.result.position; p++) this.unsynced.add(p);
+      this.committedHead = Math.max(this.committedHead, outcome.result.position);
       a.resolve(outcome.result);
     });
   };
@@ -252,7 +278,7 @@ export class SqliteEventStore implements EventStore {
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {
     // Never hand out an event that is not on disk yet: a projection must not get ahead of a log
     // that a power failure could still shorten.
-    const bound = this.unsynced.size ? Math.min(...this.unsynced) : Number.MAX_SAFE_INTEGER;
+    const bound = this.unsynced.size ? (this.unsynced.values().next().value as number) : Number.MAX_SAFE_INTEGER;
     return (this.stmts.all.all(after, bound, limit) as Row[]).map(toStored);
   }
 

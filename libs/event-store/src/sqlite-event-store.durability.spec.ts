@@ -100,4 +100,22 @@ describe('SqliteEventStore durability', () => {
     const second = all[4];
     expect(second.metadata.prev_hash).toBe(all[0].metadata.hash);
   });
+  it('makes all the appends an fsync covered visible at once, and signals listeners once for them', async () => {
+    const held: Array<() => void> = [];
+    const real = fs.fdatasync;
+    jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      held.push(() => real(fd, cb));
+    }) as typeof fs.fdatasync);
+    const signals: number[][] = [];
+    store.onAppended(() => void store.readAll(0, 10).then((events) => signals.push(events.map((e) => e.global_position))));
+
+    const appends = Promise.all(Array.from({ length: 5 }, (_, i) => store.append(`s-${i}`, [event()], 'no_stream')));
+    await new Promise((r) => setImmediate(r));
+    expect(held).toHaveLength(1);
+    expect(await store.readAll(0, 10)).toEqual([]);
+    held.shift()!();
+    await appends;
+    await new Promise((r) => setImmediate(r));
+    expect(signals).toEqual([[1, 2, 3, 4, 5]]);
+  });
 });
