@@ -110,7 +110,7 @@ function render(
     `Load: autocannon ${opts.connections} connections, ${opts.warmupSec} s warm-up (discarded) then ${opts.durationSec} s measured per scenario, ` +
       'loopback only; autocannon runs in the bench process on the same machine as the server. Each Dojang scenario runs the ' +
       'compiled server (`node -r ./scripts/register-paths.js dist/apps/api/src/main.js`) on a fresh DATA_DIR ' +
-      '(embedded SQLite, WAL, event log `synchronous=FULL`) with `RATE_LIMIT_PER_MINUTE=100000000`. ' +
+      '(embedded SQLite in WAL mode; an append is acknowledged only after an fdatasync of the event log WAL, shared by the appends waiting for it) with `RATE_LIMIT_PER_MINUTE=100000000` (every request is still counted in the shared rate-limit window; none is refused). ' +
       '"Server CPU ms/req" is the server process\'s CPU time divided by the requests it completed: the cost of one ' +
       'request (1,000 req/s on the one core a Node process uses needs it below 1 ms; it grows when other processes ' +
       'share the cores). ' +
