@@ -14,6 +14,16 @@ const event = () => ({
   metadata: { occurred_at: '2026-01-01T00:00:00Z', actor: 'test', schema_version: 1 },
 });
 
+/** Holds every fdatasync until the test releases it (`held.shift()!()`), so a test controls when the disk answers. */
+function holdFsyncs() {
+  const held: Array<() => void> = [];
+  const real = fs.fdatasync;
+  const spy = jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    held.push(() => real(fd, cb));
+  }) as typeof fs.fdatasync);
+  return { held, spy };
+}
+
 /** Group commit: an append is acknowledged only after an fdatasync of the WAL that began after it. */
 describe('SqliteEventStore durability', () => {
   let dir: string;
@@ -29,11 +39,7 @@ describe('SqliteEventStore durability', () => {
   });
 
   it('resolves an append only after the WAL is fsynced, and hides it from readers until then', async () => {
-    const held: Array<() => void> = [];
-    const real = fs.fdatasync;
-    jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-      held.push(() => real(fd, cb));
-    }) as typeof fs.fdatasync);
+    const { held } = holdFsyncs();
 
     let acknowledged = false;
     const append = store.append('s-1', [event()], 'no_stream').then((r) => {
@@ -52,11 +58,7 @@ describe('SqliteEventStore durability', () => {
   });
 
   it('shares one fsync among the appends that committed while another was in flight', async () => {
-    const held: Array<() => void> = [];
-    const real = fs.fdatasync;
-    const spy = jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-      held.push(() => real(fd, cb));
-    }) as typeof fs.fdatasync);
+    const { held, spy } = holdFsyncs();
 
     const first = store.append('s-a', [event()], 'no_stream');
     await new Promise((r) => setImmediate(r));
@@ -101,11 +103,7 @@ describe('SqliteEventStore durability', () => {
     expect(second.metadata.prev_hash).toBe(all[0].metadata.hash);
   });
   it('makes all the appends an fsync covered visible at once, and signals listeners once for them', async () => {
-    const held: Array<() => void> = [];
-    const real = fs.fdatasync;
-    jest.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-      held.push(() => real(fd, cb));
-    }) as typeof fs.fdatasync);
+    const { held } = holdFsyncs();
     const signals: number[][] = [];
     store.onAppended(() => void store.readAll(0, 10).then((events) => signals.push(events.map((e) => e.global_position))));
 
