@@ -257,3 +257,70 @@ describe('next to a running server on the same DATA_DIR', () => {
     expect(out.stderr).toContain('unknown projection(s): nonsense');
   });
 });
+
+describe('projections rebuild next to a server that keeps writing', () => {
+  let server: ServerProcess;
+  let key: string;
+
+  beforeAll(async () => {
+    // Rate limit off: the test makes a few thousand requests in seconds.
+    server = await startServer({ dataDir: tempDataDir('dojang-cli-rebuild-'), env: { RATE_LIMIT_PER_MINUTE: '0' } });
+    key = (await runCli(['org', 'create', '--name', 'Rebuild Co'], { dataDir: server.dataDir })).json().keys.test;
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+  });
+
+  it('projections rebuild while the server keeps editing documents loses no acknowledged edit', async () => {
+    const api = apiClient(server.url, key);
+    const ids: string[] = [];
+    // Enough history that the replay takes a while; the documents edited are the newest, which
+    // the replay reaches last.
+    for (let i = 0; i < 50; i++) {
+      const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => api('POST', '/v1/documents', { title: `문서 ${i * 20 + j}`, content: '<p>x</p>' })));
+      for (const res of batch) {
+        expect(res.status).toBe(201);
+        ids.push(res.body.id);
+      }
+    }
+    const edited = ids.slice(-200);
+    // Edits keep landing while the CLI empties and replays the documents read model.
+    const lastTitle = new Map<string, string>();
+    let rebuilding = true;
+    let edits = 0;
+    const editor = (async () => {
+      for (let round = 0; rebuilding || round < 2; round++) {
+        for (let k = 0; k < edited.length; k += 10) {
+          await Promise.all(
+            edited.slice(k, k + 10).map(async (id) => {
+              const title = `round ${round} ${id.slice(0, 8)}`;
+              const res = await api('PATCH', `/v1/documents/${id}`, { title });
+              expect(res.status).toBe(200);
+              lastTitle.set(id, title);
+              edits++;
+            }),
+          );
+        }
+      }
+    })();
+    const out = await runCli(['projections', 'rebuild', 'documents'], { dataDir: server.dataDir });
+    rebuilding = false;
+    await editor;
+    expect({ code: out.code, stderr: out.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(edits).toBeGreaterThan(edited.length);
+
+    for (const id of ids) {
+      const res = await api('GET', `/v1/documents/${id}`);
+      expect({ id, status: res.status, title: res.body.title }).toEqual({ id, status: 200, title: lastTitle.get(id) ?? `문서 ${ids.indexOf(id)}` });
+    }
+    const listed = new Set<string>();
+    for (let cursor: string | undefined; ; ) {
+      const page = await api('GET', `/v1/documents?limit=100${cursor ? `&starting_after=${cursor}` : ''}`);
+      for (const d of page.body.data) listed.add(d.id);
+      if (!page.body.has_more) break;
+      cursor = page.body.data[page.body.data.length - 1].id;
+    }
+    for (const id of ids) expect(listed.has(id)).toBe(true);
+  });
+});

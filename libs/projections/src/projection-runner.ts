@@ -1,5 +1,5 @@
 import { EventStore, StoredEvent } from '@dojang/event-store';
-import { ReadDoc, ReadStore, Write } from '@dojang/read-store';
+import { ReadDoc, ReadStore, StaleGenerationError, Write } from '@dojang/read-store';
 import { Projection, rowKey } from './projection';
 import { upcast } from './upcasters';
 import { CoalescingPass } from './coalescing-pass';
@@ -15,6 +15,10 @@ export interface ProjectionRunnerOptions {
  * of every projection plus their checkpoints (one SQLite transaction). A row remembers the global
  * position of the last event applied to it (`_position`), so replaying an event is a no-op and two
  * runners on the same store (the server and the CLI) converge instead of fighting.
+ *
+ * A rebuild starts a new generation of its projection. Runners still at the old one (a server
+ * while the CLI rebuilds) have their commits refused, reload checkpoints and generations, and go
+ * on from where the rebuild stands; rows of an older generation count as absent.
  */
 export class ProjectionRunner {
   private readonly passes = new CoalescingPass(
@@ -23,6 +27,7 @@ export class ProjectionRunner {
     (err) => this.options.onError?.(err),
   );
   private checkpoints: Record<string, number> = {};
+  private generations: Record<string, number> = {};
   private reached = 0;
   private waiters: Array<{ position: number; resolve: () => void }> = [];
   private unsubscribe: (() => void) | null = null;
@@ -37,7 +42,13 @@ export class ProjectionRunner {
 
   async init(): Promise<void> {
     for (const p of this.projections) for (const c of p.collections) await this.store.ensureCollection(c);
-    this.checkpoints = await this.store.getCheckpoints(this.projections.map((p) => p.name));
+    await this.load();
+  }
+
+  private async load(): Promise<void> {
+    const names = this.projections.map((p) => p.name);
+    this.generations = await this.store.getGenerations(names);
+    this.checkpoints = await this.store.getCheckpoints(names);
     this.reached = this.minCheckpoint();
   }
 
@@ -89,11 +100,19 @@ export class ProjectionRunner {
   /** Processes every event currently in the log. */
   async catchUp(): Promise<void> {
     const batchSize = this.options.batchSize ?? 500;
-    for (;;) {
+    for (let reloads = 0; ; ) {
       const from = this.minCheckpoint();
       const batch = (await this.events.readAll(from, batchSize)).map(upcast);
       if (batch.length === 0) return;
-      await this.applyBatch(batch);
+      try {
+        await this.applyBatch(batch);
+      } catch (err) {
+        // A rebuild reset a projection under us: nothing of the batch was kept. Continue from
+        // where the store stands (the rebuild's progress, at its generation).
+        if (!isStaleGeneration(err) || ++reloads > 100) throw err;
+        await this.load();
+        continue;
+      }
       if (batch.length < batchSize || this.stopped) return;
     }
   }
@@ -112,13 +131,14 @@ export class ProjectionRunner {
 
     for (const projection of this.projections) {
       const checkpoint = this.checkpoints[projection.name] ?? 0;
+      const generation = this.generations[projection.name] ?? 0;
       for (const event of batch) {
         if (event.global_position <= checkpoint || !projection.handles.has(event.type)) continue;
         const keys = projection.keys(event);
         const missing = keys.filter((k) => !overlay.has(rowKey(k.collection, k.id)));
         for (const [collection, ids] of groupBy(missing)) {
           const found = await this.store.getMany(collection, ids);
-          for (const id of ids) overlay.set(rowKey(collection, id), found.get(id) ?? null);
+          for (const id of ids) overlay.set(rowKey(collection, id), current(found.get(id), generation, projection.name));
         }
         // Already applied (a replay after a crash between write and checkpoint, or another runner).
         const seen = keys.some((k) => {
@@ -130,19 +150,25 @@ export class ProjectionRunner {
         for (const w of writes) {
           const key = rowKey(w.collection, w.op === 'put' ? w.doc.id : w.id);
           if (w.op === 'put') {
-            const doc = { ...w.doc, _position: event.global_position };
+            const doc: ReadDoc = { ...w.doc, _position: event.global_position };
+            // Generation 0 is left unwritten, so rows of a never-rebuilt projection stay as they were.
+            if (generation > 0) doc._generation = generation;
             overlay.set(key, doc);
             pending.set(key, { op: 'put', collection: w.collection, doc });
           } else {
             overlay.set(key, null);
-            pending.set(key, w);
+            pending.set(key, { ...w, generation });
           }
         }
       }
       next[projection.name] = Math.max(checkpoint, last);
     }
 
-    await this.store.commit([...pending.values()], next);
+    await this.store.commit(
+      [...pending.values()],
+      next,
+      Object.fromEntries(this.projections.map((p) => [p.name, this.generations[p.name] ?? 0])),
+    );
     Object.assign(this.checkpoints, next);
     this.reached = this.minCheckpoint();
     const ready = this.waiters.filter((w) => w.position <= this.reached);
@@ -157,13 +183,29 @@ export class ProjectionRunner {
     if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
     await this.passes.current;
     for (const p of targets) {
-      await this.store.reset(p.name, p.collections.map((c) => c.name));
+      this.generations[p.name] = await this.store.reset(p.name, p.collections.map((c) => c.name));
       for (const c of p.collections) await this.store.ensureCollection(c);
       this.checkpoints[p.name] = 0;
     }
     await this.catchUp();
     return targets.map((p) => p.name);
   }
+}
+
+/**
+ * A stored row as this runner may build on it: a row of an older generation is leftover from
+ * before a rebuild (absent); one of a newer generation means this runner is the stale one.
+ */
+function current(row: ReadDoc | undefined, generation: number, projection: string): ReadDoc | null {
+  if (!row) return null;
+  const rowGeneration = typeof row._generation === 'number' ? row._generation : 0;
+  if (rowGeneration > generation) throw new StaleGenerationError([projection]);
+  return rowGeneration < generation ? null : row;
+}
+
+function isStaleGeneration(err: unknown): boolean {
+  // By name too: jest gives each test file its own copy of the class.
+  return err instanceof StaleGenerationError || (err as Error)?.name === 'StaleGenerationError';
 }
 
 function groupBy(keys: Array<{ collection: string; id: string }>): Map<string, string[]> {

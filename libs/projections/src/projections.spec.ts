@@ -19,6 +19,11 @@ async function dump(store: SqliteReadStore): Promise<Record<string, ReadDoc[]>> 
   return out;
 }
 
+/** Rows as a rebuild leaves them, minus the generation stamp it adds. */
+function withoutGeneration(dumped: Record<string, ReadDoc[]>): Record<string, ReadDoc[]> {
+  return Object.fromEntries(Object.entries(dumped).map(([c, rows]) => [c, rows.map(({ _generation, ...row }) => row as ReadDoc)]));
+}
+
 describe('projections', () => {
   let dir: string;
   let events: SqliteEventStore;
@@ -111,8 +116,49 @@ describe('projections', () => {
     await runner.catchUp();
     const before = await dump(reads);
     expect(await runner.rebuild(['documents', 'audit_trail'])).toEqual(['documents', 'audit_trail']);
-    expect(await dump(reads)).toEqual(before);
+    // The same rows, now stamped with the projections' new generation.
+    expect(withoutGeneration(await dump(reads))).toEqual(before);
     await expect(runner.rebuild(['nope'])).rejects.toThrow(/unknown projection/);
+  });
+
+  it('rebuilds correctly while a server keeps projecting new events into the same store', async () => {
+    await seed();
+    const org = 'org_1';
+    const ctx = { actor: 'test', organization_id: org, livemode: false };
+    const draft = randomUUID();
+    const d = (c: Omit<DocumentCommand, 'now'>) => commands.execute(documentDecider, documentStreamId(draft), { ...c, now: T0 } as DocumentCommand, ctx, now);
+    await d({ type: 'CreateDocument', document_id: draft, organization_id: org, livemode: false, title: '초안', content: '<p>x</p>', content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
+    const server = new ProjectionRunner(events, reads, ALL_PROJECTIONS);
+    await server.init();
+    await server.catchUp();
+
+    // The CLI rebuilds on its own connection. Right after its reset, before its replay, the
+    // server projects an edit of a document the rebuild has not reached yet.
+    const cliStore = new SqliteReadStore(path.join(dir, 'read.sqlite'));
+    const cli = new ProjectionRunner(events, cliStore, ALL_PROJECTIONS, { batchSize: 2 });
+    await cli.init();
+    const reset = cliStore.reset.bind(cliStore);
+    jest.spyOn(cliStore, 'reset').mockImplementation(async (name, collections) => {
+      const generation = await reset(name, collections);
+      await d({ type: 'UpdateDocument', title: '수정된 초안' } as never);
+      await server.catchUp();
+      return generation;
+    });
+    await cli.rebuild(['documents']);
+    // And the server goes on after the rebuild.
+    await d({ type: 'UpdateDocument', metadata: { round: '2' } } as never);
+    await server.catchUp();
+    await cliStore.close();
+
+    const row = await reads.get<ReadDoc & { title: string; organization_id: string; metadata: Record<string, string> }>(DOCUMENTS, draft);
+    expect(row).toMatchObject({ title: '수정된 초안', organization_id: org, metadata: { round: '2' }, _generation: 1 });
+    const fresh = new SqliteReadStore(path.join(dir, 'fresh.sqlite'));
+    const scratch = new ProjectionRunner(events, fresh, ALL_PROJECTIONS);
+    await scratch.init();
+    await scratch.catchUp();
+    expect(withoutGeneration(await dump(reads))).toEqual(await dump(fresh));
+    expect(server.position).toBe(await events.headPosition());
+    await fresh.close();
   });
 
   it('waitFor resolves once the position is projected (read-your-writes)', async () => {

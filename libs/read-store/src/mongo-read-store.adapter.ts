@@ -1,5 +1,5 @@
-import { AnyBulkWriteOperation, Collection, Db, Document, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
-import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, Write } from './read-store.port';
+import { AnyBulkWriteOperation, Collection, Db, Document, Filter, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
+import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 // Also keeps query operators ($where) and dotted paths out of filters and sorts.
@@ -22,6 +22,8 @@ interface WindowDoc {
 interface CheckpointDoc {
   _id: string;
   position: number;
+  /** Absent on checkpoints written before generations existed: generation 0. */
+  generation?: number;
 }
 
 type Op = AnyBulkWriteOperation<StoredDoc>;
@@ -44,8 +46,10 @@ function field(name: string): string {
 /**
  * Read models in MongoDB: one collection per read-model collection, documents keyed by `_id = id`.
  * Writes and checkpoints are not in one transaction; instead a put only replaces a stored document
- * whose `_position` is not newer, so replaying a batch after a crash (writes done, checkpoint not
- * yet moved) or a stale batch arriving late never moves a document backwards.
+ * whose (`_generation`, `_position`) is not newer, so replaying a batch after a crash (writes done,
+ * checkpoint not yet moved), a stale batch arriving late, or a runner still at the generation
+ * before a rebuild never moves a document backwards. The generation fence is checked before the
+ * writes, and the checkpoint only moves within its generation.
  */
 export class MongoReadStore implements ReadStore {
   private readonly client: MongoClient;
@@ -125,19 +129,43 @@ export class MongoReadStore implements ReadStore {
     return (await cursor.toArray()) as unknown as T[];
   }
 
-  async commit(writes: Write[], checkpoints: Record<string, number>): Promise<void> {
+  async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): Promise<void> {
+    const names = Object.keys(generations);
+    if (names.length) {
+      const current = await this.getGenerations(names);
+      const stale = names.filter((name) => current[name] !== generations[name]);
+      if (stale.length) throw new StaleGenerationError(stale);
+    }
     const byCollection = new Map<string, Op[]>();
     for (const w of writes) {
       let ops = byCollection.get(w.collection);
       if (!ops) byCollection.set(w.collection, (ops = []));
-      ops.push(w.op === 'put' ? putOp(w.doc) : { deleteOne: { filter: { _id: w.id } } });
+      ops.push(w.op === 'put' ? putOp(w.doc) : { deleteOne: { filter: { _id: w.id, ...generationAtMost(w.generation ?? 0) } } });
     }
     for (const [collection, ops] of byCollection) await this.apply(this.coll(collection), ops);
 
-    const moves = Object.entries(checkpoints).map(([name, position]) => ({
-      updateOne: { filter: { _id: name }, update: { $max: { position } }, upsert: true },
-    }));
-    if (moves.length) await this.checkpoints.bulkWrite(moves, { ordered: false });
+    const moved = Object.entries(checkpoints).map(([name, position]) => this.moveCheckpoint(name, position, generations[name] ?? 0));
+    const results = await Promise.all(moved);
+    const fenced = Object.keys(checkpoints).filter((_, i) => !results[i]);
+    if (fenced.length) throw new StaleGenerationError(fenced);
+  }
+
+  /** Moves a checkpoint forward within its generation; false when the projection has moved on to another. */
+  private async moveCheckpoint(name: string, position: number, generation: number): Promise<boolean> {
+    try {
+      const filter: Document = { _id: name, generation: generation === 0 ? { $in: [0, null] } : generation };
+      await this.checkpoints.updateOne(
+        filter as Filter<CheckpointDoc>,
+        // With generation > 0 the filter's equality already gives an inserted checkpoint its generation.
+        generation === 0 ? { $max: { position }, $setOnInsert: { generation } } : { $max: { position } },
+        { upsert: true },
+      );
+      return true;
+    } catch (err) {
+      // The upsert collided with the checkpoint of another generation.
+      if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false;
+      throw err;
+    }
   }
 
   /**
@@ -194,11 +222,25 @@ export class MongoReadStore implements ReadStore {
     return out;
   }
 
-  async reset(name: string, collections: string[]): Promise<void> {
+  async getGenerations(names: string[]): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const name of names) out[name] = 0;
+    if (names.length === 0) return out;
+    for (const doc of await this.checkpoints.find({ _id: { $in: names } }).toArray()) out[doc._id] = doc.generation ?? 0;
+    return out;
+  }
+
+  async reset(name: string, collections: string[]): Promise<number> {
     // Checkpoint first: if we stop halfway, a checkpoint of 0 over leftover documents rebuilds
-    // correctly (guarded puts), while a kept checkpoint over dropped collections would not.
-    await this.checkpoints.deleteOne({ _id: name });
+    // correctly (guarded puts), while a kept checkpoint over dropped collections would not. The
+    // document stays, at the next generation, so runners of the old one are fenced off.
+    const doc = await this.checkpoints.findOneAndUpdate(
+      { _id: name },
+      { $set: { position: 0 }, $inc: { generation: 1 } },
+      { upsert: true, returnDocument: 'after' },
+    );
     for (const c of collections) await this.coll(c).drop();
+    return doc?.generation ?? 1;
   }
 
   async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
@@ -237,9 +279,20 @@ function putOp(doc: ReadDoc): Op {
   const json = JSON.parse(JSON.stringify(doc)) as ReadDoc;
   const replacement: StoredDoc = { ...json, _id: json.id };
   const position = json._position;
-  const filter =
-    typeof position === 'number' ? { _id: json.id, _position: { $not: { $gt: position } } } : { _id: json.id };
+  const generation = typeof json._generation === 'number' ? json._generation : 0;
+  // Replaces a row of an older generation, or of this one at no later position (see the port).
+  const sameGeneration = generation === 0 ? { _generation: { $in: [0, null] } } : { _generation: generation };
+  const olderGeneration = generation === 0 ? null : { $or: [{ _generation: { $exists: false } }, { _generation: { $lt: generation } }] };
+  const replayable = typeof position === 'number' ? { ...sameGeneration, _position: { $not: { $gt: position } } } : sameGeneration;
+  const filter = { _id: json.id, ...(olderGeneration ? { $or: [replayable, olderGeneration] } : replayable) };
   return { replaceOne: { filter, replacement, upsert: true } };
+}
+
+/** Rows a projection at `generation` may delete: of that generation or older. */
+function generationAtMost(generation: number): Document {
+  return generation === 0
+    ? { _generation: { $in: [0, null] } }
+    : { $or: [{ _generation: { $exists: false } }, { _generation: { $lte: generation } }] };
 }
 
 /**

@@ -351,7 +351,8 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
         const [cp, otherCp] = [fresh('cp'), fresh('cp')];
         await store.ensureCollection({ name: c1, indexes: [['status']] });
         await store.commit([put(c1, { id: 'a', status: 'x' }), put(c2, { id: 'b' }), put(other, { id: 'c' })], { [cp]: 7, [otherCp]: 9 });
-        await store.reset(cp, [c1, c2]);
+        expect(await store.reset(cp, [c1, c2])).toBe(1);
+        expect(await store.getGenerations([cp, otherCp])).toEqual({ [cp]: 1, [otherCp]: 0 });
         expect(await store.get(c1, 'a')).toBeNull();
         expect(await store.find(c1, { where: { status: 'x' } })).toEqual([]);
         expect(await store.getMany(c2, ['b'])).toEqual(new Map());
@@ -361,13 +362,62 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
 
         // Rebuilding after the reset starts from an empty collection.
         await store.ensureCollection({ name: c1, indexes: [['status']] });
-        await store.commit([put(c1, { id: 'z', status: 'x' })], { [cp]: 1 });
+        await store.commit([put(c1, { id: 'z', status: 'x', _generation: 1 })], { [cp]: 1 }, { [cp]: 1 });
         expect(ids(await store.find(c1, { where: { status: 'x' } }))).toEqual(['z']);
         expect(await store.getCheckpoint(cp)).toBe(1);
       });
 
       it('resets collections that never existed', async () => {
-        await store.reset(fresh('cp'), [fresh()]);
+        expect(await store.reset(fresh('cp'), [fresh()])).toBe(1);
+      });
+
+      it('starts the next generation on every reset', async () => {
+        const cp = fresh('cp');
+        expect(await store.getGenerations([cp])).toEqual({ [cp]: 0 });
+        expect(await store.reset(cp, [])).toBe(1);
+        expect(await store.reset(cp, [])).toBe(2);
+        expect(await store.getGenerations([cp])).toEqual({ [cp]: 2 });
+      });
+    });
+
+    describe('generations (a rebuild racing a runner of the old generation)', () => {
+      it('refuses a commit fenced with a generation the projection has moved past, writing none of it', async () => {
+        const [c, cp] = [fresh(), fresh('cp')];
+        await store.commit([put(c, { id: 'a', _position: 5 })], { [cp]: 5 }, { [cp]: 0 });
+        await store.reset(cp, [c]);
+        const stale = store.commit([put(c, { id: 'b', _position: 9 })], { [cp]: 9 }, { [cp]: 0 });
+        await expect(stale).rejects.toMatchObject({ name: 'StaleGenerationError', projections: [cp] });
+        expect(await store.get(c, 'b')).toBeNull();
+        expect(await store.getCheckpoint(cp)).toBe(0);
+        // The current generation commits as usual.
+        await store.commit([put(c, { id: 'b', _position: 2, _generation: 1 })], { [cp]: 2 }, { [cp]: 1 });
+        expect(await store.get(c, 'b')).toMatchObject({ _position: 2, _generation: 1 });
+        expect(await store.getCheckpoint(cp)).toBe(2);
+      });
+
+      it('lets a newer generation replace a row whatever its position, and never the reverse', async () => {
+        const c = fresh();
+        // Written by a runner of the old generation after the reset: far ahead, built on nothing.
+        await store.commit([put(c, { id: 'a', v: 'partial', _position: 90 })], {});
+        await store.commit([put(c, { id: 'a', v: 'rebuilt', _position: 3, _generation: 1 })], {});
+        expect(await store.get(c, 'a')).toMatchObject({ v: 'rebuilt', _position: 3, _generation: 1 });
+        // The old generation can neither move it back nor delete it.
+        await store.commit([put(c, { id: 'a', v: 'stale', _position: 95 })], {});
+        await store.commit([{ op: 'delete', collection: c, id: 'a' }], {});
+        expect(await store.get(c, 'a')).toMatchObject({ v: 'rebuilt', _generation: 1 });
+        // Within a generation the position guard holds as before.
+        await store.commit([put(c, { id: 'a', v: 'older', _position: 2, _generation: 1 })], {});
+        expect(await store.get(c, 'a')).toMatchObject({ v: 'rebuilt' });
+        await store.commit([{ op: 'delete', collection: c, id: 'a', generation: 1 }], {});
+        expect(await store.get(c, 'a')).toBeNull();
+      });
+
+      it('moves a checkpoint only within its generation', async () => {
+        const cp = fresh('cp');
+        await store.reset(cp, []);
+        await store.commit([], { [cp]: 4 }, { [cp]: 1 });
+        await expect(store.commit([], { [cp]: 50 })).rejects.toMatchObject({ name: 'StaleGenerationError' });
+        expect(await store.getCheckpoint(cp)).toBe(4);
       });
     });
   });

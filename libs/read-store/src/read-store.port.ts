@@ -6,16 +6,35 @@
 
 export const READ_STORE = Symbol('READ_STORE');
 
-/** A read-model row. `_position` is the global position of the last event applied to it. */
+/**
+ * A read-model row. `_position` is the global position of the last event applied to it;
+ * `_generation` the generation of its projection that wrote it (absent = 0): a rebuild starts a
+ * new generation, and a row of an older one is leftover, never newer, whatever its position.
+ */
 export interface ReadDoc {
   id: string;
   _position?: number;
+  _generation?: number;
   [field: string]: unknown;
+}
+
+/**
+ * A commit carried a projection generation the store has moved past: the projection was reset
+ * (rebuilt) since the runner loaded it. Nothing of the commit was applied (in MongoDB: no row of
+ * an older generation can replace a newer one). Reload the checkpoints and generations, and go on
+ * from there.
+ */
+export class StaleGenerationError extends Error {
+  constructor(readonly projections: string[]) {
+    super(`projection(s) ${projections.join(', ')} were reset since this runner loaded them`);
+    this.name = 'StaleGenerationError';
+  }
 }
 
 export type Write =
   | { op: 'put'; collection: string; doc: ReadDoc }
-  | { op: 'delete'; collection: string; id: string };
+  /** `generation`: the deleting projection's generation (absent = 0); newer rows are kept. */
+  | { op: 'delete'; collection: string; id: string; generation?: number };
 
 export type Scalar = string | number | boolean | null;
 
@@ -47,8 +66,14 @@ export interface ReadStore {
    * Applies projection writes and moves the checkpoints, atomically where the store allows it
    * (SQLite: one transaction). In MongoDB the checkpoints are written after the writes, which is
    * safe because every write is an idempotent upsert guarded by `_position`.
+   *
+   * `generations` fences the commit against a concurrent rebuild: each named projection must
+   * still be at that generation (a checkpoint without one counts as generation 0), else it throws
+   * StaleGenerationError. Rows are compared by (`_generation`, `_position`): a put replaces a
+   * row of an older generation, or of the same one at no later position; a delete removes a row
+   * of the same or an older generation only.
    */
-  commit(writes: Write[], checkpoints: Record<string, number>): Promise<void>;
+  commit(writes: Write[], checkpoints: Record<string, number>, generations?: Record<string, number>): Promise<void>;
   /**
    * Optimistic concurrency for shared bookkeeping rows that are not projections (webhook delivery
    * claims, timers): writes `doc` only if the stored row's `_version` equals `expectedVersion`, or,
@@ -60,8 +85,14 @@ export interface ReadStore {
   putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean>;
   getCheckpoint(name: string): Promise<number>;
   getCheckpoints(names: string[]): Promise<Record<string, number>>;
-  /** Drops a projection's collections and resets its checkpoint to 0 (rebuild from zero). */
-  reset(name: string, collections: string[]): Promise<void>;
+  /** Each projection's generation (0 until its first reset). */
+  getGenerations(names: string[]): Promise<Record<string, number>>;
+  /**
+   * Empties a projection's collections (SQLite keeps the tables and indexes a running server is
+   * using; MongoDB drops them), resets its checkpoint to 0 and starts its next generation,
+   * which it returns (rebuild from zero, fenced against runners still at the old generation).
+   */
+  reset(name: string, collections: string[]): Promise<number>;
   /**
    * Counts `hits` (default 1) on `key` in the fixed window starting at `windowStart` (epoch ms)
    * and returns the count including them. Atomic across processes on the same store (rate limits

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, Write } from './read-store.port';
+import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -35,7 +35,8 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 10000');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL, generation INTEGER NOT NULL DEFAULT 0)`);
+    addColumnIfMissing(this.db, 'checkpoints', 'generation', 'INTEGER NOT NULL DEFAULT 0');
   }
 
   private stmt(sql: string): Database.Statement {
@@ -57,15 +58,13 @@ export class SqliteReadStore implements ReadStore {
 
   private ensureSync(collection: string) {
     if (this.known.has(collection)) return;
-    // `position` mirrors the row's `_position`, so the replay guard of commit() compares a column
-    // instead of parsing both JSON documents on every upsert.
-    this.db.exec(`CREATE TABLE IF NOT EXISTS ${table(collection)} (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position INTEGER)`);
-    const columns = this.db.prepare(`PRAGMA table_info(${table(collection)})`).all() as Array<{ name: string }>;
-    if (!columns.some((c) => c.name === 'position')) {
-      // A data directory from before the column: add and fill it once.
-      this.db.exec(`ALTER TABLE ${table(collection)} ADD COLUMN position INTEGER`);
-      this.db.exec(`UPDATE ${table(collection)} SET position = json_extract(doc, '$._position')`);
-    }
+    // `position` and `generation` mirror the row's `_position` and `_generation`, so the replay
+    // guard of commit() compares columns instead of parsing both JSON documents on every upsert.
+    const t = table(collection);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${t} (id TEXT PRIMARY KEY, doc TEXT NOT NULL, position INTEGER, generation INTEGER NOT NULL DEFAULT 0)`);
+    // A data directory from before a column: add and fill it once.
+    if (addColumnIfMissing(this.db, t, 'position', 'INTEGER')) this.db.exec(`UPDATE ${t} SET position = json_extract(doc, '$._position')`);
+    addColumnIfMissing(this.db, t, 'generation', 'INTEGER NOT NULL DEFAULT 0');
     this.known.add(collection);
   }
 
@@ -107,31 +106,51 @@ export class SqliteReadStore implements ReadStore {
     return (this.stmt(sql).all(...params) as Array<{ doc: string }>).map((r) => JSON.parse(r.doc) as T);
   }
 
-  async commit(writes: Write[], checkpoints: Record<string, number>): Promise<void> {
-    this.commitSync(writes, checkpoints);
+  async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): Promise<void> {
+    this.commitSync(writes, checkpoints, generations);
   }
 
-  commitSync(writes: Write[], checkpoints: Record<string, number>): void {
+  commitSync(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): void {
     for (const w of writes) this.ensureSync(w.collection);
+    // IMMEDIATE: the write lock is taken (waiting for it as long as busy_timeout allows) before
+    // the fence is read. A deferred transaction that reads first cannot upgrade to a writer once
+    // another connection has committed; SQLite then fails it at once with "database is locked".
     this.db.transaction(() => {
+      // The fence is read inside the write transaction, so no reset can slip in before the writes.
+      const stale = Object.entries(generations)
+        .filter(([name, generation]) => this.generationSync(name) !== generation)
+        .map(([name]) => name);
+      if (stale.length) throw new StaleGenerationError(stale);
       for (const w of writes) {
         if (w.op === 'put') {
+          // (generation, position) compared in order: a newer generation always wins, an older
+          // one never does, and within one generation a replay of an older event is a no-op.
           this.stmt(
-            `INSERT INTO ${table(w.collection)} (id, doc, position) VALUES (?, ?, ?)
-             ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position
-             WHERE position IS NULL OR excluded.position IS NULL OR position <= excluded.position`,
-          ).run(w.doc.id, JSON.stringify(w.doc), typeof w.doc._position === 'number' ? w.doc._position : null);
+            `INSERT INTO ${table(w.collection)} (id, doc, position, generation) VALUES (?, ?, ?, ?)
+             ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position, generation = excluded.generation
+             WHERE excluded.generation > generation
+                OR (excluded.generation = generation AND (position IS NULL OR excluded.position IS NULL OR position <= excluded.position))`,
+          ).run(w.doc.id, JSON.stringify(w.doc), typeof w.doc._position === 'number' ? w.doc._position : null, generationOf(w.doc));
         } else {
-          this.stmt(`DELETE FROM ${table(w.collection)} WHERE id = ?`).run(w.id);
+          this.stmt(`DELETE FROM ${table(w.collection)} WHERE id = ? AND generation <= ?`).run(w.id, w.generation ?? 0);
         }
       }
+      const fenced: string[] = [];
       for (const [name, position] of Object.entries(checkpoints)) {
-        this.stmt(
-          `INSERT INTO checkpoints (name, position) VALUES (?, ?)
-           ON CONFLICT(name) DO UPDATE SET position = MAX(position, excluded.position)`,
-        ).run(name, position);
+        const moved = this.stmt(
+          `INSERT INTO checkpoints (name, position, generation) VALUES (?, ?, ?)
+           ON CONFLICT(name) DO UPDATE SET position = MAX(position, excluded.position) WHERE generation = excluded.generation`,
+        ).run(name, position, generations[name] ?? 0);
+        if (moved.changes === 0) fenced.push(name);
       }
-    })();
+      // A checkpoint of another generation (a caller that passed no fence): roll it all back.
+      if (fenced.length) throw new StaleGenerationError(fenced);
+    }).immediate();
+  }
+
+  private generationSync(name: string): number {
+    const row = this.stmt(`SELECT generation FROM checkpoints WHERE name = ?`).get(name) as { generation: number } | undefined;
+    return row?.generation ?? 0;
   }
 
   async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
@@ -160,15 +179,32 @@ export class SqliteReadStore implements ReadStore {
     return out;
   }
 
-  async reset(name: string, collections: string[]): Promise<void> {
-    this.db.transaction(() => {
+  async getGenerations(names: string[]): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const name of names) out[name] = this.generationSync(name);
+    return out;
+  }
+
+  async reset(name: string, collections: string[]): Promise<number> {
+    const generation = this.db.transaction(() => {
+      // Emptied rather than dropped: another connection (a running server) keeps reading and
+      // writing these tables during a rebuild, and must never meet a missing table.
       for (const c of collections) {
-        this.db.exec(`DROP TABLE IF EXISTS ${table(c)}`);
-        this.known.delete(c);
+        const exists = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table(c));
+        if (exists) this.db.exec(`DELETE FROM ${table(c)}`);
       }
-      this.stmt(`DELETE FROM checkpoints WHERE name = ?`).run(name);
-    })();
-    this.stmtCache.clear();
+      // The row stays (position 0, next generation): deleting it would restart the generation
+      // count and let a stale runner's checkpoint back in.
+      return (
+        this.db
+          .prepare(
+            `INSERT INTO checkpoints (name, position, generation) VALUES (?, 0, 1)
+             ON CONFLICT(name) DO UPDATE SET position = 0, generation = generation + 1 RETURNING generation`,
+          )
+          .get(name) as { generation: number }
+      ).generation;
+    }).immediate();
+    return generation;
   }
 
   async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
@@ -191,6 +227,18 @@ export class SqliteReadStore implements ReadStore {
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+}
+
+function generationOf(doc: ReadDoc): number {
+  return typeof doc._generation === 'number' ? doc._generation : 0;
+}
+
+/** Adds a column to a table created by an older version; true when it was missing. */
+function addColumnIfMissing(db: Database.Database, tableName: string, column: string, type: string): boolean {
+  const columns = db.prepare(`PRAGMA table_info(${tableName})`).all() as Array<{ name: string }>;
+  if (columns.some((c) => c.name === column)) return false;
+  db.exec(`ALTER TABLE ${tableName} ADD COLUMN ${column} ${type}`);
+  return true;
 }
 
 function addCondition(name: string, cond: Condition, clauses: string[], params: Scalar[]) {

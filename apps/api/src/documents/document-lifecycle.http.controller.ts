@@ -73,7 +73,7 @@ export class DocumentLifecycleHttpController {
       where: { document_id: row.id },
       orderBy: [{ field: 'seq', direction: 'asc' }],
     });
-    return entries.map(({ _position, seq, document_id, id, ...entry }) => ({ ...entry }));
+    return entries.map(({ _position, _generation, seq, document_id, id, ...entry }) => ({ ...entry }));
   }
 
   @Get('file')
