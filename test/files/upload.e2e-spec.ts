@@ -266,3 +266,36 @@ describe('POST /v1/files', () => {
     });
   });
 });
+
+describe('POST /v1/files with a PDF that takes too long to read', () => {
+  let t: TestApp;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { PDF_READ_TIMEOUT_MS: '300' } });
+    org = await t.createOrg();
+  });
+  afterAll(() => t.close());
+
+  /** Well-formed, one page, but 60,000 objects: over a second of parsing. */
+  function manyObjectsPdf(objects: number): Buffer {
+    const parts = [
+      '%PDF-1.7\n',
+      '1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n',
+      '2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n',
+      '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>\nendobj\n',
+    ];
+    for (let i = 4; i < objects; i++) parts.push(`${i} 0 obj\n<< /K [${i} 1 2 3 4 5 6 7] /V (x) >>\nendobj\n`);
+    parts.push(`trailer\n<< /Root 1 0 R /Size ${objects} >>\n%%EOF\n`);
+    return Buffer.from(parts.join(''), 'latin1');
+  }
+
+  it('refuses it with 415 naming the time limit and stores nothing', async () => {
+    const slow = manyObjectsPdf(60_000);
+    const err = expectError(await uploadFile(t, org.test, slow, { filename: 'slow.pdf' }), 415, 'unsupported_file_type', 'file');
+    expect(err.message).toMatch(/took longer than 0\.3 s to read/);
+    expect(await t.infra.blobs.has(sha256(slow))).toBe(false);
+    // And an ordinary PDF is still read in time afterwards.
+    expect((await uploadFile(t, org.test, pdfFixture('chromium-korean-contract-a4.pdf'))).status).toBe(201);
+  });
+});

@@ -10,6 +10,8 @@ export interface AppConfig {
   mongoUrl: string | null;
   secretKey: string | null;
   rateLimitPerMinute: number;
+  /** How long an uploaded PDF may take to read before it is refused. */
+  pdfReadTimeoutMs: number;
   role: 'all' | 'api' | 'worker';
   smtpUrl: string | null;
   mailFrom: string;
@@ -37,6 +39,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mongoUrl: env.MONGO_URL || null,
     secretKey: env.SECRET_KEY || null,
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 600),
+    pdfReadTimeoutMs: int(env.PDF_READ_TIMEOUT_MS, 0) > 0 ? int(env.PDF_READ_TIMEOUT_MS, 0) : 5_000,
     role,
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || 'Dojang <no-reply@dojang.local>',

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
 import { FileCommand, MAX_FILE_BYTES, WithoutNow, fileDecider, fileStreamId } from '@dojang/domain';
 import { FILES, FileRow } from '@dojang/projections';
-import { contentDispositionFor, inspectPdf } from '@dojang/pdf';
+import { contentDispositionFor, inspectPdfIsolated } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, Public, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
@@ -17,7 +17,7 @@ const FILE_ID = /^file_[A-Za-z0-9]{8,64}$/;
 /**
  * Uploaded PDFs. POST /files takes the `file` part of a multipart body, counts its bytes while it
  * streams (413 past 20 MB), decides "PDF or not" from the bytes alone (415 otherwise, the claimed
- * Content-Type is ignored), stores the bytes content-addressed and records a FileUploaded event.
+ * Content-Type is ignored; read in a worker thread with a time limit), stores the bytes content-addressed and records a FileUploaded event.
  * The returned url is signed and expires after an hour; it is what POST /documents accepts as file_url.
  */
 @Controller('files')
@@ -33,7 +33,9 @@ export class FilesHttpController {
   async upload(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Req() req: Request) {
     const part = await readFilePart(req, { field: 'file', maxBytes: MAX_FILE_BYTES, maxLabel: '20 MB' });
     if (part.bytes.length === 0) throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', 'The file is empty; upload a PDF.', 'file');
-    const inspection = await inspectPdf(part.bytes);
+    // In a worker thread with a time limit: a file built to make the parser spin costs its
+    // uploader a 415, not everybody a stalled server.
+    const inspection = await inspectPdfIsolated(part.bytes, { timeoutMs: this.infra.config.pdfReadTimeoutMs });
     if (!inspection.ok) {
       const message =
         inspection.reason === 'encrypted'
