@@ -3,6 +3,7 @@ import { AddressInfo } from 'net';
 import { MAX_FILE_BYTES } from '@dojang/domain';
 import { FILES } from '@dojang/projections';
 import { pdfinfo } from '@dojang/pdf/testing/poppler';
+import { manyObjectsPdf } from '@dojang/pdf/testing/fixtures';
 import { expectError } from '../support/api-helpers';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 import { binary, blobFiles, pathOf, pdfFixture, sha256, uploadFile, uploadFixture } from './file-helpers';
@@ -276,19 +277,6 @@ describe('POST /v1/files with a PDF that takes too long to read', () => {
     org = await t.createOrg();
   });
   afterAll(() => t.close());
-
-  /** Well-formed, one page, but 60,000 objects: over a second of parsing. */
-  function manyObjectsPdf(objects: number): Buffer {
-    const parts = [
-      '%PDF-1.7\n',
-      '1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n',
-      '2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n',
-      '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>\nendobj\n',
-    ];
-    for (let i = 4; i < objects; i++) parts.push(`${i} 0 obj\n<< /K [${i} 1 2 3 4 5 6 7] /V (x) >>\nendobj\n`);
-    parts.push(`trailer\n<< /Root 1 0 R /Size ${objects} >>\n%%EOF\n`);
-    return Buffer.from(parts.join(''), 'latin1');
-  }
 
   it('refuses it with 415 naming the time limit and stores nothing', async () => {
     const slow = manyObjectsPdf(60_000);

@@ -1,22 +1,6 @@
 import { inspectPdf } from './inspect-pdf';
 import { inspectPdfIsolated } from './isolated-inspect';
-import { pdfFixture } from './testing/fixtures';
-
-/**
- * A well-formed PDF with `objects` small objects: nothing wrong with it, but pdf-lib needs about
- * a second per 50,000 objects to read it (a 20 MB upload of this kind held the event loop ~10 s).
- */
-function manyObjectsPdf(objects: number): Buffer {
-  const parts = [
-    '%PDF-1.7\n',
-    '1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n',
-    '2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n',
-    '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>\nendobj\n',
-  ];
-  for (let i = 4; i < objects; i++) parts.push(`${i} 0 obj\n<< /K [${i} 1 2 3 4 5 6 7] /V (x) >>\nendobj\n`);
-  parts.push(`trailer\n<< /Root 1 0 R /Size ${objects} >>\n%%EOF\n`);
-  return Buffer.from(parts.join(''), 'latin1');
-}
+import { manyObjectsPdf, pdfFixture } from './testing/fixtures';
 
 describe('inspectPdfIsolated', () => {
   jest.setTimeout(60_000);
