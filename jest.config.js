@@ -10,7 +10,7 @@ module.exports = {
   testRegex: '.*\\.(spec|e2e-spec|contract-spec|browser-spec)\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json' }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
   },
   moduleNameMapper: paths,
   testTimeout: 30000,
