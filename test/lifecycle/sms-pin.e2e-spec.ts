@@ -118,6 +118,24 @@ describe('SMS PIN', () => {
     expect(signedEvents).toHaveLength(1);
   });
 
+  it('a verification lets the signer act for 30 minutes; after that the page asks for a new PIN', async () => {
+    const d = await twoPinSigners();
+    const kim = signer(t, d.p['김철수'].token);
+    expectStatus(await kim.pin(), 200);
+    expectStatus(await kim.verify((await latestPin(d, '김철수')).pin), 200);
+    clock.advance(30 * MINUTE);
+    expect(expectStatus(await kim.view(), 200).body).toMatchObject({ pin_verified: true, can_sign: true });
+    clock.advance(SECOND);
+    expect(expectStatus(await kim.view(), 200).body).toMatchObject({ pin_verified: false, can_sign: false });
+    const err = expectApiError(await kim.sign(), 409, 'pin_verification_required');
+    expect(err.message).toMatch(/more than 30 minutes ago/);
+    expectApiError(await kim.decline(), 409, 'pin_verification_required');
+
+    expectStatus(await kim.pin(), 200);
+    expectStatus(await kim.verify((await latestPin(d, '김철수')).pin), 200);
+    expectStatus(await kim.sign(), 200);
+  });
+
   it('locks after 5 wrong tries (409 pin_locked), even for the right code; a new PIN unlocks', async () => {
     const d = await twoPinSigners();
     const kim = signer(t, d.p['김철수'].token);

@@ -13,6 +13,7 @@ import {
   documentDecider,
   documentStreamId,
   maskPhone,
+  pinSessionActive,
   wouldComplete,
 } from '@dojang/domain';
 import { pinSms } from '@dojang/notifications';
@@ -66,7 +67,7 @@ export class SigningService {
     const p = s.participant;
     const turn = activeParticipants(s.state).some((a) => a.id === p.id);
     const pinRequired = p.auth === 'sms_pin';
-    const pinVerified = Boolean(p.pin && p.pin.verified && !p.pin.used);
+    const pinVerified = pinSessionActive(p.pin, this.clock.now().toISOString());
     const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined';
     return {
       object: 'signing_session',

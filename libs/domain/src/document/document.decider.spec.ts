@@ -931,6 +931,29 @@ describe('documentDecider', () => {
         .thenThrows('pin_verification_required', 'conflict');
     });
 
+    it('a verified PIN lets its participant sign for 30 minutes, then needs a new PIN', () => {
+      const verifiedAt = Date.parse(T_VERIFY);
+      const at = (seconds: number) => new Date(verifiedAt + seconds * 1000).toISOString();
+      spec
+        .given([...twoSignersSent(), ...kimVerified()])
+        .when(sign(KIM, { now: at(30 * 60) }))
+        .then([signedEv(KIM, { signed_at: at(30 * 60), auth_method: 'sms_pin', auth_phone_masked: '010-****-5678' })]);
+      spec
+        .given([...twoSignersSent(), ...kimVerified()])
+        .when(sign(KIM, { now: at(30 * 60 + 1) }))
+        .thenThrows('pin_verification_required', 'conflict');
+      // Verifying the old PIN again changes nothing; a new PIN, verified, opens a new session.
+      spec.given([...twoSignersSent(), ...kimVerified()]).when(verifyPin(KIM, PIN_HASH, at(30 * 60 + 1))).then([]);
+      const renewed = [
+        pinIssued(KIM, at(31 * 60), at(36 * 60)),
+        { type: 'PinVerified', data: { participant_id: KIM, verified_at: at(32 * 60), ip: IP } } as DocumentEvent,
+      ];
+      spec
+        .given([...twoSignersSent(), ...kimVerified(), ...renewed])
+        .when(sign(KIM, { now: at(33 * 60) }))
+        .then([signedEv(KIM, { signed_at: at(33 * 60), auth_method: 'sms_pin', auth_phone_masked: '010-****-5678' })]);
+    });
+
     it('signs with a verified PIN, recording the masked phone, and consumes the PIN', () => {
       const state = spec
         .given([...twoSignersSent(), ...kimVerified()])
@@ -1050,6 +1073,21 @@ describe('documentDecider', () => {
         ]);
       expect(state.status).toBe('declined');
       expect(state.participants.find((p) => p.id === LEE)).toMatchObject({ status: 'declined', declined_at: T_SIGN });
+    });
+
+    it('needs the sms_pin participant to have verified a PIN within the last 30 minutes', () => {
+      const late = new Date(Date.parse(T_VERIFY) + 30 * 60 * 1000 + 1000).toISOString();
+      spec
+        .given([...twoSignersSent(), ...kimVerified()])
+        .when({ ...decline(KIM), now: late })
+        .thenThrows('pin_verification_required', 'conflict');
+      spec
+        .given([...twoSignersSent(), ...kimVerified()])
+        .when(decline(KIM))
+        .then([
+          { type: 'ParticipantDeclined', data: { participant_id: KIM, declined_at: T_SIGN, reason: 'The amount is wrong.', ip: IP, user_agent: UA } },
+          { type: 'DocumentDeclined', data: { declined_at: T_SIGN, participant_id: KIM } },
+        ]);
     });
 
     it('refuses a cc: participant_cannot_sign', () => {

@@ -6,6 +6,7 @@ import { DocumentEvent, Field, ParticipantSetup } from './document.events';
 import {
   DocumentState,
   ParticipantState,
+  PinState,
   activeParticipants,
   evolveDocument,
   initialDocumentState,
@@ -113,6 +114,29 @@ function hasActiveTurn(state: DocumentState, p: ParticipantState): boolean {
   return activeParticipants(state).some((a) => a.id === p.id);
 }
 
+/**
+ * How long a verified PIN lets its participant act. Verifying proves who holds the phone now;
+ * a page left open on a shared device should not let someone else sign hours later.
+ */
+export const PIN_SESSION_SECONDS = 30 * 60;
+
+/** Whether the participant's PIN is verified, unused and verified recently enough to act on. */
+export function pinSessionActive(pin: PinState | null, now: string): boolean {
+  if (!pin || !pin.verified || pin.used) return false;
+  return pin.verified_at === null || Date.parse(now) - Date.parse(pin.verified_at) <= PIN_SESSION_SECONDS * 1000;
+}
+
+function requirePinSession(p: ParticipantState, now: string, action: 'signing' | 'declining'): void {
+  if (p.auth !== 'sms_pin' || pinSessionActive(p.pin, now)) return;
+  if (p.pin?.verified && !p.pin.used) {
+    throw conflict(
+      'pin_verification_required',
+      `The PIN was verified more than ${PIN_SESSION_SECONDS / 60} minutes ago; request a new PIN and verify it before ${action}.`,
+    );
+  }
+  throw conflict('pin_verification_required', `Verify the SMS PIN before ${action}.`);
+}
+
 function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   requireSent(state);
   const p = participantOf(state, cmd.participant_id);
@@ -120,9 +144,7 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
   if (p.status === 'declined') throw conflict('participant_declined', 'This participant has declined.');
   if (!hasActiveTurn(state, p)) throw conflict('not_your_turn', 'Participants with a lower signing_order must act first.');
-  if (p.auth === 'sms_pin' && !(p.pin && p.pin.verified && !p.pin.used)) {
-    throw conflict('pin_verification_required', 'Verify the SMS PIN before signing.');
-  }
+  requirePinSession(p, cmd.now, 'signing');
   if (cmd.consent !== true) throw invalid('consent_required', 'Explicit consent to sign electronically is required.', 'consent');
   const mine = state.fields.filter((f) => f.participant_id === p.id);
   const needsSignature = mine.some((f) => f.type === 'signature' && f.required);
@@ -336,9 +358,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (p.status === 'declined') throw conflict('participant_declined', 'This participant has already declined.');
       if (!hasActiveTurn(state, p)) throw conflict('not_your_turn', 'Participants with a lower signing_order act first.');
       // Declining speaks for the participant as much as signing does, so it needs the same proof.
-      if (p.auth === 'sms_pin' && !(p.pin && p.pin.verified && !p.pin.used)) {
-        throw conflict('pin_verification_required', 'Verify the SMS PIN before declining.');
-      }
+      requirePinSession(p, command.now, 'declining');
       if (!command.reason.trim()) throw invalid('missing_parameter', 'A reason is required to decline.', 'reason');
       return [
         {

@@ -11,6 +11,8 @@ export interface PinState {
   failed_attempts: number;
   locked: boolean;
   verified: boolean;
+  /** When it was verified: the verification lasts PIN_SESSION_SECONDS. */
+  verified_at: string | null;
   used: boolean;
 }
 
@@ -175,6 +177,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
           failed_attempts: 0,
           locked: false,
           verified: false,
+          verified_at: null,
           used: false,
         },
       }));
@@ -186,7 +189,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
     case 'PinVerified':
       return updateParticipant(state, event.data.participant_id, (p) => ({
         ...p,
-        pin: p.pin && { ...p.pin, verified: true },
+        pin: p.pin && { ...p.pin, verified: true, verified_at: event.data.verified_at },
       }));
     case 'ParticipantSigned':
       return updateParticipant(state, event.data.participant_id, (p) => ({
