@@ -1,6 +1,6 @@
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { CoalescingPass, upcast } from '@dojang/projections';
-import { ReadStore } from '@dojang/read-store';
+import { ReadDoc, ReadStore } from '@dojang/read-store';
 
 /**
  * A process manager ("saga") fed from the global log. It has side effects (messages, commands),
@@ -19,10 +19,47 @@ export interface ReactorRunnerOptions {
   /** After this many failed attempts an event is parked in `reactor_failures` so others still flow. */
   maxAttempts?: number;
   retryDelayMs?: number;
+  /** Time for parked events' retries (an injectable clock, so tests never sleep). */
+  clock?: { now(): Date };
+  /**
+   * Waits between the retries of a parked event, then it is given up (`status: 'dead'`). The
+   * default retries after 1 and 5 minutes, half an hour, 2, 6, 12 and 24 hours: an outage of the
+   * mail or SMS provider delays messages instead of losing them.
+   */
+  parkedRetryDelaysMs?: number[];
 }
 
 const CHECKPOINT = (name: string) => `reactor:${name}`;
 export const REACTOR_FAILURES = 'reactor_failures';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+export const DEFAULT_PARKED_RETRY_DELAYS_MS = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR];
+/** How long one retry of a parked event holds its claim (another worker skips it meanwhile). */
+const PARKED_LEASE_MS = 5 * MINUTE;
+
+/** An event a reactor failed on past its retries: retried later on a back-off, until it is given up. */
+export interface ParkedEvent extends ReadDoc {
+  id: string;
+  reactor: string;
+  event_id: string;
+  stream_id: string;
+  stream_revision: number;
+  type: string;
+  error: string;
+  status: 'parked' | 'dead';
+  /** Retries after parking so far. */
+  retries: number;
+  parked_at: string;
+  next_attempt_at: string;
+  _version?: number;
+}
+
+export interface ParkedRetryStats {
+  retried: number;
+  recovered: number;
+  dead: number;
+}
 
 export class ReactorRunner {
   private readonly passes = new CoalescingPass(
@@ -135,16 +172,21 @@ export class ReactorRunner {
       this.attempts.set(key, n);
       if (n >= (this.options.maxAttempts ?? 5)) {
         this.attempts.delete(key);
-        await this.reads.commit(
-          [
-            {
-              op: 'put',
-              collection: REACTOR_FAILURES,
-              doc: { id: key, reactor: reactor.name, event_id: event.event_id, type: event.type, error: String((err as Error)?.message ?? err) },
-            },
-          ],
-          {},
-        );
+        const now = this.now();
+        const parked: ParkedEvent = {
+          id: key,
+          reactor: reactor.name,
+          event_id: event.event_id,
+          stream_id: event.stream_id,
+          stream_revision: event.stream_revision,
+          type: event.type,
+          error: errorText(err),
+          status: 'parked',
+          retries: 0,
+          parked_at: now.toISOString(),
+          next_attempt_at: new Date(now.getTime() + this.retryDelays[0]).toISOString(),
+        };
+        await this.reads.commit([{ op: 'put', collection: REACTOR_FAILURES, doc: parked }], {});
         return true;
       }
       if (!this.stopped && !this.retryTimer) {
@@ -157,4 +199,70 @@ export class ReactorRunner {
       return false;
     }
   }
+
+  private now(): Date {
+    return this.options.clock?.now() ?? new Date();
+  }
+
+  private get retryDelays(): number[] {
+    const delays = this.options.parkedRetryDelaysMs ?? DEFAULT_PARKED_RETRY_DELAYS_MS;
+    return delays.length ? delays : DEFAULT_PARKED_RETRY_DELAYS_MS;
+  }
+
+  /**
+   * Retries the parked events that are due. Each is claimed first (compare-and-swap on the row,
+   * with a lease), so two workers never run the same one at once; a success removes the row, a
+   * failure schedules the next retry, and after the last one the event is given up as `dead` (the
+   * row stays for an operator to see).
+   */
+  async retryParked(limit = 50): Promise<ParkedRetryStats> {
+    const stats: ParkedRetryStats = { retried: 0, recovered: 0, dead: 0 };
+    const now = this.now();
+    const due = await this.reads.find<ParkedEvent>(REACTOR_FAILURES, {
+      where: { status: 'parked', next_attempt_at: { $lte: now.toISOString() } },
+      orderBy: [{ field: 'next_attempt_at', direction: 'asc' }],
+      limit,
+    });
+    for (const row of due) {
+      const reactor = this.reactors.find((r) => r.name === row.reactor);
+      if (!reactor) continue;
+      const version = row._version ?? 0;
+      const lease = { ...row, next_attempt_at: new Date(now.getTime() + PARKED_LEASE_MS).toISOString() };
+      if (!(await this.reads.putIfVersion(REACTOR_FAILURES, lease, version))) continue;
+      stats.retried++;
+      let error: unknown = null;
+      const event = (await this.events.readStream(row.stream_id)).find((e) => e.event_id === row.event_id);
+      if (!event) {
+        error = new Error(`event ${row.event_id} is no longer in stream ${row.stream_id}`);
+      } else {
+        try {
+          await reactor.react(upcast(event));
+        } catch (err) {
+          error = err;
+          this.options.onError?.(reactor.name, event, err);
+        }
+      }
+      if (error === null) {
+        await this.reads.commit([{ op: 'delete', collection: REACTOR_FAILURES, id: row.id }], {});
+        stats.recovered++;
+        continue;
+      }
+      const retries = row.retries + 1;
+      const dead = retries >= this.retryDelays.length || !event;
+      if (dead) stats.dead++;
+      const next: ParkedEvent = {
+        ...row,
+        error: errorText(error),
+        retries,
+        status: dead ? 'dead' : 'parked',
+        next_attempt_at: dead ? row.next_attempt_at : new Date(now.getTime() + this.retryDelays[retries]).toISOString(),
+      };
+      await this.reads.putIfVersion(REACTOR_FAILURES, next, version + 1);
+    }
+    return stats;
+  }
+}
+
+function errorText(err: unknown): string {
+  return String((err as Error)?.message ?? err);
 }

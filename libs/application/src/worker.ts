@@ -2,10 +2,10 @@ import { EmailSender, SmsSender, SmtpEmailSender, TwilioSmsSender } from '@dojan
 import { Clock, systemClock } from './clock';
 import { Infrastructure } from './infrastructure';
 import { Notifier } from './notifier';
-import { Reactor, ReactorRunner } from './reactor-runner';
+import { ParkedRetryStats, Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
 import { UsageReactor } from './usage/usage.reactor';
-import { DeliveryLoop, DeliveryLoopOptions, WebhookDispatcher } from './webhooks';
+import { DEFAULT_TICK_INTERVAL_MS, DeliveryLoop, DeliveryLoopOptions, WebhookDispatcher } from './webhooks';
 import { TickStats } from './timers';
 
 export interface WorkerOptions extends DeliveryLoopOptions {
@@ -30,8 +30,12 @@ export interface Worker extends WorkerContext {
   tick(): Promise<TickStats>;
   /** Webhook deliveries: `dispatchDue()` sends what is due now. */
   webhooks: WebhookDispatcher;
+  /** Retries the parked events that are due (the background loop does it every 15 s). */
+  retryParked(): Promise<ParkedRetryStats>;
   stop(): Promise<void>;
 }
+
+const PARKED_RETRY_INTERVAL_MS = 15_000;
 
 export const publicOrigin = (infra: Infrastructure) => infra.config.publicOrigin ?? `http://localhost:${infra.config.port}`;
 
@@ -72,18 +76,37 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     ...(options.reactors?.(ctx) ?? []),
   ];
   const runner = new ReactorRunner(infra.events, infra.reads, reactors, {
+    clock,
     onError: (name, event, err) => {
       if (infra.config.logLevel !== 'silent') console.error(`[worker] ${name} failed on ${event.type} ${event.event_id}:`, (err as Error)?.message ?? err);
     },
   });
   await runner.start();
   delivery.start();
+  // Parked events wait minutes to hours between retries: a slow loop is enough. Off with the
+  // delivery loop (tickIntervalMs 0), where tests call retryParked() themselves.
+  let retrying: Promise<unknown> | null = null;
+  const retryLoop =
+    (options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS) > 0
+      ? setInterval(() => {
+          retrying ??= runner
+            .retryParked()
+            .catch((err) => {
+              if (infra.config.logLevel !== 'silent') console.error('[worker] parked retries:', (err as Error)?.message ?? err);
+            })
+            .finally(() => (retrying = null));
+        }, PARKED_RETRY_INTERVAL_MS)
+      : null;
+  retryLoop?.unref();
   return {
     ...ctx,
     runner,
     tick: () => delivery.tick(),
     webhooks: delivery.webhooks,
+    retryParked: () => runner.retryParked(),
     stop: async () => {
+      if (retryLoop) clearInterval(retryLoop);
+      await retrying;
       await delivery.stop();
       await runner.stop();
     },

@@ -1,0 +1,137 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { randomUUID } from 'crypto';
+import { SqliteEventStore, StoredEvent } from '@dojang/event-store';
+import { SqliteReadStore } from '@dojang/read-store';
+import { ManualClock } from './clock';
+import { ParkedEvent, REACTOR_FAILURES, Reactor, ReactorRunner } from './reactor-runner';
+
+/** A reactor whose failures the test decides, recording what it was given. */
+class ScriptedReactor implements Reactor {
+  readonly name = 'scripted';
+  readonly handles = new Set(['Happened']);
+  readonly seen: string[] = [];
+  failOn = new Set<string>();
+
+  async react(event: StoredEvent): Promise<void> {
+    this.seen.push(event.event_id);
+    if (this.failOn.has(event.event_id)) throw new Error(`provider down for ${event.event_id}`);
+  }
+}
+
+async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await condition()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('ReactorRunner', () => {
+  let dir: string;
+  let events: SqliteEventStore;
+  let reads: SqliteReadStore;
+  let clock: ManualClock;
+  let reactor: ScriptedReactor;
+  const runners: ReactorRunner[] = [];
+
+  const append = async (stream: string): Promise<string> => {
+    const event_id = randomUUID();
+    await events.append(stream, [{ event_id, type: 'Happened', data: {}, metadata: { occurred_at: clock.now().toISOString(), actor: 'test', schema_version: 1 } }], 'any');
+    return event_id;
+  };
+  const runner = (parkedRetryDelaysMs?: number[]) => {
+    const r = new ReactorRunner(events, reads, [reactor], { maxAttempts: 3, retryDelayMs: 1, clock, ...(parkedRetryDelaysMs ? { parkedRetryDelaysMs } : {}) });
+    runners.push(r);
+    return r;
+  };
+  const parked = async (id: string) => reads.get<ParkedEvent>(REACTOR_FAILURES, `scripted:${id}`);
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-reactor-'));
+    events = new SqliteEventStore(path.join(dir, 'events.sqlite'));
+    reads = new SqliteReadStore(path.join(dir, 'read.sqlite'));
+    clock = new ManualClock(new Date('2026-11-22T09:00:00.000Z'));
+    reactor = new ScriptedReactor();
+  });
+  afterEach(async () => {
+    for (const r of runners.splice(0)) await r.stop();
+    await events.close();
+    await reads.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('retries a failing event a few times, then parks it so the events after it still flow', async () => {
+    const failing = await append('s-1');
+    const after = await append('s-2');
+    reactor.failOn.add(failing);
+    await runner().start();
+    await until(async () => (await parked(failing)) !== null && reactor.seen.includes(after), 'the event to be parked');
+    expect(reactor.seen.filter((id) => id === failing)).toHaveLength(3);
+    expect(await parked(failing)).toMatchObject({
+      reactor: 'scripted',
+      event_id: failing,
+      stream_id: 's-1',
+      stream_revision: 0,
+      status: 'parked',
+      retries: 0,
+      error: `provider down for ${failing}`,
+      parked_at: '2026-11-22T09:00:00.000Z',
+      next_attempt_at: '2026-11-22T09:01:00.000Z',
+    });
+    expect(await reads.getCheckpoint('reactor:scripted')).toBe(2);
+  });
+
+  it('retries a parked event once it is due, and forgets it when it succeeds', async () => {
+    const failing = await append('s-1');
+    reactor.failOn.add(failing);
+    const r = runner();
+    await r.start();
+    await until(async () => (await parked(failing)) !== null, 'the event to be parked');
+    const tries = reactor.seen.length;
+
+    expect(await r.retryParked()).toEqual({ retried: 0, recovered: 0, dead: 0 });
+    clock.advance(60_000);
+    reactor.failOn.clear();
+    expect(await r.retryParked()).toEqual({ retried: 1, recovered: 1, dead: 0 });
+    expect(reactor.seen.slice(tries)).toEqual([failing]);
+    expect(await parked(failing)).toBeNull();
+    expect(await r.retryParked()).toEqual({ retried: 0, recovered: 0, dead: 0 });
+  });
+
+  it('backs off between retries and gives up after the last one, keeping the row for an operator', async () => {
+    const failing = await append('s-1');
+    reactor.failOn.add(failing);
+    const r = runner([1_000, 5_000]);
+    await r.start();
+    await until(async () => (await parked(failing)) !== null, 'the event to be parked');
+
+    clock.advance(1_000);
+    expect(await r.retryParked()).toEqual({ retried: 1, recovered: 0, dead: 0 });
+    expect(await parked(failing)).toMatchObject({ status: 'parked', retries: 1, next_attempt_at: '2026-11-22T09:00:06.000Z' });
+    clock.advance(4_999);
+    expect(await r.retryParked()).toEqual({ retried: 0, recovered: 0, dead: 0 });
+    clock.advance(1);
+    expect(await r.retryParked()).toEqual({ retried: 1, recovered: 0, dead: 1 });
+    expect(await parked(failing)).toMatchObject({ status: 'dead', retries: 2, error: `provider down for ${failing}` });
+    clock.advance(24 * 3_600_000);
+    expect(await r.retryParked()).toEqual({ retried: 0, recovered: 0, dead: 0 });
+  });
+
+  it('lets only one of two workers retry a parked event', async () => {
+    const failing = await append('s-1');
+    reactor.failOn.add(failing);
+    const a = runner();
+    await a.start();
+    await until(async () => (await parked(failing)) !== null, 'the event to be parked');
+    const b = runner();
+    const tries = reactor.seen.length;
+    clock.advance(60_000);
+    reactor.failOn.clear();
+    const [ra, rb] = await Promise.all([a.retryParked(), b.retryParked()]);
+    expect(ra.retried + rb.retried).toBe(1);
+    expect(reactor.seen.slice(tries)).toEqual([failing]);
+    expect(await parked(failing)).toBeNull();
+  });
+});
