@@ -47,6 +47,15 @@ describe('ReactorRunner', () => {
     return r;
   };
   const parked = async (id: string) => reads.get<ParkedEvent>(REACTOR_FAILURES, `scripted:${id}`);
+  /** One event the reactor fails on, run until it is parked. */
+  const parkOne = async (parkedRetryDelaysMs?: number[]) => {
+    const failing = await append('s-1');
+    reactor.failOn.add(failing);
+    const r = runner(parkedRetryDelaysMs);
+    await r.start();
+    await until(async () => (await parked(failing)) !== null, 'the event to be parked');
+    return { failing, r };
+  };
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-reactor-'));
@@ -84,11 +93,7 @@ describe('ReactorRunner', () => {
   });
 
   it('retries a parked event once it is due, and forgets it when it succeeds', async () => {
-    const failing = await append('s-1');
-    reactor.failOn.add(failing);
-    const r = runner();
-    await r.start();
-    await until(async () => (await parked(failing)) !== null, 'the event to be parked');
+    const { failing, r } = await parkOne();
     const tries = reactor.seen.length;
 
     expect(await r.retryParked()).toEqual({ retried: 0, recovered: 0, dead: 0 });
@@ -101,11 +106,7 @@ describe('ReactorRunner', () => {
   });
 
   it('backs off between retries and gives up after the last one, keeping the row for an operator', async () => {
-    const failing = await append('s-1');
-    reactor.failOn.add(failing);
-    const r = runner([1_000, 5_000]);
-    await r.start();
-    await until(async () => (await parked(failing)) !== null, 'the event to be parked');
+    const { failing, r } = await parkOne([1_000, 5_000]);
 
     clock.advance(1_000);
     expect(await r.retryParked()).toEqual({ retried: 1, recovered: 0, dead: 0 });
@@ -120,11 +121,7 @@ describe('ReactorRunner', () => {
   });
 
   it('lets only one of two workers retry a parked event', async () => {
-    const failing = await append('s-1');
-    reactor.failOn.add(failing);
-    const a = runner();
-    await a.start();
-    await until(async () => (await parked(failing)) !== null, 'the event to be parked');
+    const { failing, r: a } = await parkOne();
     const b = runner();
     const tries = reactor.seen.length;
     clock.advance(60_000);
