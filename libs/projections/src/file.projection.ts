@@ -1,4 +1,4 @@
-import { FILE_EVENT_TYPES, FileUploaded } from '@dojang/domain';
+import { FILE_EVENT_TYPES, FileEvent, evolveFile, initialFileState } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ReadDoc, Write } from '@dojang/read-store';
 import { Projection } from './projection';
@@ -22,17 +22,10 @@ export const fileProjection: Projection = {
   handles: new Set(FILE_EVENT_TYPES),
   keys: (event) => [{ collection: FILES, id: String(event.data.file_id) }],
   evolve(event: StoredEvent): Write[] {
-    const d = (event as unknown as FileUploaded).data;
-    const row: FileRow = {
-      id: d.file_id,
-      organization_id: d.organization_id,
-      livemode: d.livemode,
-      sha256: d.sha256,
-      byte_size: d.byte_size,
-      page_count: d.page_count,
-      filename: d.filename,
-      created_at: d.uploaded_at,
-    };
+    // The domain's own fold, as the documents projection does: one place knows what an upload records.
+    const { exists, uploaded_at, ...file } = evolveFile(initialFileState(), event as unknown as FileEvent);
+    if (!exists) return [];
+    const row: FileRow = { ...file, created_at: uploaded_at };
     return [{ op: 'put', collection: FILES, doc: row }];
   },
 };
