@@ -15,4 +15,5 @@ module.exports = {
   moduleNameMapper: paths,
   testTimeout: 30000,
   maxWorkers: 2,
+  globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
 };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { SqliteEventStore } from '../../libs/event-store/src/sqlite-event-store.adapter';
+import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { BenchRow, BenchScenario } from '../harness';
 import { tempDataDir } from '../../test/support/built-server';
 

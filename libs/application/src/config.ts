@@ -6,6 +6,12 @@ export interface AppConfig {
   /** Absolute origin used in signing links and file URLs when the request's own can't be trusted. */
   publicOrigin: string | null;
   fileHost: string | null;
+  /** PostgreSQL for all three stores (events, read models, blobs). */
+  databaseUrl: string | null;
+  /** Connections in this process's PostgreSQL pool. */
+  databasePoolSize: number;
+  /** How long a production store may take to answer at boot before the process gives up. */
+  storeConnectTimeoutMs: number;
   eventStoreUrl: string | null;
   mongoUrl: string | null;
   secretKey: string | null;
@@ -35,6 +41,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     publicOrigin: env.PUBLIC_ORIGIN || null,
     fileHost: env.FILE_HOST || null,
+    databaseUrl: env.DATABASE_URL || null,
+    databasePoolSize: int(env.DATABASE_POOL_SIZE, 0) > 0 ? int(env.DATABASE_POOL_SIZE, 0) : 10,
+    storeConnectTimeoutMs: int(env.STORE_CONNECT_TIMEOUT_MS, 0) > 0 ? int(env.STORE_CONNECT_TIMEOUT_MS, 0) : 10_000,
     eventStoreUrl: env.EVENTSTORE_URL || null,
     mongoUrl: env.MONGO_URL || null,
     secretKey: env.SECRET_KEY || null,

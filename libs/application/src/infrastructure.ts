@@ -1,16 +1,17 @@
 import * as fs from 'fs';
-import * as path from 'path';
-import { BlobStore, FileBlobStore } from '@dojang/blob-store';
-import { EventStore, SqliteEventStore } from '@dojang/event-store';
+import { BlobStore } from '@dojang/blob-store';
+import { EventStore } from '@dojang/event-store';
 import { ALL_PROJECTIONS, Projection, ProjectionRunner } from '@dojang/projections';
-import { ReadStore, SqliteReadStore } from '@dojang/read-store';
+import { ReadStore } from '@dojang/read-store';
 import { GenericCommandHandler } from './command-handler';
 import { AppConfig } from './config';
 import { Secrets, loadServerSecret } from './secrets';
+import { StoreKind, openStores } from './stores';
 
 /** Everything a process needs to read and write, chosen by configuration. */
 export interface Infrastructure {
   config: AppConfig;
+  storeKind: StoreKind;
   events: EventStore;
   reads: ReadStore;
   blobs: BlobStore;
@@ -22,25 +23,7 @@ export interface Infrastructure {
 
 export async function openInfrastructure(config: AppConfig, projections: Projection[] = ALL_PROJECTIONS): Promise<Infrastructure> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  let events: EventStore;
-  let reads: ReadStore;
-  let blobs: BlobStore;
-  if (config.eventStoreUrl) {
-    // Production adapters are constructed only when configured; the embedded default needs no server.
-    const { EsdbEventStore } = require('@dojang/event-store');
-    events = new EsdbEventStore(config.eventStoreUrl);
-  } else {
-    events = new SqliteEventStore(path.join(config.dataDir, 'events.sqlite'));
-  }
-  if (config.mongoUrl) {
-    const { MongoReadStore } = require('@dojang/read-store');
-    const { GridFsBlobStore } = require('@dojang/blob-store');
-    reads = await MongoReadStore.connect(config.mongoUrl);
-    blobs = await GridFsBlobStore.connect(config.mongoUrl);
-  } else {
-    reads = new SqliteReadStore(path.join(config.dataDir, 'read.sqlite'));
-    blobs = new FileBlobStore(path.join(config.dataDir, 'blobs'));
-  }
+  const { kind, events, reads, blobs, closeShared } = await openStores(config);
   const runner = new ProjectionRunner(events, reads, projections, {
     onError: (err) => console.error('[projections]', err),
   });
@@ -48,6 +31,7 @@ export async function openInfrastructure(config: AppConfig, projections: Project
   const secrets = new Secrets(loadServerSecret(config.dataDir, config.secretKey ?? undefined));
   return {
     config,
+    storeKind: kind,
     events,
     reads,
     blobs,
@@ -59,6 +43,7 @@ export async function openInfrastructure(config: AppConfig, projections: Project
       await events.close();
       await reads.close();
       await blobs.close();
+      await closeShared();
     },
   };
 }

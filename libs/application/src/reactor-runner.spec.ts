@@ -2,8 +2,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
-import { SqliteEventStore, StoredEvent } from '@dojang/event-store';
-import { SqliteReadStore } from '@dojang/read-store';
+import { StoredEvent } from '@dojang/event-store';
+import { SqliteEventStore } from '@dojang/event-store/sqlite';
+import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ManualClock } from './clock';
 import { ParkedEvent, REACTOR_FAILURES, Reactor, ReactorRunner } from './reactor-runner';
 

@@ -3,8 +3,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
 import { documentDecider, documentStreamId, organizationDecider, organizationStreamId, DocumentCommand, OrganizationCommand } from '@dojang/domain';
-import { SqliteEventStore } from '@dojang/event-store';
-import { SqliteReadStore, ReadDoc } from '@dojang/read-store';
+import { SqliteEventStore } from '@dojang/event-store/sqlite';
+import { ReadDoc } from '@dojang/read-store';
+import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { GenericCommandHandler } from '../../application/src/command-handler';
 import { ALL_PROJECTIONS, ProjectionRunner, DOCUMENTS, AUDIT_ENTRIES, PUBLIC_EVENTS, SIGNING_TOKENS, ORGANIZATIONS, API_KEYS } from './index';
 

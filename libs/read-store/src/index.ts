@@ -1,3 +1,3 @@
+// The port only: each backend has its own entry point (`@dojang/read-store/sqlite`, `/postgres`,
+// `/mongo`), so a process loads only the driver it uses.
 export * from './read-store.port';
-export * from './sqlite-read-store.adapter';
-export * from './mongo-read-store.adapter';

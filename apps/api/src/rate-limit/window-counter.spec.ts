@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Infrastructure } from '@dojang/application';
-import { SqliteReadStore } from '@dojang/read-store';
+import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { WindowCounter } from './rate-limit.middleware';
 
 describe('WindowCounter', () => {

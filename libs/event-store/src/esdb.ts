@@ -1,0 +1,1 @@
+export * from './esdb-event-store.adapter';
