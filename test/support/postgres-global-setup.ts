@@ -14,6 +14,9 @@ export default async function postgresGlobalSetup(): Promise<void> {
     process.env.DOJANG_TEST_POSTGRES_URL = url;
   } catch (err) {
     delete process.env.DOJANG_TEST_POSTGRES_URL;
+    if (process.env.DOJANG_REQUIRE_POSTGRES === '1') {
+      throw new Error(`DOJANG_REQUIRE_POSTGRES=1 but PostgreSQL at ${url} is unreachable: ${(err as Error).message}`);
+    }
     console.warn(`\nPostgreSQL at ${url} unreachable (${(err as Error).message}): the PostgreSQL suites will be skipped.\n`);
   } finally {
     await client.end().catch(() => undefined);
