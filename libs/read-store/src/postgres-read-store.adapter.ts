@@ -370,7 +370,8 @@ function writeStatements(writes: Write[]): Statement[] {
   return out;
 }
 
-function findStatement(collection: string, query: FindQuery): Statement {
+/** The SELECT a find() sends; exported so a test can EXPLAIN the exact statement. */
+export function findStatement(collection: string, query: FindQuery): Statement {
   const clauses: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown) => {
