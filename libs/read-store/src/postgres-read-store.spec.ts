@@ -127,16 +127,25 @@ function nodes(plan: PlanNode): PlanNode[] {
       writes.push({ op: 'put', collection: b, doc: { id: `b${i}`, n: i, _position: 5 } });
     }
     const sent: string[] = [];
-    const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
-    const spy = jest.spyOn(pool, 'connect').mockImplementation(async () => {
+    // Only the transaction's client is counted: pool.query() checks out clients through
+    // connect(callback), and those pass through untouched.
+    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient>;
+    const spy = jest.spyOn(pool, 'connect').mockImplementation((async (...args: unknown[]) => {
+      if (args.length) return connect(...args);
       const client = await connect();
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      jest.spyOn(client, 'query').mockImplementation(((...args: unknown[]) => {
-        sent.push(typeof args[0] === 'string' ? args[0] : String(args[0]));
-        return query(...args);
+      const querySpy = jest.spyOn(client, 'query').mockImplementation(((...queryArgs: unknown[]) => {
+        sent.push(String(queryArgs[0]));
+        return query(...queryArgs);
       }) as never);
+      const release = client.release.bind(client);
+      client.release = ((err?: Error | boolean) => {
+        querySpy.mockRestore();
+        client.release = release;
+        release(err);
+      }) as typeof client.release;
       return client;
-    });
+    }) as never);
     try {
       await store.commit(writes, { batch_cp: 5 }, { batch_cp: 0 });
     } finally {
