@@ -182,6 +182,70 @@ function nodes(plan: PlanNode): PlanNode[] {
     expect(await store.get(a, 'x')).toEqual({ id: 'x', _position: 2 });
   });
 
+  it('holds a reset until a batch past its fence has committed, then empties what it wrote', async () => {
+    const [c, cp] = ['fenced_rows', 'fenced_cp'];
+    await store.commit([{ op: 'put', collection: c, doc: { id: 'early', _position: 1 } }], { [cp]: 1 }, { [cp]: 0 });
+    // The batch pauses right after its fence statement, as if the row writes were slow.
+    let fenced!: () => void;
+    const fencePassed = new Promise<void>((resolve) => (fenced = resolve));
+    let resume!: () => void;
+    const gate = new Promise<void>((resolve) => (resume = resolve));
+    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient>;
+    const spy = jest.spyOn(pool, 'connect').mockImplementationOnce((async () => {
+      const client = await connect();
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      const querySpy = jest.spyOn(client, 'query').mockImplementation((async (...args: unknown[]) => {
+        const result = await query(...args);
+        if (String(args[0]).includes('read_checkpoints')) {
+          fenced();
+          await gate;
+        }
+        return result;
+      }) as never);
+      const release = client.release.bind(client);
+      client.release = ((err?: Error | boolean) => {
+        querySpy.mockRestore();
+        client.release = release;
+        release(err);
+      }) as typeof client.release;
+      return client;
+    }) as never);
+    const batch = store.commit([{ op: 'put', collection: c, doc: { id: 'late', _position: 9 } }], { [cp]: 9 }, { [cp]: 0 });
+    await fencePassed;
+    spy.mockRestore();
+    let resetDone = false;
+    const reset = store.reset(cp, [c]).finally(() => (resetDone = true));
+    // Wait until the reset either finished (the fence held nothing) or queues on a lock.
+    for (;;) {
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      if (resetDone || rows[0].n > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(resetDone).toBe(false);
+    resume();
+    await batch;
+    expect(await reset).toBe(1);
+    // Nothing of generation 0 survives the reset, and the old runner's next batch is refused.
+    expect(await store.find(c, {})).toEqual([]);
+    expect(await store.getCheckpoint(cp)).toBe(0);
+    await expect(store.commit([{ op: 'put', collection: c, doc: { id: 'later', _position: 10 } }], { [cp]: 10 }, { [cp]: 0 })).rejects.toMatchObject({
+      name: 'StaleGenerationError',
+    });
+  });
+
+  it('sweeps rate-limit windows once they are over', async () => {
+    const w0 = 1_767_225_600_000;
+    await store.incrementWindow('sweep_old', w0, 60_000);
+    await store.incrementWindow('sweep_old', w0 + 60_000, 60_000);
+    const keys = async () => (await pool.query<{ key: string; window_start: string }>(`SELECT key, window_start::text FROM read_windows WHERE key LIKE 'sweep_%' ORDER BY window_start`)).rows;
+    // The first window's counter is kept for its ttl: the second window starts at its expiry.
+    expect((await keys()).map((r) => Number(r.window_start))).toEqual([w0 + 60_000]);
+    await store.incrementWindow('sweep_other', w0 + 60_000, 60_000);
+    expect(await keys()).toHaveLength(2);
+  });
+
   it('round-trips NUL characters (which jsonb refuses) in ids, values and keys, and finds by them', async () => {
     const c = 'nul_chars';
     await store.ensureCollection({ name: c, indexes: [['title']] });
