@@ -120,9 +120,10 @@ export class PostgresReadStore implements ReadStore {
       // NULLS FIRST: ascending sorts put null and missing first (as SQLite does); scanned
       // backwards, the same index serves the descending sorts with them last.
       ddl.push(`CREATE INDEX IF NOT EXISTS ${name} ON ${t} (${index.map((f) => `(${field(f)}) NULLS FIRST`).join(', ')})`);
-      this.indexed.add(name);
     }
-    if (ddl.length) await this.ddl(ddl);
+    if (!ddl.length) return;
+    await this.ddl(ddl);
+    for (const index of spec.indexes ?? []) this.indexed.add(indexName(spec.name, index));
   }
 
   private async ensureTable(collection: string): Promise<void> {
@@ -135,12 +136,12 @@ export class PostgresReadStore implements ReadStore {
 
   /**
    * Schema changes under one advisory lock: two processes running CREATE TABLE IF NOT EXISTS for
-   * the same name at once can both miss it and one then fails on the catalog's unique index.
+   * the same name at once can both miss it and one then fails on the catalog's unique index. A
+   * multi-statement simple query is one implicit transaction, which ends (and frees the lock)
+   * with the query whether it succeeds or not.
    */
   private async ddl(statements: string[]): Promise<void> {
-    await this.pool.query(
-      `BEGIN; SELECT pg_advisory_xact_lock(hashtext('dojang_read_ddl')); ${statements.join('; ')}; COMMIT`,
-    );
+    await this.pool.query(`SELECT pg_advisory_xact_lock(hashtext('dojang_read_ddl')); ${statements.join('; ')}`);
   }
 
   async get<T extends ReadDoc = ReadDoc>(collection: string, id: string): Promise<T | null> {
