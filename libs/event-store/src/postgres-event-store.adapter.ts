@@ -186,7 +186,7 @@ export class PostgresEventStore implements EventStore {
       outcomes = await this.insertGroup(client, group);
       const head = Math.max(0, ...outcomes.map((o) => (o.ok ? o.result.position : 0)));
       if (head > 0) {
-        await this.beforeCommit();
+        await this.beforeCommit(client);
         // A number formatted by us: safe as a literal, and it saves a round trip under the lock.
         await client.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '${head}'); COMMIT`);
       } else {
@@ -208,8 +208,11 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  /** Called inside the append transaction, after the inserts and before the commit. For tests. */
-  protected async beforeCommit(): Promise<void> {}
+  /**
+   * Called inside the append transaction, on its connection, after the inserts and before the
+   * commit (the lock held). For tests: holding a transaction open, looking at its settings.
+   */
+  protected async beforeCommit(_client: PoolClient): Promise<void> {}
 
   private async insertGroup(client: PoolClient, group: PendingAppend[]): Promise<Outcome[]> {
     const planned = plan(group, await readHeads(client, group));
