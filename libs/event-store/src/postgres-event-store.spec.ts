@@ -235,7 +235,7 @@ async function terminateListeners(pool: Pool): Promise<number[]> {
 
 /** Resolves once a listener connection other than `gone` has run its LISTEN. */
 async function listenerBackendOtherThan(pool: Pool, gone: number[]): Promise<void> {
-  for (;;) {
+  for (const giveUp = Date.now() + 10_000; Date.now() < giveUp; ) {
     const { rows } = await pool.query(
       `SELECT 1 FROM pg_stat_activity
         WHERE datname = current_database() AND application_name = 'dojang-events-listener'
@@ -245,6 +245,7 @@ async function listenerBackendOtherThan(pool: Pool, gone: number[]): Promise<voi
     if (rows.length) return;
     await sleep(10);
   }
+  throw new Error('no new LISTEN connection within 10 s');
 }
 
 /** Counts onAppended signals and waits for the next one. */
