@@ -1,4 +1,4 @@
-import { Client, ClientConfig, Pool, PoolClient } from 'pg';
+import { Client, ClientConfig, Pool, PoolClient, QueryResult } from 'pg';
 import { runMigrations } from '@dojang/postgres';
 import {
   AppendResult,
@@ -59,6 +59,11 @@ export interface PostgresEventStoreOptions {
   reconnectDelayMs?: number;
   /** Upper bound of the reconnect back-off (default 10 s). */
   maxReconnectDelayMs?: number;
+  /**
+   * How long an append transaction may sit idle on the server (between its statements) before the
+   * server ends it and so frees the append lock (default 10 s; a healthy one idles for a round trip).
+   */
+  appendIdleTimeoutMs?: number;
   /** Where trouble with the LISTEN connection is reported (default console.warn). */
   log?: (message: string) => void;
 }
@@ -178,26 +183,43 @@ export class PostgresEventStore implements EventStore {
       for (const a of group) a.reject(err);
       return;
     }
+    // pg emits a connection lost between two queries (the server ended the session, restarted)
+    // on the checked-out client, and an 'error' event with no listener kills the process. The
+    // next query fails anyway and the catch below rejects the group.
+    let lost: Error | undefined;
+    const onError = (err: Error) => (lost = err);
+    client.on('error', onError);
+    const release = (err?: Error | boolean) => {
+      client.off('error', onError);
+      client.release(err);
+    };
     let outcomes: Outcome[];
     try {
+      // A process that stalls or is cut off while holding the lock would block every writer until
+      // TCP keep-alive gives up (hours): the server ends such a session, which releases the lock.
+      const idleLimit = Math.max(1, Math.round(this.options.appendIdleTimeoutMs ?? 10_000));
       await client.query(
-        `BEGIN; SET LOCAL synchronous_commit TO on; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SAVEPOINT group_append`,
+        `BEGIN; SET LOCAL synchronous_commit TO on; SET LOCAL idle_in_transaction_session_timeout TO ${idleLimit};` +
+          ` SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SAVEPOINT group_append`,
       );
       outcomes = await this.insertGroup(client, group);
       const head = Math.max(0, ...outcomes.map((o) => (o.ok ? o.result.position : 0)));
       if (head > 0) {
         await this.beforeCommit(client);
         // A number formatted by us: safe as a literal, and it saves a round trip under the lock.
-        await client.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '${head}'); COMMIT`);
+        const results = (await client.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '${head}'); COMMIT`)) as unknown as QueryResult[];
+        // COMMIT of a transaction that failed answers ROLLBACK, not an error.
+        const tag = results[results.length - 1]?.command;
+        if (tag !== 'COMMIT') throw new Error(`append transaction ended with ${String(tag)}, not COMMIT`);
       } else {
         await client.query('ROLLBACK');
       }
-      client.release();
+      release(lost);
       if (head > 0) this.noticed(head);
     } catch (err) {
       // The transaction's fate is unknown (e.g. the connection died at COMMIT): reject every
       // append; a retry is told by the event ids or the revision whether it did land.
-      client.release(err instanceof Error ? err : true);
+      release(err instanceof Error ? err : true);
       for (const a of group) a.reject(err);
       return;
     }

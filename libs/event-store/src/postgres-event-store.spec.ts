@@ -100,6 +100,26 @@ if (server) {
         });
       });
 
+      describe('a stalled lock holder', () => {
+        it('is ended by the server, so the other writers go on and its own appends are refused', async () => {
+          const stalled = await open(new HeldOpenEventStore(pool, { ...quiet, appendIdleTimeoutMs: 200 }));
+          const writer = await open(new PostgresEventStore(pool, quiet));
+          const stuck = event();
+          const appendStuck = stalled.append(`stalled-${randomUUID()}`, [stuck], 'no_stream');
+          await stalled.reached; // holds the append lock and sits idle in its transaction
+          const next = writer.append(`after-${randomUUID()}`, [event()], 'no_stream');
+          const outcome = await Promise.race([
+            next.then(() => 'appended'),
+            sleep(10_000).then(() => 'still waiting for the append lock after 10 s'),
+          ]);
+          expect(outcome).toBe('appended');
+          stalled.release();
+          await expect(appendStuck).rejects.toThrow();
+          const { rows } = await pool.query('SELECT 1 FROM events WHERE event_id = $1', [stuck.event_id]);
+          expect(rows).toEqual([]);
+        });
+      });
+
       describe('group append', () => {
         it('writes the appends of one event-loop round in one transaction', async () => {
           const store = await open(new PostgresEventStore(pool, quiet));
