@@ -25,7 +25,8 @@ import { EVENT_STORE_MIGRATIONS } from './postgres-event-store.migrations';
  * the next holder draws its positions, and commits, strictly after the previous holder became
  * visible: position order is commit order, and a snapshot that sees position N sees every
  * committed position below N. Gaps (a rolled-back append keeps its sequence values) are fine:
- * the port promises increasing positions, not dense ones.
+ * the port promises increasing positions, not dense ones. It holds as long as every writer of
+ * `events` is this adapter: a row inserted by hand, without the lock, voids it.
  *
  * Why not xid8 checkpoints (`(transaction_id, position)` read below `pg_snapshot_xmin`): positions
  * are plain numbers in every port and every consumer (read-store checkpoints, rows' `_position`,
@@ -39,10 +40,15 @@ import { EVENT_STORE_MIGRATIONS } from './postgres-event-store.migrations';
  * server default of off cannot weaken the acknowledgement) and one NOTIFY for the whole group.
  * Under the lock no other writer can move a stream, so revisions and duplicate event ids are
  * checked up front from one read, and a conflicting append is rejected alone without writing;
- * the rest go in one INSERT inside a savepoint. Should that INSERT fail anyway (a writer that did
+ * the rest go in one INSERT inside a savepoint (one subtransaction per group: more than 64 in a
+ * transaction overflow PostgreSQL's subtransaction cache and slow every snapshot). Should that INSERT fail anyway (a writer that did
  * not take the lock, an untranslatable string), the group falls back to one savepoint per append,
  * so the failure rolls back and rejects that append alone. The hash chain is computed in that same
  * transaction from the stream's last stored event.
+ *
+ * A holder that stalls between its statements (a frozen or partitioned process) is ended by the
+ * server after `appendIdleTimeoutMs` (idle_in_transaction_session_timeout, set per transaction),
+ * which rolls it back and frees the lock, instead of blocking every writer until TCP gives up.
  *
  * Waking followers. `pg_notify` inside the append transaction (delivered at commit) reaches one
  * dedicated LISTEN connection per instance, which signals `onAppended` listeners; own appends
