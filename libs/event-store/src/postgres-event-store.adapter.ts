@@ -381,7 +381,7 @@ export class PostgresEventStore implements EventStore {
     );
     this.startPolling();
     if (!this.reconnectTimer) {
-      this.reconnectTimer = setTimeout(() => void this.connectListener(), delay);
+      this.reconnectTimer = setTimeout(() => this.connectListener().catch((e: unknown) => this.listenerDown(e)), delay);
       this.reconnectTimer.unref();
     }
   }
