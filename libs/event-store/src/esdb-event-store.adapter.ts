@@ -5,6 +5,7 @@ import {
   CancelledError,
   DeadlineExceededError,
   END,
+  EventData,
   EventStoreDBClient,
   FORWARDS,
   NO_STREAM,
@@ -169,8 +170,7 @@ export class EsdbEventStore implements EventStore {
         } else if (isUnknownOutcome(err)) {
           // The server may have written the events before the answer was lost. Answering an
           // error then would let the caller retry a command that already took effect.
-          const outcome = await this.appendOutcome(streamId, actual, events);
-          if (outcome === 'unknown' || outcome === 'absent') throw err;
+          const outcome = await this.settle(streamId, actual, events, toWrite, err);
           if (outcome !== 'taken') {
             this.notify();
             return outcome;
@@ -187,6 +187,35 @@ export class EsdbEventStore implements EventStore {
         throw new WrongExpectedRevisionError(streamId, expected, conflict);
       }
     }
+  }
+
+  /**
+   * After an append whose answer was lost: learns whether it landed, and while it has not, sends
+   * the very same append again. The server answers a repeat of an append it already wrote (same
+   * event ids at the same expected revision) with success and writes nothing, so a first copy
+   * that lands late, after the check, is not doubled either. 'taken': another writer holds the
+   * revision. Rethrows the last client error when the server cannot tell.
+   */
+  private async settle(streamId: string, actual: number | 'no_stream', events: NewEvent[], toWrite: EventData[], lost: unknown): Promise<AppendResult | 'taken'> {
+    let last = lost;
+    for (let round = 1; round <= Math.max(1, this.options.outcomeChecks ?? 3); round++) {
+      const outcome = await this.appendOutcome(streamId, actual, events);
+      if (outcome === 'unknown') throw last;
+      if (outcome !== 'absent') return outcome;
+      try {
+        const result = await this.client.appendToStream(streamId, toWrite, {
+          expectedRevision: actual === 'no_stream' ? NO_STREAM : BigInt(actual),
+        });
+        if (!result.success) return 'taken';
+        const position = result.position && result.position.commit > 0n ? Number(result.position.commit) : await this.positionOf(streamId, result.nextExpectedRevision);
+        return { next_expected_revision: Number(result.nextExpectedRevision), position };
+      } catch (err) {
+        if (err instanceof WrongExpectedVersionError) return 'taken';
+        if (!isUnknownOutcome(err)) throw err;
+        last = err;
+      }
+    }
+    throw last;
   }
 
   /**

@@ -84,6 +84,13 @@ class FakeEsdbClient {
     const expected = options.expectedRevision;
     const matches = expected === NO_STREAM ? current === 'no_stream' : expected === current;
     if (this.behaviour === 'lost-before-commit') throw new UnavailableError(undefined, 'connection reset before the server answered');
+    // The server's idempotence: the same event ids appended again at the same expected revision
+    // are already there, so it answers success and writes nothing.
+    const from = expected === NO_STREAM ? 0 : typeof expected === 'bigint' ? Number(expected) + 1 : -1;
+    const again = from >= 0 ? stored.slice(from, from + events.length) : [];
+    if (!matches && again.length === events.length && again.every((e, i) => e.id === events[i].id)) {
+      return { success: true, nextExpectedRevision: again[again.length - 1].revision, position: again[again.length - 1].position };
+    }
     if (!matches) {
       if (this.behaviour === 'resolve-failure') {
         return { success: false, nextExpectedRevision: current === 'no_stream' ? -1n : current, position: undefined };
@@ -171,12 +178,48 @@ describe('EsdbEventStore against a fake client', () => {
     expect(fake.appendCalls).toBe(2);
   });
 
-  it('an append whose request never reached the server still fails with the client error', async () => {
+  it('an append whose request never reached the server is sent again, and fails with the client error while none gets through', async () => {
     const fake = new FakeEsdbClient();
     const store = storeOn(fake);
     fake.behaviour = 'lost-before-commit';
     await expect(store.append('document-3', [newEvent()], 'no_stream')).rejects.toBeInstanceOf(UnavailableError);
     expect(await store.readStream('document-3')).toEqual([]);
+    expect(fake.appendCalls).toBe(4);
+
+    // One lost request, then the connection is back: written once.
+    fake.behaviour = 'lost-before-commit';
+    fake.beforeNextAppend = () => {
+      fake.beforeNextAppend = () => (fake.behaviour = 'normal');
+    };
+    const event = newEvent();
+    await expect(store.append('document-3b', [event], 'no_stream')).resolves.toMatchObject({ next_expected_revision: 0 });
+    expect((await store.readStream('document-3b')).map((e) => e.event_id)).toEqual([event.event_id]);
+  });
+
+  it('a first copy that lands after the check is not doubled by the append sent again', async () => {
+    const fake = new FakeEsdbClient();
+    const store = storeOn(fake);
+    await store.append('document-6', [newEvent()], 'no_stream');
+    const event = newEvent('ParticipantAdded');
+    // The first request is lost in transit; the server writes it only as the second one arrives.
+    fake.behaviour = 'lost-before-commit';
+    let firstCopy: { id: string; type: string; data: unknown; metadata: unknown } | null = null;
+    const append = fake.appendToStream.bind(fake);
+    fake.appendToStream = async (stream, input, options) => {
+      const [e] = Array.isArray(input) ? input : [input];
+      if (!firstCopy) {
+        firstCopy = { id: e.id!, type: e.type, data: e.data, metadata: e.metadata };
+        return append(stream, input, options);
+      }
+      fake.behaviour = 'normal';
+      fake.store(stream, firstCopy);
+      return append(stream, input, options);
+    };
+
+    const result = await store.append('document-6', [event], 0);
+    const stored = await store.readStream('document-6');
+    expect(stored.map((e) => e.type)).toEqual(['DocumentCreated', 'ParticipantAdded']);
+    expect(result).toEqual({ next_expected_revision: 1, position: stored[1].global_position });
   });
 
   it('an append whose answer was lost while another writer took its revision is a revision conflict', async () => {
