@@ -126,11 +126,11 @@ describe('docker-compose.yml', () => {
     expect(services.mongodb.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
   });
 
-  it('has a healthcheck on every service; the API is checked on GET /v1/health', () => {
+  it('has a healthcheck on every service; the API is checked on its readiness, GET /v1/health/ready', () => {
     for (const [name, service] of Object.entries(services)) {
       expect(`${name}: ${JSON.stringify(service.healthcheck?.test ?? null)}`).toMatch(new RegExp(`^${name}: \\["CMD`));
     }
-    for (const name of appServices.filter((n) => role(n) === 'api')) expect(services[name].healthcheck.test.join(' ')).toContain("'/v1/health'");
+    for (const name of appServices.filter((n) => role(n) === 'api')) expect(services[name].healthcheck.test.join(' ')).toContain("'/v1/health/ready'");
   });
 
   it('lets the API scale: no fixed host port on it, one proxy publishing a port and reaching every replica by a shared alias', () => {
