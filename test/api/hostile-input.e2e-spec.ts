@@ -62,13 +62,34 @@ describe('hostile input', () => {
   describe('concurrent writes to one document', () => {
     it('32 PATCHes of the title, 32 of the metadata and 32 participant adds at once all succeed, and all are kept', async () => {
       const doc = await createDoc(c);
+      // Writers in one process queue per stream, so none of them even needs a retry.
+      const append = t.infra.events.append.bind(t.infra.events);
+      let conflicts = 0;
+      // The embedded SQLite store reads synchronously, so on loopback requests rarely overlap
+      // between reading the stream and appending; with a store that reads over the network
+      // (PostgreSQL, EventStoreDB) they do. A read that takes a few milliseconds reproduces that.
+      const readStream = t.infra.events.readStream.bind(t.infra.events);
+      const slowReads = jest.spyOn(t.infra.events, 'readStream').mockImplementation(async (...args) => {
+        await new Promise((r) => setTimeout(r, 3));
+        return readStream(...args);
+      });
+      const spy = jest.spyOn(t.infra.events, 'append').mockImplementation((...args) =>
+        append(...args).catch((err) => {
+          if (err instanceof WrongExpectedRevisionError) conflicts++;
+          throw err;
+        }),
+      );
       const requests = [
         ...Array.from({ length: 32 }, (_, i) => c.patch(`/documents/${doc.id}`, { title: `제목 ${i}` })),
         ...Array.from({ length: 32 }, (_, i) => c.patch(`/documents/${doc.id}`, { metadata: { [`k${i % 16}`]: `v${i}` } })),
         ...Array.from({ length: 32 }, (_, i) => c.post(`/documents/${doc.id}/participants`, { name: `동시 ${i}`, auth: 'none' })),
       ];
-      const results = await Promise.all(requests);
+      const results = await Promise.all(requests).finally(() => {
+        spy.mockRestore();
+        slowReads.mockRestore();
+      });
       expect(results.map((r) => r.status).filter((s) => s >= 300)).toEqual([]);
+      expect(conflicts).toBe(0);
       const after = expectStatus(await c.get(`/documents/${doc.id}`), 200).body;
       expect(after.participants).toHaveLength(32);
       expect(Object.keys(after.metadata)).toHaveLength(16);
