@@ -54,7 +54,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
       parser(req, res, (err?: unknown) => {
         if (!err) return next();
         const e = toApiError(err);
-        res.status(e.status).json({ error: { type: e.type, code: e.code, message: e.message, ...(e.param ? { param: e.param } : {}), request_id: req.requestId } });
+        res.status(e.status).json({ error: { type: e.type, code: e.code, message: e.message, request_id: req.requestId } });
       }),
     );
   }
