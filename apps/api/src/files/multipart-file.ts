@@ -49,6 +49,10 @@ export function fileTooLarge(opts: ReadFilePartOptions): ApiError {
   );
 }
 
+function unreadable(opts: ReadFilePartOptions, err: Error): ApiError {
+  return ApiError.invalid(opts.field, `The multipart body cannot be read: ${err.message}.`);
+}
+
 function missingFile(opts: ReadFilePartOptions): ApiError {
   return ApiError.missing(opts.field, `Send the PDF as multipart/form-data in a part named "${opts.field}".`);
 }
@@ -111,7 +115,9 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
 
     parser.on('file', (name: string, stream: FileStream, info: BusboyFileInfo) => {
       stream.on('limit', () => fail(fileTooLarge(opts)));
-      stream.on('error', (err: Error) => fail(err));
+      // busboy fails the open file part with the parser's own error (a body that ends before the
+      // closing boundary) before the parser reports it: the client's fault either way.
+      stream.on('error', (err: Error) => fail(unreadable(opts, err)));
       if (settled || name !== opts.field) {
         stream.resume();
         return;
@@ -135,7 +141,7 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
     for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
       parser.on(limit, () => fail(ApiError.invalid(opts.field, 'The multipart body has too many parts.')));
     }
-    parser.on('error', (err: Error) => fail(ApiError.invalid(opts.field, `The multipart body cannot be read: ${err.message}.`)));
+    parser.on('error', (err: Error) => fail(unreadable(opts, err)));
     parser.on('close', () => {
       if (settled) return;
       if (!part) {

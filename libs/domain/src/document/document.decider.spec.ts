@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '../shared/decider.spec-helpers';
-import { MAX_METADATA_KEYS, MAX_PARTICIPANTS_PER_BATCH, documentDecider } from './document.decider';
+import { MAX_METADATA_KEYS, MAX_PARTICIPANTS_PER_BATCH, MAX_PARTICIPANTS_PER_DOCUMENT, documentDecider } from './document.decider';
 import {
   CancelDocument,
   CreateDocument,
@@ -508,6 +508,17 @@ describe('documentDecider', () => {
       spec.given([created()]).when(add(many(51))).thenThrows('invalid_parameter', { kind: 'invalid', param: 'participants' });
     });
 
+    it(`holds at most ${MAX_PARTICIPANTS_PER_DOCUMENT} participants per document, however they are added`, () => {
+      const one = (i: number) => person(`c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`, { name: `Signer ${i}` });
+      const full = [created(), ...Array.from({ length: MAX_PARTICIPANTS_PER_DOCUMENT }, (_, i) => added(one(i)))];
+      spec.given(full).when(add([one(100)])).thenThrows('participant_limit_exceeded', { kind: 'invalid', param: 'participants', message: /at most 50 participants/ });
+      const almost = full.slice(0, -2);
+      spec.given(almost).when(add([one(101), one(102), one(103)])).thenThrows('participant_limit_exceeded', { kind: 'invalid', message: /at most 2 more/ });
+      spec.given(almost).when(add([one(101), one(102)])).then([added(one(101)), added(one(102))]);
+      // Removing one makes room again.
+      spec.given([...full, { type: 'ParticipantRemoved', data: { participant_id: one(0).id, removed_at: T_EDIT } }]).when(add([one(100)])).then([added(one(100))]);
+    });
+
     it('refuses an empty list', () => {
       spec.given([created()]).when(add([])).thenThrows('missing_parameter', { kind: 'invalid', param: 'participants' });
     });
@@ -829,20 +840,29 @@ describe('documentDecider', () => {
       expect(state.participants[0].pin).toMatchObject({ failed_attempts: 5, locked: true });
     });
 
-    it('refuses a locked PIN, even the right one, and records the attempt', () => {
-      const state = spec
-        .given([...withPin(), pinFailed(KIM, 5, true)])
-        .when(verifyPin(KIM))
-        .then([pinFailed(KIM, 5, true, 'locked')]);
-      expect(state.participants[0].pin).toMatchObject({ failed_attempts: 5, locked: true, verified: false });
+    it('refuses a locked PIN, even the right one, without a new event: the lock is already on record', () => {
+      spec.given([...withPin(), pinFailed(KIM, 5, true)]).when(verifyPin(KIM)).thenThrows('pin_locked', { kind: 'conflict', param: 'pin' });
+      spec.given([...withPin(), pinFailed(KIM, 5, true)]).when(verifyPin(KIM, WRONG_PIN_HASH)).thenThrows('pin_locked', { kind: 'conflict', param: 'pin' });
     });
 
-    it('refuses an expired PIN and records the attempt (still valid at the expiry instant)', () => {
+    it('still folds a locked-attempt event recorded before attempts on a locked PIN stopped being recorded', () => {
+      spec.given([...withPin(), pinFailed(KIM, 5, true), pinFailed(KIM, 5, true, 'locked')]).when(verifyPin(KIM)).thenThrows('pin_locked', 'conflict');
+    });
+
+    it('refuses an expired PIN and records the first attempt (still valid at the expiry instant)', () => {
       spec
         .given(withPin())
         .when(verifyPin(KIM, PIN_HASH, '2024-05-02T08:06:00.001Z'))
         .then([pinFailed(KIM, 0, false, 'expired', '2024-05-02T08:06:00.001Z')]);
       spec.given(withPin()).when(verifyPin(KIM, PIN_HASH, T_PIN_EXPIRES)).then([{ type: 'PinVerified', data: { participant_id: KIM, verified_at: T_PIN_EXPIRES, ip: IP } }]);
+    });
+
+    it('refuses later attempts on an expired PIN without recording each of them', () => {
+      const expiredOnce = [...withPin(), pinFailed(KIM, 0, false, 'expired', '2024-05-02T08:06:00.001Z')];
+      spec.given(expiredOnce).when(verifyPin(KIM, WRONG_PIN_HASH, '2024-05-02T08:07:00.000Z')).thenThrows('pin_expired', { kind: 'conflict', param: 'pin' });
+      // A new PIN starts a new record.
+      const reissued = [...expiredOnce, pinIssued(KIM, '2024-05-02T08:08:00.000Z', '2024-05-02T08:13:00.000Z')];
+      spec.given(reissued).when(verifyPin(KIM, PIN_HASH, '2024-05-02T08:14:00.000Z')).then([pinFailed(KIM, 0, false, 'expired', '2024-05-02T08:14:00.000Z')]);
     });
 
     it('refuses when no PIN was requested: pin_not_requested', () => {

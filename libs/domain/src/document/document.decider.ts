@@ -16,6 +16,8 @@ import {
 
 export const MAX_METADATA_KEYS = 20;
 export const MAX_PARTICIPANTS_PER_BATCH = 50;
+/** Every participant is a signing link, a notification and a row of the audit certificate. */
+export const MAX_PARTICIPANTS_PER_DOCUMENT = 50;
 
 const DIGITS = /^[0-9]{6,15}$/;
 
@@ -247,6 +249,13 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (command.participants.length > MAX_PARTICIPANTS_PER_BATCH) {
         throw invalid('invalid_parameter', `At most ${MAX_PARTICIPANTS_PER_BATCH} participants per batch.`, 'participants');
       }
+      if (state.participants.length + command.participants.length > MAX_PARTICIPANTS_PER_DOCUMENT) {
+        throw invalid(
+          'participant_limit_exceeded',
+          `A document has at most ${MAX_PARTICIPANTS_PER_DOCUMENT} participants; this one has ${state.participants.length}, so at most ${Math.max(0, MAX_PARTICIPANTS_PER_DOCUMENT - state.participants.length)} more can be added.`,
+          'participants',
+        );
+      }
       const batch = command.batch ?? command.participants.length > 1;
       command.participants.forEach((p, i) => validateParticipant(p, batch ? i : undefined));
       return command.participants.map((participant) => ({
@@ -327,13 +336,16 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const pin = p.pin;
       if (!pin || pin.used) throw conflict('pin_not_requested', 'Request a PIN first.');
       if (pin.verified) return [];
-      // Attempts on a locked or expired PIN are refused, but still recorded: every attempt is audited.
-      const refused = pin.locked ? 'locked' : Date.parse(command.now) > Date.parse(pin.expires_at) ? 'expired' : null;
-      if (refused) {
+      // A locked PIN was recorded as locked by the wrong attempt that locked it, and an expired one
+      // by the first attempt after its expiry. Further attempts are refused without an event: a
+      // script hammering a dead PIN must not grow the document's audit trail without bound.
+      if (pin.locked) throw new DomainError('conflict', 'pin_locked', 'Too many wrong PINs: this PIN is locked. Request a new PIN.', 'pin');
+      if (Date.parse(command.now) > Date.parse(pin.expires_at)) {
+        if (pin.expiry_recorded) throw new DomainError('conflict', 'pin_expired', 'The PIN has expired; request a new PIN.', 'pin');
         return [
           {
             type: 'PinVerificationFailed',
-            data: { participant_id: p.id, failed_at: command.now, failed_attempts: pin.failed_attempts, locked: pin.locked, ip: command.ip, reason: refused },
+            data: { participant_id: p.id, failed_at: command.now, failed_attempts: pin.failed_attempts, locked: false, ip: command.ip, reason: 'expired' },
           },
         ];
       }

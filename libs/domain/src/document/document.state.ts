@@ -14,6 +14,8 @@ export interface PinState {
   /** When it was verified: the verification lasts PIN_SESSION_SECONDS. */
   verified_at: string | null;
   used: boolean;
+  /** The first attempt on this PIN after it expired was recorded; later ones are refused without an event. */
+  expiry_recorded?: boolean;
 }
 
 export interface ParticipantState extends ParticipantSetup {
@@ -184,7 +186,12 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
     case 'PinVerificationFailed':
       return updateParticipant(state, event.data.participant_id, (p) => ({
         ...p,
-        pin: p.pin && { ...p.pin, failed_attempts: event.data.failed_attempts, locked: event.data.locked },
+        pin: p.pin && {
+          ...p.pin,
+          failed_attempts: event.data.failed_attempts,
+          locked: event.data.locked,
+          ...(event.data.reason === 'expired' ? { expiry_recorded: true } : {}),
+        },
       }));
     case 'PinVerified':
       return updateParticipant(state, event.data.participant_id, (p) => ({
