@@ -19,8 +19,15 @@ async function main() {
     await infra.close();
     process.exit(0);
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  // A close that fails still ends the process, saying why, instead of an unhandled rejection.
+  const onSignal = () => {
+    shutdown().catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
 }
 
 main().catch((err) => {
