@@ -13,3 +13,4 @@ export * from './signing-notifications.reactor';
 export * from './worker';
 export * from './webhooks';
 export * from './timers';
+export * from './observability';
