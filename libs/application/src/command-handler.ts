@@ -26,7 +26,8 @@ export interface Decision<State, Event> {
 /** A command, or a function that builds it from the current state (e.g. to build a final PDF). */
 export type CommandSource<State, Command> = Command | ((state: State) => Command | Promise<Command>);
 
-export const SCHEMA_VERSION = 1;
+/** 2: document and template bodies are blob refs (`content_blob`), see docs/EVENTS.md. */
+export const SCHEMA_VERSION = 2;
 
 /**
  * Every retry of a command lost its append to another writer. Nothing was written; the client may

@@ -53,7 +53,7 @@ describe('projections', () => {
     const id = randomUUID();
     const p = randomUUID();
     const d = (c: Omit<DocumentCommand, 'now'>) => commands.execute(documentDecider, documentStreamId(id), { ...c, now: T0 } as DocumentCommand, ctx, now);
-    await d({ type: 'CreateDocument', document_id: id, organization_id: org, livemode: false, title: '계약서', content: '<p>x</p>', content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
+    await d({ type: 'CreateDocument', document_id: id, organization_id: org, livemode: false, title: '계약서', content_blob: { sha256: 'b'.repeat(64), byte_size: 8 }, content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
     await d({ type: 'AddParticipants', participants: [{ id: p, name: '김철수', phone: '01012345678', email: 'kim@example.com', role: 'signer', signing_order: 1, auth: 'none' }] } as never);
     await d({ type: 'ReplaceFields', fields: [{ id: randomUUID(), participant_id: p, type: 'signature', page: 1, x: 10, y: 10, width: 20, height: 10, required: true, upload_only: false }] } as never);
     await d({ type: 'SendDocument', expires_at: null, message: null, page_count: 1, original_pdf: null, links: [{ participant_id: p, token_hash: 'b'.repeat(64) }] } as never);
@@ -147,7 +147,7 @@ describe('projections', () => {
     const ctx = { actor: 'test', organization_id: org, livemode: false };
     const draft = randomUUID();
     const d = (c: Omit<DocumentCommand, 'now'>) => commands.execute(documentDecider, documentStreamId(draft), { ...c, now: T0 } as DocumentCommand, ctx, now);
-    await d({ type: 'CreateDocument', document_id: draft, organization_id: org, livemode: false, title: '초안', content: '<p>x</p>', content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
+    await d({ type: 'CreateDocument', document_id: draft, organization_id: org, livemode: false, title: '초안', content_blob: { sha256: 'b'.repeat(64), byte_size: 8 }, content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
     const server = new ProjectionRunner(events, reads, ALL_PROJECTIONS);
     await server.init();
     await server.catchUp();

@@ -14,7 +14,7 @@ type BusboyFactory = (config: {
   defParamCharset?: string;
   limits?: { fileSize?: number; files?: number; fields?: number; parts?: number; fieldSize?: number; headerPairs?: number };
 }) => Writable;
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const busboy: BusboyFactory = require('busboy');
 
 export interface UploadedFilePart {

@@ -58,6 +58,9 @@ const SIGNATURE: BlobPointer = { sha256: 'b'.repeat(64), byte_size: 4120 };
 const SEAL_IMAGE: BlobPointer = { sha256: 'e'.repeat(64), byte_size: 8800 };
 const FINAL_PDF: BlobPointer = { sha256: 'd'.repeat(64), byte_size: 182_044 };
 const ORIGINAL_SHA = '0'.repeat(63) + '1';
+/** Bodies travel as blob refs: the shell stores the text first (SHA-256 and size of its UTF-8 bytes). */
+const BODY: BlobPointer = { sha256: 'b'.repeat(64), byte_size: 26 };
+const NEW_BODY: BlobPointer = { sha256: 'c'.repeat(64), byte_size: 10 };
 const PDF_FILE: FileRef = { file_id: 'file_7f3a9c2e', sha256: '9'.repeat(64), byte_size: 120_000, page_count: 2 };
 const IP = '203.0.113.7';
 const UA = 'Mozilla/5.0 (jest)';
@@ -107,7 +110,7 @@ const created = (o: Partial<DataOf<'DocumentCreated'>> = {}): DocumentEvent => (
     organization_id: ORG,
     livemode: true,
     title: 'Service agreement',
-    content: '<p>The parties agree.</p>',
+    content_blob: BODY,
     content_format: 'html',
     file: null,
     author_name: 'Acme Corp',
@@ -118,7 +121,7 @@ const created = (o: Partial<DataOf<'DocumentCreated'>> = {}): DocumentEvent => (
     ...o,
   },
 });
-const createdPdf = () => created({ content: null, content_format: 'pdf', file: PDF_FILE });
+const createdPdf = () => created({ content_blob: null, content_format: 'pdf', file: PDF_FILE });
 const added = (participant: ParticipantSetup, at = T_EDIT): DocumentEvent => ({ type: 'ParticipantAdded', data: { participant, added_at: at } });
 const fieldsSet = (fields: Field[], at = T_EDIT): DocumentEvent => ({ type: 'FieldsReplaced', data: { fields, replaced_at: at } });
 const lockChanged = (locked: boolean): DocumentEvent => ({ type: 'DocumentEditLockChanged', data: { locked, at: T_EDIT } });
@@ -215,7 +218,7 @@ const create = (o: Partial<CreateDocument> = {}): CreateDocument => ({
   organization_id: ORG,
   livemode: true,
   title: 'Service agreement',
-  content: '<p>The parties agree.</p>',
+  content_blob: BODY,
   content_format: 'html',
   file: null,
   author_name: 'Acme Corp',
@@ -289,7 +292,7 @@ describe('documentDecider', () => {
     it('creates from an uploaded PDF, taking its page count', () => {
       const state = spec
         .given([])
-        .when(create({ content: null, content_format: 'pdf', file: PDF_FILE }))
+        .when(create({ content_blob: null, content_format: 'pdf', file: PDF_FILE }))
         .then([createdPdf()]);
       expect(state.page_count).toBe(2);
     });
@@ -310,7 +313,16 @@ describe('documentDecider', () => {
 
     // SPEC.md Errors: missing_parameter when "neither content nor file_url".
     it('refuses a document with neither content nor a file', () => {
-      spec.given([]).when(create({ content: null, file: null })).thenThrows('missing_parameter', 'invalid');
+      spec.given([]).when(create({ content_blob: null, file: null })).thenThrows('missing_parameter', 'invalid');
+    });
+
+    it('refuses an empty body (a blob of zero bytes)', () => {
+      spec.given([]).when(create({ content_blob: { sha256: 'e'.repeat(64), byte_size: 0 } })).thenThrows('missing_parameter', { kind: 'invalid', param: 'content' });
+    });
+
+    it('records only the hash and size of the body, never text that came with the ref', () => {
+      // A duplicate of a document recorded with an inline body hands its ref back (issue 10 §3.4).
+      spec.given([]).when(create({ content_blob: { ...BODY, inline: '<p>The parties agree.</p>' } as BlobPointer })).then([created()]);
     });
 
     it('duplicates: copies the participant set-up and the fields, with no signing records', () => {
@@ -346,9 +358,9 @@ describe('documentDecider', () => {
     it('changes title, content and author name, naming only what changed', () => {
       const state = spec
         .given([created()])
-        .when(update({ title: 'Lease', content: '<p>New</p>', author_name: 'Acme Legal' }))
-        .then([{ type: 'DocumentUpdated', data: { title: 'Lease', content: '<p>New</p>', author_name: 'Acme Legal', updated_at: T_EDIT } }]);
-      expect(state).toMatchObject({ title: 'Lease', content: '<p>New</p>', author_name: 'Acme Legal' });
+        .when(update({ title: 'Lease', content_blob: NEW_BODY, author_name: 'Acme Legal' }))
+        .then([{ type: 'DocumentUpdated', data: { title: 'Lease', content_blob: NEW_BODY, author_name: 'Acme Legal', updated_at: T_EDIT } }]);
+      expect(state).toMatchObject({ title: 'Lease', content_blob: NEW_BODY, author_name: 'Acme Legal' });
       spec.given([created()]).when(update({ author_name: 'X' })).then([{ type: 'DocumentUpdated', data: { author_name: 'X', updated_at: T_EDIT } }]);
     });
 
@@ -395,7 +407,7 @@ describe('documentDecider', () => {
     });
 
     it('refuses content for an uploaded PDF, but a title is fine', () => {
-      spec.given([createdPdf()]).when(update({ content: '<p>x</p>' })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'content' });
+      spec.given([createdPdf()]).when(update({ content_blob: NEW_BODY })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'content' });
       spec.given([createdPdf()]).when(update({ title: 'Scanned' })).then([{ type: 'DocumentUpdated', data: { title: 'Scanned', updated_at: T_EDIT } }]);
     });
 

@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/decider';
-import { ContentFormat, DocumentEvent, Field, FileRef, ParticipantSetup, BlobPointer } from './document.events';
+import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantSetup, BlobPointer } from './document.events';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
 export type ParticipantStatus = 'pending' | 'viewed' | 'signed' | 'declined';
@@ -38,7 +38,7 @@ export interface DocumentState {
   livemode: boolean;
   status: DocumentStatus;
   title: string;
-  content: string | null;
+  content_blob: BodyRef | null;
   content_format: ContentFormat;
   file: FileRef | null;
   author_name: string;
@@ -65,7 +65,7 @@ export const initialDocumentState = (): DocumentState => ({
   livemode: false,
   status: 'draft',
   title: '',
-  content: null,
+  content_blob: null,
   content_format: 'html',
   file: null,
   author_name: '',
@@ -104,7 +104,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         organization_id: d.organization_id,
         livemode: d.livemode,
         title: d.title,
-        content: d.content,
+        content_blob: d.content_blob,
         content_format: d.content_format,
         file: d.file,
         author_name: d.author_name,
