@@ -12,3 +12,5 @@ export * from './signing-notifications.reactor';
 export * from './worker';
 export * from './webhooks';
 export * from './timers';
+export * from './verification/chain-head-proof';
+export * from './verification/verify-document';

@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { EvidenceIntegrityError } from '@dojang/application';
 import { DomainError } from '@dojang/domain';
 import { Request, Response } from 'express';
 import { ApiError, fromDomainError } from './api-error';
@@ -11,7 +12,9 @@ export class HttpErrorFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request & { requestId?: string }>();
     const error = toApiError(exception);
-    if (error.status >= 500) console.error(`[${req.requestId}]`, exception);
+    if (exception instanceof EvidenceIntegrityError) {
+      console.error(`[${req.requestId}] evidence_integrity_failure ${req.method} ${req.originalUrl}: ${exception.message}`);
+    } else if (error.status >= 500) console.error(`[${req.requestId}]`, exception);
     for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
     if (res.headersSent) return;
     res.status(error.status).json({
@@ -29,6 +32,10 @@ export class HttpErrorFilter implements ExceptionFilter {
 export function toApiError(exception: unknown): ApiError {
   if (exception instanceof ApiError) return exception;
   if (exception instanceof DomainError) return fromDomainError(exception);
+  // Not the client's doing, so a 5xx; but a named one, so an operator knows to restore the file.
+  if (exception instanceof EvidenceIntegrityError) {
+    return new ApiError(500, 'api_error', 'evidence_integrity_failure', 'A stored file failed its integrity check and was not served.');
+  }
   const e = exception as { type?: string; status?: number; statusCode?: number; code?: string; message?: string };
   // body-parser failures arrive before any controller runs.
   if (e && e.type === 'entity.parse.failed') {
