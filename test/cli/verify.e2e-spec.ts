@@ -13,6 +13,9 @@ import { apiClient, ApiCall, ensureBuilt, runCli, ServerProcess, startServer, te
 
 const BUILD_TIMEOUT = 5 * 60_000;
 
+// Completing a document and each CLI run (a process opening the stores) take seconds on a busy machine.
+jest.setTimeout(120_000);
+
 beforeAll(() => ensureBuilt(), BUILD_TIMEOUT);
 
 let server: ServerProcess;

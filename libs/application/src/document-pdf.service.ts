@@ -3,6 +3,7 @@ import { BlobPointer, DocumentState, ParticipantState } from '@dojang/domain';
 import {
   PdfStamp,
   SigningIdentity,
+  countersignPdf,
   evidenceKeyOf,
   inspectPdf,
   loadOrCreateSigningIdentity,
@@ -108,6 +109,22 @@ export class DocumentPdfService {
       ...(this.config.signingP12Password ? { p12Password: this.config.signingP12Password } : {}),
     });
     return this.identity;
+  }
+
+  /**
+   * Signs a bundle (final PDF + audit certificate) once more, in an incremental update: the
+   * contract's own signature stays valid for its revision and this one covers the whole file.
+   */
+  async countersign(bundle: Buffer, reason: string): Promise<Buffer> {
+    const identity = await this.signingIdentity();
+    return countersignPdf(bundle, {
+      p12: identity.p12,
+      passphrase: identity.passphrase,
+      reason: reason.slice(0, 200),
+      name: 'Dojang',
+      location: 'Dojang e-signature service',
+      ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
+    });
   }
 
   async evidenceKey(): Promise<EvidenceKey> {

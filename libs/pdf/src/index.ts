@@ -13,7 +13,7 @@ export {
 export { inspectPdf, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
 export { stampPdf, type PdfStamp } from './stamp-pdf';
-export { signPdf, readPdfEvidence, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
+export { signPdf, countersignPdf, readPdfEvidence, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
 export {
   loadOrCreateSigningIdentity,
   loadSigningIdentity,

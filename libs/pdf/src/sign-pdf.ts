@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import signpdf, { Signer } from '@signpdf/signpdf';
-import { PDFDict, PDFDocument, PDFHexString, PDFName } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { updateIncrementally } from './append-pdfs';
 import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
 import { signerFromP12 } from './signing-identity';
@@ -113,5 +114,36 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
   // @signpdf locates /ByteRange and /Contents by scanning bytes, so the
   // signature dictionary must not be compressed into an object stream.
   const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
+  return signpdf.sign(withPlaceholder, new CadesSigner(signer, opts.tsaUrl), opts.signingTime);
+}
+
+/**
+ * Signs a PDF again without touching what is already there: the new signature field goes in an
+ * incremental update, so earlier signatures keep verifying for their revisions and this one
+ * covers the whole file (the audit bundle: signed contract + certificate appended after it).
+ * A file that cannot be updated incrementally (no classic cross-reference table) holds no
+ * signature worth keeping and is signed as a whole by signPdf.
+ */
+export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
+  const signer = signerFromP12(opts.p12, opts.passphrase);
+  const withPlaceholder = await updateIncrementally(pdf, (doc) => {
+    const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+    const existing = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray)?.size() ?? 0;
+    pdflibAddPlaceholder({
+      pdfDoc: doc,
+      reason: opts.reason ?? '',
+      contactInfo: '',
+      name: opts.name ?? '',
+      location: opts.location ?? '',
+      signingTime: opts.signingTime,
+      subFilter: PADES_SUBFILTER,
+      signatureLength: 2 * contentsCapacity(signer, !!opts.tsaUrl),
+      appName: 'Dojang',
+    });
+    // The placeholder always names its field Signature1; field names must be unique.
+    const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
+    fields.lookup(fields.size() - 1, PDFDict).set(PDFName.of('T'), PDFString.of(`Signature${existing + 1}`));
+  });
+  if (!withPlaceholder) return signPdf(pdf, opts);
   return signpdf.sign(withPlaceholder, new CadesSigner(signer, opts.tsaUrl), opts.signingTime);
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
+import { Clock, CLOCK, EvidenceIntegrityError, Infrastructure, prefixedId, sha256Hex } from '@dojang/application';
 import { FileCommand, MAX_FILE_BYTES, WithoutNow, fileDecider, fileStreamId } from '@dojang/domain';
 import { FILES, FileRow } from '@dojang/projections';
 import { contentDispositionFor, inspectPdfIsolated } from '@dojang/pdf';
@@ -81,6 +81,8 @@ export class FilesHttpController {
     if (!row) throw notFound();
     const bytes = await this.infra.blobs.get(row.sha256);
     if (!bytes) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+    const actual = sha256Hex(bytes);
+    if (actual !== row.sha256) throw new EvidenceIntegrityError(row.sha256, actual);
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(row.filename ?? row.id).replace(/^attachment/, 'inline'));
     res.setHeader('Content-Length', String(bytes.length));
