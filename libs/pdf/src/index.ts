@@ -11,6 +11,7 @@ export {
   type RenderDocumentInput,
 } from './render-document';
 export { inspectPdf, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
+export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sanitize-pdf';
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
 export { stampPdf, type PdfStamp } from './stamp-pdf';
 export { signPdf, countersignPdf, readPdfEvidence, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';

@@ -43,7 +43,10 @@ export class FilesHttpController {
           : `Only PDF files are accepted, and this file is not one we can read (judged by its bytes, not by its Content-Type): ${inspection.message}`;
       throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', message, 'file');
     }
-    const blob = await this.infra.blobs.put(part.bytes);
+    // Scripts, launch actions, open/page actions and embedded files are removed before anything is
+    // stored, so neither a signer nor the final PDF ever carries them; a clean file stays byte for byte.
+    const stored = inspection.sanitized ? Buffer.from(inspection.sanitized) : part.bytes;
+    const blob = await this.infra.blobs.put(stored);
     const fileId = prefixedId('file');
     const command: WithoutNow<FileCommand> = {
       type: 'UploadFile',
