@@ -128,14 +128,7 @@ it('editing an event and re-hashing the chain with plain SHA-256 fails verify ag
     data.title = '위조된 계약서';
     created.data = JSON.stringify(data);
     // What an attacker without the key can do: recompute every hash from the edited content.
-    let prev = GENESIS_HASH;
-    const update = db.prepare('UPDATE events SET data = ?, metadata = ? WHERE global_position = ?');
-    for (const row of rows) {
-      const metadata = JSON.parse(row.metadata);
-      const hash = eventHash({ ...row, data: JSON.parse(row.data), metadata }, prev);
-      update.run(row.data, JSON.stringify({ ...metadata, prev_hash: prev, hash }), row.global_position);
-      prev = hash;
-    }
+    rehash(db, rows);
   });
   const out = await runCli(['verify', id], { dataDir: server.dataDir });
   expect(out.code).toBe(1);
@@ -146,6 +139,36 @@ it('editing an event and re-hashing the chain with plain SHA-256 fails verify ag
   expect(status.head_hash).toBe('failed');
   expect(body.failure.check).toBe('head_hash');
   expect(body.verdict).toMatch(/^BROKEN \(head_hash\) at revision \d+ \w+ [0-9a-f-]{36}: the events up to revision \d+ .* changed or removed and the chain re-hashed$/);
+});
+
+/** Recomputes every hash of the stream from its (edited) content, as an attacker without the key can. */
+function rehash(db: Database.Database, rows: Row[]) {
+  let prev = GENESIS_HASH;
+  const update = db.prepare('UPDATE events SET data = ?, metadata = ? WHERE global_position = ?');
+  for (const row of rows) {
+    const metadata = JSON.parse(row.metadata);
+    const hash = eventHash({ ...row, data: JSON.parse(row.data), metadata }, prev);
+    update.run(row.data, JSON.stringify({ ...metadata, prev_hash: prev, hash }), row.global_position);
+    prev = hash;
+  }
+}
+
+it('editing the completing signature (its IP) and re-hashing fails the signed head, naming the completion', async () => {
+  const { id } = await completedDocument('비밀유지서약서');
+  const completion = withEvents((db) => {
+    const rows = streamRows(db, id);
+    const signed = rows[rows.length - 2];
+    expect(signed.type).toBe('ParticipantSigned');
+    signed.data = JSON.stringify({ ...JSON.parse(signed.data), ip: '198.51.100.23' });
+    rehash(db, rows);
+    return rows[rows.length - 1];
+  });
+  const out = await runCli(['verify', id], { dataDir: server.dataDir });
+  expect(out.code).toBe(1);
+  const body = out.json();
+  expect(body.checks.find((c: { check: string }) => c.check === 'hash_chain').status).toBe('ok');
+  expect(body.failure).toMatchObject({ check: 'head_signature', event: { revision: completion.stream_revision, type: 'DocumentCompleted', id: completion.event_id } });
+  expect(body.verdict).toMatch(/^BROKEN \(head_signature\) at revision \d+ DocumentCompleted /);
 });
 
 it('a final PDF held by the auditor is compared with the log (--pdf)', async () => {

@@ -226,7 +226,7 @@ export class SigningService {
           {
             document_id: state.id,
             head,
-            participant_id: participantId,
+            signer: { participant_id: participantId, signature_sha256: signature?.sha256 ?? null, seal_sha256: seal?.image.sha256 ?? null, ip: info.ip, user_agent: info.user_agent },
             original_sha256: state.original_pdf?.sha256 ?? null,
             final_pdf_sha256: command.final_pdf.sha256,
           },

@@ -15,7 +15,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 const statement: ChainHeadStatement = {
   document_id: '3f1c2b9e-8c1a-4f7e-9a51-2d7c6e0b1a42',
   head: { revision: 6, hash: 'a'.repeat(64), event_count: 7, completed_event_count: 9 },
-  participant_id: 'p-1',
+  signer: { participant_id: 'p-1', signature_sha256: 'e'.repeat(64), seal_sha256: null, ip: '203.0.113.7', user_agent: 'jest' },
   original_sha256: 'b'.repeat(64),
   final_pdf_sha256: 'c'.repeat(64),
 };
@@ -38,6 +38,7 @@ describe('chain head proof', () => {
     expect(chainHeadSignatureValid({ ...statement, head: { ...statement.head, hash: 'd'.repeat(64) } }, proof, signer.certificate)).toBe(false);
     expect(chainHeadSignatureValid({ ...statement, head: { ...statement.head, completed_event_count: 8 } }, proof, signer.certificate)).toBe(false);
     expect(chainHeadSignatureValid({ ...statement, original_sha256: null }, proof, signer.certificate)).toBe(false);
+    expect(chainHeadSignatureValid({ ...statement, signer: { ...statement.signer, ip: '198.51.100.1' } }, proof, signer.certificate)).toBe(false);
     expect(chainHeadSignatureValid({ ...statement, document_id: 'other' }, proof, signer.certificate)).toBe(false);
     expect(chainHeadSignatureValid(statement, proof, stranger.certificate)).toBe(false);
     // A stranger's proof naming the right certificate does not verify either.

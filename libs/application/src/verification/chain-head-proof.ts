@@ -10,11 +10,33 @@ export interface ChainHead {
   completed_event_count: number;
 }
 
+export interface CompletingSignature {
+  participant_id: string;
+  signature_sha256: string | null;
+  seal_sha256: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** The signer facts of a ParticipantSigned event's data (what the verifier rebuilds the statement from). */
+export function completingSignatureOf(data: Record<string, unknown>): CompletingSignature {
+  const signature = data.signature as { sha256: string } | null | undefined;
+  const seal = data.seal as { image: { sha256: string } } | null | undefined;
+  return {
+    participant_id: String(data.participant_id ?? ''),
+    signature_sha256: signature?.sha256 ?? null,
+    seal_sha256: seal?.image?.sha256 ?? null,
+    ip: (data.ip as string | null | undefined) ?? null,
+    user_agent: (data.user_agent as string | null | undefined) ?? null,
+  };
+}
+
 /** What the document-signing key signs: the head plus the facts the completion records. */
 export interface ChainHeadStatement {
   document_id: string;
   head: ChainHead;
-  participant_id: string;
+  /** The signature the completion follows, as its ParticipantSigned records it (all but the time). */
+  signer: CompletingSignature;
   original_sha256: string | null;
   final_pdf_sha256: string | null;
 }
@@ -46,7 +68,7 @@ const statementBytes = (s: ChainHeadStatement) =>
       purpose: 'dojang-chain-head-v1',
       document_id: s.document_id,
       head: s.head,
-      participant_id: s.participant_id,
+      signer: s.signer,
       original_sha256: s.original_sha256,
       final_pdf_sha256: s.final_pdf_sha256,
     }),

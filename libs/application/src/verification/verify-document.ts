@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import { ChainHeadProof, DocumentEvent, DocumentState, documentDecider, wouldComplete } from '@dojang/domain';
 import { eventHash, GENESIS_HASH, StoredEvent, verifyChain } from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
-import { chainHeadSignatureValid, ChainHead } from './chain-head-proof';
+import { chainHeadSignatureValid, ChainHead, completingSignatureOf } from './chain-head-proof';
 
 export type CheckName = 'hash_chain' | 'completion_present' | 'head_signature' | 'head_hash' | 'event_count' | 'original_pdf' | 'final_pdf' | 'witness_pdf';
 
@@ -112,7 +112,7 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
       const statement = {
         document_id: state.id,
         head,
-        participant_id: String(signer?.data.participant_id ?? ''),
+        signer: completingSignatureOf(signer?.type === 'ParticipantSigned' ? signer.data : {}),
         original_sha256: data.original_sha256,
         final_pdf_sha256: data.final_pdf?.sha256 ?? null,
       };
@@ -122,7 +122,7 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
         checks.push({
           check: 'head_signature',
           status: 'failed',
-          detail: `the chain head signed in the completion at ${describe(at)} does not verify with the document-signing certificate (the completion, its signer, original or final PDF were changed)`,
+          detail: `the chain head signed in the completion at ${describe(at)} does not verify with the document-signing certificate (the completion, the signature it follows, the original or the final PDF were changed)`,
           event: at,
         });
       } else {
