@@ -41,6 +41,49 @@ export function koreanFontFiles(): Map<string, Buffer> {
   return fontFiles;
 }
 
+type FontkitCreate = (buffer: Buffer, postscriptName?: string) => unknown;
+/** pdfkit calls `create` on fontkit's default export object (its own interop), so that is the seam. */
+// fontkit ships no types; pdfkit requires the same module instance.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const fontkitModule = require('fontkit') as { default?: { create: FontkitCreate }; create: FontkitCreate };
+const fontkit: { create: FontkitCreate } = fontkitModule.default ?? fontkitModule;
+const parsedFonts = new WeakMap<Buffer, Map<string, unknown>>();
+let fontkitWrapped = false;
+
+/**
+ * Parses each of our font files once per process (per worker thread), not once per PDF: pdfkit
+ * hands fontkit the file on every document, and re-parsing Noto Sans KR was about a third of a
+ * contract's lifecycle CPU. Only the buffers of {@link koreanFontFiles} are cached; a parsed font
+ * is read-only to pdfkit (each document makes its own subset), so sharing it is safe.
+ */
+export function cacheParsedKoreanFonts(): void {
+  if (fontkitWrapped) return;
+  fontkitWrapped = true;
+  const create = fontkit.create.bind(fontkit);
+  const ours = new Set(koreanFontFiles().values());
+  fontkit.create = (buffer: Buffer, postscriptName?: string) => {
+    if (!ours.has(buffer)) return create(buffer, postscriptName);
+    let byName = parsedFonts.get(buffer);
+    if (!byName) parsedFonts.set(buffer, (byName = new Map()));
+    const key = postscriptName ?? '';
+    if (!byName.has(key)) byName.set(key, create(buffer, postscriptName));
+    return byName.get(key);
+  };
+}
+
+/** How many times fontkit really parsed one of our fonts in this thread (tests, bench). */
+export function parsedKoreanFontCount(): number {
+  let n = 0;
+  for (const buffer of koreanFontFiles().values()) n += parsedFonts.get(buffer)?.size ?? 0;
+  return n;
+}
+
+/** Reads and parses the fonts now (a pool worker does this as it starts). */
+export function preloadKoreanFonts(): void {
+  cacheParsedKoreanFonts();
+  for (const buffer of koreanFontFiles().values()) fontkit.create(buffer);
+}
+
 /** pdfmake font table; names refer to entries of {@link koreanFontFiles}. */
 export function koreanFontDescriptors(): Record<string, { normal: string; bold: string; italics: string; bolditalics: string }> {
   return {

@@ -1,6 +1,6 @@
 import PdfPrinter, { PrinterUrlResolver, PrinterVirtualFs } from 'pdfmake/js/Printer';
 import type { TDocumentDefinitions } from 'pdfmake/interfaces';
-import { koreanFontDescriptors, koreanFontFiles } from './fonts';
+import { cacheParsedKoreanFonts, koreanFontDescriptors, koreanFontFiles } from './fonts';
 
 /**
  * Fonts are served from memory; nothing else exists in this file system, so a
@@ -39,6 +39,7 @@ const denyLocalFiles = (): boolean => false;
  * while laying it out, so pass a fresh one per call.
  */
 export async function renderDocDefinition(def: TDocumentDefinitions): Promise<Buffer> {
+  cacheParsedKoreanFonts();
   // A new printer per call: the printer keeps the last pdfkit document on itself.
   const printer = new PdfPrinter(koreanFontDescriptors(), fontOnlyFileSystem(), offlineResolver, denyLocalFiles);
   const doc = await printer.createPdfKitDocument(def);

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from
 import { DocumentPdfService, sha256Hex } from '@dojang/application';
 import { canAffordSignature, DEFAULT_EXPIRY_DAYS, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
-import { appendPdfs, contentDispositionFor, renderAuditCertificate } from '@dojang/pdf';
+import { contentDispositionFor } from '@dojang/pdf';
 import { Response } from 'express';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
@@ -84,7 +84,7 @@ export class DocumentLifecycleHttpController {
     if (audit === 'true') {
       const original = await this.pdf.original(row);
       const entries = await this.auditEntries(row);
-      const certificate = await renderAuditCertificate({
+      bytes = await this.pdf.withAuditCertificate(bytes, {
         title: row.title,
         document_id: row.id,
         original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
@@ -107,7 +107,6 @@ export class DocumentLifecycleHttpController {
         timeline: entries.map((e) => ({ at: e.at, event: e.event, actor: e.actor, detail: e.detail ?? (e.ip ? `IP ${e.ip}` : null) })),
         generated_at: this.docs.nowIso(),
       });
-      bytes = await appendPdfs(bytes, certificate);
     }
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(audit === 'true' ? `${row.title} (audit)` : row.title));

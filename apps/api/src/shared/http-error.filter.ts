@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { DomainError } from '@dojang/domain';
+import { isPdfLimitError } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { ApiError, fromDomainError } from './api-error';
 
@@ -29,6 +30,8 @@ export class HttpErrorFilter implements ExceptionFilter {
 export function toApiError(exception: unknown): ApiError {
   if (exception instanceof ApiError) return exception;
   if (exception instanceof DomainError) return fromDomainError(exception);
+  // A PDF job past its time or heap limit, or content over a per-document budget: refused, nothing written.
+  if (isPdfLimitError(exception)) return new ApiError(413, 'invalid_request_error', exception.code, exception.message, exception.param);
   const e = exception as { type?: string; status?: number; statusCode?: number; code?: string; message?: string };
   // body-parser failures arrive before any controller runs.
   if (e && e.type === 'entity.parse.failed') {
