@@ -11,7 +11,7 @@ import {
   organizationStreamId,
 } from '@dojang/domain';
 import { verifyChain } from '@dojang/event-store';
-import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { ORGANIZATIONS, OrganizationRow, RebuildProgress } from '@dojang/projections';
 import { WithoutNow } from '@dojang/domain';
 import { newApiKey, prefixedId } from './ids';
 import { Infrastructure } from './infrastructure';
@@ -128,7 +128,7 @@ export class AdminService {
     return { document_id: documentId, found: true as const, chain, final_pdf };
   }
 
-  async rebuildProjections(names?: string[]) {
-    return this.infra.runner.rebuild(names);
+  async rebuildProjections(names?: string[], onProgress?: (progress: RebuildProgress) => void) {
+    return this.infra.runner.rebuild(names, onProgress);
   }
 }
