@@ -1,7 +1,6 @@
 import { DocumentPdfService } from '@dojang/application';
 import { documentStreamId } from '@dojang/domain';
-import { RENDER_DOCUMENT } from '@dojang/pdf';
-import { encodePngPixels } from '@dojang/pdf';
+import { closeSharedPdfPools, encodePngPixels, RENDER_DOCUMENT } from '@dojang/pdf';
 import { client, Client, expectError, expectStatus } from '../support/api-helpers';
 import { sentWith, signer, draftWith } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
@@ -32,7 +31,10 @@ describe('PDF work in the worker pool: budgets, limits, render once, a free even
     c = client(t, org.test);
     pdf = t.app.get(DocumentPdfService);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await closeSharedPdfPools();
+  });
   afterEach(() => {
     jest.restoreAllMocks();
     t.infra.config.pdfJobTimeoutMs = 20_000;
@@ -82,9 +84,10 @@ describe('PDF work in the worker pool: budgets, limits, render once, a free even
 
   it('refuses the completing signature with 413 when the final PDF passes the time limit, and records no signature', async () => {
     const built = await sentWith(c, [{ name: '박민수' }], { title: '서명 시간 초과' });
+    const s = signer(t, built.p['박민수'].token);
+    expectStatus(await s.view(), 200);
     const events = await eventTypes(built.id);
     t.infra.config.pdfJobTimeoutMs = 1;
-    const s = signer(t, built.p['박민수'].token);
     expectError(await s.sign(), 413, 'pdf_job_limit_exceeded');
     expect(await eventTypes(built.id)).toEqual(events);
     expect(expectStatus(await c.get(`/documents/${built.id}`), 200).body.status).toBe('sent');
