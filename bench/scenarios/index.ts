@@ -2,8 +2,11 @@ import { BenchScenario } from '../harness';
 import { bareNestScenario } from './bare-nest.scenario';
 import { documentsApiScenario } from './documents-api.scenario';
 import { eventStoreScenario } from './event-store.scenario';
+import { isolationScenario } from './isolation.scenario';
 import { lifecycleScenario } from './lifecycle.scenario';
+import { memoryScenario } from './memory.scenario';
 import { pdfScenario } from './pdf.scenario';
+import { rebuildScenario } from './rebuild.scenario';
 import { webhooksScenario } from './webhooks.scenario';
 
 /**
@@ -12,4 +15,14 @@ import { webhooksScenario } from './webhooks.scenario';
  * modules beside these that return `http` results or `rows`; a benchmark written as a library
  * function in bench/ plugs in through libraryBenchScenario, as PDF and webhooks do.
  */
-export const SCENARIOS: BenchScenario[] = [bareNestScenario, documentsApiScenario, eventStoreScenario, lifecycleScenario, webhooksScenario, pdfScenario];
+export const SCENARIOS: BenchScenario[] = [
+  bareNestScenario,
+  documentsApiScenario,
+  eventStoreScenario,
+  lifecycleScenario,
+  isolationScenario,
+  rebuildScenario,
+  memoryScenario,
+  webhooksScenario,
+  pdfScenario,
+];

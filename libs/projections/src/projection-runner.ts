@@ -242,11 +242,12 @@ function isStaleGeneration(err: unknown): boolean {
 }
 
 function groupBy(keys: Array<{ collection: string; id: string }>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+  // Sets: a rebuild batch names thousands of rows, often the same ones (an organization's row).
+  const sets = new Map<string, Set<string>>();
   for (const k of keys) {
-    const list = out.get(k.collection) ?? [];
-    if (!list.includes(k.id)) list.push(k.id);
-    out.set(k.collection, list);
+    let ids = sets.get(k.collection);
+    if (!ids) sets.set(k.collection, (ids = new Set()));
+    ids.add(k.id);
   }
-  return out;
+  return new Map([...sets].map(([collection, ids]) => [collection, [...ids]]));
 }

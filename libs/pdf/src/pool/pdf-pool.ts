@@ -1,4 +1,5 @@
 import { availableParallelism } from 'os';
+import { performance } from 'perf_hooks';
 import * as path from 'path';
 import { Piscina } from 'piscina';
 import { WARM_UP_FILE, type PdfJob } from './pdf-jobs';
@@ -46,6 +47,7 @@ export class PdfPool {
   /** Workers replacing terminated ones, still loading: their slots are not free yet. */
   private booting = 0;
   private running = 0;
+  private readonly timings = new Map<string, { jobs: number; ms: number }>();
   private readonly waiting: Array<() => void> = [];
 
   constructor(options: PdfPoolOptions = {}) {
@@ -85,10 +87,16 @@ export class PdfPool {
     await this.acquire();
     try {
       let result: O;
+      const started = performance.now();
       try {
         result = await this.piscina.run(input, { filename: job.filename, signal: AbortSignal.timeout(timeoutMs) });
       } catch (err) {
         throw limitError(err, job, timeoutMs, this.maxHeapMb) ?? err;
+      } finally {
+        const t = this.timings.get(job.id) ?? { jobs: 0, ms: 0 };
+        t.jobs++;
+        t.ms += performance.now() - started;
+        this.timings.set(job.id, t);
       }
       if (isRefusal(result)) throw new PdfLimitError('document_budget_exceeded', result.refused.limit, result.refused.message, result.refused.param);
       return result as Exclude<O, PdfJobRefusal>;
@@ -100,6 +108,11 @@ export class PdfPool {
   /** Jobs running and waiting (metrics, bench). */
   get load(): { running: number; waiting: number } {
     return { running: this.running, waiting: this.waiting.length };
+  }
+
+  /** Jobs run per job id and their time in a worker (wall clock, from hand-over to result). */
+  stats(): Record<string, { jobs: number; ms: number }> {
+    return Object.fromEntries([...this.timings].map(([id, t]) => [id, { ...t }]));
   }
 
   async close(): Promise<void> {
