@@ -97,7 +97,7 @@ describe('PDF work in the worker pool: budgets, limits, render once, a free even
   });
 
   it('answers other requests while a PDF job is in flight: the API thread never renders', async () => {
-    const long = '<p>갑과 을은 다음과 같이 계약을 체결하고 성실히 이행한다. 이 조항은 길게 반복된다.</p>'.repeat(1500);
+    const long = '<p>갑과 을은 다음과 같이 계약을 체결하고 성실히 이행한다. 이 조항은 길게 반복된다.</p>'.repeat(600);
     const doc = expectStatus(await c.post('/documents', { title: '긴 계약서', content: long }), 201).body;
     let fileDone = false;
     const file = download(doc.id).then((res) => {
