@@ -41,11 +41,9 @@ export class PdfPool {
   readonly maxHeapMb: number;
   readonly timeoutMs: number;
   private readonly piscina: Piscina;
-  /** Resolves once every first worker has loaded the libraries and fonts. */
-  private readonly started: Promise<void>;
   private startedUp = false;
-  /** Workers replacing terminated ones, still loading: their slots are not free yet. */
-  private booting = 0;
+  /** Workers still loading (the first ones, or replacements of terminated ones): not free yet. */
+  private booting: number;
   private running = 0;
   private readonly timings = new Map<string, { jobs: number; ms: number }>();
   private readonly waiting: Array<() => void> = [];
@@ -67,6 +65,7 @@ export class PdfPool {
     });
     // A job's clock starts when a worker takes it; a worker still loading pdfmake and the fonts
     // would make its first job pay for that, so jobs wait for ready workers.
+    this.booting = this.threads;
     this.piscina.on('workerDestroy', () => {
       if (this.startedUp) this.booting++;
     });
@@ -75,10 +74,24 @@ export class PdfPool {
       this.booting--;
       this.wake();
     });
-    this.started = Promise.all(Array.from({ length: this.threads }, () => this.piscina.run(null))).then(() => {
-      this.startedUp = true;
-    });
-    this.started.catch(() => undefined);
+    // The first workers are ready once their warm-up call returns; a job may start on the first
+    // one ready. (Piscina marks them ready before they have loaded anything.)
+    let warmed = 0;
+    for (let i = 0; i < this.threads; i++) {
+      this.piscina.run(null).then(
+        () => {
+          this.booting--;
+          if (++warmed === this.threads) this.startedUp = true;
+          this.wake();
+        },
+        () => {
+          // A worker that cannot even load: let jobs through, they will fail with the reason.
+          this.booting = 0;
+          this.startedUp = true;
+          this.wake();
+        },
+      );
+    }
   }
 
   /** Runs `job` in a worker; its result, or PdfLimitError when it passed a limit or a budget. */
@@ -120,7 +133,6 @@ export class PdfPool {
   }
 
   private async acquire(): Promise<void> {
-    await this.started;
     if (this.waiting.length === 0 && this.running < this.threads - this.booting) {
       this.running++;
       return;
