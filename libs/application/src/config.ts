@@ -55,7 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     secretKey: env.SECRET_KEY || null,
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 600),
     pdfReadTimeoutMs: int(env.PDF_READ_TIMEOUT_MS, 0) > 0 ? int(env.PDF_READ_TIMEOUT_MS, 0) : 5_000,
-    pdfJobTimeoutMs: int(env.PDF_JOB_TIMEOUT_MS, 0) > 0 ? int(env.PDF_JOB_TIMEOUT_MS, 0) : 20_000,
+    pdfJobTimeoutMs: int(env.PDF_JOB_TIMEOUT_MS, 0) > 0 ? int(env.PDF_JOB_TIMEOUT_MS, 0) : 30_000,
     pdfJobMaxHeapMb: int(env.PDF_JOB_MAX_HEAP_MB, 0) > 0 ? int(env.PDF_JOB_MAX_HEAP_MB, 0) : 512,
     pdfPoolThreads: Math.max(0, int(env.PDF_POOL_THREADS, 0)),
     role,

@@ -21,7 +21,7 @@ export interface PdfRunOptions {
   timeoutMs?: number;
 }
 
-export const DEFAULT_PDF_JOB_TIMEOUT_MS = 20_000;
+export const DEFAULT_PDF_JOB_TIMEOUT_MS = 30_000;
 export const DEFAULT_PDF_JOB_MAX_HEAP_MB = 512;
 
 // Under ts-jest and ts-node the handlers are .ts sources, which a worker thread can only load
