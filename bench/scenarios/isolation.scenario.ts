@@ -83,7 +83,10 @@ export const isolationScenario: BenchScenario = {
         return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
       };
       const ok = (r: { status: number; body: any }, what: string) => {
-        if (r.status >= 300) throw Object.assign(new Error(`${what}: ${r.status} ${r.body?.error?.code ?? ''}`), { status: r.status, code: r.body?.error?.code });
+        if (r.status >= 300) {
+          const why = /took longer than|time limit/.test(String(r.body?.error?.message)) ? ' (time limit)' : /memory/.test(String(r.body?.error?.message)) ? ' (memory limit)' : '';
+          throw Object.assign(new Error(`${what}: ${r.status} ${r.body?.error?.code ?? ''}`), { status: r.status, code: `${r.body?.error?.code}${why} at ${what}` });
+        }
         return r.body;
       };
       const signature = `data:image/png;base64,${encodePngPixels(60, 20, 4, new Uint8Array(60 * 20 * 4).fill(0x40)).toString('base64')}`;
