@@ -19,6 +19,8 @@ export interface AppConfig {
   /** How long an uploaded PDF may take to read before it is refused. */
   pdfReadTimeoutMs: number;
   role: 'all' | 'api' | 'worker';
+  /** How long a worker holds a reactor before another may take it over (renewed every third of it). */
+  reactorLeaseMs: number;
   smtpUrl: string | null;
   mailFrom: string;
   twilio: { accountSid: string; authToken: string; from: string; apiBaseUrl: string | null } | null;
@@ -50,6 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 600),
     pdfReadTimeoutMs: int(env.PDF_READ_TIMEOUT_MS, 0) > 0 ? int(env.PDF_READ_TIMEOUT_MS, 0) : 5_000,
     role,
+    reactorLeaseMs: int(env.REACTOR_LEASE_MS, 0) > 0 ? int(env.REACTOR_LEASE_MS, 0) : 15_000,
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || 'Dojang <no-reply@dojang.local>',
     twilio:

@@ -1,3 +1,5 @@
+import { randomUUID } from 'crypto';
+import * as os from 'os';
 import { EmailSender, SmsSender, SmtpEmailSender, TwilioSmsSender } from '@dojang/notifications';
 import { Clock, systemClock } from './clock';
 import { Infrastructure } from './infrastructure';
@@ -77,6 +79,9 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   ];
   const runner = new ReactorRunner(infra.events, infra.reads, reactors, {
     clock,
+    // Several workers share the reactors, one runner per reactor at a time (see ARCHITECTURE.md).
+    leaseMs: infra.config.reactorLeaseMs,
+    owner: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     onError: (name, event, err) => {
       if (infra.config.logLevel !== 'silent') console.error(`[worker] ${name} failed on ${event.type} ${event.event_id}:`, (err as Error)?.message ?? err);
     },
