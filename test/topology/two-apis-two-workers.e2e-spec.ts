@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import http from 'node:http';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
 import { ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
 import { solidPng } from '../support/png';
@@ -31,39 +32,53 @@ const SECRET_KEY = 'topology-test-secret-0123456789abcdef';
 interface Answer {
   status: number;
   body: any;
-  headers: Headers;
+  headers: http.IncomingHttpHeaders;
 }
 
 /** A request whose answer never came: the process died with it in flight. */
 class Cut extends Error {}
 
-async function request(baseUrl: string, method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  let res: Response;
-  try {
-    res = await fetch(baseUrl + path, {
-      method,
-      headers: {
-        ...(key ? { Authorization: `Bearer ${key}` } : {}),
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...headers,
+/**
+ * One request on a connection of its own (no keep-alive): a pooled connection that the server
+ * closes as idle just when the client reuses it fails like a killed process would, and on a
+ * loaded machine that race is not rare.
+ */
+function request(baseUrl: string, method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      baseUrl + path,
+      {
+        method,
+        agent: false,
+        timeout: 30_000,
+        headers: {
+          ...(key ? { Authorization: `Bearer ${key}` } : {}),
+          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}),
+          ...headers,
+        },
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new Cut(`${method} ${path}: ${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`);
-  }
-  const text = await res.text().catch((err) => {
-    throw new Cut(`${method} ${path} (body): ${(err as Error).message}`);
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => reject(new Cut(`${method} ${path} (answer): ${err.message}`)));
+        res.on('end', () => {
+          if (!res.complete) return reject(new Cut(`${method} ${path}: the answer was cut off`));
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text ? JSON.parse(text) : null;
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('no answer in 30 s')));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(new Cut(`${method} ${path}: ${err.code ?? ''} ${err.message}`)));
+    req.end(payload);
   });
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body: parsed, headers: res.headers };
 }
 
 interface Lifecycle {
@@ -108,8 +123,8 @@ function topology(store: Store) {
     dirs.push(dir);
     return dir;
   };
-  const startApi = () => startServer({ dataDir: dataDir('api'), env: { ...env, ROLE: 'api' } });
-  const startWorker = () => startWorkerProcess({ dataDir: dataDir('worker'), env: { ...env, ROLE: 'worker' } });
+  const startApi = () => startServer({ dataDir: dataDir('api'), env: { ...env, ROLE: 'api' }, readyTimeoutMs: 120_000 });
+  const startWorker = () => startWorkerProcess({ dataDir: dataDir('worker'), env: { ...env, ROLE: 'worker' }, readyTimeoutMs: 120_000 });
 
   beforeAll(async () => {
     ensureBuilt();
@@ -419,7 +434,7 @@ function topology(store: Store) {
     for (let i = 0; i < 8; i++) {
       const res = await request((i % 2 ? B : A).url, 'GET', '/v1/organization', test);
       expect(res.status).toBe(200);
-      seen.push({ remaining: Number(res.headers.get('ratelimit-remaining')), reset: String(res.headers.get('ratelimit-reset')) });
+      seen.push({ remaining: Number(res.headers['ratelimit-remaining']), reset: String(res.headers['ratelimit-reset']) });
     }
     const pairs = seen.slice(1).map((s, i) => [seen[i], s]).filter(([x, y]) => x.reset === y.reset);
     expect(pairs.length).toBeGreaterThanOrEqual(6);
@@ -431,7 +446,7 @@ function topology(store: Store) {
     expect(first.status).toBe(201);
     const again = await request(B.url, 'POST', '/v1/documents', test, body, { 'Idempotency-Key': `topology-${store.kind}-1` });
     expect(again.status).toBe(201);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     const other = await request(B.url, 'POST', '/v1/documents', test, { ...body, title: '다른 계약서' }, { 'Idempotency-Key': `topology-${store.kind}-1` });
     expect(other.status).toBe(400);

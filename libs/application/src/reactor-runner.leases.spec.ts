@@ -16,6 +16,8 @@ type Handled = Array<{ reactor: string; runner: string; event_id: string }>;
 
 class RecordingReactor implements Reactor {
   readonly handles = new Set(['Happened']);
+  /** While set, react() waits for it (an event in flight, e.g. a slow mail server). */
+  gate: Promise<void> | null = null;
   constructor(
     readonly name: string,
     private readonly runner: string,
@@ -23,7 +25,13 @@ class RecordingReactor implements Reactor {
   ) {}
   async react(event: StoredEvent): Promise<void> {
     this.handled.push({ reactor: this.name, runner: this.runner, event_id: event.event_id });
+    await this.gate;
   }
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!done()) throw new Error('never happened');
 }
 
 /**
@@ -49,8 +57,11 @@ describe('ReactorRunner leases (several workers on one store)', () => {
     }
     return ids;
   };
+  const reactorsOf = new Map<string, RecordingReactor[]>();
   const runner = (owner: string, names = ['alpha', 'beta']) => {
-    const r = new ReactorRunner(events, reads, names.map((n) => new RecordingReactor(n, owner, handled)), {
+    const reactors = names.map((n) => new RecordingReactor(n, owner, handled));
+    reactorsOf.set(owner, reactors);
+    const r = new ReactorRunner(events, reads, reactors, {
       clock,
       owner,
       leaseMs: LEASE_MS,
@@ -84,8 +95,10 @@ describe('ReactorRunner leases (several workers on one store)', () => {
     await a.start();
     expect(a.heldReactors).toEqual(['alpha', 'beta']);
     await b.start();
-    // a sees a second runner alive and hands back what is beyond its share; b takes it.
+    // a sees a second runner alive and hands back what is beyond its share (between two events,
+    // in its pass); b takes it.
     await a.maintainLeases();
+    await a.trigger();
     await b.maintainLeases();
     expect(a.heldReactors).toEqual(['alpha']);
     expect(b.heldReactors).toEqual(['beta']);
@@ -97,6 +110,30 @@ describe('ReactorRunner leases (several workers on one store)', () => {
     }
     expect(new Set(by('alpha').map((h) => h.runner))).toEqual(new Set(['worker-a']));
     expect(new Set(by('beta').map((h) => h.runner))).toEqual(new Set(['worker-b']));
+  });
+
+  it('hands a reactor back only between two of its events, with the position of the one in flight', async () => {
+    const a = runner('worker-a');
+    await a.start();
+    let open: () => void = () => undefined;
+    reactorsOf.get('worker-a')![1].gate = new Promise<void>((resolve) => (open = resolve));
+    const [first] = await append(1);
+    const pass = a.trigger();
+    await until(() => by('beta').length === 1);
+    // beta's event is in flight when a learns it must hand beta back.
+    const b = runner('worker-b');
+    await b.start();
+    await a.maintainLeases();
+    await b.maintainLeases();
+    expect(b.heldReactors).toEqual([]);
+    open();
+    await pass;
+    await a.trigger();
+    await b.maintainLeases();
+    expect(a.heldReactors).toEqual(['alpha']);
+    expect(b.heldReactors).toEqual(['beta']);
+    await settle(a, b);
+    expect(by('beta')).toEqual([{ reactor: 'beta', runner: 'worker-a', event_id: first }]);
   });
 
   it("takes over a dead runner's reactors once its lease expired, from the position it saved", async () => {

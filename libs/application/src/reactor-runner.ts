@@ -122,6 +122,11 @@ export class ReactorRunner {
   /** Writes to one lease row, one at a time (the pass and the renewal timer both write). */
   private readonly leaseWrites = new Map<string, Promise<unknown>>();
   private maintaining: Promise<void> | null = null;
+  /**
+   * Leases beyond this runner's share, handed back by the pass between two events (never while
+   * one of that reactor's events is being handled, whose position would not be saved).
+   */
+  private readonly handBack = new Set<string>();
   /** Version of this runner's own row in `reactor_runners` (null: not written yet). */
   private heartbeatVersion: number | null = null;
   private savedAt = 0;
@@ -165,7 +170,8 @@ export class ReactorRunner {
     // Released, with the position reached, so another worker takes over at once instead of
     // waiting for the lease to expire.
     for (const name of [...this.held.keys()]) await this.writeLease(name, 'release');
-    await this.reads.commit([{ op: 'delete', collection: REACTOR_RUNNERS, id: this.owner }], {});
+    this.handBack.clear();
+    if (this.heartbeatVersion !== null) await this.reads.commit([{ op: 'delete', collection: REACTOR_RUNNERS, id: this.owner }], {});
     this.heartbeatVersion = null;
   }
 
@@ -195,13 +201,15 @@ export class ReactorRunner {
         const live = await this.heartbeat();
         const share = Math.ceil(this.reactors.length / live);
         for (const name of this.heldReactors) await this.writeLease(name, 'renew');
-        for (const name of this.heldReactors.slice(share)) await this.writeLease(name, 'release');
+        this.handBack.clear();
+        for (const name of this.heldReactors.slice(share)) this.handBack.add(name);
         let gained = false;
         for (const reactor of this.reactors) {
-          if (this.stopped || this.held.size >= share) break;
+          if (this.stopped || this.held.size - this.handBack.size >= share) break;
           if (!this.held.has(reactor.name) && (await this.acquire(reactor.name))) gained = true;
         }
-        if (gained && !this.stopped) void this.trigger();
+        // Not awaited: a long pass (a slow provider) must not hold up the renewals.
+        if ((gained || this.handBack.size > 0) && !this.stopped) void this.trigger();
       } finally {
         this.maintaining = null;
       }
@@ -306,6 +314,10 @@ export class ReactorRunner {
     const batchSize = this.options.batchSize ?? 200;
     const blocked = new Set<string>();
     for (;;) {
+      for (const name of [...this.handBack]) {
+        this.handBack.delete(name);
+        await this.writeLease(name, 'release');
+      }
       const active = this.reactors.filter((r) => this.held.has(r.name) && !blocked.has(r.name));
       if (active.length === 0) return;
       const from = Math.min(...active.map((r) => this.held.get(r.name)!.position));
