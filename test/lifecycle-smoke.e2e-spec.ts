@@ -1,15 +1,34 @@
+import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { bearer, startTestApp, TestApp, TestOrg } from './support/test-app';
 
 import { solidPng } from './support/png';
 
-describe('signing lifecycle (smoke)', () => {
+const server = postgresTestServer();
+if (!server) console.warn(POSTGRES_SKIP_MESSAGE);
+
+// The same lifecycle on the embedded stores and on PostgreSQL (DATABASE_URL for all three ports).
+describe.each([
+  ['SQLite', false],
+  ['PostgreSQL', true],
+] as const)('signing lifecycle (smoke) on %s', (_name, postgres) => {
+  const run = postgres && !server ? describe.skip : describe;
+  run('', () => lifecycle(postgres));
+});
+
+function lifecycle(postgres: boolean) {
   let t: TestApp;
   let org: TestOrg;
+  let databaseUrl: string | null = null;
   beforeAll(async () => {
-    t = await startTestApp();
+    if (postgres) databaseUrl = await createTestDatabase(server!);
+    t = await startTestApp(databaseUrl ? { config: { databaseUrl, databasePoolSize: 4 } } : {});
+    expect(t.infra.storeKind).toBe(postgres ? 'postgres' : 'sqlite');
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t?.close();
+    if (databaseUrl) await dropTestDatabase(server!, databaseUrl);
+  });
 
   it('create → participant → fields → send → view → PIN → sign → completed', async () => {
     const h = bearer(org.test);
@@ -40,4 +59,4 @@ describe('signing lifecycle (smoke)', () => {
     const file = await t.http.get(`/v1/documents/${doc.id}/file`).set(h).expect(200);
     expect(file.headers['content-type']).toBe('application/pdf');
   });
-});
+}

@@ -4,6 +4,7 @@ import { documentsApiScenario } from './documents-api.scenario';
 import { eventStoreScenario } from './event-store.scenario';
 import { lifecycleScenario } from './lifecycle.scenario';
 import { pdfScenario } from './pdf.scenario';
+import { postgresEventStoreScenario } from './postgres-event-store.scenario';
 import { webhooksScenario } from './webhooks.scenario';
 
 /**
@@ -12,4 +13,4 @@ import { webhooksScenario } from './webhooks.scenario';
  * modules beside these that return `http` results or `rows`; a benchmark written as a library
  * function in bench/ plugs in through libraryBenchScenario, as PDF and webhooks do.
  */
-export const SCENARIOS: BenchScenario[] = [bareNestScenario, documentsApiScenario, eventStoreScenario, lifecycleScenario, webhooksScenario, pdfScenario];
+export const SCENARIOS: BenchScenario[] = [bareNestScenario, documentsApiScenario, eventStoreScenario, postgresEventStoreScenario, lifecycleScenario, webhooksScenario, pdfScenario];

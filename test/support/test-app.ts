@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { AdminService, ManualClock, Infrastructure, loadConfig, openInfrastructure, AppConfig, startWorker, Worker, WorkerOptions } from '@dojang/application';
+import { AdminService, ManualClock, Infrastructure, Logger, loadConfig, openInfrastructure, AppConfig, startWorker, Worker, WorkerOptions } from '@dojang/application';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -29,11 +29,11 @@ export interface TestApp {
  * from the test (expiry, cooldowns, retries) instead of sleeping.
  */
 export async function startTestApp(
-  options: { manualClock?: boolean; config?: Partial<AppConfig>; env?: NodeJS.ProcessEnv; worker?: boolean | WorkerOptions } = {},
+  options: { manualClock?: boolean; config?: Partial<AppConfig>; env?: NodeJS.ProcessEnv; worker?: boolean | WorkerOptions; logger?: Logger } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-test-'));
   const config: AppConfig = { ...loadConfig({ ...(options.env ?? {}), DATA_DIR: dataDir, NODE_ENV: 'test' }), ...(options.config ?? {}) };
-  const infra = await openInfrastructure(config);
+  const infra = await openInfrastructure(config, undefined, options.logger ? { logger: options.logger } : {});
   await infra.runner.start();
   const clock = options.manualClock ? new ManualClock(new Date('2026-03-02T09:00:00.000Z')) : null;
   const worker =

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { LoggerModule } from 'nestjs-pino';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
@@ -14,6 +15,7 @@ import { DocumentSources } from './documents/document-sources.service';
 import { DocumentsHttpController } from './documents/documents.http.controller';
 import { ParticipantsHttpController } from './documents/participants.http.controller';
 import { HealthHttpController } from './health/health.http.controller';
+import { MetricsHttpController } from './observability/metrics.http.controller';
 import { OrganizationHttpController } from './organization/organization.http.controller';
 import { ApiKeyGuard } from './shared/auth.guard';
 import { DecideCommandHandler } from './shared/decide.command';
@@ -31,9 +33,12 @@ export class AppModule {
   static register(infra: Infrastructure, clock: Clock, notifier: Notifier, extra: { controllers?: any[]; providers?: Provider[] } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot()],
+      // useExisting: the process's logger is built once (libs/application) and shared with the
+      // worker; nestjs-pino adapts it to Nest's LoggerService.
+      imports: [CqrsModule.forRoot(), LoggerModule.forRoot({ pinoHttp: { logger: infra.logger }, useExisting: true })],
       controllers: [
         HealthHttpController,
+        MetricsHttpController,
         OrganizationHttpController,
         DocumentsHttpController,
         ParticipantsHttpController,

@@ -4,7 +4,9 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@dojang/application';
 import { randomBytes } from 'crypto';
 import { json, NextFunction, Request, Response, urlencoded } from 'express';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { requestLogMiddleware } from './observability/request-log.middleware';
 import { toApiError } from './shared/http-error.filter';
 import { idempotencyMiddleware } from './idempotency/idempotency.middleware';
 import { buildOpenApiDocument } from './openapi/openapi.document';
@@ -26,9 +28,11 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   const clock = options.clock ?? systemClock;
   const notifier = options.notifier ?? (await createNotifier(infra, { clock }));
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock, notifier), {
-    logger: infra.config.logLevel === 'silent' ? false : ['error', 'warn'],
+    bufferLogs: true,
     bodyParser: false,
   });
+  // Nest's own messages go through the process's pino logger (JSON lines, redaction).
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
@@ -38,6 +42,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
     if (req.url.startsWith('/api/v1/') || req.url === '/api/v1') req.url = req.url.slice(4);
     next();
   });
+  app.use(requestLogMiddleware(infra));
   // Before body parsing, so a 429 costs nothing and every response with a valid key has the headers.
   app.use(rateLimitMiddleware(infra, clock));
   // Body-parser errors happen before Nest routes the request, so they get the envelope here.
@@ -52,7 +57,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   }
   // After the body parsers: the fingerprint is the canonical JSON body.
   app.use(idempotencyMiddleware(infra, clock));
-  app.setGlobalPrefix('v1', { exclude: ['sign/(.*)', 'sign', 'docs', 'docs/(.*)'] });
+  app.setGlobalPrefix('v1', { exclude: ['sign/(.*)', 'sign', 'docs', 'docs/(.*)', 'metrics'] });
   app.get(OpenApiDocumentHolder).init(() => buildOpenApiDocument(app));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

@@ -1,4 +1,5 @@
 import * as path from 'path';
+import { LOG_LEVELS, LogLevel } from './observability/logger';
 
 export interface AppConfig {
   port: number;
@@ -28,12 +29,25 @@ export interface AppConfig {
   tsaUrl: string | null;
   signingP12: string | null;
   signingP12Password: string | null;
-  logLevel: 'silent' | 'info';
+  /** LOG_LEVEL (pino levels); `silent` under NODE_ENV=test unless LOG_LEVEL says otherwise. */
+  logLevel: LogLevel;
+  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  metricsToken: string | null;
+  /** The worker's own metrics port (ROLE=worker); 0 = none. */
+  metricsPort: number;
+  /** Readiness answers 503 while any projection is more than this many events behind the log. */
+  readyMaxLagEvents: number;
 }
 
 function int(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value !== undefined && value !== '' && Number.isFinite(n) ? Math.floor(n) : fallback;
+}
+
+function logLevel(env: NodeJS.ProcessEnv): LogLevel {
+  const asked = env.LOG_LEVEL?.toLowerCase();
+  if (asked && (LOG_LEVELS as readonly string[]).includes(asked)) return asked as LogLevel;
+  return env.NODE_ENV === 'test' ? 'silent' : 'info';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -63,6 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     tsaUrl: env.TSA_URL || null,
     signingP12: env.SIGNING_P12 || null,
     signingP12Password: env.SIGNING_P12_PASSWORD || null,
-    logLevel: env.LOG_LEVEL === 'silent' || env.NODE_ENV === 'test' ? 'silent' : 'info',
+    logLevel: logLevel(env),
+    metricsToken: env.METRICS_TOKEN || null,
+    metricsPort: int(env.METRICS_PORT, 0),
+    readyMaxLagEvents: int(env.READY_MAX_LAG_EVENTS, 0) > 0 ? int(env.READY_MAX_LAG_EVENTS, 0) : 1000,
   };
 }

@@ -12,3 +12,4 @@ export * from './signing-notifications.reactor';
 export * from './worker';
 export * from './webhooks';
 export * from './timers';
+export * from './observability';

@@ -3,6 +3,7 @@ import { maskEmail, maskPhone } from '@dojang/domain';
 import { EmailAttachment, EmailSender, SmsSender, isTransientDeliveryError, withRetries } from '@dojang/notifications';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { Clock } from './clock';
+import { MessageOutcome } from './observability/metrics';
 
 export const OUTBOX = 'outbox';
 export const MESSAGE_LOG = 'message_log';
@@ -77,6 +78,8 @@ export class Notifier {
     private readonly email: EmailSender | null,
     private readonly sms: SmsSender | null,
     private readonly retry: { attempts: number; baseDelayMs: number; sleep?: (ms: number) => Promise<void> } = { attempts: 4, baseDelayMs: 500 },
+    /** Told each message's outcome (metrics). */
+    private readonly observe: (channel: 'email' | 'sms', outcome: MessageOutcome) => void = () => undefined,
   ) {}
 
   async init(): Promise<void> {
@@ -111,7 +114,7 @@ export class Notifier {
         sort_key: `${now}|${id}`,
       };
       // Insert-if-absent: two passes over the same event write one outbox message.
-      await this.reads.putIfVersion(OUTBOX, row, null);
+      if (await this.reads.putIfVersion(OUTBOX, row, null)) this.observe(req.channel, 'outbox');
       return;
     }
     const logged = await this.reads.get<MessageLogRow>(MESSAGE_LOG, id);
@@ -146,6 +149,7 @@ export class Notifier {
     };
     if (!sender) {
       await finish({ ...base, status: 'not_configured', provider_id: null, error: `${req.channel} is not configured`, attempts: 0, at: now });
+      this.observe(req.channel, 'not_configured');
       return;
     }
     let attempts = 0;
@@ -160,8 +164,10 @@ export class Notifier {
         { attempts: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, ...(this.retry.sleep ? { sleep: this.retry.sleep } : {}) },
       );
       await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: this.clock.now().toISOString() });
+      this.observe(req.channel, 'sent');
     } catch (err) {
       await finish({ ...base, status: 'failed', provider_id: null, error: String((err as Error)?.message ?? err), attempts, at: this.clock.now().toISOString() });
+      this.observe(req.channel, 'failed');
       // Transient failures go back to the saga, which retries the whole event later.
       if (isTransientDeliveryError(err)) throw err;
     }

@@ -16,7 +16,10 @@ export interface Reactor {
 
 export interface ReactorRunnerOptions {
   batchSize?: number;
-  onError?: (reactor: string, event: StoredEvent, err: unknown) => void;
+  /** `attempt`: 1 for the first failure of this event in this process. */
+  onError?: (reactor: string, event: StoredEvent, err: unknown, attempt: number) => void;
+  /** Called after each reaction, failed or not (metrics, tracing). */
+  onReacted?: (reactor: string, event: StoredEvent, startedAt: number, err?: unknown) => void;
   /** After this many failed attempts an event is parked in `reactor_failures` so others still flow. */
   maxAttempts?: number;
   retryDelayMs?: number;
@@ -151,7 +154,7 @@ export class ReactorRunner {
     const every = this.options.leaseRenewIntervalMs ?? Math.floor(this.leaseMs / 3);
     if (every > 0) {
       this.leaseTimer = setInterval(() => {
-        this.maintainLeases().catch((err) => this.options.onError?.('leases', LEASE_EVENT, err));
+        this.maintainLeases().catch((err) => this.options.onError?.('leases', LEASE_EVENT, err, 0));
       }, every);
       this.leaseTimer.unref();
     }
@@ -353,13 +356,16 @@ export class ReactorRunner {
 
   private async reactOnce(reactor: Reactor, event: StoredEvent): Promise<boolean> {
     const key = `${reactor.name}:${event.event_id}`;
+    const startedAt = Date.now();
     try {
       await reactor.react(event);
+      this.options.onReacted?.(reactor.name, event, startedAt);
       this.attempts.delete(key);
       return true;
     } catch (err) {
-      this.options.onError?.(reactor.name, event, err);
+      this.options.onReacted?.(reactor.name, event, startedAt, err);
       const n = (this.attempts.get(key) ?? 0) + 1;
+      this.options.onError?.(reactor.name, event, err, n);
       this.attempts.set(key, n);
       if (n >= (this.options.maxAttempts ?? 5)) {
         this.attempts.delete(key);
@@ -430,7 +436,7 @@ export class ReactorRunner {
           await reactor.react(upcast(event));
         } catch (err) {
           error = err;
-          this.options.onError?.(reactor.name, event, err);
+          this.options.onError?.(reactor.name, event, err, (row.retries ?? 0) + 1);
         }
       }
       if (error === null) {

@@ -9,6 +9,7 @@ import { SigningNotificationsReactor } from './signing-notifications.reactor';
 import { UsageReactor } from './usage/usage.reactor';
 import { DEFAULT_TICK_INTERVAL_MS, DeliveryLoop, DeliveryLoopOptions, WebhookDispatcher } from './webhooks';
 import { TickStats } from './timers';
+import { recordEventSpans } from './observability';
 
 export interface WorkerOptions extends DeliveryLoopOptions {
   clock?: Clock;
@@ -58,6 +59,7 @@ export async function createNotifier(infra: Infrastructure, options: WorkerOptio
     options.email !== undefined ? options.email : emailSenderFromConfig(infra),
     options.sms !== undefined ? options.sms : smsSenderFromConfig(infra),
     { attempts: 4, baseDelayMs: 500, ...(options.retrySleep ? { sleep: options.retrySleep } : {}) },
+    (channel, outcome) => infra.metrics.messages.inc({ channel, outcome }),
   );
   await notifier.init();
   return notifier;
@@ -82,9 +84,9 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     // Several workers share the reactors, one runner per reactor at a time (see ARCHITECTURE.md).
     leaseMs: infra.config.reactorLeaseMs,
     owner: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-    onError: (name, event, err) => {
-      if (infra.config.logLevel !== 'silent') console.error(`[worker] ${name} failed on ${event.type} ${event.event_id}:`, (err as Error)?.message ?? err);
-    },
+    onError: (reactor, event, err, attempt) =>
+      infra.logger.warn({ reactor, event_type: event.type, event_id: event.event_id, attempt, err }, 'reactor failed'),
+    onReacted: (reactor, event, startedAt, err) => recordEventSpans(`react ${reactor}`, [event], startedAt, { 'dojang.reactor': reactor }, err),
   });
   await runner.start();
   delivery.start();
@@ -97,7 +99,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
           retrying ??= runner
             .retryParked()
             .catch((err) => {
-              if (infra.config.logLevel !== 'silent') console.error('[worker] parked retries:', (err as Error)?.message ?? err);
+              infra.logger.error({ err }, 'parked retries failed');
             })
             .finally(() => (retrying = null));
         }, PARKED_RETRY_INTERVAL_MS)

@@ -5,6 +5,8 @@ export interface PostgresPoolOptions {
   max?: number;
   /** Shown in pg_stat_activity, so an operator can tell the processes apart. */
   applicationName?: string;
+  /** How long to wait for a connection (also the boot's reachability check). */
+  connectionTimeoutMillis?: number;
 }
 
 /**
@@ -17,7 +19,7 @@ export function createPostgresPool(url: string, options: PostgresPoolOptions = {
     connectionString: url,
     max: options.max ?? (Number(process.env.DATABASE_POOL_SIZE) || 10),
     application_name: options.applicationName ?? 'dojang',
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
   };
   const pool = new Pool(config);
   pool.on('error', (err) => console.error('[postgres] idle client error:', err.message));

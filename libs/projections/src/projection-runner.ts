@@ -8,6 +8,8 @@ export interface ProjectionRunnerOptions {
   batchSize?: number;
   /** Called after a batch fails; the runner retries on the next signal. */
   onError?: (err: unknown) => void;
+  /** Called after a batch is committed (metrics, tracing: one span per event in its own trace). */
+  onApplied?: (batch: StoredEvent[], startedAt: number) => void;
 }
 
 /**
@@ -102,10 +104,12 @@ export class ProjectionRunner {
     const batchSize = this.options.batchSize ?? 500;
     for (let reloads = 0; ; ) {
       const from = this.minCheckpoint();
+      const startedAt = Date.now();
       const batch = (await this.events.readAll(from, batchSize)).map(upcast);
       if (batch.length === 0) return;
       try {
         await this.applyBatch(batch);
+        this.options.onApplied?.(batch, startedAt);
       } catch (err) {
         // A rebuild reset a projection under us: nothing of the batch was kept. Continue from
         // where the store stands (the rebuild's progress, at its generation).

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandContext, CommandSource, Clock, CLOCK, Decision, Infrastructure } from '@dojang/application';
+import { CommandContext, CommandSource, Clock, CLOCK, Decision, Infrastructure, inSpan } from '@dojang/application';
 import { Decider } from '@dojang/domain';
 import { INFRA } from './infrastructure.token';
 
@@ -26,7 +26,12 @@ export class DecideCommandHandler implements ICommandHandler<DecideCommand> {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute(command: DecideCommand): Promise<Decision<unknown, { type: string; data: object }>> {
+  execute(command: DecideCommand): Promise<Decision<unknown, { type: string; data: object }>> {
+    const stream = command.streamId.split('-')[0];
+    return inSpan(`command ${stream}`, { 'dojang.stream_id': command.streamId }, () => this.decide(command));
+  }
+
+  private async decide(command: DecideCommand): Promise<Decision<unknown, { type: string; data: object }>> {
     const decision = await this.infra.commands.execute(command.decider, command.streamId, command.source, command.context, () =>
       this.clock.now().toISOString(),
     );
@@ -36,7 +41,7 @@ export class DecideCommandHandler implements ICommandHandler<DecideCommand> {
         // is visible. The write itself is already durable.
         await this.infra.runner.catchUp();
         if (this.infra.runner.position < decision.position) {
-          console.error(`[read-your-writes] projections at ${this.infra.runner.position}, append at ${decision.position}`);
+          this.infra.logger.warn({ projections_position: this.infra.runner.position, append_position: decision.position }, 'read-your-writes wait gave up');
         }
       }
     }

@@ -1,4 +1,6 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import { Infrastructure } from '@dojang/application';
+import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
 import { Request, Response } from 'express';
 import { ApiError, fromDomainError } from './api-error';
@@ -6,12 +8,14 @@ import { ApiError, fromDomainError } from './api-error';
 /** Every error leaves in one envelope; internals never do. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
+  constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request & { requestId?: string }>();
     const error = toApiError(exception);
-    if (error.status >= 500) console.error(`[${req.requestId}]`, exception);
+    if (error.status >= 500) this.infra.logger.error({ err: exception, request_id: req.requestId }, 'request failed');
     for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
     if (res.headersSent) return;
     res.status(error.status).json({

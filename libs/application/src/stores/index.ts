@@ -15,7 +15,6 @@ export async function openStores(config: AppConfig): Promise<Stores> {
     case 'esdb+mongo':
       return (await import('./esdb-mongo.stores')).openEsdbMongoStores(config);
     case 'postgres':
-      // Replaced by the PostgreSQL adapters' wiring when they land (same session).
-      throw new Error('DATABASE_URL: the PostgreSQL stores are not wired yet');
+      return (await import('./postgres.stores')).openPostgresStores(config);
   }
 }

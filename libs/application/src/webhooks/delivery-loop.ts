@@ -37,9 +37,7 @@ export class DeliveryLoop {
     clock: Clock,
     private readonly options: DeliveryLoopOptions = {},
   ) {
-    const log = (what: string) => (err: unknown, id?: string) => {
-      if (infra.config.logLevel !== 'silent') console.error(`[worker] ${what}${id ? ` ${id}` : ''} failed:`, (err as Error)?.message ?? err);
-    };
+    const log = (what: string) => (err: unknown, id?: string) => infra.logger.warn({ err, id }, `${what} failed`);
     this.webhooks = new WebhookDispatcher(infra, clock, { onError: log('webhook delivery'), ...(options.webhooks ?? {}) });
     this.timers = new TimerService(infra, clock, { onError: log('timer'), ...(options.timers ?? {}) });
     this.reactors = [new WebhookDeliveryReactor(infra, clock, () => this.nudge()), new DocumentTimersReactor(infra, clock)];
@@ -73,7 +71,7 @@ export class DeliveryLoop {
         await this.timers.tick();
         await this.webhooks.dispatchDue();
       } catch (err) {
-        if (this.infra.config.logLevel !== 'silent') console.error('[worker] delivery loop:', (err as Error)?.message ?? err);
+        this.infra.logger.error({ err }, 'delivery loop failed');
       } finally {
         this.running = null;
       }

@@ -171,7 +171,10 @@ export class WebhookDispatcher {
         completed_at: now.toISOString(),
         ...(unusable ? { canceled_reason: unusable } : {}),
       };
-      if (await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, done, version)) stats[status]++;
+      if (await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, done, version)) {
+        stats[status]++;
+        this.infra.metrics.webhookDeliveries.inc({ outcome: status });
+      }
       else stats.lost++;
       return;
     }
@@ -236,6 +239,14 @@ export class WebhookDispatcher {
     if (outcome.status === 'succeeded') stats.succeeded++;
     else if (outcome.status === 'failed') stats.failed++;
     else stats.retrying++;
+    this.infra.metrics.webhookDeliveries.inc({ outcome: outcome.status === 'pending' ? 'retrying' : outcome.status });
+    if (outcome.status !== 'succeeded') {
+      // The endpoint's URL is not logged: integrators put credentials in query strings.
+      this.infra.logger.warn(
+        { delivery_id: row.id, endpoint_id: row.endpoint_id, status_code: result.status, error_code: result.errorCode ?? null, next_attempt_at: outcome.next_attempt_at },
+        'webhook delivery attempt failed',
+      );
+    }
     if (gone) {
       disabledNow.add(row.endpoint_id);
       await this.disableGone(row);

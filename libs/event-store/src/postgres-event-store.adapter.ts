@@ -1,0 +1,532 @@
+import { Client, ClientConfig, Pool, PoolClient, QueryResult } from 'pg';
+import { runMigrations } from '@dojang/postgres';
+import {
+  AppendResult,
+  DuplicateEventError,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  StoredEvent,
+  WrongExpectedRevisionError,
+} from './event-store.port';
+import { GENESIS_HASH, eventHash } from './hash-chain';
+import { EVENT_STORE_MIGRATIONS } from './postgres-event-store.migrations';
+
+/*
+ * Event store on PostgreSQL.
+ *
+ * Ordering. Followers (projections, reactors, read-your-writes waits) keep one plain number: the
+ * last global position they handled, and read `global_position > checkpoint`. With positions
+ * from a sequence alone, transactions commit out of order: B may take 120 and commit while A,
+ * holding 119, is still open; a follower reading then sees 120, moves its checkpoint there, and
+ * never reads 119. So every append transaction takes one transaction-scoped advisory lock
+ * (`pg_advisory_xact_lock`) before it draws any position, and holds it to its commit. PostgreSQL
+ * releases transaction locks only after the commit is flushed and visible to new snapshots, so
+ * the next holder draws its positions, and commits, strictly after the previous holder became
+ * visible: position order is commit order, and a snapshot that sees position N sees every
+ * committed position below N. Gaps (a rolled-back append keeps its sequence values) are fine:
+ * the port promises increasing positions, not dense ones. It holds as long as every writer of
+ * `events` is this adapter: a row inserted by hand, without the lock, voids it.
+ *
+ * Why not xid8 checkpoints (`(transaction_id, position)` read below `pg_snapshot_xmin`): positions
+ * are plain numbers in every port and every consumer (read-store checkpoints, rows' `_position`,
+ * AppendResult.position, the SQLite and EventStoreDB adapters); a composite position would change
+ * all of them, and a follower would also stall behind the oldest transaction running anywhere in
+ * the database. The lock costs parallelism between appends, which group append buys back.
+ *
+ * Group append. The appends requested during one event-loop round share one transaction, and
+ * while it runs the next round's appends queue for the next one (one group in flight per
+ * instance): one lock hold, one WAL flush (`synchronous_commit` is set on per transaction, so a
+ * server default of off cannot weaken the acknowledgement) and one NOTIFY for the whole group.
+ * Under the lock no other writer can move a stream, so revisions and duplicate event ids are
+ * checked up front from one read, and a conflicting append is rejected alone without writing;
+ * the rest go in one INSERT inside a savepoint (one subtransaction per group: more than 64 in a
+ * transaction overflow PostgreSQL's subtransaction cache and slow every snapshot). Should that INSERT fail anyway (a writer that did
+ * not take the lock, an untranslatable string), the group falls back to one savepoint per append,
+ * so the failure rolls back and rejects that append alone. The hash chain is computed in that same
+ * transaction from the stream's last stored event.
+ *
+ * A holder that stalls between its statements (a frozen or partitioned process) is ended by the
+ * server after `appendIdleTimeoutMs` (idle_in_transaction_session_timeout, set per transaction),
+ * which rolls it back and frees the lock, instead of blocking every writer until TCP gives up.
+ *
+ * Waking followers. `pg_notify` inside the append transaction (delivered at commit) reaches one
+ * dedicated LISTEN connection per instance, which signals `onAppended` listeners; own appends
+ * signal at once. If that connection drops, the store polls the head (slowly) until a reconnect
+ * with back-off succeeds, then checks the head once more for what committed in between.
+ */
+
+export interface PostgresEventStoreOptions {
+  /** The server the LISTEN connection opens; defaults to the pool's own connection settings. */
+  connectionString?: string;
+  /** While the LISTEN connection is down, how often to look at the head instead (default 1000 ms). */
+  pollIntervalMs?: number;
+  /** First wait before reconnecting the LISTEN connection; doubled per failure (default 250 ms). */
+  reconnectDelayMs?: number;
+  /** Upper bound of the reconnect back-off (default 10 s). */
+  maxReconnectDelayMs?: number;
+  /**
+   * How long an append transaction may sit idle on the server (between its statements) before the
+   * server ends it and so frees the append lock (default 10 s; a healthy one idles for a round trip).
+   */
+  appendIdleTimeoutMs?: number;
+  /** Where trouble with the LISTEN connection is reported (default console.warn). */
+  log?: (message: string) => void;
+}
+
+/** The NOTIFY channel; the payload is the head position after the notifying commit. */
+export const EVENTS_CHANNEL = 'dojang_events';
+
+/** The advisory lock every append transaction holds from before its positions are drawn to commit. */
+const APPEND_LOCK = `hashtext('dojang_events.append')`;
+
+const LISTENER_APPLICATION_NAME = 'dojang-events-listener';
+
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (err: unknown) => void;
+}
+
+type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+
+interface StreamHead {
+  revision: number;
+  hash: string;
+}
+
+interface InsertRow {
+  ord: number;
+  stream_id: string;
+  stream_revision: number;
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+interface PlannedAppend {
+  append: PendingAppend;
+  /** Set when the append was rejected before writing. */
+  error?: unknown;
+  rows: InsertRow[];
+}
+
+interface EventRow {
+  global_position: string;
+  stream_id: string;
+  stream_revision: number;
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: StoredEvent['metadata'];
+}
+
+const COLUMNS = 'global_position, stream_id, stream_revision, event_id, type, data, metadata';
+
+export class PostgresEventStore implements EventStore {
+  private readonly listeners = new Set<() => void>();
+  /** Appends waiting for the next group transaction. */
+  private group: PendingAppend[] = [];
+  private inFlight: Promise<void> | null = null;
+  private scheduled = false;
+  /** The highest head the listeners have been signalled for. */
+  private signalledHead = 0;
+  private listener: Client | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private reconnectDelay: number;
+  private closed = false;
+
+  constructor(private readonly pool: Pool, private readonly options: PostgresEventStoreOptions = {}) {
+    this.reconnectDelay = options.reconnectDelayMs ?? 250;
+  }
+
+  /** Applies the migrations and starts listening for other processes' appends. */
+  async init(): Promise<void> {
+    await runMigrations(this.pool, EVENT_STORE_MIGRATIONS);
+    this.signalledHead = await this.headPosition();
+    await this.connectListener();
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append of no events');
+    if (this.closed) throw new Error('the event store is closed');
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.group.push({ streamId, events, expected, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight) return;
+    this.scheduled = true;
+    // Every append requested during this round of the event loop joins the group.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startGroup();
+    });
+  }
+
+  private startGroup(): void {
+    if (this.inFlight || this.group.length === 0) return;
+    const group = this.group;
+    this.group = [];
+    this.inFlight = this.commitGroup(group).finally(() => {
+      this.inFlight = null;
+      if (this.group.length) this.schedule();
+    });
+  }
+
+  /** Never rejects: each append of the group is resolved or rejected on its own. */
+  private async commitGroup(group: PendingAppend[]): Promise<void> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      for (const a of group) a.reject(err);
+      return;
+    }
+    // pg emits a connection lost between two queries (the server ended the session, restarted)
+    // on the checked-out client, and an 'error' event with no listener kills the process. The
+    // next query fails anyway and the catch below rejects the group.
+    let lost: Error | undefined;
+    const onError = (err: Error) => (lost = err);
+    client.on('error', onError);
+    const release = (err?: Error | boolean) => {
+      client.off('error', onError);
+      client.release(err);
+    };
+    let outcomes: Outcome[];
+    try {
+      // A process that stalls or is cut off while holding the lock would block every writer until
+      // TCP keep-alive gives up (hours): the server ends such a session, which releases the lock.
+      const idleLimit = Math.max(1, Math.round(this.options.appendIdleTimeoutMs ?? 10_000));
+      await client.query(
+        `BEGIN; SET LOCAL synchronous_commit TO on; SET LOCAL idle_in_transaction_session_timeout TO ${idleLimit};` +
+          ` SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SAVEPOINT group_append`,
+      );
+      outcomes = await this.insertGroup(client, group);
+      const head = Math.max(0, ...outcomes.map((o) => (o.ok ? o.result.position : 0)));
+      if (head > 0) {
+        await this.beforeCommit(client);
+        // A number formatted by us: safe as a literal, and it saves a round trip under the lock.
+        const results = (await client.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '${head}'); COMMIT`)) as unknown as QueryResult[];
+        // COMMIT of a transaction that failed answers ROLLBACK, not an error.
+        const tag = results[results.length - 1]?.command;
+        if (tag !== 'COMMIT') throw new Error(`append transaction ended with ${String(tag)}, not COMMIT`);
+      } else {
+        await client.query('ROLLBACK');
+      }
+      release(lost);
+      if (head > 0) this.noticed(head);
+    } catch (err) {
+      // The transaction's fate is unknown (e.g. the connection died at COMMIT): reject every
+      // append; a retry is told by the event ids or the revision whether it did land.
+      release(err instanceof Error ? err : true);
+      for (const a of group) a.reject(err);
+      return;
+    }
+    group.forEach((a, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) a.resolve(outcome.result);
+      else a.reject(outcome.error);
+    });
+  }
+
+  /**
+   * Called inside the append transaction, on its connection, after the inserts and before the
+   * commit (the lock held). For tests: holding a transaction open, looking at its settings.
+   */
+  protected async beforeCommit(_client: PoolClient): Promise<void> {}
+
+  private async insertGroup(client: PoolClient, group: PendingAppend[]): Promise<Outcome[]> {
+    const planned = plan(group, await readHeads(client, group));
+    try {
+      const positions = await insertRows(client, planned.flatMap((p) => p.rows));
+      return planned.map((p) => outcomeOf(p, positions));
+    } catch {
+      // Not a conflict the plan foresaw: retry each append in its own savepoint, re-read, so
+      // whatever failed is rejected alone.
+      await client.query('ROLLBACK TO SAVEPOINT group_append');
+    }
+    const outcomes: Outcome[] = [];
+    for (const a of group) {
+      await client.query('SAVEPOINT one_append');
+      try {
+        const [p] = plan([a], await readHeads(client, [a]));
+        const positions = await insertRows(client, p.rows);
+        outcomes.push(outcomeOf(p, positions));
+        await client.query('RELEASE SAVEPOINT one_append');
+      } catch (err) {
+        await client.query('ROLLBACK TO SAVEPOINT one_append');
+        outcomes.push({ ok: false, error: await this.translate(client, err, a) });
+      }
+    }
+    return outcomes;
+  }
+
+  private async translate(client: PoolClient, err: unknown, a: PendingAppend): Promise<unknown> {
+    const { code, constraint } = err as { code?: string; constraint?: string };
+    if (code !== '23505') return err;
+    if (constraint === 'events_event_id_key') return new DuplicateEventError(a.streamId);
+    // Two writers racing on the same revision: the loser's unique violation is the same fact as
+    // a wrong expected revision.
+    const heads = await readHeads(client, [a]);
+    return new WrongExpectedRevisionError(a.streamId, a.expected, heads.streams.get(a.streamId)?.revision ?? 'no_stream');
+  }
+
+  async readStream(streamId: string): Promise<StoredEvent[]> {
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_revision`,
+      [streamId],
+    );
+    return rows.map(toStored);
+  }
+
+  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
+    if (limit <= 0) return [];
+    // Commit order is position order (see the header), so this never returns a position with a
+    // lower one still to commit.
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`,
+      [after, limit],
+    );
+    return rows.map(toStored);
+  }
+
+  async headPosition(): Promise<number> {
+    const { rows } = await this.pool.query<{ head: string }>(`SELECT coalesce(max(global_position), 0) AS head FROM events`);
+    return Number(rows[0].head);
+  }
+
+  onAppended(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Signals the listeners when `head` is beyond what they were last signalled for. */
+  private noticed(head: number): void {
+    if (Number.isFinite(head) && head <= this.signalledHead) return;
+    if (Number.isFinite(head)) this.signalledHead = head;
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own; the append has succeeded.
+      }
+    }
+  }
+
+  private listenerConfig(): ClientConfig {
+    const base: ClientConfig = this.options.connectionString
+      ? { connectionString: this.options.connectionString }
+      : { ...(this.pool.options as ClientConfig) };
+    return { ...base, application_name: LISTENER_APPLICATION_NAME, keepAlive: true };
+  }
+
+  private async connectListener(): Promise<void> {
+    this.reconnectTimer = null;
+    if (this.closed) return;
+    const client = new Client(this.listenerConfig());
+    client.on('error', (err) => this.listenerLost(client, err));
+    client.on('end', () => this.listenerLost(client, new Error('connection ended')));
+    client.on('notification', (msg) => {
+      if (msg.channel === EVENTS_CHANNEL) this.noticed(Number(msg.payload));
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    } catch (err) {
+      this.discard(client);
+      this.listenerDown(err);
+      return;
+    }
+    if (this.closed) {
+      this.discard(client);
+      return;
+    }
+    this.listener = client;
+    this.reconnectDelay = this.options.reconnectDelayMs ?? 250;
+    this.stopPolling();
+    // Whatever committed while nobody listened.
+    await this.pollHead();
+  }
+
+  private listenerLost(client: Client, err: Error): void {
+    if (this.listener !== client) return;
+    this.listener = null;
+    this.discard(client);
+    this.listenerDown(err);
+  }
+
+  private discard(client: Client): void {
+    client.removeAllListeners('notification');
+    client.removeAllListeners('end');
+    client.removeAllListeners('error');
+    client.on('error', () => undefined);
+    client.end().catch(() => undefined);
+  }
+
+  private listenerDown(err: unknown): void {
+    if (this.closed) return;
+    const delay = this.reconnectDelay;
+    this.reconnectDelay = Math.min(delay * 2, this.options.maxReconnectDelayMs ?? 10_000);
+    (this.options.log ?? console.warn)(
+      `[event-store] LISTEN connection down (${(err as Error).message}); polling the head, reconnecting in ${delay} ms`,
+    );
+    this.startPolling();
+    if (!this.reconnectTimer) {
+      this.reconnectTimer = setTimeout(() => this.connectListener().catch((e: unknown) => this.listenerDown(e)), delay);
+      this.reconnectTimer.unref();
+    }
+  }
+
+  private startPolling(): void {
+    if (this.pollTimer) return;
+    this.pollTimer = setInterval(() => void this.pollHead(), this.options.pollIntervalMs ?? 1000);
+    this.pollTimer.unref();
+  }
+
+  private stopPolling(): void {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  private async pollHead(): Promise<void> {
+    try {
+      this.noticed(await this.headPosition());
+    } catch {
+      // The server may be away too; the next tick tries again.
+    }
+  }
+
+  /** Stops the listener and timers after the appends already requested. The pool is the caller's. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.inFlight || this.group.length) {
+      this.startGroup();
+      await this.inFlight;
+    }
+    this.stopPolling();
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const listener = this.listener;
+    this.listener = null;
+    if (listener) {
+      listener.removeAllListeners('end');
+      listener.removeAllListeners('notification');
+      await listener.end().catch(() => undefined);
+    }
+    this.listeners.clear();
+  }
+}
+
+interface Heads {
+  streams: Map<string, StreamHead>;
+  /** Event ids of the group already stored. */
+  taken: Set<string>;
+}
+
+/** The last event of each stream of the group, and which of its event ids are already stored: one round trip. */
+async function readHeads(client: PoolClient, group: PendingAppend[]): Promise<Heads> {
+  const streams = [...new Set(group.map((a) => a.streamId))];
+  const ids = group.flatMap((a) => a.events.map((e) => e.event_id));
+  const { rows } = await client.query<{ heads: Array<{ stream_id: string; revision: number; hash: string }>; taken: string[] }>(
+    `SELECT
+       (SELECT coalesce(json_agg(json_build_object('stream_id', s.stream_id, 'revision', last.stream_revision, 'hash', last.metadata->>'hash')), '[]')
+          FROM unnest($1::text[]) AS s(stream_id)
+          CROSS JOIN LATERAL (
+            SELECT stream_revision, metadata FROM events e WHERE e.stream_id = s.stream_id ORDER BY stream_revision DESC LIMIT 1
+          ) last) AS heads,
+       (SELECT coalesce(array_agg(event_id), '{}') FROM events WHERE event_id = ANY($2::text[])) AS taken`,
+    [streams, ids],
+  );
+  return {
+    streams: new Map(rows[0].heads.map((h) => [h.stream_id, { revision: h.revision, hash: h.hash }])),
+    taken: new Set(rows[0].taken),
+  };
+}
+
+/**
+ * Checks each append in order against the stored heads and the appends before it in the group,
+ * and builds the rows of those that pass, hash-chained. Mutates `heads` as it goes.
+ */
+function plan(group: PendingAppend[], heads: Heads): PlannedAppend[] {
+  let ord = 0;
+  return group.map((append) => {
+    const head = heads.streams.get(append.streamId);
+    const actual = head ? head.revision : 'no_stream';
+    if (append.expected !== 'any' && append.expected !== actual) {
+      return { append, rows: [], error: new WrongExpectedRevisionError(append.streamId, append.expected, actual) };
+    }
+    const ids = append.events.map((e) => e.event_id);
+    if (new Set(ids).size !== ids.length || ids.some((id) => heads.taken.has(id))) {
+      return { append, rows: [], error: new DuplicateEventError(append.streamId) };
+    }
+    let revision = head ? head.revision : -1;
+    let prevHash = head ? head.hash : GENESIS_HASH;
+    const rows = append.events.map((event): InsertRow => {
+      revision += 1;
+      const hash = eventHash({ ...event, stream_id: append.streamId, stream_revision: revision }, prevHash);
+      const metadata = { ...event.metadata, prev_hash: prevHash, hash };
+      prevHash = hash;
+      return {
+        ord: ord++,
+        stream_id: append.streamId,
+        stream_revision: revision,
+        event_id: event.event_id,
+        type: event.type,
+        data: event.data,
+        metadata,
+      };
+    });
+    heads.streams.set(append.streamId, { revision, hash: prevHash });
+    for (const id of ids) heads.taken.add(id);
+    return { append, rows };
+  });
+}
+
+/**
+ * One INSERT for the rows of a whole group, in group order, so positions (drawn from the identity
+ * sequence as the rows are inserted) increase with revision inside each stream. Returns the
+ * position of each event id.
+ */
+async function insertRows(client: PoolClient, rows: InsertRow[]): Promise<Map<string, number>> {
+  if (rows.length === 0) return new Map();
+  // JSON.stringify stores what the hash covered (toJSON applied, undefined dropped).
+  const { rows: inserted } = await client.query<{ event_id: string; global_position: string }>(
+    `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+     SELECT r.stream_id, r.stream_revision, r.event_id, r.type, r.data, r.metadata
+       FROM jsonb_to_recordset($1::jsonb)
+         AS r(ord integer, stream_id text, stream_revision integer, event_id text, type text, data jsonb, metadata jsonb)
+      ORDER BY r.ord
+     RETURNING event_id, global_position`,
+    [JSON.stringify(rows)],
+  );
+  return new Map(inserted.map((r) => [r.event_id, Number(r.global_position)]));
+}
+
+function outcomeOf(planned: PlannedAppend, positions: Map<string, number>): Outcome {
+  if (planned.error) return { ok: false, error: planned.error };
+  const last = planned.rows[planned.rows.length - 1];
+  const position = positions.get(last.event_id);
+  if (position === undefined) return { ok: false, error: new Error(`event ${last.event_id} was not inserted`) };
+  return { ok: true, result: { next_expected_revision: last.stream_revision, position } };
+}
+
+function toStored(row: EventRow): StoredEvent {
+  return {
+    event_id: row.event_id,
+    stream_id: row.stream_id,
+    stream_revision: row.stream_revision,
+    global_position: Number(row.global_position),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+  };
+}

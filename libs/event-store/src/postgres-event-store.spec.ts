@@ -1,0 +1,298 @@
+import { randomUUID } from 'crypto';
+import { Pool, PoolClient } from 'pg';
+import { createPostgresPool } from '@dojang/postgres';
+import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
+import { NewEvent, StoredEvent } from './event-store.port';
+import { PostgresEventStore, PostgresEventStoreOptions } from './postgres-event-store.adapter';
+
+const server = postgresTestServer();
+
+/** Holds its first append's transaction open (positions drawn, lock held) until `release()`. */
+class HeldOpenEventStore extends PostgresEventStore {
+  private held = false;
+  private open!: () => void;
+  private gate = new Promise<void>((resolve) => (this.open = resolve));
+  private signalReached!: () => void;
+  readonly reached = new Promise<void>((resolve) => (this.signalReached = resolve));
+
+  release(): void {
+    this.open();
+  }
+
+  protected override async beforeCommit(): Promise<void> {
+    if (this.held) return;
+    this.held = true;
+    this.signalReached();
+    await this.gate;
+  }
+}
+
+/** Records what `SHOW synchronous_commit` says inside each append transaction. */
+class SettingsProbeEventStore extends PostgresEventStore {
+  readonly seen: string[] = [];
+
+  protected override async beforeCommit(client: PoolClient): Promise<void> {
+    const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    this.seen.push(rows[0].synchronous_commit);
+  }
+}
+
+if (server) {
+  describe('PostgresEventStore', () => {
+    const database = throwawayPostgresDatabase(server, 'dojang_events_pg');
+
+    describe('with one pool', () => {
+      let pool: Pool;
+      const opened: PostgresEventStore[] = [];
+      const quiet: PostgresEventStoreOptions = { log: () => undefined };
+
+      beforeAll(() => {
+        pool = createPostgresPool(database.url(), { max: 4, applicationName: 'dojang-events-spec' });
+      });
+      afterEach(async () => {
+        await Promise.all(opened.splice(0).map((s) => s.close()));
+      });
+      afterAll(() => pool.end());
+
+      async function open<T extends PostgresEventStore>(store: T, init = true): Promise<T> {
+        opened.push(store);
+        if (init) await store.init();
+        return store;
+      }
+
+      describe('followers never skip an event', () => {
+        it('does not show an append that started later before an earlier one still open, and shows both once it commits', async () => {
+          const first = await open(new HeldOpenEventStore(pool, quiet));
+          const second = await open(new PostgresEventStore(pool, quiet));
+          const follower = await open(new PostgresEventStore(pool, quiet));
+
+          // A follower as the projection runner is one: a plain-number checkpoint, moved to the
+          // last position it read.
+          let checkpoint = await follower.headPosition();
+          const seen: StoredEvent[] = [];
+          const catchUp = async () => {
+            for (;;) {
+              const page = await follower.readAll(checkpoint, 100);
+              if (page.length === 0) return;
+              seen.push(...page);
+              checkpoint = page[page.length - 1].global_position;
+            }
+          };
+
+          const a = event();
+          const b = event();
+          const appendA = first.append(`held-${randomUUID()}`, [a], 'no_stream');
+          await first.reached; // A has drawn its position and holds its transaction open.
+          const appendB = second.append(`later-${randomUUID()}`, [b], 'no_stream');
+          // B is now either committed (nothing orders it after A) or queued behind A: wait for
+          // whichever happens, then read as a follower would.
+          const lockWait = { stop: false };
+          await Promise.race([appendB, backendWaitingForAdvisoryLock(pool, lockWait)]);
+          lockWait.stop = true;
+          await catchUp();
+          expect(seen.map((e) => e.event_id)).toEqual([]);
+
+          first.release();
+          const [resultA, resultB] = await Promise.all([appendA, appendB]);
+          await catchUp();
+          expect(seen.map((e) => e.event_id)).toEqual([a.event_id, b.event_id]);
+          expect(resultB.position).toBeGreaterThan(resultA.position);
+        });
+      });
+
+      describe('a stalled lock holder', () => {
+        it('is ended by the server, so the other writers go on and its own appends are refused', async () => {
+          const stalled = await open(new HeldOpenEventStore(pool, { ...quiet, appendIdleTimeoutMs: 200 }));
+          const writer = await open(new PostgresEventStore(pool, quiet));
+          const stuck = event();
+          const appendStuck = stalled.append(`stalled-${randomUUID()}`, [stuck], 'no_stream');
+          await stalled.reached; // holds the append lock and sits idle in its transaction
+          const next = writer.append(`after-${randomUUID()}`, [event()], 'no_stream');
+          const outcome = await Promise.race([
+            next.then(() => 'appended'),
+            sleep(10_000).then(() => 'still waiting for the append lock after 10 s'),
+          ]);
+          expect(outcome).toBe('appended');
+          stalled.release();
+          await expect(appendStuck).rejects.toThrow();
+          const { rows } = await pool.query('SELECT 1 FROM events WHERE event_id = $1', [stuck.event_id]);
+          expect(rows).toEqual([]);
+        });
+      });
+
+      describe('group append', () => {
+        it('writes the appends of one event-loop round in one transaction', async () => {
+          const store = await open(new PostgresEventStore(pool, quiet));
+          const streams = Array.from({ length: 8 }, () => `group-${randomUUID()}`);
+          await Promise.all(streams.map((s) => store.append(s, [event(), event()], 'no_stream')));
+          const { rows } = await pool.query<{ tx: string }>(
+            `SELECT DISTINCT xmin::text AS tx FROM events WHERE stream_id = ANY($1)`,
+            [streams],
+          );
+          expect(rows).toHaveLength(1);
+        });
+
+        it('rejects only the append the database refuses, and lands the rest of its group', async () => {
+          const store = await open(new PostgresEventStore(pool, quiet));
+          const [bad, good1, good2] = [`nul-${randomUUID()}`, `ok-${randomUUID()}`, `ok-${randomUUID()}`];
+          // jsonb cannot hold U+0000: the group's single INSERT fails, and the store retries each
+          // append in its own savepoint.
+          const results = await Promise.allSettled([
+            store.append(good1, [event()], 'no_stream'),
+            store.append(bad, [event('Happened', { title: 'a\u0000b' })], 'no_stream'),
+            store.append(good2, [event(), event()], 'no_stream'),
+          ]);
+          expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+          expect(await store.readStream(bad)).toEqual([]);
+          expect(await store.readStream(good1)).toHaveLength(1);
+          expect(await store.readStream(good2)).toHaveLength(2);
+        });
+      });
+
+      describe('wake-ups', () => {
+        it('wakes another instance through NOTIFY, with no polling', async () => {
+          const listening = await open(new PostgresEventStore(pool, { ...quiet, pollIntervalMs: 3_600_000 }));
+          const writer = await open(new PostgresEventStore(pool, quiet), false);
+          const signal = listen(listening);
+          await writer.append(`notify-${randomUUID()}`, [event()], 'no_stream');
+          await signal.next(10_000);
+          signal.stop();
+        });
+
+        it('keeps noticing other processes\u2019 appends by polling the head while the LISTEN connection is down', async () => {
+          const lost = deferred();
+          const listening = await open(
+            new PostgresEventStore(pool, { pollIntervalMs: 50, reconnectDelayMs: 3_600_000, log: () => lost.resolve() }),
+          );
+          const writer = await open(new PostgresEventStore(pool, quiet), false);
+          const signal = listen(listening);
+          await terminateListeners(pool);
+          await lost.promise;
+          signal.reset();
+          await writer.append(`poll-${randomUUID()}`, [event()], 'no_stream');
+          await signal.next(10_000);
+          signal.stop();
+        });
+
+        it('reconnects the LISTEN connection after it is killed', async () => {
+          const listening = await open(new PostgresEventStore(pool, { ...quiet, pollIntervalMs: 3_600_000, reconnectDelayMs: 20 }));
+          const writer = await open(new PostgresEventStore(pool, quiet), false);
+          const signal = listen(listening);
+          const killed = await terminateListeners(pool);
+          expect(killed).toHaveLength(1);
+          await listenerBackendOtherThan(pool, killed);
+          signal.reset();
+          await writer.append(`reconnect-${randomUUID()}`, [event()], 'no_stream');
+          await signal.next(10_000);
+          signal.stop();
+        });
+      });
+
+      describe('durable acknowledgement', () => {
+        it('commits with synchronous_commit on even when the database default is off', async () => {
+          const dbName = new URL(database.url()).pathname.slice(1);
+          await pool.query(`ALTER DATABASE "${dbName}" SET synchronous_commit = off`);
+          // A fresh pool: the setting applies to new connections.
+          const offPool = createPostgresPool(database.url(), { max: 2 });
+          try {
+            expect((await offPool.query('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('off');
+            const store = await open(new SettingsProbeEventStore(offPool, quiet), false);
+            await store.append(`durable-${randomUUID()}`, [event()], 'no_stream');
+            expect(store.seen).toEqual(['on']);
+          } finally {
+            await offPool.end();
+            await pool.query(`ALTER DATABASE "${dbName}" RESET synchronous_commit`);
+          }
+        });
+      });
+    });
+  });
+} else {
+  console.warn(POSTGRES_SKIP_MESSAGE);
+  describe.skip(`PostgresEventStore (${POSTGRES_SKIP_MESSAGE})`, () => {
+    it('runs against PostgreSQL', () => undefined);
+  });
+}
+
+function event(type = 'Happened', data: Record<string, unknown> = {}): NewEvent {
+  return {
+    event_id: randomUUID(),
+    type,
+    data,
+    metadata: { occurred_at: new Date().toISOString(), actor: 'user_spec', schema_version: 1 },
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Resolves once some backend of this database waits for an advisory lock (or `until.stop`). */
+async function backendWaitingForAdvisoryLock(pool: Pool, until: { stop: boolean }): Promise<void> {
+  while (!until.stop) {
+    const { rows } = await pool.query(
+      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+    );
+    if (rows.length) return;
+    await sleep(10);
+  }
+}
+
+/** Kills every LISTEN connection of the event stores on this database; returns their pids. */
+async function terminateListeners(pool: Pool): Promise<number[]> {
+  const { rows } = await pool.query<{ pid: number }>(
+    `SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'dojang-events-listener'`,
+  );
+  return rows.map((r) => r.pid);
+}
+
+/** Resolves once a listener connection other than `gone` has run its LISTEN. */
+async function listenerBackendOtherThan(pool: Pool, gone: number[]): Promise<void> {
+  for (const giveUp = Date.now() + 10_000; Date.now() < giveUp; ) {
+    const { rows } = await pool.query(
+      `SELECT 1 FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'dojang-events-listener'
+          AND state = 'idle' AND query LIKE 'LISTEN %' AND NOT (pid = ANY($1))`,
+      [gone],
+    );
+    if (rows.length) return;
+    await sleep(10);
+  }
+  throw new Error('no new LISTEN connection within 10 s');
+}
+
+/** Counts onAppended signals and waits for the next one. */
+function listen(store: PostgresEventStore) {
+  let waiters: Array<() => void> = [];
+  const state = {
+    count: 0,
+    stop: () => undefined as void,
+    reset() {
+      state.count = 0;
+    },
+    next(timeoutMs: number): Promise<void> {
+      if (state.count > 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no onAppended signal within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+  state.stop = store.onAppended(() => {
+    state.count++;
+    const ready = waiters;
+    waiters = [];
+    for (const w of ready) w();
+  });
+  return state;
+}

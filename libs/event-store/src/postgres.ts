@@ -1,0 +1,2 @@
+export * from './postgres-event-store.adapter';
+export * from './postgres-event-store.migrations';

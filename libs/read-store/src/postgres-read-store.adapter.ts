@@ -1,0 +1,420 @@
+import { Pool, PoolClient } from 'pg';
+import { Migration, runMigrations } from '@dojang/postgres';
+import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
+
+/**
+ * The read store's own tables. Collections are not here: each is a table made on first use
+ * (`rm_<name>`), like SQLite's, because projections declare them at run time. Append-only.
+ */
+export const READ_MIGRATIONS: readonly Migration[] = [
+  {
+    id: 'read_0001_checkpoints_windows',
+    sql: `
+      CREATE TABLE read_checkpoints (
+        name text PRIMARY KEY,
+        position bigint NOT NULL DEFAULT 0,
+        generation integer NOT NULL DEFAULT 0
+      );
+      CREATE TABLE read_windows (
+        key text NOT NULL,
+        window_start bigint NOT NULL,
+        count bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (key, window_start)
+      );
+      CREATE INDEX read_windows_expires_at ON read_windows (expires_at);
+    `,
+  },
+];
+
+// 60, not 63: `rm_` must fit in PostgreSQL's 63-byte identifiers, which it would silently cut.
+const NAME = /^[a-z][a-z0-9_]{0,59}$/;
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function table(collection: string): string {
+  if (!NAME.test(collection)) throw new Error(`invalid collection name ${collection}`);
+  return `rm_${collection}`;
+}
+
+/**
+ * The one expression a field is filtered, sorted and indexed by: the jsonb value, with JSON null
+ * folded into SQL NULL so null and missing are one value, as in SQLite's json_extract. jsonb
+ * compares numbers as numbers and strings by the database collation; the planner matches an
+ * expression index only on this exact text, so every query goes through here.
+ */
+function field(name: string): string {
+  if (!FIELD.test(name)) throw new Error(`invalid field name ${name}`);
+  return `NULLIF(doc -> '${name}', 'null'::jsonb)`;
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, which JSON (and so SQLite and MongoDB) can: a
+ * client's title with a NUL in it would otherwise stop a projection for good. Strings (values and
+ * keys) are stored with NUL as U+E000 '0' and U+E000 itself doubled, and decoded on the way out;
+ * documents without either character (all but a few) skip both steps.
+ */
+const ESC = '\uE000';
+const NEEDS_ESCAPE = /[\u0000\uE000]/;
+const encodeString = (s: string): string => (NEEDS_ESCAPE.test(s) ? s.replace(/[\u0000\uE000]/g, (c) => (c === ESC ? ESC + ESC : `${ESC}0`)) : s);
+const decodeString = (s: string): string => (s.includes(ESC) ? s.replace(/\uE000([\uE0000])/g, (_, c: string) => (c === '0' ? '\u0000' : ESC)) : s);
+
+function mapStrings(value: unknown, f: (s: string) => string): unknown {
+  if (typeof value === 'string') return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [f(k), mapStrings(v, f)]));
+  }
+  return value;
+}
+
+function docText(doc: ReadDoc): string {
+  const text = JSON.stringify(doc);
+  // JSON.stringify writes U+0000 as the escape \u0000; U+E000 appears as itself.
+  return text.includes('\\u0000') || text.includes(ESC) ? JSON.stringify(mapStrings(JSON.parse(text), encodeString)) : text;
+}
+
+function parseDoc<T>(text: string): T {
+  const doc = JSON.parse(text) as unknown;
+  return (text.includes(ESC) ? mapStrings(doc, decodeString) : doc) as T;
+}
+
+/** A scalar as a jsonb parameter; null stays SQL NULL (a comparison with it matches nothing). */
+function jsonParam(value: Scalar): string | null {
+  return value === null ? null : JSON.stringify(typeof value === 'string' ? encodeString(value) : value);
+}
+
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * Read models in PostgreSQL, one table per collection: `id` (primary key), the document as jsonb,
+ * and `_position` / `_generation` mirrored into columns so the replay guard compares columns. One
+ * table per collection rather than one for all: each gets the expression indexes its own queries
+ * use (no collection column in front of every index), its own planner statistics, and a reset
+ * empties it with TRUNCATE instead of deleting row by row.
+ *
+ * A projection batch commits in one transaction: the checkpoints first, locked and compared with
+ * the generation fence (so a concurrent reset waits for the batch, or the batch sees the reset
+ * and rolls back), then the rows, a few multi-row statements per collection.
+ */
+export class PostgresReadStore implements ReadStore {
+  private readonly known = new Set<string>();
+  private readonly indexed = new Set<string>();
+
+  /** The pool is shared with the other stores: close() leaves it open. */
+  constructor(readonly pool: Pool) {}
+
+  async init(): Promise<void> {
+    await runMigrations(this.pool, READ_MIGRATIONS);
+  }
+
+  async ensureCollection(spec: CollectionSpec): Promise<void> {
+    await this.ensureTable(spec.name);
+    const t = table(spec.name);
+    const ddl: string[] = [];
+    for (const index of spec.indexes ?? []) {
+      const name = indexName(spec.name, index);
+      if (this.indexed.has(name)) continue;
+      // NULLS FIRST: ascending sorts put null and missing first (as SQLite does); scanned
+      // backwards, the same index serves the descending sorts with them last.
+      ddl.push(`CREATE INDEX IF NOT EXISTS ${name} ON ${t} (${index.map((f) => `(${field(f)}) NULLS FIRST`).join(', ')})`);
+    }
+    if (!ddl.length) return;
+    await this.ddl(ddl);
+    for (const index of spec.indexes ?? []) this.indexed.add(indexName(spec.name, index));
+  }
+
+  private async ensureTable(collection: string): Promise<void> {
+    if (this.known.has(collection)) return;
+    await this.ddl([
+      `CREATE TABLE IF NOT EXISTS ${table(collection)} (id text PRIMARY KEY, doc jsonb NOT NULL, _position bigint, _generation integer NOT NULL DEFAULT 0)`,
+    ]);
+    this.known.add(collection);
+  }
+
+  /**
+   * Schema changes under one advisory lock: two processes running CREATE TABLE IF NOT EXISTS for
+   * the same name at once can both miss it and one then fails on the catalog's unique index. A
+   * multi-statement simple query is one implicit transaction, which ends (and frees the lock)
+   * with the query whether it succeeds or not.
+   */
+  private async ddl(statements: string[]): Promise<void> {
+    await this.pool.query(`SELECT pg_advisory_xact_lock(hashtext('dojang_read_ddl')); ${statements.join('; ')}`);
+  }
+
+  async get<T extends ReadDoc = ReadDoc>(collection: string, id: string): Promise<T | null> {
+    await this.ensureTable(collection);
+    const { rows } = await this.pool.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table(collection)} WHERE id = $1`, [encodeString(id)]);
+    return rows.length ? parseDoc<T>(rows[0].doc) : null;
+  }
+
+  async getMany<T extends ReadDoc = ReadDoc>(collection: string, ids: string[]): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    if (!ids.length) return out;
+    await this.ensureTable(collection);
+    const { rows } = await this.pool.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table(collection)} WHERE id = ANY($1::text[])`, [
+      ids.map(encodeString),
+    ]);
+    for (const row of rows) {
+      const doc = parseDoc<T>(row.doc);
+      out.set(doc.id, doc);
+    }
+    return out;
+  }
+
+  async find<T extends ReadDoc = ReadDoc>(collection: string, query: FindQuery): Promise<T[]> {
+    const { sql, params } = findStatement(collection, query);
+    await this.ensureTable(collection);
+    const { rows } = await this.pool.query<{ doc: string }>(sql, params);
+    return rows.map((r) => parseDoc<T>(r.doc));
+  }
+
+  async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): Promise<void> {
+    const statements = writeStatements(writes);
+    for (const w of writes) await this.ensureTable(w.collection);
+    const names = [...new Set([...Object.keys(checkpoints), ...Object.keys(generations)])].sort();
+    if (!names.length && !statements.length) return;
+    await this.transaction(async (client) => {
+      if (names.length) {
+        // The fence, first: every checkpoint row is made if missing (absent = position 0,
+        // generation 0) and locked, in name order, and its generation compared. A reset takes the
+        // same row lock, so it cannot slip in between this check and the row writes below; one
+        // that committed first shows its generation here. Positions only move forward; on a
+        // mismatch the whole transaction, positions included, is rolled back.
+        const { rows } = await client.query<{ name: string; generation: number }>(
+          `INSERT INTO read_checkpoints AS c (name, position, generation)
+           SELECT name, position, 0 FROM unnest($1::text[], $2::bigint[]) AS w(name, position) ORDER BY name
+           ON CONFLICT (name) DO UPDATE SET position = GREATEST(c.position, EXCLUDED.position)
+           RETURNING c.name, c.generation`,
+          [names, names.map((n) => checkpoints[n] ?? 0)],
+        );
+        const stored = new Map(rows.map((r) => [r.name, r.generation]));
+        const stale = names.filter((n) => stored.get(n) !== (generations[n] ?? 0));
+        if (stale.length) throw new StaleGenerationError(stale);
+      }
+      for (const s of statements) await client.query(s.sql, s.params);
+    });
+  }
+
+  async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
+    if (typeof doc.id !== 'string' || doc.id === '') throw new Error('read-model document without an id');
+    await this.ensureTable(collection);
+    const t = table(collection);
+    const text = docText({ ...doc, _version: (expectedVersion ?? 0) + 1 });
+    // One statement either way, so two processes claiming the same version cannot both win: the
+    // UPDATE re-checks the version on the row it locked, the INSERT conflicts on the primary key.
+    const result =
+      expectedVersion === null
+        ? await this.pool.query(`INSERT INTO ${t} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING`, [encodeString(doc.id), text])
+        : await this.pool.query(`UPDATE ${t} SET doc = $2::jsonb WHERE id = $1 AND COALESCE(${field('_version')}, '0'::jsonb) = $3::jsonb`, [
+            encodeString(doc.id),
+            text,
+            JSON.stringify(expectedVersion),
+          ]);
+    return result.rowCount === 1;
+  }
+
+  async getCheckpoint(name: string): Promise<number> {
+    return (await this.getCheckpoints([name]))[name];
+  }
+
+  async getCheckpoints(names: string[]): Promise<Record<string, number>> {
+    return this.checkpointColumn(names, 'position');
+  }
+
+  async getGenerations(names: string[]): Promise<Record<string, number>> {
+    return this.checkpointColumn(names, 'generation');
+  }
+
+  private async checkpointColumn(names: string[], column: 'position' | 'generation'): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    if (!names.length) return out;
+    const { rows } = await this.pool.query<{ name: string; value: string }>(
+      `SELECT name, ${column}::text AS value FROM read_checkpoints WHERE name = ANY($1::text[])`,
+      [names],
+    );
+    const found = new Map(rows.map((r) => [r.name, Number(r.value)]));
+    for (const name of names) out[name] = found.get(name) ?? 0;
+    return out;
+  }
+
+  async reset(name: string, collections: string[]): Promise<number> {
+    const tables = collections.map(table);
+    return this.transaction(async (client) => {
+      // The checkpoint row first, as commit() takes it: a batch in flight finishes before the
+      // tables are emptied, and any later one sees the new generation and rolls back. The row
+      // stays (position 0, next generation): deleting it would restart the generation count.
+      const { rows } = await client.query<{ generation: number }>(
+        `INSERT INTO read_checkpoints AS c (name, position, generation) VALUES ($1, 0, 1)
+         ON CONFLICT (name) DO UPDATE SET position = 0, generation = c.generation + 1 RETURNING c.generation`,
+        [name],
+      );
+      // Emptied, not dropped: a running server keeps reading and writing these tables, and must
+      // never meet a missing one. TRUNCATE holds its lock only until this commits.
+      const existing = await client.query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_class c WHERE c.relname = ANY($1::text[]) AND c.relkind = 'r' AND pg_table_is_visible(c.oid) ORDER BY c.relname`,
+        [tables],
+      );
+      if (existing.rows.length) await client.query(`TRUNCATE ${existing.rows.map((r) => r.name).join(', ')}`);
+      return rows[0].generation;
+    });
+  }
+
+  async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
+    const { rows } = await this.pool.query<{ count: string }>(
+      `INSERT INTO read_windows AS w (key, window_start, count, expires_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + EXCLUDED.count RETURNING w.count::text AS count`,
+      [encodeString(key), windowStart, hits, windowStart + ttlMs],
+    );
+    const count = Number(rows[0].count);
+    // A window's first hits sweep the counters whose windows are over: cheap (indexed) and rare.
+    if (count === hits) await this.pool.query(`DELETE FROM read_windows WHERE expires_at <= $1`, [windowStart]);
+    return count;
+  }
+
+  async close(): Promise<void> {
+    // The pool belongs to whoever made it (it also serves the event and blob stores).
+  }
+
+  private async transaction<R>(work: (client: PoolClient) => Promise<R>): Promise<R> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      // After a failed COMMIT the transaction is over and this ROLLBACK only warns; when it fails,
+      // the connection is gone and must not go back to the pool.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+/** Readable when it fits PostgreSQL's 63 bytes; else cut and told apart by a hash of the fields. */
+function indexName(collection: string, fields: string[]): string {
+  const readable = `ix_${collection}_${fields.join('_')}`;
+  if (readable.length <= 63) return readable;
+  return `ix_${collection}_${fnv1a(fields.join(',')).toString(16).padStart(8, '0')}`;
+}
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/**
+ * The writes as a few multi-row statements. Only writes to the same row depend on their order,
+ * so each collection's writes are grouped by id and sent in layers: the first write of every id,
+ * then the second, and so on (one layer in the usual batch), each layer one DELETE and one
+ * upsert. Ids are sorted so concurrent batches lock rows in the same order.
+ */
+function writeStatements(writes: Write[]): Statement[] {
+  const byCollection = new Map<string, Map<string, Write[]>>();
+  for (const w of writes) {
+    const id = w.op === 'put' ? w.doc.id : w.id;
+    if (typeof id !== 'string' || id === '') throw new Error('read-model document without an id');
+    const t = table(w.collection);
+    let byId = byCollection.get(t);
+    if (!byId) byCollection.set(t, (byId = new Map()));
+    const queue = byId.get(id);
+    if (queue) queue.push(w);
+    else byId.set(id, [w]);
+  }
+  const out: Statement[] = [];
+  for (const [t, byId] of byCollection) {
+    const ids = [...byId.keys()].sort();
+    const depth = Math.max(...[...byId.values()].map((q) => q.length));
+    for (let layer = 0; layer < depth; layer++) {
+      const puts: Array<Extract<Write, { op: 'put' }>> = [];
+      const deletes: Array<Extract<Write, { op: 'delete' }>> = [];
+      for (const id of ids) {
+        const w = byId.get(id)![layer];
+        if (w?.op === 'put') puts.push(w);
+        else if (w) deletes.push(w);
+      }
+      if (deletes.length) {
+        out.push({
+          sql: `DELETE FROM ${t} AS r USING unnest($1::text[], $2::integer[]) AS w(id, generation) WHERE r.id = w.id AND r._generation <= w.generation`,
+          params: [deletes.map((d) => encodeString(d.id)), deletes.map((d) => d.generation ?? 0)],
+        });
+      }
+      if (puts.length) {
+        // (generation, position) in order: a newer generation always wins, an older one never
+        // does, and within one generation a replay of an older event is a no-op (a row or a put
+        // without a position is not ordered, and the put wins).
+        out.push({
+          sql: `INSERT INTO ${t} AS r (id, doc, _position, _generation)
+                SELECT id, doc::jsonb, position, generation FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[]) AS w(id, doc, position, generation)
+                ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, _position = EXCLUDED._position, _generation = EXCLUDED._generation
+                WHERE r._generation < EXCLUDED._generation
+                   OR (r._generation = EXCLUDED._generation AND (r._position IS NULL OR EXCLUDED._position IS NULL OR r._position <= EXCLUDED._position))`,
+          params: [
+            puts.map((p) => encodeString(p.doc.id)),
+            puts.map((p) => docText(p.doc)),
+            puts.map((p) => (Number.isSafeInteger(p.doc._position) ? p.doc._position : null)),
+            puts.map((p) => (typeof p.doc._generation === 'number' ? p.doc._generation : 0)),
+          ],
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** The SELECT a find() sends; exported so a test can EXPLAIN the exact statement. */
+export function findStatement(collection: string, query: FindQuery): Statement {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  for (const [name, cond] of Object.entries(query.where ?? {})) {
+    clauses.push(...conditionSql(field(name), cond, param));
+  }
+  let sql = `SELECT doc::text AS doc FROM ${table(collection)}`;
+  if (clauses.length) sql += ` WHERE ${clauses.join(' AND ')}`;
+  if (query.orderBy?.length) {
+    sql += ` ORDER BY ${query.orderBy.map((o) => `${field(o.field)} ${o.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`).join(', ')}`;
+  }
+  if (query.limit !== undefined) sql += ` LIMIT ${param(Math.max(0, Math.floor(query.limit)))}`;
+  return { sql, params };
+}
+
+function conditionSql(f: string, cond: Condition, param: (value: unknown) => string): string[] {
+  if (cond === null) return [`${f} IS NULL`];
+  if (typeof cond !== 'object') return [`${f} = ${param(jsonParam(cond))}::jsonb`];
+  const out: string[] = [];
+  const ops: Array<[keyof typeof cond, string]> = [
+    ['$gt', '>'],
+    ['$gte', '>='],
+    ['$lt', '<'],
+    ['$lte', '<='],
+  ];
+  for (const [op, sqlOp] of ops) {
+    const v = cond[op];
+    if (v !== undefined) out.push(`${f} ${sqlOp} ${param(jsonParam(v as Scalar))}::jsonb`);
+  }
+  if (cond.$ne !== undefined) {
+    out.push(cond.$ne === null ? `${f} IS NOT NULL` : `(${f} IS NULL OR ${f} <> ${param(jsonParam(cond.$ne))}::jsonb)`);
+  }
+  if (cond.$in !== undefined) {
+    // SQL's IN never matches NULL; null in the list means "null or missing", as `field: null` does.
+    const values = cond.$in.filter((v) => v !== null);
+    const alternatives: string[] = [];
+    if (values.length) alternatives.push(`${f} = ANY(${param(values.map(jsonParam))}::jsonb[])`);
+    if (values.length < cond.$in.length) alternatives.push(`${f} IS NULL`);
+    out.push(alternatives.length ? `(${alternatives.join(' OR ')})` : 'FALSE');
+  }
+  return out;
+}
