@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { apiClient, ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
 import { eventually, startWorkerProcess, WorkerProcess } from '../support/worker-process';
 
-jest.setTimeout(120_000);
+jest.setTimeout(300_000);
 
 /**
  * Issue 10 §2, as an operator tried it: `npm run start:api` (ROLE=api) and `npm run start:worker`
@@ -18,8 +18,8 @@ describe('a worker process follows an API process on one DATA_DIR', () => {
   beforeAll(async () => {
     ensureBuilt();
     key = (await runCli(['org', 'create', '--name', '분리 배포'], { dataDir })).json().keys.test;
-    api = await startServer({ dataDir, env: { ROLE: 'api', RATE_LIMIT_PER_MINUTE: '100000' } });
-    worker = await startWorkerProcess({ dataDir });
+    api = await startServer({ dataDir, env: { ROLE: 'api', RATE_LIMIT_PER_MINUTE: '100000' }, readyTimeoutMs: 120_000 });
+    worker = await startWorkerProcess({ dataDir, readyTimeoutMs: 120_000 });
   });
   afterAll(async () => {
     await Promise.all([api?.stop(), worker?.stop()]);
