@@ -159,8 +159,9 @@ function topology(store: Store) {
 
   afterAll(async () => {
     await killing?.catch(() => undefined);
-    await Promise.all([...apis, ...workers, ...retired].map((p) => p?.stop()));
-    await Promise.all([smtp?.close(), twilio?.close(), hooks?.close()]);
+    const running: Array<ServerProcess | WorkerProcess> = [...apis, ...workers, ...retired].filter((p): p is ServerProcess | WorkerProcess => p !== null);
+    await Promise.all(running.map((p) => p.stop()));
+    for (const receiver of [smtp, twilio, hooks]) await receiver?.close();
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
