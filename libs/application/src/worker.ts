@@ -1,3 +1,5 @@
+import { randomUUID } from 'crypto';
+import * as os from 'os';
 import { EmailSender, SmsSender, SmtpEmailSender, TwilioSmsSender } from '@dojang/notifications';
 import { Clock, systemClock } from './clock';
 import { Infrastructure } from './infrastructure';
@@ -79,6 +81,9 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   ];
   const runner = new ReactorRunner(infra.events, infra.reads, reactors, {
     clock,
+    // Several workers share the reactors, one runner per reactor at a time (see ARCHITECTURE.md).
+    leaseMs: infra.config.reactorLeaseMs,
+    owner: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     onError: (reactor, event, err, attempt) =>
       infra.logger.warn({ reactor, event_type: event.type, event_id: event.event_id, attempt, err }, 'reactor failed'),
     onReacted: (reactor, event, startedAt, err) => recordEventSpans(`react ${reactor}`, [event], startedAt, { 'dojang.reactor': reactor }, err),
