@@ -35,7 +35,10 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2
 export function parseInstant(raw: unknown): number | null {
   if (typeof raw !== 'string' || !INSTANT.test(raw)) return null;
   const t = Date.parse(raw);
-  return Number.isNaN(t) ? null : t;
+  // Date.parse rolls 2026-02-30 over into March; a date that is not on the calendar is refused.
+  const [y, m, d] = raw.slice(0, 10).split('-').map(Number);
+  if (Number.isNaN(t) || m < 1 || m > 12 || d < 1 || d > new Date(Date.UTC(y, m, 0)).getUTCDate()) return null;
+  return t;
 }
 
 /** The stored chain checked by the same walk as `cli verify`, on the raw (not upcast) events. */
