@@ -24,7 +24,7 @@ describe('auditor keys and stream replay from the CLI', () => {
   let orgId: string;
   let api: ReturnType<typeof apiClient>;
   let docId: string;
-  let stored: Array<{ stream_revision: number; type: string; metadata: { occurred_at: string } }>;
+  let stored: Array<{ stream_revision: number; type: string; metadata: { occurred_at: string; hash: string } }>;
 
   beforeAll(async () => {
     server = await startServer({ dataDir: tempDataDir('dojang-cli-audit-') });
@@ -73,9 +73,11 @@ describe('auditor keys and stream replay from the CLI', () => {
     const shown = out.stdout.split('\n').filter((l) => /^#\d+ /.test(l)).map((l) => l.split(/\s+/).slice(0, 2).join(' '));
     expect(shown).toEqual(upTo.map((e) => `#${e.stream_revision} ${e.type}`));
     expect(out.stdout).toContain(`state as of ${at} (${upTo.length} of ${stored.length} events)`);
+    expect(out.stdout).toContain(`chain verified: ${stored.length} events`);
 
     const json = (await runCli(['stream', 'show', `document-${docId}`, '--as-of', at, '--json'], { dataDir: server.dataDir })).json();
     expect(json.as_of).toBe(at);
+    expect(json.chain).toEqual({ head_hash: stored[stored.length - 1].metadata.hash, event_count: stored.length, verified: true });
     expect(json.events).toHaveLength(upTo.length);
     expect(json.state).toMatchObject({ id: docId, status: 'draft', title: '근로계약서' });
     expect(json.state.participants.map((p: { name: string }) => p.name)).toEqual(['홍길동']);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AdminService, StateChange, loadConfig, openInfrastructure, parseInstant, replayStream } from '@dojang/application';
+import { AdminService, StateChange, loadConfig, openInfrastructure, parseInstant, replayStream, summarizeChain } from '@dojang/application';
 import { StoredEvent } from '@dojang/event-store';
 import { KEY_ROLES } from '@dojang/domain';
 
@@ -74,10 +74,13 @@ function showReplay(streamId: string, events: StoredEvent[], asOf: number | null
   const replay = replayStream(streamId, events, asOf);
   if (!replay) throw new UsageError(`--as-of and --diff need a stream kind with a fold (document-, organization-, file-, template-, seal-, webhook_endpoint-, delivery-): ${streamId}`);
   const at = asOf === null ? null : new Date(asOf).toISOString();
+  // The same verdict as GET /v1/documents/{id}/history: the whole stored stream, not only the shown part.
+  const chain = summarizeChain(events);
   if (json) {
     return {
       stream_id: streamId,
       as_of: at,
+      chain,
       events: replay.steps.map((s) => (diff ? { ...s.event, changes: s.changes } : s.event)),
       state: replay.state,
     };
@@ -86,8 +89,9 @@ function showReplay(streamId: string, events: StoredEvent[], asOf: number | null
   const body = diff
     ? replay.steps.map((s) => `${printStream([s.event])}\n${printChanges(s.changes)}`).join('\n')
     : printStream(replay.steps.map((s) => s.event));
+  const verdict = chain.verified ? `chain verified: ${chain.event_count} events, head ${chain.head_hash}` : `chain BROKEN at revision ${chain.broken_at}: ${chain.reason}`;
   const footer = at ? `\n\nstate as of ${at} (${replay.steps.length} of ${events.length} events):\n${JSON.stringify(replay.state, null, 2)}` : '';
-  return body + footer;
+  return `${body}${footer}\n\n${verdict}`;
 }
 
 async function run(argv: string[]): Promise<unknown> {

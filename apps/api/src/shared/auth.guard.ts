@@ -38,25 +38,32 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     req.auth = (await requestApiKey(this.infra, req)) ?? (await authenticate(this.infra, req.headers.authorization));
-    if (req.auth.role !== 'full' && !auditorMayCall(req.method, Reflect.getMetadata(PATH_METADATA, context.getClass()))) {
+    if (req.auth.role !== 'full' && !auditorMayCall(req.method, routePaths(context))) {
       throw new ApiError(403, 'permission_error', 'insufficient_permissions', 'This API key is read-only (role auditor): it can read documents, their histories and evidence, and nothing else.');
     }
     return true;
   }
 }
 
-/** The controllers whose reads an auditor key may make: documents (and everything under them) and events. */
-const AUDITOR_READABLE = /^\/?(documents|events)(\/|$)/;
+/** The routes whose reads an auditor key may make: documents (and everything under them) and events. */
+const AUDITOR_READABLE = /^\/*(documents|events)(\/|$)/;
+
+/** The route templates of the handler (controller path joined with the method's), without the /v1 prefix. */
+export function routePaths(context: ExecutionContext): string[] {
+  const list = (v: unknown) => (Array.isArray(v) ? v : [v ?? '']).map(String);
+  const classPaths = list(Reflect.getMetadata(PATH_METADATA, context.getClass()));
+  const handlerPaths = list(Reflect.getMetadata(PATH_METADATA, context.getHandler()));
+  return classPaths.flatMap((c) => handlerPaths.map((h) => `${c}/${h}`.replace(/\/+/g, '/').replace(/^\/|\/$/g, '')));
+}
 
 /**
  * Default deny: any method but GET/HEAD is a write, whatever the route (so a route added later is
  * covered without anyone remembering), and reads are allowed only on the document controllers —
  * not the outbox (PINs, signing links), webhook endpoints, members or anything else.
  */
-export function auditorMayCall(method: string, controllerPath: unknown): boolean {
+export function auditorMayCall(method: string, routes: string[]): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
-  const paths = Array.isArray(controllerPath) ? controllerPath : [controllerPath];
-  return paths.some((p) => typeof p === 'string' && AUDITOR_READABLE.test(p));
+  return routes.length > 0 && routes.every((p) => AUDITOR_READABLE.test(p));
 }
 
 export async function authenticate(infra: Infrastructure, header: string | undefined): Promise<AuthContext> {
