@@ -9,6 +9,7 @@ import { RecordingEmailSender, RecordingSmsSender } from '@dojang/notifications'
 import { ManualClock } from '../clock';
 import { NotificationRequest, Notifier, messageId } from '../notifier';
 import { DeliveryEvidence, DeliveryFact, DeliveryRecorder, deliveryEventId } from './delivery-evidence';
+import { DocumentHistory } from './document-history';
 
 const DOC = '3f0b6a52-8d0e-4c55-9d5e-2f6f2b0f7a11';
 const PARTICIPANT = 'a1b2c3d4-0000-4000-8000-000000000001';
@@ -133,5 +134,9 @@ describe('deliveries as hash-chained evidence', () => {
     const stored = await delivered();
     expect(stored).toHaveLength(6);
     expect(verifyChain(stored)).toMatchObject({ intact: true, events: 6 });
+    // What the audit certificate can list: the facts with their chained hashes.
+    const listed = await new DocumentHistory(events).deliveries(DOC);
+    expect(listed.map((d) => d.participant_id).sort()).toEqual(['p-0', 'p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
+    expect(listed.map((d) => d.hash)).toEqual(stored.map((e) => e.metadata.hash));
   });
 });

@@ -1,4 +1,4 @@
-import { DocumentEvent, DocumentState, deliveryStreamId, documentStreamId, evolveDocument, initialDocumentState } from '@dojang/domain';
+import { DocumentEvent, DocumentState, MessageDelivered, deliveryStreamId, documentStreamId, evolveDocument, initialDocumentState } from '@dojang/domain';
 import { EventStore, StoredEvent, verifyChain } from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
 import { maskEventData } from './history-masking';
@@ -134,6 +134,15 @@ export class DocumentHistory {
       page.deliveries = { entries: eventsUpTo(delivered, asOf).map(toHistoryEntry), chain: summarizeChain(delivered) };
     }
     return page;
+  }
+
+  /**
+   * The messages sent about a document, oldest first, each with the hash that chains it: what a
+   * presentation such as the audit certificate lists. Recipients are stored masked already.
+   */
+  async deliveries(documentId: string): Promise<Array<MessageDelivered['data'] & { hash: string }>> {
+    const stored = await this.events.readStream(deliveryStreamId(documentId));
+    return stored.filter((e) => e.type === 'MessageDelivered').map((e) => ({ ...(upcast(e).data as MessageDelivered['data']), hash: e.metadata.hash }));
   }
 
   /** The document at `asOf`, or null when it did not exist yet. */
