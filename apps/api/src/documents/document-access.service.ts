@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Infrastructure, CommandContext, Decision, CLOCK, Clock } from '@dojang/application';
+import { Infrastructure, CommandContext, Decision, CLOCK, Clock, readBody } from '@dojang/application';
 import {
   DocumentCommand,
   DocumentEvent,
@@ -53,8 +53,8 @@ export class DocumentAccess {
    * A signing link lets its holder sign: a read-only (auditor) key never sees one, and neither does
    * a past state (`as_of`), whose links may be dead or belong to someone who has since signed.
    */
-  present(row: DocumentRow, auth?: AuthContext, options: { links?: boolean } = {}): PresentedDocument {
-    const presented = presentDocument(row, this.origin, this.infra.secrets);
+  async present(row: DocumentRow, auth?: AuthContext, options: { links?: boolean } = {}): Promise<PresentedDocument> {
+    const presented = presentDocument(row, this.origin, this.infra.secrets, await readBody(this.infra.blobs, row));
     if (auth?.role === 'full' && options.links !== false) return presented;
     return { ...presented, participants: presented.participants.map((p) => ({ ...p, signing_url: null })) };
   }

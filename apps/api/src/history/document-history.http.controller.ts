@@ -53,7 +53,7 @@ export class DocumentHistoryHttpController {
       has_more: page.has_more,
       chain: page.chain,
       ...(asOf !== undefined && page.state_as_of
-        ? { as_of: new Date(asOf).toISOString(), document: this.history.presentState(auth, page.state_as_of.state, page.state_as_of.updated_at) }
+        ? { as_of: new Date(asOf).toISOString(), document: await this.history.presentState(auth, page.state_as_of.state, page.state_as_of.updated_at) }
         : {}),
       ...(page.deliveries ? { deliveries: { object: 'list' as const, data: page.deliveries.entries, chain: page.deliveries.chain } } : {}),
     };

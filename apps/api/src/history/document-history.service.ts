@@ -42,7 +42,7 @@ export class DocumentHistoryService {
     return this.presentState(auth, then.state, then.updated_at);
   }
 
-  presentState(auth: AuthContext, state: DocumentState, updatedAt: string): PresentedDocument {
+  presentState(auth: AuthContext, state: DocumentState, updatedAt: string): Promise<PresentedDocument> {
     const row: DocumentRow = {
       ...state,
       id: state.id,

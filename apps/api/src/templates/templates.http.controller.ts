@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
-import { TemplateCommand, templateDecider, templateStreamId } from '@dojang/domain';
+import { Clock, CLOCK, Infrastructure, prefixedId, putBody, readBody } from '@dojang/application';
+import { TemplateCommand, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
 import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { extractTemplateVariables } from '@dojang/seals';
@@ -12,13 +12,14 @@ import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateTemplateDto, ListTemplatesQuery } from './template.dto';
 
-export function presentTemplate(row: TemplateReadRow, withContent: boolean) {
+/** `content` is the body read from the blob store, given only where the response shows it. */
+export function presentTemplate(row: TemplateReadRow, content?: string) {
   return {
     id: row.id,
     object: 'template' as const,
     name: row.name,
     variables: row.variables,
-    ...(withContent ? { content: row.content } : {}),
+    ...(content !== undefined ? { content } : {}),
     livemode: row.livemode,
     created_at: row.created_at,
   };
@@ -41,20 +42,21 @@ export class TemplatesHttpController {
   @HttpCode(201)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto) {
     const id = prefixedId('tmpl');
+    validateTemplateContent(dto.content);
     const command: TemplateCommand = {
       type: 'CreateTemplate',
       template_id: id,
       organization_id: auth.organization_id,
       livemode: auth.livemode,
       name: dto.name,
-      content: dto.content,
+      content_blob: await putBody(this.infra.blobs, dto.content),
       variables: extractTemplateVariables(dto.content),
       now: this.clock.now().toISOString(),
     };
     await this.commandBus.execute(
       new DecideCommand(templateDecider, templateStreamId(id), command, commandContext(auth, info)),
     );
-    return presentTemplate((await this.row(auth, id)) as TemplateReadRow, true);
+    return presentTemplate((await this.row(auth, id)) as TemplateReadRow, dto.content);
   }
 
   @Get()
@@ -67,13 +69,13 @@ export class TemplatesHttpController {
       where.sort_key = { $lt: cursor.sort_key };
     }
     const rows = await this.infra.reads.find<TemplateReadRow>(TEMPLATES, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map((r) => presentTemplate(r, false)), has_more: rows.length > limit };
+    return { object: 'list', data: rows.slice(0, limit).map((r) => presentTemplate(r)), has_more: rows.length > limit };
   }
 
   @Get(':id')
   async get(@Auth() auth: AuthContext, @Param('id') id: string) {
     const row = await this.row(auth, id);
     if (!row) throw ApiError.notFound('template_not_found', 'No such template.');
-    return presentTemplate(row, true);
+    return presentTemplate(row, (await readBody(this.infra.blobs, row)) ?? '');
   }
 }
