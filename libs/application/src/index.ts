@@ -15,3 +15,5 @@ export * from './webhooks';
 export * from './timers';
 export * from './observability';
 export * from './history';
+export * from './verification/chain-head-proof';
+export * from './verification/verify-document';
