@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { deliveryStreamId } from '@dojang/domain';
-import { EventStore, verifyChain } from '@dojang/event-store';
+import { EventStore, NewEvent, StoredEvent, verifyChain } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { RecordingEmailSender, RecordingSmsSender } from '@dojang/notifications';
@@ -138,5 +138,23 @@ describe('deliveries as hash-chained evidence', () => {
     const listed = await new DocumentHistory(events).deliveries(DOC);
     expect(listed.map((d) => d.participant_id).sort()).toEqual(['p-0', 'p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
     expect(listed.map((d) => d.hash)).toEqual(stored.map((e) => e.metadata.hash));
+  });
+
+  it('records a message once even on a store that only catches a repeated event id among the latest events (EventStoreDB)', async () => {
+    // An 'any' append on EventStoreDB checks a window of the stream's latest events for the id.
+    const appended: StoredEvent[] = [];
+    const forgetful = {
+      readStream: async () => appended,
+      append: async (streamId: string, batch: NewEvent[]) => {
+        for (const e of batch) appended.push({ ...e, stream_id: streamId, stream_revision: appended.length, global_position: appended.length + 1 } as StoredEvent);
+        return { next_expected_revision: appended.length - 1, position: appended.length };
+      },
+    } as unknown as EventStore;
+    const recorder = new DeliveryEvidence(forgetful);
+    const fact: DeliveryFact = { message_id: 'msg_1', kind: 'reminder', organization_id: 'org_1', livemode: true, document_id: DOC, participant_id: null, channel: 'sms', to: '01012345678', provider_message_id: 'SM1', delivered_at: '2026-03-02T09:00:00.000Z' };
+    for (let i = 0; i < 20; i++) await recorder.record({ ...fact, message_id: `msg_other_${i}` });
+    await recorder.record(fact);
+    await recorder.record(fact);
+    expect(appended.filter((e) => e.data.message_id === 'msg_1')).toHaveLength(1);
   });
 });

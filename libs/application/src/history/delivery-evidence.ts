@@ -38,6 +38,11 @@ export class DeliveryEvidence implements DeliveryRecorder {
   constructor(private readonly events: EventStore) {}
 
   async record(fact: DeliveryFact): Promise<void> {
+    const streamId = deliveryStreamId(fact.document_id);
+    const eventId = deliveryEventId(fact.message_id);
+    // The stores refuse a repeated event id, but EventStoreDB only within a stream's latest events
+    // on an 'any' append; a delivery stream is short, so look first and let the store catch races.
+    if ((await this.events.readStream(streamId)).some((e) => e.event_id === eventId)) return;
     const event: MessageDelivered = {
       type: 'MessageDelivered',
       data: {
@@ -55,10 +60,10 @@ export class DeliveryEvidence implements DeliveryRecorder {
       // 'any': the stream is append-only with no invariant; the store still chains each event to
       // the stream's head at append.
       await this.events.append(
-        deliveryStreamId(fact.document_id),
+        streamId,
         [
           {
-            event_id: deliveryEventId(fact.message_id),
+            event_id: eventId,
             type: event.type,
             data: event.data,
             metadata: {
