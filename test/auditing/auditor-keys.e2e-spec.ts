@@ -32,7 +32,7 @@ describe('auditor API keys', () => {
     otherOrg = client(t, (await t.createOrg('Other Co')).test);
     doc = await sentWith(full, [{ name: '김철수', phone: '01012345678', email: 'kim@example.com' }]);
     foreign = await sentWith(otherOrg, [{ name: '이영희', phone: '01098765432' }]);
-  });
+  }, 120_000); // two sends render two PDFs: slow on a busy machine
   afterAll(() => t.close());
 
   it('reads the document list, the detail, the audit trail, the file, the history and the events', async () => {

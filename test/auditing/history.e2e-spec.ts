@@ -58,7 +58,7 @@ describe('document history and time travel', () => {
     await step(async () => expectStatus(await signer(t, token(kim)).sign(), 200));
     await step(async () => expectStatus(await signer(t, token(lee)).sign(), 200));
     await t.worker!.runner.catchUp();
-  }, 60_000);
+  }, 120_000);
   afterAll(() => t.close());
 
   describe('GET /documents/{id}/history', () => {
