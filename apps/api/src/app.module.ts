@@ -26,6 +26,8 @@ import { TemplatesHttpController } from './templates/templates.http.controller';
 import { SealsHttpController } from './seals/seals.http.controller';
 import { SignatureRequestsHttpController } from './signature-requests/signature-requests.http.controller';
 import { OpenApiDocumentHolder, OpenApiHttpController } from './openapi/openapi.http.controller';
+import { DocumentHistoryHttpController } from './history/document-history.http.controller';
+import { DocumentHistoryService } from './history/document-history.service';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
@@ -53,6 +55,7 @@ export class AppModule {
         SignatureRequestsHttpController,
         OpenApiHttpController,
         WebhookEndpointsHttpController,
+        DocumentHistoryHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [
@@ -66,6 +69,7 @@ export class AppModule {
         DecideCommandHandler,
         DocumentAccess,
         DocumentSources,
+        DocumentHistoryService,
         OpenApiDocumentHolder,
         ...(extra.providers ?? []),
       ],

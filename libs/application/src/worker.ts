@@ -4,6 +4,7 @@ import { EmailSender, SmsSender, SmtpEmailSender, TwilioSmsSender } from '@dojan
 import { Clock, systemClock } from './clock';
 import { Infrastructure } from './infrastructure';
 import { Notifier } from './notifier';
+import { DeliveryEvidence } from './history/delivery-evidence';
 import { ParkedRetryStats, Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
 import { UsageReactor } from './usage/usage.reactor';
@@ -60,6 +61,7 @@ export async function createNotifier(infra: Infrastructure, options: WorkerOptio
     options.sms !== undefined ? options.sms : smsSenderFromConfig(infra),
     { attempts: 4, baseDelayMs: 500, ...(options.retrySleep ? { sleep: options.retrySleep } : {}) },
     (channel, outcome) => infra.metrics.messages.inc({ channel, outcome }),
+    new DeliveryEvidence(infra.events),
   );
   await notifier.init();
   return notifier;
