@@ -25,6 +25,7 @@ import { WebhookEndpointsHttpController } from './webhooks/webhook-endpoints.htt
 import { TemplatesHttpController } from './templates/templates.http.controller';
 import { SealsHttpController } from './seals/seals.http.controller';
 import { SignatureRequestsHttpController } from './signature-requests/signature-requests.http.controller';
+import { EvidenceHttpController } from './evidence/evidence.http.controller';
 import { OpenApiDocumentHolder, OpenApiHttpController } from './openapi/openapi.http.controller';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
@@ -53,6 +54,7 @@ export class AppModule {
         SignatureRequestsHttpController,
         OpenApiHttpController,
         WebhookEndpointsHttpController,
+        EvidenceHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [
