@@ -14,6 +14,8 @@ import { binary } from '../files/file-helpers';
 const run = promisify(execFile);
 const ROOT = path.join(__dirname, '..', '..');
 const VERIFY = path.join(ROOT, 'scripts', 'dojang-verify.js');
+/** The verifier is a separate process (the first one transpiles it): seconds each on a loaded machine. */
+const CHILD_TIMEOUT = 90_000;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** How the verdict names each check (the ✓/✗ line is Korean, the English one follows). */
@@ -140,11 +142,11 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     for (const label of Object.values(LABEL)) expect(v.stdout).toContain(`✓ ${label}`);
     expect(v.stdout).toContain('결과: 모든 검사를 통과했습니다. / Verdict: every check passed.');
     expect(v.stdout).toMatch(/Chain-head proof: head at revision \d+ signed with the bundle's certificate/);
-  });
+  }, CHILD_TIMEOUT);
 
   it('detects each kind of tampering, naming the check (exit 1)', async () => {
     const otherCert = path.join(dir, 'other.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'other.key'), '-out', otherCert, '-subj', '/C=KR/O=Dojang/CN=Dojang Document Signing', '-days', '1']);
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'other.key'), '-out', otherCert, '-subj', '/C=KR/O=Dojang/CN=Dojang Document Signing', '-days', '1'], { stdio: 'pipe' });
     const cases: Array<[string, Buffer, Check[]]> = [
       ['event data edited', forge((f) => editEvent(f, 'DocumentCreated', (e) => (e.data.title = '위조된 계약서'))), ['hash_chain']],
       ['last event removed (truncation)', forge((f) => (f['events.jsonl'] = jsonl(eventsOf(f).slice(0, -1))), { chainHead: true }), ['head_proof', 'pdf_hashes']],
@@ -180,7 +182,7 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
       expect({ name, code: v.code, caught: expected.filter((k) => v.failed.includes(k)) }).toEqual({ name, code: 1, caught: expected });
       expect(v.stdout).toMatch(/결과: 검증 실패 .* Verdict: verification FAILED/);
     }
-  });
+  }, CHILD_TIMEOUT);
 
   it('a truncated ZIP, or no file at all, is unreadable input: exit 2', async () => {
     const cut = await verify(bundle.subarray(0, Math.floor(bundle.length / 2)), 'truncated');
@@ -188,7 +190,7 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     expect(cut.stderr).toMatch(/unreadable evidence bundle/);
     const garbage = await verify(Buffer.from('not a zip'), 'garbage');
     expect(garbage.code).toBe(2);
-  });
+  }, CHILD_TIMEOUT);
 
   it('a document not yet completed still gets a bundle of what exists, and says so', async () => {
     const built = await sentWith(c, [{ name: '박지훈' }]);
@@ -200,7 +202,7 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     const v = await verify(zip(files), 'sent');
     expect(v).toMatchObject({ code: 0, failed: [] });
     expect(v.stdout).toContain('Document not completed');
-  });
+  }, CHILD_TIMEOUT);
 
   it('is scoped to the organization and mode: another organization gets 404', async () => {
     const other = await t.createOrg('Other Corp');
