@@ -210,4 +210,11 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     expectError(await t.http.get(`/v1/documents/${documentId}/evidence`).set(bearer(org.live)), 404, 'document_not_found');
     expectError(await t.http.get(`/v1/documents/not-a-uuid/evidence`).set(bearer(org.test)), 404, 'document_not_found');
   });
+
+  it('is in the OpenAPI reference as a ZIP download', async () => {
+    const spec = expectStatus(await t.http.get('/v1/openapi.json'), 200).body;
+    const op = spec.paths['/v1/documents/{id}/evidence'].get;
+    expect(Object.keys(op.responses['200'].content)).toEqual(['application/zip']);
+    expect(op.responses['404'] ?? op.responses.default).toBeDefined();
+  });
 });

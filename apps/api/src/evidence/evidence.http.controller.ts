@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { DocumentPdfService } from '@dojang/application';
 import { documentStreamId } from '@dojang/domain';
 import { Response } from 'express';
@@ -33,6 +34,11 @@ export class EvidenceHttpController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'Evidence bundle (ZIP) to verify offline with `npx dojang-verify bundle.zip`' })
+  @ApiOkResponse({
+    description: 'manifest.json, events.jsonl, original.pdf, final.pdf, audit-certificate.pdf, signing-chain.pem (docs/EVIDENCE.md)',
+    content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+  })
   async bundle(@Auth() auth: AuthContext, @Param('id') id: string, @Res() res: Response) {
     const row = await this.docs.row(auth, id);
     const events = await this.docs.infra.events.readStream(documentStreamId(row.id));
