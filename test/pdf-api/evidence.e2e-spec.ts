@@ -1,5 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { Writable } from 'stream';
+import { createLogger } from '@dojang/application';
 import { documentStreamId } from '@dojang/domain';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { addParticipant, client, Client, expectError, expectStatus, field } from '../support/api-helpers';
@@ -18,9 +20,16 @@ describe('evidence served for a completed document', () => {
   let original: { sha256: string };
   const download = (query = '') => t.http.get(`/v1/documents/${docId}/file${query}`).set(bearer(org.test)).buffer(true).parse(binary);
   const blobPath = (sha: string) => path.join(t.dataDir, 'blobs', sha.slice(0, 2), sha);
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ logger: createLogger({ level: 'error', destination: sink }) });
     org = await t.createOrg();
     c = client(t, org.test);
     const doc = expectStatus(await c.post('/documents', { title: '표준 근로계약서', content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
@@ -72,11 +81,6 @@ describe('evidence served for a completed document', () => {
   });
 
   describe('a stored PDF altered on disk', () => {
-    let errors: jest.SpyInstance;
-    beforeEach(() => {
-      errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    });
-    afterEach(() => errors.mockRestore());
 
     it('is not served: 500 evidence_integrity_failure and a log line naming the blob', async () => {
       const file = blobPath(final.sha256);
@@ -89,7 +93,7 @@ describe('evidence served for a completed document', () => {
         expectError(await t.http.get(`/v1/documents/${docId}/file`).set(bearer(org.test)), 500, 'evidence_integrity_failure');
         expectError(await t.http.get(`/v1/documents/${docId}/file?audit=true`).set(bearer(org.test)), 500, 'evidence_integrity_failure');
         expectError(await t.http.get(`/v1/signing/${token}/file`), 500, 'evidence_integrity_failure');
-        const logged = errors.mock.calls.map((args) => args.join(' ')).filter((line) => line.includes('evidence_integrity_failure'));
+        const logged = logLines.filter((line) => line.includes('evidence_integrity_failure'));
         expect(logged.length).toBeGreaterThanOrEqual(3);
         expect(logged[0]).toContain(final.sha256);
       } finally {
