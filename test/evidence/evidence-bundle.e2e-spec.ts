@@ -109,7 +109,8 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     const res = await download(documentId, org.test).expect(200);
     expect(res.headers['content-type']).toBe('application/zip');
     bundle = res.body;
-  });
+    // Sending and two signatures render, stamp and sign PDFs in the pool: slow on a busy machine.
+  }, CHILD_TIMEOUT);
   afterAll(async () => {
     await t?.close();
     fs.rmSync(dir, { recursive: true, force: true });
