@@ -25,6 +25,7 @@ import { WebhookEndpointsHttpController } from './webhooks/webhook-endpoints.htt
 import { TemplatesHttpController } from './templates/templates.http.controller';
 import { SealsHttpController } from './seals/seals.http.controller';
 import { SignatureRequestsHttpController } from './signature-requests/signature-requests.http.controller';
+import { EvidenceHttpController } from './evidence/evidence.http.controller';
 import { OpenApiDocumentHolder, OpenApiHttpController } from './openapi/openapi.http.controller';
 import { DocumentHistoryHttpController } from './history/document-history.http.controller';
 import { DocumentHistoryService } from './history/document-history.service';
@@ -56,6 +57,7 @@ export class AppModule {
         OpenApiHttpController,
         WebhookEndpointsHttpController,
         DocumentHistoryHttpController,
+        EvidenceHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [
