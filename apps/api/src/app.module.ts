@@ -1,7 +1,6 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { LoggerModule } from 'nestjs-pino';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
@@ -36,9 +35,7 @@ export class AppModule {
   static register(infra: Infrastructure, clock: Clock, notifier: Notifier, extra: { controllers?: any[]; providers?: Provider[] } = {}): DynamicModule {
     return {
       module: AppModule,
-      // useExisting: the process's logger is built once (libs/application) and shared with the
-      // worker; nestjs-pino adapts it to Nest's LoggerService.
-      imports: [CqrsModule.forRoot(), LoggerModule.forRoot({ pinoHttp: { logger: infra.logger }, useExisting: true })],
+      imports: [CqrsModule.forRoot()],
       controllers: [
         HealthHttpController,
         MetricsHttpController,
