@@ -200,8 +200,8 @@ export class BenchContext {
     this.processes.delete(proc);
   }
 
-  async createOrg(dataDir: string, name = 'Bench Co'): Promise<TestOrg> {
-    const out = await runCli(['org', 'create', '--name', name], { dataDir, timeoutMs: 60_000 });
+  async createOrg(dataDir: string, name = 'Bench Co', env: NodeJS.ProcessEnv = {}): Promise<TestOrg> {
+    const out = await runCli(['org', 'create', '--name', name], { dataDir, env, timeoutMs: 60_000 });
     if (out.code !== 0) throw new Error(`org create failed: ${out.stderr}`);
     const body = out.json();
     return { id: body.organization.id, test: body.keys.test, live: body.keys.live };
@@ -215,6 +215,8 @@ export class BenchContext {
   async measure(spec: {
     name: string;
     target: RunningProcess;
+    /** Connections for this run instead of the configured number (a share of a split load). */
+    connections?: number;
     method: 'GET' | 'POST';
     path: string;
     headers?: Record<string, string>;
@@ -222,7 +224,8 @@ export class BenchContext {
     baseline?: boolean;
     goal?: HttpResult['goal'];
   }): Promise<HttpResult> {
-    const { connections, durationSec, warmupSec } = this.options;
+    const { durationSec, warmupSec } = this.options;
+    const connections = spec.connections ?? this.options.connections;
     this.ensureTime((warmupSec + durationSec) * 1000 + 15_000, spec.name);
     const base = {
       url: spec.target.url + spec.path,
@@ -277,6 +280,50 @@ export class BenchContext {
       `${spec.name}: ${result.reqPerSec.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
         `errors ${result.errors}, non-2xx ${result.non2xx}, server CPU ${result.serverCpuCores?.toFixed(2) ?? '?'} cores = ${result.serverCpuMsPerRequest?.toFixed(2) ?? '?'} ms/req, others ${result.otherCpuCores?.toFixed(2) ?? '?'} cores`,
     );
+    return result;
+  }
+
+  /**
+   * The same route on several servers at once (e.g. two API processes on one database), the
+   * configured connections split evenly between them. Requests and CPU add up; latency
+   * percentiles of separate runs cannot be merged exactly, so p50 is their mean and p90/p99/max
+   * the worst of them (an upper bound).
+   */
+  async measureSpread(spec: Omit<Parameters<BenchContext['measure']>[0], 'target' | 'connections'> & { targets: RunningProcess[] }): Promise<HttpResult> {
+    const share = Math.max(1, Math.floor(this.options.connections / spec.targets.length));
+    const parts = await Promise.all(
+      spec.targets.map((target, i) => this.measure({ ...spec, name: `${spec.name} [${i + 1}/${spec.targets.length}]`, target, connections: share, goal: undefined })),
+    );
+    const sum = (f: (r: HttpResult) => number) => parts.reduce((a, r) => a + f(r), 0);
+    const max = (f: (r: HttpResult) => number) => Math.max(...parts.map(f));
+    const statusCodes: Record<string, number> = {};
+    for (const r of parts) for (const [k, v] of Object.entries(r.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
+    const cpu = parts.every((r) => r.serverCpuCores !== null) ? sum((r) => r.serverCpuCores ?? 0) : null;
+    const requests = sum((r) => r.requests);
+    const result: HttpResult = {
+      name: spec.name,
+      method: spec.method,
+      path: spec.path,
+      connections: share * parts.length,
+      durationSec: max((r) => r.durationSec),
+      requests,
+      reqPerSec: sum((r) => r.reqPerSec),
+      p50Ms: Math.round(sum((r) => r.p50Ms) / parts.length),
+      p90Ms: max((r) => r.p90Ms),
+      p99Ms: max((r) => r.p99Ms),
+      maxMs: max((r) => r.maxMs),
+      errors: sum((r) => r.errors),
+      non2xx: sum((r) => r.non2xx),
+      statusCodes,
+      serverCpuCores: cpu,
+      serverCpuMsPerRequest: cpu !== null && requests > 0 ? (cpu * max((r) => r.durationSec) * 1000) / requests : null,
+      // Both client runs share this process: its CPU was measured over the same interval twice.
+      clientCpuCores: max((r) => r.clientCpuCores),
+      otherCpuCores: null,
+      baseline: spec.baseline,
+      goal: spec.goal,
+    };
+    this.log(`${spec.name}: ${result.reqPerSec.toFixed(0)} req/s over ${parts.length} servers, p99 ≤ ${result.p99Ms} ms`);
     return result;
   }
 

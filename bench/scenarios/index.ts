@@ -6,6 +6,7 @@ import { isolationScenario } from './isolation.scenario';
 import { lifecycleScenario } from './lifecycle.scenario';
 import { memoryScenario } from './memory.scenario';
 import { pdfScenario } from './pdf.scenario';
+import { postgresApiScenario } from './postgres-api.scenario';
 import { postgresEventStoreScenario } from './postgres-event-store.scenario';
 import { rebuildScenario } from './rebuild.scenario';
 import { webhooksScenario } from './webhooks.scenario';
@@ -21,6 +22,7 @@ export const SCENARIOS: BenchScenario[] = [
   documentsApiScenario,
   eventStoreScenario,
   postgresEventStoreScenario,
+  postgresApiScenario,
   lifecycleScenario,
   isolationScenario,
   rebuildScenario,
