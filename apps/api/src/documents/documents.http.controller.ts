@@ -9,6 +9,7 @@ import { DocumentAccess } from './document-access.service';
 import { CreateDocumentDto, ListDocumentsQuery, UpdateDocumentDto } from './document.dto';
 import { DocumentSources } from './document-sources.service';
 import { normalizeMetadata } from './metadata';
+import { DeletedDocumentResponse, DocumentListResponse, DocumentResponse } from '../openapi/response-schemas';
 
 @Controller('documents')
 export class DocumentsHttpController {
@@ -19,7 +20,7 @@ export class DocumentsHttpController {
 
   @Post()
   @HttpCode(201)
-  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateDocumentDto) {
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateDocumentDto): Promise<DocumentResponse> {
     if (dto.title === undefined || !dto.title.trim()) throw ApiError.missing('title');
     const body = await this.sources.resolveBody(auth, dto);
     const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
@@ -47,7 +48,7 @@ export class DocumentsHttpController {
   }
 
   @Get()
-  async list(@Auth() auth: AuthContext, @Query() query: ListDocumentsQuery) {
+  async list(@Auth() auth: AuthContext, @Query() query: ListDocumentsQuery): Promise<DocumentListResponse> {
     const limit = parseLimit(query.limit);
     const where: Record<string, Condition> = {
       organization_id: auth.organization_id,
@@ -84,12 +85,12 @@ export class DocumentsHttpController {
   }
 
   @Get(':id')
-  get(@Auth() auth: AuthContext, @Param('id') id: string) {
+  get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<DocumentResponse> {
     return this.docs.presentById(auth, id);
   }
 
   @Patch(':id')
-  async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateDocumentDto) {
+  async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateDocumentDto): Promise<DocumentResponse> {
     const metadata = normalizeMetadata(dto.metadata, true);
     await this.docs.decide(auth, info, id, {
       type: 'UpdateDocument',
@@ -102,14 +103,14 @@ export class DocumentsHttpController {
   }
 
   @Delete(':id')
-  async trash(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+  async trash(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<DeletedDocumentResponse> {
     await this.docs.decide(auth, info, id, { type: 'TrashDocument' });
     return { id: id.toLowerCase(), object: 'document', deleted: true };
   }
 
   @Post(':id/duplicate')
   @HttpCode(201)
-  async duplicate(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+  async duplicate(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<DocumentResponse> {
     const source = await this.docs.load(auth, id);
     const newId = randomUUID();
     const copy = remapDuplicate(source.participants, source.fields as FieldDtoShape[], randomUUID);

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Res } from '@nestjs/common';
 import { Response } from 'express';
 import * as fs from 'fs';
 import * as path from 'path';
+import { ApiError } from '../shared/api-error';
 import { Public } from '../shared/auth.guard';
 
 /** The repository root, found the same way from the sources (tests) and from dist/ (production). */
@@ -33,7 +34,8 @@ export class SigningPageHttpController {
   @Get('assets/:name')
   asset(@Param('name') name: string, @Res() res: Response) {
     const asset = ASSETS[name];
-    if (!asset) return res.status(404).json({ error: { type: 'invalid_request_error', code: 'resource_not_found', message: 'No such file.' } });
+    // Thrown, not written here: the error filter adds the request_id every error body carries.
+    if (!asset) throw ApiError.notFound('resource_not_found', 'No such file.');
     res.setHeader('Content-Type', asset.type);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'public, max-age=300');

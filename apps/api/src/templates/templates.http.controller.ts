@@ -11,17 +11,15 @@ import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shar
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateTemplateDto, ListTemplatesQuery } from './template.dto';
+import { TemplateListResponse, TemplateResponse, TemplateSummaryResponse } from '../openapi/response-schemas';
 
-export function presentTemplate(row: TemplateReadRow, withContent: boolean) {
-  return {
-    id: row.id,
-    object: 'template' as const,
-    name: row.name,
-    variables: row.variables,
-    ...(withContent ? { content: row.content } : {}),
-    livemode: row.livemode,
-    created_at: row.created_at,
-  };
+/** List items leave the (possibly large) content out; GET /templates/{id} has it. */
+export function presentTemplateSummary(row: TemplateReadRow): TemplateSummaryResponse {
+  return { id: row.id, object: 'template', name: row.name, variables: row.variables, livemode: row.livemode, created_at: row.created_at };
+}
+
+export function presentTemplate(row: TemplateReadRow): TemplateResponse {
+  return { id: row.id, object: 'template', name: row.name, variables: row.variables, content: row.content, livemode: row.livemode, created_at: row.created_at };
 }
 
 @Controller('templates')
@@ -39,7 +37,7 @@ export class TemplatesHttpController {
 
   @Post()
   @HttpCode(201)
-  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto) {
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto): Promise<TemplateResponse> {
     const id = prefixedId('tmpl');
     const command: TemplateCommand = {
       type: 'CreateTemplate',
@@ -54,11 +52,11 @@ export class TemplatesHttpController {
     await this.commandBus.execute(
       new DecideCommand(templateDecider, templateStreamId(id), command, commandContext(auth, info)),
     );
-    return presentTemplate((await this.row(auth, id)) as TemplateReadRow, true);
+    return presentTemplate((await this.row(auth, id)) as TemplateReadRow);
   }
 
   @Get()
-  async list(@Auth() auth: AuthContext, @Query() query: ListTemplatesQuery) {
+  async list(@Auth() auth: AuthContext, @Query() query: ListTemplatesQuery): Promise<TemplateListResponse> {
     const limit = parseLimit(query.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
     if (query.starting_after !== undefined) {
@@ -67,13 +65,13 @@ export class TemplatesHttpController {
       where.sort_key = { $lt: cursor.sort_key };
     }
     const rows = await this.infra.reads.find<TemplateReadRow>(TEMPLATES, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map((r) => presentTemplate(r, false)), has_more: rows.length > limit };
+    return { object: 'list', data: rows.slice(0, limit).map(presentTemplateSummary), has_more: rows.length > limit };
   }
 
   @Get(':id')
-  async get(@Auth() auth: AuthContext, @Param('id') id: string) {
+  async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<TemplateResponse> {
     const row = await this.row(auth, id);
     if (!row) throw ApiError.notFound('template_not_found', 'No such template.');
-    return presentTemplate(row, true);
+    return presentTemplate(row);
   }
 }
