@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
-# One image for both roles; docker-compose.yml picks the entry point (api or worker).
+# One image for both roles; docker-compose.yml picks the entry point (api or worker) and the
+# stores (profile postgres: DATABASE_URL; profile eventstore: EVENTSTORE_URL + MONGO_URL).
 
-FROM node:20-bookworm-slim AS build
+FROM node:20.19.5-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 (the embedded default, also used by the admin CLI) compiles from source when no
 # prebuilt binary can be fetched for this platform.
@@ -15,20 +16,12 @@ COPY scripts scripts
 COPY libs libs
 COPY apps apps
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
-# scripts/register-paths.js needs tsconfig-paths at run time, but package.json lists it as a dev
-# dependency, so the prune above removed it. Installed apart and found through NODE_PATH; once it
-# moves to "dependencies" this step and NODE_PATH can go.
-ARG TSCONFIG_PATHS_VERSION=4.2.0
-RUN npm install --prefix /opt/runtime-paths --no-save --no-package-lock --no-audit --no-fund \
-      "tsconfig-paths@${TSCONFIG_PATHS_VERSION}"
 
-FROM node:20-bookworm-slim
+FROM node:20.19.5-bookworm-slim
 ENV NODE_ENV=production \
-    NODE_PATH=/opt/runtime-paths/node_modules \
     DATA_DIR=/data \
     PORT=3000
 WORKDIR /app
-COPY --from=build /opt/runtime-paths /opt/runtime-paths
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -162,7 +162,9 @@ describe('next to a running server on the same DATA_DIR', () => {
       '#1 ParticipantAdded',
       '#2 DocumentUpdated',
     ]);
-    expect(shown.stdout).toContain('근로계약서 본문');
+    // The body is in the blob store; the event names it by hash and size (docs/EVENTS.md).
+    expect(shown.stdout).toMatch(/"content_blob":\{"sha256":"[0-9a-f]{64}","byte_size":\d+\}/);
+    expect(shown.stdout).not.toContain('근로계약서 본문');
     expect(shown.stdout).toContain('홍길동');
     expect(shown.stdout).toMatch(/hash: [0-9a-f]{64} {2}prev: 0{64}/);
 

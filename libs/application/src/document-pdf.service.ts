@@ -1,6 +1,7 @@
 import { BlobStore } from '@dojang/blob-store';
 import { BlobPointer, DocumentState, ParticipantState } from '@dojang/domain';
 import { PdfStamp, SigningIdentity, inspectPdf, loadOrCreateSigningIdentity, renderDocumentPdf, signPdf, stampPdf } from '@dojang/pdf';
+import { WithBody, readBody } from './bodies';
 import { AppConfig } from './config';
 
 /** What a document's PDF is made of at each stage: the original to read, then the signed final. */
@@ -16,12 +17,12 @@ export class DocumentPdfService {
    * The PDF a participant reads: fixed at send; before that the uploaded file, or the body
    * rendered on the fly (deterministic for the same title, body and creation time).
    */
-  async original(state: Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content' | 'content_format' | 'created_at'>): Promise<Buffer> {
+  async original(state: Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & WithBody): Promise<Buffer> {
     if (state.original_pdf) return this.blob(state.original_pdf.sha256);
     if (state.file) return this.blob(state.file.sha256);
     return renderDocumentPdf({
       title: state.title,
-      content: state.content ?? '',
+      content: (await readBody(this.blobs, state)) ?? '',
       format: state.content_format === 'text' ? 'text' : 'html',
       created_at: state.created_at || undefined,
     });

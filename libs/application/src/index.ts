@@ -7,6 +7,7 @@ export * from './ids';
 export * from './admin.service';
 export * from './reactor-runner';
 export * from './document-pdf.service';
+export * from './bodies';
 export * from './notifier';
 export * from './signing-notifications.reactor';
 export * from './worker';

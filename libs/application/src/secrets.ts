@@ -2,24 +2,76 @@ import { createHash, createHmac, randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
+/** The file calls loadServerSecret makes; tests interleave another process's calls between them. */
+export type SecretFiles = Pick<typeof fs, 'readFileSync' | 'mkdirSync' | 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'linkSync' | 'unlinkSync'>;
+
 /**
  * The server secret keys the HMACs that derive signing-link tokens and hash PINs. It is read from
  * SECRET_KEY, or created once in DATA_DIR so the CLI and every process on that directory agree.
+ *
+ * Created whole in a private temp file (0600), fsynced, then hard-linked into place: link() fails
+ * when the key already exists, so of processes racing to create it the first link wins and the
+ * others read the winner's key, and no reader ever finds the file empty or half written (which
+ * would have keyed every HMAC with nothing).
  */
-export function loadServerSecret(dataDir: string, fromEnv?: string): Buffer {
+export function loadServerSecret(dataDir: string, fromEnv?: string, files: SecretFiles = fs): Buffer {
   if (fromEnv) return Buffer.from(fromEnv, 'utf8');
   const file = path.join(dataDir, 'secret.key');
+  const existing = readKey(files, file);
+  if (existing) return existing;
+
+  files.mkdirSync(dataDir, { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = files.openSync(tmp, 'wx', 0o600);
   try {
-    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  } catch {
-    fs.mkdirSync(dataDir, { recursive: true });
-    const secret = randomBytes(32).toString('base64');
+    files.writeSync(fd, randomBytes(32).toString('base64'));
+    files.fsyncSync(fd);
+  } finally {
+    files.closeSync(fd);
+  }
+  try {
+    files.linkSync(tmp, file);
+    // The new name must survive a power cut too, or the next boot makes another key.
+    fsyncDirectory(files, dataDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Another process linked its key first: use theirs.
+  } finally {
     try {
-      fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      files.unlinkSync(tmp);
     } catch {
-      // Another process created it first: use theirs.
+      // Left behind only if the directory vanished; nothing reads *.tmp.
     }
-    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  }
+  const key = readKey(files, file);
+  if (!key) throw new Error(`${file} disappeared while it was being created`);
+  return key;
+}
+
+/** The stored key; null when there is none yet. An empty file is refused, never used. */
+function readKey(files: SecretFiles, file: string): Buffer | null {
+  let text: string;
+  try {
+    text = files.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length === 0) {
+    throw new Error(
+      `${file} is empty: restore it from a backup, or delete it to make a new key (open signing links, PIN codes and webhook secrets made with the old one stop working)`,
+    );
+  }
+  return key;
+}
+
+function fsyncDirectory(files: SecretFiles, dir: string) {
+  const fd = files.openSync(dir, 'r');
+  try {
+    files.fsyncSync(fd);
+  } finally {
+    files.closeSync(fd);
   }
 }
 

@@ -5,7 +5,19 @@ import { BlobRef, BlobStore } from './blob-store.port';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
-/** Blobs as files under DATA_DIR/blobs/ab/abcdef…, written via a temp file and rename. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Blobs as files under DATA_DIR/blobs/ab/abcdef…, written via a temp file, fsync, rename and an
+ * fsync of the directory, so a blob is on disk before the event naming it is appended.
+ */
 export class FileBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
@@ -20,7 +32,8 @@ export class FileBlobStore implements BlobStore {
     try {
       await fs.access(target);
     } catch {
-      await fs.mkdir(path.dirname(target), { recursive: true });
+      const dir = path.dirname(target);
+      const created = await fs.mkdir(dir, { recursive: true });
       const tmp = `${target}.${randomUUID()}.tmp`;
       const handle = await fs.open(tmp, 'w');
       try {
@@ -30,6 +43,16 @@ export class FileBlobStore implements BlobStore {
         await handle.close();
       }
       await fs.rename(tmp, target);
+      // The rename is durable only once its directory is: until then a power cut can lose the
+      // blob an event already names. New directories' own entries likewise, up to the first
+      // directory that already existed.
+      await syncDirectory(dir);
+      if (created) {
+        for (let d = dir; d !== path.dirname(created); ) {
+          d = path.dirname(d);
+          await syncDirectory(d);
+        }
+      }
     }
     return { sha256, byte_size: bytes.length };
   }

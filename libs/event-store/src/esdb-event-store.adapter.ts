@@ -2,7 +2,10 @@ import {
   AllStreamRecordedEvent,
   AllStreamSubscription,
   BACKWARDS,
+  CancelledError,
+  DeadlineExceededError,
   END,
+  EventData,
   EventStoreDBClient,
   FORWARDS,
   NO_STREAM,
@@ -11,6 +14,9 @@ import {
   RecordedEvent,
   START,
   StreamNotFoundError,
+  TimeoutError,
+  UnavailableError,
+  UnknownError,
   WrongExpectedVersionError,
   excludeSystemEvents,
   jsonEvent,
@@ -38,6 +44,20 @@ export interface EsdbEventStoreOptions {
   duplicateWindow?: number;
   /** Delay before re-subscribing to $all after the subscription dropped. */
   resubscribeDelayMs?: number;
+  /**
+   * How many times an append whose outcome is unknown (timeout, connection lost) re-reads the
+   * stream to learn whether it landed, and the pause before each re-read.
+   */
+  outcomeChecks?: number;
+  outcomeCheckDelayMs?: number;
+}
+
+/** The part of the client this store calls: what tests fake, and all a deployment needs. */
+export type EsdbClient = Pick<EventStoreDBClient, 'appendToStream' | 'readStream' | 'readAll' | 'subscribeToAll' | 'dispose'>;
+
+/** A store that may be unreachable at boot answers this, naming itself. */
+export class EventStoreUnreachableError extends Error {
+  readonly name = 'EventStoreUnreachableError';
 }
 
 /** Events read back from $all with a position; stream reads only carry one from server 22.6 on. */
@@ -53,17 +73,42 @@ type Recorded = RecordedEvent | AllStreamRecordedEvent;
  * equals its prepare position and is unique in the log, so it serves as `global_position`.
  */
 export class EsdbEventStore implements EventStore {
-  private readonly client: EventStoreDBClient;
+  private readonly client: EsdbClient;
   private readonly listeners = new Set<() => void>();
   private subscription: AllStreamSubscription | null = null;
   private resubscribeTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
+  /** `connection`: an `esdb://` connection string, or a client (shared, or a test's fake). */
   constructor(
-    connectionString: string,
+    connection: string | EsdbClient,
     private readonly options: EsdbEventStoreOptions = {},
   ) {
-    this.client = EventStoreDBClient.connectionString(connectionString);
+    this.client = typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
+  }
+
+  /**
+   * One cheap round trip (the last event of $all, which every reader of the log may read), so a
+   * process learns at boot, within `timeoutMs`, that the server does not answer, instead of at its
+   * first request. Rejects with EventStoreUnreachableError.
+   */
+  async ping(timeoutMs: number): Promise<void> {
+    const read = (async () => {
+      for await (const _ of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline: timeoutMs })) break;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    // The gRPC deadline covers the call; this covers a client still resolving or connecting.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs + 250);
+    });
+    try {
+      await Promise.race([read, late]);
+    } catch (err) {
+      read.catch(() => undefined);
+      throw new EventStoreUnreachableError((err as Error).message);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -103,25 +148,107 @@ export class EsdbEventStore implements EventStore {
         return jsonEvent({ id: event.event_id, type: event.type, data, metadata: chained });
       });
 
+      let conflict: number | 'no_stream';
       try {
         const result = await this.client.appendToStream(streamId, toWrite, {
           expectedRevision: actual === 'no_stream' ? NO_STREAM : BigInt(actual),
         });
+        // A client made with throwOnAppendFailure=false reports a revision conflict this way
+        // (nextExpectedRevision is then the stream's current revision, -1 for none); nothing
+        // was written.
+        if (!result.success) throw new AppendRejected(result.nextExpectedRevision);
         const nextRevision = result.nextExpectedRevision;
-        const position = result.position ? Number(result.position.commit) : await this.positionOf(streamId, nextRevision);
+        const position = result.position && result.position.commit > 0n ? Number(result.position.commit) : await this.positionOf(streamId, nextRevision);
         this.notify();
         return { next_expected_revision: Number(nextRevision), position };
       } catch (err) {
-        if (!(err instanceof WrongExpectedVersionError)) throw err;
+        if (err instanceof WrongExpectedVersionError) {
+          const current = err.actualVersion;
+          conflict = typeof current === 'bigint' ? Number(current) : 'no_stream';
+        } else if (err instanceof AppendRejected) {
+          conflict = err.current < 0n ? 'no_stream' : Number(err.current);
+        } else if (isUnknownOutcome(err)) {
+          // The server may have written the events before the answer was lost. Answering an
+          // error then would let the caller retry a command that already took effect.
+          const outcome = await this.settle(streamId, actual, events, toWrite, err);
+          if (outcome !== 'taken') {
+            this.notify();
+            return outcome;
+          }
+          conflict = (await this.readTail(streamId, 1)).map((e) => Number(e.revision))[0] ?? 'no_stream';
+        } else {
+          throw err;
+        }
         if (attempt < attempts) {
           // Jitter so that writers that collided do not collide again on the next round.
           await sleep(Math.floor(Math.random() * 10 * attempt));
           continue;
         }
-        const current = err.actualVersion;
-        throw new WrongExpectedRevisionError(streamId, expected, typeof current === 'bigint' ? Number(current) : 'no_stream');
+        throw new WrongExpectedRevisionError(streamId, expected, conflict);
       }
     }
+  }
+
+  /**
+   * After an append whose answer was lost: learns whether it landed, and while it has not, sends
+   * the very same append again. The server answers a repeat of an append it already wrote (same
+   * event ids at the same expected revision) with success and writes nothing, so a first copy
+   * that lands late, after the check, is not doubled either. 'taken': another writer holds the
+   * revision. Rethrows the last client error when the server cannot tell.
+   */
+  private async settle(streamId: string, actual: number | 'no_stream', events: NewEvent[], toWrite: EventData[], lost: unknown): Promise<AppendResult | 'taken'> {
+    let last = lost;
+    for (let round = 1; round <= Math.max(1, this.options.outcomeChecks ?? 3); round++) {
+      const outcome = await this.appendOutcome(streamId, actual, events);
+      if (outcome === 'unknown') throw last;
+      if (outcome !== 'absent') return outcome;
+      try {
+        const result = await this.client.appendToStream(streamId, toWrite, {
+          expectedRevision: actual === 'no_stream' ? NO_STREAM : BigInt(actual),
+        });
+        if (!result.success) return 'taken';
+        const position = result.position && result.position.commit > 0n ? Number(result.position.commit) : await this.positionOf(streamId, result.nextExpectedRevision);
+        return { next_expected_revision: Number(result.nextExpectedRevision), position };
+      } catch (err) {
+        if (err instanceof WrongExpectedVersionError) return 'taken';
+        if (!isUnknownOutcome(err)) throw err;
+        last = err;
+      }
+    }
+    throw last;
+  }
+
+  /**
+   * After an append whose answer was lost: reads the revisions the append was meant to take.
+   * Our event ids there → it landed (the stored positions are the result); other events there → it
+   * lost a race ('taken'); nothing there → it was not written ('absent'). 'unknown' when the
+   * server cannot be read either.
+   */
+  private async appendOutcome(streamId: string, actual: number | 'no_stream', events: NewEvent[]): Promise<AppendResult | 'taken' | 'absent' | 'unknown'> {
+    const checks = Math.max(1, this.options.outcomeChecks ?? 3);
+    const first = actual === 'no_stream' ? 0 : actual + 1;
+    for (let check = 1; check <= checks; check++) {
+      await sleep((this.options.outcomeCheckDelayMs ?? 200) * check);
+      const found: Recorded[] = [];
+      try {
+        for await (const resolved of this.client.readStream(streamId, { direction: FORWARDS, fromRevision: BigInt(first), maxCount: events.length })) {
+          if (resolved.event) found.push(resolved.event);
+        }
+      } catch (err) {
+        if (err instanceof StreamNotFoundError) return 'absent';
+        continue;
+      }
+      if (found.length === 0) return 'absent';
+      // An append is atomic: all of its events or none.
+      if (found.length !== events.length || found.some((e, i) => e.id !== events[i].event_id)) return 'taken';
+      const last = found[found.length - 1];
+      const commit = commitOf(last);
+      return {
+        next_expected_revision: Number(last.revision),
+        position: commit !== undefined ? Number(commit) : await this.positionOf(streamId, last.revision),
+      };
+    }
+    return 'unknown';
   }
 
   /** The stream's latest events, newest first; [] when the stream does not exist. */
@@ -141,7 +268,7 @@ export class EsdbEventStore implements EventStore {
   /** Fallback when the server did not return a position (e.g. an append it judged idempotent). */
   private async positionOf(streamId: string, revision: bigint): Promise<number> {
     for await (const resolved of this.client.readStream(streamId, { direction: FORWARDS, fromRevision: revision, maxCount: 1 })) {
-      const commit = resolved.event?.position?.commit;
+      const commit = resolved.event ? commitOf(resolved.event) : undefined;
       if (commit !== undefined) return Number(commit);
     }
     // Never below the event's real position, so read-your-writes waits long enough.
@@ -308,8 +435,43 @@ function assertNotInTail(streamId: string, events: NewEvent[], tail: Recorded[])
   }
 }
 
-function toStored(event: Recorded): StoredEvent {
+/** Thrown inside append for a `{ success: false }` answer, so it takes the conflict path. */
+class AppendRejected extends Error {
+  constructor(readonly current: bigint) {
+    super('append rejected: wrong expected revision');
+  }
+}
+
+/**
+ * Errors after which the append may or may not have been written: the request may have reached
+ * the server, which committed, and only the answer was lost.
+ */
+function isUnknownOutcome(err: unknown): boolean {
+  if (
+    err instanceof TimeoutError ||
+    err instanceof DeadlineExceededError ||
+    err instanceof UnavailableError ||
+    err instanceof CancelledError ||
+    err instanceof UnknownError
+  ) {
+    return true;
+  }
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT';
+}
+
+/**
+ * An event's commit position, or undefined when the server sent none. Stream reads carry one only
+ * from server 22.6 on; before that the client fills in the protobuf default, 0, which no
+ * non-system event can have (the log starts with the server's own epoch records).
+ */
+function commitOf(event: Recorded): bigint | undefined {
   const commit = event.position?.commit;
+  return commit === undefined || commit <= 0n ? undefined : commit;
+}
+
+function toStored(event: Recorded): StoredEvent {
+  const commit = commitOf(event);
   if (commit === undefined) {
     throw new Error('EventStoreDB returned an event without a position; server 22.6 or later is required');
   }

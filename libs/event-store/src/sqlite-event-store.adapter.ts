@@ -52,7 +52,11 @@ export class SqliteEventStore implements EventStore {
   private queued: Promise<void> | null = null;
   /**
    * Positions committed by this process but not yet fsynced: readers must not see them yet. In
-   * ascending order (insertion order of a Set), since positions only grow.
+   * ascending order (insertion order of a Set), since positions only grow. This gate holds inside
+   * this process only: another process on the same file (the CLI, a second server) reads the WAL
+   * and can see an append between its commit and its fsync. A power cut in that window loses the
+   * append, unacknowledged, while what the other process derived from it (a read model row, a
+   * sent message) stays. See docs/OPERATIONS.md.
    */
   private readonly unsynced = new Set<number>();
   /** The highest position this process has committed. */

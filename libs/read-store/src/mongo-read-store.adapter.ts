@@ -1,4 +1,4 @@
-import { AnyBulkWriteOperation, Collection, Db, Document, Filter, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
+import { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, MongoClient, MongoServerError } from 'mongodb';
 import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -45,11 +45,13 @@ function field(name: string): string {
 
 /**
  * Read models in MongoDB: one collection per read-model collection, documents keyed by `_id = id`.
- * Writes and checkpoints are not in one transaction; instead a put only replaces a stored document
- * whose (`_generation`, `_position`) is not newer, so replaying a batch after a crash (writes done,
- * checkpoint not yet moved), a stale batch arriving late, or a runner still at the generation
- * before a rebuild never moves a document backwards. The generation fence is checked before the
- * writes, and the checkpoint only moves within its generation.
+ * A commit is one transaction (MongoDB must run as a replica set, as docker-compose.yml does): the
+ * generation fence, the row writes and the checkpoints, so a failure halfway leaves nothing ahead
+ * of the checkpoint (the runner skips an event any of whose rows is ahead, so a row written without
+ * its batch's other rows would lose those for good). Inside it a put only replaces a stored document
+ * whose (`_generation`, `_position`) is not newer, so a replayed or stale batch never moves a
+ * document backwards; a concurrent commit touching the same documents is a write conflict, which
+ * the driver retries with fresh reads.
  */
 export class MongoReadStore implements ReadStore {
   private readonly client: MongoClient;
@@ -82,10 +84,13 @@ export class MongoReadStore implements ReadStore {
     }
     const indexes = (spec.indexes ?? []).filter((fields) => fields.length > 0);
     if (indexes.length === 0) return;
+    // `_id` last: find() breaks ties on it, so a sort on an index's trailing fields plus that
+    // tiebreak is the index's own order (or its reverse) and is read from the index, not sorted in
+    // memory. A new name: an index of the same name with other keys would be refused.
     await this.db.collection(name).createIndexes(
       indexes.map((fields) => ({
-        name: `ix_${fields.join('_')}`,
-        key: Object.fromEntries(fields.map((f) => [field(f), 1])),
+        name: `ix_${fields.join('_')}__id`,
+        key: { ...Object.fromEntries(fields.map((f) => [field(f), 1])), _id: 1 },
       })),
     );
   }
@@ -114,7 +119,9 @@ export class MongoReadStore implements ReadStore {
       const sort: Record<string, 1 | -1> = {};
       for (const o of query.orderBy) sort[field(o.field)] = o.direction === 'desc' ? -1 : 1;
       // Ties in the requested keys come back in a stable order, so paging does not skip or repeat.
-      if (!('_id' in sort)) sort._id = 1;
+      // In the direction of the last key: the indexes end in `_id: 1`, so the sort walks one
+      // forwards or backwards.
+      if (!('_id' in sort)) sort._id = sort[field(query.orderBy[query.orderBy.length - 1].field)];
       cursor.sort(sort);
     }
     if (query.limit !== undefined) {
@@ -130,64 +137,68 @@ export class MongoReadStore implements ReadStore {
   }
 
   async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): Promise<void> {
-    const names = Object.keys(generations);
-    if (names.length) {
-      const current = await this.getGenerations(names);
-      const stale = names.filter((name) => current[name] !== generations[name]);
-      if (stale.length) throw new StaleGenerationError(stale);
-    }
-    const byCollection = new Map<string, Op[]>();
-    for (const w of writes) {
-      let ops = byCollection.get(w.collection);
-      if (!ops) byCollection.set(w.collection, (ops = []));
-      ops.push(w.op === 'put' ? putOp(w.doc) : { deleteOne: { filter: { _id: w.id, ...generationAtMost(w.generation ?? 0) } } });
-    }
-    for (const [collection, ops] of byCollection) await this.apply(this.coll(collection), ops);
-
-    const moved = Object.entries(checkpoints).map(([name, position]) => this.moveCheckpoint(name, position, generations[name] ?? 0));
-    const results = await Promise.all(moved);
-    const fenced = Object.keys(checkpoints).filter((_, i) => !results[i]);
-    if (fenced.length) throw new StaleGenerationError(fenced);
+    await this.client.withSession((session) =>
+      session.withTransaction(() => this.commitIn(session, writes, checkpoints, generations), {
+        readConcern: { level: 'snapshot' },
+        writeConcern: { w: 'majority' },
+      }),
+    );
   }
 
-  /** Moves a checkpoint forward within its generation; false when the projection has moved on to another. */
-  private async moveCheckpoint(name: string, position: number, generation: number): Promise<boolean> {
-    try {
-      const filter: Document = { _id: name, generation: generation === 0 ? { $in: [0, null] } : generation };
+  /** One attempt of a commit's transaction; the driver runs it again after a write conflict. */
+  private async commitIn(session: ClientSession, writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number>): Promise<void> {
+    const names = [...new Set([...Object.keys(generations), ...Object.keys(checkpoints)])];
+    const stored = new Map<string, CheckpointDoc>();
+    if (names.length) {
+      for (const doc of await this.checkpoints.find({ _id: { $in: names } }, { session }).toArray()) stored.set(doc._id, doc);
+    }
+    // A checkpoint moves only within its generation (absent = 0): the fence against a rebuild.
+    const stale = names.filter((name) => (stored.get(name)?.generation ?? 0) !== (generations[name] ?? 0));
+    if (stale.length) throw new StaleGenerationError(stale);
+
+    const byCollection = new Map<string, Write[]>();
+    for (const w of writes) {
+      let list = byCollection.get(w.collection);
+      if (!list) byCollection.set(w.collection, (list = []));
+      list.push(w);
+    }
+    // Sequential: a transaction's operations may not run in parallel.
+    for (const [collection, list] of byCollection) await this.applyIn(session, this.coll(collection), list);
+
+    for (const [name, position] of Object.entries(checkpoints)) {
       await this.checkpoints.updateOne(
-        filter as Filter<CheckpointDoc>,
-        // With generation > 0 the filter's equality already gives an inserted checkpoint its generation.
-        generation === 0 ? { $max: { position }, $setOnInsert: { generation } } : { $max: { position } },
-        { upsert: true },
+        { _id: name },
+        { $set: { position: Math.max(stored.get(name)?.position ?? 0, position), generation: generations[name] ?? 0 } },
+        { upsert: true, session },
       );
-      return true;
-    } catch (err) {
-      // The upsert collided with the checkpoint of another generation.
-      if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false;
-      throw err;
     }
   }
 
   /**
-   * Ordered, so a put and a delete of the same id keep their order. A guarded put whose stored
-   * document is newer fails as a duplicate-key upsert: that op is settled on its own and the rest
-   * of the batch continues after it.
+   * Reads the (`_generation`, `_position`) of every row the writes touch, inside the transaction,
+   * and sends only the writes the port allows, in order, as one ordered bulk write.
    */
-  private async apply(coll: Collection<StoredDoc>, ops: Op[]): Promise<void> {
-    let rest = ops;
-    while (rest.length) {
-      try {
-        await coll.bulkWrite(rest, { ordered: true });
-        return;
-      } catch (err) {
-        if (!(err instanceof MongoBulkWriteError)) throw err;
-        const first = ([] as Array<{ code: number; index: number }>).concat(err.writeErrors)[0];
-        const op = first ? rest[first.index] : undefined;
-        if (!first || first.code !== DUPLICATE_KEY || !op || !('replaceOne' in op)) throw err;
-        await retryGuardedPut(coll, op);
-        rest = rest.slice(first.index + 1);
+  private async applyIn(session: ClientSession, coll: Collection<StoredDoc>, writes: Write[]): Promise<void> {
+    const ids = [...new Set(writes.map((w) => (w.op === 'put' ? w.doc.id : w.id)))];
+    const rows = new Map<string, RowVersion | null>();
+    const found = await coll.find({ _id: { $in: ids } }, { session, projection: { _id: 1, _generation: 1, _position: 1 } }).toArray();
+    for (const doc of found) rows.set(doc._id, { generation: numberOr(doc._generation, 0), position: numberOr(doc._position, undefined) });
+    const ops: Op[] = [];
+    for (const w of writes) {
+      if (w.op === 'put') {
+        const replacement = asStored(w.doc);
+        const row = { generation: numberOr(replacement._generation, 0), position: numberOr(replacement._position, undefined) };
+        if (!mayReplace(rows.get(replacement._id) ?? null, row)) continue;
+        ops.push({ replaceOne: { filter: { _id: replacement._id }, replacement, upsert: true } });
+        rows.set(replacement._id, row);
+      } else {
+        const existing = rows.get(w.id) ?? null;
+        if (!existing || existing.generation > (w.generation ?? 0)) continue;
+        ops.push({ deleteOne: { filter: { _id: w.id } } });
+        rows.set(w.id, null);
       }
     }
+    if (ops.length) await coll.bulkWrite(ops, { ordered: true, session });
   }
 
   async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
@@ -246,7 +257,14 @@ export class MongoReadStore implements ReadStore {
   async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
     const windows = this.db.collection<WindowDoc>('windows');
     // A TTL index removes a counter once its window is over (MongoDB sweeps about once a minute).
-    this.windowsIndex ??= windows.createIndex({ expires_at: 1 }, { name: 'ttl_expires_at', expireAfterSeconds: 0 }).then(() => undefined);
+    // A failed attempt is forgotten, so the next request tries again instead of failing until restart.
+    this.windowsIndex ??= windows
+      .createIndex({ expires_at: 1 }, { name: 'ttl_expires_at', expireAfterSeconds: 0 })
+      .then(() => undefined)
+      .catch((err) => {
+        this.windowsIndex = undefined;
+        throw err;
+      });
     await this.windowsIndex;
     const _id = `${key}|${windowStart}`;
     for (let attempt = 0; ; attempt++) {
@@ -270,42 +288,30 @@ export class MongoReadStore implements ReadStore {
   }
 }
 
+interface RowVersion {
+  generation: number;
+  position: number | undefined;
+}
+
+function numberOr<T>(value: unknown, fallback: T): number | T {
+  return typeof value === 'number' ? value : fallback;
+}
+
 /**
  * Documents go in as the JSON the SQLite adapter would store: Dates become strings and undefined
  * fields disappear (the driver would otherwise store BSON dates and nulls).
  */
-function putOp(doc: ReadDoc): Op {
+function asStored(doc: ReadDoc): StoredDoc {
   if (typeof doc.id !== 'string' || doc.id === '') throw new Error('read-model document without an id');
   const json = JSON.parse(JSON.stringify(doc)) as ReadDoc;
-  const replacement: StoredDoc = { ...json, _id: json.id };
-  const position = json._position;
-  const generation = typeof json._generation === 'number' ? json._generation : 0;
-  // Replaces a row of an older generation, or of this one at no later position (see the port).
-  const sameGeneration = generation === 0 ? { _generation: { $in: [0, null] } } : { _generation: generation };
-  const olderGeneration = generation === 0 ? null : { $or: [{ _generation: { $exists: false } }, { _generation: { $lt: generation } }] };
-  const replayable = typeof position === 'number' ? { ...sameGeneration, _position: { $not: { $gt: position } } } : sameGeneration;
-  const filter = { _id: json.id, ...(olderGeneration ? { $or: [replayable, olderGeneration] } : replayable) };
-  return { replaceOne: { filter, replacement, upsert: true } };
+  return { ...json, _id: json.id };
 }
 
-/** Rows a projection at `generation` may delete: of that generation or older. */
-function generationAtMost(generation: number): Document {
-  return generation === 0
-    ? { _generation: { $in: [0, null] } }
-    : { $or: [{ _generation: { $exists: false } }, { _generation: { $lte: generation } }] };
-}
-
-/**
- * A duplicate key on a guarded upsert means a document with that id exists: either it is newer
- * (nothing to do) or it was inserted concurrently after our filter missed it (try once more).
- */
-async function retryGuardedPut(coll: Collection<StoredDoc>, op: Extract<Op, { replaceOne: unknown }>): Promise<void> {
-  const { filter, replacement } = op.replaceOne;
-  try {
-    await coll.replaceOne(filter, replacement, { upsert: true });
-  } catch (err) {
-    if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
-  }
+/** A put replaces a row of an older generation, or of its own at no later position (see the port). */
+function mayReplace(existing: RowVersion | null, next: RowVersion): boolean {
+  if (!existing) return true;
+  if (existing.generation !== next.generation) return existing.generation < next.generation;
+  return next.position === undefined || existing.position === undefined || existing.position <= next.position;
 }
 
 /** undefined for an operator object with no operators: it constrains nothing, as in SQLite. */

@@ -63,9 +63,10 @@ export interface ReadStore {
   getMany<T extends ReadDoc = ReadDoc>(collection: string, ids: string[]): Promise<Map<string, T>>;
   find<T extends ReadDoc = ReadDoc>(collection: string, query: FindQuery): Promise<T[]>;
   /**
-   * Applies projection writes and moves the checkpoints, atomically where the store allows it
-   * (SQLite: one transaction). In MongoDB the checkpoints are written after the writes, which is
-   * safe because every write is an idempotent upsert guarded by `_position`.
+   * Applies projection writes and moves the checkpoints atomically: one transaction (SQLite,
+   * PostgreSQL; MongoDB on its replica set). All or nothing matters: the runner skips an event any
+   * of whose rows is already ahead, so a row committed without its batch's other rows and
+   * checkpoint would make those rows miss the event for good.
    *
    * `generations` fences the commit against a concurrent rebuild: each named projection must
    * still be at that generation (a checkpoint without one counts as generation 0), else it throws

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { randomUUID } from 'crypto';
+import { putBody, storedBody } from '@dojang/application';
 import { FieldDtoShape, remapDuplicate } from './duplicate';
 import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
@@ -35,7 +36,7 @@ export class DocumentsHttpController {
         organization_id: auth.organization_id,
         livemode: auth.livemode,
         title: dto.title.trim(),
-        content: body.content,
+        content_blob: body.content === null ? null : await putBody(this.docs.infra.blobs, body.content),
         content_format: body.content_format,
         file: body.file,
         author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
@@ -79,7 +80,7 @@ export class DocumentsHttpController {
     });
     return {
       object: 'list',
-      data: rows.slice(0, limit).map((r) => this.docs.present(r)),
+      data: await Promise.all(rows.slice(0, limit).map((r) => this.docs.present(r))),
       has_more: rows.length > limit,
     };
   }
@@ -95,7 +96,7 @@ export class DocumentsHttpController {
     await this.docs.decide(auth, info, id, {
       type: 'UpdateDocument',
       ...(dto.title !== undefined ? { title: dto.title.trim() } : {}),
-      ...(dto.content !== undefined ? { content: dto.content } : {}),
+      ...(dto.content !== undefined ? { content_blob: await putBody(this.docs.infra.blobs, dto.content) } : {}),
       ...(dto.author_name !== undefined ? { author_name: dto.author_name.trim() } : {}),
       ...(metadata !== undefined ? { metadata } : {}),
     });
@@ -124,7 +125,7 @@ export class DocumentsHttpController {
         organization_id: auth.organization_id,
         livemode: auth.livemode,
         title: source.title,
-        content: source.content,
+        content_blob: source.content_blob && (await storedBody(this.docs.infra.blobs, source.content_blob)),
         content_format: source.content_format,
         file: source.file,
         author_name: source.author_name,

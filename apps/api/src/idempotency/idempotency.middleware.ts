@@ -84,7 +84,17 @@ function collect(req: Request): Promise<Buffer> {
 export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
   const store = new IdempotencyStore(infra.reads, clock);
   let sinceSweep = 0;
-  void infra.reads.ensureCollection({ name: IDEMPOTENCY_KEYS, indexes: [['expires_at']] });
+  // Prepared at boot when the store answers. A failure (the store down at boot) must not kill the
+  // process as an unhandled rejection, nor stick: the next request that needs keys tries again.
+  let prepared: Promise<void> | null = null;
+  const prepare = () =>
+    (prepared ??= infra.reads.ensureCollection({ name: IDEMPOTENCY_KEYS, indexes: [['expires_at']] }).catch((err) => {
+      prepared = null;
+      throw err;
+    }));
+  prepare().catch((err) => {
+    if (infra.config.logLevel !== 'silent') console.error('idempotency: keys collection not ready, retrying on first use:', (err as Error).message);
+  });
 
   return (req: Req, res: Response, next: NextFunction) => {
     const header = req.headers['idempotency-key'];
@@ -106,6 +116,12 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
       const parsed = Boolean(req._body) || !hasBody(req);
       const fingerprint = parsed ? fingerprintOf(req.method, path, canonicalJson(req.body ?? {})) : null;
 
+      try {
+        await prepare();
+      } catch {
+        res.setHeader('Retry-After', '1');
+        return sendError(req, res, 503, 'api_error', 'service_unavailable', 'The service cannot reach its store right now. Retry shortly with the same Idempotency-Key.');
+      }
       const begin = await store.begin(scope, key, fingerprint);
       switch (begin.kind) {
         case 'replay':
@@ -174,6 +190,11 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         return res;
       };
       next();
-    })().catch(next);
+    })().catch((err) => {
+      // The store failed before the route ran: nothing was done, so the request may be retried.
+      if (res.headersSent) return next(err);
+      console.error(`[${req.requestId}] idempotency:`, err);
+      sendError(req, res, 500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+    });
   };
 }

@@ -119,11 +119,31 @@ export class IdempotencyStore {
     await this.reads.putIfVersion(IDEMPOTENCY_KEYS, { ...row, state: 'released', response: null }, claim.version);
   }
 
-  /** Deletes keys past their 24 hours. */
+  /**
+   * Deletes keys past their 24 hours. A key found expired may be taken again by a request before
+   * the delete, so each is first claimed like a request would (compare-and-swap on the version
+   * read): a retaken key keeps its new owner. While the sweep holds it (an unexpired lease, a
+   * moment) a request with that key is told to retry (409); a sweep that dies there leaves a
+   * lease that runs out by itself.
+   */
   async sweep(limit = 500): Promise<number> {
     const now = this.clock.now().getTime();
     const old = await this.reads.find<IdempotencyRow>(IDEMPOTENCY_KEYS, { where: { expires_at: { $lte: now } }, limit });
-    if (old.length) await this.reads.commit(old.map((r) => ({ op: 'delete' as const, collection: IDEMPOTENCY_KEYS, id: r.id })), {});
-    return old.length;
+    let removed = 0;
+    for (const row of old) {
+      const held: IdempotencyRow = {
+        ...row,
+        state: 'in_flight',
+        fingerprint: null,
+        lock: `sweep:${randomBytes(12).toString('hex')}`,
+        locked_until: now + IDEMPOTENCY_LEASE_MS,
+        expires_at: now + IDEMPOTENCY_LEASE_MS,
+        response: null,
+      };
+      if (!(await this.reads.putIfVersion(IDEMPOTENCY_KEYS, held, Number(row._version ?? 0)))) continue;
+      await this.reads.commit([{ op: 'delete', collection: IDEMPOTENCY_KEYS, id: row.id }], {});
+      removed++;
+    }
+    return removed;
   }
 }

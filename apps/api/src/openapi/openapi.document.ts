@@ -123,11 +123,14 @@ function errorBody(codes: ErrorCode[]): Json {
 
 /** The codes every operation of this kind can answer besides its own. */
 function commonErrors(method: string, isPublic: boolean, spec: OperationSpec): ErrorCode[] {
-  const codes: ErrorCode[] = [];
+  // Node's HTTP parser answers these itself, before any routing.
+  const codes: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_header_too_large'];
   if (!isPublic) codes.push('missing_api_key', 'invalid_api_key', 'rate_limit_error');
   // The body parsers run before routing, for any request that carries a body.
   if (['post', 'put', 'patch'].includes(method)) codes.push('invalid_json', 'invalid_request_body', 'request_too_large', 'unsupported_media_type');
-  if (method === 'post' && !isPublic) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_parameter');
+  if (method === 'post' && !isPublic) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_parameter', 'service_unavailable');
+  // Commands retry on a version conflict and give up with 409 after several.
+  if (method !== 'get') codes.push('concurrent_modification');
   if (spec.query) codes.push('invalid_parameter');
   codes.push('internal_error');
   return codes;
@@ -263,7 +266,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           headers: {
             'Request-Id': header('Request-Id'),
             ...(status === 401 ? {} : rateHeaders),
-            ...(status === 429 ? { 'Retry-After': header('Retry-After') } : {}),
+            // Rate limits, cooldowns, version conflicts and an unreachable store say when to retry.
+            ...(status === 429 || status === 409 || status === 503 ? { 'Retry-After': header('Retry-After') } : {}),
             ...(status < 500 ? replayHeader : {}),
           },
           content: { 'application/json': { schema: errorBody(statusCodes) } },

@@ -29,7 +29,8 @@ const LIMIT = { description: 'Page size, 1 to 100 (default 20).', schema: { type
 const cursor = (what: string) => ({ description: `Cursor: the id of the last ${what} of the previous page; the page after it is returned.`, schema: { type: 'string' } });
 
 const DRAFT_EDIT: ErrorCode[] = ['document_not_found', 'document_not_editable', 'document_edit_locked'];
-const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_inactive'];
+/** Signing operations are rate limited per link and per client address (they carry no API key). */
+const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_inactive', 'rate_limit_error'];
 const SIGNER_ACTION: ErrorCode[] = [
   ...SIGNING_LINK,
   'document_not_signable',
@@ -200,7 +201,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Open a signing session',
     description: 'What the signing link\'s holder sees: the document, their fields, PIN state and whether they can sign now. The token in the link is the credential (no API key). The first call records the participant as viewed (document.viewed).',
     ok: { status: 200, description: 'The signing session.', json: S.SigningSessionSchema },
-    errors: [...SIGNING_LINK, 'participant_not_found'],
+    errors: [...SIGNING_LINK, 'participant_not_found', 'concurrent_modification'],
   },
   Signing_pin: {
     summary: 'Send the SMS PIN',

@@ -29,6 +29,10 @@ export const ERROR_CODES = {
   unsupported_media_type: invalid(415, 'The request body uses a charset or content encoding the service does not read.'),
   resource_not_found: invalid(404, 'No operation at this path and method.'),
   method_not_allowed: invalid(405, 'The path exists but not with this method.'),
+  malformed_request: invalid(400, 'The HTTP request could not be parsed (answered before routing).'),
+  request_timeout: invalid(408, 'The request took too long to arrive (answered before routing).'),
+  request_header_too_large: invalid(431, 'The request line and headers are too large (answered before routing).'),
+  concurrent_modification: invalid(409, 'Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).'),
   invalid_request_error: invalid(400, 'A send precondition is unmet (no participant, a signer without a required field, an sms_pin participant without a phone); the message lists each.'),
   // Authentication, permission, rate limit
   missing_api_key: { status: 401, type: 'authentication_error', description: 'No Authorization header. Send "Authorization: Bearer sk_test_…".' },
@@ -79,6 +83,7 @@ export const ERROR_CODES = {
   unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.'),
   file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB).'),
   // Service
+  service_unavailable: { status: 503, type: 'api_error', description: 'A store is unreachable right now; retry shortly (with the same Idempotency-Key).' },
   not_ready: { status: 503, type: 'api_error', description: 'A store is unavailable or the read models lag too far behind.' },
   internal_error: { status: 500, type: 'api_error', description: 'Something went wrong on the service side; retry later (with the same Idempotency-Key).' },
   // Raised only by the domain on impossible or administrative paths (ids are generated server side).

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { Infrastructure } from '@dojang/application';
+import { ConcurrentModificationError, Infrastructure } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
 import { Request, Response } from 'express';
@@ -33,6 +33,9 @@ export class HttpErrorFilter implements ExceptionFilter {
 export function toApiError(exception: unknown): ApiError {
   if (exception instanceof ApiError) return exception;
   if (exception instanceof DomainError) return fromDomainError(exception);
+  if (exception instanceof ConcurrentModificationError) {
+    return new ApiError(409, 'invalid_request_error', 'concurrent_modification', 'The resource was changed by other requests while this one was being applied; nothing was written. Retry the request.', undefined, { 'Retry-After': '1' });
+  }
   const e = exception as { type?: string; status?: number; statusCode?: number; code?: string; message?: string };
   // body-parser failures arrive before any controller runs.
   if (e && e.type === 'entity.parse.failed') {

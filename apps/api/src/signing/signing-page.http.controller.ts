@@ -33,7 +33,8 @@ const SECURITY_HEADERS: Record<string, string> = {
 export class SigningPageHttpController {
   @Get('assets/:name')
   asset(@Param('name') name: string, @Res() res: Response) {
-    const asset = ASSETS[name];
+    // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's.
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     // Thrown, not written here: the error filter adds the request_id every error body carries.
     if (!asset) throw ApiError.notFound('resource_not_found', 'No such file.');
     res.setHeader('Content-Type', asset.type);

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
-import { TemplateCommand, templateDecider, templateStreamId } from '@dojang/domain';
+import { Clock, CLOCK, Infrastructure, prefixedId, putBody, readBody } from '@dojang/application';
+import { TemplateCommand, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
 import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { extractTemplateVariables } from '@dojang/seals';
@@ -18,8 +18,9 @@ export function presentTemplateSummary(row: TemplateReadRow): TemplateSummaryRes
   return { id: row.id, object: 'template', name: row.name, variables: row.variables, livemode: row.livemode, created_at: row.created_at };
 }
 
-export function presentTemplate(row: TemplateReadRow): TemplateResponse {
-  return { id: row.id, object: 'template', name: row.name, variables: row.variables, content: row.content, livemode: row.livemode, created_at: row.created_at };
+/** `content` is the body read from the blob store (the row holds only its ref). */
+export function presentTemplate(row: TemplateReadRow, content: string): TemplateResponse {
+  return { id: row.id, object: 'template', name: row.name, variables: row.variables, content, livemode: row.livemode, created_at: row.created_at };
 }
 
 @Controller('templates')
@@ -39,20 +40,21 @@ export class TemplatesHttpController {
   @HttpCode(201)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto): Promise<TemplateResponse> {
     const id = prefixedId('tmpl');
+    validateTemplateContent(dto.content);
     const command: TemplateCommand = {
       type: 'CreateTemplate',
       template_id: id,
       organization_id: auth.organization_id,
       livemode: auth.livemode,
       name: dto.name,
-      content: dto.content,
+      content_blob: await putBody(this.infra.blobs, dto.content),
       variables: extractTemplateVariables(dto.content),
       now: this.clock.now().toISOString(),
     };
     await this.commandBus.execute(
       new DecideCommand(templateDecider, templateStreamId(id), command, commandContext(auth, info)),
     );
-    return presentTemplate((await this.row(auth, id)) as TemplateReadRow);
+    return presentTemplate((await this.row(auth, id)) as TemplateReadRow, dto.content);
   }
 
   @Get()
@@ -72,6 +74,6 @@ export class TemplatesHttpController {
   async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<TemplateResponse> {
     const row = await this.row(auth, id);
     if (!row) throw ApiError.notFound('template_not_found', 'No such template.');
-    return presentTemplate(row);
+    return presentTemplate(row, (await readBody(this.infra.blobs, row)) ?? '');
   }
 }

@@ -7,21 +7,25 @@ import { Stores } from './stores';
 
 /**
  * The design card: events in EventStoreDB, read models and blobs in MongoDB through one client
- * (one connection pool). Both servers are asked once before anything else runs, so an unreachable
- * URL fails the boot with a message naming the store instead of a late TypeError.
+ * (one connection pool). Both servers are asked once, side by side, before anything else runs, so
+ * an unreachable URL fails the boot within STORE_CONNECT_TIMEOUT_MS with a message naming the
+ * store (both, when both are down) instead of a late TypeError or a hang at the first request.
  */
 export async function openEsdbMongoStores(config: AppConfig): Promise<Stores> {
-  const eventStoreUrl = config.eventStoreUrl!;
-  const mongoUrl = config.mongoUrl!;
-  const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: config.storeConnectTimeoutMs });
-  try {
-    await client.connect();
-    await client.db().command({ ping: 1 });
-  } catch (err) {
-    await client.close().catch(() => undefined);
-    throw new Error(`MongoDB (MONGO_URL) is unreachable: ${(err as Error).message}`);
+  const timeoutMs = config.storeConnectTimeoutMs;
+  const client = new MongoClient(config.mongoUrl!, { serverSelectionTimeoutMS: timeoutMs });
+  const events = new EsdbEventStore(config.eventStoreUrl!);
+  const [mongo, esdb] = await Promise.allSettled([
+    client.connect().then(() => client.db().command({ ping: 1 })),
+    events.ping(timeoutMs),
+  ]);
+  const failures: string[] = [];
+  if (esdb.status === 'rejected') failures.push(`EventStoreDB (EVENTSTORE_URL) is unreachable: ${(esdb.reason as Error).message}`);
+  if (mongo.status === 'rejected') failures.push(`MongoDB (MONGO_URL) is unreachable: ${(mongo.reason as Error).message}`);
+  if (failures.length) {
+    await Promise.allSettled([client.close(), events.close()]);
+    throw new Error(failures.join('; '));
   }
-  const events = new EsdbEventStore(eventStoreUrl);
   return {
     kind: 'esdb+mongo',
     events,

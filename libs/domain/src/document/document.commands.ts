@@ -15,7 +15,8 @@ export type CreateDocument = Timed &
 export type UpdateDocument = Timed & {
   type: 'UpdateDocument';
   title?: string;
-  content?: string;
+  /** The new body, already in the blob store. */
+  content_blob?: BlobPointer;
   author_name?: string;
   metadata?: Record<string, string | null>;
 };

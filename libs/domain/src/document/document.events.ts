@@ -40,6 +40,18 @@ export interface BlobPointer {
   byte_size: number;
 }
 
+/**
+ * A document's or template's body, kept out of the event (EventStoreDB refuses appends over
+ * 1 MiB; bodies reach 2,000,000 characters): the blob store holds its UTF-8 bytes.
+ */
+export interface BodyRef extends BlobPointer {
+  /**
+   * The text itself, only on events recorded before bodies left the events (schema_version 1):
+   * the upcaster moves their inline `content` here, since stored events are never rewritten.
+   */
+  inline?: string;
+}
+
 export type DocumentCreated = DomainEvent<
   'DocumentCreated',
   {
@@ -47,7 +59,8 @@ export type DocumentCreated = DomainEvent<
     organization_id: string;
     livemode: boolean;
     title: string;
-    content: string | null;
+    /** The body (html/text); null for an uploaded PDF. */
+    content_blob: BodyRef | null;
     content_format: ContentFormat;
     file: FileRef | null;
     author_name: string;
@@ -59,7 +72,7 @@ export type DocumentCreated = DomainEvent<
 >;
 export type DocumentUpdated = DomainEvent<
   'DocumentUpdated',
-  { title?: string; content?: string; author_name?: string; metadata?: Record<string, string>; updated_at: string }
+  { title?: string; content_blob?: BodyRef; author_name?: string; metadata?: Record<string, string>; updated_at: string }
 >;
 export type DocumentEditLockChanged = DomainEvent<'DocumentEditLockChanged', { locked: boolean; at: string }>;
 export type DocumentTrashed = DomainEvent<'DocumentTrashed', { trashed_at: string }>;
