@@ -42,7 +42,8 @@ export class OpenApiResponseValidator {
     this.ajv.addSchema({ $id: DOC_ID, components: document.components }, undefined, undefined, false);
     for (const [template, item] of Object.entries<any>(document.paths)) {
       const literal = template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
-      const pattern = new RegExp(`^${literal.join('[^/]+')}$`);
+      // Express routes case-insensitively and ignores one trailing slash: so does the match.
+      const pattern = new RegExp(`^${literal.join('[^/]+')}/?$`, 'i');
       for (const method of METHODS) {
         if (!item[method]) continue;
         this.routes.push({ method, template, versioned: !item.servers, pattern, literalLength: template.replace(/\{[^}]+\}/g, '').length, operation: item[method] });
@@ -64,8 +65,9 @@ export class OpenApiResponseValidator {
   /** The operation a request reaches, or undefined. */
   match(method: string, url: string): Route | undefined {
     let path = decodeURI(new URL(url, 'http://localhost').pathname);
+    // The legacy root is rewritten case-sensitively (create-app.ts), the routes match in any case.
     if (path === '/api/v1' || path.startsWith('/api/v1/')) path = path.slice(4);
-    const versionedPath = path === '/v1' || path.startsWith('/v1/') ? path.slice(3) : null;
+    const versionedPath = /^\/v1(\/|$)/i.test(path) ? path.slice(3) : null;
     const m = method.toLowerCase();
     return this.routes.find((r) => r.method === m && (r.versioned ? versionedPath !== null && r.pattern.test(versionedPath) : r.pattern.test(path)));
   }

@@ -143,13 +143,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Add a participant',
     description: 'Adds a signer, reviewer or cc to a draft. auth sms_pin (the default) needs a phone: the signer verifies a PIN sent there before signing. Without signing_order everyone acts in parallel.',
     ok: { status: 201, description: 'The participant.', json: S.ParticipantSchema },
-    errors: [...DRAFT_EDIT, 'missing_phone', 'missing_parameter', 'invalid_parameter'],
+    errors: [...DRAFT_EDIT, 'missing_phone', 'participant_limit_exceeded', 'missing_parameter', 'invalid_parameter'],
   },
   Participants_addBatch: {
     summary: 'Add participants in one request',
     description: 'Adds up to 50 participants to a draft, all or none.',
     ok: { status: 201, description: 'The participants created.', json: S.ParticipantListSchema },
-    errors: [...DRAFT_EDIT, 'missing_phone', 'missing_parameter', 'invalid_parameter'],
+    errors: [...DRAFT_EDIT, 'missing_phone', 'participant_limit_exceeded', 'missing_parameter', 'invalid_parameter'],
   },
   Participants_remove: {
     summary: 'Remove a participant',
@@ -333,7 +333,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   Seals_get: {
     summary: 'Retrieve a seal',
-    description: 'One seal.',
+    description: 'One seal of this organization and mode, with its image metadata and image_url.',
     ok: { status: 200, description: 'The seal.', json: S.SealSchema },
     errors: ['seal_not_found'],
   },

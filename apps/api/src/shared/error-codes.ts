@@ -80,6 +80,7 @@ export const ERROR_CODES = {
   pin_verification_required: invalid(409, 'Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.'),
   // Participants and files
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),
+  participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
   unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.'),
   file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB).'),
   // Service
