@@ -14,3 +14,5 @@ export * from './worker';
 export * from './webhooks';
 export * from './timers';
 export * from './observability';
+export * from './verification/chain-head-proof';
+export * from './verification/verify-document';

@@ -11,11 +11,14 @@ export {
   type RenderDocumentInput,
 } from './render-document';
 export { inspectPdf, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
+export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sanitize-pdf';
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
 export { stampPdf, type PdfStamp } from './stamp-pdf';
-export { signPdf, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
+export { signPdf, countersignPdf, readPdfEvidence, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
 export {
   loadOrCreateSigningIdentity,
+  loadSigningIdentity,
+  evidenceKeyOf,
   GENERATED_CERTIFICATE_CN,
   type SigningIdentity,
   type SigningIdentityOptions,
@@ -33,3 +36,20 @@ export { contentDispositionFor } from './content-disposition';
 export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
 export { encodePngPixels } from './png-encode';
+export { PdfPool, sharedPdfPool, closeSharedPdfPools, DEFAULT_PDF_JOB_TIMEOUT_MS, DEFAULT_PDF_JOB_MAX_HEAP_MB, type PdfPoolOptions, type PdfRunOptions } from './pool/pdf-pool';
+export {
+  RENDER_DOCUMENT,
+  INSPECT_PDF,
+  BUILD_FINAL,
+  AUDIT_CERTIFICATE,
+  COUNTERSIGN,
+  type PdfJob,
+  type SignJobOptions,
+  type CountersignJobInput,
+  type RenderDocumentJobInput,
+  type RenderedPdf,
+  type BuildFinalJobInput,
+  type AuditCertificateJobInput,
+} from './pool/pdf-jobs';
+export { PdfLimitError, isPdfLimitError, PDF_LIMIT_CODES, type PdfLimit, type PdfLimitCode } from './pool/pdf-limit.error';
+export { checkDocumentBudget, countImagePixels, DOCUMENT_BUDGETS } from './content-budget';
