@@ -28,6 +28,8 @@ const pdf = { 'application/pdf': { type: 'string', contentMediaType: 'applicatio
 const LIMIT = { description: 'Page size, 1 to 100 (default 20).', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } } as const;
 const cursor = (what: string) => ({ description: `Cursor: the id of the last ${what} of the previous page; the page after it is returned.`, schema: { type: 'string' } });
 
+/** Operations that render, stamp or serve a PDF. */
+const PDF_WORK: ErrorCode[] = ['document_budget_exceeded', 'pdf_job_limit_exceeded', 'evidence_integrity_failure'];
 const DRAFT_EDIT: ErrorCode[] = ['document_not_found', 'document_not_editable', 'document_edit_locked'];
 /** Signing operations are rate limited per link and per client address (they carry no API key). */
 const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_inactive', 'rate_limit_error'];
@@ -168,7 +170,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer\'s required fields placed, and a phone for every sms_pin participant (400 invalid_request_error lists what is missing). A live send needs a free signature or 1 credit (402). The body is optional.',
     ok: { status: 200, description: 'The sent document, with signing links.', json: S.DocumentSchema },
-    errors: ['document_not_found', 'document_not_editable', 'invalid_request_error', 'insufficient_credits', 'invalid_parameter'],
+    errors: ['document_not_found', 'document_not_editable', 'invalid_request_error', 'insufficient_credits', 'invalid_parameter', ...PDF_WORK],
     bodyRequired: false,
   },
   DocumentLifecycle_cancel: {
@@ -193,7 +195,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Download the PDF',
     description: 'The signed final PDF once completed, otherwise the original (rendered from the body with Korean fonts, or the uploaded file). audit=true appends the audit-trail certificate.',
     ok: { status: 200, description: 'The PDF (Content-Disposition: attachment).', media: pdf },
-    errors: ['document_not_found', 'invalid_parameter'],
+    errors: ['document_not_found', 'invalid_parameter', ...PDF_WORK],
     query: { audit: { description: 'true appends the audit-trail certificate pages.', schema: { type: 'boolean', default: false } } },
   },
   // ---- signer side
@@ -220,7 +222,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). The last signature completes the document.',
     ok: { status: 200, description: 'The signing session after signing.', json: S.SigningSessionSchema },
-    errors: [...SIGNER_ACTION, 'participant_not_found', 'consent_required', 'seal_upload_required', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type'],
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'consent_required', 'seal_upload_required', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', ...PDF_WORK],
   },
   Signing_decline: {
     summary: 'Decline to sign',
@@ -232,7 +234,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'The PDF, for the signer',
     description: 'The document\'s PDF (the final one once completed) for the signing link\'s holder. No API key.',
     ok: { status: 200, description: 'The PDF (inline).', media: pdf },
-    errors: SIGNING_LINK,
+    errors: [...SIGNING_LINK, ...PDF_WORK],
   },
   SigningPage_page: {
     summary: 'Signing page',
@@ -292,7 +294,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Download an uploaded file',
     description: 'The bytes behind a file url. The url\'s signature is the credential: no API key. A wrong or expired signature is 404 file_not_found.',
     ok: { status: 200, description: 'The PDF (inline).', media: pdf },
-    errors: ['file_not_found'],
+    errors: ['file_not_found', ...PDF_WORK],
     query: {
       expires: { description: 'Expiry of the url, epoch seconds (part of the signed url).', schema: { type: 'integer', minimum: 0 }, required: true },
       signature: { description: 'Signature of the url (part of the signed url).', schema: { type: 'string' }, required: true },
@@ -348,7 +350,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Creates the document, appends the recipient\'s signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice.',
     ok: { status: 201, description: 'The sent document, its recipient and signing link.', json: S.SignatureRequestSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits'],
+    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', ...PDF_WORK],
   },
   // ---- webhook endpoints
   WebhookEndpoints_create: {

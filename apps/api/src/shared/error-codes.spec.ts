@@ -25,9 +25,10 @@ function codesInSource(): Map<string, string> {
     /new ApiError\(\s*\d+,\s*'[a-z_]+',\s*'([a-z_]+)'/g,
     /sendError\([^,]+,[^,]+,\s*\d+,\s*'[a-z_]+',\s*'([a-z_]+)'/g,
     /\bcode:\s*'([a-z_]+)'/g,
+    /new PdfLimitError\(\s*'([a-z_]+)'/g,
   ];
   const found = new Map<string, string>();
-  const files = ['libs/domain/src', 'libs/seals/src', 'apps/api/src'].flatMap((d) => sources(path.join(ROOT, d)));
+  const files = ['libs/domain/src', 'libs/seals/src', 'libs/pdf/src', 'apps/api/src'].flatMap((d) => sources(path.join(ROOT, d)));
   for (const file of files) {
     const rel = path.relative(ROOT, file);
     if (rel.startsWith(path.join('apps', 'api', 'src', 'openapi')) || rel.endsWith('error-codes.ts')) continue;

@@ -86,6 +86,9 @@ export const ERROR_CODES = {
   // Service
   service_unavailable: { status: 503, type: 'api_error', description: 'A store is unreachable right now; retry shortly (with the same Idempotency-Key).' },
   not_ready: { status: 503, type: 'api_error', description: 'A store is unavailable or the read models lag too far behind.' },
+  document_budget_exceeded: invalid(413, 'The document\'s content is over a per-document budget (images, pages); error.param names the input.'),
+  pdf_job_limit_exceeded: invalid(413, 'The PDF work for this request passed the service\'s time or memory limit; nothing was written.'),
+  evidence_integrity_failure: { status: 500, type: 'api_error', description: 'A stored file failed its integrity check and was not served; the operator must restore it.' },
   internal_error: { status: 500, type: 'api_error', description: 'Something went wrong on the service side; retry later (with the same Idempotency-Key).' },
   // Raised only by the domain on impossible or administrative paths (ids are generated server side).
   document_exists: { ...invalid(409, 'A document with this id already exists.'), internal: true },
