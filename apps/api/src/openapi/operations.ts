@@ -104,7 +104,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires) or `from_template` with `variables` for its {{placeholders}}. Then add participants, place fields and send.',
     ok: { status: 201, description: 'The new draft.', json: S.DocumentSchema },
-    errors: ['missing_parameter', 'invalid_parameter'],
+    errors: ['missing_parameter', 'invalid_parameter', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
   Documents_list: {
     summary: 'List documents',
@@ -127,7 +127,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Update a draft',
     description: 'Changes title, content, author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Sent documents are frozen (409 document_not_editable).',
     ok: { status: 200, description: 'The updated document.', json: S.DocumentSchema },
-    errors: [...DRAFT_EDIT, 'invalid_parameter'],
+    errors: [...DRAFT_EDIT, 'invalid_parameter', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
   Documents_trash: {
     summary: 'Delete a document',
