@@ -5,6 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import request from 'supertest';
 import { createApp } from '../../apps/api/src/create-app';
+import { validatingAgent } from './openapi-validator';
 
 export interface TestOrg {
   id: string;
@@ -14,6 +15,7 @@ export interface TestOrg {
 
 export interface TestApp {
   app: INestApplication;
+  /** Every response is validated against the served OpenAPI document (openapi-validator.ts). */
   http: ReturnType<typeof request>;
   infra: Infrastructure;
   admin: AdminService;
@@ -45,7 +47,7 @@ export async function startTestApp(
   const admin = new AdminService(infra, () => (clock ? clock.now() : new Date()).toISOString());
   return {
     app,
-    http: request(app.getHttpServer()),
+    http: validatingAgent(app.getHttpServer()),
     infra,
     admin,
     clock,

@@ -7,10 +7,25 @@ import { documentIdOf } from './document.projection';
 export const AUDIT_ENTRIES = 'audit_entries';
 export const AUDIT_PEOPLE = 'audit_people';
 
+export type AuditEventKind =
+  | 'created'
+  | 'sent'
+  | 'viewed'
+  | 'pin_sent'
+  | 'pin_failed'
+  | 'pin_verified'
+  | 'signed'
+  | 'declined'
+  | 'reminded'
+  | 'canceled'
+  | 'expired'
+  | 'completed';
+
 export interface AuditEntryRow extends ReadDoc {
+  object: 'audit_entry';
   document_id: string;
   seq: number;
-  event: string;
+  event: AuditEventKind;
   actor: string;
   at: string;
   ip?: string | null;
@@ -24,7 +39,7 @@ interface PeopleRow extends ReadDoc {
   people: Record<string, { name: string; phone: string | null; email: string | null; role: string }>;
 }
 
-const TRAIL_TYPES: Record<string, string> = {
+const TRAIL_TYPES: Record<string, AuditEventKind> = {
   DocumentCreated: 'created',
   DocumentSent: 'sent',
   SigningLinkOpened: 'viewed',

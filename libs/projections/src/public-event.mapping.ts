@@ -24,13 +24,23 @@ const MAPPING: Record<string, PublicEventType> = {
   DocumentExpired: 'document.expired',
 };
 
+/** What an event's data can carry; which fields each type has is in the OpenAPI document's webhooks. */
+export interface PublicEventData {
+  document_id: string;
+  participant_id?: string;
+  expires_at?: string | null;
+  signed_at?: string;
+  reason?: string;
+  completed_at?: string;
+}
+
 export interface PublicEvent {
   id: string;
   object: 'event';
   type: PublicEventType;
   created_at: string;
   livemode: boolean;
-  data: Record<string, unknown>;
+  data: PublicEventData;
 }
 
 /** evt_ ids derive from the domain event id, so every replay and every webhook retry agree. */
@@ -41,12 +51,12 @@ export function toPublicEvent(event: StoredEvent): PublicEvent | null {
   if (!type) return null;
   const document_id = event.stream_id.slice('document-'.length);
   const d = event.data as Record<string, unknown>;
-  const data: Record<string, unknown> = { document_id };
+  const data: PublicEventData = { document_id };
   if (typeof d.participant_id === 'string') data.participant_id = d.participant_id;
-  if (event.type === 'DocumentSent') data.expires_at = d.expires_at ?? null;
-  if (event.type === 'ParticipantSigned') data.signed_at = d.signed_at;
-  if (event.type === 'ParticipantDeclined') data.reason = d.reason;
-  if (event.type === 'DocumentCompleted') data.completed_at = d.completed_at;
+  if (event.type === 'DocumentSent') data.expires_at = (d.expires_at as string | null | undefined) ?? null;
+  if (event.type === 'ParticipantSigned') data.signed_at = d.signed_at as string;
+  if (event.type === 'ParticipantDeclined') data.reason = d.reason as string;
+  if (event.type === 'DocumentCompleted') data.completed_at = d.completed_at as string;
   return {
     id: publicEventId(event.event_id),
     object: 'event',

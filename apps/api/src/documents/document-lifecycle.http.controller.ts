@@ -9,6 +9,7 @@ import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { DocumentSources } from './document-sources.service';
 import { SendDocumentDto } from './document-lifecycle.dto';
+import { AuditEntryListResponse, AuditEntryResponse, DocumentResponse, ReminderResponse } from '../openapi/response-schemas';
 
 const DAY = 24 * 60 * 60 * 1000;
 /** A manual reminder at most this often per document. */
@@ -24,7 +25,7 @@ export class DocumentLifecycleHttpController {
 
   @Post('send')
   @HttpCode(200)
-  async send(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: SendDocumentDto) {
+  async send(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: SendDocumentDto): Promise<DocumentResponse> {
     const org = await this.sources.organization(auth);
     if (auth.livemode && !canAffordSignature(org as unknown as OrganizationState, this.docs.nowIso())) {
       throw new ApiError(402, 'invalid_request_error', 'insufficient_credits', 'A live send needs a free signature left this month or at least 1 credit.');
@@ -49,31 +50,41 @@ export class DocumentLifecycleHttpController {
 
   @Post('cancel')
   @HttpCode(200)
-  async cancel(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+  async cancel(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<DocumentResponse> {
     await this.docs.decide(auth, info, id, { type: 'CancelDocument' });
     return this.docs.presentById(auth, id);
   }
 
   @Post('remind')
   @HttpCode(200)
-  async remind(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+  async remind(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<ReminderResponse> {
     const decision = await this.docs.decide(auth, info, id, { type: 'RemindParticipants', automatic: false, cooldown_seconds: REMIND_COOLDOWN_SECONDS });
     const reminded = decision.events.flatMap((e) => (e.type === 'ReminderSent' ? e.data.participant_ids : []));
     return { object: 'reminder', document_id: id.toLowerCase(), participant_ids: reminded, reminded_at: this.docs.nowIso() };
   }
 
   @Get('audit')
-  async audit(@Auth() auth: AuthContext, @Param('id') id: string) {
+  async audit(@Auth() auth: AuthContext, @Param('id') id: string): Promise<AuditEntryListResponse> {
     const row = await this.docs.row(auth, id);
     return { object: 'list', data: await this.auditEntries(row), has_more: false };
   }
 
-  private async auditEntries(row: DocumentRow) {
+  private async auditEntries(row: DocumentRow): Promise<AuditEntryResponse[]> {
     const entries = await this.docs.infra.reads.find<AuditEntryRow>(AUDIT_ENTRIES, {
       where: { document_id: row.id },
       orderBy: [{ field: 'seq', direction: 'asc' }],
     });
-    return entries.map(({ _position, _generation, seq, document_id, id, ...entry }) => ({ ...entry }));
+    return entries.map((e) => ({
+      object: 'audit_entry' as const,
+      event: e.event,
+      actor: e.actor,
+      at: e.at,
+      ...(e.participant_id !== undefined ? { participant_id: e.participant_id } : {}),
+      ...(e.ip !== undefined ? { ip: e.ip } : {}),
+      ...(e.user_agent !== undefined ? { user_agent: e.user_agent } : {}),
+      ...(e.auth_phone !== undefined ? { auth_phone: e.auth_phone } : {}),
+      ...(e.detail !== undefined ? { detail: e.detail } : {}),
+    }));
   }
 
   /** The log's head now and the head the completion sealed: printed so an auditor can compare. */

@@ -29,7 +29,8 @@ import {
 const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class CreateDocumentDto {
-  @ApiPropertyOptional({ type: 'string', maxLength: 500 }) @Optional() @IsString() @MaxLength(500) title?: string;
+  // Required (the controller answers missing_parameter), though checked there rather than here.
+  @ApiProperty({ type: 'string', maxLength: 500 }) @Optional() @IsString() @MaxLength(500) title?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 2_000_000 }) @Optional() @IsString() @MaxLength(2_000_000) content?: string;
   @ApiPropertyOptional({ enum: ['html', 'text'] }) @Optional() @IsIn(['html', 'text']) content_format?: 'html' | 'text';
   @ApiPropertyOptional({ type: 'string', maxLength: 2048 }) @Optional() @IsString() @MaxLength(2048) file_url?: string;

@@ -1,11 +1,12 @@
 import { Secrets } from '@dojang/application';
 import { DocumentRow } from '@dojang/projections';
+import { DocumentResponse } from '../openapi/response-schemas';
 
 /**
  * The public shape of a document. Signing links are shown only to the owning organization.
  * `content` is the body read from the blob store (the row holds only its ref).
  */
-export function presentDocument(row: DocumentRow, origin: string, secrets: Secrets, content: string | null) {
+export function presentDocument(row: DocumentRow, origin: string, secrets: Secrets, content: string | null): DocumentResponse {
   const linksLive = row.status === 'sent';
   return {
     id: row.id,
@@ -42,8 +43,20 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       declined_at: p.declined_at,
       signing_url: linksLive && p.token_hash ? `${origin}/sign/${secrets.signingToken(row.id, p.id)}` : null,
     })),
-    fields: row.fields.map((f) => ({ object: 'field' as const, ...f })),
+    fields: row.fields.map((f) => ({
+      object: 'field' as const,
+      id: f.id,
+      participant_id: f.participant_id,
+      type: f.type,
+      page: f.page,
+      x: f.x,
+      y: f.y,
+      width: f.width,
+      height: f.height,
+      required: f.required,
+      upload_only: f.upload_only,
+    })),
   };
 }
 
-export type PresentedDocument = ReturnType<typeof presentDocument>;
+export type PresentedDocument = DocumentResponse;

@@ -12,6 +12,7 @@ import { CreateDocumentDto, ListDocumentsQuery, UpdateDocumentDto } from './docu
 import { DocumentSources } from './document-sources.service';
 import { normalizeMetadata } from './metadata';
 import { DocumentHistoryService } from '../history/document-history.service';
+import { DeletedDocumentResponse, DocumentListResponse, DocumentResponse } from '../openapi/response-schemas';
 
 @Controller('documents')
 export class DocumentsHttpController {
@@ -23,7 +24,7 @@ export class DocumentsHttpController {
 
   @Post()
   @HttpCode(201)
-  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateDocumentDto) {
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateDocumentDto): Promise<DocumentResponse> {
     if (dto.title === undefined || !dto.title.trim()) throw ApiError.missing('title');
     const body = await this.sources.resolveBody(auth, dto);
     // Budgets are checked now, from the content alone, rather than failing at render or send.
@@ -53,7 +54,7 @@ export class DocumentsHttpController {
   }
 
   @Get()
-  async list(@Auth() auth: AuthContext, @Query() query: ListDocumentsQuery) {
+  async list(@Auth() auth: AuthContext, @Query() query: ListDocumentsQuery): Promise<DocumentListResponse> {
     const limit = parseLimit(query.limit);
     const where: Record<string, Condition> = {
       organization_id: auth.organization_id,
@@ -90,14 +91,14 @@ export class DocumentsHttpController {
   }
 
   @Get(':id')
-  get(@Auth() auth: AuthContext, @Param('id') id: string, @Query('as_of') asOf?: unknown) {
+  get(@Auth() auth: AuthContext, @Param('id') id: string, @Query('as_of') asOf?: unknown): Promise<DocumentResponse> {
     // Time travel: the same detail, folded from the stream up to that instant.
     const at = this.history.parseAsOf(asOf);
     return at === undefined ? this.docs.presentById(auth, id) : this.history.presentAsOf(auth, id, at);
   }
 
   @Patch(':id')
-  async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateDocumentDto) {
+  async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateDocumentDto): Promise<DocumentResponse> {
     const metadata = normalizeMetadata(dto.metadata, true);
     if (dto.content !== undefined) checkDocumentBudget(dto.content, (await this.docs.row(auth, id)).content_format);
     await this.docs.decide(auth, info, id, {
@@ -111,14 +112,14 @@ export class DocumentsHttpController {
   }
 
   @Delete(':id')
-  async trash(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+  async trash(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<DeletedDocumentResponse> {
     await this.docs.decide(auth, info, id, { type: 'TrashDocument' });
     return { id: id.toLowerCase(), object: 'document', deleted: true };
   }
 
   @Post(':id/duplicate')
   @HttpCode(201)
-  async duplicate(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+  async duplicate(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<DocumentResponse> {
     const source = await this.docs.load(auth, id);
     const newId = randomUUID();
     const copy = remapDuplicate(source.participants, source.fields as FieldDtoShape[], randomUUID);

@@ -4,6 +4,8 @@ import { Field, ParticipantSetup } from '@dojang/domain';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
+import { ApiError } from '../shared/api-error';
+import { DeletedParticipantResponse, FieldListResponse, ParticipantListResponse, ParticipantResponse } from '../openapi/response-schemas';
 
 function toSetup(dto: ParticipantDto): ParticipantSetup {
   return {
@@ -24,16 +26,18 @@ export class ParticipantsHttpController {
 
   @Post('participants')
   @HttpCode(201)
-  async add(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantDto) {
+  async add(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantDto): Promise<ParticipantResponse> {
     const setup = toSetup(dto);
     await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: [setup] });
     const doc = await this.docs.presentById(auth, id);
-    return doc.participants.find((p) => p.id === setup.id);
+    const created = doc.participants.find((p) => p.id === setup.id);
+    if (!created) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+    return created;
   }
 
   @Post('participants/batch')
   @HttpCode(201)
-  async addBatch(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantBatchDto) {
+  async addBatch(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantBatchDto): Promise<ParticipantListResponse> {
     const setups = dto.participants.map(toSetup);
     await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: setups, batch: true });
     const doc = await this.docs.presentById(auth, id);
@@ -42,13 +46,13 @@ export class ParticipantsHttpController {
   }
 
   @Delete('participants/:participantId')
-  async remove(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Param('participantId') participantId: string) {
+  async remove(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Param('participantId') participantId: string): Promise<DeletedParticipantResponse> {
     await this.docs.decide(auth, info, id, { type: 'RemoveParticipant', participant_id: participantId.toLowerCase() });
     return { id: participantId.toLowerCase(), object: 'participant', deleted: true };
   }
 
   @Put('fields')
-  async replaceFields(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ReplaceFieldsDto) {
+  async replaceFields(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ReplaceFieldsDto): Promise<FieldListResponse> {
     const fields: Field[] = dto.fields.map((f) => ({
       id: randomUUID(),
       participant_id: f.participant_id.toLowerCase(),

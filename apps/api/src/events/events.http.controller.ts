@@ -8,6 +8,7 @@ import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
+import { EventListResponse, EventResponse } from '../openapi/response-schemas';
 
 export class ListEventsQuery {
   @ApiPropertyOptional({ enum: PUBLIC_EVENT_TYPES as unknown as string[] }) @IsOptional() @IsIn(PUBLIC_EVENT_TYPES as unknown as string[]) type?: string;
@@ -16,7 +17,7 @@ export class ListEventsQuery {
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() starting_after?: string;
 }
 
-export function presentEvent(row: PublicEventRow) {
+export function presentEvent(row: PublicEventRow): EventResponse {
   return { id: row.id, object: 'event' as const, type: row.type, created_at: row.created_at, livemode: row.livemode, data: row.data };
 }
 
@@ -30,7 +31,7 @@ export class EventsHttpController {
   }
 
   @Get()
-  async list(@Auth() auth: AuthContext, @Query() q: ListEventsQuery) {
+  async list(@Auth() auth: AuthContext, @Query() q: ListEventsQuery): Promise<EventListResponse> {
     const limit = parseLimit(q.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
     if (q.type) where.type = q.type;
@@ -45,7 +46,7 @@ export class EventsHttpController {
   }
 
   @Get(':id')
-  async get(@Auth() auth: AuthContext, @Param('id') id: string) {
+  async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<EventResponse> {
     const row = await this.row(auth, id);
     if (!row) throw ApiError.notFound('event_not_found', 'No such event.');
     return presentEvent(row);

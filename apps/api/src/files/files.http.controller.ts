@@ -11,6 +11,7 @@ import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { fileUrlValid, issueFileUrl } from './file-urls';
 import { readFilePart } from './multipart-file';
+import { FileResponse } from '../openapi/response-schemas';
 
 const FILE_ID = /^file_[A-Za-z0-9]{8,64}$/;
 
@@ -30,7 +31,7 @@ export class FilesHttpController {
 
   @Post()
   @HttpCode(201)
-  async upload(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Req() req: Request) {
+  async upload(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Req() req: Request): Promise<FileResponse> {
     const part = await readFilePart(req, { field: 'file', maxBytes: MAX_FILE_BYTES, maxLabel: '20 MB' });
     if (part.bytes.length === 0) throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', 'The file is empty; upload a PDF.', 'file');
     // In a worker thread with a time limit: a file built to make the parser spin costs its
@@ -66,7 +67,7 @@ export class FilesHttpController {
 
   /** The file object again, with a freshly issued URL. */
   @Get(':id')
-  async retrieve(@Auth() auth: AuthContext, @Param('id') id: string) {
+  async retrieve(@Auth() auth: AuthContext, @Param('id') id: string): Promise<FileResponse> {
     return this.present(await this.ownRow(auth, id));
   }
 
@@ -102,11 +103,11 @@ export class FilesHttpController {
     return row;
   }
 
-  private present(row: FileRow) {
+  private present(row: FileRow): FileResponse {
     const { url, expires_at } = issueFileUrl(this.infra, row.id, this.clock.now());
     return {
       id: row.id,
-      object: 'file',
+      object: 'file' as const,
       url,
       byte_size: row.byte_size,
       expires_at,

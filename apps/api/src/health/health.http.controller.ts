@@ -3,6 +3,7 @@ import { Infrastructure, measureProjectionLag } from '@dojang/application';
 import { ApiError } from '../shared/api-error';
 import { Public } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
+import { HealthResponse, ReadinessResponse } from '../openapi/response-schemas';
 
 const STORE_TIMEOUT_MS = 2000;
 
@@ -24,10 +25,10 @@ export class HealthHttpController {
   /** Liveness: the process answers. A load balancer should route by `/v1/health/ready`. */
   @Public()
   @Get()
-  async health() {
+  async health(): Promise<HealthResponse> {
     const head = await this.infra.events.headPosition();
     return {
-      status: 'ok',
+      status: 'ok' as const,
       store: this.infra.storeKind,
       event_store: EVENT_STORE_NAMES[this.infra.storeKind],
       read_store: READ_STORE_NAMES[this.infra.storeKind],
@@ -43,7 +44,7 @@ export class HealthHttpController {
    */
   @Public()
   @Get('ready')
-  async ready() {
+  async ready(): Promise<ReadinessResponse> {
     const names = this.infra.runner.projections.map((p) => p.name);
     let lags;
     try {
@@ -64,7 +65,7 @@ export class HealthHttpController {
       );
     }
     return {
-      status: 'ready',
+      status: 'ready' as const,
       store: this.infra.storeKind,
       max_lag_events: Math.max(0, ...lags.map((l) => l.events)),
     };

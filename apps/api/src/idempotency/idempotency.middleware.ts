@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import { Clock, Infrastructure } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
 import { requestApiKey } from '../rate-limit/request-auth';
+import { ErrorCode, ErrorType } from '../shared/error-codes';
 import {
   IDEMPOTENCY_KEYS,
   IdempotencyStore,
@@ -17,7 +18,7 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-function sendError(req: Req, res: Response, status: number, type: string, code: string, message: string, param?: string) {
+function sendError(req: Req, res: Response, status: number, type: ErrorType, code: ErrorCode, message: string, param?: string) {
   res.status(status).json({ error: { type, code, message, ...(param ? { param } : {}), request_id: req.requestId } });
 }
 

@@ -1,73 +1,61 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { PUBLIC_EVENT_TYPES } from '@dojang/projections';
+import { ERROR_CODES, ERROR_TYPES, ErrorCode, PUBLIC_ERROR_CODES } from '../shared/error-codes';
+import { NOTED_SCHEMAS, SCHEMA_NAMES } from './json-schema';
+import { OPERATIONS, OperationSpec } from './operations';
+import { EVENT_DATA_BY_TYPE, EventDataSchema, EventSchema } from './response-schemas';
 
-/** Routes reachable without an API key. */
-const PUBLIC_PATHS = [/^\/v1\/health$/, /^\/v1\/signing\//, /^\/sign\//, /^\/docs/, /^\/v1\/openapi\.json$/];
+/** Operations reachable without an API key (their controllers are @Public()). */
+const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Files_content$)/;
 
 const TAGS: Array<[RegExp, string]> = [
-  [/^\/v1\/documents\/\{id\}\/participants/, 'Participants'],
-  [/^\/v1\/documents\/\{id\}\/fields/, 'Participants'],
-  [/^\/v1\/documents/, 'Documents'],
-  [/^\/v1\/signature_requests/, 'Signature requests'],
-  [/^\/v1\/templates/, 'Templates'],
-  [/^\/v1\/seals/, 'Seals'],
-  [/^\/v1\/files/, 'Files'],
-  [/^\/v1\/(organization|members)/, 'Organization'],
-  [/^\/v1\/events/, 'Events'],
-  [/^\/v1\/webhook/, 'Webhooks'],
-  [/^\/v1\/outbox/, 'Test mode'],
-  [/^\/v1\/signing\//, 'Signing (signer side)'],
-  [/^\/sign\//, 'Signing (signer side)'],
-  [/^\/v1\/health/, 'Service'],
-  [/^\/(docs|v1\/openapi)/, 'Service'],
+  [/^\/documents\/\{id\}\/(participants|fields)/, 'Participants and fields'],
+  [/^\/documents/, 'Documents'],
+  [/^\/signature_requests/, 'Signature requests'],
+  [/^\/templates/, 'Templates'],
+  [/^\/seals/, 'Seals'],
+  [/^\/files/, 'Files'],
+  [/^\/(organization|members)/, 'Organization'],
+  [/^\/events/, 'Events'],
+  [/^\/webhook/, 'Webhooks'],
+  [/^\/outbox/, 'Test mode'],
+  [/^\/(signing|sign)\//, 'Signing (signer side)'],
+  [/^\/(health|metrics|docs|openapi)/, 'Service'],
 ];
+
+const PATH_PARAMS: Record<string, string> = {
+  id: 'The resource\'s id, as returned when it was created.',
+  participantId: 'The participant\'s id (UUID).',
+  token: 'The signing token: the last segment of the participant\'s signing_url. It is the credential; keep it secret.',
+  name: 'Asset file name.',
+  asset: 'Asset file name.',
+};
 
 const DESCRIPTION = `Dojang: electronic contracts with identity-verified signatures.
 
-Every path is also served under the legacy root \`/api/v1\` (for example \`/api/v1/documents\`).
+Paths are relative to \`/v1\`; the legacy root \`/api/v1\` serves the same operations (for example \`/api/v1/documents\`).
+The signing page, the reference page and the metrics live at the server root.
 
-**Authentication**: \`Authorization: Bearer sk_test_…\` (test mode: nothing real is sent, no usage is deducted) or \`sk_live_…\`.
+**Authentication**: \`Authorization: Bearer sk_test_…\` (test mode: nothing real is sent, no usage is deducted; messages
+land in GET /outbox) or \`sk_live_…\`. Signing operations use the token of the signing link instead.
 
-**Errors**: \`{"error": {"type", "code", "message", "param"?, "request_id"}}\`.
+**Errors**: \`{"error": {"type", "code", "message", "param"?, "request_id"}}\`; each response lists the codes it can carry,
+and the \`ErrorCode\` schema describes them all. \`request_id\` equals the \`Request-Id\` header.
 
 **Idempotency**: send \`Idempotency-Key\` (at most 255 characters) on any POST; the first response is kept 24 hours and
 replayed with \`Idempotent-Replayed: true\`. The same key with a different request is 400 \`idempotency_key_reused\`;
-while the first request is still running, 409 \`idempotency_key_in_use\`. Required on POST /v1/signature_requests.
+while the first request is still running, 409 \`idempotency_key_in_use\`. Required on POST /signature_requests.
 
 **Rate limit**: requests per minute per API key (fixed window, 600 by default); every response to a request with a
 valid key carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (epoch seconds); over the limit
-429 \`rate_limit_error\` with \`Retry-After\`. Requests without a valid key are not counted.`;
+429 \`rate_limit_error\` with \`Retry-After\`. Requests without a valid key are not counted.
 
-const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['type', 'code', 'message', 'request_id'],
-      properties: {
-        type: {
-          type: 'string',
-          enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'idempotency_error', 'rate_limit_error', 'api_error'],
-        },
-        code: { type: 'string', examples: ['missing_parameter'] },
-        message: { type: 'string' },
-        param: { type: 'string' },
-        request_id: { type: 'string', examples: ['req_0123456789abcdef01234567'] },
-      },
-    },
-  },
-};
+**Webhooks**: see \`webhooks\` for each event's payload; deliveries are signed per Standard Webhooks.`;
 
-const RATE_HEADERS = {
-  'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
-  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
-  'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
-};
+type Json = Record<string, any>;
 
-type Json = Record<string, unknown>;
-
-/** OpenAPI 3.1 is JSON Schema 2020-12: `nullable` becomes a "null" type, examples become lists. */
+/** OpenAPI 3.1 is JSON Schema 2020-12: `nullable` becomes a "null" type. */
 function toJsonSchema2020(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(toJsonSchema2020);
   if (!node || typeof node !== 'object') return;
@@ -80,78 +68,163 @@ function toJsonSchema2020(node: unknown): void {
   for (const value of Object.values(o)) toJsonSchema2020(value);
 }
 
-/** The OpenAPI 3.1 document of every route the application serves, generated from the controllers and DTOs. */
+/** Copies a schema constant into the document, turning named schemas into `$ref`s to components. */
+function publisher(schemas: Json) {
+  const ensure = (name: string, schema: object) => {
+    if (schemas[name]) return;
+    schemas[name] = {};
+    schemas[name] = publish(schema, true);
+  };
+  const publish = (node: unknown, root = false): any => {
+    if (Array.isArray(node)) return node.map((n) => publish(n));
+    if (!node || typeof node !== 'object') return node;
+    const name = root ? undefined : SCHEMA_NAMES.get(node);
+    if (name) {
+      ensure(name, node);
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    const noted = NOTED_SCHEMAS.get(node);
+    if (noted) {
+      const target = [...SCHEMA_NAMES.entries()].find(([, n]) => n === noted)?.[0];
+      if (target) ensure(noted, target);
+      return { $ref: `#/components/schemas/${noted}`, description: (node as Json).description };
+    }
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node)) out[k] = publish(v);
+    return out;
+  };
+  return publish;
+}
+
+const unique = <T>(values: T[]) => [...new Set(values)];
+
+/** The error body of one response: `type` and `code` narrowed to what this response can carry. */
+function errorBody(codes: ErrorCode[]): Json {
+  return {
+    type: 'object',
+    required: ['error'],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: 'object',
+        required: ['type', 'code', 'message', 'request_id'],
+        additionalProperties: false,
+        properties: {
+          type: { type: 'string', enum: unique(codes.map((c) => ERROR_CODES[c].type)) },
+          code: { type: 'string', enum: codes },
+          message: { type: 'string', description: 'For people: may change; branch on code.' },
+          param: { type: 'string', description: 'The parameter at fault, e.g. `title` or `fields[0].x`.' },
+          request_id: { type: 'string', pattern: '^req_[0-9a-f]{24}$', description: 'Equals the Request-Id header; quote it to support.' },
+        },
+      },
+    },
+  };
+}
+
+/** The codes every operation of this kind can answer besides its own. */
+function commonErrors(method: string, isPublic: boolean, spec: OperationSpec): ErrorCode[] {
+  // Node's HTTP parser answers these itself, before any routing.
+  const codes: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_header_too_large'];
+  if (!isPublic) codes.push('missing_api_key', 'invalid_api_key', 'rate_limit_error');
+  // The body parsers run before routing, for any request that carries a body.
+  if (['post', 'put', 'patch'].includes(method)) codes.push('invalid_json', 'invalid_request_body', 'request_too_large', 'unsupported_media_type');
+  if (method === 'post' && !isPublic) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_parameter', 'service_unavailable');
+  // Commands retry on a version conflict and give up with 409 after several.
+  if (method !== 'get') codes.push('concurrent_modification');
+  if (spec.query) codes.push('invalid_parameter');
+  codes.push('internal_error');
+  return codes;
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The OpenAPI 3.1 document of every route the application serves: Nest routes and DTOs, plus OPERATIONS and the response schemas. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
-    .setTitle('Dojang API')
-    .setDescription(DESCRIPTION)
-    .setVersion('1')
-    .addServer('/', 'This server')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… API key' }, 'api_key')
-    .build();
-  const doc = SwaggerModule.createDocument(app, config, {
+  const config = new DocumentBuilder().setTitle('Dojang API').setDescription(DESCRIPTION).setVersion('1').build();
+  const nest = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller, method) => `${controller.replace(/HttpController$/, '')}_${method}`,
   }) as OpenAPIObject & Json;
-  doc.openapi = '3.1.0';
-  doc.security = [{ api_key: [] }];
-  const components = (doc.components ??= {}) as Json;
-  (components.schemas as Json | undefined) ?? (components.schemas = {});
-  (components.schemas as Json).Error = ERROR_SCHEMA;
-  components.headers = {
-    'RateLimit-Limit': { description: 'Requests allowed per window (minute) for this API key.', schema: { type: 'integer' } },
-    'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-    'RateLimit-Reset': { description: 'Epoch seconds when the current window ends.', schema: { type: 'integer' } },
-    'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
-    'Idempotent-Replayed': { description: '"true" on a response replayed for a repeated Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+  toJsonSchema2020(nest);
+
+  const schemas: Json = { ...(nest.components?.schemas ?? {}) };
+  // Request bodies: the validation pipe refuses properties a DTO does not declare.
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (name.endsWith('Dto') && schema.type === 'object' && schema.additionalProperties === undefined) schema.additionalProperties = false;
+  }
+  const publish = publisher(schemas);
+
+  schemas.ErrorType = { type: 'string', enum: [...ERROR_TYPES], description: 'Coarse class of the error.' };
+  schemas.ErrorCode = {
+    type: 'string',
+    enum: PUBLIC_ERROR_CODES,
+    description: PUBLIC_ERROR_CODES.map((c) => `- \`${c}\` (${ERROR_CODES[c].status}): ${ERROR_CODES[c].description}`).join('\n'),
+    'x-enum-descriptions': PUBLIC_ERROR_CODES.map((c) => ERROR_CODES[c].description),
   };
-  const errorResponse = (description: string, headers: Json = {}) => ({
-    description,
-    headers,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-  });
-  components.responses = {
-    Error: errorResponse('Error (see error.code).', RATE_HEADERS),
-    Unauthorized: errorResponse('Missing or invalid API key (authentication_error).'),
-    RateLimited: errorResponse('Rate limit exceeded (rate_limit_error).', { ...RATE_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
+  schemas.Error = {
+    type: 'object',
+    required: ['error'],
+    additionalProperties: false,
+    description: 'The body of every error response. Each response narrows `type` and `code` to the values it can carry.',
+    properties: {
+      error: {
+        type: 'object',
+        required: ['type', 'code', 'message', 'request_id'],
+        additionalProperties: false,
+        properties: {
+          type: { $ref: '#/components/schemas/ErrorType' },
+          code: { $ref: '#/components/schemas/ErrorCode' },
+          message: { type: 'string' },
+          param: { type: 'string' },
+          request_id: { type: 'string', pattern: '^req_[0-9a-f]{24}$' },
+        },
+      },
+    },
   };
 
+  const paths: Json = {};
   const usedTags = new Set<string>();
-  for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
-    const isPublic = PUBLIC_PATHS.some((re) => re.test(path));
+  for (const [nestPath, item] of Object.entries(nest.paths as Record<string, Json>)) {
+    const versioned = nestPath.startsWith('/v1/');
+    const path = versioned ? nestPath.slice(3) : nestPath;
+    const outItem: Json = (paths[path] ??= versioned ? {} : { servers: [{ url: '/', description: 'The server root (not under /v1)' }] });
     for (const [method, op] of Object.entries(item) as Array<[string, Json]>) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const operationId = String(op.operationId);
+      const spec = OPERATIONS[operationId];
+      const isPublic = PUBLIC_OPERATIONS.test(operationId);
       const tag = TAGS.find(([re]) => re.test(path))?.[1] ?? 'Other';
-      op.tags = [tag];
       usedTags.add(tag);
-      if (!op.summary) op.summary = `${method.toUpperCase()} ${path}`;
-      const responses = (op.responses ??= {}) as Record<string, Json>;
-      for (const [status, response] of Object.entries(responses)) {
-        if (!response.description) response.description = Number(status) === 204 ? 'No content' : 'Success';
-        if (!isPublic) response.headers = { ...(response.headers as Json | undefined), ...RATE_HEADERS };
-        if (!response.content && Number(status) < 300 && !/\/(file|image)$/.test(path) && path !== '/sign/{token}' && !path.startsWith('/docs')) {
-          response.content = { 'application/json': { schema: { type: 'object' } } };
-        }
+      const out: Json = { operationId, tags: [tag] };
+      outItem[method] = out;
+      if (!spec) {
+        // Left visibly incomplete: the platform OpenAPI test fails on it.
+        out.summary = `${method.toUpperCase()} ${path}`;
+        out.responses = { default: { description: 'Undocumented' } };
+        continue;
       }
-      if (/\/(file|image)$/.test(path)) {
-        const ok = (responses['200'] ??= { description: 'Success' });
-        ok.content = path.endsWith('/image')
-          ? { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } }, 'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } } }
-          : { 'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } } };
+      out.summary = spec.summary;
+      out.description = spec.description;
+      if (isPublic) out.security = [];
+
+      // Parameters: path parameters for every {name}, query parameters from the spec or the DTO.
+      const given = (op.parameters ?? []) as Json[];
+      const params: Json[] = [];
+      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+        params.push({ name, in: 'path', required: true, description: PATH_PARAMS[name] ?? name, schema: { type: 'string' } });
       }
-      if (path === '/sign/{token}' || path === '/docs') {
-        const ok = (responses['200'] ??= { description: 'Success' });
-        ok.content = { 'text/html': { schema: { type: 'string' } } };
+      for (const p of given.filter((p) => p.in === 'query')) {
+        const override = spec.query?.[p.name];
+        params.push(
+          override
+            ? { name: p.name, in: 'query', required: override.required ?? false, description: override.description, schema: override.schema }
+            : { ...p, required: false },
+        );
       }
-      responses.default = { $ref: '#/components/responses/Error' };
-      if (isPublic) {
-        op.security = [];
-      } else {
-        responses['401'] = { $ref: '#/components/responses/Unauthorized' };
-        responses['429'] = { $ref: '#/components/responses/RateLimited' };
+      for (const [name, q] of Object.entries(spec.query ?? {})) {
+        if (!params.some((p) => p.in === 'query' && p.name === name)) params.push({ name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema });
       }
       if (method === 'post' && !isPublic) {
-        const required = path === '/v1/signature_requests';
-        const params = (op.parameters ??= []) as Json[];
+        const required = operationId === 'SignatureRequests_create';
         params.push({
           name: 'Idempotency-Key',
           in: 'header',
@@ -159,12 +232,106 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           description: required
             ? 'Required: a unique key per signature request (at most 255 characters).'
             : 'Optional: makes the request safe to retry (at most 255 characters, kept 24 hours).',
-          schema: { type: 'string', maxLength: 255 },
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
         });
       }
+      if (params.length) out.parameters = params;
+
+      if (spec.multipart) {
+        out.requestBody = { required: true, content: { 'multipart/form-data': { schema: spec.multipart.schema, ...(spec.multipart.encoding ? { encoding: spec.multipart.encoding } : {}) } } };
+      } else if (op.requestBody) {
+        out.requestBody = { ...op.requestBody, required: spec.bodyRequired ?? true };
+      }
+
+      // Responses: the success, then each error status with the codes it can carry.
+      const rateHeaders = isPublic ? {} : { 'RateLimit-Limit': header('RateLimit-Limit'), 'RateLimit-Remaining': header('RateLimit-Remaining'), 'RateLimit-Reset': header('RateLimit-Reset') };
+      const replayHeader = method === 'post' && !isPublic ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {};
+      const responses: Json = {};
+      const content = spec.ok.json
+        ? { 'application/json': { schema: publish(spec.ok.json) } }
+        : Object.fromEntries(Object.entries(spec.ok.media ?? {}).map(([type, schema]) => [type, { schema }]));
+      responses[String(spec.ok.status)] = {
+        description: spec.ok.description,
+        headers: { 'Request-Id': header('Request-Id'), ...rateHeaders, ...replayHeader },
+        content,
+      };
+      const codes = unique([...spec.errors, ...commonErrors(method, isPublic, spec)]);
+      const byStatus = new Map<number, ErrorCode[]>();
+      for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+      for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+        const statusCodes = byStatus.get(status) as ErrorCode[];
+        responses[String(status)] = {
+          description: statusCodes.map((c) => `\`${c}\`: ${ERROR_CODES[c].description}`).join('\n\n'),
+          'x-error-codes': statusCodes,
+          headers: {
+            'Request-Id': header('Request-Id'),
+            ...(status === 401 ? {} : rateHeaders),
+            // Rate limits, cooldowns, version conflicts and an unreachable store say when to retry.
+            ...(status === 429 || status === 409 || status === 503 ? { 'Retry-After': header('Retry-After') } : {}),
+            ...(status < 500 ? replayHeader : {}),
+          },
+          content: { 'application/json': { schema: errorBody(statusCodes) } },
+        };
+      }
+      out.responses = responses;
     }
   }
-  doc.tags = [...usedTags].sort().map((name) => ({ name }));
-  toJsonSchema2020(doc);
-  return doc;
+
+  // Webhooks: one POST per public event type, with the data that type carries.
+  const webhooks: Json = {};
+  publish(EventSchema);
+  publish(EventDataSchema);
+  for (const type of PUBLIC_EVENT_TYPES) {
+    const { required, description } = EVENT_DATA_BY_TYPE[type];
+    const name = `Event_${type.replace('.', '_')}`;
+    schemas[name] = {
+      description: `Payload of ${type}: ${description}`,
+      allOf: [
+        { $ref: '#/components/schemas/Event' },
+        { type: 'object', properties: { type: { const: type }, data: { type: 'object', required } } },
+      ],
+    };
+    webhooks[type] = {
+      post: {
+        operationId: `webhook_${type.replace('.', '_')}`,
+        summary: type,
+        description: `${description} POSTed to every enabled endpoint subscribed to ${type} (or "*"). Verify the webhook-signature header (Standard Webhooks: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" with the endpoint secret), deduplicate on webhook-id, and answer 2xx within 10 seconds; anything else is retried with back-off.`,
+        parameters: [
+          { name: 'webhook-id', in: 'header', required: true, description: 'The event id (evt_…): the same on every retry.', schema: { type: 'string' } },
+          { name: 'webhook-timestamp', in: 'header', required: true, description: 'Epoch seconds of this attempt.', schema: { type: 'string', pattern: '^\\d+$' } },
+          { name: 'webhook-signature', in: 'header', required: true, description: 'Space-separated `v1,<base64 HMAC-SHA256>` signatures.', schema: { type: 'string' } },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
+        responses: { '2XX': { description: 'Acknowledged; any other answer (or none within the timeout) is retried.' } },
+      },
+    };
+  }
+
+  const doc: Json = {
+    openapi: '3.1.0',
+    info: nest.info,
+    servers: [
+      { url: '/v1', description: 'This server' },
+      { url: '/api/v1', description: 'Legacy root: the same operations' },
+    ],
+    security: [{ api_key: [] }],
+    tags: [...usedTags].sort().map((name) => ({ name })),
+    paths,
+    webhooks,
+    components: {
+      schemas,
+      securitySchemes: {
+        api_key: { type: 'http', scheme: 'bearer', description: 'An API key: sk_test_… (test mode) or sk_live_… (live mode), from the organization settings.' },
+      },
+      headers: {
+        'Request-Id': { description: 'Identifies the request (req_…); the same value as error.request_id.', schema: { type: 'string', pattern: '^req_[0-9a-f]{24}$' } },
+        'RateLimit-Limit': { description: 'Requests allowed per window (minute) for this API key.', schema: { type: 'integer' } },
+        'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+        'RateLimit-Reset': { description: 'Epoch seconds when the current window ends.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+        'Idempotent-Replayed': { description: '"true" on a response replayed for a repeated Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+      },
+    },
+  };
+  return doc as OpenAPIObject;
 }

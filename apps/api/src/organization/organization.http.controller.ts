@@ -5,6 +5,7 @@ import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
+import { MemberListResponse, OrganizationResponse } from '../openapi/response-schemas';
 
 @Controller()
 export class OrganizationHttpController {
@@ -20,14 +21,14 @@ export class OrganizationHttpController {
   }
 
   @Get('organization')
-  async get(@Auth() auth: AuthContext) {
+  async get(@Auth() auth: AuthContext): Promise<OrganizationResponse> {
     const org = await this.org(auth);
     // The usage period is the service clock's month, the same clock that records usage.
     const period = this.clock.now().toISOString().slice(0, 7);
     const free = freeSignaturesPerMonth(org as unknown as OrganizationState);
     return {
       id: org.id,
-      object: 'organization',
+      object: 'organization' as const,
       name: org.name,
       workspace_kind: org.workspace_kind,
       plan: org.plan,
@@ -44,11 +45,11 @@ export class OrganizationHttpController {
   }
 
   @Get('members')
-  async members(@Auth() auth: AuthContext) {
+  async members(@Auth() auth: AuthContext): Promise<MemberListResponse> {
     const org = await this.org(auth);
     return {
-      object: 'list',
-      data: org.members.map((m) => ({ object: 'member', user_id: m.user_id, name: m.name, email: m.email, role: m.role })),
+      object: 'list' as const,
+      data: org.members.map((m) => ({ object: 'member' as const, user_id: m.user_id, name: m.name, email: m.email, role: m.role })),
       has_more: false,
     };
   }

@@ -7,6 +7,7 @@ import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
+import { OutboxMessageListResponse } from '../openapi/response-schemas';
 
 export class ListOutboxQuery {
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() document_id?: string;
@@ -21,7 +22,7 @@ export class OutboxHttpController {
   constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
 
   @Get()
-  async list(@Auth() auth: AuthContext, @Query() q: ListOutboxQuery) {
+  async list(@Auth() auth: AuthContext, @Query() q: ListOutboxQuery): Promise<OutboxMessageListResponse> {
     if (auth.livemode) {
       throw new ApiError(403, 'permission_error', 'test_mode_only', 'The outbox exists in test mode only; live messages are really sent.');
     }
@@ -32,10 +33,10 @@ export class OutboxHttpController {
     if (q.channel) where.channel = q.channel;
     const rows = await this.infra.reads.find<OutboxRow>(OUTBOX, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
     return {
-      object: 'list',
+      object: 'list' as const,
       data: rows.slice(0, limit).map((r) => ({
         id: r.id,
-        object: 'message',
+        object: 'message' as const,
         kind: r.kind,
         channel: r.channel,
         to: r.to,

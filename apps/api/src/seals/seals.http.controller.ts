@@ -13,6 +13,7 @@ import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shar
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateSealDto, ListSealsQuery } from './seal.dto';
+import { SealListResponse, SealResponse } from '../openapi/response-schemas';
 
 const GENERATED_SIZE = 300;
 
@@ -33,7 +34,7 @@ export class SealsHttpController {
     return this.infra.config.publicOrigin ?? `http://localhost:${this.infra.config.port}`;
   }
 
-  present(row: SealReadRow) {
+  present(row: SealReadRow): SealResponse {
     return {
       id: row.id,
       object: 'seal' as const,
@@ -57,7 +58,7 @@ export class SealsHttpController {
 
   @Post()
   @HttpCode(201)
-  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateSealDto) {
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateSealDto): Promise<SealResponse> {
     if (dto.source === undefined) throw ApiError.missing('source', 'source is required: generated or uploaded.');
     let image: SealCommand['image'];
     let name: string | undefined = dto.name;
@@ -102,7 +103,7 @@ export class SealsHttpController {
   }
 
   @Get()
-  async list(@Auth() auth: AuthContext, @Query() query: ListSealsQuery) {
+  async list(@Auth() auth: AuthContext, @Query() query: ListSealsQuery): Promise<SealListResponse> {
     const limit = parseLimit(query.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
     if (query.starting_after !== undefined) {
@@ -113,11 +114,11 @@ export class SealsHttpController {
       where.sort_key = { $lt: cursor.sort_key };
     }
     const rows = await this.infra.reads.find<SealReadRow>(SEALS, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map((r) => this.present(r)), has_more: rows.length > limit };
+    return { object: 'list' as const, data: rows.slice(0, limit).map((r) => this.present(r)), has_more: rows.length > limit };
   }
 
   @Get(':id')
-  async get(@Auth() auth: AuthContext, @Param('id') id: string) {
+  async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<SealResponse> {
     return this.present(await this.row(auth, id));
   }
 

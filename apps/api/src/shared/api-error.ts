@@ -1,19 +1,14 @@
 import { DomainError, DomainErrorKind } from '@dojang/domain';
+import { ErrorCode, ErrorType } from './error-codes';
 
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'idempotency_error'
-  | 'rate_limit_error'
-  | 'api_error';
+export type { ErrorCode, ErrorType } from './error-codes';
 
 /** An error with everything the envelope needs: `{error: {type, code, message, param?, request_id}}`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly type: ErrorType,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly param?: string,
     readonly headers: Record<string, string> = {},
@@ -27,7 +22,7 @@ export class ApiError extends Error {
   static invalid(param: string, message: string) {
     return new ApiError(400, 'invalid_request_error', 'invalid_parameter', message, param);
   }
-  static notFound(code: string, message: string) {
+  static notFound(code: ErrorCode, message: string) {
     return new ApiError(404, 'invalid_request_error', code, message);
   }
   static documentNotFound() {
@@ -47,7 +42,9 @@ const STATUS: Record<DomainErrorKind, number> = {
 export function fromDomainError(err: DomainError): ApiError {
   // Unmet send preconditions are reported with the type as their code too: SPEC.md names
   // invalid_request_error for them.
-  const code = err.kind === 'precondition' ? 'invalid_request_error' : err.code;
+  // The domain's codes are plain strings (no HTTP layer there); error-codes.spec.ts checks each
+  // one the domain raises is in the catalogue.
+  const code: ErrorCode = err.kind === 'precondition' ? 'invalid_request_error' : (err.code as ErrorCode);
   const type: ErrorType = err.kind === 'too_many' ? 'rate_limit_error' : 'invalid_request_error';
   const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
   return new ApiError(STATUS[err.kind], type, code, err.message, err.param, headers);

@@ -1,8 +1,9 @@
 import { randomBytes } from 'crypto';
 import { Server } from 'http';
 import { Socket } from 'net';
+import { ErrorCode } from './error-codes';
 
-const REFUSALS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+const REFUSALS: Record<string, { status: number; reason: string; code: ErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
     reason: 'Request Header Fields Too Large',
@@ -11,7 +12,7 @@ const REFUSALS: Record<string, { status: number; reason: string; code: string; m
   },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request took too long to arrive.' },
 };
-const MALFORMED = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The HTTP request could not be parsed.' };
+const MALFORMED: { status: number; reason: string; code: ErrorCode; message: string } = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The HTTP request could not be parsed.' };
 
 /**
  * Node answers a request its parser refuses (headers over the limit, a malformed request line)

@@ -21,6 +21,7 @@ import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { CreateSignatureRequestDto } from './signature-request.dto';
 import { appendSignatureBlock } from './signature-placement';
+import { SignatureRequestResponse } from '../openapi/response-schemas';
 
 const DAY = 24 * 60 * 60 * 1000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -68,7 +69,7 @@ export class SignatureRequestsHttpController {
   @Post()
   @HttpCode(201)
   @UseGuards(RequireIdempotencyKey)
-  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateSignatureRequestDto) {
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateSignatureRequestDto): Promise<SignatureRequestResponse> {
     if (!dto.title.trim()) throw ApiError.missing('title');
     if (!dto.content.trim()) throw ApiError.missing('content');
     const email = dto.recipient.email.trim();
@@ -132,7 +133,8 @@ export class SignatureRequestsHttpController {
     };
     await this.commandBus.execute(new DecideCommand(documentSequence, documentStreamId(documentId), source, this.docs.context(auth, info)));
     const document = await this.docs.presentById(auth, documentId);
-    const participant = (document.participants as Array<{ id: string; signing_url?: string | null }>).find((p) => p.id === participantId);
-    return { ...document, participant, signing_url: participant?.signing_url ?? null };
+    const participant = document.participants.find((p) => p.id === participantId);
+    if (!participant) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+    return { ...document, participant, signing_url: participant.signing_url };
   }
 }

@@ -35,6 +35,7 @@ export class SigningPageHttpController {
   asset(@Param('name') name: string, @Res() res: Response) {
     // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's.
     const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    // Thrown, not written here: the error filter adds the request_id every error body carries.
     if (!asset) throw ApiError.notFound('resource_not_found', 'No such file.');
     res.setHeader('Content-Type', asset.type);
     res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -5,6 +5,7 @@ import { Response } from 'express';
 import { Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DeclineDto, SignDto, VerifyPinDto } from './signing.dto';
 import { SigningService } from './signing.service';
+import { PinIssuedResponse, PinVerificationResponse, SigningDeclineResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
 /** The JSON API behind the signing page. The link's token is the credential: no API key. */
 @Public()
@@ -16,7 +17,7 @@ export class SigningHttpController {
   ) {}
 
   @Get()
-  async view(@Param('token') token: string, @ReqInfo() info: RequestInfo) {
+  async view(@Param('token') token: string, @ReqInfo() info: RequestInfo): Promise<SigningSessionResponse> {
     const session = await this.signing.open(await this.signing.session(token), info);
     return this.signing.view(session);
   }
@@ -31,29 +32,29 @@ export class SigningHttpController {
 
   @Post('pin')
   @HttpCode(200)
-  async pin(@Param('token') token: string, @ReqInfo() info: RequestInfo) {
+  async pin(@Param('token') token: string, @ReqInfo() info: RequestInfo): Promise<PinIssuedResponse> {
     return this.signing.sendPin(await this.acting(token, info), info);
   }
 
   @Post('verify')
   @HttpCode(200)
-  async verify(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: VerifyPinDto) {
+  async verify(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: VerifyPinDto): Promise<PinVerificationResponse> {
     return this.signing.verifyPin(await this.acting(token, info), info, dto.pin);
   }
 
   @Post('sign')
   @HttpCode(200)
-  async sign(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: SignDto) {
+  async sign(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: SignDto): Promise<SigningSessionResponse> {
     await this.signing.sign(await this.acting(token, info), info, dto);
     return this.signing.view(await this.signing.session(token));
   }
 
   @Post('decline')
   @HttpCode(200)
-  async decline(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: DeclineDto) {
+  async decline(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: DeclineDto): Promise<SigningDeclineResponse> {
     const session = await this.acting(token, info);
     await this.signing.decline(session, info, dto.reason);
-    return { object: 'signing_session', document: { id: session.state.id, status: 'declined' }, participant: { id: session.participant.id, status: 'declined' } };
+    return { object: 'signing_session' as const, document: { id: session.state.id, status: 'declined' as const }, participant: { id: session.participant.id, status: 'declined' as const } };
   }
 
   @Get('file')

@@ -25,6 +25,7 @@ import { decodeImageDataUrl } from '../shared/data-url-image';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA, NOTIFIER } from '../shared/infrastructure.token';
 import { SEALS, SealRow } from './seal-lookup';
+import { PinIssuedResponse, PinVerificationResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
 export const PIN_TTL_SECONDS = 10 * 60;
 export const PIN_RESEND_COOLDOWN_SECONDS = 60;
@@ -64,14 +65,14 @@ export class SigningService {
     return { token: row, state, participant };
   }
 
-  view(s: SigningSession) {
+  view(s: SigningSession): SigningSessionResponse {
     const p = s.participant;
     const turn = activeParticipants(s.state).some((a) => a.id === p.id);
     const pinRequired = p.auth === 'sms_pin';
     const pinVerified = pinSessionActive(p.pin, this.clock.now().toISOString());
     const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined';
     return {
-      object: 'signing_session',
+      object: 'signing_session' as const,
       document: {
         id: s.state.id,
         title: s.state.title,
@@ -137,7 +138,7 @@ export class SigningService {
     return { ...s, state, participant: state.participants.find((p) => p.id === s.participant.id) as ParticipantState };
   }
 
-  async sendPin(s: SigningSession, info: RequestInfo) {
+  async sendPin(s: SigningSession, info: RequestInfo): Promise<PinIssuedResponse> {
     const pin = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const decision = await this.decide(s, info, {
       type: 'IssuePin',
@@ -163,14 +164,14 @@ export class SigningService {
       pin,
     });
     return {
-      object: 'pin',
+      object: 'pin' as const,
       sent_to: maskPhone(p.phone),
       expires_at: issued?.data.expires_at,
       resend_available_at: new Date(this.clock.now().getTime() + PIN_RESEND_COOLDOWN_SECONDS * 1000).toISOString(),
     };
   }
 
-  async verifyPin(s: SigningSession, info: RequestInfo, pin: string) {
+  async verifyPin(s: SigningSession, info: RequestInfo, pin: string): Promise<PinVerificationResponse> {
     if (!/^\d{6}$/.test(pin)) throw ApiError.invalid('pin', 'pin must be the 6 digits sent by SMS.');
     const decision = await this.decide(s, info, {
       type: 'VerifyPin',
@@ -186,7 +187,7 @@ export class SigningService {
       const left = PIN_MAX_ATTEMPTS - failed.data.failed_attempts;
       throw new ApiError(400, 'invalid_request_error', 'pin_incorrect', `The PIN is not correct. ${left} attempt${left === 1 ? '' : 's'} left.`, 'pin');
     }
-    return { object: 'pin_verification', verified: true };
+    return { object: 'pin_verification' as const, verified: true as const };
   }
 
   async sign(s: SigningSession, info: RequestInfo, body: { consent: boolean; signature?: string; seal_id?: string; seal_image?: string }) {

@@ -11,18 +11,16 @@ import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shar
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateTemplateDto, ListTemplatesQuery } from './template.dto';
+import { TemplateListResponse, TemplateResponse, TemplateSummaryResponse } from '../openapi/response-schemas';
 
-/** `content` is the body read from the blob store, given only where the response shows it. */
-export function presentTemplate(row: TemplateReadRow, content?: string) {
-  return {
-    id: row.id,
-    object: 'template' as const,
-    name: row.name,
-    variables: row.variables,
-    ...(content !== undefined ? { content } : {}),
-    livemode: row.livemode,
-    created_at: row.created_at,
-  };
+/** List items leave the (possibly large) content out; GET /templates/{id} has it. */
+export function presentTemplateSummary(row: TemplateReadRow): TemplateSummaryResponse {
+  return { id: row.id, object: 'template', name: row.name, variables: row.variables, livemode: row.livemode, created_at: row.created_at };
+}
+
+/** `content` is the body read from the blob store (the row holds only its ref). */
+export function presentTemplate(row: TemplateReadRow, content: string): TemplateResponse {
+  return { id: row.id, object: 'template', name: row.name, variables: row.variables, content, livemode: row.livemode, created_at: row.created_at };
 }
 
 @Controller('templates')
@@ -40,7 +38,7 @@ export class TemplatesHttpController {
 
   @Post()
   @HttpCode(201)
-  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto) {
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto): Promise<TemplateResponse> {
     const id = prefixedId('tmpl');
     validateTemplateContent(dto.content);
     const command: TemplateCommand = {
@@ -60,7 +58,7 @@ export class TemplatesHttpController {
   }
 
   @Get()
-  async list(@Auth() auth: AuthContext, @Query() query: ListTemplatesQuery) {
+  async list(@Auth() auth: AuthContext, @Query() query: ListTemplatesQuery): Promise<TemplateListResponse> {
     const limit = parseLimit(query.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
     if (query.starting_after !== undefined) {
@@ -69,11 +67,11 @@ export class TemplatesHttpController {
       where.sort_key = { $lt: cursor.sort_key };
     }
     const rows = await this.infra.reads.find<TemplateReadRow>(TEMPLATES, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map((r) => presentTemplate(r)), has_more: rows.length > limit };
+    return { object: 'list', data: rows.slice(0, limit).map(presentTemplateSummary), has_more: rows.length > limit };
   }
 
   @Get(':id')
-  async get(@Auth() auth: AuthContext, @Param('id') id: string) {
+  async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<TemplateResponse> {
     const row = await this.row(auth, id);
     if (!row) throw ApiError.notFound('template_not_found', 'No such template.');
     return presentTemplate(row, (await readBody(this.infra.blobs, row)) ?? '');

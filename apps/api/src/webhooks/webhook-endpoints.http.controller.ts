@@ -28,11 +28,19 @@ import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shar
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, ListWebhookEndpointsQuery, UpdateWebhookEndpointDto } from './webhook-endpoints.dto';
+import {
+  CreatedWebhookEndpointResponse,
+  DeletedWebhookEndpointResponse,
+  WebhookDeliveryListResponse,
+  WebhookDeliveryResponse,
+  WebhookEndpointListResponse,
+  WebhookEndpointResponse,
+} from '../openapi/response-schemas';
 
 const ENDPOINT_ID = /^whe_[0-9a-f]{24}$/;
 const KNOWN_EVENTS = new Set<string>([...PUBLIC_EVENT_TYPES, ALL_WEBHOOK_EVENTS]);
 
-export function presentWebhookEndpoint(row: WebhookEndpointRow) {
+export function presentWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpointResponse {
   return {
     id: row.id,
     object: 'webhook_endpoint' as const,
@@ -47,7 +55,7 @@ export function presentWebhookEndpoint(row: WebhookEndpointRow) {
   };
 }
 
-export function presentWebhookDelivery(row: WebhookDeliveryRow) {
+export function presentWebhookDelivery(row: WebhookDeliveryRow): WebhookDeliveryResponse {
   return {
     id: row.id,
     object: 'webhook_delivery' as const,
@@ -134,7 +142,7 @@ export class WebhookEndpointsHttpController {
 
   @Post()
   @HttpCode(201)
-  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateWebhookEndpointDto) {
+  async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointResponse> {
     if (dto.url.trim() === '') throw ApiError.missing('url');
     const url = this.checkUrl(dto.url);
     const events = this.checkEvents(dto.events ?? [ALL_WEBHOOK_EVENTS]);
@@ -155,7 +163,7 @@ export class WebhookEndpointsHttpController {
   }
 
   @Get()
-  async list(@Auth() auth: AuthContext, @Query() q: ListWebhookEndpointsQuery) {
+  async list(@Auth() auth: AuthContext, @Query() q: ListWebhookEndpointsQuery): Promise<WebhookEndpointListResponse> {
     const limit = parseLimit(q.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode, deleted: false };
     if (q.starting_after !== undefined) {
@@ -168,12 +176,12 @@ export class WebhookEndpointsHttpController {
   }
 
   @Get(':id')
-  async get(@Auth() auth: AuthContext, @Param('id') id: string) {
+  async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<WebhookEndpointResponse> {
     return presentWebhookEndpoint(await this.row(auth, id));
   }
 
   @Patch(':id')
-  async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateWebhookEndpointDto) {
+  async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateWebhookEndpointDto): Promise<WebhookEndpointResponse> {
     await this.row(auth, id);
     if (dto.status !== undefined && dto.disabled !== undefined && (dto.status === 'disabled') !== dto.disabled) {
       throw ApiError.invalid('disabled', 'status and disabled disagree; send one of them.');
@@ -193,14 +201,14 @@ export class WebhookEndpointsHttpController {
   }
 
   @Delete(':id')
-  async remove(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+  async remove(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<DeletedWebhookEndpointResponse> {
     await this.row(auth, id);
     await this.decide(auth, info, id, { type: 'DeleteWebhookEndpoint' });
     return { id, object: 'webhook_endpoint', deleted: true };
   }
 
   @Get(':id/deliveries')
-  async deliveries(@Auth() auth: AuthContext, @Param('id') id: string, @Query() q: ListWebhookDeliveriesQuery) {
+  async deliveries(@Auth() auth: AuthContext, @Param('id') id: string, @Query() q: ListWebhookDeliveriesQuery): Promise<WebhookDeliveryListResponse> {
     await this.row(auth, id);
     const limit = parseLimit(q.limit);
     const where: Record<string, Condition> = { endpoint_id: id };

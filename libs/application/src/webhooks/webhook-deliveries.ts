@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import type { PublicEventType } from '@dojang/projections';
 import { CollectionSpec, ReadDoc } from '@dojang/read-store';
 
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
@@ -41,7 +42,7 @@ export interface WebhookDeliveryRow extends ReadDoc {
   organization_id: string;
   livemode: boolean;
   event_id: string;
-  event_type: string;
+  event_type: PublicEventType;
   /** = event_id; kept apart so the header's source is explicit. */
   webhook_id: string;
   body: string;

@@ -1,0 +1,394 @@
+import { ErrorCode } from '../shared/error-codes';
+import { JsonSchema } from './json-schema';
+import * as S from './response-schemas';
+
+/**
+ * What each operation answers, keyed by operationId (`<Controller>_<method>`, from the Nest
+ * routes). openapi.document.ts merges this into the generated document; the platform OpenAPI test
+ * fails when a route has no entry here, so a new route cannot ship undocumented.
+ *
+ * `errors` lists the codes specific to the operation; the builder adds the ones every operation
+ * of its kind can answer (authentication, rate limit, body parsing, idempotency, internal_error).
+ */
+export interface OperationSpec {
+  summary: string;
+  description: string;
+  /** The success status and its body: a JSON schema, or media types for other bodies. */
+  ok: { status: number; description: string; json?: JsonSchema; media?: Record<string, JsonSchema> };
+  errors: ErrorCode[];
+  /** Query parameters (replacing the DTO-generated ones of the same name). */
+  query?: Record<string, { description: string; schema: JsonSchema; required?: boolean }>;
+  /** false: the JSON body may be omitted entirely. */
+  bodyRequired?: boolean;
+  /** A multipart body instead of JSON. */
+  multipart?: { schema: JsonSchema; encoding?: Record<string, { contentType: string }> };
+}
+
+const pdf = { 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } } as const;
+const LIMIT = { description: 'Page size, 1 to 100 (default 20).', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } } as const;
+const cursor = (what: string) => ({ description: `Cursor: the id of the last ${what} of the previous page; the page after it is returned.`, schema: { type: 'string' } });
+
+/** Operations that render, stamp or serve a PDF. */
+const PDF_WORK: ErrorCode[] = ['document_budget_exceeded', 'pdf_job_limit_exceeded', 'evidence_integrity_failure'];
+const DRAFT_EDIT: ErrorCode[] = ['document_not_found', 'document_not_editable', 'document_edit_locked'];
+/** Signing operations are rate limited per link and per client address (they carry no API key). */
+const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_inactive', 'rate_limit_error'];
+const SIGNER_ACTION: ErrorCode[] = [
+  ...SIGNING_LINK,
+  'document_not_signable',
+  'participant_cannot_sign',
+  'participant_already_signed',
+  'participant_declined',
+  'not_your_turn',
+  'pin_verification_required',
+];
+
+export const OPERATIONS: Record<string, OperationSpec> = {
+  // ---- service
+  Health_health: {
+    summary: 'Liveness',
+    description: 'Answers 200 while the process runs, with the log and read-model positions. No API key. Route traffic by GET /health/ready instead.',
+    ok: { status: 200, description: 'The process is up.', json: S.HealthSchema },
+    errors: [],
+  },
+  Health_ready: {
+    summary: 'Readiness',
+    description: '200 when the stores answer and every read model is close enough to the log head; 503 `not_ready` otherwise (take the instance out of rotation). No API key.',
+    ok: { status: 200, description: 'Ready to serve.', json: S.ReadinessSchema },
+    errors: ['not_ready'],
+  },
+  Metrics_metrics: {
+    summary: 'Prometheus metrics',
+    description: 'Prometheus text exposition of request, projection and delivery metrics. Not an API-key route: when the server sets METRICS_TOKEN, send `Authorization: Bearer <METRICS_TOKEN>`.',
+    ok: { status: 200, description: 'Metrics in the Prometheus text format.', media: { 'text/plain': { type: 'string' } } },
+    errors: ['invalid_metrics_token'],
+  },
+  OpenApi_openapi: {
+    summary: 'This OpenAPI document',
+    description: 'The OpenAPI 3.1 description of every operation, response, error code and webhook payload. No API key. Generate a client from it.',
+    ok: { status: 200, description: 'The OpenAPI 3.1 document.', json: S.OpenApiDocumentSchema },
+    errors: [],
+  },
+  OpenApi_docs: {
+    summary: 'API reference page',
+    description: 'Interactive reference (Swagger UI) rendering this document; self-contained, loads nothing from other hosts. No API key.',
+    ok: { status: 200, description: 'HTML page.', media: { 'text/html': { type: 'string' } } },
+    errors: [],
+  },
+  OpenApi_asset: {
+    summary: 'Reference page asset',
+    description: 'Scripts, styles and icon of the reference page. No API key.',
+    ok: {
+      status: 200,
+      description: 'The asset.',
+      media: { 'text/css': { type: 'string' }, 'application/javascript': { type: 'string' }, 'image/png': { type: 'string', contentMediaType: 'image/png' } },
+    },
+    errors: ['resource_not_found'],
+  },
+  // ---- organization
+  Organization_get: {
+    summary: 'Retrieve the organization',
+    description: 'The organization the API key belongs to (a key reaches exactly one), its settings and this month\'s usage: free signatures left and the credit balance live sends draw on.',
+    ok: { status: 200, description: 'The organization.', json: S.OrganizationSchema },
+    errors: ['organization_not_found'],
+  },
+  Organization_members: {
+    summary: 'List members',
+    description: 'Everyone in the organization with their role. Not paginated.',
+    ok: { status: 200, description: 'The members.', json: S.MemberListSchema },
+    errors: ['organization_not_found'],
+  },
+  // ---- documents
+  Documents_create: {
+    summary: 'Create a draft document',
+    description:
+      'Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires) or `from_template` with `variables` for its {{placeholders}}. Then add participants, place fields and send.',
+    ok: { status: 201, description: 'The new draft.', json: S.DocumentSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
+  },
+  Documents_list: {
+    summary: 'List documents',
+    description: 'The key\'s documents (this organization, this mode), newest first; trashed documents are left out. Page with starting_after.',
+    ok: { status: 200, description: 'A page of documents.', json: S.DocumentListSchema },
+    errors: ['invalid_parameter'],
+    query: {
+      limit: LIMIT,
+      starting_after: cursor('document'),
+      created_after: { description: 'Only documents created after this time (ISO 8601 with offset, e.g. 2026-01-31T00:00:00Z).', schema: { type: 'string', format: 'date-time' } },
+    },
+  },
+  Documents_get: {
+    summary: 'Retrieve a document',
+    description: 'The document with its participants (with their signing links while it is sent) and fields.',
+    ok: { status: 200, description: 'The document.', json: S.DocumentSchema },
+    errors: ['document_not_found'],
+  },
+  Documents_update: {
+    summary: 'Update a draft',
+    description: 'Changes title, content, author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Sent documents are frozen (409 document_not_editable).',
+    ok: { status: 200, description: 'The updated document.', json: S.DocumentSchema },
+    errors: [...DRAFT_EDIT, 'invalid_parameter', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
+  },
+  Documents_trash: {
+    summary: 'Delete a document',
+    description: 'Moves the document to the trash: it disappears from lists and reads, and its signing links stop working.',
+    ok: { status: 200, description: 'Deleted.', json: S.DeletedDocumentSchema },
+    errors: ['document_not_found'],
+  },
+  Documents_duplicate: {
+    summary: 'Duplicate a document',
+    description: 'A new draft with the same body, fields and participant set-up (new ids, no signing records). No body.',
+    ok: { status: 201, description: 'The new draft.', json: S.DocumentSchema },
+    errors: ['document_not_found'],
+  },
+  Participants_add: {
+    summary: 'Add a participant',
+    description: 'Adds a signer, reviewer or cc to a draft. auth sms_pin (the default) needs a phone: the signer verifies a PIN sent there before signing. Without signing_order everyone acts in parallel.',
+    ok: { status: 201, description: 'The participant.', json: S.ParticipantSchema },
+    errors: [...DRAFT_EDIT, 'missing_phone', 'participant_limit_exceeded', 'missing_parameter', 'invalid_parameter'],
+  },
+  Participants_addBatch: {
+    summary: 'Add participants in one request',
+    description: 'Adds up to 50 participants to a draft, all or none.',
+    ok: { status: 201, description: 'The participants created.', json: S.ParticipantListSchema },
+    errors: [...DRAFT_EDIT, 'missing_phone', 'participant_limit_exceeded', 'missing_parameter', 'invalid_parameter'],
+  },
+  Participants_remove: {
+    summary: 'Remove a participant',
+    description: 'Removes a participant (and their fields) from a draft. After sending, cancel and build a new document instead.',
+    ok: { status: 200, description: 'Removed.', json: S.DeletedParticipantSchema },
+    errors: [...DRAFT_EDIT, 'participant_not_found'],
+  },
+  Participants_replaceFields: {
+    summary: 'Replace the fields',
+    description: 'Sets the complete set of signature and seal fields of a draft (send all of them every time). Coordinates are percentages of the page, 0 to 100, from the top-left corner.',
+    ok: { status: 200, description: 'The fields now on the document.', json: S.FieldListSchema },
+    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter'],
+  },
+  DocumentLifecycle_send: {
+    summary: 'Send a draft for signature',
+    description:
+      'Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer\'s required fields placed, and a phone for every sms_pin participant (400 invalid_request_error lists what is missing). A live send needs a free signature or 1 credit (402). The body is optional.',
+    ok: { status: 200, description: 'The sent document, with signing links.', json: S.DocumentSchema },
+    errors: ['document_not_found', 'document_not_editable', 'invalid_request_error', 'insufficient_credits', 'invalid_parameter', ...PDF_WORK],
+    bodyRequired: false,
+  },
+  DocumentLifecycle_cancel: {
+    summary: 'Cancel a sent document',
+    description: 'Stops the signature request: the status becomes canceled and the links stop working. A completed document cannot be canceled (409 document_already_completed). No body.',
+    ok: { status: 200, description: 'The canceled document.', json: S.DocumentSchema },
+    errors: ['document_not_found', 'document_not_sent', 'document_already_completed', 'document_not_cancelable'],
+  },
+  DocumentLifecycle_remind: {
+    summary: 'Remind participants',
+    description: 'Sends a reminder to the participants whose turn it is and who have not acted. At most once an hour per document (429 reminder_cooldown with Retry-After). No body.',
+    ok: { status: 200, description: 'Who was reminded.', json: S.ReminderSchema },
+    errors: ['document_not_found', 'document_not_signable', 'nobody_to_remind', 'reminder_cooldown'],
+  },
+  DocumentLifecycle_audit: {
+    summary: 'Audit trail',
+    description: 'Every action on the document in time order (created, sent, viewed, PIN sent/failed/verified, signed, declined, reminded, …) with IPs; phone numbers and e-mail addresses are masked. Not paginated.',
+    ok: { status: 200, description: 'The audit entries.', json: S.AuditEntryListSchema },
+    errors: ['document_not_found'],
+  },
+  DocumentLifecycle_file: {
+    summary: 'Download the PDF',
+    description: 'The signed final PDF once completed, otherwise the original (rendered from the body with Korean fonts, or the uploaded file). audit=true appends the audit-trail certificate.',
+    ok: { status: 200, description: 'The PDF (Content-Disposition: attachment).', media: pdf },
+    errors: ['document_not_found', 'invalid_parameter', ...PDF_WORK],
+    query: { audit: { description: 'true appends the audit-trail certificate pages.', schema: { type: 'boolean', default: false } } },
+  },
+  // ---- signer side
+  Signing_view: {
+    summary: 'Open a signing session',
+    description: 'What the signing link\'s holder sees: the document, their fields, PIN state and whether they can sign now. The token in the link is the credential (no API key). The first call records the participant as viewed (document.viewed).',
+    ok: { status: 200, description: 'The signing session.', json: S.SigningSessionSchema },
+    errors: [...SIGNING_LINK, 'participant_not_found', 'concurrent_modification'],
+  },
+  Signing_pin: {
+    summary: 'Send the SMS PIN',
+    description: 'Texts a 6-digit PIN (valid 10 minutes) to an sms_pin participant\'s phone; test keys put it in GET /outbox (message kind pin, field pin). A new PIN at most once a minute (429 pin_resend_cooldown). No body.',
+    ok: { status: 200, description: 'The PIN was sent.', json: S.PinIssuedSchema },
+    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'pin_resend_cooldown'],
+  },
+  Signing_verify: {
+    summary: 'Verify the SMS PIN',
+    description: 'Checks the PIN (`{"pin": "123456"}`); after 5 wrong tries the PIN is locked and a new one must be requested. A verified PIN allows signing for a few minutes.',
+    ok: { status: 200, description: 'Verified.', json: S.PinVerificationSchema },
+    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'pin_not_requested', 'pin_incorrect', 'pin_expired', 'pin_locked', 'missing_parameter', 'invalid_parameter'],
+  },
+  Signing_sign: {
+    summary: 'Sign',
+    description:
+      'Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). The last signature completes the document.',
+    ok: { status: 200, description: 'The signing session after signing.', json: S.SigningSessionSchema },
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'consent_required', 'seal_upload_required', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', ...PDF_WORK],
+  },
+  Signing_decline: {
+    summary: 'Decline to sign',
+    description: 'Declines with a reason; the document ends as declined for everyone. sms_pin participants verify their PIN first.',
+    ok: { status: 200, description: 'Declined.', json: S.SigningDeclineSchema },
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'missing_parameter', 'invalid_parameter'],
+  },
+  Signing_file: {
+    summary: 'The PDF, for the signer',
+    description: 'The document\'s PDF (the final one once completed) for the signing link\'s holder. No API key.',
+    ok: { status: 200, description: 'The PDF (inline).', media: pdf },
+    errors: [...SIGNING_LINK, ...PDF_WORK],
+  },
+  SigningPage_page: {
+    summary: 'Signing page',
+    description: 'The HTML page a signing link opens; it calls the /signing/{token} operations. No API key.',
+    ok: { status: 200, description: 'HTML page.', media: { 'text/html': { type: 'string' } } },
+    errors: [],
+  },
+  SigningPage_asset: {
+    summary: 'Signing page asset',
+    description: 'Script and style sheet of the signing page. No API key.',
+    ok: { status: 200, description: 'The asset.', media: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' } } },
+    errors: ['resource_not_found'],
+  },
+  // ---- events, outbox
+  Events_list: {
+    summary: 'List events',
+    description: 'Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries.',
+    ok: { status: 200, description: 'A page of events.', json: S.EventListSchema },
+    errors: ['invalid_parameter'],
+    query: { limit: LIMIT, starting_after: cursor('event') },
+  },
+  Events_get: {
+    summary: 'Retrieve an event',
+    description: 'One event by its evt_ id (also the webhook-id header of its deliveries).',
+    ok: { status: 200, description: 'The event.', json: S.EventSchema },
+    errors: ['event_not_found'],
+  },
+  Outbox_list: {
+    summary: 'Test-mode outbox',
+    description: 'Messages a test key\'s actions would have sent (signing requests, SMS PINs, reminders, completion mail), newest first. A PIN message has the PIN in `pin`. Live keys get 403 test_mode_only: their messages really go out.',
+    ok: { status: 200, description: 'A page of messages.', json: S.OutboxMessageListSchema },
+    errors: ['test_mode_only', 'invalid_parameter'],
+    query: { limit: LIMIT },
+  },
+  // ---- files
+  Files_upload: {
+    summary: 'Upload a PDF',
+    description: 'multipart/form-data with the PDF in the part `file` (at most 20 MB; judged by its bytes, not its Content-Type). The url in the answer is what POST /documents takes as file_url; it expires after an hour (GET /files/{id} issues a fresh one).',
+    ok: { status: 201, description: 'The stored file.', json: S.FileSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'unsupported_file_type', 'file_too_large'],
+    multipart: {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', contentMediaType: 'application/pdf', description: 'The PDF, as a file part (with a filename).' } },
+      },
+      encoding: { file: { contentType: 'application/pdf' } },
+    },
+  },
+  Files_retrieve: {
+    summary: 'Retrieve a file',
+    description: 'The file object with a freshly signed url.',
+    ok: { status: 200, description: 'The file.', json: S.FileSchema },
+    errors: ['file_not_found'],
+  },
+  Files_content: {
+    summary: 'Download an uploaded file',
+    description: 'The bytes behind a file url. The url\'s signature is the credential: no API key. A wrong or expired signature is 404 file_not_found.',
+    ok: { status: 200, description: 'The PDF (inline).', media: pdf },
+    errors: ['file_not_found', ...PDF_WORK],
+    query: {
+      expires: { description: 'Expiry of the url, epoch seconds (part of the signed url).', schema: { type: 'integer', minimum: 0 }, required: true },
+      signature: { description: 'Signature of the url (part of the signed url).', schema: { type: 'string' }, required: true },
+    },
+  },
+  // ---- templates, seals
+  Templates_create: {
+    summary: 'Create a template',
+    description: 'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them.',
+    ok: { status: 201, description: 'The template.', json: S.TemplateSchema },
+    errors: ['missing_parameter', 'invalid_parameter'],
+  },
+  Templates_list: {
+    summary: 'List templates',
+    description: 'Templates of this organization and mode, newest first, without their content.',
+    ok: { status: 200, description: 'A page of templates.', json: S.TemplateListSchema },
+    errors: ['invalid_parameter'],
+    query: { limit: LIMIT, starting_after: cursor('template') },
+  },
+  Templates_get: {
+    summary: 'Retrieve a template',
+    description: 'The template with its content and variable names.',
+    ok: { status: 200, description: 'The template.', json: S.TemplateSchema },
+    errors: ['template_not_found'],
+  },
+  Seals_create: {
+    summary: 'Create a seal',
+    description: 'An organization seal for seal fields: generated (a round red seal rendered from company_name) or uploaded (a PNG or JPEG data URL, at most 1 MB).',
+    ok: { status: 201, description: 'The seal.', json: S.SealSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type'],
+  },
+  Seals_list: {
+    summary: 'List seals',
+    description: 'Seals of this organization and mode, newest first.',
+    ok: { status: 200, description: 'A page of seals.', json: S.SealListSchema },
+    errors: ['invalid_parameter'],
+    query: { limit: LIMIT, starting_after: cursor('seal') },
+  },
+  Seals_get: {
+    summary: 'Retrieve a seal',
+    description: 'One seal of this organization and mode, with its image metadata and image_url.',
+    ok: { status: 200, description: 'The seal.', json: S.SealSchema },
+    errors: ['seal_not_found'],
+  },
+  Seals_image: {
+    summary: 'Download a seal image',
+    description: 'The seal\'s PNG or JPEG.',
+    ok: { status: 200, description: 'The image.', media: { 'image/png': { type: 'string', contentMediaType: 'image/png' }, 'image/jpeg': { type: 'string', contentMediaType: 'image/jpeg' } } },
+    errors: ['seal_not_found'],
+  },
+  SignatureRequests_create: {
+    summary: 'Create and send in one call',
+    description:
+      'Creates the document, appends the recipient\'s signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice.',
+    ok: { status: 201, description: 'The sent document, its recipient and signing link.', json: S.SignatureRequestSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', ...PDF_WORK],
+  },
+  // ---- webhook endpoints
+  WebhookEndpoints_create: {
+    summary: 'Register a webhook endpoint',
+    description: 'Events of this organization and mode are POSTed to the url, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The answer is the only one that carries the signing secret.',
+    ok: { status: 201, description: 'The endpoint, with its secret.', json: S.CreatedWebhookEndpointSchema },
+    errors: ['missing_parameter', 'invalid_parameter'],
+  },
+  WebhookEndpoints_list: {
+    summary: 'List webhook endpoints',
+    description: 'Endpoints of this organization and mode, newest first.',
+    ok: { status: 200, description: 'A page of endpoints.', json: S.WebhookEndpointListSchema },
+    errors: ['invalid_parameter'],
+    query: { limit: LIMIT, starting_after: cursor('webhook endpoint') },
+  },
+  WebhookEndpoints_get: {
+    summary: 'Retrieve a webhook endpoint',
+    description: 'One endpoint (without its secret).',
+    ok: { status: 200, description: 'The endpoint.', json: S.WebhookEndpointSchema },
+    errors: ['webhook_endpoint_not_found'],
+  },
+  WebhookEndpoints_update: {
+    summary: 'Update a webhook endpoint',
+    description: 'Changes url, events or description, or enables/disables it (status, or its alias disabled).',
+    ok: { status: 200, description: 'The endpoint.', json: S.WebhookEndpointSchema },
+    errors: ['webhook_endpoint_not_found', 'invalid_parameter', 'missing_parameter'],
+  },
+  WebhookEndpoints_remove: {
+    summary: 'Delete a webhook endpoint',
+    description: 'Stops deliveries to it; pending deliveries are canceled.',
+    ok: { status: 200, description: 'Deleted.', json: S.DeletedWebhookEndpointSchema },
+    errors: ['webhook_endpoint_not_found'],
+  },
+  WebhookEndpoints_deliveries: {
+    summary: 'List deliveries',
+    description: 'Deliveries to this endpoint, newest first, with every attempt\'s status code, error and timing.',
+    ok: { status: 200, description: 'A page of deliveries.', json: S.WebhookDeliveryListSchema },
+    errors: ['webhook_endpoint_not_found', 'invalid_parameter'],
+    query: { limit: LIMIT, starting_after: cursor('delivery') },
+  },
+};

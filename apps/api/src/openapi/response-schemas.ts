@@ -1,0 +1,568 @@
+import type {
+  ContentFormat,
+  DocumentStatus,
+  FieldType,
+  MemberRole,
+  ParticipantAuth,
+  ParticipantRole,
+  ParticipantStatus,
+  WebhookDisableReason,
+  WebhookEndpointStatus,
+  WorkspaceKind,
+} from '@dojang/domain';
+import type { MessageKind, WebhookDeliveryStatus } from '@dojang/application';
+import type { PublicEventData, PublicEventType } from '@dojang/projections';
+import { component, FromSchema, JsonSchema, note } from './json-schema';
+
+/**
+ * Every JSON response body the API sends, written once as JSON Schema. The OpenAPI document
+ * publishes these (openapi.document.ts) and the presenters return `FromSchema<…>` of them, so the
+ * contract and the code that answers cannot drift apart: a field added on either side alone fails
+ * `tsc`, and the end-to-end suites validate every response against the served document.
+ */
+
+// ---- building blocks ------------------------------------------------------------------------
+
+const str = { type: 'string' } as const;
+const int = { type: 'integer' } as const;
+const num = { type: 'number' } as const;
+const bool = { type: 'boolean' } as const;
+const time = { type: 'string', format: 'date-time' } as const;
+const timeOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
+const strOrNull = { type: ['string', 'null'] } as const;
+const intOrNull = { type: ['integer', 'null'] } as const;
+const uuid = { type: 'string', format: 'uuid' } as const;
+const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+const konst = <const C extends string | boolean>(value: C) => ({ const: value }) as const;
+
+/** Builds `{type: object, properties, required, additionalProperties: false}`: every property is required unless listed optional. */
+function obj<const P extends Record<string, JsonSchema>, const O extends keyof P & string = never>(
+  properties: P,
+  optional: readonly O[] = [],
+): { readonly type: 'object'; readonly properties: P; readonly required: readonly Exclude<keyof P & string, O>[]; readonly additionalProperties: false } {
+  const required = Object.keys(properties).filter((k) => !(optional as readonly string[]).includes(k)) as Exclude<keyof P & string, O>[];
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+/** A named schema or null (3.1: a union with the null type). */
+const orNull = <const S extends JsonSchema>(schema: S) => ({ oneOf: [schema, { type: 'null' }] }) as const;
+const enumOf = <const E extends readonly string[]>(values: E) => ({ type: 'string', enum: values }) as const;
+const arrayOf = <const S extends JsonSchema>(items: S) => ({ type: 'array', items }) as const;
+
+/** `{object: 'list', data, has_more}`: every list answer. */
+function list<const S extends JsonSchema>(name: string, item: S) {
+  return component(
+    name,
+    obj({
+      object: konst('list'),
+      data: arrayOf(item),
+      has_more: note('True when another page follows; pass the last id as starting_after.', bool),
+    }),
+  );
+}
+
+// ---- enums ---------------------------------------------------------------------------------
+
+/** Type-level equality: a mismatch between a schema enum and the domain's union fails `tsc`. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const same = <T extends true>(_proof?: T) => undefined;
+
+export const DocumentStatusSchema = component(
+  'DocumentStatus',
+  note(
+    'draft (editable), sent (out for signature), completed (everyone signed), canceled (by the sender), declined (by a participant), expired (deadline passed).',
+    enumOf(['draft', 'sent', 'completed', 'canceled', 'declined', 'expired']),
+  ),
+);
+same<Same<FromSchema<typeof DocumentStatusSchema>, DocumentStatus>>();
+
+export const ParticipantStatusSchema = component(
+  'ParticipantStatus',
+  note('pending (not yet opened), viewed (link opened), signed, declined.', enumOf(['pending', 'viewed', 'signed', 'declined'])),
+);
+same<Same<FromSchema<typeof ParticipantStatusSchema>, ParticipantStatus>>();
+
+export const ParticipantRoleSchema = component(
+  'ParticipantRole',
+  note('signer signs; reviewer approves without a signature field; cc receives a copy only.', enumOf(['signer', 'reviewer', 'cc'])),
+);
+same<Same<FromSchema<typeof ParticipantRoleSchema>, ParticipantRole>>();
+
+export const ParticipantAuthSchema = component(
+  'ParticipantAuth',
+  note('sms_pin: a 6-digit PIN sent by SMS is verified before signing; none: the link alone suffices.', enumOf(['sms_pin', 'none'])),
+);
+same<Same<FromSchema<typeof ParticipantAuthSchema>, ParticipantAuth>>();
+
+export const FieldTypeSchema = component('FieldType', note('signature (drawn) or seal (stamped).', enumOf(['signature', 'seal'])));
+same<Same<FromSchema<typeof FieldTypeSchema>, FieldType>>();
+
+export const ContentFormatSchema = component(
+  'ContentFormat',
+  note('html or text for a body written through the API, pdf for an uploaded file.', enumOf(['html', 'text', 'pdf'])),
+);
+same<Same<FromSchema<typeof ContentFormatSchema>, ContentFormat>>();
+
+export const EventTypeSchema = component(
+  'EventType',
+  note(
+    'Public event types, in the order they happen for a document: document.sent, document.viewed, participant.signed / participant.declined, then one of document.completed, document.declined, document.canceled, document.expired.',
+    enumOf([
+      'document.sent',
+      'document.viewed',
+      'participant.signed',
+      'participant.declined',
+      'document.completed',
+      'document.declined',
+      'document.canceled',
+      'document.expired',
+    ]),
+  ),
+);
+same<Same<FromSchema<typeof EventTypeSchema>, PublicEventType>>();
+
+export const MemberRoleSchema = component('MemberRole', enumOf(['owner', 'admin', 'member', 'viewer']));
+same<Same<FromSchema<typeof MemberRoleSchema>, MemberRole>>();
+
+const WorkspaceKindSchema = enumOf(['personal', 'team']);
+same<Same<FromSchema<typeof WorkspaceKindSchema>, WorkspaceKind>>();
+
+const MessageKindSchema = enumOf(['signing_request', 'reminder', 'pin', 'completed', 'canceled', 'expired', 'declined']);
+same<Same<FromSchema<typeof MessageKindSchema>, MessageKind>>();
+
+const WebhookEndpointStatusSchema = enumOf(['enabled', 'disabled']);
+same<Same<FromSchema<typeof WebhookEndpointStatusSchema>, WebhookEndpointStatus>>();
+const WebhookDisableReasonSchema = enumOf(['requested', 'gone']);
+same<Same<FromSchema<typeof WebhookDisableReasonSchema>, WebhookDisableReason>>();
+const WebhookDeliveryStatusSchema = enumOf(['pending', 'delivering', 'succeeded', 'failed', 'canceled']);
+same<Same<FromSchema<typeof WebhookDeliveryStatusSchema>, WebhookDeliveryStatus>>();
+
+// ---- documents -----------------------------------------------------------------------------
+
+export const ParticipantSchema = component(
+  'Participant',
+  obj({
+    id: uuid,
+    object: konst('participant'),
+    name: str,
+    phone: note('Digits only; null when none was given.', strOrNull),
+    email: strOrNull,
+    role: ParticipantRoleSchema,
+    signing_order: note('Lower acts first; equal orders act in parallel.', { type: 'integer', minimum: 1 }),
+    auth: ParticipantAuthSchema,
+    status: ParticipantStatusSchema,
+    viewed_at: timeOrNull,
+    signed_at: timeOrNull,
+    declined_at: timeOrNull,
+    signing_url: note('This participant\'s signing link while the document is sent; null otherwise.', { type: ['string', 'null'], format: 'uri' }),
+  }),
+);
+export type ParticipantResponse = FromSchema<typeof ParticipantSchema>;
+
+export const FieldSchema = component(
+  'Field',
+  obj({
+    object: konst('field'),
+    id: uuid,
+    participant_id: uuid,
+    type: FieldTypeSchema,
+    page: { type: 'integer', minimum: 1 },
+    x: note('Percent of the page width from the left edge.', { type: 'number', minimum: 0, maximum: 100 }),
+    y: note('Percent of the page height from the top edge.', { type: 'number', minimum: 0, maximum: 100 }),
+    width: { type: 'number', minimum: 0, maximum: 100 },
+    height: { type: 'number', minimum: 0, maximum: 100 },
+    required: bool,
+    upload_only: note('Seal fields only: the signer must upload a seal image.', bool),
+  }),
+);
+export type FieldResponse = FromSchema<typeof FieldSchema>;
+
+const DocumentFileSchema = component(
+  'DocumentFile',
+  obj({ id: note('The file_… id of the uploaded PDF.', str), sha256, byte_size: int, page_count: int }),
+);
+
+const DOCUMENT_PROPERTIES = {
+  id: uuid,
+  object: konst('document'),
+  livemode: note('true for documents made with a live key.', bool),
+  status: DocumentStatusSchema,
+  title: str,
+  content: note('The body (HTML or text); null for an uploaded PDF.', strOrNull),
+  content_format: ContentFormatSchema,
+  file: note('The uploaded PDF the document was made from, or null.', orNull(DocumentFileSchema)),
+  author_name: str,
+  from_template: note('The template (tmpl_…) the document was made from, or null.', strOrNull),
+  metadata: { type: 'object', additionalProperties: str },
+  edit_locked: bool,
+  page_count: note('Pages of the PDF, known once sent (or from an uploaded file).', intOrNull),
+  created_at: time,
+  updated_at: time,
+  sent_at: timeOrNull,
+  expires_at: timeOrNull,
+  completed_at: timeOrNull,
+  final_pdf_sha256: note('SHA-256 of the signed final PDF once completed.', { type: ['string', 'null'], pattern: '^[0-9a-f]{64}$' }),
+  participants: arrayOf(ParticipantSchema),
+  fields: arrayOf(FieldSchema),
+} as const;
+
+export const DocumentSchema = component('Document', obj(DOCUMENT_PROPERTIES));
+export type DocumentResponse = FromSchema<typeof DocumentSchema>;
+
+export const DocumentListSchema = list('DocumentList', DocumentSchema);
+export type DocumentListResponse = FromSchema<typeof DocumentListSchema>;
+
+export const DeletedDocumentSchema = component('DeletedDocument', obj({ id: uuid, object: konst('document'), deleted: konst(true) }));
+export type DeletedDocumentResponse = FromSchema<typeof DeletedDocumentSchema>;
+
+export const ParticipantListSchema = list('ParticipantList', ParticipantSchema);
+export type ParticipantListResponse = FromSchema<typeof ParticipantListSchema>;
+
+export const DeletedParticipantSchema = component('DeletedParticipant', obj({ id: uuid, object: konst('participant'), deleted: konst(true) }));
+export type DeletedParticipantResponse = FromSchema<typeof DeletedParticipantSchema>;
+
+export const FieldListSchema = list('FieldList', FieldSchema);
+export type FieldListResponse = FromSchema<typeof FieldListSchema>;
+
+export const ReminderSchema = component(
+  'Reminder',
+  obj({
+    object: konst('reminder'),
+    document_id: uuid,
+    participant_ids: note('Participants a reminder went to (those whose turn it is and who have not acted).', arrayOf(uuid)),
+    reminded_at: time,
+  }),
+);
+export type ReminderResponse = FromSchema<typeof ReminderSchema>;
+
+export const AuditEntrySchema = component(
+  'AuditEntry',
+  obj(
+    {
+      object: konst('audit_entry'),
+      event: enumOf(['created', 'sent', 'viewed', 'pin_sent', 'pin_failed', 'pin_verified', 'signed', 'declined', 'reminded', 'canceled', 'expired', 'completed']),
+      actor: note('"system" or the participant\'s name.', str),
+      at: time,
+      participant_id: uuid,
+      ip: note('On viewed, signed, declined and PIN checks.', strOrNull),
+      user_agent: strOrNull,
+      auth_phone: note('Masked phone the PIN went to, on signed.', strOrNull),
+      detail: note('Human-readable detail (masked: no full phone numbers or e-mail addresses).', str),
+    },
+    ['participant_id', 'ip', 'user_agent', 'auth_phone', 'detail'],
+  ),
+);
+export type AuditEntryResponse = FromSchema<typeof AuditEntrySchema>;
+export const AuditEntryListSchema = list('AuditEntryList', AuditEntrySchema);
+export type AuditEntryListResponse = FromSchema<typeof AuditEntryListSchema>;
+
+export const SignatureRequestSchema = component(
+  'SignatureRequest',
+  obj({
+    ...DOCUMENT_PROPERTIES,
+    participant: note('The recipient, as in participants.', ParticipantSchema),
+    signing_url: note('The recipient\'s signing link (also in participant.signing_url).', { type: ['string', 'null'], format: 'uri' }),
+  }),
+);
+export type SignatureRequestResponse = FromSchema<typeof SignatureRequestSchema>;
+
+// ---- events and webhooks -------------------------------------------------------------------
+
+export const EventDataSchema = component(
+  'EventData',
+  obj(
+    {
+      document_id: uuid,
+      participant_id: note('participant.* events and document.viewed / document.declined.', uuid),
+      expires_at: note('document.sent: the signing deadline.', timeOrNull),
+      signed_at: note('participant.signed.', time),
+      reason: note('participant.declined: the reason the participant gave.', str),
+      completed_at: note('document.completed.', time),
+    },
+    ['participant_id', 'expires_at', 'signed_at', 'reason', 'completed_at'],
+  ),
+);
+same<Same<FromSchema<typeof EventDataSchema>, PublicEventData>>();
+
+export const EventSchema = component(
+  'Event',
+  obj({ id: note('evt_…; also the webhook-id header of its deliveries.', str), object: konst('event'), type: EventTypeSchema, created_at: time, livemode: bool, data: EventDataSchema }),
+);
+export type EventResponse = FromSchema<typeof EventSchema>;
+export const EventListSchema = list('EventList', EventSchema);
+export type EventListResponse = FromSchema<typeof EventListSchema>;
+
+/** The data each event type carries (what a webhook receiver can rely on). */
+export const EVENT_DATA_BY_TYPE: Record<PublicEventType, { required: string[]; description: string }> = {
+  'document.sent': { required: ['document_id', 'expires_at'], description: 'A draft was sent: every participant has a signing link.' },
+  'document.viewed': { required: ['document_id', 'participant_id'], description: 'A participant opened the signing link for the first time.' },
+  'participant.signed': { required: ['document_id', 'participant_id', 'signed_at'], description: 'A participant signed; with signing_order the next participant is notified.' },
+  'participant.declined': { required: ['document_id', 'participant_id', 'reason'], description: 'A participant declined to sign.' },
+  'document.completed': { required: ['document_id', 'completed_at'], description: 'Everyone signed; the final PDF can be downloaded.' },
+  'document.declined': { required: ['document_id', 'participant_id'], description: 'The document ended because a participant declined.' },
+  'document.canceled': { required: ['document_id'], description: 'The sender canceled the request; the links no longer work.' },
+  'document.expired': { required: ['document_id'], description: 'The deadline passed before everyone signed.' },
+};
+
+// ---- organization, outbox, files, templates, seals -----------------------------------------
+
+export const OrganizationSchema = component(
+  'Organization',
+  obj({
+    id: str,
+    object: konst('organization'),
+    name: str,
+    workspace_kind: WorkspaceKindSchema,
+    plan: note('e.g. business.', str),
+    livemode: note('Whether the calling key is a live key.', bool),
+    created_at: time,
+    settings: obj({ default_expiry_days: { type: 'integer', minimum: 1, maximum: 365 }, reminder_interval_days: intOrNull }),
+    usage: obj({
+      period: note('The month usage is counted for, YYYY-MM (UTC).', { type: 'string', pattern: '^\\d{4}-\\d{2}$' }),
+      free_signatures_per_month: int,
+      free_signatures_remaining: int,
+      credit_balance: note('May be fractional.', num),
+    }),
+  }),
+);
+export type OrganizationResponse = FromSchema<typeof OrganizationSchema>;
+
+export const MemberSchema = component('Member', obj({ object: konst('member'), user_id: str, name: str, email: str, role: MemberRoleSchema }));
+export const MemberListSchema = list('MemberList', MemberSchema);
+export type MemberListResponse = FromSchema<typeof MemberListSchema>;
+
+export const OutboxMessageSchema = component(
+  'OutboxMessage',
+  obj({
+    id: str,
+    object: konst('message'),
+    kind: MessageKindSchema,
+    channel: enumOf(['email', 'sms']),
+    to: str,
+    subject: strOrNull,
+    body: str,
+    signing_url: { type: ['string', 'null'], format: 'uri' },
+    pin: note('kind pin: the 6-digit PIN the SMS carries (test mode shows it so you can verify).', { type: ['string', 'null'], pattern: '^\\d{6}$' }),
+    attachments: arrayOf(obj({ filename: str, content_type: str, byte_size: int })),
+    document_id: uuid,
+    participant_id: { type: ['string', 'null'], format: 'uuid' },
+    created_at: time,
+  }),
+);
+export const OutboxMessageListSchema = list('OutboxMessageList', OutboxMessageSchema);
+export type OutboxMessageListResponse = FromSchema<typeof OutboxMessageListSchema>;
+
+export const FileSchema = component(
+  'File',
+  obj({
+    id: note('file_…', { type: 'string', pattern: '^file_[A-Za-z0-9]+$' }),
+    object: konst('file'),
+    url: note('Signed download URL; pass it as file_url to POST /documents before expires_at. Works without an API key.', { type: 'string', format: 'uri' }),
+    byte_size: int,
+    expires_at: note('End of the url\'s validity.', time),
+    page_count: int,
+    filename: strOrNull,
+    sha256,
+    livemode: bool,
+    created_at: time,
+  }),
+);
+export type FileResponse = FromSchema<typeof FileSchema>;
+
+const TEMPLATE_PROPERTIES = {
+  id: note('tmpl_…', str),
+  object: konst('template'),
+  name: str,
+  variables: note('The {{variable}} names the content uses; pass them as variables to POST /documents.', arrayOf(str)),
+  livemode: bool,
+  created_at: time,
+} as const;
+export const TemplateSummarySchema = component('TemplateSummary', obj(TEMPLATE_PROPERTIES));
+export type TemplateSummaryResponse = FromSchema<typeof TemplateSummarySchema>;
+export const TemplateSchema = component('Template', obj({ ...TEMPLATE_PROPERTIES, content: note('HTML with {{variable}} placeholders.', str) }));
+export type TemplateResponse = FromSchema<typeof TemplateSchema>;
+export const TemplateListSchema = list('TemplateList', TemplateSummarySchema);
+export type TemplateListResponse = FromSchema<typeof TemplateListSchema>;
+
+export const SealSchema = component(
+  'Seal',
+  obj({
+    id: note('seal_…', str),
+    object: konst('seal'),
+    name: str,
+    type: enumOf(['corporate', 'usage']),
+    source: enumOf(['generated', 'uploaded']),
+    restricted: note('A restricted seal cannot be chosen through a signing link.', bool),
+    company_name: note('The name a generated seal was rendered from; null for uploaded seals.', strOrNull),
+    image: obj({ content_type: enumOf(['image/png', 'image/jpeg']), width: int, height: int, byte_size: int, sha256 }),
+    image_url: note('GET it with the API key to download the image.', { type: 'string', format: 'uri' }),
+    livemode: bool,
+    created_at: time,
+  }),
+);
+export type SealResponse = FromSchema<typeof SealSchema>;
+export const SealListSchema = list('SealList', SealSchema);
+export type SealListResponse = FromSchema<typeof SealListSchema>;
+
+// ---- webhook endpoints ---------------------------------------------------------------------
+
+const WEBHOOK_ENDPOINT_PROPERTIES = {
+  id: note('whe_…', { type: 'string', pattern: '^whe_[0-9a-f]{24}$' }),
+  object: konst('webhook_endpoint'),
+  url: { type: 'string', format: 'uri' },
+  events: note('Event types delivered; "*" means all, including types added later.', arrayOf(str)),
+  description: strOrNull,
+  status: WebhookEndpointStatusSchema,
+  disabled_reason: note('requested (disabled through the API) or gone (the receiver answered 410).', { type: ['string', 'null'], enum: ['requested', 'gone', null] }),
+  livemode: bool,
+  created_at: time,
+  updated_at: time,
+} as const;
+export const WebhookEndpointSchema = component('WebhookEndpoint', obj(WEBHOOK_ENDPOINT_PROPERTIES));
+export type WebhookEndpointResponse = FromSchema<typeof WebhookEndpointSchema>;
+export const CreatedWebhookEndpointSchema = component(
+  'CreatedWebhookEndpoint',
+  obj({ ...WEBHOOK_ENDPOINT_PROPERTIES, secret: note('whsec_…: the signing secret. Shown only in this response; store it.', str) }),
+);
+export type CreatedWebhookEndpointResponse = FromSchema<typeof CreatedWebhookEndpointSchema>;
+export const WebhookEndpointListSchema = list('WebhookEndpointList', WebhookEndpointSchema);
+export type WebhookEndpointListResponse = FromSchema<typeof WebhookEndpointListSchema>;
+export const DeletedWebhookEndpointSchema = component('DeletedWebhookEndpoint', obj({ id: str, object: konst('webhook_endpoint'), deleted: konst(true) }));
+export type DeletedWebhookEndpointResponse = FromSchema<typeof DeletedWebhookEndpointSchema>;
+
+export const WebhookDeliverySchema = component(
+  'WebhookDelivery',
+  obj({
+    id: note('del_…', str),
+    object: konst('webhook_delivery'),
+    endpoint_id: str,
+    event_id: str,
+    event_type: EventTypeSchema,
+    webhook_id: note('The webhook-id header sent (= event_id): deduplicate on it.', str),
+    status: WebhookDeliveryStatusSchema,
+    attempt_count: int,
+    attempts: arrayOf(
+      obj({
+        attempt: int,
+        started_at: time,
+        finished_at: timeOrNull,
+        status_code: note('HTTP status the receiver answered, or null when none came.', intOrNull),
+        error_code: strOrNull,
+        error: strOrNull,
+        duration_ms: intOrNull,
+        response_body: note('The start of the receiver\'s answer.', strOrNull),
+      }),
+    ),
+    next_attempt_at: note('When the next retry is scheduled (pending only).', timeOrNull),
+    canceled_reason: { type: ['string', 'null'], enum: ['endpoint_disabled', 'endpoint_deleted', null] },
+    livemode: bool,
+    created_at: time,
+    completed_at: timeOrNull,
+  }),
+);
+export type WebhookDeliveryResponse = FromSchema<typeof WebhookDeliverySchema>;
+export const WebhookDeliveryListSchema = list('WebhookDeliveryList', WebhookDeliverySchema);
+export type WebhookDeliveryListResponse = FromSchema<typeof WebhookDeliveryListSchema>;
+
+// ---- signer side ---------------------------------------------------------------------------
+
+export const SigningSessionSchema = component(
+  'SigningSession',
+  obj({
+    object: konst('signing_session'),
+    document: obj({ id: uuid, title: str, status: DocumentStatusSchema, author_name: str, page_count: intOrNull, expires_at: timeOrNull, completed_at: timeOrNull }),
+    participant: obj({
+      id: uuid,
+      name: str,
+      role: ParticipantRoleSchema,
+      status: ParticipantStatusSchema,
+      auth: ParticipantAuthSchema,
+      phone_masked: note('e.g. 010-****-5678', strOrNull),
+      signed_at: timeOrNull,
+    }),
+    fields: note(
+      'This participant\'s fields.',
+      arrayOf(
+        obj({
+          id: uuid,
+          type: FieldTypeSchema,
+          page: int,
+          x: num,
+          y: num,
+          width: num,
+          height: num,
+          required: bool,
+          upload_only: bool,
+        }),
+      ),
+    ),
+    pin_required: bool,
+    pin_verified: note('A verified PIN is good for a few minutes of signing.', bool),
+    pin: note(
+      'PIN state for sms_pin participants; null for auth none.',
+      orNull(
+        obj({
+          requested: bool,
+          expires_at: timeOrNull,
+          resend_available_at: timeOrNull,
+          attempts_left: { type: 'integer', minimum: 0 },
+          locked: bool,
+        }),
+      ),
+    ),
+    your_turn: bool,
+    can_sign: note('POST /sign would be accepted now (turn, PIN verified when required).', bool),
+    waiting_for_others: note('Participants with a lower signing_order have not acted yet.', bool),
+  }),
+);
+export type SigningSessionResponse = FromSchema<typeof SigningSessionSchema>;
+
+export const SigningDeclineSchema = component(
+  'SigningDecline',
+  obj({
+    object: konst('signing_session'),
+    document: obj({ id: uuid, status: konst('declined') }),
+    participant: obj({ id: uuid, status: konst('declined') }),
+  }),
+);
+export type SigningDeclineResponse = FromSchema<typeof SigningDeclineSchema>;
+
+export const PinIssuedSchema = component(
+  'PinIssued',
+  obj({
+    object: konst('pin'),
+    sent_to: note('The masked phone the SMS went to (test mode: the outbox, message kind pin).', strOrNull),
+    expires_at: time,
+    resend_available_at: time,
+  }),
+);
+export type PinIssuedResponse = FromSchema<typeof PinIssuedSchema>;
+
+export const PinVerificationSchema = component('PinVerification', obj({ object: konst('pin_verification'), verified: konst(true) }));
+export type PinVerificationResponse = FromSchema<typeof PinVerificationSchema>;
+
+// ---- service -------------------------------------------------------------------------------
+
+const StoreKindSchema = enumOf(['sqlite', 'postgres', 'esdb+mongo']);
+
+export const HealthSchema = component(
+  'Health',
+  obj({
+    status: konst('ok'),
+    store: StoreKindSchema,
+    event_store: enumOf(['sqlite', 'postgresql', 'eventstoredb']),
+    read_store: enumOf(['sqlite', 'postgresql', 'mongodb']),
+    log_position: note('Position of the newest event in the log.', int),
+    projections_position: note('Position the read models have caught up to.', int),
+  }),
+);
+export type HealthResponse = FromSchema<typeof HealthSchema>;
+
+export const ReadinessSchema = component('Readiness', obj({ status: konst('ready'), store: StoreKindSchema, max_lag_events: { type: 'integer', minimum: 0 } }));
+export type ReadinessResponse = FromSchema<typeof ReadinessSchema>;
+
+/** The OpenAPI document itself: its own schema is the OpenAPI 3.1 specification. */
+export const OpenApiDocumentSchema = component(
+  'OpenApiDocument',
+  { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' } }, additionalProperties: true } as const,
+);

@@ -1,0 +1,112 @@
+/** The error `type`s, coarse classes a client can branch on. */
+export const ERROR_TYPES = ['invalid_request_error', 'authentication_error', 'permission_error', 'idempotency_error', 'rate_limit_error', 'api_error'] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
+
+interface ErrorCodeEntry {
+  /** The HTTP status the code is answered with. */
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly description: string;
+  /** Raised by the domain or the admin CLI only: no public operation answers with it. */
+  readonly internal?: true;
+}
+
+const invalid = (status: number, description: string): ErrorCodeEntry => ({ status, type: 'invalid_request_error', description });
+
+/**
+ * Every `error.code` the service can answer with, and what it means. `ApiError` takes only these
+ * codes (tsc), the domain's codes are checked against this list by error-codes.spec.ts, and the
+ * OpenAPI document publishes it as the `ErrorCode` enum and per response the codes it can carry.
+ */
+export const ERROR_CODES = {
+  // Request shape
+  missing_parameter: invalid(400, 'A required parameter is absent or empty; error.param names it.'),
+  invalid_parameter: invalid(400, 'A parameter has the wrong type, format or range; error.param names it.'),
+  invalid_json: invalid(400, 'The request body is not valid JSON.'),
+  invalid_request_body: invalid(400, 'The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).'),
+  invalid_request: invalid(400, 'The request was refused by the HTTP layer before reaching the operation.'),
+  request_too_large: invalid(413, 'The request body is larger than the operation accepts (JSON: 10 MB).'),
+  unsupported_media_type: invalid(415, 'The request body uses a charset or content encoding the service does not read.'),
+  resource_not_found: invalid(404, 'No operation at this path and method.'),
+  method_not_allowed: invalid(405, 'The path exists but not with this method.'),
+  malformed_request: invalid(400, 'The HTTP request could not be parsed (answered before routing).'),
+  request_timeout: invalid(408, 'The request took too long to arrive (answered before routing).'),
+  request_header_too_large: invalid(431, 'The request line and headers are too large (answered before routing).'),
+  concurrent_modification: invalid(409, 'Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).'),
+  invalid_request_error: invalid(400, 'A send precondition is unmet (no participant, a signer without a required field, an sms_pin participant without a phone); the message lists each.'),
+  // Authentication, permission, rate limit
+  missing_api_key: { status: 401, type: 'authentication_error', description: 'No Authorization header. Send "Authorization: Bearer sk_test_…".' },
+  invalid_api_key: { status: 401, type: 'authentication_error', description: 'The key is malformed, unknown or revoked.' },
+  invalid_metrics_token: { status: 401, type: 'authentication_error', description: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN> when the server sets one.' },
+  insufficient_permissions: { status: 403, type: 'permission_error', description: 'The key may not do this: auditor keys read documents, their histories and evidence, and nothing else.' },
+  test_mode_only: { status: 403, type: 'permission_error', description: 'The operation exists for test keys only (the outbox).' },
+  rate_limit_error: { status: 429, type: 'rate_limit_error', description: 'Too many requests with this key in the current minute; wait Retry-After seconds.' },
+  // Idempotency
+  idempotency_key_reused: { status: 400, type: 'idempotency_error', description: 'This Idempotency-Key was used with a different request (method, path or body).' },
+  idempotency_key_in_use: { status: 409, type: 'idempotency_error', description: 'The first request with this Idempotency-Key is still running; retry after it finishes.' },
+  // Not found
+  document_not_found: invalid(404, 'No such document for this key (other organizations\' and the other mode\'s documents are not found either).'),
+  participant_not_found: invalid(404, 'No such participant on this document.'),
+  event_not_found: invalid(404, 'No such event.'),
+  file_not_found: invalid(404, 'No such file, or the signed file URL is wrong or expired.'),
+  template_not_found: invalid(404, 'No such template.'),
+  seal_not_found: invalid(404, 'No such seal.'),
+  webhook_endpoint_not_found: invalid(404, 'No such webhook endpoint.'),
+  organization_not_found: invalid(404, 'The key\'s organization no longer exists.'),
+  signing_link_invalid: invalid(404, 'The signing link is not valid (mistyped, or replaced by a later send).'),
+  // Document state
+  document_not_editable: invalid(409, 'The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.'),
+  document_edit_locked: invalid(409, 'The draft is edit-locked; release the lock in the document settings first.'),
+  document_not_sent: invalid(409, 'A draft has no signature request to cancel; delete it instead.'),
+  document_already_completed: invalid(409, 'A completed document cannot be canceled.'),
+  document_not_cancelable: invalid(409, 'The document already ended (declined or expired).'),
+  document_not_signable: invalid(409, 'The document is not out for signature: its links accept no actions.'),
+  nobody_to_remind: invalid(409, 'No participant is waiting to act.'),
+  reminder_cooldown: { status: 429, type: 'rate_limit_error', description: 'A reminder went out recently; wait Retry-After seconds.' },
+  insufficient_credits: invalid(402, 'A live send needs a free signature left this month or at least 1 credit.'),
+  // Signing
+  signing_link_inactive: invalid(410, 'The signing request was canceled, declined, expired or deleted; the link no longer works.'),
+  not_your_turn: invalid(409, 'Participants with a lower signing_order must act first.'),
+  participant_already_signed: invalid(409, 'This participant has already signed.'),
+  participant_declined: invalid(409, 'This participant has declined.'),
+  participant_cannot_sign: invalid(409, 'A cc participant receives a copy and has nothing to sign or decline.'),
+  consent_required: invalid(400, 'consent must be true: explicit consent to sign electronically.'),
+  seal_upload_required: invalid(400, 'This seal field accepts an uploaded seal image (seal_image) only.'),
+  pin_not_required: invalid(409, 'This participant does not sign with an SMS PIN.'),
+  pin_not_requested: invalid(409, 'Request a PIN (POST …/pin) before verifying.'),
+  pin_resend_cooldown: { status: 429, type: 'rate_limit_error', description: 'A new PIN can be requested after Retry-After seconds.' },
+  pin_incorrect: invalid(400, 'The PIN is wrong; the message says how many attempts are left.'),
+  pin_expired: invalid(409, 'The PIN expired; request a new one.'),
+  pin_locked: invalid(409, 'Too many wrong PINs: this PIN is locked; request a new one.'),
+  pin_verification_required: invalid(409, 'Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.'),
+  // Participants and files
+  missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),
+  participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
+  unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.'),
+  file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB).'),
+  // Service
+  service_unavailable: { status: 503, type: 'api_error', description: 'A store is unreachable right now; retry shortly (with the same Idempotency-Key).' },
+  not_ready: { status: 503, type: 'api_error', description: 'A store is unavailable or the read models lag too far behind.' },
+  document_budget_exceeded: invalid(413, 'The document\'s content is over a per-document budget (images, pages); error.param names the input.'),
+  pdf_job_limit_exceeded: invalid(413, 'The PDF work for this request passed the service\'s time or memory limit; nothing was written.'),
+  evidence_integrity_failure: { status: 500, type: 'api_error', description: 'A stored file failed its integrity check and was not served; the operator must restore it.' },
+  internal_error: { status: 500, type: 'api_error', description: 'Something went wrong on the service side; retry later (with the same Idempotency-Key).' },
+  // Raised only by the domain on impossible or administrative paths (ids are generated server side).
+  document_exists: { ...invalid(409, 'A document with this id already exists.'), internal: true },
+  file_exists: { ...invalid(409, 'A file with this id already exists.'), internal: true },
+  seal_exists: { ...invalid(409, 'A seal with this id already exists.'), internal: true },
+  template_exists: { ...invalid(409, 'A template with this id already exists.'), internal: true },
+  webhook_endpoint_exists: { ...invalid(409, 'A webhook endpoint with this id already exists.'), internal: true },
+  organization_exists: { ...invalid(409, 'The organization already exists (admin CLI).'), internal: true },
+  owner_exists: { ...invalid(409, 'The organization already has an owner (admin CLI).'), internal: true },
+  member_exists: { ...invalid(409, 'A member with this e-mail already exists (admin CLI).'), internal: true },
+  api_key_not_found: { ...invalid(404, 'No such API key (admin CLI).'), internal: true },
+  send_preconditions_unmet: { ...invalid(400, 'Domain form of invalid_request_error (send preconditions); answered as invalid_request_error.'), internal: true },
+} as const satisfies Record<string, ErrorCodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const isErrorCode = (code: string): code is ErrorCode => Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
+
+/** The codes a client can receive, in catalogue order. */
+export const PUBLIC_ERROR_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => !('internal' in ERROR_CODES[c]));
