@@ -15,12 +15,13 @@ export const SIGNING_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/signing-p
 const ASSETS: Record<string, { file: string; type: string }> = {
   'app.js': { file: path.join(SIGNING_PAGE_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
   'styles.css': { file: path.join(SIGNING_PAGE_DIR, 'styles.css'), type: 'text/css; charset=utf-8' },
+  'noto-sans-kr-subset.woff2': { file: path.join(SIGNING_PAGE_DIR, 'noto-sans-kr-subset.woff2'), type: 'font/woff2' },
   'signature_pad.js': { file: path.join(repoRoot(), 'node_modules/signature_pad/dist/signature_pad.umd.min.js'), type: 'text/javascript; charset=utf-8' },
 };
 
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
