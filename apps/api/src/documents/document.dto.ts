@@ -51,6 +51,7 @@ export class ListDocumentsQuery {
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() created_after?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the first item of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
 }
 
 export class ParticipantDto {

@@ -48,6 +48,7 @@ export class UpdateWebhookEndpointDto {
 export class ListWebhookEndpointsQuery {
   @ApiPropertyOptional({ type: 'string', description: '1 to 100, default 20' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string', description: 'id of the last endpoint of the previous page' }) @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the first endpoint of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
 }
 
 export class ListWebhookDeliveriesQuery {
@@ -59,6 +60,7 @@ export class ListWebhookDeliveriesQuery {
   @ApiPropertyOptional({ type: 'string', description: 'only deliveries of this event (evt_…)' }) @IsOptional() @IsString() event_id?: string;
   @ApiPropertyOptional({ type: 'string', description: '1 to 100, default 20' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string', description: 'id of the last delivery of the previous page' }) @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the first delivery of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
 }
 
 export class RotateWebhookSecretDto {

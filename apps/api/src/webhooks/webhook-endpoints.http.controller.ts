@@ -27,6 +27,7 @@ import { Condition } from '@dojang/read-store';
 import { generateWebhookSecret, validateWebhookUrl } from '@dojang/webhooks';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
+import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
@@ -177,13 +178,12 @@ export class WebhookEndpointsHttpController {
   async list(@Auth() auth: AuthContext, @Query() q: ListWebhookEndpointsQuery) {
     const limit = parseLimit(q.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode, deleted: false };
-    if (q.starting_after !== undefined) {
-      const cursor = await this.row(auth, q.starting_after).catch(() => null);
-      if (!cursor) throw ApiError.invalid('starting_after', 'starting_after must be the id of a webhook endpoint in this list.');
-      where.seq = { $lt: cursor.seq };
-    }
-    const rows = await this.infra.reads.find<WebhookEndpointRow>(WEBHOOK_ENDPOINTS, { where, orderBy: [{ field: 'seq', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map(presentWebhookEndpoint), has_more: rows.length > limit };
+    const { rows, has_more } = await listPage<WebhookEndpointRow>(
+      this.infra.reads,
+      { limit, starting_after: q.starting_after, ending_before: q.ending_before },
+      { collection: WEBHOOK_ENDPOINTS, where, sortField: 'seq', cursor: (cid) => this.row(auth, cid), noun: 'a webhook endpoint' },
+    );
+    return { object: 'list', data: rows.map(presentWebhookEndpoint), has_more };
   }
 
   @Get(':id')
@@ -302,12 +302,15 @@ export class WebhookEndpointsHttpController {
     const where: Record<string, Condition> = { endpoint_id: id };
     if (q.status) where.status = q.status;
     if (q.event_id) where.event_id = q.event_id;
-    if (q.starting_after !== undefined) {
-      const cursor = await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, q.starting_after);
-      if (!cursor || cursor.endpoint_id !== id) throw ApiError.invalid('starting_after', 'starting_after must be the id of a delivery in this list.');
-      where.seq = { $lt: cursor.seq };
-    }
-    const rows = await this.infra.reads.find<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, { where, orderBy: [{ field: 'seq', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map(presentWebhookDelivery), has_more: rows.length > limit };
+    const cursor = async (cid: string) => {
+      const row = await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, cid);
+      return row && row.endpoint_id === id ? row : null;
+    };
+    const { rows, has_more } = await listPage<WebhookDeliveryRow>(
+      this.infra.reads,
+      { limit, starting_after: q.starting_after, ending_before: q.ending_before },
+      { collection: WEBHOOK_DELIVERIES, where, sortField: 'seq', cursor, noun: 'a delivery' },
+    );
+    return { object: 'list', data: rows.map(presentWebhookDelivery), has_more };
   }
 }
