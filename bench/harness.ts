@@ -18,7 +18,7 @@ import {
 } from '../test/support/built-server';
 
 // autocannon ships no types; this is the part of its API the harness uses.
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon: (opts: Record<string, unknown>) => Promise<AutocannonResult> & { stop(): void } = require('autocannon');
 
 interface Histogram {

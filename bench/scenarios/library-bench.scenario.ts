@@ -8,7 +8,7 @@ type LibraryBench = () => Promise<{ rows: BenchRow[]; markdown: string }>;
 function load(file: string, exportName: string): LibraryBench | null {
   const dir = path.join(__dirname, '..');
   if (![`${file}.ts`, `${file}.js`].some((f) => fs.existsSync(path.join(dir, f)))) return null;
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(path.join(dir, file));
   return typeof mod[exportName] === 'function' ? mod[exportName] : null;
 }

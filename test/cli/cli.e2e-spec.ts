@@ -162,7 +162,9 @@ describe('next to a running server on the same DATA_DIR', () => {
       '#1 ParticipantAdded',
       '#2 DocumentUpdated',
     ]);
-    expect(shown.stdout).toContain('근로계약서 본문');
+    // The body is in the blob store; the event names it by hash and size (docs/EVENTS.md).
+    expect(shown.stdout).toMatch(/"content_blob":\{"sha256":"[0-9a-f]{64}","byte_size":\d+\}/);
+    expect(shown.stdout).not.toContain('근로계약서 본문');
     expect(shown.stdout).toContain('홍길동');
     expect(shown.stdout).toMatch(/hash: [0-9a-f]{64} {2}prev: 0{64}/);
 
@@ -180,7 +182,7 @@ describe('next to a running server on the same DATA_DIR', () => {
     const out = await runCli(['verify', edited], { dataDir: server.dataDir });
     expect(out.code).toBe(0);
     const body = out.json();
-    expect(body.chain).toMatchObject({ intact: true, events: 3 });
+    expect(body).toMatchObject({ intact: true, events: 3 });
     expect(body.verdict).toMatch(/^intact: 3 events, hash chain unbroken/);
   });
 
@@ -215,13 +217,13 @@ describe('next to a running server on the same DATA_DIR', () => {
     const out = await runCli(['verify', edited], { dataDir: server.dataDir });
     expect(out.code).toBe(1);
     const body = out.json();
-    expect(body.chain).toMatchObject({ intact: false, broken_at_revision: 1 });
-    expect(body.verdict).toMatch(/^BROKEN at revision 1: hash does not match the event content/);
+    expect(body).toMatchObject({ intact: false, failure: { check: 'hash_chain', event: { revision: 1, type: 'ParticipantAdded' } } });
+    expect(body.verdict).toMatch(/^BROKEN \(hash_chain\) at revision 1 ParticipantAdded [0-9a-f-]{36}: broken at revision 1: hash does not match the event content/);
 
     // The other documents' chains are untouched.
     const other = await runCli(['verify', documentIds[1]], { dataDir: server.dataDir });
     expect(other.code).toBe(0);
-    expect(other.json().chain.intact).toBe(true);
+    expect(other.json().intact).toBe(true);
   });
 
   it('projections rebuild replays the log and the API still lists the same documents', async () => {

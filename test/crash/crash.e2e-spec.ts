@@ -42,7 +42,8 @@ async function writeUntilTheServerDies(api: ApiCall, killAfterAcks: number, kill
   const result: LoadResult = { docs: new Map(), acks: 0, inFlightAtKill: 0, rejected: [] };
   let seq = 0;
   let inFlight = 0;
-  let killing: Promise<void> | null = null;
+  // Set inside `ack`, a callback: the cast stops the compiler narrowing it to null for good.
+  let killing = null as Promise<void> | null;
   const ack = () => {
     if (++result.acks >= killAfterAcks && !killing) {
       result.inFlightAtKill = inFlight;

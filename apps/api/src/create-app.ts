@@ -12,6 +12,9 @@ import { idempotencyMiddleware } from './idempotency/idempotency.middleware';
 import { buildOpenApiDocument } from './openapi/openapi.document';
 import { OpenApiDocumentHolder } from './openapi/openapi.http.controller';
 import { rateLimitMiddleware } from './rate-limit/rate-limit.middleware';
+import { signingRateLimitMiddleware } from './rate-limit/signing-rate-limit.middleware';
+import { answerClientErrors } from './shared/client-error';
+import { assertAcceptableJson } from './shared/json-body-guard';
 import { createValidationPipe } from './shared/validation.pipe';
 
 export interface CreateAppOptions {
@@ -34,10 +37,14 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   // Nest's own messages go through the process's pino logger (JSON lines, redaction).
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Requests Node refuses before any handler runs (a header block over the limit) get the envelope too.
+  answerClientErrors(app.getHttpServer());
   app.set('trust proxy', 'loopback');
   app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
     req.requestId = `req_${randomBytes(12).toString('hex')}`;
     res.setHeader('Request-Id', req.requestId);
+    // No response of this API is meant to be sniffed into something else (HTML from a JSON error, a PDF).
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     // The legacy root serves the same paths: /api/v1/x is /v1/x.
     if (req.url.startsWith('/api/v1/') || req.url === '/api/v1') req.url = req.url.slice(4);
     next();
@@ -45,6 +52,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   app.use(requestLogMiddleware(infra));
   // Before body parsing, so a 429 costs nothing and every response with a valid key has the headers.
   app.use(rateLimitMiddleware(infra, clock));
+  app.use(signingRateLimitMiddleware(infra, clock));
   // Body-parser errors happen before Nest routes the request, so they get the envelope here.
   for (const parser of [json({ limit: '10mb' }), urlencoded({ extended: false, limit: '1mb' })]) {
     app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) =>
@@ -55,6 +63,16 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
       }),
     );
   }
+  // Before anything walks the body recursively (class-transformer) or stores its text.
+  app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
+    try {
+      assertAcceptableJson(req.body);
+    } catch (err) {
+      const e = toApiError(err);
+      return void res.status(e.status).json({ error: { type: e.type, code: e.code, message: e.message, ...(e.param ? { param: e.param } : {}), request_id: req.requestId } });
+    }
+    next();
+  });
   // After the body parsers: the fingerprint is the canonical JSON body.
   app.use(idempotencyMiddleware(infra, clock));
   app.setGlobalPrefix('v1', { exclude: ['sign/(.*)', 'sign', 'docs', 'docs/(.*)', 'metrics'] });

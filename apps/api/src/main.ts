@@ -20,8 +20,15 @@ async function main() {
     await tracing?.shutdown();
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown());
-  process.once('SIGINT', () => void shutdown());
+  // A close that fails still ends the process, saying why, instead of an unhandled rejection.
+  const onSignal = () => {
+    shutdown().catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
 }
 
 main().catch((err) => {

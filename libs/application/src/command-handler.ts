@@ -26,19 +26,60 @@ export interface Decision<State, Event> {
 /** A command, or a function that builds it from the current state (e.g. to build a final PDF). */
 export type CommandSource<State, Command> = Command | ((state: State) => Command | Promise<Command>);
 
-export const SCHEMA_VERSION = 1;
+/** 2: document and template bodies are blob refs (`content_blob`), see docs/EVENTS.md. */
+export const SCHEMA_VERSION = 2;
+
+/**
+ * Every retry of a command lost its append to another writer. Nothing was written; the client may
+ * send the request again.
+ */
+export class ConcurrentModificationError extends Error {
+  readonly code = 'concurrent_modification';
+  constructor(readonly streamId: string, readonly attempts: number) {
+    super(`${streamId} kept changing under ${attempts} attempts to write it.`);
+    this.name = 'ConcurrentModificationError';
+  }
+}
 
 /**
  * The one command handler: read the stream, fold it, decide, append with the expected revision.
  * On a revision conflict somebody else wrote first, so it re-reads and decides again.
+ *
+ * Within one process, the commands for one stream run one at a time: writers racing on one
+ * document in the same process would otherwise all read the same revision, all but one lose the
+ * append, and a burst of them burns through the retries. Retries remain for the writers of other
+ * processes (ROLE=api replicas, the worker, the CLI).
  */
 export class GenericCommandHandler {
+  /** The last queued command of each stream with one running or waiting. */
+  private readonly tails = new Map<string, Promise<void>>();
+
   constructor(
     private readonly store: EventStore,
     private readonly retries = 8,
   ) {}
 
   async execute<State, Command, Event extends { type: string; data: object }>(
+    decider: Decider<State, Command, Event>,
+    streamId: string,
+    source: CommandSource<State, Command>,
+    context: CommandContext,
+    now: () => string,
+  ): Promise<Decision<State, Event>> {
+    const previous = this.tails.get(streamId);
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    this.tails.set(streamId, mine);
+    try {
+      if (previous) await previous;
+      return await this.decideAndAppend(decider, streamId, source, context, now);
+    } finally {
+      if (this.tails.get(streamId) === mine) this.tails.delete(streamId);
+      release();
+    }
+  }
+
+  private async decideAndAppend<State, Command, Event extends { type: string; data: object }>(
     decider: Decider<State, Command, Event>,
     streamId: string,
     source: CommandSource<State, Command>,
@@ -71,7 +112,8 @@ export class GenericCommandHandler {
           history.length === 0 ? 'no_stream' : history[history.length - 1].stream_revision,
         );
       } catch (err) {
-        if (err instanceof WrongExpectedRevisionError && attempt < this.retries) {
+        if (err instanceof WrongExpectedRevisionError) {
+          if (attempt >= this.retries) throw new ConcurrentModificationError(streamId, attempt + 1);
           // Jittered back-off so racing writers don't collide again in lockstep.
           await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
           continue;

@@ -381,7 +381,11 @@ export class PostgresEventStore implements EventStore {
     );
     this.startPolling();
     if (!this.reconnectTimer) {
-      this.reconnectTimer = setTimeout(() => this.connectListener().catch((e: unknown) => this.listenerDown(e)), delay);
+      // A block body: setTimeout ignores what its callback returns, so hand it nothing (the
+      // failure is handled by the catch).
+      this.reconnectTimer = setTimeout(() => {
+        this.connectListener().catch((e: unknown) => this.listenerDown(e));
+      }, delay);
       this.reconnectTimer.unref();
     }
   }

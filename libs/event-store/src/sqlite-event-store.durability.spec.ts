@@ -1,5 +1,5 @@
 // The module object itself (not an import namespace), so a spy is seen by the adapter.
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const fs = require('fs') as typeof import('fs');
 import * as os from 'os';
 import * as path from 'path';

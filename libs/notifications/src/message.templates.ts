@@ -76,7 +76,6 @@ function assertHttpUrl(url: string, name: string): string {
 
 /** Header and SMS text must stay on one line; a newline in a title must not start a new header. */
 function oneLine(value: string): string {
-  // eslint-disable-next-line no-control-regex
   return String(value).replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s{2,}/g, ' ').trim();
 }
 

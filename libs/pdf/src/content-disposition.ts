@@ -29,9 +29,13 @@ function asciiFallback(name: string): string {
   return /[A-Za-z0-9]/.test(ascii) ? ascii : 'document';
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /** RFC 5987 attr-char: encodeURIComponent leaves ' ( ) * unescaped, which it must not. */
 function encodeRfc5987(value: string): string {
-  return encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  // encodeURIComponent throws on a lone surrogate; a title stored before the API refused them
+  // must still download, so it is replaced like any other malformed character.
+  return encodeURIComponent(value.replace(LONE_SURROGATE, '\uFFFD')).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 export function contentDispositionFor(title: string): string {

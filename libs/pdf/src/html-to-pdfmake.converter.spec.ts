@@ -112,3 +112,14 @@ describe('htmlToPdfmake tables from hostile input', () => {
     for (const row of table.table.body) expect(row).toHaveLength(40);
   });
 });
+
+describe('entities that are not characters', () => {
+  it('keeps &constructor; and other object built-in names as text', () => {
+    expect(JSON.stringify(convert('<p>a &constructor; &toString; b</p>'))).toContain('a &constructor; &toString; b');
+  });
+
+  it('does not decode a surrogate code point into a lone surrogate', () => {
+    const runs = JSON.stringify(convert('<p>x&#xD800;y</p>'));
+    expect(JSON.parse(runs)[0].text).toMatch(/^x(\uFFFD|&#xD800;)y$/);
+  });
+});

@@ -33,9 +33,13 @@ function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, body: string) => {
     if (body[0] === '#') {
       const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      // Surrogate code points are not characters: `&#xD800;` must not make a lone surrogate.
+      const surrogate = code >= 0xd800 && code <= 0xdfff;
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff && !surrogate ? String.fromCodePoint(code) : whole;
     }
-    return NAMED_ENTITIES[body.toLowerCase()] ?? whole;
+    // Own keys only: `&constructor;` must stay text, not become Object's constructor.
+    const name = body.toLowerCase();
+    return Object.hasOwn(NAMED_ENTITIES, name) ? NAMED_ENTITIES[name] : whole;
   });
 }
 

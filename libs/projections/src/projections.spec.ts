@@ -7,14 +7,14 @@ import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { ReadDoc } from '@dojang/read-store';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { GenericCommandHandler } from '../../application/src/command-handler';
-import { ALL_PROJECTIONS, ProjectionRunner, DOCUMENTS, AUDIT_ENTRIES, PUBLIC_EVENTS, SIGNING_TOKENS, ORGANIZATIONS, API_KEYS } from './index';
+import { ALL_PROJECTIONS, ProjectionRunner, DOCUMENTS, AUDIT_ENTRIES, AUDIT_PEOPLE, PUBLIC_EVENTS, SIGNING_TOKENS, ORGANIZATIONS, API_KEYS } from './index';
 
 const T0 = '2026-03-02T09:00:00.000Z';
 const now = () => T0;
 
 async function dump(store: SqliteReadStore): Promise<Record<string, ReadDoc[]>> {
   const out: Record<string, ReadDoc[]> = {};
-  for (const c of [DOCUMENTS, AUDIT_ENTRIES, PUBLIC_EVENTS, SIGNING_TOKENS, ORGANIZATIONS, API_KEYS]) {
+  for (const c of [DOCUMENTS, AUDIT_ENTRIES, AUDIT_PEOPLE, PUBLIC_EVENTS, SIGNING_TOKENS, ORGANIZATIONS, API_KEYS]) {
     out[c] = await store.find(c, { orderBy: [{ field: 'id', direction: 'asc' }] });
   }
   return out;
@@ -53,7 +53,7 @@ describe('projections', () => {
     const id = randomUUID();
     const p = randomUUID();
     const d = (c: Omit<DocumentCommand, 'now'>) => commands.execute(documentDecider, documentStreamId(id), { ...c, now: T0 } as DocumentCommand, ctx, now);
-    await d({ type: 'CreateDocument', document_id: id, organization_id: org, livemode: false, title: '계약서', content: '<p>x</p>', content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
+    await d({ type: 'CreateDocument', document_id: id, organization_id: org, livemode: false, title: '계약서', content_blob: { sha256: 'b'.repeat(64), byte_size: 8 }, content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
     await d({ type: 'AddParticipants', participants: [{ id: p, name: '김철수', phone: '01012345678', email: 'kim@example.com', role: 'signer', signing_order: 1, auth: 'none' }] } as never);
     await d({ type: 'ReplaceFields', fields: [{ id: randomUUID(), participant_id: p, type: 'signature', page: 1, x: 10, y: 10, width: 20, height: 10, required: true, upload_only: false }] } as never);
     await d({ type: 'SendDocument', expires_at: null, message: null, page_count: 1, original_pdf: null, links: [{ participant_id: p, token_hash: 'b'.repeat(64) }] } as never);
@@ -92,6 +92,25 @@ describe('projections', () => {
     expect((await reads.find(AUDIT_ENTRIES, {})).length).toBe(afterOnce[AUDIT_ENTRIES].length);
   });
 
+  it('is idempotent from every position: a checkpoint behind rows already written (mid-stream) changes nothing', async () => {
+    await seed();
+    const once = new ProjectionRunner(events, reads, ALL_PROJECTIONS);
+    await once.init();
+    await once.catchUp();
+    const afterOnce = await dump(reads);
+    const head = await events.headPosition();
+    expect(head).toBeGreaterThan(2);
+    // From 0 the stream's first event (DocumentCreated, OrganizationCreated) resets its rows, which
+    // hides a double application of what follows; from 1…head-1 only the "already applied" guard does.
+    for (let from = 1; from < head; from++) {
+      reads.db.prepare('UPDATE checkpoints SET position = ?').run(from);
+      const replay = new ProjectionRunner(events, reads, ALL_PROJECTIONS, { batchSize: 2 });
+      await replay.init();
+      await replay.catchUp();
+      expect({ from, rows: await dump(reads) }).toEqual({ from, rows: afterOnce });
+    }
+  });
+
   it('converges when two runners (server and CLI) project the same log concurrently', async () => {
     await seed();
     const a = new ProjectionRunner(events, reads, ALL_PROJECTIONS, { batchSize: 2 });
@@ -128,7 +147,7 @@ describe('projections', () => {
     const ctx = { actor: 'test', organization_id: org, livemode: false };
     const draft = randomUUID();
     const d = (c: Omit<DocumentCommand, 'now'>) => commands.execute(documentDecider, documentStreamId(draft), { ...c, now: T0 } as DocumentCommand, ctx, now);
-    await d({ type: 'CreateDocument', document_id: draft, organization_id: org, livemode: false, title: '초안', content: '<p>x</p>', content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
+    await d({ type: 'CreateDocument', document_id: draft, organization_id: org, livemode: false, title: '초안', content_blob: { sha256: 'b'.repeat(64), byte_size: 8 }, content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as never);
     const server = new ProjectionRunner(events, reads, ALL_PROJECTIONS);
     await server.init();
     await server.catchUp();
@@ -181,5 +200,15 @@ describe('projections', () => {
     expect(text).not.toContain('01012345678');
     expect(text).not.toContain('kim@example.com');
     expect(text).toContain('203.0.113.7');
+    // The people the entries are attributed to are kept masked too: no collection of this
+    // projection holds a raw phone number or address.
+    const people = await reads.find(AUDIT_PEOPLE, {});
+    expect(people).toHaveLength(1);
+    const peopleText = JSON.stringify(people);
+    expect(peopleText).toContain('김철수');
+    expect(peopleText).not.toContain('01012345678');
+    expect(peopleText).not.toContain('12345678');
+    expect(peopleText).not.toContain('kim@example.com');
+    expect(peopleText).not.toContain('kim@');
   });
 });

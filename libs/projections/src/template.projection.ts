@@ -1,4 +1,4 @@
-import { TEMPLATE_EVENT_TYPES, TemplateCreated } from '@dojang/domain';
+import { BodyRef, TEMPLATE_EVENT_TYPES, TemplateCreated } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ReadDoc, Write } from '@dojang/read-store';
 import { Projection } from './projection';
@@ -10,7 +10,10 @@ export interface TemplateReadRow extends ReadDoc {
   organization_id: string;
   livemode: boolean;
   name: string;
-  content: string;
+  /** The body's blob (inline text for templates recorded before bodies left the events). */
+  content_blob: BodyRef;
+  /** Only in rows projected before that change, until a rebuild. */
+  content?: string;
   variables: string[];
   created_at: string;
   /** created_at|id: newest-first listing with a stable cursor. */
@@ -29,7 +32,7 @@ export const templateProjection: Projection = {
       organization_id: d.organization_id,
       livemode: d.livemode,
       name: d.name,
-      content: d.content,
+      content_blob: d.content_blob,
       variables: d.variables,
       created_at: d.created_at,
       sort_key: `${d.created_at}|${d.template_id}`,

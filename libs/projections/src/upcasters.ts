@@ -1,4 +1,24 @@
+import { createHash } from 'crypto';
+import { BodyRef } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
+
+/**
+ * Version 1 carried document and template bodies inline as `content`; version 2 carries a blob ref
+ * (`content_blob`). An old body was never put in the blob store, so its ref keeps the text inline
+ * and readers take it from there. `content: null` (an uploaded PDF) becomes `content_blob: null`.
+ */
+function bodyToRef(e: StoredEvent): StoredEvent {
+  const { content, ...rest } = e.data as { content?: unknown };
+  const data: Record<string, unknown> = { ...rest };
+  if (typeof content === 'string') data.content_blob = inlineRef(content);
+  else if (content === null) data.content_blob = null;
+  return { ...e, data, metadata: { ...e.metadata, schema_version: 2 } };
+}
+
+function inlineRef(text: string): BodyRef {
+  const bytes = Buffer.from(text, 'utf8');
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), byte_size: bytes.length, inline: text };
+}
 
 /**
  * The one deserialisation boundary where old event shapes become current ones. Stored events are
@@ -16,6 +36,9 @@ const upcasters: Record<string, (e: StoredEvent) => StoredEvent> = {
       metadata: { ...e.metadata, schema_version: 1 },
     };
   },
+  'DocumentCreated@1': bodyToRef,
+  'DocumentUpdated@1': bodyToRef,
+  'TemplateCreated@1': bodyToRef,
 };
 
 export function upcast(event: StoredEvent): StoredEvent {

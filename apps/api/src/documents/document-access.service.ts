@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Infrastructure, CommandContext, Decision, CLOCK, Clock } from '@dojang/application';
+import { Infrastructure, CommandContext, Decision, CLOCK, Clock, readBody } from '@dojang/application';
 import {
   DocumentCommand,
   DocumentEvent,
@@ -49,8 +49,8 @@ export class DocumentAccess {
     return row;
   }
 
-  present(row: DocumentRow): PresentedDocument {
-    return presentDocument(row, this.origin, this.infra.secrets);
+  async present(row: DocumentRow): Promise<PresentedDocument> {
+    return presentDocument(row, this.origin, this.infra.secrets, await readBody(this.infra.blobs, row));
   }
 
   async presentById(auth: AuthContext, id: string): Promise<PresentedDocument> {

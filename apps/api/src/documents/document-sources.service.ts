@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { timingSafeEqual } from 'crypto';
-import { Clock, CLOCK, Infrastructure } from '@dojang/application';
+import { Clock, CLOCK, Infrastructure, readBody } from '@dojang/application';
 import { ContentFormat, FileRef } from '@dojang/domain';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { renderTemplate } from '@dojang/seals';
@@ -81,7 +81,7 @@ export class DocumentSources {
     if (!row || row.organization_id !== auth.organization_id || row.livemode !== auth.livemode) {
       throw ApiError.invalid('from_template', `No such template: ${templateId}.`);
     }
-    const result = renderTemplate(row.content, variables);
+    const result = renderTemplate((await readBody(this.infra.blobs, row)) ?? '', variables);
     if (!result.ok) {
       const names = [...new Set(result.missing)];
       throw ApiError.invalid(`variables.${names[0]}`, `Missing or invalid template variable${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`);

@@ -1,3 +1,4 @@
+import { BodyRef } from '@dojang/domain';
 import { ReadDoc } from '@dojang/read-store';
 
 /** Read-model collections a document body may come from (written by the files and templates slices). */
@@ -8,7 +9,9 @@ export interface TemplateRow extends ReadDoc {
   organization_id: string;
   livemode: boolean;
   name: string;
-  content: string;
+  content_blob?: BodyRef;
+  /** Rows projected before bodies moved to the blob store. */
+  content?: string;
   created_at: string;
 }
 

@@ -1,8 +1,11 @@
 import { Secrets } from '@dojang/application';
 import { DocumentRow } from '@dojang/projections';
 
-/** The public shape of a document. Signing links are shown only to the owning organization. */
-export function presentDocument(row: DocumentRow, origin: string, secrets: Secrets) {
+/**
+ * The public shape of a document. Signing links are shown only to the owning organization.
+ * `content` is the body read from the blob store (the row holds only its ref).
+ */
+export function presentDocument(row: DocumentRow, origin: string, secrets: Secrets, content: string | null) {
   const linksLive = row.status === 'sent';
   return {
     id: row.id,
@@ -10,7 +13,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
     livemode: row.livemode,
     status: row.status,
     title: row.title,
-    content: row.content,
+    content,
     content_format: row.content_format,
     file: row.file ? { id: row.file.file_id, sha256: row.file.sha256, byte_size: row.file.byte_size, page_count: row.file.page_count } : null,
     author_name: row.author_name,

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { randomUUID } from 'crypto';
+import { putBody, storedBody } from '@dojang/application';
 import { FieldDtoShape, remapDuplicate } from './duplicate';
 import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
@@ -35,7 +36,7 @@ export class DocumentsHttpController {
         organization_id: auth.organization_id,
         livemode: auth.livemode,
         title: dto.title.trim(),
-        content: body.content,
+        content_blob: body.content === null ? null : await putBody(this.docs.infra.blobs, body.content),
         content_format: body.content_format,
         file: body.file,
         author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
@@ -68,7 +69,7 @@ export class DocumentsHttpController {
       { limit, starting_after: query.starting_after, ending_before: query.ending_before },
       { collection: DOCUMENTS, where, sortField: 'sort_key', cursor: (id) => this.docs.row(auth, id), noun: 'a document' },
     );
-    return { object: 'list', data: rows.map((r) => this.docs.present(r)), has_more };
+    return { object: 'list', data: await Promise.all(rows.map((r) => this.docs.present(r))), has_more };
   }
 
   @Get(':id')
@@ -82,7 +83,7 @@ export class DocumentsHttpController {
     await this.docs.decide(auth, info, id, {
       type: 'UpdateDocument',
       ...(dto.title !== undefined ? { title: dto.title.trim() } : {}),
-      ...(dto.content !== undefined ? { content: dto.content } : {}),
+      ...(dto.content !== undefined ? { content_blob: await putBody(this.docs.infra.blobs, dto.content) } : {}),
       ...(dto.author_name !== undefined ? { author_name: dto.author_name.trim() } : {}),
       ...(metadata !== undefined ? { metadata } : {}),
     });
@@ -111,7 +112,7 @@ export class DocumentsHttpController {
         organization_id: auth.organization_id,
         livemode: auth.livemode,
         title: source.title,
-        content: source.content,
+        content_blob: source.content_blob && (await storedBody(this.docs.infra.blobs, source.content_blob)),
         content_format: source.content_format,
         file: source.file,
         author_name: source.author_name,

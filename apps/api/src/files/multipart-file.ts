@@ -14,7 +14,7 @@ type BusboyFactory = (config: {
   defParamCharset?: string;
   limits?: { fileSize?: number; files?: number; fields?: number; parts?: number; fieldSize?: number; headerPairs?: number };
 }) => Writable;
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const busboy: BusboyFactory = require('busboy');
 
 export interface UploadedFilePart {
@@ -47,6 +47,10 @@ export function fileTooLarge(opts: ReadFilePartOptions): ApiError {
     `The file is larger than ${opts.maxLabel} (${opts.maxBytes.toLocaleString('en-US')} bytes); upload a PDF of at most ${opts.maxLabel}.`,
     opts.field,
   );
+}
+
+function unreadable(opts: ReadFilePartOptions, err: Error): ApiError {
+  return ApiError.invalid(opts.field, `The multipart body cannot be read: ${err.message}.`);
 }
 
 function missingFile(opts: ReadFilePartOptions): ApiError {
@@ -111,7 +115,9 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
 
     parser.on('file', (name: string, stream: FileStream, info: BusboyFileInfo) => {
       stream.on('limit', () => fail(fileTooLarge(opts)));
-      stream.on('error', (err: Error) => fail(err));
+      // busboy fails the open file part with the parser's own error (a body that ends before the
+      // closing boundary) before the parser reports it: the client's fault either way.
+      stream.on('error', (err: Error) => fail(unreadable(opts, err)));
       if (settled || name !== opts.field) {
         stream.resume();
         return;
@@ -135,7 +141,7 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
     for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
       parser.on(limit, () => fail(ApiError.invalid(opts.field, 'The multipart body has too many parts.')));
     }
-    parser.on('error', (err: Error) => fail(ApiError.invalid(opts.field, `The multipart body cannot be read: ${err.message}.`)));
+    parser.on('error', (err: Error) => fail(unreadable(opts, err)));
     parser.on('close', () => {
       if (settled) return;
       if (!part) {

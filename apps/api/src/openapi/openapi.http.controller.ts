@@ -84,7 +84,8 @@ export class OpenApiHttpController {
       res.setHeader('Content-Type', 'application/javascript; charset=utf-8');
       return res.end(INIT_JS);
     }
-    const type = ASSETS[asset];
+    // Own keys only: `constructor` or `__proto__` must not resolve to Object's members.
+    const type = Object.hasOwn(ASSETS, asset) ? ASSETS[asset] : undefined;
     if (!type) throw new NotFoundException();
     res.setHeader('Content-Type', type);
     res.setHeader('Cache-Control', 'public, max-age=86400');

@@ -9,6 +9,7 @@ import { Response } from 'express';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
 import { listPage } from '../shared/list-page';
+import { assertStampable } from '../shared/data-url-image';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
@@ -74,6 +75,7 @@ export class SealsHttpController {
         if (dto.image === undefined) throw ApiError.missing('image', 'image (a base64 data URL of a PNG or JPEG) is required for an uploaded seal.');
         if (name === undefined) throw ApiError.missing('name', 'name is required for an uploaded seal.');
         const inspected = inspectSealImage(dto.image);
+        assertStampable(inspected.bytes, 'image');
         const ref = await this.infra.blobs.put(inspected.bytes);
         image = { sha256: ref.sha256, byte_size: ref.byte_size, mime: inspected.mime, width: inspected.width, height: inspected.height };
       }

@@ -6,7 +6,6 @@ import { timingSafeEqual } from 'crypto';
 import { Request } from 'express';
 import { ApiError } from './api-error';
 import { INFRA } from './infrastructure.token';
-import { requestApiKey } from '../rate-limit/request-auth';
 
 export interface AuthContext {
   organization_id: string;
@@ -52,6 +51,18 @@ export async function authenticate(infra: Infrastructure, header: string | undef
   const mode = key.startsWith('sk_live_') ? 'live' : 'test';
   if (row.mode !== mode) throw invalid();
   return { organization_id: row.organization_id, livemode: mode === 'live', key_id: row.key_id, mode };
+}
+
+const RESOLVED = Symbol('dojang:api-key');
+
+/**
+ * The API key of a request as the middleware (rate limit, idempotency) sees it, before Nest's guard
+ * runs: null when there is no valid key (the guard then answers 401). Looked up once per request.
+ */
+export function requestApiKey(infra: Infrastructure, req: Request): Promise<AuthContext | null> {
+  const holder = req as Request & { [RESOLVED]?: Promise<AuthContext | null> };
+  holder[RESOLVED] ??= req.headers.authorization ? authenticate(infra, req.headers.authorization).catch(() => null) : Promise.resolve(null);
+  return holder[RESOLVED];
 }
 
 export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {

@@ -24,13 +24,15 @@ function firstError(errors: ValidationError[], prefix = ''): { param: string; co
  * livemode, timestamps, signing records) is refused, so nothing can be mass-assigned.
  */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** toString, valueOf, hasOwnProperty, isPrototypeOf…: every name a plain object inherits. */
+const BUILT_IN_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-/** The path of the first reserved key anywhere in a parsed body, e.g. `metadata.__proto__`. */
-function reservedKey(value: unknown, path: string, depth = 0): string | null {
+/** The first reserved key anywhere in a parsed body, with its path, e.g. `metadata.__proto__`. */
+function reservedKey(value: unknown, path: string, depth = 0): { path: string; key: string } | null {
   if (depth > 32 || value === null || typeof value !== 'object') return null;
   for (const key of Object.keys(value)) {
     const here = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-    if (RESERVED_KEYS.has(key)) return here;
+    if (RESERVED_KEYS.has(key) || (!Array.isArray(value) && BUILT_IN_KEYS.has(key))) return { path: here, key };
     const nested = reservedKey((value as Record<string, unknown>)[key], here, depth + 1);
     if (nested) return nested;
   }
@@ -38,15 +40,21 @@ function reservedKey(value: unknown, path: string, depth = 0): string | null {
 }
 
 /**
- * class-transformer silently drops `__proto__` and `constructor`, so the whitelist never sees them:
- * they would be accepted and ignored (and a metadata key `__proto__` lost). Refuse them like any
- * other unknown property.
+ * class-transformer silently drops `__proto__` and `constructor`, and any key a plain object
+ * inherits a function for (`toString`, `valueOf`, `isPrototypeOf`…), so the whitelist never sees
+ * them: they would be accepted and ignored (a metadata key or template variable lost). Refuse
+ * them like any other property that cannot be set.
  */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata) {
     if (metadata.type === 'body' || metadata.type === 'query') {
-      const key = reservedKey(value, '');
-      if (key) throw ApiError.invalid(key, `${key} is not a parameter of this request (or cannot be set by clients).`);
+      const found = reservedKey(value, '');
+      if (found && RESERVED_KEYS.has(found.key)) {
+        throw ApiError.invalid(found.path, `${found.path} is not a parameter of this request (or cannot be set by clients).`);
+      }
+      if (found) {
+        throw ApiError.invalid(found.path, `${found.path}: "${found.key}" is the name of a built-in property of JavaScript objects and cannot be used as a key here.`);
+      }
     }
     return super.transform(value, metadata);
   }

@@ -1,7 +1,7 @@
 import { Body, CanActivate, Controller, ExecutionContext, HttpCode, Inject, Injectable, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomUUID } from 'crypto';
-import { DocumentPdfService, sha256Hex } from '@dojang/application';
+import { DocumentPdfService, putBody, sha256Hex } from '@dojang/application';
 import {
   DEFAULT_EXPIRY_DAYS,
   Decider,
@@ -81,6 +81,7 @@ export class SignatureRequestsHttpController {
     const format = dto.content_format ?? 'html';
     const title = dto.title.trim();
     const block = await appendSignatureBlock(title, dto.content, format, name);
+    const contentBlob = await putBody(this.docs.infra.blobs, block.content);
     const documentId = randomUUID();
     const participantId = randomUUID();
     const days = dto.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
@@ -94,7 +95,7 @@ export class SignatureRequestsHttpController {
         organization_id: auth.organization_id,
         livemode: auth.livemode,
         title,
-        content: block.content,
+        content_blob: contentBlob,
         content_format: format,
         file: null,
         author_name: org.name,

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Res } from '@nestjs/common';
 import { Response } from 'express';
 import * as fs from 'fs';
 import * as path from 'path';
+import { ApiError } from '../shared/api-error';
 import { Public } from '../shared/auth.guard';
 
 /** The repository root, found the same way from the sources (tests) and from dist/ (production). */
@@ -33,8 +34,9 @@ const SECURITY_HEADERS: Record<string, string> = {
 export class SigningPageHttpController {
   @Get('assets/:name')
   asset(@Param('name') name: string, @Res() res: Response) {
-    const asset = ASSETS[name];
-    if (!asset) return res.status(404).json({ error: { type: 'invalid_request_error', code: 'resource_not_found', message: 'No such file.' } });
+    // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's.
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    if (!asset) throw ApiError.notFound('resource_not_found', 'No such file.');
     res.setHeader('Content-Type', asset.type);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'public, max-age=300');

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
-import { TemplateCommand, templateDecider, templateStreamId } from '@dojang/domain';
+import { Clock, CLOCK, Infrastructure, prefixedId, putBody, readBody } from '@dojang/application';
+import { TemplateCommand, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
 import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { extractTemplateVariables } from '@dojang/seals';
@@ -13,13 +13,14 @@ import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateTemplateDto, ListTemplatesQuery } from './template.dto';
 
-export function presentTemplate(row: TemplateReadRow, withContent: boolean) {
+/** `content` is the body read from the blob store, given only where the response shows it. */
+export function presentTemplate(row: TemplateReadRow, content?: string) {
   return {
     id: row.id,
     object: 'template' as const,
     name: row.name,
     variables: row.variables,
-    ...(withContent ? { content: row.content } : {}),
+    ...(content !== undefined ? { content } : {}),
     livemode: row.livemode,
     created_at: row.created_at,
   };
@@ -42,20 +43,21 @@ export class TemplatesHttpController {
   @HttpCode(201)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto) {
     const id = prefixedId('tmpl');
+    validateTemplateContent(dto.content);
     const command: TemplateCommand = {
       type: 'CreateTemplate',
       template_id: id,
       organization_id: auth.organization_id,
       livemode: auth.livemode,
       name: dto.name,
-      content: dto.content,
+      content_blob: await putBody(this.infra.blobs, dto.content),
       variables: extractTemplateVariables(dto.content),
       now: this.clock.now().toISOString(),
     };
     await this.commandBus.execute(
       new DecideCommand(templateDecider, templateStreamId(id), command, commandContext(auth, info)),
     );
-    return presentTemplate((await this.row(auth, id)) as TemplateReadRow, true);
+    return presentTemplate((await this.row(auth, id)) as TemplateReadRow, dto.content);
   }
 
   @Get()
@@ -67,13 +69,13 @@ export class TemplatesHttpController {
       { limit, starting_after: query.starting_after, ending_before: query.ending_before },
       { collection: TEMPLATES, where, sortField: 'sort_key', cursor: (id) => this.row(auth, id), noun: 'a template' },
     );
-    return { object: 'list', data: rows.map((r) => presentTemplate(r, false)), has_more };
+    return { object: 'list', data: rows.map((r) => presentTemplate(r)), has_more };
   }
 
   @Get(':id')
   async get(@Auth() auth: AuthContext, @Param('id') id: string) {
     const row = await this.row(auth, id);
     if (!row) throw ApiError.notFound('template_not_found', 'No such template.');
-    return presentTemplate(row, true);
+    return presentTemplate(row, (await readBody(this.infra.blobs, row)) ?? '');
   }
 }

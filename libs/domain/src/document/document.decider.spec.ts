@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '../shared/decider.spec-helpers';
-import { MAX_METADATA_KEYS, MAX_PARTICIPANTS_PER_BATCH, documentDecider } from './document.decider';
+import { MAX_METADATA_KEYS, MAX_PARTICIPANTS_PER_BATCH, MAX_PARTICIPANTS_PER_DOCUMENT, documentDecider } from './document.decider';
 import {
   CancelDocument,
   CreateDocument,
@@ -13,7 +13,7 @@ import {
   UpdateDocument,
   VerifyPin,
 } from './document.commands';
-import { BlobPointer, DocumentEvent, Field, FileRef, ParticipantSetup } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentEvent, Field, FileRef, ParticipantSetup } from './document.events';
 
 const spec = DeciderSpecification.for(documentDecider);
 
@@ -58,6 +58,9 @@ const SIGNATURE: BlobPointer = { sha256: 'b'.repeat(64), byte_size: 4120 };
 const SEAL_IMAGE: BlobPointer = { sha256: 'e'.repeat(64), byte_size: 8800 };
 const FINAL_PDF: BlobPointer = { sha256: 'd'.repeat(64), byte_size: 182_044 };
 const ORIGINAL_SHA = '0'.repeat(63) + '1';
+/** Bodies travel as blob refs: the shell stores the text first (SHA-256 and size of its UTF-8 bytes). */
+const BODY: BlobPointer = { sha256: 'b'.repeat(64), byte_size: 26 };
+const NEW_BODY: BlobPointer = { sha256: 'c'.repeat(64), byte_size: 10 };
 const PDF_FILE: FileRef = { file_id: 'file_7f3a9c2e', sha256: '9'.repeat(64), byte_size: 120_000, page_count: 2 };
 const IP = '203.0.113.7';
 const UA = 'Mozilla/5.0 (jest)';
@@ -107,7 +110,7 @@ const created = (o: Partial<DataOf<'DocumentCreated'>> = {}): DocumentEvent => (
     organization_id: ORG,
     livemode: true,
     title: 'Service agreement',
-    content: '<p>The parties agree.</p>',
+    content_blob: BODY,
     content_format: 'html',
     file: null,
     author_name: 'Acme Corp',
@@ -118,7 +121,7 @@ const created = (o: Partial<DataOf<'DocumentCreated'>> = {}): DocumentEvent => (
     ...o,
   },
 });
-const createdPdf = () => created({ content: null, content_format: 'pdf', file: PDF_FILE });
+const createdPdf = () => created({ content_blob: null, content_format: 'pdf', file: PDF_FILE });
 const added = (participant: ParticipantSetup, at = T_EDIT): DocumentEvent => ({ type: 'ParticipantAdded', data: { participant, added_at: at } });
 const fieldsSet = (fields: Field[], at = T_EDIT): DocumentEvent => ({ type: 'FieldsReplaced', data: { fields, replaced_at: at } });
 const lockChanged = (locked: boolean): DocumentEvent => ({ type: 'DocumentEditLockChanged', data: { locked, at: T_EDIT } });
@@ -176,7 +179,7 @@ const participantDeclined = (participant_id: string): DocumentEvent => ({
   data: { participant_id, declined_at: T_SIGN, reason: 'Wrong amount', ip: IP, user_agent: UA },
 });
 const documentDeclined = (participant_id: string): DocumentEvent => ({ type: 'DocumentDeclined', data: { declined_at: T_SIGN, participant_id } });
-const completed = (): DocumentEvent => ({ type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: ORIGINAL_SHA, final_pdf: FINAL_PDF } });
+const completed = (): DocumentEvent => ({ type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: FINAL_PDF } });
 const canceled = (): DocumentEvent => ({ type: 'DocumentCanceled', data: { canceled_at: T_LATER } });
 const expired = (): DocumentEvent => ({ type: 'DocumentExpired', data: { expired_at: T_EXPIRES } });
 const reminded = (participant_ids: string[], at: string): DocumentEvent => ({
@@ -215,7 +218,7 @@ const create = (o: Partial<CreateDocument> = {}): CreateDocument => ({
   organization_id: ORG,
   livemode: true,
   title: 'Service agreement',
-  content: '<p>The parties agree.</p>',
+  content_blob: BODY,
   content_format: 'html',
   file: null,
   author_name: 'Acme Corp',
@@ -261,7 +264,6 @@ const sign = (participant_id: string, o: Partial<SignDocument> = {}): SignDocume
   ip: IP,
   user_agent: UA,
   final_pdf: null,
-  original_sha256: null,
   ...o,
 });
 const decline = (participant_id: string, reason = 'The amount is wrong.'): DeclineDocument => ({
@@ -289,7 +291,7 @@ describe('documentDecider', () => {
     it('creates from an uploaded PDF, taking its page count', () => {
       const state = spec
         .given([])
-        .when(create({ content: null, content_format: 'pdf', file: PDF_FILE }))
+        .when(create({ content_blob: null, content_format: 'pdf', file: PDF_FILE }))
         .then([createdPdf()]);
       expect(state.page_count).toBe(2);
     });
@@ -310,7 +312,16 @@ describe('documentDecider', () => {
 
     // SPEC.md Errors: missing_parameter when "neither content nor file_url".
     it('refuses a document with neither content nor a file', () => {
-      spec.given([]).when(create({ content: null, file: null })).thenThrows('missing_parameter', 'invalid');
+      spec.given([]).when(create({ content_blob: null, file: null })).thenThrows('missing_parameter', 'invalid');
+    });
+
+    it('refuses an empty body (a blob of zero bytes)', () => {
+      spec.given([]).when(create({ content_blob: { sha256: 'e'.repeat(64), byte_size: 0 } })).thenThrows('missing_parameter', { kind: 'invalid', param: 'content' });
+    });
+
+    it('records only the hash and size of the body, never text that came with the ref', () => {
+      // A duplicate of a document recorded with an inline body hands its ref back (issue 10 §3.4).
+      spec.given([]).when(create({ content_blob: { ...BODY, inline: '<p>The parties agree.</p>' } as BlobPointer })).then([created()]);
     });
 
     it('duplicates: copies the participant set-up and the fields, with no signing records', () => {
@@ -346,9 +357,9 @@ describe('documentDecider', () => {
     it('changes title, content and author name, naming only what changed', () => {
       const state = spec
         .given([created()])
-        .when(update({ title: 'Lease', content: '<p>New</p>', author_name: 'Acme Legal' }))
-        .then([{ type: 'DocumentUpdated', data: { title: 'Lease', content: '<p>New</p>', author_name: 'Acme Legal', updated_at: T_EDIT } }]);
-      expect(state).toMatchObject({ title: 'Lease', content: '<p>New</p>', author_name: 'Acme Legal' });
+        .when(update({ title: 'Lease', content_blob: NEW_BODY, author_name: 'Acme Legal' }))
+        .then([{ type: 'DocumentUpdated', data: { title: 'Lease', content_blob: NEW_BODY, author_name: 'Acme Legal', updated_at: T_EDIT } }]);
+      expect(state).toMatchObject({ title: 'Lease', content_blob: NEW_BODY, author_name: 'Acme Legal' });
       spec.given([created()]).when(update({ author_name: 'X' })).then([{ type: 'DocumentUpdated', data: { author_name: 'X', updated_at: T_EDIT } }]);
     });
 
@@ -395,7 +406,7 @@ describe('documentDecider', () => {
     });
 
     it('refuses content for an uploaded PDF, but a title is fine', () => {
-      spec.given([createdPdf()]).when(update({ content: '<p>x</p>' })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'content' });
+      spec.given([createdPdf()]).when(update({ content_blob: NEW_BODY })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'content' });
       spec.given([createdPdf()]).when(update({ title: 'Scanned' })).then([{ type: 'DocumentUpdated', data: { title: 'Scanned', updated_at: T_EDIT } }]);
     });
 
@@ -506,6 +517,17 @@ describe('documentDecider', () => {
 
     it(`refuses a batch of ${MAX_PARTICIPANTS_PER_BATCH + 1}`, () => {
       spec.given([created()]).when(add(many(51))).thenThrows('invalid_parameter', { kind: 'invalid', param: 'participants' });
+    });
+
+    it(`holds at most ${MAX_PARTICIPANTS_PER_DOCUMENT} participants per document, however they are added`, () => {
+      const one = (i: number) => person(`c0000000-0000-4000-8000-${String(i).padStart(12, '0')}`, { name: `Signer ${i}` });
+      const full = [created(), ...Array.from({ length: MAX_PARTICIPANTS_PER_DOCUMENT }, (_, i) => added(one(i)))];
+      spec.given(full).when(add([one(100)])).thenThrows('participant_limit_exceeded', { kind: 'invalid', param: 'participants', message: /at most 50 participants/ });
+      const almost = full.slice(0, -2);
+      spec.given(almost).when(add([one(101), one(102), one(103)])).thenThrows('participant_limit_exceeded', { kind: 'invalid', message: /at most 2 more/ });
+      spec.given(almost).when(add([one(101), one(102)])).then([added(one(101)), added(one(102))]);
+      // Removing one makes room again.
+      spec.given([...full, { type: 'ParticipantRemoved', data: { participant_id: one(0).id, removed_at: T_EDIT } }]).when(add([one(100)])).then([added(one(100))]);
     });
 
     it('refuses an empty list', () => {
@@ -829,20 +851,29 @@ describe('documentDecider', () => {
       expect(state.participants[0].pin).toMatchObject({ failed_attempts: 5, locked: true });
     });
 
-    it('refuses a locked PIN, even the right one, and records the attempt', () => {
-      const state = spec
-        .given([...withPin(), pinFailed(KIM, 5, true)])
-        .when(verifyPin(KIM))
-        .then([pinFailed(KIM, 5, true, 'locked')]);
-      expect(state.participants[0].pin).toMatchObject({ failed_attempts: 5, locked: true, verified: false });
+    it('refuses a locked PIN, even the right one, without a new event: the lock is already on record', () => {
+      spec.given([...withPin(), pinFailed(KIM, 5, true)]).when(verifyPin(KIM)).thenThrows('pin_locked', { kind: 'conflict', param: 'pin' });
+      spec.given([...withPin(), pinFailed(KIM, 5, true)]).when(verifyPin(KIM, WRONG_PIN_HASH)).thenThrows('pin_locked', { kind: 'conflict', param: 'pin' });
     });
 
-    it('refuses an expired PIN and records the attempt (still valid at the expiry instant)', () => {
+    it('still folds a locked-attempt event recorded before attempts on a locked PIN stopped being recorded', () => {
+      spec.given([...withPin(), pinFailed(KIM, 5, true), pinFailed(KIM, 5, true, 'locked')]).when(verifyPin(KIM)).thenThrows('pin_locked', 'conflict');
+    });
+
+    it('refuses an expired PIN and records the first attempt (still valid at the expiry instant)', () => {
       spec
         .given(withPin())
         .when(verifyPin(KIM, PIN_HASH, '2024-05-02T08:06:00.001Z'))
         .then([pinFailed(KIM, 0, false, 'expired', '2024-05-02T08:06:00.001Z')]);
       spec.given(withPin()).when(verifyPin(KIM, PIN_HASH, T_PIN_EXPIRES)).then([{ type: 'PinVerified', data: { participant_id: KIM, verified_at: T_PIN_EXPIRES, ip: IP } }]);
+    });
+
+    it('refuses later attempts on an expired PIN without recording each of them', () => {
+      const expiredOnce = [...withPin(), pinFailed(KIM, 0, false, 'expired', '2024-05-02T08:06:00.001Z')];
+      spec.given(expiredOnce).when(verifyPin(KIM, WRONG_PIN_HASH, '2024-05-02T08:07:00.000Z')).thenThrows('pin_expired', { kind: 'conflict', param: 'pin' });
+      // A new PIN starts a new record.
+      const reissued = [...expiredOnce, pinIssued(KIM, '2024-05-02T08:08:00.000Z', '2024-05-02T08:13:00.000Z')];
+      spec.given(reissued).when(verifyPin(KIM, PIN_HASH, '2024-05-02T08:14:00.000Z')).then([pinFailed(KIM, 0, false, 'expired', '2024-05-02T08:14:00.000Z')]);
     });
 
     it('refuses when no PIN was requested: pin_not_requested', () => {
@@ -904,7 +935,7 @@ describe('documentDecider', () => {
     it('the next signing_order may sign once the lower one has', () => {
       spec
         .given([...twoSignersSent(), ...kimVerified(), signedEv(KIM, { auth_method: 'sms_pin' })])
-        .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
+        .when(sign(LEE, { final_pdf: FINAL_PDF }))
         .then([signedEv(LEE), completed()]);
     });
 
@@ -1040,15 +1071,39 @@ describe('documentDecider', () => {
     it('the last signer completes the document, with the final PDF', () => {
       const state = spec
         .given([...twoSignersSent(), ...kimVerified(), signedEv(KIM, { auth_method: 'sms_pin' })])
-        .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
+        .when(sign(LEE, { final_pdf: FINAL_PDF }))
         .then([signedEv(LEE), completed()]);
       expect(state).toMatchObject({ status: 'completed', completed_at: T_SIGN, final_pdf: FINAL_PDF });
+    });
+
+    it('the completion records the original fixed at send, not whatever the command carries', () => {
+      const original: BlobPointer = { sha256: ORIGINAL_SHA, byte_size: 96_512 };
+      spec
+        .given(sentWith([lee], [field(F_LEE, LEE)], { original_pdf: original }))
+        .when(sign(LEE, { final_pdf: FINAL_PDF }))
+        .then([signedEv(LEE), { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: ORIGINAL_SHA, final_pdf: FINAL_PDF } }]);
+    });
+
+    it('the completion carries the signed chain head the shell made', () => {
+      const chain_head: ChainHeadProof = {
+        revision: 6,
+        hash: 'a'.repeat(64),
+        event_count: 7,
+        completed_event_count: 9,
+        algorithm: 'RSA-SHA256',
+        certificate_sha256: 'c'.repeat(64),
+        signature: 'c2lnbmF0dXJl',
+      };
+      spec
+        .given(sentWith([lee], [field(F_LEE, LEE)]))
+        .when(sign(LEE, { final_pdf: FINAL_PDF, chain_head }))
+        .then([signedEv(LEE), { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: FINAL_PDF, chain_head } }]);
     });
 
     it('a cc does not block completion', () => {
       const state = spec
         .given(sentWith([lee, choi], [field(F_LEE, LEE)]))
-        .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
+        .when(sign(LEE, { final_pdf: FINAL_PDF }))
         .then([signedEv(LEE), completed()]);
       expect(state.status).toBe('completed');
       expect(state.participants.find((p) => p.id === CHOI)?.status).toBe('pending');

@@ -2,7 +2,7 @@ import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { constantTimeEqual, maskPhone } from '../shared/text';
 import { DocumentCommand, SignDocument } from './document.commands';
-import { DocumentEvent, Field, ParticipantSetup } from './document.events';
+import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
 import {
   DocumentState,
   ParticipantState,
@@ -16,8 +16,13 @@ import {
 
 export const MAX_METADATA_KEYS = 20;
 export const MAX_PARTICIPANTS_PER_BATCH = 50;
+/** Every participant is a signing link, a notification and a row of the audit certificate. */
+export const MAX_PARTICIPANTS_PER_DOCUMENT = 50;
 
 const DIGITS = /^[0-9]{6,15}$/;
+
+/** Hash and size only: a body read from an old inline event never goes back into a new one. */
+const pointer = (ref: BlobPointer): BlobPointer => ({ sha256: ref.sha256, byte_size: ref.byte_size });
 
 const documentNotFound = () => notFound('document_not_found', 'No such document.');
 
@@ -177,7 +182,13 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   if (wouldComplete(state, p.id)) {
     events.push({
       type: 'DocumentCompleted',
-      data: { completed_at: cmd.now, original_sha256: cmd.original_sha256, final_pdf: cmd.final_pdf },
+      // From the state, not the command: the original fixed at send is what was signed.
+      data: {
+        completed_at: cmd.now,
+        original_sha256: state.original_pdf?.sha256 ?? null,
+        final_pdf: cmd.final_pdf,
+        ...(cmd.chain_head ? { chain_head: cmd.chain_head } : {}),
+      },
     });
   }
   return events;
@@ -188,7 +199,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
     case 'CreateDocument': {
       if (state.exists) throw conflict('document_exists', 'A document with this id already exists.');
       if (!command.title.trim()) throw invalid('missing_parameter', 'title is required.', 'title');
-      if (!command.content?.trim() && !command.file) throw invalid('missing_parameter', 'Either content or file_url is required.', 'content');
+      // A blank body is refused by the shell before it stores the blob; an empty one is seen here.
+      if (!command.content_blob?.byte_size && !command.file) throw invalid('missing_parameter', 'Either content or file_url is required.', 'content');
       if (Object.keys(command.metadata).length > MAX_METADATA_KEYS) {
         throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
       }
@@ -200,7 +212,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             organization_id: command.organization_id,
             livemode: command.livemode,
             title: command.title,
-            content: command.content,
+            content_blob: command.content_blob && pointer(command.content_blob),
             content_format: command.content_format,
             file: command.file,
             author_name: command.author_name,
@@ -224,12 +236,12 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
     case 'UpdateDocument': {
       requireEditableDraft(state);
       if (command.title !== undefined && !command.title.trim()) throw invalid('invalid_parameter', 'title cannot be empty.', 'title');
-      if (command.content !== undefined && state.content_format === 'pdf') {
+      if (command.content_blob !== undefined && state.content_format === 'pdf') {
         throw invalid('invalid_parameter', 'The body of an uploaded PDF cannot be replaced with content.', 'content');
       }
       const data: Extract<DocumentEvent, { type: 'DocumentUpdated' }>['data'] = { updated_at: command.now };
       if (command.title !== undefined) data.title = command.title;
-      if (command.content !== undefined) data.content = command.content;
+      if (command.content_blob !== undefined) data.content_blob = pointer(command.content_blob);
       if (command.author_name !== undefined) data.author_name = command.author_name;
       if (command.metadata !== undefined) data.metadata = mergeMetadata(state.metadata, command.metadata);
       return [{ type: 'DocumentUpdated', data }];
@@ -246,6 +258,13 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (command.participants.length === 0) throw invalid('missing_parameter', 'participants must not be empty.', 'participants');
       if (command.participants.length > MAX_PARTICIPANTS_PER_BATCH) {
         throw invalid('invalid_parameter', `At most ${MAX_PARTICIPANTS_PER_BATCH} participants per batch.`, 'participants');
+      }
+      if (state.participants.length + command.participants.length > MAX_PARTICIPANTS_PER_DOCUMENT) {
+        throw invalid(
+          'participant_limit_exceeded',
+          `A document has at most ${MAX_PARTICIPANTS_PER_DOCUMENT} participants; this one has ${state.participants.length}, so at most ${Math.max(0, MAX_PARTICIPANTS_PER_DOCUMENT - state.participants.length)} more can be added.`,
+          'participants',
+        );
       }
       const batch = command.batch ?? command.participants.length > 1;
       command.participants.forEach((p, i) => validateParticipant(p, batch ? i : undefined));
@@ -327,13 +346,16 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const pin = p.pin;
       if (!pin || pin.used) throw conflict('pin_not_requested', 'Request a PIN first.');
       if (pin.verified) return [];
-      // Attempts on a locked or expired PIN are refused, but still recorded: every attempt is audited.
-      const refused = pin.locked ? 'locked' : Date.parse(command.now) > Date.parse(pin.expires_at) ? 'expired' : null;
-      if (refused) {
+      // A locked PIN was recorded as locked by the wrong attempt that locked it, and an expired one
+      // by the first attempt after its expiry. Further attempts are refused without an event: a
+      // script hammering a dead PIN must not grow the document's audit trail without bound.
+      if (pin.locked) throw new DomainError('conflict', 'pin_locked', 'Too many wrong PINs: this PIN is locked. Request a new PIN.', 'pin');
+      if (Date.parse(command.now) > Date.parse(pin.expires_at)) {
+        if (pin.expiry_recorded) throw new DomainError('conflict', 'pin_expired', 'The PIN has expired; request a new PIN.', 'pin');
         return [
           {
             type: 'PinVerificationFailed',
-            data: { participant_id: p.id, failed_at: command.now, failed_attempts: pin.failed_attempts, locked: pin.locked, ip: command.ip, reason: refused },
+            data: { participant_id: p.id, failed_at: command.now, failed_attempts: pin.failed_attempts, locked: false, ip: command.ip, reason: 'expired' },
           },
         ];
       }

@@ -40,6 +40,18 @@ export interface BlobPointer {
   byte_size: number;
 }
 
+/**
+ * A document's or template's body, kept out of the event (EventStoreDB refuses appends over
+ * 1 MiB; bodies reach 2,000,000 characters): the blob store holds its UTF-8 bytes.
+ */
+export interface BodyRef extends BlobPointer {
+  /**
+   * The text itself, only on events recorded before bodies left the events (schema_version 1):
+   * the upcaster moves their inline `content` here, since stored events are never rewritten.
+   */
+  inline?: string;
+}
+
 export type DocumentCreated = DomainEvent<
   'DocumentCreated',
   {
@@ -47,7 +59,8 @@ export type DocumentCreated = DomainEvent<
     organization_id: string;
     livemode: boolean;
     title: string;
-    content: string | null;
+    /** The body (html/text); null for an uploaded PDF. */
+    content_blob: BodyRef | null;
     content_format: ContentFormat;
     file: FileRef | null;
     author_name: string;
@@ -59,7 +72,7 @@ export type DocumentCreated = DomainEvent<
 >;
 export type DocumentUpdated = DomainEvent<
   'DocumentUpdated',
-  { title?: string; content?: string; author_name?: string; metadata?: Record<string, string>; updated_at: string }
+  { title?: string; content_blob?: BodyRef; author_name?: string; metadata?: Record<string, string>; updated_at: string }
 >;
 export type DocumentEditLockChanged = DomainEvent<'DocumentEditLockChanged', { locked: boolean; at: string }>;
 export type DocumentTrashed = DomainEvent<'DocumentTrashed', { trashed_at: string }>;
@@ -117,9 +130,28 @@ export type ParticipantDeclined = DomainEvent<
   'ParticipantDeclined',
   { participant_id: string; declined_at: string; reason: string; ip: string | null; user_agent: string | null }
 >;
+/**
+ * The stream's head as the server saw it when the last signature arrived, signed with the
+ * document-signing key: an auditor who holds the certificate can tell a log that was edited and
+ * re-hashed, or cut short, from the one the server wrote (libs/application/src/verification).
+ */
+export interface ChainHeadProof {
+  /** Revision and hash of the last event before the completing append. */
+  revision: number;
+  hash: string;
+  /** Events up to and including `revision`. */
+  event_count: number;
+  /** Events in the stream once the completing append (last signature + completion) is written. */
+  completed_event_count: number;
+  algorithm: 'RSA-SHA256';
+  /** SHA-256 of the DER certificate whose key made `signature`. */
+  certificate_sha256: string;
+  /** Base64 signature over the canonical JSON of `chainHeadStatement(...)`. */
+  signature: string;
+}
 export type DocumentCompleted = DomainEvent<
   'DocumentCompleted',
-  { completed_at: string; original_sha256: string | null; final_pdf: BlobPointer | null }
+  { completed_at: string; original_sha256: string | null; final_pdf: BlobPointer | null; chain_head?: ChainHeadProof | null }
 >;
 export type DocumentCanceled = DomainEvent<'DocumentCanceled', { canceled_at: string }>;
 export type DocumentDeclined = DomainEvent<'DocumentDeclined', { declined_at: string; participant_id: string }>;

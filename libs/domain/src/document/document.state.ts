@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/decider';
-import { ContentFormat, DocumentEvent, Field, FileRef, ParticipantSetup, BlobPointer } from './document.events';
+import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantSetup, BlobPointer } from './document.events';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
 export type ParticipantStatus = 'pending' | 'viewed' | 'signed' | 'declined';
@@ -14,6 +14,8 @@ export interface PinState {
   /** When it was verified: the verification lasts PIN_SESSION_SECONDS. */
   verified_at: string | null;
   used: boolean;
+  /** The first attempt on this PIN after it expired was recorded; later ones are refused without an event. */
+  expiry_recorded?: boolean;
 }
 
 export interface ParticipantState extends ParticipantSetup {
@@ -36,7 +38,7 @@ export interface DocumentState {
   livemode: boolean;
   status: DocumentStatus;
   title: string;
-  content: string | null;
+  content_blob: BodyRef | null;
   content_format: ContentFormat;
   file: FileRef | null;
   author_name: string;
@@ -63,7 +65,7 @@ export const initialDocumentState = (): DocumentState => ({
   livemode: false,
   status: 'draft',
   title: '',
-  content: null,
+  content_blob: null,
   content_format: 'html',
   file: null,
   author_name: '',
@@ -102,7 +104,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         organization_id: d.organization_id,
         livemode: d.livemode,
         title: d.title,
-        content: d.content,
+        content_blob: d.content_blob,
         content_format: d.content_format,
         file: d.file,
         author_name: d.author_name,
@@ -184,7 +186,12 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
     case 'PinVerificationFailed':
       return updateParticipant(state, event.data.participant_id, (p) => ({
         ...p,
-        pin: p.pin && { ...p.pin, failed_attempts: event.data.failed_attempts, locked: event.data.locked },
+        pin: p.pin && {
+          ...p.pin,
+          failed_attempts: event.data.failed_attempts,
+          locked: event.data.locked,
+          ...(event.data.reason === 'expired' ? { expiry_recorded: true } : {}),
+        },
       }));
     case 'PinVerified':
       return updateParticipant(state, event.data.participant_id, (p) => ({

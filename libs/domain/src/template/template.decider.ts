@@ -1,5 +1,6 @@
 import { Decider, assertNever } from '../shared/decider';
 import { conflict, invalid } from '../shared/domain-error';
+import { BlobPointer, BodyRef } from '../document/document.events';
 import { MAX_TEMPLATE_CONTENT, MAX_TEMPLATE_NAME, TemplateEvent } from './template.events';
 
 export interface TemplateState {
@@ -8,7 +9,7 @@ export interface TemplateState {
   organization_id: string;
   livemode: boolean;
   name: string;
-  content: string;
+  content_blob: BodyRef | null;
   variables: string[];
   created_at: string;
 }
@@ -19,7 +20,7 @@ export const initialTemplateState = (): TemplateState => ({
   organization_id: '',
   livemode: false,
   name: '',
-  content: '',
+  content_blob: null,
   variables: [],
   created_at: '',
 });
@@ -31,10 +32,20 @@ export type TemplateCommand = {
   organization_id: string;
   livemode: boolean;
   name: string;
-  content: string;
+  /** The body, already in the blob store (after validateTemplateContent). */
+  content_blob: BlobPointer;
   variables: string[];
   now: string;
 };
+
+/**
+ * The body's rules, checked by the shell before it stores the body: the decider sees only the
+ * blob's hash and size.
+ */
+export function validateTemplateContent(content: string): void {
+  if (!content.trim()) throw invalid('missing_parameter', 'content is required.', 'content');
+  if (content.length > MAX_TEMPLATE_CONTENT) throw invalid('invalid_parameter', 'content is too long.', 'content');
+}
 
 const TEMPLATE_ID = /^tmpl_[A-Za-z0-9]{8,64}$/;
 
@@ -48,7 +59,7 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
         organization_id: d.organization_id,
         livemode: d.livemode,
         name: d.name,
-        content: d.content,
+        content_blob: d.content_blob,
         variables: d.variables,
         created_at: d.created_at,
       };
@@ -66,8 +77,7 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
       const name = command.name.trim();
       if (!name) throw invalid('missing_parameter', 'name is required.', 'name');
       if (name.length > MAX_TEMPLATE_NAME) throw invalid('invalid_parameter', `name must be at most ${MAX_TEMPLATE_NAME} characters.`, 'name');
-      if (!command.content.trim()) throw invalid('missing_parameter', 'content is required.', 'content');
-      if (command.content.length > MAX_TEMPLATE_CONTENT) throw invalid('invalid_parameter', 'content is too long.', 'content');
+      if (!command.content_blob.byte_size) throw invalid('missing_parameter', 'content is required.', 'content');
       return [
         {
           type: 'TemplateCreated',
@@ -76,7 +86,7 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
             organization_id: command.organization_id,
             livemode: command.livemode,
             name,
-            content: command.content,
+            content_blob: { sha256: command.content_blob.sha256, byte_size: command.content_blob.byte_size },
             variables: [...command.variables],
             created_at: command.now,
           },

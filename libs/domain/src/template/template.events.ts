@@ -1,3 +1,4 @@
+import { BodyRef } from '../document/document.events';
 import { DomainEvent } from '../shared/decider';
 
 /** Longest template body accepted, in UTF-16 units (the same bound as a document's content). */
@@ -11,8 +12,8 @@ export type TemplateCreated = DomainEvent<
     organization_id: string;
     livemode: boolean;
     name: string;
-    /** HTML with {{variable}} placeholders. */
-    content: string;
+    /** HTML with {{variable}} placeholders, in the blob store (bodies never go into events). */
+    content_blob: BodyRef;
     /** Placeholder names in order of first appearance, extracted when the template was created. */
     variables: string[];
     created_at: string;

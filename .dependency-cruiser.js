@@ -1,0 +1,118 @@
+/**
+ * The layer table of docs/ARCHITECTURE.md, enforced: `npm run deps:validate` (run before the
+ * tests) fails on any import that crosses a layer the wrong way. Rules judge production code;
+ * specs, contract suites and `testing/` helpers may wire real adapters to exercise a layer.
+ */
+const TEST_CODE = '\\.(spec|contract-spec|e2e-spec|browser-spec)\\.ts$|\\.contract\\.ts$|/testing/|\\.spec-helpers\\.ts$';
+const STORES = '(event-store|read-store|blob-store)';
+/** A backend's entry point or adapter: loading one loads its driver. */
+const BACKEND = `^libs/${STORES}/src/([^/]+\\.adapter|sqlite|esdb|mongo|file|gridfs|postgres)\\.ts$`;
+const DRIVERS = '^(better-sqlite3|mongodb|@eventstore/db-client|pg)$|node_modules/(better-sqlite3|mongodb|@eventstore/db-client|pg)/';
+const NEST = '^@nestjs/|node_modules/@nestjs/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'libs/domain imports only itself: no Nest, no database types, no Node I/O, no other lib.',
+      severity: 'error',
+      from: { path: '^libs/domain/' },
+      to: { pathNot: '^libs/domain/' },
+    },
+    {
+      name: 'ports-know-no-adapters',
+      comment: 'A port (*.port.ts) names what a store does; it imports no adapter, no backend and no driver.',
+      severity: 'error',
+      from: { path: '\\.port\\.ts$' },
+      to: { path: `${BACKEND}|${DRIVERS}|^libs/(application|projections|postgres)/` },
+    },
+    {
+      name: 'stores-import-domain-and-drivers-only',
+      comment: 'libs/event-store|read-store|blob-store import domain types, their own code, their drivers and the shared PostgreSQL pool.',
+      severity: 'error',
+      from: { path: `^libs/${STORES}/`, pathNot: TEST_CODE },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/domain/', '^libs/postgres/', `^libs/$1/`] },
+    },
+    {
+      name: 'pure-libraries-stand-alone',
+      comment: 'libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib.',
+      severity: 'error',
+      from: { path: '^libs/(pdf|notifications|webhooks|seals)/' },
+      to: { path: '^(libs|apps)/', pathNot: '^libs/$1/' },
+    },
+    {
+      name: 'postgres-pool-stands-alone',
+      comment: 'libs/postgres (pool, migrations) is a driver helper for the PostgreSQL adapters: pg only.',
+      severity: 'error',
+      from: { path: '^libs/postgres/' },
+      to: { path: '^(libs|apps)/', pathNot: '^libs/postgres/' },
+    },
+    {
+      name: 'projections-see-domain-and-ports',
+      comment: 'libs/projections imports the domain and the store ports (package roots), never a backend or another layer.',
+      severity: 'error',
+      from: { path: '^libs/projections/', pathNot: TEST_CODE },
+      to: {
+        path: '^(libs|apps)/',
+        pathNot: ['^libs/(domain|projections)/', `^libs/${STORES}/src/(index|[^/]+\\.port|hash-chain)\\.ts$`],
+      },
+    },
+    {
+      name: 'projections-load-no-driver',
+      comment: 'Projections are pure: no database driver.',
+      severity: 'error',
+      from: { path: '^libs/projections/', pathNot: TEST_CODE },
+      to: { path: DRIVERS },
+    },
+    {
+      name: 'backends-chosen-in-one-place',
+      comment:
+        'Only the composition root (libs/application/src/stores/) picks a backend, so a process loads only the drivers it uses.',
+      severity: 'error',
+      from: { path: '^libs/', pathNot: [TEST_CODE, '^libs/application/src/stores/', `^libs/${STORES}/`] },
+      to: { path: BACKEND },
+    },
+    {
+      name: 'libs-without-nest',
+      comment: 'Nest is the shell: no lib (application included) imports it.',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: NEST },
+    },
+    {
+      name: 'libs-do-not-import-shells',
+      comment: 'Libraries never reach into apps/, test/ or bench/.',
+      severity: 'error',
+      from: { path: '^libs/', pathNot: TEST_CODE },
+      to: { path: '^(apps|test|bench)/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'A cycle makes load order matter (undefined at import time) and layers meaningless.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that resolves to nothing fails at run time, as the boot crash did.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|coverage|data|node_modules|\\.tmp)/|^apps/api/assets/' },
+    // Type-only imports count: the domain must not even name a database type.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: require('path').join(__dirname, 'tsconfig.json') },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.d.ts', '.js', '.json'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};

@@ -1,0 +1,46 @@
+import { ApiError } from './api-error';
+
+/**
+ * The deepest nesting any request body needs is a handful of levels (`fields[0].x`,
+ * `metadata.key`); class-transformer and class-validator recurse once per level, so a body nested
+ * thousands deep overflows the stack. Refused before anything walks it recursively.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** A UTF-16 string with an unpaired surrogate: JSON's `\ud800` escapes allow it, UTF-8 cannot encode it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+function pathOf(parent: string, key: string, inArray: boolean): string {
+  if (inArray) return `${parent}[${key}]`;
+  return parent ? `${parent}.${key}` : key;
+}
+
+/**
+ * Checks a parsed JSON body without recursion (it may be nested deeper than the stack allows):
+ * at most MAX_JSON_DEPTH levels, and every string and key valid Unicode, so nothing downstream
+ * (PDF rendering, Content-Disposition, e-mail) meets text it cannot encode.
+ */
+export function assertAcceptableJson(body: unknown): void {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (hasLoneSurrogate(value)) throw ApiError.invalid(path || 'body', `${path || 'The body'} is not valid Unicode text (it contains an unpaired surrogate).`);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      throw ApiError.invalid(path || 'body', `The request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays.`);
+    }
+    const inArray = Array.isArray(value);
+    for (const key of Object.keys(value)) {
+      const here = pathOf(path, key, inArray);
+      if (hasLoneSurrogate(key)) throw ApiError.invalid(path || 'body', `A key in ${path || 'the body'} is not valid Unicode text (it contains an unpaired surrogate).`);
+      stack.push({ value: (value as Record<string, unknown>)[key], path: here, depth: depth + 1 });
+    }
+  }
+}

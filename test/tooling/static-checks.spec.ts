@@ -1,0 +1,145 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/**
+ * `npm test` runs the type check, ESLint and dependency-cruiser first (`pretest`). These specs
+ * prove the project's own configurations catch what they are there for, by running them, as
+ * the CLI does, over small throwaway trees (the real tree is checked by `pretest` itself).
+ * Child processes because both tools load their ESM entry points, which jest's module system
+ * cannot.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+
+function writeTree(dir: string, files: Record<string, string>): void {
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+}
+
+describe('dependency-cruiser layer rules (.dependency-cruiser.js)', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-depcruise-'));
+    // Packages resolve as they do in the project, so a Nest import is an npm dependency, not an
+    // unresolvable one.
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  });
+
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function cruise(files: Record<string, string>): Array<{ rule: string; from: string; to: string }> {
+    writeTree(dir, files);
+    const run = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), '--config', path.join(ROOT, '.dependency-cruiser.js'), '--output-type', 'json', 'libs'],
+      { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    if (!run.stdout) throw new Error(`depcruise produced no report: ${run.stderr}`);
+    const report = JSON.parse(run.stdout) as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
+    return report.summary.violations.map((v) => ({ rule: v.rule.name, from: v.from, to: v.to })).sort((a, b) => a.from.localeCompare(b.from));
+  }
+
+  it('reports each import that crosses a layer the wrong way, and nothing else', () => {
+    const violations = cruise({
+      // Allowed: the domain importing itself, a projection importing the domain and a port,
+      // an adapter importing the domain, its own port and its driver.
+      'libs/domain/src/document/document.events.ts': 'export interface DocumentCreated { id: string }\n',
+      'libs/domain/src/index.ts': "export * from './document/document.events';\n",
+      'libs/event-store/src/event-store.port.ts': "import type { DocumentCreated } from '../../domain/src';\nexport interface EventStore { append(e: DocumentCreated): Promise<void> }\n",
+      'libs/event-store/src/sqlite-event-store.adapter.ts':
+        "import Database from 'better-sqlite3';\nimport type { EventStore } from './event-store.port';\nexport const open = (): EventStore | typeof Database | null => null;\n",
+      'libs/projections/src/document.projection.ts':
+        "import type { DocumentCreated } from '../../domain/src';\nimport type { EventStore } from '../../event-store/src/event-store.port';\nexport type P = DocumentCreated | EventStore;\n",
+      // Forbidden, one per rule.
+      'libs/domain/src/nest-leak.ts': "import { Injectable } from '@nestjs/common';\nexport const leak = Injectable;\n",
+      'libs/domain/src/io-leak.ts': "import { readFileSync } from 'fs';\nexport const io = readFileSync;\n",
+      'libs/read-store/src/read-store.port.ts': "import { open } from '../../event-store/src/sqlite-event-store.adapter';\nexport const port = open;\n",
+      'libs/projections/src/leaky.projection.ts': "import { open } from '../../event-store/src/sqlite-event-store.adapter';\nexport const p = open;\n",
+      'libs/pdf/src/render.ts': "import { leak } from '../../domain/src/nest-leak';\nexport const r = leak;\n",
+      'libs/application/src/uses-nest.ts': "import { Module } from '@nestjs/common';\nexport const m = Module;\n",
+      'libs/application/src/reaches-app.ts': "import { x } from '../../../apps/api/src/x';\nexport const y = x;\n",
+      'apps/api/src/x.ts': 'export const x = 1;\n',
+      'libs/webhooks/src/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+      'libs/webhooks/src/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
+    });
+
+    const has = (rule: string, from: string) => violations.some((v) => v.rule === rule && v.from === from);
+    expect(has('domain-is-pure', 'libs/domain/src/nest-leak.ts')).toBe(true);
+    expect(has('domain-is-pure', 'libs/domain/src/io-leak.ts')).toBe(true);
+    expect(has('ports-know-no-adapters', 'libs/read-store/src/read-store.port.ts')).toBe(true);
+    expect(has('stores-import-domain-and-drivers-only', 'libs/read-store/src/read-store.port.ts')).toBe(true);
+    expect(has('projections-see-domain-and-ports', 'libs/projections/src/leaky.projection.ts')).toBe(true);
+    expect(has('backends-chosen-in-one-place', 'libs/projections/src/leaky.projection.ts')).toBe(true);
+    expect(has('pure-libraries-stand-alone', 'libs/pdf/src/render.ts')).toBe(true);
+    expect(has('libs-without-nest', 'libs/application/src/uses-nest.ts')).toBe(true);
+    expect(has('libs-do-not-import-shells', 'libs/application/src/reaches-app.ts')).toBe(true);
+    expect(has('no-circular', 'libs/webhooks/src/a.ts')).toBe(true);
+    // The allowed imports stay quiet.
+    const allowed = ['libs/domain/src/index.ts', 'libs/event-store/src/event-store.port.ts', 'libs/event-store/src/sqlite-event-store.adapter.ts', 'libs/projections/src/document.projection.ts'];
+    expect(violations.filter((v) => allowed.includes(v.from))).toEqual([]);
+  });
+});
+
+describe('ESLint type-aware rules (eslint.config.mjs)', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-eslint-'));
+    // A project of its own, so the type-aware rules build a program of two files, not the repo's.
+    writeTree(dir, {
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', lib: ['ES2022'], module: 'commonjs', types: [] }, include: ['*.ts'] }),
+    });
+  });
+
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function lint(files: Record<string, string>): Array<{ file: string; rule: string; line: number }> {
+    writeTree(dir, files);
+    const run = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/eslint/bin/eslint.js'), '--config', path.join(ROOT, 'eslint.config.mjs'), '--format', 'json', ...Object.keys(files)],
+      { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    if (!run.stdout) throw new Error(`eslint produced no report: ${run.stderr}`);
+    const results = JSON.parse(run.stdout) as Array<{ filePath: string; messages: Array<{ ruleId: string | null; line: number; message: string }> }>;
+    return results.flatMap((r) => r.messages.map((m) => ({ file: path.basename(r.filePath), rule: m.ruleId ?? m.message, line: m.line })));
+  }
+
+  it('reports a floating promise, a promise handed to a void callback and a require(), and accepts the handled forms', () => {
+    const problems = lint({
+      'bad.ts': [
+        'async function save(): Promise<void> {}',
+        'export function forgets(): void {',
+        '  save();', // line 3: floating
+        '}',
+        'export function hands(items: number[]): void {',
+        '  items.forEach(async () => save());', // line 6: misused (forEach ignores it)
+        '}',
+        "export const fs = require('fs');", // line 8: untyped require
+        '',
+      ].join('\n'),
+      'good.ts': [
+        'async function save(): Promise<void> {}',
+        'export async function awaits(): Promise<void> {',
+        '  await save();',
+        '}',
+        'export function handles(): void {',
+        '  save().catch(() => undefined);',
+        '}',
+        'export function markedFireAndForget(): void {',
+        '  void save();',
+        '}',
+        '',
+      ].join('\n'),
+    });
+    expect(problems).toEqual([
+      { file: 'bad.ts', rule: '@typescript-eslint/no-floating-promises', line: 3 },
+      { file: 'bad.ts', rule: '@typescript-eslint/no-misused-promises', line: 6 },
+      { file: 'bad.ts', rule: '@typescript-eslint/no-require-imports', line: 8 },
+    ]);
+  });
+});
