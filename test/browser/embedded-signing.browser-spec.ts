@@ -110,6 +110,24 @@ describe('embedded signing (browser)', () => {
     expect(doc.participants.find((p: any) => p.id === link.participantId)).toMatchObject({ status: 'signed', redirect_url: REDIRECT });
   });
 
+  it('declining at top level also lands on redirect_url, with dojang_event=declined', async () => {
+    const org = await t.createOrg();
+    const link = await reviewerLink(org);
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'ko-KR' });
+    contexts.push(context);
+    await context.route(/\/v1\/signing\/[^/]+\/file(\?|$)/, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: '' }));
+    await context.route('https://app.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>done</title>' }));
+    const page = await context.newPage();
+    await page.goto(`${origin}${link.path}`, { waitUntil: 'networkidle' });
+    await page.click('#decline-open');
+    await page.fill('#decline-reason', '조건이 맞지 않습니다');
+    await page.click('#decline-form button[type="submit"]');
+    await page.waitForURL(/^https:\/\/app\.example\//);
+    const landed = new URL(page.url());
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ ref: '42', dojang_event: 'declined', document_id: link.documentId, participant_id: link.participantId });
+    expect(page.url()).not.toContain(link.token);
+  });
+
   it('by default nobody may frame the page, and a listed origin is exact', async () => {
     const plain = await t.createOrg();
     const link = await reviewerLink(plain);
