@@ -14,5 +14,6 @@ export * from './worker';
 export * from './webhooks';
 export * from './timers';
 export * from './observability';
+export * from './history';
 export * from './verification/chain-head-proof';
 export * from './verification/verify-document';

@@ -12,12 +12,14 @@ import { DocumentAccess } from './document-access.service';
 import { CreateDocumentDto, ListDocumentsQuery, UpdateDocumentDto } from './document.dto';
 import { DocumentSources } from './document-sources.service';
 import { normalizeMetadata } from './metadata';
+import { DocumentHistoryService } from '../history/document-history.service';
 
 @Controller('documents')
 export class DocumentsHttpController {
   constructor(
     private readonly docs: DocumentAccess,
     private readonly sources: DocumentSources,
+    private readonly history: DocumentHistoryService,
   ) {}
 
   @Post()
@@ -72,12 +74,14 @@ export class DocumentsHttpController {
       { limit, starting_after: query.starting_after, ending_before: query.ending_before },
       { collection: DOCUMENTS, where, sortField: 'sort_key', cursor: (id) => this.docs.row(auth, id), noun: 'a document' },
     );
-    return { object: 'list', data: await Promise.all(rows.map((r) => this.docs.present(r))), has_more };
+    return { object: 'list', data: await Promise.all(rows.map((r) => this.docs.present(r, auth))), has_more };
   }
 
   @Get(':id')
-  get(@Auth() auth: AuthContext, @Param('id') id: string) {
-    return this.docs.presentById(auth, id);
+  get(@Auth() auth: AuthContext, @Param('id') id: string, @Query('as_of') asOf?: unknown) {
+    // Time travel: the same detail, folded from the stream up to that instant.
+    const at = this.history.parseAsOf(asOf);
+    return at === undefined ? this.docs.presentById(auth, id) : this.history.presentAsOf(auth, id, at);
   }
 
   @Patch(':id')
