@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestApp, TestApp, TestOrg } from '../support/test-app';
 import { API_TEST_OPTIONS, Client, client, createDoc, expectError, expectStatus, sendableDraft, sendThroughDomain, UNKNOWN_UUID } from '../support/api-helpers';
 
@@ -254,5 +256,95 @@ describe('GET /v1/documents', () => {
       expect(byStatus).not.toContain(victim);
       ids.splice(ids.indexOf(victim), 1);
     });
+  });
+});
+
+/**
+ * Every list with a cursor pages both ways: `starting_after` goes to older items, `ending_before`
+ * back to newer ones, each page newest first with a `has_more` for the direction travelled.
+ */
+describe('ending_before on every cursor list', () => {
+  let t: TestApp;
+  let c: Client;
+  let endpointId: string;
+  let receiver: http.Server;
+
+  beforeAll(async () => {
+    t = await startTestApp({ config: { ...API_TEST_OPTIONS.config, webhookAllowPrivateNetworks: true }, manualClock: true });
+    receiver = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const org = await t.createOrg();
+    c = client(t, org.test);
+    for (let i = 0; i < 5; i++) {
+      t.clock!.advance(1000);
+      const { doc } = await sendableDraft(c, { title: `문서 ${i}` });
+      expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200);
+      expectStatus(await c.post('/templates', { name: `양식 ${i}`, content: '<p>{{party}}</p>' }), 201);
+      expectStatus(await c.post('/seals', { source: 'generated', company_name: `주식회사 도장 ${i}` }), 201);
+      expectStatus(await c.post('/webhook_endpoints', { url: `https://hooks.example.com/${i}` }), 201);
+    }
+    const port = (receiver.address() as AddressInfo).port;
+    endpointId = expectStatus(await c.post('/webhook_endpoints', { url: `http://127.0.0.1:${port}/hook`, events: ['document.completed'] }), 201).body.id;
+    for (let i = 0; i < 5; i++) expectStatus(await c.post(`/webhook_endpoints/${endpointId}/test`), 201);
+    await t.infra.runner.catchUp();
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => receiver.close(resolve));
+    await t.close();
+  });
+
+  type Page = { ids: string[]; has_more: boolean };
+  async function page(path: string, query: string): Promise<Page> {
+    const res = expectStatus(await c.get(`${path}${path.includes('?') ? '&' : '?'}${query}`), 200);
+    return { ids: res.body.data.map((d: any) => d.id), has_more: res.body.has_more };
+  }
+
+  const lists = () => [
+    '/documents',
+    '/events',
+    '/templates',
+    '/seals',
+    '/webhook_endpoints',
+    `/webhook_endpoints/${endpointId}/deliveries`,
+    '/outbox',
+    '/outbox?channel=sms',
+  ];
+
+  const LABELS = ['documents', 'events', 'templates', 'seals', 'webhook endpoints', 'webhook deliveries', 'outbox', 'outbox filtered'].map((l, i) => [l, i] as const);
+
+  it.each(LABELS)('%s: forward with starting_after, back with ending_before', async (_label, n) => {
+    const path = lists()[n];
+    const all = (await page(path, 'limit=100')).ids;
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    // Forward, two at a time.
+    const forward: Page[] = [await page(path, 'limit=2')];
+    while (forward[forward.length - 1].has_more) {
+      const last = forward[forward.length - 1].ids;
+      forward.push(await page(path, `limit=2&starting_after=${last[last.length - 1]}`));
+    }
+    expect(forward.flatMap((p) => p.ids)).toEqual(all);
+    // Back from the last page: the same pages in reverse, has_more false only on reaching the newest.
+    const back: Page[] = [];
+    let first = forward[forward.length - 1].ids[0];
+    for (;;) {
+      const p = await page(path, `limit=2&ending_before=${first}`);
+      back.push(p);
+      if (!p.has_more) break;
+      first = p.ids[0];
+    }
+    expect(back.map((p) => p.ids)).toEqual(forward.slice(0, -1).map((p) => p.ids).reverse());
+    expect(back.map((p) => p.has_more)).toEqual(back.map((_p, i) => i < back.length - 1));
+    // Before the newest item there is nothing.
+    expect(await page(path, `ending_before=${all[0]}`)).toEqual({ ids: [], has_more: false });
+    // A page back from the middle ends right before the cursor.
+    expect((await page(path, `limit=3&ending_before=${all[4]}`)).ids).toEqual(all.slice(1, 4));
+  });
+
+  it.each(LABELS)('%s: both cursors at once, or an unknown one → 400', async (_label, n) => {
+    const path = lists()[n];
+    const [a, b] = (await page(path, 'limit=2')).ids;
+    const sep = path.includes('?') ? '&' : '?';
+    expectError(await c.get(`${path}${sep}starting_after=${a}&ending_before=${b}`), 400, 'invalid_parameter', 'ending_before');
+    expectError(await c.get(`${path}${sep}ending_before=nope_000`), 400, 'invalid_parameter', 'ending_before');
   });
 });

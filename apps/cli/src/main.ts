@@ -9,6 +9,7 @@ const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
 
   org create --name NAME [--kind personal|team] [--plan business]
   org settings --org ORG_ID [--default-expiry-days N] [--reminder-interval-days N|none]
+                           [--embed-origin https://app.example …|none] (origins allowed to frame the signing page)
   key issue --org ORG_ID --mode test|live [--role full|auditor]   auditor: read-only
   key revoke --org ORG_ID --key KEY_ID
   member add --org ORG_ID --name NAME --email EMAIL [--role owner|admin|member|viewer]
@@ -40,6 +41,17 @@ function parseArgs(argv: string[]): { positional: string[]; flags: Record<string
     } else positional.push(a);
   }
   return { positional, flags };
+}
+
+/** Every `--embed-origin` value (the flag repeats); `none` alone clears the list. */
+function embedOrigins(argv: string[]): { embed_origins?: string[] } {
+  const values: string[] = [];
+  argv.forEach((a, i) => {
+    if (a.startsWith('--embed-origin=')) values.push(a.slice('--embed-origin='.length));
+    else if (a === '--embed-origin' && i + 1 < argv.length) values.push(argv[i + 1]);
+  });
+  if (values.length === 0) return {};
+  return { embed_origins: values.length === 1 && values[0] === 'none' ? [] : values };
 }
 
 function need(flags: Record<string, string | true>, name: string): string {
@@ -118,6 +130,7 @@ async function run(argv: string[]): Promise<unknown> {
           ...(flags['reminder-interval-days']
             ? { reminder_interval_days: flags['reminder-interval-days'] === 'none' ? null : Number(flags['reminder-interval-days']) }
             : {}),
+          ...embedOrigins(argv),
         });
       case 'key issue':
         return await admin.issueKey(

@@ -82,7 +82,7 @@ export class AdminService {
     return this.presentOrganization(organizationId);
   }
 
-  async changeSettings(organizationId: string, settings: { default_expiry_days?: number; reminder_interval_days?: number | null }) {
+  async changeSettings(organizationId: string, settings: { default_expiry_days?: number; reminder_interval_days?: number | null; embed_origins?: string[] }) {
     await this.org(organizationId, { type: 'ChangeSettings', ...settings });
     return this.presentOrganization(organizationId);
   }
@@ -111,6 +111,7 @@ export class AdminService {
       plan: row.plan,
       credit_balance: row.credit_balance,
       created_at: row.created_at,
+      settings: { default_expiry_days: row.default_expiry_days, reminder_interval_days: row.reminder_interval_days, embed_origins: row.embed_origins ?? [] },
     };
   }
 

@@ -998,6 +998,27 @@
   // Sign and decline
   // ---------------------------------------------------------------------------------------------
 
+
+  /**
+   * Embedded signing: after signing or declining, the sender's page (the participant's https
+   * redirect_url) gets the signer back with the outcome in the query string. Never the token: the
+   * target is another site (and the page sends no Referer).
+   */
+  function redirectAfter(outcome, view) {
+    var target = view && view.participant && view.participant.redirect_url;
+    if (!target) return;
+    var url;
+    try {
+      url = new URL(target);
+    } catch (e) {
+      return;
+    }
+    if (url.protocol !== 'https:') return;
+    url.searchParams.set('dojang_event', outcome);
+    url.searchParams.set('document_id', view.document.id);
+    url.searchParams.set('participant_id', view.participant.id);
+    window.location.assign(url.toString());
+  }
   function sign() {
     var st = S.sign;
     if (st.busy || missingForSign().length) return;
@@ -1010,11 +1031,13 @@
     st.busy = true;
     st.error = null;
     render();
+    var before = S.view;
     api('POST', '/sign', body)
       .then(function (r) {
         S.view = r.data;
         S.result = 'signed';
         S.announce = 'notice-title';
+        redirectAfter('signed', before);
       })
       .catch(function (err) {
         if (isLinkFailure(err)) return failLink(err);
@@ -1061,6 +1084,7 @@
       .then(function () {
         S.result = 'declined';
         S.announce = 'notice-title';
+        redirectAfter('declined', S.view);
       })
       .catch(function (err) {
         if (isLinkFailure(err)) return failLink(err);

@@ -52,6 +52,7 @@ export class ListDocumentsQuery {
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() created_after?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the first item of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
 }
 
 export class ParticipantDto {
@@ -64,6 +65,8 @@ export class ParticipantDto {
   @ApiPropertyOptional({ enum: ['signer', 'reviewer', 'cc'] }) @Optional() @IsIn(['signer', 'reviewer', 'cc']) role?: 'signer' | 'reviewer' | 'cc';
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000 }) @Optional() @IsInt() @Min(1) @Max(1000) signing_order?: number;
   @ApiPropertyOptional({ enum: ['sms_pin', 'none'] }) @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
+  @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, description: 'https URL the signing page sends the signer to after signing or declining, with ?dojang_event=signed|declined&document_id=…&participant_id=…' })
+  @Optional() @IsString() @MaxLength(2048) redirect_url?: string;
 }
 
 export class ParticipantBatchDto {

@@ -37,6 +37,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       role: p.role,
       signing_order: p.signing_order,
       auth: p.auth,
+      redirect_url: p.redirect_url ?? null,
       status: p.status,
       viewed_at: p.viewed_at,
       signed_at: p.signed_at,

@@ -6,6 +6,7 @@ import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { checkDocumentBudget } from '@dojang/pdf';
 import { ApiError } from '../shared/api-error';
+import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { CreateDocumentDto, ListDocumentsQuery, UpdateDocumentDto } from './document.dto';
@@ -69,25 +70,12 @@ export class DocumentsHttpController {
       }
       where.created_at = { $gt: new Date(t).toISOString() };
     }
-    if (query.starting_after !== undefined) {
-      let cursor: DocumentRow;
-      try {
-        cursor = await this.docs.row(auth, query.starting_after);
-      } catch {
-        throw ApiError.invalid('starting_after', 'starting_after must be the id of a document in this list.');
-      }
-      where.sort_key = { $lt: cursor.sort_key };
-    }
-    const rows = await this.docs.infra.reads.find<DocumentRow>(DOCUMENTS, {
-      where,
-      orderBy: [{ field: 'sort_key', direction: 'desc' }],
-      limit: limit + 1,
-    });
-    return {
-      object: 'list',
-      data: await Promise.all(rows.slice(0, limit).map((r) => this.docs.present(r, auth))),
-      has_more: rows.length > limit,
-    };
+    const { rows, has_more } = await listPage<DocumentRow>(
+      this.docs.infra.reads,
+      { limit, starting_after: query.starting_after, ending_before: query.ending_before },
+      { collection: DOCUMENTS, where, sortField: 'sort_key', cursor: (id) => this.docs.row(auth, id), noun: 'a document' },
+    );
+    return { object: 'list', data: await Promise.all(rows.map((r) => this.docs.present(r, auth))), has_more };
   }
 
   @Get(':id')

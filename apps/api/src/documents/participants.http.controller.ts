@@ -17,6 +17,7 @@ function toSetup(dto: ParticipantDto): ParticipantSetup {
     // Without an order everyone acts in parallel.
     signing_order: dto.signing_order ?? 1,
     auth: dto.auth ?? 'sms_pin',
+    ...(dto.redirect_url !== undefined ? { redirect_url: dto.redirect_url.trim() } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { PUBLIC_EVENTS, PUBLIC_EVENT_TYPES, PublicEventRow } from '@dojang/proje
 import { Condition } from '@dojang/read-store';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
+import { listPage } from '../shared/list-page';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
 import { EventListResponse, EventResponse } from '../openapi/response-schemas';
@@ -15,6 +16,7 @@ export class ListEventsQuery {
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() document_id?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() ending_before?: string;
 }
 
 export function presentEvent(row: PublicEventRow): EventResponse {
@@ -36,13 +38,12 @@ export class EventsHttpController {
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
     if (q.type) where.type = q.type;
     if (q.document_id) where.document_id = q.document_id.toLowerCase();
-    if (q.starting_after) {
-      const cursor = await this.row(auth, q.starting_after);
-      if (!cursor) throw ApiError.invalid('starting_after', 'starting_after must be the id of an event in this list.');
-      where.seq = { $lt: cursor.seq };
-    }
-    const rows = await this.infra.reads.find<PublicEventRow>(PUBLIC_EVENTS, { where, orderBy: [{ field: 'seq', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map(presentEvent), has_more: rows.length > limit };
+    const { rows, has_more } = await listPage<PublicEventRow>(
+      this.infra.reads,
+      { limit, starting_after: q.starting_after, ending_before: q.ending_before },
+      { collection: PUBLIC_EVENTS, where, sortField: 'seq', cursor: (id) => this.row(auth, id), noun: 'an event' },
+    );
+    return { object: 'list', data: rows.map(presentEvent), has_more };
   }
 
   @Get(':id')

@@ -154,7 +154,8 @@ export const ParticipantSchema = component(
     viewed_at: timeOrNull,
     signed_at: timeOrNull,
     declined_at: timeOrNull,
-    signing_url: note('This participant\'s signing link while the document is sent; null otherwise.', { type: ['string', 'null'], format: 'uri' }),
+    signing_url: note('This participant\'s signing link while the document is sent; null otherwise (and always null for auditor keys).', { type: ['string', 'null'], format: 'uri' }),
+    redirect_url: note('Where the signing page sends the signer after signing or declining (https), with dojang_event, document_id and participant_id in the query; null when none.', { type: ['string', 'null'], format: 'uri' }),
   }),
 );
 export type ParticipantResponse = FromSchema<typeof ParticipantSchema>;
@@ -316,7 +317,11 @@ export const OrganizationSchema = component(
     plan: note('e.g. business.', str),
     livemode: note('Whether the calling key is a live key.', bool),
     created_at: time,
-    settings: obj({ default_expiry_days: { type: 'integer', minimum: 1, maximum: 365 }, reminder_interval_days: intOrNull }),
+    settings: obj({
+      default_expiry_days: { type: 'integer', minimum: 1, maximum: 365 },
+      reminder_interval_days: intOrNull,
+      embed_origins: note('Origins allowed to frame the signing page (CSP frame-ancestors); empty: none.', arrayOf(str)),
+    }),
     usage: obj({
       period: note('The month usage is counted for, YYYY-MM (UTC).', { type: 'string', pattern: '^\\d{4}-\\d{2}$' }),
       free_signatures_per_month: int,
@@ -437,7 +442,7 @@ export const WebhookDeliverySchema = component(
     object: konst('webhook_delivery'),
     endpoint_id: str,
     event_id: str,
-    event_type: EventTypeSchema,
+    event_type: note('A public event type, or webhook.test for a test delivery.', { anyOf: [EventTypeSchema, konst('webhook.test')] }),
     webhook_id: note('The webhook-id header sent (= event_id): deduplicate on it.', str),
     status: WebhookDeliveryStatusSchema,
     attempt_count: int,
@@ -461,6 +466,15 @@ export const WebhookDeliverySchema = component(
   }),
 );
 export type WebhookDeliveryResponse = FromSchema<typeof WebhookDeliverySchema>;
+export const RotatedWebhookSecretSchema = component(
+  'RotatedWebhookSecret',
+  obj({
+    ...WEBHOOK_ENDPOINT_PROPERTIES,
+    secret: note('The new whsec_… secret. Shown only in this response; store it.', str),
+    previous_secret_expires_at: note('Until then deliveries carry signatures from both secrets; null without a grace period.', timeOrNull),
+  }),
+);
+export type RotatedWebhookSecretResponse = FromSchema<typeof RotatedWebhookSecretSchema>;
 export const WebhookDeliveryListSchema = list('WebhookDeliveryList', WebhookDeliverySchema);
 export type WebhookDeliveryListResponse = FromSchema<typeof WebhookDeliveryListSchema>;
 
@@ -479,6 +493,7 @@ export const SigningSessionSchema = component(
       auth: ParticipantAuthSchema,
       phone_masked: note('e.g. 010-****-5678', strOrNull),
       signed_at: timeOrNull,
+      redirect_url: note('Where the page sends the signer after signing or declining; null when none.', { type: ['string', 'null'], format: 'uri' }),
     }),
     fields: note(
       'This participant\'s fields.',

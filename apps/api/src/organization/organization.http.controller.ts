@@ -34,7 +34,7 @@ export class OrganizationHttpController {
       plan: org.plan,
       livemode: auth.livemode,
       created_at: org.created_at,
-      settings: { default_expiry_days: org.default_expiry_days, reminder_interval_days: org.reminder_interval_days },
+      settings: { default_expiry_days: org.default_expiry_days, reminder_interval_days: org.reminder_interval_days, embed_origins: org.embed_origins ?? [] },
       usage: {
         period,
         free_signatures_per_month: free,

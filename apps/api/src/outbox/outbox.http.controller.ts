@@ -5,6 +5,7 @@ import { Infrastructure, OUTBOX, OutboxRow } from '@dojang/application';
 import { Condition } from '@dojang/read-store';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
+import { listPage } from '../shared/list-page';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
 import { OutboxMessageListResponse } from '../openapi/response-schemas';
@@ -14,6 +15,8 @@ export class ListOutboxQuery {
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() participant_id?: string;
   @ApiPropertyOptional({ enum: ['email', 'sms'] }) @IsOptional() @IsIn(['email', 'sms']) channel?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the last message of the previous page' }) @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the first message of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
 }
 
 /** What test mode would have sent, newest first. Live keys have no outbox: their messages really go out. */
@@ -31,10 +34,18 @@ export class OutboxHttpController {
     if (q.document_id) where.document_id = q.document_id.toLowerCase();
     if (q.participant_id) where.participant_id = q.participant_id.toLowerCase();
     if (q.channel) where.channel = q.channel;
-    const rows = await this.infra.reads.find<OutboxRow>(OUTBOX, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
+    const cursor = async (id: string) => {
+      const row = await this.infra.reads.get<OutboxRow>(OUTBOX, id);
+      return row && row.organization_id === auth.organization_id && row.livemode === false ? row : null;
+    };
+    const { rows, has_more } = await listPage<OutboxRow>(
+      this.infra.reads,
+      { limit, starting_after: q.starting_after, ending_before: q.ending_before },
+      { collection: OUTBOX, where, sortField: 'sort_key', cursor, noun: 'a message' },
+    );
     return {
       object: 'list' as const,
-      data: rows.slice(0, limit).map((r) => ({
+      data: rows.map((r) => ({
         id: r.id,
         object: 'message' as const,
         kind: r.kind,
@@ -49,7 +60,7 @@ export class OutboxHttpController {
         participant_id: r.participant_id,
         created_at: r.created_at,
       })),
-      has_more: rows.length > limit,
+      has_more,
     };
   }
 }

@@ -49,4 +49,9 @@ export class ListSealsQuery {
   @IsOptional()
   @IsString()
   starting_after?: string;
+
+  @ApiPropertyOptional({ description: 'Cursor: the id of the first seal of the next page; returns the page before it.' })
+  @IsOptional()
+  @IsString()
+  ending_before?: string;
 }

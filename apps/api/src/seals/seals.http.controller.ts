@@ -8,6 +8,7 @@ import { SealInputError, generateSealPng, inspectSealImage } from '@dojang/seals
 import { Response } from 'express';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
+import { listPage } from '../shared/list-page';
 import { assertStampable } from '../shared/data-url-image';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
@@ -106,15 +107,16 @@ export class SealsHttpController {
   async list(@Auth() auth: AuthContext, @Query() query: ListSealsQuery): Promise<SealListResponse> {
     const limit = parseLimit(query.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
-    if (query.starting_after !== undefined) {
-      const cursor = await this.infra.reads.get<SealReadRow>(SEALS, query.starting_after);
-      if (!cursor || cursor.organization_id !== auth.organization_id || cursor.livemode !== auth.livemode) {
-        throw ApiError.invalid('starting_after', 'starting_after must be the id of a seal in this list.');
-      }
-      where.sort_key = { $lt: cursor.sort_key };
-    }
-    const rows = await this.infra.reads.find<SealReadRow>(SEALS, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list' as const, data: rows.slice(0, limit).map((r) => this.present(r)), has_more: rows.length > limit };
+    const cursor = async (id: string) => {
+      const row = await this.infra.reads.get<SealReadRow>(SEALS, id);
+      return row && row.organization_id === auth.organization_id && row.livemode === auth.livemode ? row : null;
+    };
+    const { rows, has_more } = await listPage<SealReadRow>(
+      this.infra.reads,
+      { limit, starting_after: query.starting_after, ending_before: query.ending_before },
+      { collection: SEALS, where, sortField: 'sort_key', cursor, noun: 'a seal' },
+    );
+    return { object: 'list' as const, data: rows.map((r) => this.present(r)), has_more };
   }
 
   @Get(':id')

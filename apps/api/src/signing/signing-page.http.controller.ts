@@ -1,9 +1,12 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import { Infrastructure, sha256Hex } from '@dojang/application';
+import { ORGANIZATIONS, OrganizationRow, SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
 import { Response } from 'express';
 import * as fs from 'fs';
 import * as path from 'path';
 import { ApiError } from '../shared/api-error';
 import { Public } from '../shared/auth.guard';
+import { INFRA } from '../shared/infrastructure.token';
 
 /** The repository root, found the same way from the sources (tests) and from dist/ (production). */
 function repoRoot(): string {
@@ -16,13 +19,24 @@ export const SIGNING_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/signing-p
 const ASSETS: Record<string, { file: string; type: string }> = {
   'app.js': { file: path.join(SIGNING_PAGE_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
   'styles.css': { file: path.join(SIGNING_PAGE_DIR, 'styles.css'), type: 'text/css; charset=utf-8' },
+  'noto-sans-kr-subset.woff2': { file: path.join(SIGNING_PAGE_DIR, 'noto-sans-kr-subset.woff2'), type: 'font/woff2' },
   'signature_pad.js': { file: path.join(repoRoot(), 'node_modules/signature_pad/dist/signature_pad.umd.min.js'), type: 'text/javascript; charset=utf-8' },
 };
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'Referrer-Policy': 'no-referrer',
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'self'; base-uri 'none'; form-action 'none'";
+
+/**
+ * Who may frame the page: nobody, unless the link's organization lists origins for embedded
+ * signing. X-Frame-Options cannot name several origins, so it is sent (DENY) only when nobody may;
+ * browsers that know frame-ancestors ignore it anyway.
+ */
+export function framingHeaders(embedOrigins: readonly string[]): Record<string, string> {
+  if (embedOrigins.length === 0) return { 'Content-Security-Policy': `${CSP}; frame-ancestors 'none'`, 'X-Frame-Options': 'DENY' };
+  return { 'Content-Security-Policy': `${CSP}; frame-ancestors ${embedOrigins.join(' ')}` };
+}
+
+const SECURITY_HEADERS: Record<string, string> = {  'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
 };
@@ -31,6 +45,17 @@ const SECURITY_HEADERS: Record<string, string> = {
 @Public()
 @Controller('sign')
 export class SigningPageHttpController {
+  constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
+
+  /** The embed origins of the organization that sent this link; none for an unknown link. */
+  private async embedOrigins(token: string): Promise<string[]> {
+    if (!/^[A-Za-z0-9_-]{32,64}$/.test(token)) return [];
+    const link = await this.infra.reads.get<SigningTokenRow>(SIGNING_TOKENS, sha256Hex(token));
+    if (!link) return [];
+    const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, link.organization_id);
+    return org?.embed_origins ?? [];
+  }
+
   @Get('assets/:name')
   asset(@Param('name') name: string, @Res() res: Response) {
     // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's.
@@ -44,8 +69,9 @@ export class SigningPageHttpController {
   }
 
   @Get(':token')
-  page(@Res() res: Response) {
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+  async page(@Param('token') token: string, @Res() res: Response) {
+    const headers = { ...SECURITY_HEADERS, ...framingHeaders(await this.embedOrigins(token)) };
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.send(fs.readFileSync(path.join(SIGNING_PAGE_DIR, 'index.html')));
   }

@@ -90,6 +90,7 @@ export class SigningService {
         auth: p.auth,
         phone_masked: maskPhone(p.phone),
         signed_at: p.signed_at,
+        redirect_url: p.redirect_url ?? null,
       },
       fields: s.state.fields
         .filter((f) => f.participant_id === p.id)

@@ -28,4 +28,9 @@ export class ListTemplatesQuery {
   @IsOptional()
   @IsString()
   starting_after?: string;
+
+  @ApiPropertyOptional({ description: 'Cursor: the id of the first template of the next page; returns the page before it.' })
+  @IsOptional()
+  @IsString()
+  ending_before?: string;
 }

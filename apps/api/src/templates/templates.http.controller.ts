@@ -7,6 +7,7 @@ import { Condition } from '@dojang/read-store';
 import { extractTemplateVariables } from '@dojang/seals';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
+import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
@@ -61,13 +62,12 @@ export class TemplatesHttpController {
   async list(@Auth() auth: AuthContext, @Query() query: ListTemplatesQuery): Promise<TemplateListResponse> {
     const limit = parseLimit(query.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode };
-    if (query.starting_after !== undefined) {
-      const cursor = await this.row(auth, query.starting_after);
-      if (!cursor) throw ApiError.invalid('starting_after', 'starting_after must be the id of a template in this list.');
-      where.sort_key = { $lt: cursor.sort_key };
-    }
-    const rows = await this.infra.reads.find<TemplateReadRow>(TEMPLATES, { where, orderBy: [{ field: 'sort_key', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map(presentTemplateSummary), has_more: rows.length > limit };
+    const { rows, has_more } = await listPage<TemplateReadRow>(
+      this.infra.reads,
+      { limit, starting_after: query.starting_after, ending_before: query.ending_before },
+      { collection: TEMPLATES, where, sortField: 'sort_key', cursor: (id) => this.row(auth, id), noun: 'a template' },
+    );
+    return { object: 'list' as const, data: rows.map(presentTemplateSummary), has_more };
   }
 
   @Get(':id')

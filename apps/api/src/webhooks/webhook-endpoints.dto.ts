@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PUBLIC_EVENT_TYPES } from '@dojang/projections';
 
 /** Optional but not nullable (see document.dto.ts). */
@@ -48,6 +48,7 @@ export class UpdateWebhookEndpointDto {
 export class ListWebhookEndpointsQuery {
   @ApiPropertyOptional({ type: 'string', description: '1 to 100, default 20' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string', description: 'id of the last endpoint of the previous page' }) @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the first endpoint of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
 }
 
 export class ListWebhookDeliveriesQuery {
@@ -59,4 +60,14 @@ export class ListWebhookDeliveriesQuery {
   @ApiPropertyOptional({ type: 'string', description: 'only deliveries of this event (evt_…)' }) @IsOptional() @IsString() event_id?: string;
   @ApiPropertyOptional({ type: 'string', description: '1 to 100, default 20' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string', description: 'id of the last delivery of the previous page' }) @IsOptional() @IsString() starting_after?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'id of the first delivery of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
+}
+
+export class RotateWebhookSecretDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 604800, default: 86400, description: 'How long the previous secret keeps signing next to the new one (seconds; default 24 h, at most 7 days).' })
+  @Optional()
+  @IsInt()
+  @Min(0)
+  @Max(604800)
+  grace_period_seconds?: number;
 }

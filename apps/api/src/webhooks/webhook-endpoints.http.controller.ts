@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -8,6 +9,8 @@ import {
   prefixedId,
   WEBHOOK_DELIVERIES,
   WebhookDeliveryRow,
+  webhookDeliveryId,
+  WebhookDispatcher,
   WebhookSecretBox,
 } from '@dojang/application';
 import {
@@ -24,10 +27,11 @@ import { Condition } from '@dojang/read-store';
 import { generateWebhookSecret, validateWebhookUrl } from '@dojang/webhooks';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
+import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
-import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, ListWebhookEndpointsQuery, UpdateWebhookEndpointDto } from './webhook-endpoints.dto';
+import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, ListWebhookEndpointsQuery, RotateWebhookSecretDto, UpdateWebhookEndpointDto } from './webhook-endpoints.dto';
 import {
   CreatedWebhookEndpointResponse,
   DeletedWebhookEndpointResponse,
@@ -54,6 +58,9 @@ export function presentWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint
     updated_at: row.updated_at,
   };
 }
+
+/** The event type of deliveries made by POST /v1/webhook_endpoints/{id}/test. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
 export function presentWebhookDelivery(row: WebhookDeliveryRow): WebhookDeliveryResponse {
   return {
@@ -91,6 +98,8 @@ export function presentWebhookDelivery(row: WebhookDeliveryRow): WebhookDelivery
 @Controller('webhook_endpoints')
 export class WebhookEndpointsHttpController {
   private readonly box: WebhookSecretBox;
+  /** Sends test deliveries and redeliveries at once, claimed like the worker's attempts. */
+  private readonly dispatcher: WebhookDispatcher;
 
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
@@ -98,6 +107,17 @@ export class WebhookEndpointsHttpController {
     private readonly commandBus: CommandBus,
   ) {
     this.box = WebhookSecretBox.fromConfig(infra.config);
+    this.dispatcher = new WebhookDispatcher(infra, clock);
+  }
+
+  private async attemptNow(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow) {
+    const done = await this.dispatcher.attemptNow(row, endpoint);
+    if (!done) throw new ApiError(409, 'invalid_request_error', 'webhook_delivery_in_progress', 'The delivery is being attempted right now; try again when it finishes.');
+    return presentWebhookDelivery(done);
+  }
+
+  private static disabled() {
+    return new ApiError(409, 'invalid_request_error', 'webhook_endpoint_disabled', 'The webhook endpoint is disabled; enable it first.');
   }
 
   private checkUrl(url: string): string {
@@ -166,13 +186,12 @@ export class WebhookEndpointsHttpController {
   async list(@Auth() auth: AuthContext, @Query() q: ListWebhookEndpointsQuery): Promise<WebhookEndpointListResponse> {
     const limit = parseLimit(q.limit);
     const where: Record<string, Condition> = { organization_id: auth.organization_id, livemode: auth.livemode, deleted: false };
-    if (q.starting_after !== undefined) {
-      const cursor = await this.row(auth, q.starting_after).catch(() => null);
-      if (!cursor) throw ApiError.invalid('starting_after', 'starting_after must be the id of a webhook endpoint in this list.');
-      where.seq = { $lt: cursor.seq };
-    }
-    const rows = await this.infra.reads.find<WebhookEndpointRow>(WEBHOOK_ENDPOINTS, { where, orderBy: [{ field: 'seq', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map(presentWebhookEndpoint), has_more: rows.length > limit };
+    const { rows, has_more } = await listPage<WebhookEndpointRow>(
+      this.infra.reads,
+      { limit, starting_after: q.starting_after, ending_before: q.ending_before },
+      { collection: WEBHOOK_ENDPOINTS, where, sortField: 'seq', cursor: (cid) => this.row(auth, cid), noun: 'a webhook endpoint' },
+    );
+    return { object: 'list', data: rows.map(presentWebhookEndpoint), has_more };
   }
 
   @Get(':id')
@@ -207,6 +226,83 @@ export class WebhookEndpointsHttpController {
     return { id, object: 'webhook_endpoint', deleted: true };
   }
 
+  /**
+   * A new signing secret, shown once. The old one keeps signing next to it for the grace period,
+   * so the receiver can be switched over without rejecting deliveries.
+   */
+  @Post(':id/rotate_secret')
+  @HttpCode(200)
+  async rotateSecret(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: RotateWebhookSecretDto) {
+    await this.row(auth, id);
+    const secret = generateWebhookSecret();
+    await this.decide(auth, info, id, {
+      type: 'RotateWebhookEndpointSecret',
+      secret_ciphertext: this.box.seal(id, secret),
+      ...(dto.grace_period_seconds !== undefined ? { grace_period_seconds: dto.grace_period_seconds } : {}),
+    });
+    const row = await this.row(auth, id);
+    return { ...presentWebhookEndpoint(row), secret, previous_secret_expires_at: row.previous_secret_expires_at };
+  }
+
+  /** Sends a `webhook.test` event to this endpoint now and returns the delivery with its attempt. */
+  @Post(':id/test')
+  async test(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+    const endpoint = await this.row(auth, id);
+    if (endpoint.status !== 'enabled') throw WebhookEndpointsHttpController.disabled();
+    // Shaped like every public event id (evt_ + 32 hex), though no domain event of that id exists.
+    const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
+    const decision = await this.decide(auth, info, id, { type: 'RequestWebhookEndpointTest', event_id: eventId });
+    const now = this.clock.now().toISOString();
+    const body = JSON.stringify({
+      id: eventId,
+      object: 'event',
+      type: WEBHOOK_TEST_EVENT,
+      created_at: now,
+      livemode: endpoint.livemode,
+      data: { object: { id: endpoint.id, object: 'webhook_endpoint', url: endpoint.url } },
+    });
+    const deliveryId = webhookDeliveryId(id, eventId);
+    const row: WebhookDeliveryRow = {
+      id: deliveryId,
+      object: 'webhook_delivery',
+      endpoint_id: id,
+      organization_id: endpoint.organization_id,
+      livemode: endpoint.livemode,
+      event_id: eventId,
+      event_type: WEBHOOK_TEST_EVENT,
+      webhook_id: eventId,
+      body,
+      status: 'pending',
+      attempts: [],
+      attempt_count: 0,
+      // Sent below; the worker picks it up only if this process dies before claiming it.
+      next_attempt_at: new Date(this.clock.now().getTime() + 60_000).toISOString(),
+      lease_owner: null,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
+      // The request's own position in the log orders the test among the other deliveries.
+      seq: decision.position ?? 0,
+    };
+    await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, row, null);
+    const stored = await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, deliveryId);
+    return this.attemptNow(stored!, endpoint);
+  }
+
+  /** Sends a finished delivery (succeeded, failed or canceled) again now: same body, same webhook-id. */
+  @Post(':id/deliveries/:delivery_id/redeliver')
+  @HttpCode(200)
+  async redeliver(@Auth() auth: AuthContext, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
+    const endpoint = await this.row(auth, id);
+    const row = /^del_[0-9a-f]{24}$/.test(deliveryId) ? await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, deliveryId) : null;
+    if (!row || row.endpoint_id !== id) throw ApiError.notFound('webhook_delivery_not_found', 'No such webhook delivery.');
+    if (row.status === 'pending' || row.status === 'delivering') {
+      throw new ApiError(409, 'invalid_request_error', 'webhook_delivery_in_progress', 'The delivery is still scheduled or being attempted; redeliver it once it has finished.');
+    }
+    if (endpoint.status !== 'enabled') throw WebhookEndpointsHttpController.disabled();
+    return this.attemptNow(row, endpoint);
+  }
+
   @Get(':id/deliveries')
   async deliveries(@Auth() auth: AuthContext, @Param('id') id: string, @Query() q: ListWebhookDeliveriesQuery): Promise<WebhookDeliveryListResponse> {
     await this.row(auth, id);
@@ -214,12 +310,15 @@ export class WebhookEndpointsHttpController {
     const where: Record<string, Condition> = { endpoint_id: id };
     if (q.status) where.status = q.status;
     if (q.event_id) where.event_id = q.event_id;
-    if (q.starting_after !== undefined) {
-      const cursor = await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, q.starting_after);
-      if (!cursor || cursor.endpoint_id !== id) throw ApiError.invalid('starting_after', 'starting_after must be the id of a delivery in this list.');
-      where.seq = { $lt: cursor.seq };
-    }
-    const rows = await this.infra.reads.find<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, { where, orderBy: [{ field: 'seq', direction: 'desc' }], limit: limit + 1 });
-    return { object: 'list', data: rows.slice(0, limit).map(presentWebhookDelivery), has_more: rows.length > limit };
+    const cursor = async (cid: string) => {
+      const row = await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, cid);
+      return row && row.endpoint_id === id ? row : null;
+    };
+    const { rows, has_more } = await listPage<WebhookDeliveryRow>(
+      this.infra.reads,
+      { limit, starting_after: q.starting_after, ending_before: q.ending_before },
+      { collection: WEBHOOK_DELIVERIES, where, sortField: 'seq', cursor, noun: 'a delivery' },
+    );
+    return { object: 'list', data: rows.map(presentWebhookDelivery), has_more };
   }
 }

@@ -42,7 +42,8 @@ export interface WebhookDeliveryRow extends ReadDoc {
   organization_id: string;
   livemode: boolean;
   event_id: string;
-  event_type: PublicEventType;
+  /** A public event type, or `webhook.test` for a delivery made by the endpoint's test route. */
+  event_type: PublicEventType | 'webhook.test';
   /** = event_id; kept apart so the header's source is explicit. */
   webhook_id: string;
   body: string;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'crypto';
 import { hostname } from 'os';
-import { DomainError, webhookEndpointDecider, webhookEndpointStreamId } from '@dojang/domain';
+import { DomainError, webhookEndpointDecider, webhookEndpointStreamId, webhookSigningSecrets } from '@dojang/domain';
 import { WEBHOOK_ENDPOINTS, WebhookEndpointRow } from '@dojang/projections';
 import {
   DEFAULT_WEBHOOK_TIMEOUT_MS,
@@ -254,9 +254,10 @@ export class WebhookDispatcher {
   }
 
   private async send(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow, now: Date): Promise<WebhookDeliveryResult> {
-    let secret: string;
+    let secret: string[];
     try {
-      secret = this.box.open(endpoint.id, endpoint.secret_ciphertext);
+      // During a rotation's grace period both secrets sign (new first): `v1,<new> v1,<old>`.
+      secret = webhookSigningSecrets(endpoint, now).map((ciphertext) => this.box.open(endpoint.id, ciphertext));
     } catch (err) {
       return { status: null, errorCode: 'invalid_request', error: `cannot open the endpoint secret: ${(err as Error).message}`, durationMs: 0 };
     }
@@ -270,6 +271,62 @@ export class WebhookDispatcher {
       allowPrivateNetworks: this.infra.config.webhookAllowPrivateNetworks,
       ...(this.options.resolveHost ? { resolveHost: this.options.resolveHost } : {}),
     });
+  }
+
+  /**
+   * One attempt now, outside the retry schedule: a test delivery or an integrator's redelivery of
+   * a finished one. It is claimed like any attempt (so a worker never sends it at the same time)
+   * and its outcome is final: a manual attempt that fails is not retried on its own.
+   * Returns null when another writer changed the row first.
+   */
+  async attemptNow(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow): Promise<WebhookDeliveryRow | null> {
+    const version = row._version ?? 0;
+    const now = this.clock.now();
+    const started: WebhookAttempt = {
+      attempt: row.attempt_count + 1,
+      started_at: now.toISOString(),
+      finished_at: null,
+      status_code: null,
+      error_code: null,
+      error: null,
+      duration_ms: null,
+      response_body: null,
+    };
+    const claimed: WebhookDeliveryRow = {
+      ...row,
+      attempts: [...row.attempts, started],
+      attempt_count: started.attempt,
+      status: 'delivering',
+      next_attempt_at: iso(now.getTime() + (this.options.leaseMs ?? DEFAULT_WEBHOOK_LEASE_MS)),
+      lease_owner: this.owner,
+      completed_at: null,
+      updated_at: now.toISOString(),
+    };
+    if (!(await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, claimed, version))) return null;
+    const result = await this.send(row, endpoint, now);
+    const finished = this.clock.now();
+    const attempt: WebhookAttempt = {
+      ...started,
+      finished_at: finished.toISOString(),
+      status_code: result.status,
+      error_code: result.errorCode ?? null,
+      error: result.error ?? null,
+      duration_ms: result.durationMs,
+      response_body: result.responseBodySnippet ?? null,
+    };
+    const { canceled_reason: _dropped, ...rest } = claimed;
+    const outcome: WebhookDeliveryRow = {
+      ...rest,
+      attempts: [...row.attempts, attempt],
+      status: isSuccessfulDelivery(result) ? 'succeeded' : 'failed',
+      next_attempt_at: null,
+      lease_owner: null,
+      updated_at: finished.toISOString(),
+      completed_at: finished.toISOString(),
+    };
+    if (!(await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, outcome, version + 1))) return null;
+    this.infra.metrics.webhookDeliveries.inc({ outcome: outcome.status });
+    return outcome;
   }
 
   /** 410 Gone: the receiver says the endpoint no longer exists (Standard Webhooks). */

@@ -54,6 +54,17 @@ function participantOf(state: DocumentState, id: string): ParticipantState {
   return p;
 }
 
+/** The signer's browser is sent there with the outcome: never over plain http, never a script URL. */
+function isHttpsUrl(value: string): boolean {
+  if (typeof value !== 'string' || value.length > 2048) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.hostname !== '' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
 export function validateParticipant(p: ParticipantSetup, index?: number): void {
   const at = index === undefined ? '' : `participants[${index}].`;
   if (!p.name || !p.name.trim()) throw invalid('missing_parameter', 'A participant needs a name.', `${at}name`);
@@ -65,6 +76,9 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   }
   if (!Number.isInteger(p.signing_order) || p.signing_order < 1) {
     throw invalid('invalid_parameter', 'signing_order must be a positive integer.', `${at}signing_order`);
+  }
+  if (p.redirect_url != null && !isHttpsUrl(p.redirect_url)) {
+    throw invalid('invalid_parameter', 'redirect_url must be an absolute https URL (at most 2048 characters).', `${at}redirect_url`);
   }
 }
 

@@ -13,6 +13,8 @@ export interface ParticipantSetup {
   role: ParticipantRole;
   signing_order: number;
   auth: ParticipantAuth;
+  /** Embedded signing: where the signing page sends the signer after signing or declining (https). */
+  redirect_url?: string | null;
 }
 
 export interface Field {

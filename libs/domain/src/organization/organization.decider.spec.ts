@@ -60,7 +60,7 @@ const addMember = (o: Partial<Extract<OrganizationCommand, { type: 'AddMember' }
   now: T1,
   ...o,
 });
-const settings = (o: { default_expiry_days?: number; reminder_interval_days?: number | null }): OrganizationCommand => ({ type: 'ChangeSettings', now: T1, ...o });
+const settings = (o: { default_expiry_days?: number; reminder_interval_days?: number | null; embed_origins?: string[] }): OrganizationCommand => ({ type: 'ChangeSettings', now: T1, ...o });
 const grant = (amount: number): OrganizationCommand => ({ type: 'GrantCredits', amount, reason: 'purchase', now: T0 });
 
 describe('organizationDecider', () => {
@@ -217,6 +217,50 @@ describe('organizationDecider', () => {
 
     it.each([0, -2, 1.5])('refuses reminder_interval_days %p', (reminder_interval_days) => {
       spec.given([orgCreated()]).when(settings({ reminder_interval_days })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'reminder_interval_days' });
+    });
+
+    it('sets the origins allowed to frame the signing page, normalized and deduplicated, and clears them', () => {
+      const state = spec
+        .given([orgCreated()])
+        .when(settings({ embed_origins: ['https://App.Example.com', 'https://app.example.com:443/', 'http://localhost:3000', 'http://127.0.0.1:8080'] }))
+        .then([
+          {
+            type: 'OrganizationSettingsChanged',
+            data: { default_expiry_days: undefined, reminder_interval_days: undefined, embed_origins: ['https://app.example.com', 'http://localhost:3000', 'http://127.0.0.1:8080'], changed_at: T1 },
+          },
+        ]);
+      expect(state.embed_origins).toEqual(['https://app.example.com', 'http://localhost:3000', 'http://127.0.0.1:8080']);
+      expect(state.default_expiry_days).toBe(DEFAULT_EXPIRY_DAYS);
+      const cleared = spec
+        .given([orgCreated(), { type: 'OrganizationSettingsChanged', data: { embed_origins: ['https://a.example'], changed_at: T0 } }])
+        .when(settings({ embed_origins: [] }))
+        .then([{ type: 'OrganizationSettingsChanged', data: { default_expiry_days: undefined, reminder_interval_days: undefined, embed_origins: [], changed_at: T1 } }]);
+      expect(cleared.embed_origins).toEqual([]);
+    });
+
+    it('nobody may frame the page by default, and other settings leave the origins alone', () => {
+      const state = spec
+        .given([orgCreated(), { type: 'OrganizationSettingsChanged', data: { embed_origins: ['https://a.example'], changed_at: T0 } }])
+        .when(settings({ default_expiry_days: 7 }))
+        .then([{ type: 'OrganizationSettingsChanged', data: { default_expiry_days: 7, reminder_interval_days: undefined, changed_at: T1 } }]);
+      expect(state.embed_origins).toEqual(['https://a.example']);
+      expect(spec.given([orgCreated()]).when(settings({ default_expiry_days: 7 })).then([expect.anything()]).embed_origins).toEqual([]);
+    });
+
+    it.each([
+      'http://app.example.com',
+      'https://app.example.com/embed',
+      'https://*.example.com',
+      '*',
+      "'self'",
+      'app.example.com',
+      'https://user:pw@app.example.com',
+      'https://app.example.com?x=1',
+      'ftp://app.example.com',
+      'http://10.0.0.1',
+      '',
+    ])('refuses the embed origin %p', (origin) => {
+      spec.given([orgCreated()]).when(settings({ embed_origins: [origin] })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'embed_origins' });
     });
   });
 

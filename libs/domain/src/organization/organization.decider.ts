@@ -7,6 +7,47 @@ export const PERSONAL_FREE_SIGNATURES_PER_MONTH = 3;
 /** When send gives no expires_in_days and the organization set no default. */
 export const DEFAULT_EXPIRY_DAYS = 14;
 
+export const MAX_EMBED_ORIGINS = 20;
+
+/**
+ * An origin allowed to frame the signing page: `https://host[:port]` only (a framing page on plain
+ * http could be altered in transit), except http on localhost and 127.0.0.1 for development. No
+ * path, query, credentials or wildcard: CSP frame-ancestors would read more into them than meant.
+ * Returns the origin as a browser serializes it (lowercase host, no default port), or null.
+ */
+export function normalizeEmbedOrigin(value: string): string | null {
+  if (typeof value !== 'string' || value.includes('*')) return null;
+  const m = /^(https?):\/\/([^/?#@\s]+)\/?$/i.exec(value.trim());
+  if (!m) return null;
+  let url: URL;
+  try {
+    url = new URL(`${m[1]}://${m[2]}`);
+  } catch {
+    return null;
+  }
+  const local = url.hostname === 'localhost' || url.hostname === '127.0.0.1';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) return null;
+  return url.origin;
+}
+
+function normalizeEmbedOrigins(origins: string[]): string[] {
+  if (!Array.isArray(origins)) throw invalid('invalid_parameter', 'embed_origins must be a list of origins.', 'embed_origins');
+  if (origins.length > MAX_EMBED_ORIGINS) throw invalid('invalid_parameter', `embed_origins takes at most ${MAX_EMBED_ORIGINS} origins.`, 'embed_origins');
+  const out: string[] = [];
+  for (const origin of origins) {
+    const normalized = normalizeEmbedOrigin(origin);
+    if (!normalized) {
+      throw invalid(
+        'invalid_parameter',
+        `"${String(origin)}" is not an allowed embed origin: use https://host[:port] (http only for localhost or 127.0.0.1), without a path or wildcard.`,
+        'embed_origins',
+      );
+    }
+    if (!out.includes(normalized)) out.push(normalized);
+  }
+  return out;
+}
+
 export interface OrganizationState {
   exists: boolean;
   id: string;
@@ -18,6 +59,8 @@ export interface OrganizationState {
   keys: Array<{ key_id: string; mode: KeyMode; role: KeyRole; key_hash: string; key_hint: string; revoked: boolean }>;
   default_expiry_days: number;
   reminder_interval_days: number | null;
+  /** Origins allowed to frame the signing page (embedded signing); empty: nobody may. */
+  embed_origins: string[];
   credit_balance: number;
   free_used: Record<string, number>;
   usage_documents: string[];
@@ -34,6 +77,7 @@ export const initialOrganizationState = (): OrganizationState => ({
   keys: [],
   default_expiry_days: DEFAULT_EXPIRY_DAYS,
   reminder_interval_days: null,
+  embed_origins: [],
   credit_balance: 0,
   free_used: {},
   usage_documents: [],
@@ -44,7 +88,7 @@ export type OrganizationCommand =
   | { type: 'AddMember'; user_id: string; name: string; email: string; role: MemberRole; now: string }
   | { type: 'IssueApiKey'; key_id: string; mode: KeyMode; role?: KeyRole; key_hash: string; key_hint: string; now: string }
   | { type: 'RevokeApiKey'; key_id: string; now: string }
-  | { type: 'ChangeSettings'; default_expiry_days?: number; reminder_interval_days?: number | null; now: string }
+  | { type: 'ChangeSettings'; default_expiry_days?: number; reminder_interval_days?: number | null; embed_origins?: string[]; now: string }
   | { type: 'GrantCredits'; amount: number; reason: string; now: string }
   | { type: 'RecordSignatureUsage'; document_id: string; livemode: boolean; now: string };
 
@@ -91,6 +135,7 @@ export function evolveOrganization(state: OrganizationState, event: Organization
         ...state,
         default_expiry_days: event.data.default_expiry_days ?? state.default_expiry_days,
         reminder_interval_days: event.data.reminder_interval_days !== undefined ? event.data.reminder_interval_days : state.reminder_interval_days,
+        embed_origins: event.data.embed_origins ?? state.embed_origins ?? [],
       };
     case 'CreditsGranted':
       return { ...state, credit_balance: roundCredits(state.credit_balance + event.data.amount) };
@@ -154,7 +199,17 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
       if (command.reminder_interval_days != null && !(Number.isInteger(command.reminder_interval_days) && command.reminder_interval_days >= 1)) {
         throw invalid('invalid_parameter', 'reminder_interval_days must be a positive integer or null.', 'reminder_interval_days');
       }
-      return [{ type: 'OrganizationSettingsChanged', data: { default_expiry_days: command.default_expiry_days, reminder_interval_days: command.reminder_interval_days, changed_at: command.now } }];
+      return [
+        {
+          type: 'OrganizationSettingsChanged',
+          data: {
+            default_expiry_days: command.default_expiry_days,
+            reminder_interval_days: command.reminder_interval_days,
+            ...(command.embed_origins !== undefined ? { embed_origins: normalizeEmbedOrigins(command.embed_origins) } : {}),
+            changed_at: command.now,
+          },
+        },
+      ];
     case 'GrantCredits':
       if (!(Number.isFinite(command.amount) && command.amount > 0)) throw invalid('invalid_parameter', 'amount must be a positive number.', 'amount');
       return [{ type: 'CreditsGranted', data: { amount: command.amount, reason: command.reason, granted_at: command.now } }];

@@ -35,7 +35,13 @@ export type ApiKeyIssued = DomainEvent<
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { key_id: string; key_hash: string; revoked_at: string }>;
 export type OrganizationSettingsChanged = DomainEvent<
   'OrganizationSettingsChanged',
-  { default_expiry_days?: number; reminder_interval_days?: number | null; changed_at: string }
+  {
+    default_expiry_days?: number;
+    reminder_interval_days?: number | null;
+    /** Origins allowed to frame the signing page (CSP frame-ancestors); [] = none. */
+    embed_origins?: string[];
+    changed_at: string;
+  }
 >;
 export type CreditsGranted = DomainEvent<'CreditsGranted', { amount: number; reason: string; granted_at: string }>;
 export type SignatureUsageRecorded = DomainEvent<

@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '../shared/decider.spec-helpers';
-import { WebhookEndpointCommand, webhookEndpointDecider, webhookEndpointWants } from './webhook-endpoint.decider';
+import { WebhookEndpointCommand, webhookEndpointDecider, webhookEndpointWants, webhookSigningSecrets } from './webhook-endpoint.decider';
 import { WebhookEndpointEvent, webhookEndpointStreamId } from './webhook-endpoint.events';
 
 const spec = DeciderSpecification.for(webhookEndpointDecider);
@@ -123,5 +123,73 @@ describe('webhook endpoint decider', () => {
     expect(webhookEndpointWants({ events: ['*'] }, 'document.expired')).toBe(true);
     expect(webhookEndpointWants({ events: ['document.sent'] }, 'document.sent')).toBe(true);
     expect(webhookEndpointWants({ events: ['document.sent'] }, 'document.completed')).toBe(false);
+  });
+
+  describe('RotateWebhookEndpointSecret', () => {
+    const rotate = (over: { grace_period_seconds?: number; secret_ciphertext?: string } = {}): WebhookEndpointCommand => ({
+      type: 'RotateWebhookEndpointSecret',
+      secret_ciphertext: 'v1.new',
+      now: T1,
+      ...over,
+    });
+
+    it('keeps the previous secret signing for 24 hours by default', () => {
+      const state = spec
+        .given([created()])
+        .when(rotate())
+        .then([
+          {
+            type: 'WebhookEndpointSecretRotated',
+            data: { secret_ciphertext: 'v1.new', previous_secret_ciphertext: 'v1.iv.ct.tag', previous_secret_expires_at: '2026-03-04T09:00:00.000Z', rotated_at: T1 },
+          },
+        ]);
+      expect(webhookSigningSecrets(state, new Date('2026-03-04T08:59:59.000Z'))).toEqual(['v1.new', 'v1.iv.ct.tag']);
+      expect(webhookSigningSecrets(state, new Date('2026-03-04T09:00:00.000Z'))).toEqual(['v1.new']);
+    });
+
+    it('takes a grace period from 0 to 7 days', () => {
+      const state = spec.given([created()]).when(rotate({ grace_period_seconds: 0 })).then([
+        {
+          type: 'WebhookEndpointSecretRotated',
+          data: { secret_ciphertext: 'v1.new', previous_secret_ciphertext: 'v1.iv.ct.tag', previous_secret_expires_at: T1, rotated_at: T1 },
+        },
+      ]);
+      expect(webhookSigningSecrets(state, new Date(T1))).toEqual(['v1.new']);
+      spec.given([created()]).when(rotate({ grace_period_seconds: 7 * 24 * 3600 + 1 })).thenThrows('invalid_parameter', { param: 'grace_period_seconds' });
+      spec.given([created()]).when(rotate({ grace_period_seconds: -1 })).thenThrows('invalid_parameter', { param: 'grace_period_seconds' });
+      spec.given([created()]).when(rotate({ grace_period_seconds: 1.5 })).thenThrows('invalid_parameter', { param: 'grace_period_seconds' });
+    });
+
+    it('a second rotation retires the oldest secret: at most two sign', () => {
+      const state = spec
+        .given([
+          created(),
+          { type: 'WebhookEndpointSecretRotated', data: { secret_ciphertext: 'v1.second', previous_secret_ciphertext: 'v1.iv.ct.tag', previous_secret_expires_at: '2026-03-10T00:00:00.000Z', rotated_at: T1 } },
+        ])
+        .when(rotate({ secret_ciphertext: 'v1.third' }))
+        .then([
+          {
+            type: 'WebhookEndpointSecretRotated',
+            data: { secret_ciphertext: 'v1.third', previous_secret_ciphertext: 'v1.second', previous_secret_expires_at: '2026-03-04T09:00:00.000Z', rotated_at: T1 },
+          },
+        ]);
+      expect(webhookSigningSecrets(state, new Date(T1))).toEqual(['v1.third', 'v1.second']);
+    });
+
+    it('is refused for a deleted endpoint', () => {
+      spec.given([created(), deleted]).when(rotate()).thenThrows('webhook_endpoint_not_found', { kind: 'not_found' });
+    });
+  });
+
+  describe('RequestWebhookEndpointTest', () => {
+    const test: WebhookEndpointCommand = { type: 'RequestWebhookEndpointTest', event_id: 'evt_test', now: T1 };
+
+    it('records the request without changing the endpoint', () => {
+      spec.given([created()]).when(test).then([{ type: 'WebhookEndpointTestRequested', data: { event_id: 'evt_test', requested_at: T1 } }]);
+    });
+
+    it('is refused while the endpoint is disabled', () => {
+      spec.given([created(), disabled()]).when(test).thenThrows('webhook_endpoint_disabled', { kind: 'conflict' });
+    });
   });
 });

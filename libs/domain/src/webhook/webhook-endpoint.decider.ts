@@ -6,6 +6,10 @@ export const WEBHOOK_DESCRIPTION_MAX = 500;
 /** Subscribes to every public event type, including ones added later. */
 export const ALL_WEBHOOK_EVENTS = '*';
 
+/** How long the previous secret keeps signing after a rotation, unless the request says otherwise. */
+export const DEFAULT_SECRET_GRACE_SECONDS = 24 * 3600;
+export const MAX_SECRET_GRACE_SECONDS = 7 * 24 * 3600;
+
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
 export interface WebhookEndpointState {
@@ -18,6 +22,9 @@ export interface WebhookEndpointState {
   events: string[];
   description: string | null;
   secret_ciphertext: string;
+  /** The secret before the last rotation, still signing until previous_secret_expires_at. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: string | null;
   status: WebhookEndpointStatus;
   disabled_reason: WebhookDisableReason | null;
   created_at: string;
@@ -34,6 +41,8 @@ export const initialWebhookEndpointState = (): WebhookEndpointState => ({
   events: [],
   description: null,
   secret_ciphertext: '',
+  previous_secret_ciphertext: null,
+  previous_secret_expires_at: null,
   status: 'enabled',
   disabled_reason: null,
   created_at: '',
@@ -62,7 +71,9 @@ export type WebhookEndpointCommand =
   | (Timed & { type: 'UpdateWebhookEndpoint'; url?: string; events?: string[]; description?: string | null })
   | (Timed & { type: 'DisableWebhookEndpoint'; reason: WebhookDisableReason; delivery_id?: string | null })
   | (Timed & { type: 'EnableWebhookEndpoint' })
-  | (Timed & { type: 'DeleteWebhookEndpoint' });
+  | (Timed & { type: 'DeleteWebhookEndpoint' })
+  | (Timed & { type: 'RotateWebhookEndpointSecret'; secret_ciphertext: string; grace_period_seconds?: number })
+  | (Timed & { type: 'RequestWebhookEndpointTest'; event_id: string });
 
 /** Deduplicated, in first-seen order; '*' alone when it is present at all. */
 export function normalizeWebhookEvents(events: string[]): string[] {
@@ -84,6 +95,15 @@ function normalizeDescription(description: string | null | undefined): string | 
 function requireUrl(url: string): string {
   if (typeof url !== 'string' || url.trim() === '') throw invalid('missing_parameter', 'url is required.', 'url');
   return url.trim();
+}
+
+/** The secrets that sign a delivery at `now`: the current one, then the previous one during its grace period. */
+export function webhookSigningSecrets(
+  endpoint: Pick<WebhookEndpointState, 'secret_ciphertext' | 'previous_secret_ciphertext' | 'previous_secret_expires_at'>,
+  now: Date,
+): string[] {
+  const expires = endpoint.previous_secret_expires_at ? Date.parse(endpoint.previous_secret_expires_at) : NaN;
+  return endpoint.previous_secret_ciphertext && now.getTime() < expires ? [endpoint.secret_ciphertext, endpoint.previous_secret_ciphertext] : [endpoint.secret_ciphertext];
 }
 
 /** Whether an endpoint wants a public event of this type. */
@@ -121,6 +141,16 @@ export function evolveWebhookEndpoint(state: WebhookEndpointState, event: Webhoo
       return { ...state, status: 'enabled', disabled_reason: null, updated_at: event.data.enabled_at };
     case 'WebhookEndpointDeleted':
       return { ...state, deleted: true, updated_at: event.data.deleted_at };
+    case 'WebhookEndpointSecretRotated':
+      return {
+        ...state,
+        secret_ciphertext: event.data.secret_ciphertext,
+        previous_secret_ciphertext: event.data.previous_secret_ciphertext,
+        previous_secret_expires_at: event.data.previous_secret_expires_at,
+        updated_at: event.data.rotated_at,
+      };
+    case 'WebhookEndpointTestRequested':
+      return state;
     default:
       return assertNever(event);
   }
@@ -172,6 +202,28 @@ export function decideWebhookEndpoint(command: WebhookEndpointCommand, state: We
       return [{ type: 'WebhookEndpointEnabled', data: { enabled_at: command.now } }];
     case 'DeleteWebhookEndpoint':
       return [{ type: 'WebhookEndpointDeleted', data: { deleted_at: command.now } }];
+    case 'RotateWebhookEndpointSecret': {
+      if (!command.secret_ciphertext) throw new Error('a rotation needs the new encrypted secret');
+      const grace = command.grace_period_seconds ?? DEFAULT_SECRET_GRACE_SECONDS;
+      if (!Number.isInteger(grace) || grace < 0 || grace > MAX_SECRET_GRACE_SECONDS) {
+        throw invalid('invalid_parameter', `grace_period_seconds must be an integer from 0 to ${MAX_SECRET_GRACE_SECONDS} (7 days).`, 'grace_period_seconds');
+      }
+      // Rotating again inside a grace period ends the older secret now: at most two ever sign.
+      return [
+        {
+          type: 'WebhookEndpointSecretRotated',
+          data: {
+            secret_ciphertext: command.secret_ciphertext,
+            previous_secret_ciphertext: state.secret_ciphertext,
+            previous_secret_expires_at: new Date(Date.parse(command.now) + grace * 1000).toISOString(),
+            rotated_at: command.now,
+          },
+        },
+      ];
+    }
+    case 'RequestWebhookEndpointTest':
+      if (state.status !== 'enabled') throw conflict('webhook_endpoint_disabled', 'The webhook endpoint is disabled; enable it before sending a test.');
+      return [{ type: 'WebhookEndpointTestRequested', data: { event_id: command.event_id, requested_at: command.now } }];
     default:
       return assertNever(command);
   }

@@ -37,13 +37,26 @@ export type WebhookEndpointDisabled = DomainEvent<
 >;
 export type WebhookEndpointEnabled = DomainEvent<'WebhookEndpointEnabled', { enabled_at: string }>;
 export type WebhookEndpointDeleted = DomainEvent<'WebhookEndpointDeleted', { deleted_at: string }>;
+/**
+ * A new signing secret. The previous one keeps signing next to it until `previous_secret_expires_at`
+ * (Standard Webhooks allows several signatures in one header), so a receiver can switch without
+ * dropping deliveries.
+ */
+export type WebhookEndpointSecretRotated = DomainEvent<
+  'WebhookEndpointSecretRotated',
+  { secret_ciphertext: string; previous_secret_ciphertext: string; previous_secret_expires_at: string; rotated_at: string }
+>;
+/** The integrator asked for a `webhook.test` delivery; its position orders that delivery in the log. */
+export type WebhookEndpointTestRequested = DomainEvent<'WebhookEndpointTestRequested', { event_id: string; requested_at: string }>;
 
 export type WebhookEndpointEvent =
   | WebhookEndpointCreated
   | WebhookEndpointUpdated
   | WebhookEndpointDisabled
   | WebhookEndpointEnabled
-  | WebhookEndpointDeleted;
+  | WebhookEndpointDeleted
+  | WebhookEndpointSecretRotated
+  | WebhookEndpointTestRequested;
 
 export const WEBHOOK_ENDPOINT_EVENT_TYPES: readonly WebhookEndpointEvent['type'][] = [
   'WebhookEndpointCreated',
@@ -51,6 +64,8 @@ export const WEBHOOK_ENDPOINT_EVENT_TYPES: readonly WebhookEndpointEvent['type']
   'WebhookEndpointDisabled',
   'WebhookEndpointEnabled',
   'WebhookEndpointDeleted',
+  'WebhookEndpointSecretRotated',
+  'WebhookEndpointTestRequested',
 ];
 
 export const WEBHOOK_ENDPOINT_STREAM_PREFIX = 'webhook_endpoint-';
