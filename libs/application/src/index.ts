@@ -14,3 +14,5 @@ export * from './worker';
 export * from './webhooks';
 export * from './timers';
 export * from './observability';
+export * from './projection-plugins';
+export * from './projection-status.query';
