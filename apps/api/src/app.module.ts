@@ -26,6 +26,7 @@ import { TemplatesHttpController } from './templates/templates.http.controller';
 import { SealsHttpController } from './seals/seals.http.controller';
 import { SignatureRequestsHttpController } from './signature-requests/signature-requests.http.controller';
 import { OpenApiDocumentHolder, OpenApiHttpController } from './openapi/openapi.http.controller';
+import { AdminHttpController } from './admin/admin.http.controller';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
@@ -53,6 +54,7 @@ export class AppModule {
         SignatureRequestsHttpController,
         OpenApiHttpController,
         WebhookEndpointsHttpController,
+        AdminHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AdminService, loadConfig, openInfrastructure } from '@dojang/application';
+import { AdminService, formatProjectionStatus, loadConfig, openInfrastructure, projectionStatus, readPluginRows } from '@dojang/application';
 import { StoredEvent } from '@dojang/event-store';
 
 const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
@@ -14,8 +14,10 @@ const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
   stream show STREAM_ID [--json]        e.g. document-<uuid>, organization-<org_id>
   verify DOCUMENT_ID                    walk the hash chain and check the final PDF
   projections rebuild [NAME ...]
+  projections status [--json]           position, lag, generation and last error of each projection
+  report COLLECTION [--org ORG_ID]      rows of a PROJECTIONS plugin's collection (JSON)
 
-Reads DATA_DIR (default ./data), EVENTSTORE_URL and MONGO_URL like the server; safe to run
+Reads DATA_DIR (default ./data), DATABASE_URL, EVENTSTORE_URL, MONGO_URL and PROJECTIONS like the server; safe to run
 while the server is running on the same data directory.`;
 
 class UsageError extends Error {}
@@ -100,8 +102,16 @@ async function run(argv: string[]): Promise<unknown> {
         return await admin.setEditLock(rest[0], action === 'lock');
       case 'projections rebuild':
         return { rebuilt: await admin.rebuildProjections(rest) };
+      case 'projections status': {
+        const projections = await projectionStatus(infra.events, infra.reads, infra.runner.projections);
+        return flags.json ? { projections } : formatProjectionStatus(projections);
+      }
       default:
         break;
+    }
+    if (group === 'report') {
+      if (!action) throw new UsageError('COLLECTION is required');
+      return await readPluginRows(infra.reads, infra.runner.projections, action, typeof flags.org === 'string' ? flags.org : undefined);
     }
     if (group === 'stream' && action === 'show') {
       if (!rest[0]) throw new UsageError('STREAM_ID is required');

@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { ALL_PROJECTIONS, PROJECTION_STATUS, Projection } from '@dojang/projections';
+import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { AppConfig } from './config';
 
 /** Shown in every shape error, so the fix is in the message. */
@@ -118,4 +119,22 @@ function checkUnique(all: Projection[]): Projection[] {
   const clash = [...seen].filter(([, n]) => n > 1).map(([name]) => name);
   if (clash.length) throw new ProjectionPluginError(`PROJECTIONS: used twice (built-in or plugin): ${clash.join(', ')}`);
   return all;
+}
+
+/**
+ * A plugin collection's rows (for `cli report`), optionally one organization's. Built-in
+ * collections are refused: some hold secrets' hashes, and each has its own API already.
+ */
+export async function readPluginRows(reads: ReadStore, projections: Projection[], collection: string, organizationId?: string): Promise<ReadDoc[]> {
+  const plugin = projections.filter((p) => !ALL_PROJECTIONS.includes(p)).flatMap((p) => p.collections.map((c) => c.name));
+  if (!plugin.includes(collection)) {
+    throw new ProjectionPluginError(
+      `no plugin collection named ${collection}; ${plugin.length ? `loaded: ${plugin.join(', ')}` : 'no PROJECTIONS plugin is loaded'}`,
+    );
+  }
+  const rows = await reads.find(collection, {
+    ...(organizationId ? { where: { organization_id: organizationId } } : {}),
+    orderBy: [{ field: 'id', direction: 'asc' }],
+  });
+  return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([k]) => !k.startsWith('_'))) as ReadDoc);
 }
