@@ -182,7 +182,7 @@ describe('next to a running server on the same DATA_DIR', () => {
     const out = await runCli(['verify', edited], { dataDir: server.dataDir });
     expect(out.code).toBe(0);
     const body = out.json();
-    expect(body.chain).toMatchObject({ intact: true, events: 3 });
+    expect(body).toMatchObject({ intact: true, events: 3 });
     expect(body.verdict).toMatch(/^intact: 3 events, hash chain unbroken/);
   });
 
@@ -217,13 +217,13 @@ describe('next to a running server on the same DATA_DIR', () => {
     const out = await runCli(['verify', edited], { dataDir: server.dataDir });
     expect(out.code).toBe(1);
     const body = out.json();
-    expect(body.chain).toMatchObject({ intact: false, broken_at_revision: 1 });
-    expect(body.verdict).toMatch(/^BROKEN at revision 1: hash does not match the event content/);
+    expect(body).toMatchObject({ intact: false, failure: { check: 'hash_chain', event: { revision: 1, type: 'ParticipantAdded' } } });
+    expect(body.verdict).toMatch(/^BROKEN \(hash_chain\) at revision 1 ParticipantAdded [0-9a-f-]{36}: broken at revision 1: hash does not match the event content/);
 
     // The other documents' chains are untouched.
     const other = await runCli(['verify', documentIds[1]], { dataDir: server.dataDir });
     expect(other.code).toBe(0);
-    expect(other.json().chain.intact).toBe(true);
+    expect(other.json().intact).toBe(true);
   });
 
   it('projections rebuild replays the log and the API still lists the same documents', async () => {

@@ -172,7 +172,8 @@ describe.each(CASES)('the final PDF of $fixture', ({ fixture, field, display }) 
 
   it('is verified intact by the admin, and reported altered once the stored blob is overwritten', async () => {
     const intact = await t.admin.verifyDocument(docId);
-    expect(intact).toMatchObject({ found: true, final_pdf: { sha256: finalSha, status: 'intact' } });
+    expect(intact).toMatchObject({ found: true, intact: true });
+    expect(intact.found && intact.checks.find((c) => c.check === 'final_pdf')).toMatchObject({ status: 'ok', detail: expect.stringContaining(finalSha) });
     const blobPath = path.join(t.dataDir, 'blobs', finalSha.slice(0, 2), finalSha);
     expect(fs.readFileSync(blobPath).equals(final)).toBe(true);
     const altered = Buffer.from(final);
@@ -180,6 +181,7 @@ describe.each(CASES)('the final PDF of $fixture', ({ fixture, field, display }) 
     fs.chmodSync(blobPath, 0o644);
     fs.writeFileSync(blobPath, altered);
     const report = await t.admin.verifyDocument(docId);
-    expect(report).toMatchObject({ found: true, final_pdf: { sha256: finalSha, status: 'altered' } });
+    expect(report).toMatchObject({ found: true, intact: false, failure: { check: 'final_pdf', event: { type: 'DocumentCompleted' } } });
+    expect(report.found && report.failure?.detail).toBe(`final PDF ${finalSha} altered (its SHA-256 differs)`);
   });
 });

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { readFile } from 'fs/promises';
 import { AdminService, formatProjectionStatus, loadConfig, openInfrastructure, projectionStatus, readPluginRows } from '@dojang/application';
 import { StoredEvent } from '@dojang/event-store';
 
@@ -12,7 +13,9 @@ const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
   credits grant --org ORG_ID --amount N [--reason TEXT]
   document lock|unlock DOCUMENT_ID
   stream show STREAM_ID [--json]        e.g. document-<uuid>, organization-<org_id>
-  verify DOCUMENT_ID                    walk the hash chain and check the final PDF
+  verify DOCUMENT_ID [--pdf FINAL.pdf]  check the hash chain, the signed chain head (re-hashing,
+                                        truncation), the original and final PDF; --pdf compares a
+                                        final PDF you hold with the log. Exit 1 on any failure.
   projections rebuild [NAME ...]
   projections status [--json]           position, lag, generation and last error of each projection
   report COLLECTION [--org ORG_ID]      rows of a PROJECTIONS plugin's collection (JSON)
@@ -121,20 +124,21 @@ async function run(argv: string[]): Promise<unknown> {
     }
     if (group === 'verify') {
       if (!action) throw new UsageError('DOCUMENT_ID is required');
-      const result = await admin.verifyDocument(action);
+      const witnessPdf = typeof flags.pdf === 'string' ? await readFile(flags.pdf) : undefined;
+      const result = await admin.verifyDocument(action, { witnessPdf });
       if (!result.found) {
         process.exitCode = 2;
         return { ...result, verdict: 'no such document stream' };
       }
-      const intact = result.chain.intact && (!result.final_pdf || result.final_pdf.status === 'intact');
-      if (!intact) process.exitCode = 1;
+      if (!result.intact) process.exitCode = 1;
+      const failure = result.failure;
+      const finalChecked = result.checks.some((c) => c.check === 'final_pdf' && c.status === 'ok');
+      const sealed = result.checks.some((c) => c.check === 'head_signature' && c.status === 'ok');
       return {
         ...result,
-        verdict: intact
-          ? `intact: ${result.chain.events} events, hash chain unbroken${result.final_pdf ? ', final PDF matches its recorded SHA-256' : ''}`
-          : !result.chain.intact
-            ? `BROKEN at revision ${result.chain.broken_at_revision}: ${result.chain.reason}`
-            : `final PDF ${result.final_pdf?.status}`,
+        verdict: !failure
+          ? `intact: ${result.events} events, hash chain unbroken${sealed ? ', signed chain head matches' : ''}${finalChecked ? ', final PDF matches its recorded SHA-256' : ''}`
+          : `BROKEN (${failure.check})${failure.event ? ` at revision ${failure.event.revision} ${failure.event.type} ${failure.event.id}` : ''}: ${failure.detail}`,
       };
     }
     throw new UsageError(`unknown command: ${positional.join(' ')}`);

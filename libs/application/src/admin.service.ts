@@ -1,4 +1,4 @@
-import { randomUUID } from 'crypto';
+import { randomUUID, X509Certificate } from 'crypto';
 import {
   DocumentCommand,
   KeyMode,
@@ -10,12 +10,15 @@ import {
   organizationDecider,
   organizationStreamId,
 } from '@dojang/domain';
-import { verifyChain } from '@dojang/event-store';
+import { loadSigningIdentity, readPdfEvidence } from '@dojang/pdf';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { WithoutNow } from '@dojang/domain';
 import { newApiKey, prefixedId } from './ids';
 import { Infrastructure } from './infrastructure';
 import { sha256Hex } from './secrets';
+import { CHAIN_HEAD_PDF_KEY } from './document-pdf.service';
+import { ChainHead } from './verification/chain-head-proof';
+import { verifyDocumentEvidence } from './verification/verify-document';
 
 /**
  * Administrative and auditor use cases shared by the CLI and tests. Writes go through the same
@@ -113,19 +116,26 @@ export class AdminService {
     return this.infra.events.readStream(streamId);
   }
 
-  /** Walks a document's hash chain; also checks a stored final PDF against its recorded hash. */
-  async verifyDocument(documentId: string) {
+  /**
+   * Everything `cli verify` checks (see verification/verify-document.ts), against the
+   * installation's document-signing certificate. `witnessPdf` is a final PDF the auditor holds
+   * (e.g. the one mailed to the signers): its sealed chain head is compared with the log.
+   */
+  async verifyDocument(documentId: string, options: { witnessPdf?: Buffer } = {}) {
     const events = await this.infra.events.readStream(documentStreamId(documentId));
     if (events.length === 0) return { document_id: documentId, found: false as const };
-    const chain = verifyChain(events);
-    const completed = events.find((e) => e.type === 'DocumentCompleted');
-    const finalPdf = completed?.data.final_pdf as { sha256: string } | null | undefined;
-    let final_pdf: { sha256: string; status: 'intact' | 'missing' | 'altered' } | null = null;
-    if (finalPdf) {
-      const bytes = await this.infra.blobs.get(finalPdf.sha256);
-      final_pdf = { sha256: finalPdf.sha256, status: !bytes ? 'missing' : sha256Hex(bytes) === finalPdf.sha256 ? 'intact' : 'altered' };
+    const identity = await loadSigningIdentity({
+      dataDir: this.infra.config.dataDir,
+      ...(this.infra.config.signingP12 ? { p12Path: this.infra.config.signingP12, p12Password: this.infra.config.signingP12Password ?? '' } : {}),
+    });
+    const certificate = identity ? Buffer.from(new X509Certificate(identity.certificatePem).raw) : null;
+    let witness: { head: ChainHead | null; sha256: string } | null = null;
+    if (options.witnessPdf) {
+      const recorded = (await readPdfEvidence(options.witnessPdf))[CHAIN_HEAD_PDF_KEY];
+      witness = { head: recorded ? (JSON.parse(recorded) as ChainHead) : null, sha256: sha256Hex(options.witnessPdf) };
     }
-    return { document_id: documentId, found: true as const, chain, final_pdf };
+    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha), witness });
+    return { document_id: documentId, found: true as const, ...verification };
   }
 
   async rebuildProjections(names?: string[]) {

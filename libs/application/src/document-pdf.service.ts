@@ -1,8 +1,37 @@
 import { BlobStore } from '@dojang/blob-store';
 import { BlobPointer, DocumentState, ParticipantState } from '@dojang/domain';
-import { PdfStamp, SigningIdentity, inspectPdf, loadOrCreateSigningIdentity, renderDocumentPdf, signPdf, stampPdf } from '@dojang/pdf';
+import {
+  PdfStamp,
+  SigningIdentity,
+  countersignPdf,
+  evidenceKeyOf,
+  inspectPdf,
+  loadOrCreateSigningIdentity,
+  renderDocumentPdf,
+  sha256Hex,
+  signPdf,
+  stampPdf,
+} from '@dojang/pdf';
 import { WithBody, readBody } from './bodies';
 import { AppConfig } from './config';
+import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
+
+/**
+ * A stored blob whose bytes no longer hash to the address it was stored under: evidence was
+ * altered (or rotted) on disk. Serving it would hand out a PDF the log does not vouch for.
+ */
+export class EvidenceIntegrityError extends Error {
+  constructor(
+    readonly sha256: string,
+    readonly actual: string,
+  ) {
+    super(`blob ${sha256} fails its integrity check: its bytes hash to ${actual}`);
+    this.name = 'EvidenceIntegrityError';
+  }
+}
+
+/** The `evidence` entry of a final PDF: the chain head its completion seals (see ChainHeadProof). */
+export const CHAIN_HEAD_PDF_KEY = 'DojangChainHead';
 
 /** What a document's PDF is made of at each stage: the original to read, then the signed final. */
 export class DocumentPdfService {
@@ -44,6 +73,7 @@ export class DocumentPdfService {
   async buildFinal(
     state: DocumentState,
     pending: { participant_id: string; signature: BlobPointer | null; seal: BlobPointer | null },
+    chainHead?: ChainHead,
   ): Promise<BlobPointer> {
     const original = await this.original(state);
     const images = new Map<string, { signature: BlobPointer | null; seal: BlobPointer | null }>();
@@ -67,6 +97,7 @@ export class DocumentPdfService {
       name: 'Dojang',
       location: 'Dojang e-signature service',
       ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
+      ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
     });
     const ref = await this.blobs.put(signed);
     return { sha256: ref.sha256, byte_size: ref.byte_size };
@@ -81,9 +112,32 @@ export class DocumentPdfService {
     return this.identity;
   }
 
+  /**
+   * Signs a bundle (final PDF + audit certificate) once more, in an incremental update: the
+   * contract's own signature stays valid for its revision and this one covers the whole file.
+   */
+  async countersign(bundle: Buffer, reason: string): Promise<Buffer> {
+    const identity = await this.signingIdentity();
+    return countersignPdf(bundle, {
+      p12: identity.p12,
+      passphrase: identity.passphrase,
+      reason: reason.slice(0, 200),
+      name: 'Dojang',
+      location: 'Dojang e-signature service',
+      ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
+    });
+  }
+
+  async evidenceKey(): Promise<EvidenceKey> {
+    return evidenceKeyOf(await this.signingIdentity());
+  }
+
+  /** A stored blob, checked against the SHA-256 it is addressed by before anyone gets it. */
   async blob(sha256: string): Promise<Buffer> {
     const bytes = await this.blobs.get(sha256);
     if (!bytes) throw new Error(`blob ${sha256} is missing from the blob store`);
+    const actual = sha256Hex(bytes);
+    if (actual !== sha256) throw new EvidenceIntegrityError(sha256, actual);
     return bytes;
   }
 }

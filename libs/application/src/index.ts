@@ -14,5 +14,7 @@ export * from './worker';
 export * from './webhooks';
 export * from './timers';
 export * from './observability';
+export * from './verification/chain-head-proof';
+export * from './verification/verify-document';
 export * from './projection-plugins';
 export * from './projection-status.query';

@@ -192,3 +192,29 @@ describe('verifyChain', () => {
     if (cut.intact && full.intact) expect(cut.head_hash).not.toBe(full.head_hash);
   });
 });
+
+describe('the frozen hash format', () => {
+  // Recomputed independently: Python's json.dumps(sort_keys=True, separators=(',', ':'), ensure_ascii=False) + SHA-256.
+  const GOLDEN_HASH_0 = 'ef1a305c1b5336e886c1710fcbd632da8c4fd746ef0f82a7ba296cf7655212b9';
+  const GOLDEN_HASH_1 = '5a2da2a0b59b8533466774d554701c7276a51861faa77ceecc3f0faadd69c3d4';
+  /**
+   * Literal vectors for offline verifiers (and for every store adapter): if one of these changes,
+   * every chain ever written stops verifying. Change the format only with a new, versioned one.
+   */
+  const GOLDEN: HashableEvent = {
+    event_id: 'e0000000-0000-4000-8000-000000000001',
+    stream_id: 'document-3f2b8c1e-7a4d-4e59-9c0b-1d2e3f4a5b6c',
+    stream_revision: 0,
+    type: 'DocumentCreated',
+    data: { title: '근로계약서', metadata: { b: 2, a: 1 }, file: null },
+    metadata: { occurred_at: '2024-05-01T09:00:00.000Z', actor: 'system', schema_version: 1, prev_hash: 'ignored', hash: 'ignored' },
+  };
+
+  it('hashes the canonical JSON of the event and the previous hash', () => {
+    expect(canonicalJson({ ...GOLDEN, metadata: { occurred_at: GOLDEN.metadata.occurred_at, actor: 'system', schema_version: 1 }, prev_hash: GENESIS_HASH })).toBe(
+      '{"data":{"file":null,"metadata":{"a":1,"b":2},"title":"근로계약서"},"event_id":"e0000000-0000-4000-8000-000000000001","metadata":{"actor":"system","occurred_at":"2024-05-01T09:00:00.000Z","schema_version":1},"prev_hash":"0000000000000000000000000000000000000000000000000000000000000000","stream_id":"document-3f2b8c1e-7a4d-4e59-9c0b-1d2e3f4a5b6c","stream_revision":0,"type":"DocumentCreated"}',
+    );
+    expect(eventHash(GOLDEN, GENESIS_HASH)).toBe(GOLDEN_HASH_0);
+    expect(eventHash({ ...GOLDEN, stream_revision: 1 }, GOLDEN_HASH_0)).toBe(GOLDEN_HASH_1);
+  });
+});

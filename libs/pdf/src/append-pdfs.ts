@@ -73,6 +73,20 @@ function incrementalUpdate(base: Buffer, doc: PDFDocument, before: Map<number, B
 }
 
 /**
+ * Applies `change` to `base` as an incremental update: every byte of `base` — and any signature
+ * over it — stays as it was, and the changed objects follow it. Undefined when `base` does not end
+ * in a classic cross-reference table (pdf-lib cannot append to a cross-reference stream).
+ */
+export async function updateIncrementally(base: Buffer, change: (doc: PDFDocument) => void | Promise<void>): Promise<Buffer | undefined> {
+  const prevXref = classicXrefOffset(base);
+  if (prevXref === undefined) return undefined;
+  const doc = await PDFDocument.load(base, { updateMetadata: false });
+  const before = snapshot(doc);
+  await change(doc);
+  return incrementalUpdate(base, doc, before, prevXref);
+}
+
+/**
  * Appends every page of `extra` after `base` (contract + audit certificate).
  *
  * When `base` ends in a classic cross-reference table — as every PDF from
@@ -82,14 +96,14 @@ function incrementalUpdate(base: Buffer, doc: PDFDocument, before: Map<number, B
  * bundle. Other inputs are rewritten, which is fine for unsigned files.
  */
 export async function appendPdfs(base: Buffer, extra: Buffer): Promise<Buffer> {
-  const doc = await PDFDocument.load(base, { updateMetadata: false });
   const other = await PDFDocument.load(extra, { updateMetadata: false });
-  const prevXref = classicXrefOffset(base);
-  const before = prevXref === undefined ? undefined : snapshot(doc);
-
-  const pages = await doc.copyPages(other, other.getPageIndices());
-  for (const page of pages) doc.addPage(page);
-
-  if (prevXref === undefined || !before) return Buffer.from(await doc.save());
-  return incrementalUpdate(base, doc, before, prevXref);
+  const addPages = async (doc: PDFDocument) => {
+    const pages = await doc.copyPages(other, other.getPageIndices());
+    for (const page of pages) doc.addPage(page);
+  };
+  const updated = await updateIncrementally(base, addPages);
+  if (updated) return updated;
+  const doc = await PDFDocument.load(base, { updateMetadata: false });
+  await addPages(doc);
+  return Buffer.from(await doc.save());
 }

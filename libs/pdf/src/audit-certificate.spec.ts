@@ -6,7 +6,7 @@ import { appendPdfs } from './append-pdfs';
 import { AuditCertificateInput, formatKst, renderAuditCertificate } from './audit-certificate';
 import { contentDispositionFor } from './content-disposition';
 import { renderDocumentPdf } from './render-document';
-import { sha256Hex, signPdf } from './sign-pdf';
+import { countersignPdf, sha256Hex, signPdf } from './sign-pdf';
 import { loadOrCreateSigningIdentity } from './signing-identity';
 import { pdfFixture } from './testing/fixtures';
 import { pdffonts, pdfsig, pdftotext } from './testing/poppler';
@@ -88,6 +88,51 @@ describe('renderAuditCertificate', () => {
   });
 });
 
+describe('renderAuditCertificate with the service\'s own audit trail', () => {
+  const HEAD = 'c987fec0a1b2c3d4e5f60718293a4b5c6d7e8f90123456789abcdef01629140';
+  const SEALED = '5d41402abc4b2a76b9719d911017c592ae1c4f8b0d2d5e0a3f6b7c8d9e0f1a2b';
+  let text: string;
+  let layout: string;
+
+  beforeAll(async () => {
+    const pdf = await renderAuditCertificate({
+      ...input,
+      participants: [{ ...input.participants[0], ip: '::ffff:127.0.0.1' }],
+      timeline: [
+        { at: '2026-03-01T00:00:00Z', event: 'created', actor: 'system' },
+        { at: '2026-03-01T00:00:01Z', event: 'sent', actor: 'system' },
+        { at: '2026-03-01T00:05:00Z', event: 'viewed', actor: '홍길동', detail: 'IP ::ffff:127.0.0.1' },
+        { at: '2026-03-01T00:07:30Z', event: 'signed', actor: '홍길동', detail: 'IP ::ffff:127.0.0.1' },
+        { at: '2026-03-01T00:07:30Z', event: 'completed', actor: 'system', detail: `final PDF sha256 ${FINAL}` },
+      ],
+      chain: { head_hash: HEAD, event_count: 9, sealed: { revision: 6, hash: SEALED, completed_event_count: 9 } },
+    });
+    text = pdftotext(pdf);
+    layout = pdftotext(pdf, true);
+  });
+
+  it('keeps every table inside the page: each full hash is there, wrapped rather than cut', () => {
+    const compact = text.replace(/\s+/g, '');
+    // The completed row's detail, the original, the final, the chain head and the signed head.
+    expect(compact).toContain(`finalPDFsha256${FINAL}`);
+    for (const hash of [ORIGINAL, FINAL, HEAD, SEALED]) expect(compact).toContain(hash);
+    expect(compact).toContain('(9events)');
+  });
+
+  it('names events in Korean and English, never by their raw codes', () => {
+    for (const label of ['문서 생성 / created', '서명 요청 발송 / sent', '문서 열람 / viewed', '서명 완료 / signed', '전체 서명 완료 / completed']) {
+      expect(text).toContain(label);
+    }
+    const rows = layout.split('\n').filter((l) => /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} KST/.test(l));
+    for (const row of rows) expect(row).not.toMatch(/KST\s+(created|sent|viewed|signed|completed)\b/);
+  });
+
+  it('shows IPv4-mapped addresses as IPv4', () => {
+    expect(text).not.toContain('::ffff:');
+    expect(text).toContain('IP 127.0.0.1');
+  });
+});
+
 describe('appendPdfs', () => {
   let certificate: Buffer;
   beforeAll(async () => {
@@ -119,6 +164,26 @@ describe('appendPdfs', () => {
       // The signature covers its revision; the certificate pages came after it.
       expect(report).not.toContain('Total document signed');
       expect(pdftotext(bundle).split('\f')[3]).toContain('감사 추적 인증서');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a countersignature over the bundle covers the whole file and leaves the contract signature valid', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dojang-bundle-'));
+    try {
+      const identity = await loadOrCreateSigningIdentity({ dataDir });
+      const signed = await signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), { p12: identity.p12, passphrase: identity.passphrase });
+      const bundle = await appendPdfs(signed, certificate);
+      const sealed = await countersignPdf(bundle, { p12: identity.p12, passphrase: identity.passphrase, reason: 'Audit trail certificate' });
+      expect(sealed.subarray(0, bundle.length).equals(bundle)).toBe(true);
+      const report = pdfsig(sealed);
+      const [first, second] = report.split(/^Signature #\d+:$/m).slice(1);
+      expect(first).toContain('Signature Validation: Signature is Valid.');
+      expect(first).not.toContain('Total document signed');
+      expect(second).toContain('Signature Validation: Signature is Valid.');
+      expect(second).toContain('Total document signed');
+      expect(await pageCount(sealed)).toBe(await pageCount(bundle));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

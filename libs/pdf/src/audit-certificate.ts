@@ -32,6 +32,15 @@ export interface AuditCertificateInput {
   participants: AuditParticipant[];
   timeline: AuditTimelineEntry[];
   generated_at: string;
+  /**
+   * The document's hash chain when the certificate was made, and the head its completion sealed
+   * with the document-signing key (see `cli verify`): what an auditor compares with the log.
+   */
+  chain?: {
+    head_hash: string;
+    event_count: number;
+    sealed?: { revision: number; hash: string; completed_event_count: number } | null;
+  } | null;
 }
 
 const ROLE_LABELS: Record<string, string> = {
@@ -45,8 +54,20 @@ const AUTH_LABELS: Record<string, string> = {
   none: '인증 없음 (None)',
 };
 
-/** Public webhook names and domain event names both reach the timeline. */
+/** Audit-trail codes, public webhook names and domain event names all reach the timeline. */
 const EVENT_LABELS: Record<string, string> = {
+  created: '문서 생성 / created',
+  sent: '서명 요청 발송 / sent',
+  viewed: '문서 열람 / viewed',
+  pin_sent: '인증번호 발송 / PIN sent',
+  pin_failed: '인증번호 불일치 / PIN failed',
+  pin_verified: '본인 인증 완료 / PIN verified',
+  signed: '서명 완료 / signed',
+  declined: '서명 거절 / declined',
+  reminded: '알림 재발송 / reminded',
+  canceled: '요청 취소 / canceled',
+  expired: '기한 만료 / expired',
+  completed: '전체 서명 완료 / completed',
   'document.created': '문서 생성 (Created)',
   'document.sent': '서명 요청 발송 (Sent)',
   'document.viewed': '문서 열람 (Viewed)',
@@ -86,6 +107,11 @@ export function formatKst(value: string | null | undefined): string {
 }
 
 const dash = (value: string | null | undefined): string => (value && value.trim() ? value : '—');
+
+/** An IPv4 client seen through a dual-stack socket (`::ffff:127.0.0.1`) is shown as the IPv4 address it is. */
+export function displayIp(text: string): string {
+  return text.replace(/(?<![0-9a-f:])::ffff:(\d{1,3}(?:\.\d{1,3}){3})\b/gi, '$1');
+}
 
 function label(korean: string, english: string): Content {
   return {
@@ -132,7 +158,7 @@ function participantBlock(p: AuditParticipant, index: number): Content {
         [label('인증 방법', 'Authentication'), AUTH_LABELS[p.auth] ?? p.auth],
         [label('휴대폰', 'Phone'), dash(p.phone_masked)],
         [label('이메일', 'Email'), dash(p.email_masked)],
-        [label('IP 주소', 'IP address'), dash(p.ip)],
+        [label('IP 주소', 'IP address'), dash(p.ip && displayIp(p.ip))],
         [label('접속 환경', 'User agent'), mono(dash(p.user_agent))],
         [label('열람 일시', 'Viewed at'), formatKst(p.viewed_at)],
         [label('서명 일시', 'Signed at'), formatKst(p.signed_at)],
@@ -149,7 +175,8 @@ function timelineTable(entries: AuditTimelineEntry[]): Content {
     { text: formatKst(e.at), fontSize: 8 },
     EVENT_LABELS[e.event] ?? e.event,
     e.actor,
-    { text: dash(e.detail), fontSize: 8 },
+    // A detail may hold a whole SHA-256: wrapped inside the column, never cut at the margin.
+    { text: dash(e.detail && displayIp(e.detail)), fontSize: 8, wordBreak: 'break-all' } as TableCell,
   ]);
   if (rows.length === 0) rows.push([{ text: '기록 없음 (no events)', colSpan: 4 }, {}, {}, {}]);
   return {
@@ -193,6 +220,14 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
         [label('원본 문서 해시', 'Original SHA-256'), mono(info.original_sha256)],
         [label('최종 문서 해시', 'Final SHA-256'), info.final_sha256 ? mono(info.final_sha256) : '서명 미완료 (not completed)'],
         [label('발급 일시', 'Generated at'), formatKst(info.generated_at)],
+        ...(info.chain
+          ? ([
+              [label('이벤트 체인 헤드', 'Event chain head'), mono(`${info.chain.head_hash} (${info.chain.event_count} events)`)],
+              ...(info.chain.sealed
+                ? [[label('서명된 체인 헤드', 'Signed chain head'), mono(`${info.chain.sealed.hash} (revision ${info.chain.sealed.revision}, ${info.chain.sealed.completed_event_count} events at completion)`)]]
+                : []),
+            ] as Array<[Content, Content]>)
+          : []),
       ]),
       sectionHeading('참여자', 'Participants'),
       ...info.participants.map(participantBlock),

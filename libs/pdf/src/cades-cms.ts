@@ -1,13 +1,14 @@
-import { createHash, KeyObject, sign as rsaSign } from 'node:crypto';
-import { children, contextTag, decode, integer, nullValue, octetString, oid, seq, set, TAG } from './der';
+import { createHash, KeyObject, webcrypto } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
 
 /**
  * CMS SignedData in the CAdES-BES shape that PAdES baseline B-B asks for:
  * signed attributes content-type, message-digest and ESS
  * signing-certificate-v2, and *no* signing-time (PAdES carries the claimed
  * time in the signature dictionary's /M; ETSI EN 319 142-1 forbids the
- * attribute). node-forge's PKCS#7 signer always adds signing-time and cannot
- * add signing-certificate-v2, hence our own builder.
+ * attribute). Built with pkijs + asn1js; only ESSCertIDv2, which pkijs has
+ * no class for, is assembled from asn1js types here.
  */
 
 export const OID = {
@@ -16,11 +17,14 @@ export const OID = {
   tstInfo: '1.2.840.113549.1.9.16.1.4',
   contentType: '1.2.840.113549.1.9.3',
   messageDigest: '1.2.840.113549.1.9.4',
+  signingTime: '1.2.840.113549.1.9.5',
   signingCertificateV2: '1.2.840.113549.1.9.16.2.47',
   signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
   sha256: '2.16.840.1.101.3.4.2.1',
-  rsaEncryption: '1.2.840.113549.1.1.1',
 } as const;
+
+/** Node's WebCrypto behind pkijs; passed explicitly so no process-wide engine is set. */
+export const cryptoEngine = new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as Crypto });
 
 export interface CmsSigner {
   /** DER of the signing certificate. */
@@ -30,30 +34,48 @@ export interface CmsSigner {
   privateKey: KeyObject;
 }
 
-export const sha256 = (data: Buffer): Buffer => createHash('sha256').update(data).digest();
+export const sha256 = (data: Buffer | Uint8Array): Buffer => createHash('sha256').update(data).digest();
 
-const sha256AlgorithmId = () => seq(oid(OID.sha256));
+const toArrayBuffer = (buf: Buffer | Uint8Array): ArrayBuffer => new Uint8Array(buf).buffer as ArrayBuffer;
 
-function attribute(type: string, ...values: Buffer[]): Buffer {
-  return seq(oid(type), set(...values));
+export function parseCertificate(der: Buffer): pkijs.Certificate {
+  return pkijs.Certificate.fromBER(toArrayBuffer(der));
 }
 
-/** Issuer Name and serial INTEGER, copied byte for byte from the certificate. */
-export function issuerAndSerial(certificateDer: Buffer): { issuer: Buffer; serial: Buffer } {
-  const tbs = children(decode(certificateDer))[0];
-  const fields = children(tbs);
-  // tbsCertificate starts with an optional [0] version.
-  const i = fields[0].tag === 0xa0 ? 1 : 0;
-  if (fields[i].tag !== TAG.INTEGER) throw new Error('certificate: unexpected TBSCertificate layout');
-  return { serial: fields[i].raw, issuer: fields[i + 2].raw };
+const cryptoKeys = new WeakMap<KeyObject, Promise<CryptoKey>>();
+
+/** The KeyObject as a WebCrypto key for pkijs (imported once per key). */
+function cryptoKeyOf(key: KeyObject): Promise<CryptoKey> {
+  let imported = cryptoKeys.get(key);
+  if (!imported) {
+    const pkcs8 = key.export({ format: 'der', type: 'pkcs8' });
+    imported = webcrypto.subtle.importKey('pkcs8', pkcs8, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']) as Promise<CryptoKey>;
+    cryptoKeys.set(key, imported);
+  }
+  return imported;
 }
 
-function signingCertificateV2(certificateDer: Buffer): Buffer {
-  const { issuer, serial } = issuerAndSerial(certificateDer);
-  // ESSCertIDv2 with the default hash (SHA-256) omitted, as DER requires.
-  const issuerSerial = seq(seq(contextTag(4, issuer)), serial);
-  const essCertId = seq(octetString(sha256(certificateDer)), issuerSerial);
-  return attribute(OID.signingCertificateV2, seq(seq(essCertId)));
+/** ESS SigningCertificateV2 (RFC 5035) naming the certificate by its SHA-256, hash algorithm left at its default. */
+function signingCertificateV2(certificate: pkijs.Certificate, der: Buffer): pkijs.Attribute {
+  const issuerSerial = new asn1js.Sequence({
+    value: [
+      new asn1js.Sequence({ value: [new pkijs.GeneralName({ type: 4, value: certificate.issuer }).toSchema()] }),
+      certificate.serialNumber,
+    ],
+  });
+  const essCertIdV2 = new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: toArrayBuffer(sha256(der)) }), issuerSerial] });
+  return new pkijs.Attribute({
+    type: OID.signingCertificateV2,
+    values: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] })],
+  });
+}
+
+/** DER orders a SET OF by the members' encodings, and the signature covers the SET as encoded. */
+function derOrdered(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
+  return attributes
+    .map((attribute) => ({ attribute, der: Buffer.from(attribute.toSchema().toBER()) }))
+    .sort((a, b) => Buffer.compare(a.der, b.der))
+    .map(({ attribute }) => attribute);
 }
 
 export interface SignedDataInput {
@@ -65,51 +87,57 @@ export interface SignedDataInput {
   /** Embedded content (timestamp tokens embed TSTInfo); omitted = detached. */
   content?: Buffer;
   /**
-   * Called with the signature value before assembly; whatever attributes it
-   * returns go into unsignedAttrs (used for the RFC 3161 timestamp token).
+   * Called with the signature value before assembly; whatever it returns goes into the
+   * unsigned attributes (used for the RFC 3161 signature-time-stamp token).
    */
-  unsignedAttributes?: (signatureValue: Buffer) => Promise<Buffer[]>;
+  unsignedAttributes?: (signatureValue: Buffer) => Promise<pkijs.Attribute[]>;
 }
 
+/** ContentInfo(SignedData), DER. */
 export async function buildSignedData(input: SignedDataInput): Promise<Buffer> {
   const { signer, contentDigest } = input;
   const contentType = input.contentType ?? OID.data;
+  const certificate = parseCertificate(signer.certificate);
+  const chain = signer.chain.filter((c) => !c.equals(signer.certificate)).map(parseCertificate);
 
-  const signedAttrs = [
-    attribute(OID.contentType, oid(contentType)),
-    attribute(OID.messageDigest, octetString(contentDigest)),
-    signingCertificateV2(signer.certificate),
-  ];
-  // RFC 5652 §5.4: the signature covers the attributes encoded as a SET OF,
-  // while the SignerInfo stores them under an IMPLICIT [0] tag.
-  const signedAttrsSet = set(...signedAttrs);
-  const signatureValue = rsaSign('sha256', signedAttrsSet, signer.privateKey);
-  const unsigned = input.unsignedAttributes ? await input.unsignedAttributes(signatureValue) : [];
-
-  const { issuer, serial } = issuerAndSerial(signer.certificate);
-  const signerInfo = seq(
-    integer(1),
-    seq(issuer, serial),
-    sha256AlgorithmId(),
-    contextTag(0, decode(signedAttrsSet).content),
-    seq(oid(OID.rsaEncryption), nullValue()),
-    octetString(signatureValue),
-    ...(unsigned.length ? [contextTag(1, decode(set(...unsigned)).content)] : []),
-  );
-
-  const encapContentInfo = seq(oid(contentType), ...(input.content ? [contextTag(0, octetString(input.content))] : []));
-  const certificates = [signer.certificate, ...signer.chain.filter((c) => !c.equals(signer.certificate))];
-  const signedData = seq(
+  const signedAttrs = derOrdered([
+    new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: contentType })] }),
+    new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: toArrayBuffer(contentDigest) })] }),
+    signingCertificateV2(certificate, signer.certificate),
+  ]);
+  const signedData = new pkijs.SignedData({
     // v3 when the content is not id-data (RFC 5652 §5.1).
-    integer(contentType === OID.data ? 1 : 3),
-    set(sha256AlgorithmId()),
-    encapContentInfo,
-    contextTag(0, Buffer.concat(certificates)),
-    set(signerInfo),
-  );
-  return seq(oid(OID.signedData), contextTag(0, signedData));
+    version: contentType === OID.data ? 1 : 3,
+    encapContentInfo: new pkijs.EncapsulatedContentInfo({
+      eContentType: contentType,
+      ...(input.content ? { eContent: new asn1js.OctetString({ valueHex: toArrayBuffer(input.content) }) } : {}),
+    }),
+    certificates: [certificate, ...chain],
+    signerInfos: [
+      new pkijs.SignerInfo({
+        version: 1,
+        sid: new pkijs.IssuerAndSerialNumber({ issuer: certificate.issuer, serialNumber: certificate.serialNumber }),
+        signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: signedAttrs }),
+      }),
+    ],
+  });
+  await signedData.sign(await cryptoKeyOf(signer.privateKey), 0, 'SHA-256', undefined, cryptoEngine);
+
+  const signerInfo = signedData.signerInfos[0];
+  const unsigned = input.unsignedAttributes ? await input.unsignedAttributes(Buffer.from(signerInfo.signature.valueBlock.valueHexView)) : [];
+  if (unsigned.length) signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 1, attributes: unsigned });
+
+  const contentInfo = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
+  return Buffer.from(contentInfo.toSchema().toBER());
 }
 
-export function timestampTokenAttribute(token: Buffer): Buffer {
-  return attribute(OID.signatureTimeStampToken, token);
+export function timestampTokenAttribute(token: Buffer): pkijs.Attribute {
+  return new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [asn1js.fromBER(toArrayBuffer(token)).result] });
+}
+
+/** The SignedData inside a DER ContentInfo (a PDF's /Contents, a timestamp token). */
+export function readSignedData(der: Buffer): pkijs.SignedData {
+  const contentInfo = pkijs.ContentInfo.fromBER(toArrayBuffer(der));
+  if (contentInfo.contentType !== OID.signedData) throw new Error('CMS: not SignedData');
+  return new pkijs.SignedData({ schema: contentInfo.content });
 }

@@ -11,11 +11,14 @@ export {
   type RenderDocumentInput,
 } from './render-document';
 export { inspectPdf, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
+export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sanitize-pdf';
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
 export { stampPdf, type PdfStamp } from './stamp-pdf';
-export { signPdf, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
+export { signPdf, countersignPdf, readPdfEvidence, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
 export {
   loadOrCreateSigningIdentity,
+  loadSigningIdentity,
+  evidenceKeyOf,
   GENERATED_CERTIFICATE_CN,
   type SigningIdentity,
   type SigningIdentityOptions,

@@ -27,6 +27,7 @@ describe('inspectPdf on the shared fixtures', () => {
   it('accepts the A4 contract', async () => {
     expect(await inspectPdf(pdfFixture('chromium-korean-contract-a4.pdf'))).toEqual({
       ok: true,
+      active_content: [],
       page_count: 3,
       pages: [0, 1, 2].map(() => ({ ...A4, rotation: 0 })),
     });
@@ -35,6 +36,7 @@ describe('inspectPdf on the shared fixtures', () => {
   it('accepts the Letter contract with its own page size', async () => {
     expect(await inspectPdf(pdfFixture('chromium-korean-contract-letter.pdf'))).toEqual({
       ok: true,
+      active_content: [],
       page_count: 3,
       pages: [0, 1, 2].map(() => ({ ...LETTER, rotation: 0 })),
     });
@@ -43,6 +45,7 @@ describe('inspectPdf on the shared fixtures', () => {
   it('accepts the file with page 2 rotated and reports the rotation', async () => {
     expect(await inspectPdf(pdfFixture('rotated-page2-90.pdf'))).toEqual({
       ok: true,
+      active_content: [],
       page_count: 3,
       pages: [
         { ...A4, rotation: 0 },

@@ -1,4 +1,5 @@
 import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFPage } from 'pdf-lib';
+import { ActiveContentKind, removeActiveContent } from './sanitize-pdf';
 
 export type PageRotation = 0 | 90 | 180 | 270;
 
@@ -11,7 +12,15 @@ export interface PdfPageInfo {
 }
 
 export type PdfInspection =
-  | { ok: true; page_count: number; pages: PdfPageInfo[] }
+  | {
+      ok: true;
+      page_count: number;
+      pages: PdfPageInfo[];
+      /** Active content found (and removed from `sanitized`); empty for a clean file. */
+      active_content: ActiveContentKind[];
+      /** The file without its active content: what to store instead of the upload. Absent when clean. */
+      sanitized?: Uint8Array;
+    }
   | { ok: false; reason: 'not_pdf' | 'encrypted'; message: string };
 
 const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
@@ -62,7 +71,8 @@ export function describeEncryption(doc: PDFDocument): string {
 }
 
 /**
- * Decides from the bytes alone whether an upload is a PDF we can work with.
+ * Decides from the bytes alone whether an upload is a PDF we can work with, and strips what a
+ * signer must never be served (see sanitize-pdf.ts).
  * Encrypted files are refused up front: we could neither stamp nor sign them
  * without breaking them later, which is worse than a clear "no" now.
  */
@@ -94,7 +104,11 @@ export async function inspectPdf(bytes: Buffer): Promise<PdfInspection> {
       return { width: round2(box.width), height: round2(box.height), rotation: normalizeRotation(page.getRotation().angle) };
     });
     if (pages.length === 0) return { ok: false, reason: 'not_pdf', message: 'File is not a readable PDF: it has no pages.' };
-    return { ok: true, page_count: pages.length, pages };
+    // Done here, under the reader's time limit, because finding it means reading every object.
+    const active_content = removeActiveContent(doc);
+    if (active_content.length === 0) return { ok: true, page_count: pages.length, pages, active_content };
+    const sanitized = await doc.save({ useObjectStreams: false });
+    return { ok: true, page_count: pages.length, pages, active_content, sanitized };
   } catch (error) {
     return { ok: false, reason: 'not_pdf', message: `File is not a readable PDF: its page tree is broken (${(error as Error).message}).` };
   }

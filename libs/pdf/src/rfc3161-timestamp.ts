@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { bool, children, decode, decodeInteger, decodeOid, DerNode, integer, octetString, oid, seq, TAG } from './der';
-import { OID, sha256 } from './cades-cms';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { OID, readSignedData, sha256 } from './cades-cms';
 
 /**
  * RFC 3161 client for the signature-time-stamp unsigned attribute (the step
- * from PAdES B-B towards B-T). We check that the token answers *our* request
- * (imprint and nonce); we do not validate the TSA's own signature or chain —
- * that needs a trust list, which belongs to whoever verifies the PDF.
+ * from PAdES B-B towards B-T), on pkijs' TimeStampReq/TimeStampResp/TSTInfo.
+ * We check that the token answers *our* request (imprint and nonce); we do
+ * not validate the TSA's own signature or chain — that needs a trust list,
+ * which belongs to whoever verifies the PDF.
  */
 
 export class TimestampError extends Error {
@@ -16,17 +18,30 @@ export class TimestampError extends Error {
   }
 }
 
+const toArrayBuffer = (buf: Buffer | Uint8Array): ArrayBuffer => new Uint8Array(buf).buffer as ArrayBuffer;
+
+/** INTEGER from unsigned bytes: a leading 0 keeps a high first bit from reading as negative. */
+const unsignedInteger = (bytes: Buffer) => new asn1js.Integer({ valueHex: toArrayBuffer(bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes) });
+const integerBytes = (value: asn1js.Integer): Buffer => {
+  const bytes = Buffer.from(value.valueBlock.valueHexView);
+  return bytes.length > 1 && bytes[0] === 0 ? bytes.subarray(1) : bytes;
+};
+
 export function buildTimestampRequest(imprint: Buffer, nonce: Buffer): Buffer {
-  return seq(
-    integer(1),
-    seq(seq(oid(OID.sha256)), octetString(imprint)),
-    integer(nonce),
+  const request = new pkijs.TimeStampReq({
+    version: 1,
+    messageImprint: new pkijs.MessageImprint({
+      hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
+      hashedMessage: new asn1js.OctetString({ valueHex: toArrayBuffer(imprint) }),
+    }),
+    nonce: unsignedInteger(nonce),
     // Ask for the TSA certificate inside the token so verifiers can check it offline.
-    bool(true),
-  );
+    certReq: true,
+  });
+  return Buffer.from(request.toSchema().toBER());
 }
 
-interface TstInfo {
+export interface TstInfo {
   hashAlgorithm: string;
   hashedMessage: Buffer;
   nonce?: Buffer;
@@ -34,19 +49,20 @@ interface TstInfo {
 
 /** Reads TSTInfo out of a timestamp token (ContentInfo → SignedData → eContent). */
 export function readTstInfo(token: Buffer): TstInfo {
-  const [contentType, explicitContent] = children(decode(token));
-  if (decodeOid(contentType) !== OID.signedData) throw new TimestampError('token is not CMS SignedData');
-  const signedData = children(children(explicitContent)[0]);
-  const encap = children(signedData[2]);
-  if (decodeOid(encap[0]) !== OID.tstInfo) throw new TimestampError('token does not carry TSTInfo');
-  const eContent = children(encap[1])[0];
-  const tst = children(decode(eContent.content));
-  const imprint = children(tst[2]);
-  const hashAlgorithm = decodeOid(children(imprint[0])[0]);
-  // After genTime (index 4) come optional accuracy, ordering, nonce: the
-  // nonce is the only optional plain INTEGER.
-  const nonceNode = tst.slice(5).find((n: DerNode) => n.tag === TAG.INTEGER);
-  return { hashAlgorithm, hashedMessage: imprint[1].content, nonce: nonceNode ? decodeInteger(nonceNode) : undefined };
+  let signedData: pkijs.SignedData;
+  try {
+    signedData = readSignedData(token);
+  } catch {
+    throw new TimestampError('token is not CMS SignedData');
+  }
+  const encap = signedData.encapContentInfo;
+  if (encap.eContentType !== OID.tstInfo || !encap.eContent) throw new TimestampError('token does not carry TSTInfo');
+  const tst = pkijs.TSTInfo.fromBER(toArrayBuffer(Buffer.from(encap.eContent.getValue())));
+  return {
+    hashAlgorithm: tst.messageImprint.hashAlgorithm.algorithmId,
+    hashedMessage: Buffer.from(tst.messageImprint.hashedMessage.valueBlock.valueHexView),
+    nonce: tst.nonce ? integerBytes(tst.nonce) : undefined,
+  };
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -57,27 +73,27 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 export function parseTimestampResponse(response: Buffer, imprint: Buffer, nonce: Buffer): Buffer {
-  let parts: DerNode[];
+  let parsed: pkijs.TimeStampResp;
   try {
-    parts = children(decode(response));
+    parsed = pkijs.TimeStampResp.fromBER(toArrayBuffer(response));
   } catch (error) {
     throw new TimestampError(`TSA answered with something that is not a TimeStampResp: ${(error as Error).message}`);
   }
-  const statusInfo = children(parts[0]);
-  const status = decodeInteger(statusInfo[0]).readUIntBE(0, Math.min(decodeInteger(statusInfo[0]).length, 6));
-  if (status !== 0 && status !== 1) {
+  const status = parsed.status.status;
+  if (status !== pkijs.PKIStatus.granted && status !== pkijs.PKIStatus.grantedWithMods) {
     throw new TimestampError(`TSA refused the request (status ${status}: ${STATUS_TEXT[status] ?? 'unknown'})`);
   }
-  const token = parts[1]?.raw;
-  if (!token) throw new TimestampError('TSA granted the request but sent no token');
+  if (!parsed.timeStampToken) throw new TimestampError('TSA granted the request but sent no token');
+  const token = Buffer.from(parsed.timeStampToken.toSchema().toBER());
   const tst = readTstInfo(token);
   if (tst.hashAlgorithm !== OID.sha256 || !tst.hashedMessage.equals(imprint)) {
     throw new TimestampError('timestamp token does not cover this signature');
   }
-  if (!tst.nonce || !tst.nonce.equals(decodeInteger(decode(integer(nonce))))) {
+  const expected = integerBytes(unsignedInteger(nonce));
+  if (!tst.nonce || !tst.nonce.equals(expected)) {
     throw new TimestampError('timestamp token nonce does not match the request');
   }
-  return Buffer.from(token);
+  return token;
 }
 
 export interface TimestampOptions {

@@ -3,31 +3,30 @@ import { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSignedData, OID, sha256 } from './cades-cms';
-import { children, decode, decodeOid, DerNode, generalizedTime, integer, oid, seq, TAG } from './der';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { buildSignedData, OID, readSignedData, sha256 } from './cades-cms';
 import { readTstInfo } from './rfc3161-timestamp';
-import { PADES_SUBFILTER, sha256Hex, signPdf } from './sign-pdf';
+import { PADES_SUBFILTER, readPdfEvidence, sha256Hex, signPdf } from './sign-pdf';
 import { GENERATED_CERTIFICATE_CN, loadOrCreateSigningIdentity, SigningIdentity, signerFromP12 } from './signing-identity';
 import { pdfFixture } from './testing/fixtures';
+import { opensslAsn1parse, opensslCmsPrint, opensslCmsVerify } from './testing/openssl';
 import { pdfsig, pdftotext } from './testing/poppler';
 
-function extractSignature(pdf: Buffer): { byteRange: number[]; cms: Buffer } {
+function extractSignature(pdf: Buffer): { byteRange: number[]; cms: Buffer; signedBytes: Buffer } {
   const match = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(pdf.toString('latin1'));
   if (!match) throw new Error('no /ByteRange');
   const byteRange = match.slice(1).map(Number);
   const hex = pdf.toString('latin1', byteRange[1] + 1, byteRange[2] - 1);
-  const der = Buffer.from(hex, 'hex');
-  return { byteRange, cms: decode(der).raw };
+  const padded = Buffer.from(hex, 'hex');
+  // /Contents is zero-padded to its reserved size; the CMS ends where its DER says.
+  const parsed = asn1js.fromBER(new Uint8Array(padded));
+  const signedBytes = Buffer.concat([pdf.subarray(byteRange[0], byteRange[0] + byteRange[1]), pdf.subarray(byteRange[2], byteRange[2] + byteRange[3])]);
+  return { byteRange, cms: padded.subarray(0, parsed.offset), signedBytes };
 }
 
-function signerInfoOf(cms: Buffer): DerNode[] {
-  const signedData = children(children(children(decode(cms))[1])[0]);
-  return children(children(signedData[signedData.length - 1])[0]);
-}
-
-function attributeOids(attrs: DerNode): string[] {
-  return children(attrs).map((a) => decodeOid(children(a)[0]));
-}
+const signerInfoOf = (cms: Buffer): pkijs.SignerInfo => readSignedData(cms).signerInfos[0];
+const attributeOids = (attrs: pkijs.SignedAndUnsignedAttributes | undefined): string[] => (attrs?.attributes ?? []).map((a) => a.type);
 
 // RSA key generation dominates this file's run time: one identity serves all tests that only need *an* identity.
 let sharedDir: string;
@@ -77,14 +76,47 @@ describe('signPdf (PAdES B-B)', () => {
 
   it('carries CAdES signed attributes: content-type, message-digest, signing-certificate-v2, no signing-time', () => {
     const signerInfo = signerInfoOf(extractSignature(signed).cms);
-    const signedAttrs = signerInfo.find((n) => n.tag === 0xa0);
-    if (!signedAttrs) throw new Error('no signed attributes');
-    expect(attributeOids(signedAttrs).sort()).toEqual([OID.contentType, OID.messageDigest, OID.signingCertificateV2].sort());
-    const essAttr = children(signedAttrs).find((a) => decodeOid(children(a)[0]) === OID.signingCertificateV2)!;
-    const essCertId = children(children(children(children(children(essAttr)[1])[0])[0])[0]);
+    expect(attributeOids(signerInfo.signedAttrs).sort()).toEqual([OID.contentType, OID.messageDigest, OID.signingCertificateV2].sort());
+    const essAttr = signerInfo.signedAttrs!.attributes.find((a) => a.type === OID.signingCertificateV2)!;
+    // SigningCertificateV2 → certs → ESSCertIDv2 → certHash
+    const essCertId = (((essAttr.values[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence).valueBlock;
+    const certHash = Buffer.from((essCertId.value[0] as asn1js.OctetString).valueBlock.valueHexView);
     const certificate = signerFromP12(identity.p12, identity.passphrase).certificate;
-    expect(essCertId[0].content.equals(sha256(certificate))).toBe(true);
-    expect(signerInfo.some((n) => n.tag === 0xa1)).toBe(false);
+    expect(certHash.equals(sha256(certificate))).toBe(true);
+    expect(signerInfo.unsignedAttrs).toBeUndefined();
+  });
+
+  it('is a CMS OpenSSL verifies over exactly the byte range, with signing-certificate-v2 and no signing-time', () => {
+    const { cms, signedBytes } = extractSignature(signed);
+    const verified = opensslCmsVerify(cms, signedBytes);
+    expect(verified.output).toContain('CMS Verification successful');
+    expect(verified.ok).toBe(true);
+    // One byte of the signed range changed: the digest no longer matches.
+    const altered = Buffer.from(signedBytes);
+    altered[signedBytes.length - 10] ^= 0x01;
+    expect(opensslCmsVerify(cms, altered).ok).toBe(false);
+
+    const printed = opensslCmsPrint(cms);
+    expect(printed).toContain('id-smime-aa-signingCertificateV2');
+    expect(printed).toContain('messageDigest (1.2.840.113549.1.9.4)');
+    expect(printed).not.toContain('signingTime');
+    const parsed = opensslAsn1parse(cms);
+    expect(parsed).toContain(':id-smime-aa-signingCertificateV2');
+    expect(parsed).not.toContain(':signingTime');
+    expect(parsed).toContain(':messageDigest');
+    // The message digest printed by OpenSSL is the SHA-256 of the byte range.
+    const digestLine = /messageDigest\s*\n.*?\[HEX DUMP\]:([0-9A-F]+)/s.exec(parsed);
+    expect(digestLine?.[1].toLowerCase()).toBe(sha256(signedBytes).toString('hex'));
+  });
+
+  it('writes evidence entries into the information dictionary, under the signature', async () => {
+    const withEvidence = await signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), {
+      p12: identity.p12,
+      passphrase: identity.passphrase,
+      evidence: { DojangChainHead: '{"revision":6,"hash":"ab"}' },
+    });
+    expect(await readPdfEvidence(withEvidence)).toEqual({ DojangChainHead: '{"revision":6,"hash":"ab"}' });
+    expect(pdfsig(withEvidence)).toContain('Total document signed');
   });
 
   it('is reported broken when one byte inside the signed range changes', () => {
@@ -117,11 +149,23 @@ describe('signPdf with an RFC 3161 timestamp', () => {
       const answer = async () => {
         const request = Buffer.concat(chunks);
         requests.push(request);
-        const [, imprint, nonce] = children(decode(request));
-        const tstInfo = seq(integer(1), oid('1.3.6.1.4.1.99999.1'), imprint.raw, integer(42), generalizedTime(new Date()), nonce.raw);
-        const token = await buildSignedData({ signer: tsaSigner, contentDigest: sha256(tstInfo), contentType: OID.tstInfo, content: tstInfo });
+        const req = pkijs.TimeStampReq.fromBER(new Uint8Array(request));
+        const tstInfo = new pkijs.TSTInfo({
+          version: 1,
+          policy: '1.3.6.1.4.1.99999.1',
+          messageImprint: req.messageImprint,
+          serialNumber: new asn1js.Integer({ value: 42 }),
+          genTime: new Date(),
+          ...(req.nonce ? { nonce: req.nonce } : {}),
+        });
+        const tstDer = Buffer.from(tstInfo.toSchema().toBER());
+        const token = await buildSignedData({ signer: tsaSigner, contentDigest: sha256(tstDer), contentType: OID.tstInfo, content: tstDer });
+        const response = new pkijs.TimeStampResp({
+          status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.granted }),
+          timeStampToken: pkijs.ContentInfo.fromBER(new Uint8Array(token)),
+        });
         res.writeHead(200, { 'Content-Type': 'application/timestamp-reply' });
-        res.end(seq(seq(integer(0)), token));
+        res.end(Buffer.from(response.toSchema().toBER()));
       };
       // A stand-in that fails answers 500, so the test sees a TSA error rather than a hang.
       req.on('end', () => {
@@ -141,20 +185,22 @@ describe('signPdf with an RFC 3161 timestamp', () => {
     expect(requests).toHaveLength(1);
     expect(pdfsig(signed)).toContain('Signature Validation: Signature is Valid.');
 
-    const signerInfo = signerInfoOf(extractSignature(signed).cms);
-    const signatureValue = signerInfo.find((n, i) => n.tag === TAG.OCTET_STRING && i > 3)!.content;
-    const unsigned = signerInfo.find((n) => n.tag === 0xa1)!;
-    expect(attributeOids(unsigned)).toEqual([OID.signatureTimeStampToken]);
-    const token = children(children(children(unsigned)[0])[1])[0].raw;
+    const { cms, signedBytes } = extractSignature(signed);
+    expect(opensslCmsVerify(cms, signedBytes).ok).toBe(true);
+    const signerInfo = signerInfoOf(cms);
+    const signatureValue = Buffer.from(signerInfo.signature.valueBlock.valueHexView);
+    expect(attributeOids(signerInfo.unsignedAttrs)).toEqual([OID.signatureTimeStampToken]);
+    const token = Buffer.from(signerInfo.unsignedAttrs!.attributes[0].values[0].toBER());
     const tst = readTstInfo(token);
     expect(tst.hashAlgorithm).toBe(OID.sha256);
     expect(tst.hashedMessage.equals(sha256(signatureValue))).toBe(true);
+    expect(opensslCmsPrint(cms)).toContain('id-smime-aa-timeStampToken');
   });
 
   it('fails loudly when the TSA refuses', async () => {
     const refusing = createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/timestamp-reply' });
-      res.end(seq(seq(integer(2))));
+      res.end(Buffer.from(new pkijs.TimeStampResp({ status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.rejection }) }).toSchema().toBER()));
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
     try {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import signpdf, { Signer } from '@signpdf/signpdf';
-import { PDFDocument } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { updateIncrementally } from './append-pdfs';
 import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
 import { signerFromP12 } from './signing-identity';
@@ -16,6 +17,11 @@ export interface SignPdfOptions {
   tsaUrl?: string;
   /** Claimed signing time for /M; defaults to now. */
   signingTime?: Date;
+  /**
+   * Entries for the document information dictionary (e.g. `DojangChainHead`), written before
+   * signing so the signature covers them: evidence a reader of the PDF alone can check.
+   */
+  evidence?: Record<string, string>;
 }
 
 export const PADES_SUBFILTER = 'ETSI.CAdES.detached';
@@ -55,6 +61,29 @@ function contentsCapacity(signer: CmsSigner, withTimestamp: boolean): number {
   return certificates + 2048 + (withTimestamp ? 16384 : 0);
 }
 
+function infoDictionary(doc: PDFDocument): PDFDict {
+  const existing = doc.context.trailerInfo.Info;
+  const found = existing ? doc.context.lookup(existing) : undefined;
+  if (found instanceof PDFDict) return found;
+  const info = doc.context.obj({});
+  doc.context.trailerInfo.Info = doc.context.register(info);
+  return info;
+}
+
+/** The `evidence` entries a PDF's information dictionary carries (keys starting with `Dojang`). */
+export async function readPdfEvidence(pdf: Buffer): Promise<Record<string, string>> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
+  const ref = doc.context.trailerInfo.Info;
+  const info = ref ? doc.context.lookup(ref) : undefined;
+  const out: Record<string, string> = {};
+  if (!(info instanceof PDFDict)) return out;
+  for (const [key, value] of info.entries()) {
+    const name = key.decodeText();
+    if (name.startsWith('Dojang') && (value instanceof PDFHexString || 'decodeText' in value)) out[name] = (value as PDFHexString).decodeText();
+  }
+  return out;
+}
+
 /**
  * PAdES baseline B-B signature over the whole file: SubFilter
  * ETSI.CAdES.detached, ByteRange = everything except the /Contents hole,
@@ -66,6 +95,10 @@ function contentsCapacity(signer: CmsSigner, withTimestamp: boolean): number {
 export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
   const signer = signerFromP12(opts.p12, opts.passphrase);
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  if (opts.evidence) {
+    const info = infoDictionary(doc);
+    for (const [key, value] of Object.entries(opts.evidence)) info.set(PDFName.of(key), PDFHexString.fromText(value));
+  }
   pdflibAddPlaceholder({
     pdfDoc: doc,
     reason: opts.reason ?? '',
@@ -81,5 +114,36 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
   // @signpdf locates /ByteRange and /Contents by scanning bytes, so the
   // signature dictionary must not be compressed into an object stream.
   const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
+  return signpdf.sign(withPlaceholder, new CadesSigner(signer, opts.tsaUrl), opts.signingTime);
+}
+
+/**
+ * Signs a PDF again without touching what is already there: the new signature field goes in an
+ * incremental update, so earlier signatures keep verifying for their revisions and this one
+ * covers the whole file (the audit bundle: signed contract + certificate appended after it).
+ * A file that cannot be updated incrementally (no classic cross-reference table) holds no
+ * signature worth keeping and is signed as a whole by signPdf.
+ */
+export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
+  const signer = signerFromP12(opts.p12, opts.passphrase);
+  const withPlaceholder = await updateIncrementally(pdf, (doc) => {
+    const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+    const existing = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray)?.size() ?? 0;
+    pdflibAddPlaceholder({
+      pdfDoc: doc,
+      reason: opts.reason ?? '',
+      contactInfo: '',
+      name: opts.name ?? '',
+      location: opts.location ?? '',
+      signingTime: opts.signingTime,
+      subFilter: PADES_SUBFILTER,
+      signatureLength: 2 * contentsCapacity(signer, !!opts.tsaUrl),
+      appName: 'Dojang',
+    });
+    // The placeholder always names its field Signature1; field names must be unique.
+    const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
+    fields.lookup(fields.size() - 1, PDFDict).set(PDFName.of('T'), PDFString.of(`Signature${existing + 1}`));
+  });
+  if (!withPlaceholder) return signPdf(pdf, opts);
   return signpdf.sign(withPlaceholder, new CadesSigner(signer, opts.tsaUrl), opts.signingTime);
 }

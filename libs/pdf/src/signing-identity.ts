@@ -130,6 +130,21 @@ async function readGenerated(dir: string): Promise<SigningIdentity | undefined> 
   }
 }
 
+/** The key and certificate that sign evidence other than PDFs (a document's chain head). */
+export function evidenceKeyOf(identity: SigningIdentity): { privateKey: KeyObject; certificate: Buffer } {
+  const { privateKey, certificate } = signerFromP12(identity.p12, identity.passphrase);
+  return { privateKey, certificate };
+}
+
+/**
+ * The installation's identity if it has one, never a new one: a verifier that generated a key
+ * would only prove the log disagrees with a stranger.
+ */
+export async function loadSigningIdentity(opts: SigningIdentityOptions): Promise<SigningIdentity | undefined> {
+  if (opts.p12Path) return identity(await readFile(opts.p12Path), opts.p12Password ?? '');
+  return readGenerated(join(opts.dataDir, 'signing'));
+}
+
 /**
  * The document-signing identity: the operator's SIGNING_P12 when configured,
  * otherwise a self-signed certificate generated once per DATA_DIR and kept,

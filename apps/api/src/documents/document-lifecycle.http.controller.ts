@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { DocumentPdfService, sha256Hex } from '@dojang/application';
-import { canAffordSignature, DEFAULT_EXPIRY_DAYS, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
+import { canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, documentStreamId, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
 import { appendPdfs, contentDispositionFor, renderAuditCertificate } from '@dojang/pdf';
 import { Response } from 'express';
@@ -76,6 +76,19 @@ export class DocumentLifecycleHttpController {
     return entries.map(({ _position, _generation, seq, document_id, id, ...entry }) => ({ ...entry }));
   }
 
+  /** The log's head now and the head the completion sealed: printed so an auditor can compare. */
+  private async chainSummary(documentId: string) {
+    const events = await this.docs.infra.events.readStream(documentStreamId(documentId));
+    const last = events[events.length - 1];
+    if (!last) return null;
+    const sealed = (events.find((e) => e.type === 'DocumentCompleted')?.data.chain_head ?? null) as ChainHeadProof | null;
+    return {
+      head_hash: String(last.metadata.hash),
+      event_count: events.length,
+      sealed: sealed && { revision: sealed.revision, hash: sealed.hash, completed_event_count: sealed.completed_event_count },
+    };
+  }
+
   @Get('file')
   async file(@Auth() auth: AuthContext, @Param('id') id: string, @Query('audit') audit: string | undefined, @Res() res: Response) {
     if (audit !== undefined && audit !== 'true' && audit !== 'false') throw ApiError.invalid('audit', 'audit must be true or false.');
@@ -106,8 +119,10 @@ export class DocumentLifecycleHttpController {
         }),
         timeline: entries.map((e) => ({ at: e.at, event: e.event, actor: e.actor, detail: e.detail ?? (e.ip ? `IP ${e.ip}` : null) })),
         generated_at: this.docs.nowIso(),
+        chain: await this.chainSummary(row.id),
       });
-      bytes = await appendPdfs(bytes, certificate);
+      // Signed again after the certificate is appended, so a reader sees the whole file covered.
+      bytes = await this.pdf.countersign(await appendPdfs(bytes, certificate), `Audit trail certificate: ${row.title}`);
     }
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(audit === 'true' ? `${row.title} (audit)` : row.title));

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
+import { Clock, CLOCK, EvidenceIntegrityError, Infrastructure, prefixedId, sha256Hex } from '@dojang/application';
 import { FileCommand, MAX_FILE_BYTES, WithoutNow, fileDecider, fileStreamId } from '@dojang/domain';
 import { FILES, FileRow } from '@dojang/projections';
 import { contentDispositionFor, inspectPdfIsolated } from '@dojang/pdf';
@@ -43,7 +43,10 @@ export class FilesHttpController {
           : `Only PDF files are accepted, and this file is not one we can read (judged by its bytes, not by its Content-Type): ${inspection.message}`;
       throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', message, 'file');
     }
-    const blob = await this.infra.blobs.put(part.bytes);
+    // Scripts, launch actions, open/page actions and embedded files are removed before anything is
+    // stored, so neither a signer nor the final PDF ever carries them; a clean file stays byte for byte.
+    const stored = inspection.sanitized ? Buffer.from(inspection.sanitized) : part.bytes;
+    const blob = await this.infra.blobs.put(stored);
     const fileId = prefixedId('file');
     const command: WithoutNow<FileCommand> = {
       type: 'UploadFile',
@@ -81,6 +84,8 @@ export class FilesHttpController {
     if (!row) throw notFound();
     const bytes = await this.infra.blobs.get(row.sha256);
     if (!bytes) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+    const actual = sha256Hex(bytes);
+    if (actual !== row.sha256) throw new EvidenceIntegrityError(row.sha256, actual);
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(row.filename ?? row.id).replace(/^attachment/, 'inline'));
     res.setHeader('Content-Length', String(bytes.length));

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { ConcurrentModificationError, Infrastructure } from '@dojang/application';
+import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
 import { Request, Response } from 'express';
@@ -15,7 +15,9 @@ export class HttpErrorFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request & { requestId?: string }>();
     const error = toApiError(exception);
-    if (error.status >= 500) this.infra.logger.error({ err: exception, request_id: req.requestId }, 'request failed');
+    if (exception instanceof EvidenceIntegrityError) {
+      this.infra.logger.error({ request_id: req.requestId, method: req.method, route: req.route?.path ?? null, err: exception }, 'evidence_integrity_failure');
+    } else if (error.status >= 500) this.infra.logger.error({ err: exception, request_id: req.requestId }, 'request failed');
     for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
     if (res.headersSent) return;
     res.status(error.status).json({
@@ -35,6 +37,10 @@ export function toApiError(exception: unknown): ApiError {
   if (exception instanceof DomainError) return fromDomainError(exception);
   if (exception instanceof ConcurrentModificationError) {
     return new ApiError(409, 'invalid_request_error', 'concurrent_modification', 'The resource was changed by other requests while this one was being applied; nothing was written. Retry the request.', undefined, { 'Retry-After': '1' });
+  }
+  // Not the client's doing, so a 5xx; but a named one, so an operator knows to restore the file.
+  if (exception instanceof EvidenceIntegrityError) {
+    return new ApiError(500, 'api_error', 'evidence_integrity_failure', 'A stored file failed its integrity check and was not served.');
   }
   const e = exception as { type?: string; status?: number; statusCode?: number; code?: string; message?: string };
   // body-parser failures arrive before any controller runs.

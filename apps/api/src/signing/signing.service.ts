@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomInt } from 'crypto';
-import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, sha256Hex } from '@dojang/application';
+import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, sha256Hex, signChainHead } from '@dojang/application';
 import {
   BlobPointer,
+  ChainHeadProof,
   DocumentCommand,
   DocumentState,
   ParticipantState,
@@ -212,12 +213,25 @@ export class SigningService {
         ip: info.ip,
         user_agent: info.user_agent,
         final_pdf: null as BlobPointer | null,
-        original_sha256: state.original_pdf?.sha256 ?? null,
+        chain_head: null as ChainHeadProof | null,
       };
       // Dry run first: the final PDF is built only for a signature that will be accepted and completes the document.
-      decideDocument({ ...command, now: this.clock.now().toISOString() }, state);
+      const appending = decideDocument({ ...command, now: this.clock.now().toISOString() }, state).length;
       if (wouldComplete(state, participantId)) {
-        command.final_pdf = await this.pdf.buildFinal(state, { participant_id: participantId, signature, seal: seal?.image ?? null });
+        // The head this decision extends; had another write landed since, the append's expected
+        // revision fails and this runs again on the newer stream.
+        const head = chainHeadOf(await this.infra.events.readStream(documentStreamId(state.id)), appending);
+        command.final_pdf = await this.pdf.buildFinal(state, { participant_id: participantId, signature, seal: seal?.image ?? null }, head);
+        command.chain_head = signChainHead(
+          {
+            document_id: state.id,
+            head,
+            signer: { participant_id: participantId, signature_sha256: signature?.sha256 ?? null, seal_sha256: seal?.image.sha256 ?? null, ip: info.ip, user_agent: info.user_agent },
+            original_sha256: state.original_pdf?.sha256 ?? null,
+            final_pdf_sha256: command.final_pdf.sha256,
+          },
+          await this.pdf.evidenceKey(),
+        );
       }
       return command;
     });

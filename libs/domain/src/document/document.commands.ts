@@ -1,4 +1,4 @@
-import { BlobPointer, DocumentCreated, Field, ParticipantSetup } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentCreated, Field, ParticipantSetup } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
 interface Timed {
@@ -68,7 +68,8 @@ export type SignDocument = Timed & {
   user_agent: string | null;
   /** Built by the shell when this signature completes the document (see wouldComplete). */
   final_pdf: BlobPointer | null;
-  original_sha256: string | null;
+  /** Signed with the final PDF, by the shell (see ChainHeadProof). */
+  chain_head?: ChainHeadProof | null;
 };
 export type DeclineDocument = Timed & {
   type: 'DeclineDocument';

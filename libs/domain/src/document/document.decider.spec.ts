@@ -13,7 +13,7 @@ import {
   UpdateDocument,
   VerifyPin,
 } from './document.commands';
-import { BlobPointer, DocumentEvent, Field, FileRef, ParticipantSetup } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentEvent, Field, FileRef, ParticipantSetup } from './document.events';
 
 const spec = DeciderSpecification.for(documentDecider);
 
@@ -179,7 +179,7 @@ const participantDeclined = (participant_id: string): DocumentEvent => ({
   data: { participant_id, declined_at: T_SIGN, reason: 'Wrong amount', ip: IP, user_agent: UA },
 });
 const documentDeclined = (participant_id: string): DocumentEvent => ({ type: 'DocumentDeclined', data: { declined_at: T_SIGN, participant_id } });
-const completed = (): DocumentEvent => ({ type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: ORIGINAL_SHA, final_pdf: FINAL_PDF } });
+const completed = (): DocumentEvent => ({ type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: FINAL_PDF } });
 const canceled = (): DocumentEvent => ({ type: 'DocumentCanceled', data: { canceled_at: T_LATER } });
 const expired = (): DocumentEvent => ({ type: 'DocumentExpired', data: { expired_at: T_EXPIRES } });
 const reminded = (participant_ids: string[], at: string): DocumentEvent => ({
@@ -264,7 +264,6 @@ const sign = (participant_id: string, o: Partial<SignDocument> = {}): SignDocume
   ip: IP,
   user_agent: UA,
   final_pdf: null,
-  original_sha256: null,
   ...o,
 });
 const decline = (participant_id: string, reason = 'The amount is wrong.'): DeclineDocument => ({
@@ -936,7 +935,7 @@ describe('documentDecider', () => {
     it('the next signing_order may sign once the lower one has', () => {
       spec
         .given([...twoSignersSent(), ...kimVerified(), signedEv(KIM, { auth_method: 'sms_pin' })])
-        .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
+        .when(sign(LEE, { final_pdf: FINAL_PDF }))
         .then([signedEv(LEE), completed()]);
     });
 
@@ -1072,15 +1071,39 @@ describe('documentDecider', () => {
     it('the last signer completes the document, with the final PDF', () => {
       const state = spec
         .given([...twoSignersSent(), ...kimVerified(), signedEv(KIM, { auth_method: 'sms_pin' })])
-        .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
+        .when(sign(LEE, { final_pdf: FINAL_PDF }))
         .then([signedEv(LEE), completed()]);
       expect(state).toMatchObject({ status: 'completed', completed_at: T_SIGN, final_pdf: FINAL_PDF });
+    });
+
+    it('the completion records the original fixed at send, not whatever the command carries', () => {
+      const original: BlobPointer = { sha256: ORIGINAL_SHA, byte_size: 96_512 };
+      spec
+        .given(sentWith([lee], [field(F_LEE, LEE)], { original_pdf: original }))
+        .when(sign(LEE, { final_pdf: FINAL_PDF }))
+        .then([signedEv(LEE), { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: ORIGINAL_SHA, final_pdf: FINAL_PDF } }]);
+    });
+
+    it('the completion carries the signed chain head the shell made', () => {
+      const chain_head: ChainHeadProof = {
+        revision: 6,
+        hash: 'a'.repeat(64),
+        event_count: 7,
+        completed_event_count: 9,
+        algorithm: 'RSA-SHA256',
+        certificate_sha256: 'c'.repeat(64),
+        signature: 'c2lnbmF0dXJl',
+      };
+      spec
+        .given(sentWith([lee], [field(F_LEE, LEE)]))
+        .when(sign(LEE, { final_pdf: FINAL_PDF, chain_head }))
+        .then([signedEv(LEE), { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: FINAL_PDF, chain_head } }]);
     });
 
     it('a cc does not block completion', () => {
       const state = spec
         .given(sentWith([lee, choi], [field(F_LEE, LEE)]))
-        .when(sign(LEE, { final_pdf: FINAL_PDF, original_sha256: ORIGINAL_SHA }))
+        .when(sign(LEE, { final_pdf: FINAL_PDF }))
         .then([signedEv(LEE), completed()]);
       expect(state.status).toBe('completed');
       expect(state.participants.find((p) => p.id === CHOI)?.status).toBe('pending');

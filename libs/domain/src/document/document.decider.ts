@@ -182,7 +182,13 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   if (wouldComplete(state, p.id)) {
     events.push({
       type: 'DocumentCompleted',
-      data: { completed_at: cmd.now, original_sha256: cmd.original_sha256, final_pdf: cmd.final_pdf },
+      // From the state, not the command: the original fixed at send is what was signed.
+      data: {
+        completed_at: cmd.now,
+        original_sha256: state.original_pdf?.sha256 ?? null,
+        final_pdf: cmd.final_pdf,
+        ...(cmd.chain_head ? { chain_head: cmd.chain_head } : {}),
+      },
     });
   }
   return events;

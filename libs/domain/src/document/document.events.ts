@@ -130,9 +130,28 @@ export type ParticipantDeclined = DomainEvent<
   'ParticipantDeclined',
   { participant_id: string; declined_at: string; reason: string; ip: string | null; user_agent: string | null }
 >;
+/**
+ * The stream's head as the server saw it when the last signature arrived, signed with the
+ * document-signing key: an auditor who holds the certificate can tell a log that was edited and
+ * re-hashed, or cut short, from the one the server wrote (libs/application/src/verification).
+ */
+export interface ChainHeadProof {
+  /** Revision and hash of the last event before the completing append. */
+  revision: number;
+  hash: string;
+  /** Events up to and including `revision`. */
+  event_count: number;
+  /** Events in the stream once the completing append (last signature + completion) is written. */
+  completed_event_count: number;
+  algorithm: 'RSA-SHA256';
+  /** SHA-256 of the DER certificate whose key made `signature`. */
+  certificate_sha256: string;
+  /** Base64 signature over the canonical JSON of `chainHeadStatement(...)`. */
+  signature: string;
+}
 export type DocumentCompleted = DomainEvent<
   'DocumentCompleted',
-  { completed_at: string; original_sha256: string | null; final_pdf: BlobPointer | null }
+  { completed_at: string; original_sha256: string | null; final_pdf: BlobPointer | null; chain_head?: ChainHeadProof | null }
 >;
 export type DocumentCanceled = DomainEvent<'DocumentCanceled', { canceled_at: string }>;
 export type DocumentDeclined = DomainEvent<'DocumentDeclined', { declined_at: string; participant_id: string }>;

@@ -1,0 +1,192 @@
+import Database from 'better-sqlite3';
+import * as fs from 'fs';
+import * as path from 'path';
+import { eventHash, GENESIS_HASH } from '@dojang/event-store';
+import { solidPng } from '../support/png';
+import { apiClient, ApiCall, ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
+
+/**
+ * `cli verify` against an attacker who can rewrite the SQLite event log but holds neither the
+ * server secret nor the document-signing key: cutting the log short and editing an event then
+ * re-hashing the chain with plain SHA-256 must both fail, naming the check and the event.
+ */
+
+const BUILD_TIMEOUT = 5 * 60_000;
+
+// Completing a document and each CLI run (a process opening the stores) take seconds on a busy machine.
+jest.setTimeout(120_000);
+
+beforeAll(() => ensureBuilt(), BUILD_TIMEOUT);
+
+let server: ServerProcess;
+let api: ApiCall;
+
+async function completedDocument(title: string): Promise<{ id: string; finalSha: string }> {
+  const created = await api('POST', '/v1/documents', { title, content: `<p>${title} 본문</p>` });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  const participant = await api('POST', `/v1/documents/${id}/participants`, { name: '홍길동', email: 'gd@example.com', auth: 'none' });
+  expect(participant.status).toBe(201);
+  const field = { participant_id: participant.body.id, type: 'signature', page: 1, x: 10, y: 70, width: 30, height: 8 };
+  expect((await api('PUT', `/v1/documents/${id}/fields`, { fields: [field] })).status).toBe(200);
+  const sent = await api('POST', `/v1/documents/${id}/send`, {});
+  expect(sent.body).toMatchObject({ status: 'sent' });
+  const token = String(sent.body.participants[0].signing_url).split('/sign/')[1];
+  const signer = apiClient(server.url, 'unused');
+  expect((await signer('GET', `/v1/signing/${token}`)).status).toBe(200);
+  expect((await signer('POST', `/v1/signing/${token}/sign`, { consent: true, signature: solidPng() })).status).toBe(200);
+  const done = await api('GET', `/v1/documents/${id}`);
+  expect(done.body.status).toBe('completed');
+  return { id, finalSha: done.body.final_pdf_sha256 };
+}
+
+interface Row {
+  global_position: number;
+  stream_id: string;
+  stream_revision: number;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+function withEvents<T>(fn: (db: Database.Database) => T): T {
+  const db = new Database(path.join(server.dataDir, 'events.sqlite'));
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+const streamRows = (db: Database.Database, id: string) =>
+  db.prepare('SELECT * FROM events WHERE stream_id = ? ORDER BY stream_revision').all(`document-${id}`) as Row[];
+
+beforeAll(async () => {
+  server = await startServer({ dataDir: tempDataDir('dojang-verify-') });
+  const org = await runCli(['org', 'create', '--name', 'Evidence Co'], { dataDir: server.dataDir });
+  api = apiClient(server.url, org.json().keys.test);
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+});
+
+it('an untouched completed document verifies: chain, signed head, event count, original and final PDF', async () => {
+  const { id } = await completedDocument('근로계약서');
+  const out = await runCli(['verify', id], { dataDir: server.dataDir });
+  expect(out.code).toBe(0);
+  const body = out.json();
+  expect(body.intact).toBe(true);
+  expect(Object.fromEntries(body.checks.map((c: { check: string; status: string }) => [c.check, c.status]))).toEqual({
+    hash_chain: 'ok',
+    completion_present: 'ok',
+    head_signature: 'ok',
+    head_hash: 'ok',
+    event_count: 'ok',
+    original_pdf: 'ok',
+    final_pdf: 'ok',
+  });
+  expect(body.verdict).toMatch(/^intact: \d+ events, hash chain unbroken, signed chain head matches, final PDF matches its recorded SHA-256$/);
+});
+
+it('the completion records the original fixed at send', async () => {
+  const { id } = await completedDocument('임대차계약서');
+  const rows = withEvents((db) => streamRows(db, id));
+  const sent = JSON.parse(rows.find((r) => r.type === 'DocumentSent')!.data);
+  const completed = JSON.parse(rows.find((r) => r.type === 'DocumentCompleted')!.data);
+  expect(sent.original_pdf.sha256).toMatch(/^[0-9a-f]{64}$/);
+  expect(completed.original_sha256).toBe(sent.original_pdf.sha256);
+});
+
+it('deleting the last event (DocumentCompleted) fails verify, naming the signature left without its completion', async () => {
+  const { id } = await completedDocument('NDA');
+  const signed = withEvents((db) => {
+    const rows = streamRows(db, id);
+    const last = rows[rows.length - 1];
+    expect(last.type).toBe('DocumentCompleted');
+    expect(db.prepare('DELETE FROM events WHERE global_position = ?').run(last.global_position).changes).toBe(1);
+    return rows[rows.length - 2];
+  });
+  const out = await runCli(['verify', id], { dataDir: server.dataDir });
+  expect(out.code).toBe(1);
+  const body = out.json();
+  expect(body.intact).toBe(false);
+  expect(body.failure).toMatchObject({ check: 'completion_present', event: { revision: signed.stream_revision, type: 'ParticipantSigned', id: signed.event_id } });
+  expect(body.verdict).toBe(
+    `BROKEN (completion_present) at revision ${signed.stream_revision} ParticipantSigned ${signed.event_id}: ${body.failure.detail}`,
+  );
+  expect(body.verdict).toContain('the log was cut short');
+});
+
+it('editing an event and re-hashing the chain with plain SHA-256 fails verify against the signed head', async () => {
+  const { id } = await completedDocument('용역계약서');
+  withEvents((db) => {
+    const rows = streamRows(db, id);
+    const created = rows[0];
+    const data = JSON.parse(created.data);
+    data.title = '위조된 계약서';
+    created.data = JSON.stringify(data);
+    // What an attacker without the key can do: recompute every hash from the edited content.
+    rehash(db, rows);
+  });
+  const out = await runCli(['verify', id], { dataDir: server.dataDir });
+  expect(out.code).toBe(1);
+  const body = out.json();
+  const status = Object.fromEntries(body.checks.map((c: { check: string; status: string }) => [c.check, c.status]));
+  // The links alone are fine again: only the signed head can tell.
+  expect(status.hash_chain).toBe('ok');
+  expect(status.head_hash).toBe('failed');
+  expect(body.failure.check).toBe('head_hash');
+  expect(body.verdict).toMatch(/^BROKEN \(head_hash\) at revision \d+ \w+ [0-9a-f-]{36}: the events up to revision \d+ .* changed or removed and the chain re-hashed$/);
+});
+
+/** Recomputes every hash of the stream from its (edited) content, as an attacker without the key can. */
+function rehash(db: Database.Database, rows: Row[]) {
+  let prev = GENESIS_HASH;
+  const update = db.prepare('UPDATE events SET data = ?, metadata = ? WHERE global_position = ?');
+  for (const row of rows) {
+    const metadata = JSON.parse(row.metadata);
+    const hash = eventHash({ ...row, data: JSON.parse(row.data), metadata }, prev);
+    update.run(row.data, JSON.stringify({ ...metadata, prev_hash: prev, hash }), row.global_position);
+    prev = hash;
+  }
+}
+
+it('editing the completing signature (its IP) and re-hashing fails the signed head, naming the completion', async () => {
+  const { id } = await completedDocument('비밀유지서약서');
+  const completion = withEvents((db) => {
+    const rows = streamRows(db, id);
+    const signed = rows[rows.length - 2];
+    expect(signed.type).toBe('ParticipantSigned');
+    signed.data = JSON.stringify({ ...JSON.parse(signed.data), ip: '198.51.100.23' });
+    rehash(db, rows);
+    return rows[rows.length - 1];
+  });
+  const out = await runCli(['verify', id], { dataDir: server.dataDir });
+  expect(out.code).toBe(1);
+  const body = out.json();
+  expect(body.checks.find((c: { check: string }) => c.check === 'hash_chain').status).toBe('ok');
+  expect(body.failure).toMatchObject({ check: 'head_signature', event: { revision: completion.stream_revision, type: 'DocumentCompleted', id: completion.event_id } });
+  expect(body.verdict).toMatch(/^BROKEN \(head_signature\) at revision \d+ DocumentCompleted /);
+});
+
+it('a final PDF held by the auditor is compared with the log (--pdf)', async () => {
+  const { id, finalSha } = await completedDocument('위임장');
+  const blob = path.join(server.dataDir, 'blobs', finalSha.slice(0, 2), finalSha);
+  const pdfPath = path.join(server.dataDir, 'held-final.pdf');
+  fs.copyFileSync(blob, pdfPath);
+  const ok = await runCli(['verify', id, '--pdf', pdfPath], { dataDir: server.dataDir });
+  expect(ok.code).toBe(0);
+  expect(ok.json().checks.find((c: { check: string }) => c.check === 'witness_pdf').status).toBe('ok');
+
+  // Cut both the last signature and the completion: the log now reads as a document still out
+  // for signature, consistent in itself; the PDF the signers were mailed says otherwise.
+  withEvents((db) => {
+    const rows = streamRows(db, id);
+    for (const row of rows.slice(-2)) db.prepare('DELETE FROM events WHERE global_position = ?').run(row.global_position);
+  });
+  const cut = await runCli(['verify', id, '--pdf', pdfPath], { dataDir: server.dataDir });
+  expect(cut.code).toBe(1);
+  expect(cut.json().failure.check).toBe('witness_pdf');
+});

@@ -1,0 +1,105 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { Writable } from 'stream';
+import { createLogger } from '@dojang/application';
+import { documentStreamId } from '@dojang/domain';
+import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
+import { addParticipant, client, Client, expectError, expectStatus, field } from '../support/api-helpers';
+import { SIGNATURE } from '../support/lifecycle';
+import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { binary, sha256 } from '../files/file-helpers';
+
+/** What the service hands out as evidence: the audit version, and stored PDFs only as stored. */
+describe('evidence served for a completed document', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let c: Client;
+  let docId: string;
+  let token: string;
+  let final: { sha256: string };
+  let original: { sha256: string };
+  const download = (query = '') => t.http.get(`/v1/documents/${docId}/file${query}`).set(bearer(org.test)).buffer(true).parse(binary);
+  const blobPath = (sha: string) => path.join(t.dataDir, 'blobs', sha.slice(0, 2), sha);
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+
+  beforeAll(async () => {
+    t = await startTestApp({ logger: createLogger({ level: 'error', destination: sink }) });
+    org = await t.createOrg();
+    c = client(t, org.test);
+    const doc = expectStatus(await c.post('/documents', { title: '표준 근로계약서', content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
+    docId = doc.id;
+    const p = await addParticipant(c, docId, { auth: 'none', phone: undefined });
+    expectStatus(await c.put(`/documents/${docId}/fields`, { fields: [field(p.id)] }), 200);
+    const sent = expectStatus(await c.post(`/documents/${docId}/send`, {}), 200).body;
+    token = String(sent.participants[0].signing_url).split('/sign/')[1];
+    expectStatus(await t.http.get(`/v1/signing/${token}`), 200);
+    expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
+    const events = await t.infra.events.readStream(documentStreamId(docId));
+    final = events.find((e) => e.type === 'DocumentCompleted')!.data.final_pdf as { sha256: string };
+    original = events.find((e) => e.type === 'DocumentSent')!.data.original_pdf as { sha256: string };
+  });
+  afterAll(() => t.close());
+
+  describe('the audit version (?audit=true)', () => {
+    let audit: Buffer;
+    let text: string;
+    beforeAll(async () => {
+      audit = (await download('?audit=true').expect(200)).body;
+      text = pdftotext(audit);
+    });
+
+    it('is signed over the whole file, the contract signature still valid for its revision', () => {
+      const report = pdfsig(audit);
+      const signatures = report.split(/^Signature #\d+:$/m).slice(1);
+      expect(signatures).toHaveLength(2);
+      for (const s of signatures) expect(s).toContain('Signature Validation: Signature is Valid.');
+      expect(signatures[1]).toContain('Total document signed');
+    });
+
+    it('prints every hash in full: original, final (also in the timeline), chain heads', async () => {
+      const events = await t.infra.events.readStream(documentStreamId(docId));
+      const head = events[events.length - 1].metadata.hash;
+      const sealed = (events.find((e) => e.type === 'DocumentCompleted')!.data.chain_head as { hash: string }).hash;
+      const compact = text.replace(/\s+/g, '');
+      expect(compact).toContain(`finalPDFsha256${final.sha256}`);
+      for (const hash of [original.sha256, final.sha256, head, sealed]) expect(compact).toContain(hash);
+      expect(compact).toContain(`(${events.length}events)`);
+    });
+
+    it('names timeline events in Korean and English and shows IPv4 clients as IPv4', () => {
+      expect(text).toContain('서명 완료 / signed');
+      expect(text).toContain('전체 서명 완료 / completed');
+      expect(text).not.toContain('::ffff:');
+      expect(text).toMatch(/IP 127\.0\.0\.1/);
+    });
+  });
+
+  describe('a stored PDF altered on disk', () => {
+
+    it('is not served: 500 evidence_integrity_failure and a log line naming the blob', async () => {
+      const file = blobPath(final.sha256);
+      const bytes = fs.readFileSync(file);
+      expect(sha256(bytes)).toBe(final.sha256);
+      const altered = Buffer.from(bytes);
+      altered[Math.floor(altered.length / 2)] ^= 0x01;
+      fs.writeFileSync(file, altered);
+      try {
+        expectError(await t.http.get(`/v1/documents/${docId}/file`).set(bearer(org.test)), 500, 'evidence_integrity_failure');
+        expectError(await t.http.get(`/v1/documents/${docId}/file?audit=true`).set(bearer(org.test)), 500, 'evidence_integrity_failure');
+        expectError(await t.http.get(`/v1/signing/${token}/file`), 500, 'evidence_integrity_failure');
+        const logged = logLines.filter((line) => line.includes('evidence_integrity_failure'));
+        expect(logged.length).toBeGreaterThanOrEqual(3);
+        expect(logged[0]).toContain(final.sha256);
+      } finally {
+        fs.writeFileSync(file, bytes);
+      }
+      expect(sha256((await download().expect(200)).body)).toBe(final.sha256);
+    });
+  });
+});
