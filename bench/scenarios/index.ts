@@ -2,9 +2,12 @@ import { BenchScenario } from '../harness';
 import { bareNestScenario } from './bare-nest.scenario';
 import { documentsApiScenario } from './documents-api.scenario';
 import { eventStoreScenario } from './event-store.scenario';
+import { isolationScenario } from './isolation.scenario';
 import { lifecycleScenario } from './lifecycle.scenario';
+import { memoryScenario } from './memory.scenario';
 import { pdfScenario } from './pdf.scenario';
 import { postgresEventStoreScenario } from './postgres-event-store.scenario';
+import { rebuildScenario } from './rebuild.scenario';
 import { webhooksScenario } from './webhooks.scenario';
 
 /**
@@ -13,4 +16,15 @@ import { webhooksScenario } from './webhooks.scenario';
  * modules beside these that return `http` results or `rows`; a benchmark written as a library
  * function in bench/ plugs in through libraryBenchScenario, as PDF and webhooks do.
  */
-export const SCENARIOS: BenchScenario[] = [bareNestScenario, documentsApiScenario, eventStoreScenario, postgresEventStoreScenario, lifecycleScenario, webhooksScenario, pdfScenario];
+export const SCENARIOS: BenchScenario[] = [
+  bareNestScenario,
+  documentsApiScenario,
+  eventStoreScenario,
+  postgresEventStoreScenario,
+  lifecycleScenario,
+  isolationScenario,
+  rebuildScenario,
+  memoryScenario,
+  webhooksScenario,
+  pdfScenario,
+];

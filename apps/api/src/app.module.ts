@@ -61,7 +61,7 @@ export class AppModule {
         { provide: INFRA, useValue: infra },
         { provide: CLOCK, useValue: clock },
         { provide: NOTIFIER, useValue: notifier },
-        { provide: DocumentPdfService, useValue: new DocumentPdfService(infra.blobs, infra.config) },
+        { provide: DocumentPdfService, useValue: new DocumentPdfService(infra.blobs, infra.config, infra.reads) },
         SigningService,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFile } from 'fs/promises';
 import { AdminService, formatProjectionStatus, loadConfig, openInfrastructure, projectionStatus, readPluginRows } from '@dojang/application';
+import { ProgressBar } from './progress-bar';
 import { StoredEvent } from '@dojang/event-store';
 
 const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
@@ -103,8 +104,18 @@ async function run(argv: string[]): Promise<unknown> {
       case 'document unlock':
         if (!rest[0]) throw new UsageError('DOCUMENT_ID is required');
         return await admin.setEditLock(rest[0], action === 'lock');
-      case 'projections rebuild':
-        return { rebuilt: await admin.rebuildProjections(rest) };
+      case 'projections rebuild': {
+        const bar = new ProgressBar('rebuild');
+        const started = process.hrtime.bigint();
+        let events = 0;
+        const rebuilt = await admin.rebuildProjections(rest, (p) => {
+          events = p.events;
+          bar.update(p.position, p.head);
+        });
+        bar.done();
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        return { rebuilt, events, seconds: Math.round(seconds * 1000) / 1000, events_per_second: seconds > 0 ? Math.round(events / seconds) : events };
+      }
       case 'projections status': {
         const projections = await projectionStatus(infra.events, infra.reads, infra.runner.projections);
         return flags.json ? { projections } : formatProjectionStatus(projections);

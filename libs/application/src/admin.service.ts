@@ -10,8 +10,9 @@ import {
   organizationDecider,
   organizationStreamId,
 } from '@dojang/domain';
+import { verifyChain } from '@dojang/event-store';
 import { loadSigningIdentity, readPdfEvidence } from '@dojang/pdf';
-import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { ORGANIZATIONS, OrganizationRow, RebuildProgress } from '@dojang/projections';
 import { WithoutNow } from '@dojang/domain';
 import { newApiKey, prefixedId } from './ids';
 import { Infrastructure } from './infrastructure';
@@ -138,7 +139,7 @@ export class AdminService {
     return { document_id: documentId, found: true as const, ...verification };
   }
 
-  async rebuildProjections(names?: string[]) {
-    return this.infra.runner.rebuild(names);
+  async rebuildProjections(names?: string[], onProgress?: (progress: RebuildProgress) => void) {
+    return this.infra.runner.rebuild(names, onProgress);
   }
 }

@@ -21,6 +21,12 @@ export interface AppConfig {
   signingRateLimit: { perToken: number; perIp: number };
   /** How long an uploaded PDF may take to read before it is refused. */
   pdfReadTimeoutMs: number;
+  /** Time limit of one PDF job (render, stamp and sign, certificate) in the worker pool. */
+  pdfJobTimeoutMs: number;
+  /** Heap limit of one PDF job's worker (MB); past it the job is refused. */
+  pdfJobMaxHeapMb: number;
+  /** PDF worker threads; 0: one per core. */
+  pdfPoolThreads: number;
   role: 'all' | 'api' | 'worker';
   smtpUrl: string | null;
   mailFrom: string;
@@ -70,6 +76,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 600),
     signingRateLimit: { perToken: int(env.SIGNING_RATE_LIMIT_PER_MINUTE, 60), perIp: int(env.SIGNING_IP_RATE_LIMIT_PER_MINUTE, 300) },
     pdfReadTimeoutMs: int(env.PDF_READ_TIMEOUT_MS, 0) > 0 ? int(env.PDF_READ_TIMEOUT_MS, 0) : 5_000,
+    pdfJobTimeoutMs: int(env.PDF_JOB_TIMEOUT_MS, 0) > 0 ? int(env.PDF_JOB_TIMEOUT_MS, 0) : 30_000,
+    pdfJobMaxHeapMb: int(env.PDF_JOB_MAX_HEAP_MB, 0) > 0 ? int(env.PDF_JOB_MAX_HEAP_MB, 0) : 512,
+    pdfPoolThreads: Math.max(0, int(env.PDF_POOL_THREADS, 0)),
     role,
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || 'Dojang <no-reply@dojang.local>',

@@ -1,17 +1,23 @@
+import { createHash } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
 import { BlobPointer, DocumentState, ParticipantState } from '@dojang/domain';
 import {
-  PdfStamp,
+  AUDIT_CERTIFICATE,
+  AuditCertificateInput,
+  BUILD_FINAL,
+  BuildFinalJobInput,
+  COUNTERSIGN,
+  DOCUMENT_BUDGETS,
+  PdfPool,
+  RENDER_DOCUMENT,
   SigningIdentity,
-  countersignPdf,
+  checkDocumentBudget,
   evidenceKeyOf,
-  inspectPdf,
   loadOrCreateSigningIdentity,
-  renderDocumentPdf,
   sha256Hex,
-  signPdf,
-  stampPdf,
+  sharedPdfPool,
 } from '@dojang/pdf';
+import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
 import { AppConfig } from './config';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
@@ -33,37 +39,77 @@ export class EvidenceIntegrityError extends Error {
 /** The `evidence` entry of a final PDF: the chain head its completion seals (see ChainHeadProof). */
 export const CHAIN_HEAD_PDF_KEY = 'DojangChainHead';
 
-/** What a document's PDF is made of at each stage: the original to read, then the signed final. */
+/** Rendered drafts by the hash of what they are rendered from (see `renderKey`). */
+export const RENDERED_PDFS = 'rendered_pdfs';
+
+export interface RenderedPdfRow extends ReadDoc {
+  id: string;
+  sha256: string;
+  byte_size: number;
+  page_count: number;
+}
+
+type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & WithBody;
+
+/** Entries of the in-process render cache; the rows and the blobs themselves are not bounded. */
+const MEMORY_CACHE_ENTRIES = 10_000;
+
+/**
+ * What a document's PDF is made of at each stage: the original to read, then the signed final.
+ * Every PDF job runs in the worker pool (never on the event loop), with the config's time limit
+ * and the pool's heap limit; a job over a limit or a budget throws PdfLimitError before anything
+ * is appended, so the document is left as it was.
+ *
+ * A draft is rendered once per content: the PDF goes to the blob store under its own hash, and
+ * `rendered_pdfs` maps the hash of the render's inputs (renderer version, title, body, format,
+ * creation time) to it. Every `GET /file`, the signing page and send reuse it, and so does any
+ * document with the same inputs.
+ */
 export class DocumentPdfService {
   private identity: Promise<SigningIdentity> | null = null;
+  private readonly renders = new Map<string, RenderedPdfRow>();
+  private readonly inFlight = new Map<string, Promise<RenderedPdfRow>>();
+  private collection: Promise<void> | null = null;
 
   constructor(
     private readonly blobs: BlobStore,
     private readonly config: AppConfig,
+    private readonly reads: ReadStore | null = null,
+    readonly pool: PdfPool = sharedPdfPool({ threads: config.pdfPoolThreads, maxHeapMb: config.pdfJobMaxHeapMb }),
   ) {}
 
   /**
    * The PDF a participant reads: fixed at send; before that the uploaded file, or the body
-   * rendered on the fly (deterministic for the same title, body and creation time).
+   * rendered once (deterministic for the same title, body and creation time).
    */
   async original(state: Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & WithBody): Promise<Buffer> {
     if (state.original_pdf) return this.blob(state.original_pdf.sha256);
     if (state.file) return this.blob(state.file.sha256);
-    return renderDocumentPdf({
-      title: state.title,
-      content: (await readBody(this.blobs, state)) ?? '',
-      format: state.content_format === 'text' ? 'text' : 'html',
-      created_at: state.created_at || undefined,
-    });
+    return this.blob((await this.rendered(state)).sha256);
   }
 
-  /** Renders (or loads) the original, stores it, and counts its pages: what send fixes. */
+  /** The stored render of a draft's body: from the cache, else rendered in the pool now. */
+  async rendered(state: RenderSource): Promise<RenderedPdfRow> {
+    const key = renderKey(state);
+    const known = this.renders.get(key) ?? (await this.storedRender(key));
+    if (known) return known;
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.render(key, state).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** The original fixed at send: the upload as it was read at upload, or the stored render. */
   async fixOriginal(state: DocumentState): Promise<{ pointer: BlobPointer; page_count: number }> {
-    const bytes = await this.original({ ...state, original_pdf: null });
-    const inspection = await inspectPdf(bytes);
-    if (!inspection.ok) throw new Error(`the document's PDF cannot be read: ${inspection.message}`);
-    const ref = await this.blobs.put(bytes);
-    return { pointer: { sha256: ref.sha256, byte_size: ref.byte_size }, page_count: inspection.page_count };
+    if (state.file) {
+      if (!(await this.blobs.has(state.file.sha256))) throw new Error(`blob ${state.file.sha256} is missing from the blob store`);
+      // Read (in the pool) and counted when it was uploaded; reading it again would only cost time.
+      return { pointer: { sha256: state.file.sha256, byte_size: state.file.byte_size }, page_count: state.file.page_count };
+    }
+    const render = await this.rendered(state);
+    return { pointer: { sha256: render.sha256, byte_size: render.byte_size }, page_count: render.page_count };
   }
 
   /**
@@ -81,26 +127,39 @@ export class DocumentPdfService {
       images.set(p.id, { signature: p.signature, seal: p.seal?.image ?? null });
     }
     images.set(pending.participant_id, { signature: pending.signature, seal: pending.seal });
-    const stamps: PdfStamp[] = [];
+    const stamps: BuildFinalJobInput['stamps'] = [];
     for (const f of state.fields) {
       const img = images.get(f.participant_id);
       const pointer = f.type === 'signature' ? img?.signature : img?.seal;
       if (!pointer) continue;
       stamps.push({ page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });
     }
-    const stamped = stamps.length ? await stampPdf(original, stamps) : original;
     const identity = await this.signingIdentity();
-    const signed = await signPdf(stamped, {
-      p12: identity.p12,
-      passphrase: identity.passphrase,
-      reason: `Signed by all parties: ${state.title}`.slice(0, 200),
-      name: 'Dojang',
-      location: 'Dojang e-signature service',
-      ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
-      ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
-    });
-    const ref = await this.blobs.put(signed);
+    const signed = await this.pool.run(
+      BUILD_FINAL,
+      {
+        original,
+        stamps,
+        sign: {
+          p12: identity.p12,
+          passphrase: identity.passphrase,
+          reason: `Signed by all parties: ${state.title}`.slice(0, 200),
+          name: 'Dojang',
+          location: 'Dojang e-signature service',
+          ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
+          ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
+        },
+      },
+      { timeoutMs: this.config.pdfJobTimeoutMs },
+    );
+    const ref = await this.blobs.put(Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength));
     return { sha256: ref.sha256, byte_size: ref.byte_size };
+  }
+
+  /** `base` with the audit certificate appended, rendered in the pool. */
+  async withAuditCertificate(base: Buffer, certificate: AuditCertificateInput): Promise<Buffer> {
+    const out = await this.pool.run(AUDIT_CERTIFICATE, { base, certificate }, { timeoutMs: this.config.pdfJobTimeoutMs });
+    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   }
 
   signingIdentity(): Promise<SigningIdentity> {
@@ -118,14 +177,22 @@ export class DocumentPdfService {
    */
   async countersign(bundle: Buffer, reason: string): Promise<Buffer> {
     const identity = await this.signingIdentity();
-    return countersignPdf(bundle, {
-      p12: identity.p12,
-      passphrase: identity.passphrase,
-      reason: reason.slice(0, 200),
-      name: 'Dojang',
-      location: 'Dojang e-signature service',
-      ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
-    });
+    const out = await this.pool.run(
+      COUNTERSIGN,
+      {
+        pdf: bundle,
+        sign: {
+          p12: identity.p12,
+          passphrase: identity.passphrase,
+          reason: reason.slice(0, 200),
+          name: 'Dojang',
+          location: 'Dojang e-signature service',
+          ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
+        },
+      },
+      { timeoutMs: this.config.pdfJobTimeoutMs },
+    );
+    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
   }
 
   async evidenceKey(): Promise<EvidenceKey> {
@@ -140,4 +207,60 @@ export class DocumentPdfService {
     if (actual !== sha256) throw new EvidenceIntegrityError(sha256, actual);
     return bytes;
   }
+
+  private async render(key: string, state: RenderSource): Promise<RenderedPdfRow> {
+    const format = state.content_format === 'text' ? 'text' : 'html';
+    const content = (await readBody(this.blobs, state)) ?? '';
+    // Content stored before the budgets existed is held to them here, before any work.
+    checkDocumentBudget(content, format);
+    const out = await this.pool.run(
+      RENDER_DOCUMENT,
+      {
+        title: state.title,
+        content,
+        format,
+        ...(state.created_at ? { created_at: state.created_at } : {}),
+        max_pages: DOCUMENT_BUDGETS.max_pages,
+        max_image_pixels: DOCUMENT_BUDGETS.max_image_pixels,
+      },
+      { timeoutMs: this.config.pdfJobTimeoutMs },
+    );
+    const ref = await this.blobs.put(Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength));
+    const row: RenderedPdfRow = { id: key, sha256: ref.sha256, byte_size: ref.byte_size, page_count: out.page_count };
+    this.remember(row);
+    if (this.reads) {
+      await this.ensureCollection();
+      // Another process may have stored the same render first: the same bytes, so either row does.
+      await this.reads.putIfVersion(RENDERED_PDFS, { ...row }, null);
+    }
+    return row;
+  }
+
+  private async storedRender(key: string): Promise<RenderedPdfRow | null> {
+    if (!this.reads) return null;
+    await this.ensureCollection();
+    const row = await this.reads.get<RenderedPdfRow>(RENDERED_PDFS, key);
+    if (!row || !(await this.blobs.has(row.sha256))) return null;
+    const found = { id: row.id, sha256: row.sha256, byte_size: row.byte_size, page_count: row.page_count };
+    this.remember(found);
+    return found;
+  }
+
+  private remember(row: RenderedPdfRow): void {
+    if (this.renders.size >= MEMORY_CACHE_ENTRIES) this.renders.delete(this.renders.keys().next().value as string);
+    this.renders.set(row.id, row);
+  }
+
+  private ensureCollection(): Promise<void> {
+    this.collection ??= (this.reads as ReadStore).ensureCollection({ name: RENDERED_PDFS });
+    return this.collection;
+  }
+}
+
+/** Everything a render's bytes depend on, hashed with the renderer's version. */
+export function renderKey(state: RenderSource): string {
+  // The body by its hash (bodies are content-addressed blobs); an old inline body by its text.
+  const body = state.content_blob ? (state.content_blob.inline ?? `sha256:${state.content_blob.sha256}`) : (state.content ?? '');
+  const inputs = [RENDER_DOCUMENT.id, RENDER_DOCUMENT.version, state.title, body, state.content_format === 'text' ? 'text' : 'html', state.created_at || null];
+  return createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
 }

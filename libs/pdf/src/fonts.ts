@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 /**
@@ -41,6 +42,58 @@ export function koreanFontFiles(): Map<string, Buffer> {
   return fontFiles;
 }
 
+type FontkitCreate = (buffer: Uint8Array, postscriptName?: string) => unknown;
+
+let realParses = 0;
+let cacheInstalled: boolean | undefined;
+
+/**
+ * Parses each of our font files once per process (per pool worker), not once per PDF: pdfkit
+ * hands fontkit the font file for every document, and re-parsing Noto Sans KR (its layout tables
+ * above all) was about a third of a contract's lifecycle CPU. fontkit's exports are read-only
+ * getters, so the seam is the module pdfkit requires: before pdfmake's pdfkit is loaded, its
+ * `fontkit` module entry is replaced by a copy whose `create` returns the parsed font again for
+ * our buffers. A parsed font is read-only to pdfkit (each document makes its own subset), so
+ * documents can share it. Must run before pdfmake is loaded: this module runs it as it loads, and
+ * pdfmake-render.ts imports this module first; where the module cache cannot be reached (jest's registry) fonts are parsed per
+ * document as before. Returns whether the cache is in place.
+ */
+export function cacheParsedKoreanFonts(): boolean {
+  if (cacheInstalled !== undefined) return cacheInstalled;
+  cacheInstalled = false;
+  const fromPdfmake = createRequire(require.resolve('pdfmake/package.json'));
+  const pdfkitPath = fromPdfmake.resolve('pdfkit');
+  const fromPdfkit = createRequire(pdfkitPath);
+  const fontkitPath = fromPdfkit.resolve('fontkit');
+  // pdfkit already holds the real module: too late for this process.
+  if (require.cache[pdfkitPath]) return cacheInstalled;
+  const real = fromPdfkit('fontkit') as Record<string, unknown> & { create: FontkitCreate };
+  const entry = require.cache[fontkitPath];
+  if (!entry) return cacheInstalled;
+  let ours: Set<Uint8Array> | undefined;
+  const parsed = new Map<Uint8Array, Map<string, unknown>>();
+  const create: FontkitCreate = (buffer, postscriptName) => {
+    ours ??= new Set<Uint8Array>(koreanFontFiles().values());
+    if (!ours.has(buffer)) return real.create(buffer, postscriptName);
+    let byName = parsed.get(buffer);
+    if (!byName) parsed.set(buffer, (byName = new Map()));
+    const key = postscriptName ?? '';
+    if (!byName.has(key)) {
+      realParses++;
+      byName.set(key, real.create(buffer, postscriptName));
+    }
+    return byName.get(key);
+  };
+  entry.exports = { ...real, create };
+  cacheInstalled = true;
+  return cacheInstalled;
+}
+
+/** How many times one of our fonts was really parsed in this thread through the cache. */
+export function parsedKoreanFontCount(): number {
+  return realParses;
+}
+
 /** pdfmake font table; names refer to entries of {@link koreanFontFiles}. */
 export function koreanFontDescriptors(): Record<string, { normal: string; bold: string; italics: string; bolditalics: string }> {
   return {
@@ -52,3 +105,6 @@ export function koreanFontDescriptors(): Record<string, { normal: string; bold: 
     },
   };
 }
+
+// As this module loads: anything that renders imports it before pdfmake.
+cacheParsedKoreanFonts();

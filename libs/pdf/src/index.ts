@@ -36,3 +36,20 @@ export { contentDispositionFor } from './content-disposition';
 export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
 export { encodePngPixels } from './png-encode';
+export { PdfPool, sharedPdfPool, closeSharedPdfPools, DEFAULT_PDF_JOB_TIMEOUT_MS, DEFAULT_PDF_JOB_MAX_HEAP_MB, type PdfPoolOptions, type PdfRunOptions } from './pool/pdf-pool';
+export {
+  RENDER_DOCUMENT,
+  INSPECT_PDF,
+  BUILD_FINAL,
+  AUDIT_CERTIFICATE,
+  COUNTERSIGN,
+  type PdfJob,
+  type SignJobOptions,
+  type CountersignJobInput,
+  type RenderDocumentJobInput,
+  type RenderedPdf,
+  type BuildFinalJobInput,
+  type AuditCertificateJobInput,
+} from './pool/pdf-jobs';
+export { PdfLimitError, isPdfLimitError, PDF_LIMIT_CODES, type PdfLimit, type PdfLimitCode } from './pool/pdf-limit.error';
+export { checkDocumentBudget, countImagePixels, DOCUMENT_BUDGETS } from './content-budget';

@@ -1,9 +1,11 @@
 import { inspectPdf } from './inspect-pdf';
 import { inspectPdfIsolated } from './isolated-inspect';
 import { manyObjectsPdf, pdfFixture } from './testing/fixtures';
+import { closeSharedPdfPools } from './pool/pdf-pool';
 
 describe('inspectPdfIsolated', () => {
   jest.setTimeout(60_000);
+  afterAll(() => closeSharedPdfPools());
 
   it('answers exactly what inspectPdf answers, for good, encrypted and broken files', async () => {
     for (const name of ['chromium-korean-contract-a4.pdf', 'rotated-page2-90.pdf', 'encrypted-needs-password.pdf', 'truncated.pdf', 'fake-header.pdf']) {

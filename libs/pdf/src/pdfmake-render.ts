@@ -1,6 +1,7 @@
+// First: the font cache must be in place before pdfmake loads pdfkit and fontkit.
+import { koreanFontDescriptors, koreanFontFiles } from './fonts';
 import PdfPrinter, { PrinterUrlResolver, PrinterVirtualFs } from 'pdfmake/js/Printer';
 import type { TDocumentDefinitions } from 'pdfmake/interfaces';
-import { koreanFontDescriptors, koreanFontFiles } from './fonts';
 
 /**
  * Fonts are served from memory; nothing else exists in this file system, so a
@@ -39,9 +40,7 @@ const denyLocalFiles = (): boolean => false;
  * while laying it out, so pass a fresh one per call.
  */
 export async function renderDocDefinition(def: TDocumentDefinitions): Promise<Buffer> {
-  // A new printer per call: the printer keeps the last pdfkit document on itself.
-  const printer = new PdfPrinter(koreanFontDescriptors(), fontOnlyFileSystem(), offlineResolver, denyLocalFiles);
-  const doc = await printer.createPdfKitDocument(def);
+  const doc = await layOut(def);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -49,4 +48,11 @@ export async function renderDocDefinition(def: TDocumentDefinitions): Promise<Bu
     doc.on('error', reject);
     doc.end();
   });
+}
+
+/** The laid-out pdfkit document, not yet ended (tests look at its fonts). */
+export async function layOut(def: TDocumentDefinitions) {
+  // A new printer per call: the printer keeps the last pdfkit document on itself.
+  const printer = new PdfPrinter(koreanFontDescriptors(), fontOnlyFileSystem(), offlineResolver, denyLocalFiles);
+  return printer.createPdfKitDocument(def);
 }

@@ -8,6 +8,8 @@ import { CoalescingPass } from './coalescing-pass';
 
 export interface ProjectionRunnerOptions {
   batchSize?: number;
+  /** Events per commit while rebuilding from zero (one transaction each). */
+  rebuildBatchSize?: number;
   /** Called after a batch fails; the runner retries on the next signal. */
   onError?: (err: unknown) => void;
   /** Called after a batch is committed (metrics, tracing: one span per event in its own trace). */
@@ -103,8 +105,7 @@ export class ProjectionRunner {
   }
 
   /** Processes every event currently in the log. */
-  async catchUp(): Promise<void> {
-    const batchSize = this.options.batchSize ?? 500;
+  async catchUp(onBatch?: (position: number, events: number) => void, batchSize = this.options.batchSize ?? 500): Promise<void> {
     for (let reloads = 0; ; ) {
       const from = this.minCheckpoint();
       const startedAt = Date.now();
@@ -120,6 +121,7 @@ export class ProjectionRunner {
         await this.load();
         continue;
       }
+      onBatch?.(batch[batch.length - 1].global_position, batch.length);
       if (batch.length < batchSize || this.stopped) return;
     }
   }
@@ -139,8 +141,9 @@ export class ProjectionRunner {
     for (const projection of this.projections) {
       const checkpoint = this.checkpoints[projection.name] ?? 0;
       const generation = this.generations[projection.name] ?? 0;
-      // Every row the batch touches is read up front, one query per collection, then the pure
-      // apply step (shared with the projection test kit) runs over the whole batch.
+      // Every row the batch touches is read up front, one query per collection (in chunks): no
+      // round trip per event (a rebuild reads thousands of events per batch). Then the pure apply
+      // step, shared with the projection test kit, runs over the whole batch.
       const todo = batch.filter((e) => e.global_position > checkpoint && projection.handles.has(e.type));
       let keys: RowKey[];
       try {
@@ -149,8 +152,11 @@ export class ProjectionRunner {
         throw new ProjectionFailedError(projection.name, err);
       }
       for (const [collection, ids] of groupBy(keys)) {
-        const found = await this.store.getMany(collection, ids);
-        for (const id of ids) overlay.set(rowKey(collection, id), current(found.get(id), generation, projection.name));
+        for (let i = 0; i < ids.length; i += PREFETCH_CHUNK) {
+          const chunk = ids.slice(i, i + PREFETCH_CHUNK);
+          const found = await this.store.getMany(collection, chunk);
+          for (const id of chunk) overlay.set(rowKey(collection, id), current(found.get(id), generation, projection.name));
+        }
       }
       try {
         applyEvents(projection, todo, generation, overlay, pending);
@@ -172,8 +178,12 @@ export class ProjectionRunner {
     for (const w of ready) w.resolve();
   }
 
-  /** Drops the named projections' read models and replays the whole log into them. */
-  async rebuild(names?: string[]): Promise<string[]> {
+  /**
+   * Drops the named projections' read models and replays the whole log into them, in batches of
+   * `rebuildBatchSize` events (one commit each). `onProgress` hears after every batch how far the
+   * replay is and where the log ended when it started.
+   */
+  async rebuild(names?: string[], onProgress?: (progress: RebuildProgress) => void): Promise<string[]> {
     const targets = this.projections.filter((p) => !names || names.length === 0 || names.includes(p.name));
     const unknown = (names ?? []).filter((n) => !this.projections.some((p) => p.name === n));
     if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
@@ -183,10 +193,30 @@ export class ProjectionRunner {
       for (const c of p.collections) await this.store.ensureCollection(c);
       this.checkpoints[p.name] = 0;
     }
-    await this.catchUp();
+    const head = await this.events.headPosition();
+    let events = 0;
+    await this.catchUp(
+      (position, count) => {
+        events += count;
+        onProgress?.({ position, head, events });
+      },
+      this.options.rebuildBatchSize ?? 5_000,
+    );
     return targets.map((p) => p.name);
   }
 }
+
+export interface RebuildProgress {
+  /** Global position replayed so far. */
+  position: number;
+  /** The log's last position when the rebuild started. */
+  head: number;
+  /** Events read so far. */
+  events: number;
+}
+
+/** Ids per getMany: well under SQLite's bound-parameter limit, and a modest MongoDB `$in`. */
+const PREFETCH_CHUNK = 1_000;
 
 /**
  * A stored row as this runner may build on it: a row of an older generation is leftover from
@@ -216,11 +246,12 @@ function isStaleGeneration(err: unknown): boolean {
 }
 
 function groupBy(keys: Array<{ collection: string; id: string }>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+  // Sets: a rebuild batch names thousands of rows, often the same ones (an organization's row).
+  const sets = new Map<string, Set<string>>();
   for (const k of keys) {
-    const list = out.get(k.collection) ?? [];
-    if (!list.includes(k.id)) list.push(k.id);
-    out.set(k.collection, list);
+    let ids = sets.get(k.collection);
+    if (!ids) sets.set(k.collection, (ids = new Set()));
+    ids.add(k.id);
   }
-  return out;
+  return new Map([...sets].map(([collection, ids]) => [collection, [...ids]]));
 }

@@ -142,6 +142,33 @@ describe('projections', () => {
     await expect(runner.rebuild(['nope'])).rejects.toThrow(/unknown projection/);
   });
 
+  it('rebuilds in batches: row reads and commits per batch, not per event, with progress after each', async () => {
+    await seed();
+    const ctx = { actor: 'test', organization_id: 'org_1', livemode: false };
+    for (let i = 0; i < 40; i++) {
+      const id = randomUUID();
+      await commands.execute(documentDecider, documentStreamId(id), { type: 'CreateDocument', now: T0, document_id: id, organization_id: 'org_1', livemode: false, title: `계약서 ${i}`, content_blob: { sha256: 'a'.repeat(64), byte_size: 8 }, content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null } as DocumentCommand, ctx, now);
+    }
+    const runner = new ProjectionRunner(events, reads, ALL_PROJECTIONS, { rebuildBatchSize: 10 });
+    await runner.init();
+    await runner.catchUp();
+    const before = await dump(reads);
+    const head = await events.headPosition();
+    const getMany = jest.spyOn(reads, 'getMany');
+    const commit = jest.spyOn(reads, 'commit');
+    const progress: Array<{ position: number; head: number; events: number }> = [];
+    await runner.rebuild(undefined, (p) => progress.push(p));
+    const batches = Math.ceil(head / 10);
+    expect(commit).toHaveBeenCalledTimes(batches);
+    // At most one read per collection per batch (rows written earlier in the batch are not read again).
+    const collections = ALL_PROJECTIONS.reduce((n, p) => n + p.collections.length, 0);
+    expect(getMany.mock.calls.length).toBeLessThanOrEqual(batches * collections);
+    expect(getMany.mock.calls.length).toBeLessThan(head);
+    expect(progress.at(-1)).toEqual({ position: head, head, events: head });
+    expect(progress.map((p) => p.position)).toEqual([...progress.map((p) => p.position)].sort((a, b) => a - b));
+    expect(withoutGeneration(await dump(reads))).toEqual(before);
+  });
+
   it('rebuilds correctly while a server keeps projecting new events into the same store', async () => {
     await seed();
     const org = 'org_1';

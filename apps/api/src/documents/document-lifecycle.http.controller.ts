@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from
 import { DocumentPdfService, sha256Hex } from '@dojang/application';
 import { canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, documentStreamId, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
-import { appendPdfs, contentDispositionFor, renderAuditCertificate } from '@dojang/pdf';
+import { contentDispositionFor } from '@dojang/pdf';
 import { Response } from 'express';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
@@ -97,7 +97,7 @@ export class DocumentLifecycleHttpController {
     if (audit === 'true') {
       const original = await this.pdf.original(row);
       const entries = await this.auditEntries(row);
-      const certificate = await renderAuditCertificate({
+      bytes = await this.pdf.withAuditCertificate(bytes, {
         title: row.title,
         document_id: row.id,
         original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
@@ -122,7 +122,7 @@ export class DocumentLifecycleHttpController {
         chain: await this.chainSummary(row.id),
       });
       // Signed again after the certificate is appended, so a reader sees the whole file covered.
-      bytes = await this.pdf.countersign(await appendPdfs(bytes, certificate), `Audit trail certificate: ${row.title}`);
+      bytes = await this.pdf.countersign(bytes, `Audit trail certificate: ${row.title}`);
     }
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(audit === 'true' ? `${row.title} (audit)` : row.title));

@@ -4,6 +4,7 @@ import { putBody, storedBody } from '@dojang/application';
 import { FieldDtoShape, remapDuplicate } from './duplicate';
 import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
+import { checkDocumentBudget } from '@dojang/pdf';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
@@ -23,6 +24,8 @@ export class DocumentsHttpController {
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateDocumentDto) {
     if (dto.title === undefined || !dto.title.trim()) throw ApiError.missing('title');
     const body = await this.sources.resolveBody(auth, dto);
+    // Budgets are checked now, from the content alone, rather than failing at render or send.
+    checkDocumentBudget(body.content, body.content_format);
     const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
     const id = randomUUID();
     await this.docs.decide(
@@ -92,6 +95,7 @@ export class DocumentsHttpController {
   @Patch(':id')
   async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateDocumentDto) {
     const metadata = normalizeMetadata(dto.metadata, true);
+    if (dto.content !== undefined) checkDocumentBudget(dto.content, (await this.docs.row(auth, id)).content_format);
     await this.docs.decide(auth, info, id, {
       type: 'UpdateDocument',
       ...(dto.title !== undefined ? { title: dto.title.trim() } : {}),

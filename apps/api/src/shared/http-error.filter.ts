@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@n
 import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
+import { isPdfLimitError } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { ApiError, fromDomainError } from './api-error';
 
@@ -42,6 +43,8 @@ export function toApiError(exception: unknown): ApiError {
   if (exception instanceof EvidenceIntegrityError) {
     return new ApiError(500, 'api_error', 'evidence_integrity_failure', 'A stored file failed its integrity check and was not served.');
   }
+  // A PDF job past its time or heap limit, or content over a per-document budget: refused, nothing written.
+  if (isPdfLimitError(exception)) return new ApiError(413, 'invalid_request_error', exception.code, exception.message, exception.param);
   const e = exception as { type?: string; status?: number; statusCode?: number; code?: string; message?: string };
   // body-parser failures arrive before any controller runs.
   if (e && e.type === 'entity.parse.failed') {

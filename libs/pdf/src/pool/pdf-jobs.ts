@@ -1,0 +1,86 @@
+import * as path from 'path';
+import type { AuditCertificateInput } from '../audit-certificate';
+import type { PdfInspection } from '../inspect-pdf';
+import type { RenderDocumentInput } from '../render-document';
+import type { PdfJobRefusal } from './pdf-limit.error';
+
+/**
+ * A kind of PDF work that runs in the pool: an id, a version (part of every cache key made from
+ * its output, so a change to what the handler produces invalidates what was cached) and the file
+ * of its handler. `I` and `O` only type `PdfPool.run`.
+ */
+export interface PdfJob<I, O> {
+  readonly id: string;
+  readonly version: number;
+  readonly filename: string;
+  /** Phantom: never set. */
+  readonly __io?: (input: I) => O;
+}
+
+// Compiled, a handler is a .js file beside this one; under ts-jest and ts-node it is the .ts
+// source, which a worker thread loads through ts-node (see pdf-pool.ts).
+const EXT = path.extname(__filename);
+const handler = (name: string) => path.join(__dirname, `${name}.handler${EXT}`);
+
+/** Bytes cross the thread boundary as Uint8Array (a Buffer arrives as one). */
+export type Bytes = Uint8Array;
+
+export interface RenderDocumentJobInput extends RenderDocumentInput {
+  /** More pages than this are refused (the document's budget). */
+  max_pages: number;
+  /** More image pixels in total than this are refused. */
+  max_image_pixels: number;
+}
+export interface RenderedPdf {
+  pdf: Bytes;
+  page_count: number;
+}
+export const RENDER_DOCUMENT: PdfJob<RenderDocumentJobInput, RenderedPdf | PdfJobRefusal> = {
+  id: 'pdf.render-document',
+  version: 1,
+  filename: handler('render-document'),
+};
+
+export const INSPECT_PDF: PdfJob<Bytes, PdfInspection> = { id: 'pdf.inspect', version: 1, filename: handler('inspect-pdf') };
+
+export interface BuildFinalJobInput {
+  original: Bytes;
+  stamps: Array<{ page: number; x: number; y: number; width: number; height: number; image: Bytes }>;
+  sign: SignJobOptions;
+}
+
+/** What a signing job needs; `evidence` goes into the information dictionary under the signature. */
+export interface SignJobOptions {
+  p12: Bytes;
+  passphrase: string;
+  reason: string;
+  name: string;
+  location: string;
+  tsaUrl?: string;
+  evidence?: Record<string, string>;
+}
+/** Stamps every signature and seal, then signs the whole file (PAdES). */
+export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 1, filename: handler('build-final') };
+
+export interface CountersignJobInput {
+  pdf: Bytes;
+  sign: SignJobOptions;
+}
+/** Signs a whole file once more in an incremental update (the audit version's bundle). */
+export const COUNTERSIGN: PdfJob<CountersignJobInput, Bytes> = { id: 'pdf.countersign', version: 1, filename: handler('countersign') };
+
+export interface AuditCertificateJobInput {
+  /** The PDF the certificate is appended to. */
+  base: Bytes;
+  certificate: AuditCertificateInput;
+}
+export const AUDIT_CERTIFICATE: PdfJob<AuditCertificateJobInput, Bytes> = {
+  id: 'pdf.audit-certificate',
+  version: 1,
+  filename: handler('audit-certificate'),
+};
+
+/** Loaded by every worker as it starts: the libraries and the parsed fonts, before any job. */
+export const WARM_UP_FILE = handler('warm-up');
+
+export const bytes = (b: Bytes): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);

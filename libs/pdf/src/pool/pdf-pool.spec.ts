@@ -1,0 +1,58 @@
+import * as path from 'path';
+import { PdfJob } from './pdf-jobs';
+import { isPdfLimitError, PdfLimitError } from './pdf-limit.error';
+import { PdfPool } from './pdf-pool';
+
+const HANDLER = path.join(__dirname, '..', 'testing', `pool-test.handlers${path.extname(__filename)}`);
+const TEST_JOB: PdfJob<{ kind: 'echo' | 'spin' | 'greedy'; value?: number }, number | string> = { id: 'test.misbehave', version: 1, filename: HANDLER };
+
+async function refusal(promise: Promise<unknown>): Promise<PdfLimitError> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!isPdfLimitError(err)) throw new Error(`expected a PdfLimitError, got ${String(err)}`);
+  return err;
+}
+
+describe('PdfPool', () => {
+  jest.setTimeout(90_000);
+  // Light workers: the pool's warm-up file is the test handler, not the PDF libraries.
+  const pool = new PdfPool({ threads: 2, maxHeapMb: 48, timeoutMs: 60_000, warmUpFile: HANDLER });
+  afterAll(() => pool.close());
+
+  it('refuses a job past its time limit, naming the limit, and goes on with the next job', async () => {
+    const err = await refusal(pool.run(TEST_JOB, { kind: 'spin' }, { timeoutMs: 300 }));
+    expect({ code: err.code, limit: err.limit }).toEqual({ code: 'pdf_job_limit_exceeded', limit: 'time' });
+    expect(err.message).toContain('time limit of 0.3 s');
+    expect(await pool.run(TEST_JOB, { kind: 'echo', value: 7 })).toBe(7);
+  });
+
+  it('refuses a job past its heap limit, naming the limit, and goes on with the next job', async () => {
+    const err = await refusal(pool.run(TEST_JOB, { kind: 'greedy' }));
+    expect({ code: err.code, limit: err.limit }).toEqual({ code: 'pdf_job_limit_exceeded', limit: 'memory' });
+    expect(err.message).toContain('memory limit of 48 MB');
+    expect(await pool.run(TEST_JOB, { kind: 'echo', value: 8 })).toBe(8);
+  });
+
+  it('keeps the calling thread free while a job spins', async () => {
+    const order: string[] = [];
+    const job = pool.run(TEST_JOB, { kind: 'spin' }, { timeoutMs: 3_000 }).catch(() => order.push('job stopped'));
+    // Timers on this thread still fire while the job runs.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    order.push('timer fired');
+    await job;
+    expect(order).toEqual(['timer fired', 'job stopped']);
+  });
+
+  it('runs jobs on every thread at once; more wait for a free worker, and the wait does not count against them', async () => {
+    const spinning = [pool.run(TEST_JOB, { kind: 'spin' }, { timeoutMs: 1_500 }).catch(() => 'stopped'), pool.run(TEST_JOB, { kind: 'spin' }, { timeoutMs: 1_500 }).catch(() => 'stopped')];
+    // Queued behind two spinning jobs for about 1.5 s, with a 1 s limit of its own.
+    const queued = pool.run(TEST_JOB, { kind: 'echo', value: 9 }, { timeoutMs: 1_000 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // (A worker replacing one stopped by an earlier test may still be starting: then two wait.)
+    expect(pool.load.waiting).toBeGreaterThanOrEqual(1);
+    expect(await Promise.all(spinning)).toEqual(['stopped', 'stopped']);
+    expect(await queued).toBe(9);
+  });
+});

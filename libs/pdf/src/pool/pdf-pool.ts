@@ -1,0 +1,187 @@
+import { availableParallelism } from 'os';
+import { performance } from 'perf_hooks';
+import * as path from 'path';
+import { Piscina } from 'piscina';
+import { WARM_UP_FILE, type PdfJob } from './pdf-jobs';
+import { isRefusal, PdfLimitError, type PdfJobRefusal } from './pdf-limit.error';
+
+export interface PdfPoolOptions {
+  /** Worker threads; default: the machine's cores. */
+  threads?: number;
+  /** Heap one worker (so one job: a worker runs one at a time) may use before it is stopped (MB). */
+  maxHeapMb?: number;
+  /** Default time limit of a job, from the moment a worker takes it (ms). */
+  timeoutMs?: number;
+  /** Handler file every worker loads first (tests substitute one). */
+  warmUpFile?: string;
+}
+
+export interface PdfRunOptions {
+  /** This job's time limit (ms), instead of the pool's. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_PDF_JOB_TIMEOUT_MS = 30_000;
+export const DEFAULT_PDF_JOB_MAX_HEAP_MB = 512;
+
+// Under ts-jest and ts-node the handlers are .ts sources, which a worker thread can only load
+// through ts-node; compiled, they are plain .js beside this file.
+const EXEC_ARGV = path.extname(__filename) === '.ts' ? ['-r', 'ts-node/register/transpile-only'] : [];
+
+/**
+ * Every CPU-heavy PDF and image job (render, inspect, decode, stamp, sign, certificate) runs here,
+ * never on the API's event loop. One job per worker at a time, so a worker's heap limit is that
+ * job's. Jobs wait for a free worker before their clock starts: a queue behind someone else's
+ * worst case does not count against a job. A job past its time or heap limit has its worker
+ * terminated (the pool starts another) and is refused with PdfLimitError; callers run jobs before
+ * the command that records their result, so a refusal leaves nothing written.
+ */
+export class PdfPool {
+  readonly threads: number;
+  readonly maxHeapMb: number;
+  readonly timeoutMs: number;
+  private readonly piscina: Piscina;
+  private startedUp = false;
+  /** Workers still loading (the first ones, or replacements of terminated ones): not free yet. */
+  private booting: number;
+  private running = 0;
+  private readonly timings = new Map<string, { jobs: number; ms: number }>();
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(options: PdfPoolOptions = {}) {
+    this.threads = Math.max(1, options.threads ?? availableParallelism());
+    this.maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_JOB_MAX_HEAP_MB;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_PDF_JOB_TIMEOUT_MS;
+    this.piscina = new Piscina({
+      filename: options.warmUpFile ?? WARM_UP_FILE,
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      idleTimeout: Infinity,
+      concurrentTasksPerWorker: 1,
+      // Handlers await I/O (a TSA request); Atomics.wait between tasks would stall it.
+      atomics: 'disabled',
+      execArgv: EXEC_ARGV,
+      resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.maxHeapMb / 8)) },
+    });
+    // A job's clock starts when a worker takes it; a worker still loading pdfmake and the fonts
+    // would make its first job pay for that, so jobs wait for ready workers.
+    this.booting = this.threads;
+    this.piscina.on('workerDestroy', () => {
+      if (this.startedUp) this.booting++;
+    });
+    this.piscina.on('workerCreate', () => {
+      if (!this.startedUp || this.booting === 0) return;
+      this.booting--;
+      this.wake();
+    });
+    // The first workers are ready once their warm-up call returns; a job may start on the first
+    // one ready. (Piscina marks them ready before they have loaded anything.)
+    let warmed = 0;
+    for (let i = 0; i < this.threads; i++) {
+      this.piscina.run(null).then(
+        () => {
+          this.booting--;
+          if (++warmed === this.threads) this.startedUp = true;
+          this.wake();
+        },
+        () => {
+          // A worker that cannot even load: let jobs through, they will fail with the reason.
+          this.booting = 0;
+          this.startedUp = true;
+          this.wake();
+        },
+      );
+    }
+  }
+
+  /** Runs `job` in a worker; its result, or PdfLimitError when it passed a limit or a budget. */
+  async run<I, O>(job: PdfJob<I, O>, input: I, options: PdfRunOptions = {}): Promise<Exclude<O, PdfJobRefusal>> {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    await this.acquire();
+    try {
+      let result: O;
+      const started = performance.now();
+      try {
+        result = await this.piscina.run(input, { filename: job.filename, signal: AbortSignal.timeout(timeoutMs) });
+      } catch (err) {
+        throw limitError(err, job, timeoutMs, this.maxHeapMb) ?? err;
+      } finally {
+        const t = this.timings.get(job.id) ?? { jobs: 0, ms: 0 };
+        t.jobs++;
+        t.ms += performance.now() - started;
+        this.timings.set(job.id, t);
+      }
+      if (isRefusal(result)) throw new PdfLimitError('document_budget_exceeded', result.refused.limit, result.refused.message, result.refused.param);
+      return result as Exclude<O, PdfJobRefusal>;
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Jobs running and waiting (metrics, bench). */
+  get load(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+
+  /** Jobs run per job id and their time in a worker (wall clock, from hand-over to result). */
+  stats(): Record<string, { jobs: number; ms: number }> {
+    return Object.fromEntries([...this.timings].map(([id, t]) => [id, { ...t }]));
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.close({ force: true });
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.waiting.length === 0 && this.running < this.threads - this.booting) {
+      this.running++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    this.running--;
+    this.wake();
+  }
+
+  private wake(): void {
+    while (this.waiting.length > 0 && this.running < this.threads - this.booting) {
+      this.running++;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+function limitError(err: unknown, job: { id: string }, timeoutMs: number, maxHeapMb: number): PdfLimitError | null {
+  const e = err as { name?: string; code?: string; message?: string } | undefined;
+  if (e?.name === 'AbortError') {
+    return new PdfLimitError('pdf_job_limit_exceeded', 'time', `The PDF work (${job.id}) took longer than its time limit of ${timeoutMs / 1000} s and was stopped.`);
+  }
+  if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|heap limit/i.test(e?.message ?? '')) {
+    return new PdfLimitError('pdf_job_limit_exceeded', 'memory', `The PDF work (${job.id}) needed more than its memory limit of ${maxHeapMb} MB and was stopped.`);
+  }
+  return null;
+}
+
+const shared = new Map<string, PdfPool>();
+
+/**
+ * The process's pool for these limits, made on first use: the API's uploads, renders and
+ * signatures share one set of workers. (A different heap limit needs its own workers.)
+ */
+export function sharedPdfPool(options: Pick<PdfPoolOptions, 'threads' | 'maxHeapMb'> = {}): PdfPool {
+  const threads = options.threads || availableParallelism();
+  const maxHeapMb = options.maxHeapMb || DEFAULT_PDF_JOB_MAX_HEAP_MB;
+  const key = `${threads}:${maxHeapMb}`;
+  let pool = shared.get(key);
+  if (!pool) shared.set(key, (pool = new PdfPool({ threads, maxHeapMb })));
+  return pool;
+}
+
+/** Stops every shared pool's workers (tests, shutdown). */
+export async function closeSharedPdfPools(): Promise<void> {
+  const pools = [...shared.values()];
+  shared.clear();
+  await Promise.all(pools.map((p) => p.close()));
+}
