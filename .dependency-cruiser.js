@@ -88,6 +88,16 @@ module.exports = {
       to: { path: '^(apps|test|bench)/' },
     },
     {
+      name: 'verifier-offline',
+      comment: 'libs/verifier runs on an auditor\'s machine with only the bundle: Node built-ins, fflate, pkijs/asn1js and the frozen hash-chain function.',
+      severity: 'error',
+      from: { path: '^libs/verifier/', pathNot: TEST_CODE },
+      to: {
+        pathNot: ['^libs/verifier/', '^libs/event-store/src/hash-chain\\.ts$', 'node_modules/(fflate|pkijs|asn1js)/'],
+        dependencyTypesNot: ['core'],
+      },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle makes load order matter (undefined at import time) and layers meaningless.',
       severity: 'error',

@@ -13,7 +13,8 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
   },
   moduleNameMapper: paths,
-  testTimeout: 30000,
+  // A hang guard, not a speed check: PDF pool workers boot through ts-node under jest.
+  testTimeout: 60000,
   maxWorkers: 2,
   globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
 };

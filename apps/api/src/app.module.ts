@@ -1,7 +1,6 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { LoggerModule } from 'nestjs-pino';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
@@ -25,7 +24,10 @@ import { WebhookEndpointsHttpController } from './webhooks/webhook-endpoints.htt
 import { TemplatesHttpController } from './templates/templates.http.controller';
 import { SealsHttpController } from './seals/seals.http.controller';
 import { SignatureRequestsHttpController } from './signature-requests/signature-requests.http.controller';
+import { EvidenceHttpController } from './evidence/evidence.http.controller';
 import { OpenApiDocumentHolder, OpenApiHttpController } from './openapi/openapi.http.controller';
+import { DocumentHistoryHttpController } from './history/document-history.http.controller';
+import { DocumentHistoryService } from './history/document-history.service';
 import { AdminHttpController } from './admin/admin.http.controller';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
@@ -34,9 +36,7 @@ export class AppModule {
   static register(infra: Infrastructure, clock: Clock, notifier: Notifier, extra: { controllers?: any[]; providers?: Provider[] } = {}): DynamicModule {
     return {
       module: AppModule,
-      // useExisting: the process's logger is built once (libs/application) and shared with the
-      // worker; nestjs-pino adapts it to Nest's LoggerService.
-      imports: [CqrsModule.forRoot(), LoggerModule.forRoot({ pinoHttp: { logger: infra.logger }, useExisting: true })],
+      imports: [CqrsModule.forRoot()],
       controllers: [
         HealthHttpController,
         MetricsHttpController,
@@ -54,6 +54,8 @@ export class AppModule {
         SignatureRequestsHttpController,
         OpenApiHttpController,
         WebhookEndpointsHttpController,
+        DocumentHistoryHttpController,
+        EvidenceHttpController,
         AdminHttpController,
         ...(extra.controllers ?? []),
       ],
@@ -68,6 +70,7 @@ export class AppModule {
         DecideCommandHandler,
         DocumentAccess,
         DocumentSources,
+        DocumentHistoryService,
         OpenApiDocumentHolder,
         ...(extra.providers ?? []),
       ],

@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@dojang/application';
 import { randomBytes } from 'crypto';
 import { json, NextFunction, Request, Response, urlencoded } from 'express';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { requestLogMiddleware } from './observability/request-log.middleware';
 import { toApiError } from './shared/http-error.filter';
@@ -34,8 +34,11 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
     bufferLogs: true,
     bodyParser: false,
   });
-  // Nest's own messages go through the process's pino logger (JSON lines, redaction).
-  app.useLogger(app.get(Logger));
+  // Nest's own messages go through the process's pino logger (JSON lines, redaction). Built
+  // directly rather than through LoggerModule, whose per-request middleware we do not need (the
+  // request log is ours) and which would mount catch-all routes.
+  const pinoParams = { pinoHttp: { logger: infra.logger } };
+  app.useLogger(new Logger(new PinoLogger(pinoParams), pinoParams));
   app.disable('x-powered-by');
   // Requests Node refuses before any handler runs (a header block over the limit) get the envelope too.
   answerClientErrors(app.getHttpServer());

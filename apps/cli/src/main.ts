@@ -1,19 +1,22 @@
 import 'reflect-metadata';
 import { readFile } from 'fs/promises';
-import { AdminService, formatProjectionStatus, loadConfig, openInfrastructure, projectionStatus, readPluginRows } from '@dojang/application';
+import { AdminService, StateChange, formatProjectionStatus, loadConfig, openInfrastructure, parseInstant, projectionStatus, readPluginRows, replayStream, summarizeChain } from '@dojang/application';
 import { ProgressBar } from './progress-bar';
 import { StoredEvent } from '@dojang/event-store';
+import { KEY_ROLES } from '@dojang/domain';
 
 const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
 
   org create --name NAME [--kind personal|team] [--plan business]
   org settings --org ORG_ID [--default-expiry-days N] [--reminder-interval-days N|none]
-  key issue --org ORG_ID --mode test|live
+  key issue --org ORG_ID --mode test|live [--role full|auditor]   auditor: read-only
   key revoke --org ORG_ID --key KEY_ID
   member add --org ORG_ID --name NAME --email EMAIL [--role owner|admin|member|viewer]
   credits grant --org ORG_ID --amount N [--reason TEXT]
   document lock|unlock DOCUMENT_ID
-  stream show STREAM_ID [--json]        e.g. document-<uuid>, organization-<org_id>
+  stream show STREAM_ID [--json]        e.g. document-<uuid>, organization-<org_id>, delivery-<uuid>
+        [--as-of ISO]                   only the events up to that instant, and the state folded from them
+        [--diff]                        what each event changed in the folded state
   verify DOCUMENT_ID [--pdf FINAL.pdf]  check the hash chain, the signed chain head (re-hashing,
                                         truncation), the original and final PDF; --pdf compares a
                                         final PDF you hold with the log. Exit 1 on any failure.
@@ -65,6 +68,38 @@ function printStream(events: StoredEvent[]): string {
     .join('\n');
 }
 
+const compact = (v: unknown) => (v === undefined ? '∅' : JSON.stringify(v));
+
+function printChanges(changes: StateChange[]): string {
+  if (changes.length === 0) return '   (no change to the folded state)';
+  return changes.map((c) => `   ${c.path}: ${compact(c.from)} → ${compact(c.to)}`).join('\n');
+}
+
+/** `stream show --as-of/--diff`: the stream folded by its aggregate's own evolve. */
+function showReplay(streamId: string, events: StoredEvent[], asOf: number | null, diff: boolean, json: boolean): unknown {
+  const replay = replayStream(streamId, events, asOf);
+  if (!replay) throw new UsageError(`--as-of and --diff need a stream kind with a fold (document-, organization-, file-, template-, seal-, webhook_endpoint-, delivery-): ${streamId}`);
+  const at = asOf === null ? null : new Date(asOf).toISOString();
+  // The same verdict as GET /v1/documents/{id}/history: the whole stored stream, not only the shown part.
+  const chain = summarizeChain(events);
+  if (json) {
+    return {
+      stream_id: streamId,
+      as_of: at,
+      chain,
+      events: replay.steps.map((s) => (diff ? { ...s.event, changes: s.changes } : s.event)),
+      state: replay.state,
+    };
+  }
+  if (replay.steps.length === 0) return `stream ${streamId} has no event${at ? ` by ${at}` : ''}`;
+  const body = diff
+    ? replay.steps.map((s) => `${printStream([s.event])}\n${printChanges(s.changes)}`).join('\n')
+    : printStream(replay.steps.map((s) => s.event));
+  const verdict = chain.verified ? `chain verified: ${chain.event_count} events, head ${chain.head_hash}` : `chain BROKEN at revision ${chain.broken_at}: ${chain.reason}`;
+  const footer = at ? `\n\nstate as of ${at} (${replay.steps.length} of ${events.length} events):\n${JSON.stringify(replay.state, null, 2)}` : '';
+  return `${body}${footer}\n\n${verdict}`;
+}
+
 async function run(argv: string[]): Promise<unknown> {
   const { positional, flags } = parseArgs(argv);
   const [group, action, ...rest] = positional;
@@ -87,7 +122,11 @@ async function run(argv: string[]): Promise<unknown> {
             : {}),
         });
       case 'key issue':
-        return await admin.issueKey(need(flags, 'org'), oneOf(need(flags, 'mode'), ['test', 'live'] as const, 'mode'));
+        return await admin.issueKey(
+          need(flags, 'org'),
+          oneOf(need(flags, 'mode'), ['test', 'live'] as const, 'mode'),
+          flags.role === undefined ? 'full' : oneOf(String(flags.role), KEY_ROLES, 'role'),
+        );
       case 'key revoke':
         return await admin.revokeKey(need(flags, 'org'), need(flags, 'key'));
       case 'member add':
@@ -129,9 +168,14 @@ async function run(argv: string[]): Promise<unknown> {
     }
     if (group === 'stream' && action === 'show') {
       if (!rest[0]) throw new UsageError('STREAM_ID is required');
+      const asOf = flags['as-of'] === undefined ? null : parseInstant(flags['as-of']);
+      if (asOf === null && flags['as-of'] !== undefined) throw new UsageError('--as-of must be an ISO 8601 date or date-time with a UTC offset, e.g. 2026-03-02T09:00:00Z');
       const events = await admin.streamEvents(rest[0]);
-      if (flags.json) return events;
-      return events.length ? printStream(events) : `stream ${rest[0]} is empty or does not exist`;
+      if (asOf === null && !flags.diff) {
+        if (flags.json) return events;
+        return events.length ? printStream(events) : `stream ${rest[0]} is empty or does not exist`;
+      }
+      return showReplay(rest[0], events, asOf, flags.diff === true, flags.json === true);
     }
     if (group === 'verify') {
       if (!action) throw new UsageError('DOCUMENT_ID is required');

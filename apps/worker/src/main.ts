@@ -33,9 +33,17 @@ async function main() {
   const infra = await openInfrastructure({ ...config, role: 'worker' });
   await infra.runner.start();
   const worker = await startWorker(infra);
+  // Every timer of the runners and loops is unref'd (they must never keep a test or the API
+  // process alive on their own). Without a server socket, this one is what keeps the worker
+  // running until it is told to stop; without it the process exited right after catching up.
+  const alive = setInterval(() => undefined, 1 << 30);
   const metrics = config.metricsPort > 0 ? serveMetrics(infra, config.metricsPort) : null;
-  infra.logger.info({ data_dir: config.dataDir, store: infra.storeKind, metrics_port: config.metricsPort || null }, 'Dojang worker running');
+  infra.logger.info(
+    { data_dir: config.dataDir, store: infra.storeKind, metrics_port: config.metricsPort || null, reactors_held: worker.runner.heldReactors },
+    'Dojang worker running',
+  );
   const shutdown = async () => {
+    clearInterval(alive);
     metrics?.close();
     await worker.stop();
     await infra.close();

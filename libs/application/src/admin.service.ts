@@ -2,6 +2,7 @@ import { randomUUID, X509Certificate } from 'crypto';
 import {
   DocumentCommand,
   KeyMode,
+  KeyRole,
   MemberRole,
   OrganizationCommand,
   WorkspaceKind,
@@ -58,11 +59,11 @@ export class AdminService {
     return { organization: await this.presentOrganization(id), keys: { test: test.secret, live: live.secret } };
   }
 
-  async issueKey(organizationId: string, mode: KeyMode) {
+  async issueKey(organizationId: string, mode: KeyMode, role: KeyRole = 'full') {
     const secret = newApiKey(mode);
     const keyId = prefixedId('key');
-    await this.org(organizationId, { type: 'IssueApiKey', key_id: keyId, mode, key_hash: sha256Hex(secret), key_hint: secret.slice(-4) });
-    return { id: keyId, object: 'api_key', mode, secret };
+    await this.org(organizationId, { type: 'IssueApiKey', key_id: keyId, mode, role, key_hash: sha256Hex(secret), key_hint: secret.slice(-4) });
+    return { id: keyId, object: 'api_key', mode, role, secret };
   }
 
   async revokeKey(organizationId: string, keyId: string) {

@@ -28,6 +28,8 @@ export interface AppConfig {
   /** PDF worker threads; 0: one per core. */
   pdfPoolThreads: number;
   role: 'all' | 'api' | 'worker';
+  /** How long a worker holds a reactor before another may take it over (renewed every third of it). */
+  reactorLeaseMs: number;
   smtpUrl: string | null;
   mailFrom: string;
   twilio: { accountSid: string; authToken: string; from: string; apiBaseUrl: string | null } | null;
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     pdfJobMaxHeapMb: int(env.PDF_JOB_MAX_HEAP_MB, 0) > 0 ? int(env.PDF_JOB_MAX_HEAP_MB, 0) : 512,
     pdfPoolThreads: Math.max(0, int(env.PDF_POOL_THREADS, 0)),
     role,
+    reactorLeaseMs: int(env.REACTOR_LEASE_MS, 0) > 0 ? int(env.REACTOR_LEASE_MS, 0) : 15_000,
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || 'Dojang <no-reply@dojang.local>',
     twilio:

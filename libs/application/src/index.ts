@@ -14,6 +14,7 @@ export * from './worker';
 export * from './webhooks';
 export * from './timers';
 export * from './observability';
+export * from './history';
 export * from './verification/chain-head-proof';
 export * from './verification/verify-document';
 export * from './projection-plugins';

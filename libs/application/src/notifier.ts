@@ -3,6 +3,7 @@ import { maskEmail, maskPhone } from '@dojang/domain';
 import { EmailAttachment, EmailSender, SmsSender, isTransientDeliveryError, withRetries } from '@dojang/notifications';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { Clock } from './clock';
+import { DeliveryRecorder } from './history/delivery-evidence';
 import { MessageOutcome } from './observability/metrics';
 
 export const OUTBOX = 'outbox';
@@ -26,6 +27,8 @@ export interface NotificationRequest {
   attachments?: EmailAttachment[];
   signing_url?: string | null;
   pin?: string | null;
+  /** The event the message answers, carried into the delivery evidence. */
+  causation_id?: string;
 }
 
 export interface OutboxRow extends ReadDoc {
@@ -80,7 +83,30 @@ export class Notifier {
     private readonly retry: { attempts: number; baseDelayMs: number; sleep?: (ms: number) => Promise<void> } = { attempts: 4, baseDelayMs: 500 },
     /** Told each message's outcome (metrics). */
     private readonly observe: (channel: 'email' | 'sms', outcome: MessageOutcome) => void = () => undefined,
+    /** Told each message that left (or reached the outbox): it becomes a hash-chained event. */
+    private readonly deliveries: DeliveryRecorder | null = null,
   ) {}
+
+  /**
+   * Recording runs after the send, so a crash in between would lose it: every later pass over the
+   * same message records again, and the store refuses the repeat (the event id derives from the
+   * message id), so a message yields exactly one delivery event.
+   */
+  private async recordDelivery(req: NotificationRequest, id: string, providerMessageId: string, at: string): Promise<void> {
+    await this.deliveries?.record({
+      message_id: id,
+      kind: req.kind,
+      organization_id: req.organization_id,
+      livemode: req.livemode,
+      document_id: req.document_id,
+      participant_id: req.participant_id,
+      channel: req.channel,
+      to: req.to,
+      provider_message_id: providerMessageId,
+      delivered_at: at,
+      causation_id: req.causation_id,
+    });
+  }
 
   async init(): Promise<void> {
     await this.reads.ensureCollection({
@@ -114,11 +140,21 @@ export class Notifier {
         sort_key: `${now}|${id}`,
       };
       // Insert-if-absent: two passes over the same event write one outbox message.
-      if (await this.reads.putIfVersion(OUTBOX, row, null)) this.observe(req.channel, 'outbox');
+      if (await this.reads.putIfVersion(OUTBOX, row, null)) {
+        this.observe(req.channel, 'outbox');
+        await this.recordDelivery(req, id, 'outbox', now);
+      } else {
+        const first = await this.reads.get<OutboxRow>(OUTBOX, id);
+        await this.recordDelivery(req, id, 'outbox', first?.created_at ?? now);
+      }
       return;
     }
     const logged = await this.reads.get<MessageLogRow>(MESSAGE_LOG, id);
-    if (logged && (logged.status === 'sent' || logged.status === 'not_configured')) return;
+    if (logged && logged.status === 'sent') {
+      await this.recordDelivery(req, id, logged.provider_id ?? '', logged.at);
+      return;
+    }
+    if (logged && logged.status === 'not_configured') return;
     if (logged && logged.status === 'sending' && logged.lease_until && Date.parse(logged.lease_until) > Date.parse(now)) return;
     const base = {
       id,
@@ -153,6 +189,7 @@ export class Notifier {
       return;
     }
     let attempts = 0;
+    let sent: { provider: string; at: string } | null = null;
     try {
       const result = await withRetries(
         async () => {
@@ -163,13 +200,17 @@ export class Notifier {
         },
         { attempts: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, ...(this.retry.sleep ? { sleep: this.retry.sleep } : {}) },
       );
-      await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: this.clock.now().toISOString() });
+      const sentAt = this.clock.now().toISOString();
+      await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: sentAt });
       this.observe(req.channel, 'sent');
+      sent = { provider: result.messageId, at: sentAt };
     } catch (err) {
       await finish({ ...base, status: 'failed', provider_id: null, error: String((err as Error)?.message ?? err), attempts, at: this.clock.now().toISOString() });
       this.observe(req.channel, 'failed');
       // Transient failures go back to the saga, which retries the whole event later.
       if (isTransientDeliveryError(err)) throw err;
     }
+    // Outside the try: a failure to record is not a failed send (the message went out).
+    if (sent) await this.recordDelivery(req, id, sent.provider, sent.at);
   }
 }

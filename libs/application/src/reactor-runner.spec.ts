@@ -6,7 +6,7 @@ import { StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ManualClock } from './clock';
-import { ParkedEvent, REACTOR_FAILURES, Reactor, ReactorRunner } from './reactor-runner';
+import { ParkedEvent, REACTOR_FAILURES, REACTOR_LEASES, Reactor, ReactorLease, ReactorRunner } from './reactor-runner';
 
 /** A reactor whose failures the test decides, recording what it was given. */
 class ScriptedReactor implements Reactor {
@@ -90,7 +90,7 @@ describe('ReactorRunner', () => {
       parked_at: '2026-11-22T09:00:00.000Z',
       next_attempt_at: '2026-11-22T09:01:00.000Z',
     });
-    expect(await reads.getCheckpoint('reactor:scripted')).toBe(2);
+    expect((await reads.get<ReactorLease>(REACTOR_LEASES, 'scripted'))?.position).toBe(2);
   });
 
   it('retries a parked event once it is due, and forgets it when it succeeds', async () => {

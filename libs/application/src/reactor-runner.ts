@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { CoalescingPass, upcast } from '@dojang/projections';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
@@ -30,10 +31,55 @@ export interface ReactorRunnerOptions {
    * mail or SMS provider delays messages instead of losing them.
    */
   parkedRetryDelaysMs?: number[];
+  /**
+   * How long a reactor's lease lasts unless renewed (default 15 s). One runner at a time runs a
+   * given reactor; a runner that dies holding it is replaced once it expires.
+   */
+  leaseMs?: number;
+  /** How often held leases are renewed and free or expired ones taken (default leaseMs / 3; 0: never, tests call maintainLeases()). */
+  leaseRenewIntervalMs?: number;
+  /** Who holds a lease, for operators reading `reactor_leases` (default a random id). */
+  owner?: string;
 }
 
-const CHECKPOINT = (name: string) => `reactor:${name}`;
+/** Where reactors' positions were kept before leases; read once when a lease row is first made. */
+const LEGACY_CHECKPOINT = (name: string) => `reactor:${name}`;
 export const REACTOR_FAILURES = 'reactor_failures';
+export const REACTOR_LEASES = 'reactor_leases';
+/** One row per running runner, renewed with its leases: how many share the reactors. */
+export const REACTOR_RUNNERS = 'reactor_runners';
+export const DEFAULT_REACTOR_LEASE_MS = 15_000;
+
+/**
+ * One row per reactor: who runs it, until when, and how far it got. The position lives in the
+ * lease row itself and moves only by compare-and-swap on it, so a runner that lost its lease
+ * (paused past the expiry, taken over) can never move the position again: its next write fails
+ * and it lets the reactor go.
+ */
+export interface ReactorLease extends ReadDoc {
+  id: string;
+  /** null once released (a clean stop): anyone may take it at once. */
+  owner: string | null;
+  expires_at: string;
+  /** Global position of the last event this reactor is done with. */
+  position: number;
+  _version?: number;
+}
+
+interface RunnerRow extends ReadDoc {
+  id: string;
+  expires_at: string;
+  _version?: number;
+}
+
+interface HeldLease {
+  version: number;
+  position: number;
+  /** Epoch ms, by the runner's clock. */
+  expiresAt: number;
+  /** The position moved past ignored events only and is not saved yet. */
+  dirty: boolean;
+}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -71,20 +117,47 @@ export class ReactorRunner {
   );
   private unsubscribe: (() => void) | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
+  private leaseTimer: NodeJS.Timeout | null = null;
   private stopped = true;
   private readonly attempts = new Map<string, number>();
+  /** The reactors this runner holds the lease of; it runs only those. */
+  private readonly held = new Map<string, HeldLease>();
+  /** Writes to one lease row, one at a time (the pass and the renewal timer both write). */
+  private readonly leaseWrites = new Map<string, Promise<unknown>>();
+  private maintaining: Promise<void> | null = null;
+  /**
+   * Leases beyond this runner's share, handed back by the pass between two events (never while
+   * one of that reactor's events is being handled, whose position would not be saved).
+   */
+  private readonly handBack = new Set<string>();
+  /** Version of this runner's own row in `reactor_runners` (null: not written yet). */
+  private heartbeatVersion: number | null = null;
+  private savedAt = 0;
+  readonly owner: string;
 
   constructor(
     private readonly events: EventStore,
     private readonly reads: ReadStore,
     private readonly reactors: Reactor[],
     private readonly options: ReactorRunnerOptions = {},
-  ) {}
+  ) {
+    this.owner = options.owner ?? randomUUID();
+  }
 
   async start(): Promise<void> {
     this.stopped = false;
     await this.reads.ensureCollection({ name: REACTOR_FAILURES });
+    await this.reads.ensureCollection({ name: REACTOR_LEASES });
+    await this.reads.ensureCollection({ name: REACTOR_RUNNERS });
     this.unsubscribe = this.events.onAppended(() => void this.trigger());
+    await this.maintainLeases();
+    const every = this.options.leaseRenewIntervalMs ?? Math.floor(this.leaseMs / 3);
+    if (every > 0) {
+      this.leaseTimer = setInterval(() => {
+        this.maintainLeases().catch((err) => this.options.onError?.('leases', LEASE_EVENT, err, 0));
+      }, every);
+      this.leaseTimer.unref();
+    }
     await this.trigger();
   }
 
@@ -93,23 +166,142 @@ export class ReactorRunner {
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.leaseTimer = null;
     await this.passes.current;
-    await this.saveSkipped();
+    await this.maintaining;
+    // Released, with the position reached, so another worker takes over at once instead of
+    // waiting for the lease to expire.
+    for (const name of [...this.held.keys()]) await this.writeLease(name, 'release');
+    this.handBack.clear();
+    if (this.heartbeatVersion !== null) await this.reads.commit([{ op: 'delete', collection: REACTOR_RUNNERS, id: this.owner }], {});
+    this.heartbeatVersion = null;
   }
 
   trigger(): Promise<void> {
     return this.passes.trigger();
   }
 
-  private checkpoints: Record<string, number> | null = null;
-  private unsaved: Record<string, number> = {};
-  private savedAt = 0;
+  /** The reactors this runner runs now (the others are leased by other runners). */
+  get heldReactors(): string[] {
+    return this.reactors.filter((r) => this.held.has(r.name)).map((r) => r.name);
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? DEFAULT_REACTOR_LEASE_MS;
+  }
+
+  /**
+   * Shares the reactors among the live runners: renews this runner's own row and the leases it
+   * holds, hands back what it holds beyond its share (ceil(reactors / live runners)), and takes
+   * free ones (never made, released, or expired: their runner died) up to its share. The
+   * background timer does it every leaseMs / 3; a lease taken starts a pass from the position
+   * its last holder saved.
+   */
+  maintainLeases(): Promise<void> {
+    this.maintaining ??= (async () => {
+      try {
+        const live = await this.heartbeat();
+        const share = Math.ceil(this.reactors.length / live);
+        for (const name of this.heldReactors) await this.writeLease(name, 'renew');
+        this.handBack.clear();
+        for (const name of this.heldReactors.slice(share)) this.handBack.add(name);
+        let gained = false;
+        for (const reactor of this.reactors) {
+          if (this.stopped || this.held.size - this.handBack.size >= share) break;
+          if (!this.held.has(reactor.name) && (await this.acquire(reactor.name))) gained = true;
+        }
+        // Not awaited: a long pass (a slow provider) must not hold up the renewals.
+        if ((gained || this.handBack.size > 0) && !this.stopped) void this.trigger();
+      } finally {
+        this.maintaining = null;
+      }
+    })();
+    return this.maintaining;
+  }
+
+  /** Renews this runner's row; returns how many runners are alive (itself included). */
+  private async heartbeat(): Promise<number> {
+    const now = this.now().getTime();
+    const doc: RunnerRow = { id: this.owner, expires_at: new Date(now + this.leaseMs).toISOString() };
+    if (!(await this.reads.putIfVersion(REACTOR_RUNNERS, doc, this.heartbeatVersion))) {
+      // Removed by another runner that took this one for dead (it slept past its lease): written anew.
+      const row = await this.reads.get<RunnerRow>(REACTOR_RUNNERS, this.owner);
+      this.heartbeatVersion = row ? (row._version ?? 0) : null;
+      if (!(await this.reads.putIfVersion(REACTOR_RUNNERS, doc, this.heartbeatVersion))) return 1;
+    }
+    this.heartbeatVersion = (this.heartbeatVersion ?? 0) + 1;
+    const rows = await this.reads.find<RunnerRow>(REACTOR_RUNNERS, { limit: 1000 });
+    const live = rows.filter((r) => Date.parse(r.expires_at) > now);
+    // Rows of runners dead for a whole lease more are cleared, so the table stays small.
+    const gone = rows.filter((r) => Date.parse(r.expires_at) <= now - this.leaseMs);
+    if (gone.length) await this.reads.commit(gone.map((r) => ({ op: 'delete' as const, collection: REACTOR_RUNNERS, id: r.id })), {});
+    return Math.max(1, live.length);
+  }
+
+  private async acquire(name: string): Promise<boolean> {
+    const now = this.now().getTime();
+    const row = await this.reads.get<ReactorLease>(REACTOR_LEASES, name);
+    if (row && row.owner !== null && Date.parse(row.expires_at) > now) return false;
+    const position = row ? row.position : await this.reads.getCheckpoint(LEGACY_CHECKPOINT(name));
+    const expiresAt = now + this.leaseMs;
+    const doc: ReactorLease = { id: name, owner: this.owner, expires_at: new Date(expiresAt).toISOString(), position };
+    const version = row ? (row._version ?? 0) : null;
+    if (!(await this.reads.putIfVersion(REACTOR_LEASES, doc, version))) return false;
+    this.held.set(name, { version: (version ?? 0) + 1, position, expiresAt, dirty: false });
+    return true;
+  }
+
+  /**
+   * Saves the held lease's position and extends it ('renew'), or hands it back ('release').
+   * Compare-and-swap on the row's version: if it fails, another runner took the lease (this one
+   * was presumed dead), and this runner lets the reactor go.
+   */
+  private writeLease(name: string, mode: 'renew' | 'release'): Promise<boolean> {
+    const previous = this.leaseWrites.get(name) ?? Promise.resolve();
+    const write = previous.then(async () => {
+      const lease = this.held.get(name);
+      if (!lease) return false;
+      const now = this.now().getTime();
+      const expiresAt = mode === 'release' ? now : now + this.leaseMs;
+      const doc: ReactorLease = {
+        id: name,
+        owner: mode === 'release' ? null : this.owner,
+        expires_at: new Date(expiresAt).toISOString(),
+        position: lease.position,
+      };
+      const ok = await this.reads.putIfVersion(REACTOR_LEASES, doc, lease.version);
+      if (ok && mode === 'renew') Object.assign(lease, { version: lease.version + 1, expiresAt, dirty: false });
+      if (!ok || mode === 'release') {
+        if (this.held.get(name) === lease) this.held.delete(name);
+      }
+      return ok;
+    });
+    const settled = write.catch(() => undefined);
+    this.leaseWrites.set(name, settled);
+    void settled.then(() => {
+      if (this.leaseWrites.get(name) === settled) this.leaseWrites.delete(name);
+    });
+    return write;
+  }
+
+  /**
+   * Whether this runner may still run the reactor: its lease is held and, by its own clock, not
+   * about to expire (renewed first when it is). Checked before each event, so a runner that slept
+   * past its lease does not react to an event the new holder will handle too.
+   */
+  private async stillHeld(name: string): Promise<boolean> {
+    const lease = this.held.get(name);
+    if (!lease) return false;
+    if (lease.expiresAt - this.now().getTime() > this.leaseMs / 3) return true;
+    // Near or past its expiry (the renewal timer fell behind, or the process slept): renewed
+    // first. Past it, the renewal succeeds only if no other runner took the lease meanwhile.
+    return this.writeLease(name, 'renew');
+  }
 
   private async saveSkipped(): Promise<void> {
-    const pending = this.unsaved;
-    this.unsaved = {};
     this.savedAt = Date.now();
-    if (Object.keys(pending).length) await this.reads.commit([], pending);
+    for (const [name, lease] of [...this.held]) if (lease.dirty) await this.writeLease(name, 'renew');
   }
 
   /**
@@ -120,44 +312,43 @@ export class ReactorRunner {
     return this.passes.trigger();
   }
 
-  /** One pass: one read of the log per batch for all reactors. */
+  /** One pass: one read of the log per batch for all the reactors this runner holds. */
   private async pass(): Promise<void> {
     const batchSize = this.options.batchSize ?? 200;
-    this.checkpoints ??= await this.reads.getCheckpoints(this.reactors.map((r) => CHECKPOINT(r.name)));
-    const cp = this.checkpoints;
     const blocked = new Set<string>();
     for (;;) {
-      const active = this.reactors.filter((r) => !blocked.has(r.name));
+      for (const name of [...this.handBack]) {
+        this.handBack.delete(name);
+        await this.writeLease(name, 'release');
+      }
+      const active = this.reactors.filter((r) => this.held.has(r.name) && !blocked.has(r.name));
       if (active.length === 0) return;
-      const from = Math.min(...active.map((r) => cp[CHECKPOINT(r.name)] ?? 0));
+      const from = Math.min(...active.map((r) => this.held.get(r.name)!.position));
       const batch = (await this.events.readAll(from, batchSize)).map(upcast);
       if (batch.length === 0) return;
-      const moved: Record<string, number> = {};
       for (const reactor of active) {
-        const name = CHECKPOINT(reactor.name);
         for (const event of batch) {
-          if (event.global_position <= (cp[name] ?? 0)) continue;
+          const lease = this.held.get(reactor.name);
+          if (!lease) break;
+          if (event.global_position <= lease.position) continue;
           if (reactor.handles.has(event.type)) {
+            if (!(await this.stillHeld(reactor.name))) break;
             if (!(await this.reactOnce(reactor, event))) {
               blocked.add(reactor.name);
               break;
             }
-            // A handled event is checkpointed at once: a crash replays at most the one in flight.
-            cp[name] = event.global_position;
-            await this.reads.commit([], { [name]: event.global_position });
-            delete moved[name];
+            // A handled event is saved at once: a crash replays at most the one in flight.
+            lease.position = event.global_position;
+            if (!(await this.writeLease(reactor.name, 'renew'))) break;
           } else {
-            cp[name] = event.global_position;
-            moved[name] = event.global_position;
+            lease.position = event.global_position;
+            lease.dirty = true;
           }
         }
       }
       // Skipping events a reactor ignores needs no durability: after a crash it would skip them
-      // again. So those checkpoints are saved at most once a second, not once per append.
-      if (Object.keys(moved).length) {
-        Object.assign(this.unsaved, moved);
-        if (Date.now() - this.savedAt >= 1000) await this.saveSkipped();
-      }
+      // again. So those positions are saved at most once a second (and with each renewal).
+      if (Date.now() - this.savedAt >= 1000) await this.saveSkipped();
       if (batch.length < batchSize) return;
       if (this.stopped) return;
     }
@@ -268,6 +459,9 @@ export class ReactorRunner {
     return stats;
   }
 }
+
+/** What onError is given for a failure of the lease upkeep itself (no event involved). */
+const LEASE_EVENT: StoredEvent = { event_id: '-', stream_id: '-', stream_revision: -1, global_position: 0, type: 'lease', data: {}, metadata: {} } as StoredEvent;
 
 function errorText(err: unknown): string {
   return String((err as Error)?.message ?? err);

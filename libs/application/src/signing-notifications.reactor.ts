@@ -72,6 +72,7 @@ export class SigningNotificationsReactor implements Reactor {
           document_id: after.id,
           participant_id: p.id,
           channel,
+          causation_id: event.event_id,
         } as const;
         const req = this.compose(item.kind, channel, after, p, sender, signingUrl, message ?? null, attachment);
         if (req) await this.notifier.send({ ...base, ...req });

@@ -1,7 +1,10 @@
+import { randomUUID } from 'crypto';
+import * as os from 'os';
 import { EmailSender, SmsSender, SmtpEmailSender, TwilioSmsSender } from '@dojang/notifications';
 import { Clock, systemClock } from './clock';
 import { Infrastructure } from './infrastructure';
 import { Notifier } from './notifier';
+import { DeliveryEvidence } from './history/delivery-evidence';
 import { ParkedRetryStats, Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
 import { UsageReactor } from './usage/usage.reactor';
@@ -58,6 +61,7 @@ export async function createNotifier(infra: Infrastructure, options: WorkerOptio
     options.sms !== undefined ? options.sms : smsSenderFromConfig(infra),
     { attempts: 4, baseDelayMs: 500, ...(options.retrySleep ? { sleep: options.retrySleep } : {}) },
     (channel, outcome) => infra.metrics.messages.inc({ channel, outcome }),
+    new DeliveryEvidence(infra.events),
   );
   await notifier.init();
   return notifier;
@@ -79,6 +83,9 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   ];
   const runner = new ReactorRunner(infra.events, infra.reads, reactors, {
     clock,
+    // Several workers share the reactors, one runner per reactor at a time (see ARCHITECTURE.md).
+    leaseMs: infra.config.reactorLeaseMs,
+    owner: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     onError: (reactor, event, err, attempt) =>
       infra.logger.warn({ reactor, event_type: event.type, event_id: event.event_id, attempt, err }, 'reactor failed'),
     onReacted: (reactor, event, startedAt, err) => recordEventSpans(`react ${reactor}`, [event], startedAt, { 'dojang.reactor': reactor }, err),

@@ -12,3 +12,4 @@ export * from './file';
 export * from './webhook';
 export * from './template';
 export * from './seal';
+export * from './delivery/delivery.events';

@@ -30,7 +30,7 @@ interface Row {
 }
 
 export interface SqliteEventStoreOptions {
-  /** How often to look for appends made by other processes (the CLI, a second API process). */
+  /** How often to look for appends made by other processes (the CLI, a worker, a second API process). */
   pollIntervalMs?: number;
 }
 
@@ -40,27 +40,31 @@ export interface SqliteEventStoreOptions {
  * after its commit. One fsync, run on libuv's thread pool, covers every append that committed
  * before it, so the event loop never waits for the disk and concurrent appends share the cost —
  * the same guarantee as synchronous=FULL (nothing acknowledged is lost on power failure).
+ *
+ * Readers (`readAll`, what projections and reactors follow) see the log only up to `durableHead`,
+ * the highest position this process knows to be on disk, whichever process appended it. Several
+ * processes may share the file (API processes, workers, the CLI on one DATA_DIR): another
+ * process's commit is in the shared WAL as soon as it commits, but on disk only once an fsync ran
+ * after it. So when the poll finds the log grown past `durableHead`, this process fdatasyncs the
+ * WAL itself before handing the new events out: an fsync of the file covers every frame written
+ * to it before, by any process, and is nearly free when the appender's own fsync already ran. A
+ * worker therefore never sends an e-mail, and no projection shows a row, for an event a power
+ * failure could still take back.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly listeners = new Set<() => void>();
   private pollTimer: NodeJS.Timeout | null = null;
-  private lastSeenHead = 0;
   private readonly stmts: ReturnType<SqliteEventStore['prepare']>;
   private walFd: number | null = null;
   private flushing: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   /**
-   * Positions committed by this process but not yet fsynced: readers must not see them yet. In
-   * ascending order (insertion order of a Set), since positions only grow. This gate holds inside
-   * this process only: another process on the same file (the CLI, a second server) reads the WAL
-   * and can see an append between its commit and its fsync. A power cut in that window loses the
-   * append, unacknowledged, while what the other process derived from it (a read model row, a
-   * sent message) stays. See docs/OPERATIONS.md.
+   * Every position up to this one is on disk: readers see no further. Positions are handed out by
+   * one writer at a time (SQLite's write lock), so a head read in one snapshot has no uncommitted
+   * position below it, and an fsync started after that read covers all of them.
    */
-  private readonly unsynced = new Set<number>();
-  /** The highest position this process has committed. */
-  private committedHead = 0;
+  private durableHead = 0;
   /** The highest position the fsync in flight covers. */
   private flushingCovers = 0;
   /** Appends waiting for the next group transaction. */
@@ -87,7 +91,15 @@ export class SqliteEventStore implements EventStore {
     `);
     this.stmts = this.prepare();
     this.appendOne = this.db.transaction(this.appendTx);
-    this.lastSeenHead = this.head();
+    // What a process killed before its fsync left in the WAL is made durable before anything
+    // follows it here (once, at open; small, and off every request path).
+    const head = this.head();
+    try {
+      fs.fdatasyncSync(this.wal());
+    } catch {
+      // No WAL file yet: nothing was ever committed into it.
+    }
+    this.durableHead = head;
   }
 
   /** Resolves once `position` (committed by this connection) is on disk. */
@@ -109,8 +121,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   private startFlush(): Promise<void> {
-    // Everything committed so far is in the WAL this fsync covers.
-    const covers = this.committedHead;
+    // Everything committed so far, by this process or another, is in the WAL this fsync covers.
+    const covers = this.head();
     this.flushingCovers = covers;
     const flush = new Promise<void>((resolve, reject) => {
       let fd: number;
@@ -125,7 +137,6 @@ export class SqliteEventStore implements EventStore {
         // projection pass started by the first sees the whole group, not one append at a time.
         this.release(covers);
         if (err) return reject(err);
-        this.lastSeenHead = Math.max(this.lastSeenHead, covers);
         resolve();
         this.notify();
       });
@@ -143,10 +154,7 @@ export class SqliteEventStore implements EventStore {
    * rejected, but they did commit, and hiding them would stall every reader behind them.
    */
   private release(covers: number): void {
-    for (const p of this.unsynced) {
-      if (p > covers) break;
-      this.unsynced.delete(p);
-    }
+    this.durableHead = Math.max(this.durableHead, covers);
   }
 
   /** The WAL file's descriptor, reopened if SQLite replaced the file (e.g. after the last close elsewhere). */
@@ -182,7 +190,7 @@ export class SqliteEventStore implements EventStore {
       ),
       stream: this.db.prepare<[string]>(`SELECT * FROM events WHERE stream_id = ? ORDER BY stream_revision`),
       all: this.db.prepare<[number, number, number]>(
-        `SELECT * FROM events WHERE global_position > ? AND global_position < ? ORDER BY global_position LIMIT ?`,
+        `SELECT * FROM events WHERE global_position > ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
       ),
       head: this.db.prepare(`SELECT COALESCE(MAX(global_position), 0) AS head FROM events`),
     };
@@ -251,12 +259,10 @@ export class SqliteEventStore implements EventStore {
       for (const a of group) a.reject(err);
       return;
     }
-    // Hidden from readers until fsynced; marked before any other code can run.
+    // Hidden from readers until fsynced: they stop at durableHead, which only an fsync moves.
     group.forEach((a, i) => {
       const outcome = outcomes[i];
       if (!outcome.ok) return a.reject(outcome.error);
-      for (let p = outcome.result.position - a.events.length + 1; p <= outcome.result.position; p++) this.unsynced.add(p);
-      this.committedHead = Math.max(this.committedHead, outcome.result.position);
       a.resolve(outcome.result);
     });
   };
@@ -280,10 +286,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {
-    // Never hand out an event that is not on disk yet: a projection must not get ahead of a log
-    // that a power failure could still shorten.
-    const bound = this.unsynced.size ? (this.unsynced.values().next().value as number) : Number.MAX_SAFE_INTEGER;
-    return (this.stmts.all.all(after, bound, limit) as Row[]).map(toStored);
+    // Never hand out an event that is not on disk yet: a projection or a reactor must not get
+    // ahead of a log that a power failure could still shorten.
+    return (this.stmts.all.all(after, this.durableHead, limit) as Row[]).map(toStored);
   }
 
   async headPosition(): Promise<number> {
@@ -310,11 +315,10 @@ export class SqliteEventStore implements EventStore {
     if (this.pollTimer) return;
     this.pollTimer = setInterval(() => {
       try {
+        // Another process appended: make it durable here too (one fsync, shared with any append
+        // of ours waiting), and the flush signals the listeners once it is.
         const head = this.head();
-        if (head > this.lastSeenHead) {
-          this.lastSeenHead = head;
-          this.notify();
-        }
+        if (head > this.durableHead) this.durable(head).catch(() => undefined);
       } catch {
         // The database may be closing; the next tick or close() settles it.
       }

@@ -1,4 +1,4 @@
-import { ORGANIZATION_EVENT_TYPES, OrganizationEvent, OrganizationState, evolveOrganization, initialOrganizationState } from '@dojang/domain';
+import { KeyRole, ORGANIZATION_EVENT_TYPES, OrganizationEvent, OrganizationState, evolveOrganization, initialOrganizationState } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ReadDoc, Write } from '@dojang/read-store';
 import { Projection, RowLookup } from './projection';
@@ -14,6 +14,8 @@ export interface ApiKeyRow extends ReadDoc {
   key_hash: string;
   organization_id: string;
   mode: 'test' | 'live';
+  /** Missing on rows projected before keys had roles: read as `full`. */
+  role?: KeyRole;
   revoked: boolean;
 }
 
@@ -44,8 +46,16 @@ export const apiKeyProjection: Projection = {
   },
   evolve(event: StoredEvent, rows: RowLookup): Write[] {
     if (event.type === 'ApiKeyIssued') {
-      const d = event.data as { key_id: string; key_hash: string; mode: 'test' | 'live' };
-      const row: ApiKeyRow = { id: d.key_hash, key_id: d.key_id, key_hash: d.key_hash, organization_id: orgIdOf(event), mode: d.mode, revoked: false };
+      const d = event.data as { key_id: string; key_hash: string; mode: 'test' | 'live'; role?: KeyRole };
+      const row: ApiKeyRow = {
+        id: d.key_hash,
+        key_id: d.key_id,
+        key_hash: d.key_hash,
+        organization_id: orgIdOf(event),
+        mode: d.mode,
+        role: d.role ?? 'full',
+        revoked: false,
+      };
       return [{ op: 'put', collection: API_KEYS, doc: row }];
     }
     const current = rows(API_KEYS, String(event.data.key_hash)) as ApiKeyRow | null;

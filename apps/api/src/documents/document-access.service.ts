@@ -49,12 +49,18 @@ export class DocumentAccess {
     return row;
   }
 
-  async present(row: DocumentRow): Promise<PresentedDocument> {
-    return presentDocument(row, this.origin, this.infra.secrets, await readBody(this.infra.blobs, row));
+  /**
+   * A signing link lets its holder sign: a read-only (auditor) key never sees one, and neither does
+   * a past state (`as_of`), whose links may be dead or belong to someone who has since signed.
+   */
+  async present(row: DocumentRow, auth?: AuthContext, options: { links?: boolean } = {}): Promise<PresentedDocument> {
+    const presented = presentDocument(row, this.origin, this.infra.secrets, await readBody(this.infra.blobs, row));
+    if (auth?.role === 'full' && options.links !== false) return presented;
+    return { ...presented, participants: presented.participants.map((p) => ({ ...p, signing_url: null })) };
   }
 
   async presentById(auth: AuthContext, id: string): Promise<PresentedDocument> {
-    return this.present(await this.row(auth, id));
+    return this.present(await this.row(auth, id), auth);
   }
 
   context(auth: AuthContext, info: RequestInfo, actor?: string): CommandContext {

@@ -11,12 +11,14 @@ import { DocumentAccess } from './document-access.service';
 import { CreateDocumentDto, ListDocumentsQuery, UpdateDocumentDto } from './document.dto';
 import { DocumentSources } from './document-sources.service';
 import { normalizeMetadata } from './metadata';
+import { DocumentHistoryService } from '../history/document-history.service';
 
 @Controller('documents')
 export class DocumentsHttpController {
   constructor(
     private readonly docs: DocumentAccess,
     private readonly sources: DocumentSources,
+    private readonly history: DocumentHistoryService,
   ) {}
 
   @Post()
@@ -82,14 +84,16 @@ export class DocumentsHttpController {
     });
     return {
       object: 'list',
-      data: await Promise.all(rows.slice(0, limit).map((r) => this.docs.present(r))),
+      data: await Promise.all(rows.slice(0, limit).map((r) => this.docs.present(r, auth))),
       has_more: rows.length > limit,
     };
   }
 
   @Get(':id')
-  get(@Auth() auth: AuthContext, @Param('id') id: string) {
-    return this.docs.presentById(auth, id);
+  get(@Auth() auth: AuthContext, @Param('id') id: string, @Query('as_of') asOf?: unknown) {
+    // Time travel: the same detail, folded from the stream up to that instant.
+    const at = this.history.parseAsOf(asOf);
+    return at === undefined ? this.docs.presentById(auth, id) : this.history.presentAsOf(auth, id, at);
   }
 
   @Patch(':id')

@@ -1,5 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata, createParamDecorator } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
+import { KeyRole } from '@dojang/domain';
 import { CommandContext, Infrastructure, sha256Hex } from '@dojang/application';
 import { API_KEYS, ApiKeyRow } from '@dojang/projections';
 import { timingSafeEqual } from 'crypto';
@@ -12,6 +14,8 @@ export interface AuthContext {
   livemode: boolean;
   key_id: string;
   mode: 'test' | 'live';
+  /** `auditor` keys read documents and nothing else (see ApiKeyGuard). */
+  role: KeyRole;
 }
 
 export type AuthedRequest = Request & { auth?: AuthContext; requestId?: string };
@@ -33,8 +37,32 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     req.auth = (await requestApiKey(this.infra, req)) ?? (await authenticate(this.infra, req.headers.authorization));
+    if (req.auth.role !== 'full' && !auditorMayCall(req.method, routePaths(context))) {
+      throw new ApiError(403, 'permission_error', 'insufficient_permissions', 'This API key is read-only (role auditor): it can read documents, their histories and evidence, and nothing else.');
+    }
     return true;
   }
+}
+
+/** The routes whose reads an auditor key may make: documents (and everything under them) and events. */
+const AUDITOR_READABLE = /^\/*(documents|events)(\/|$)/;
+
+/** The route templates of the handler (controller path joined with the method's), without the /v1 prefix. */
+export function routePaths(context: ExecutionContext): string[] {
+  const list = (v: unknown) => (Array.isArray(v) ? v : [v ?? '']).map(String);
+  const classPaths = list(Reflect.getMetadata(PATH_METADATA, context.getClass()));
+  const handlerPaths = list(Reflect.getMetadata(PATH_METADATA, context.getHandler()));
+  return classPaths.flatMap((c) => handlerPaths.map((h) => `${c}/${h}`.replace(/\/+/g, '/').replace(/^\/|\/$/g, '')));
+}
+
+/**
+ * Default deny: any method but GET/HEAD is a write, whatever the route (so a route added later is
+ * covered without anyone remembering), and reads are allowed only on the document controllers —
+ * not the outbox (PINs, signing links), webhook endpoints, members or anything else.
+ */
+export function auditorMayCall(method: string, routes: string[]): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return routes.length > 0 && routes.every((p) => AUDITOR_READABLE.test(p));
 }
 
 export async function authenticate(infra: Infrastructure, header: string | undefined): Promise<AuthContext> {
@@ -50,7 +78,7 @@ export async function authenticate(infra: Infrastructure, header: string | undef
   if (!row || row.revoked || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalid();
   const mode = key.startsWith('sk_live_') ? 'live' : 'test';
   if (row.mode !== mode) throw invalid();
-  return { organization_id: row.organization_id, livemode: mode === 'live', key_id: row.key_id, mode };
+  return { organization_id: row.organization_id, livemode: mode === 'live', key_id: row.key_id, mode, role: row.role ?? 'full' };
 }
 
 const RESOLVED = Symbol('dojang:api-key');

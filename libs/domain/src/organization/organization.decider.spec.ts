@@ -7,7 +7,7 @@ import {
   canAffordSignature,
   organizationDecider,
 } from './organization.decider';
-import { MemberRole, OrganizationEvent, WorkspaceKind } from './organization.events';
+import { KeyRole, MemberRole, OrganizationEvent, WorkspaceKind } from './organization.events';
 
 const spec = DeciderSpecification.for(organizationDecider);
 
@@ -33,10 +33,15 @@ const memberAdded = (user_id: string, email: string, role: MemberRole, name = 'K
   data: { user_id, name, email, role, added_at: T0 },
 });
 const KEY_HASH: Record<string, string> = { [KEY_LIVE]: 'a'.repeat(64), [KEY_TEST]: 'b'.repeat(64) };
-const keyIssued = (key_id = KEY_LIVE): OrganizationEvent => ({
+const keyIssued = (key_id = KEY_LIVE, role: KeyRole = 'full'): OrganizationEvent => ({
   type: 'ApiKeyIssued',
-  data: { key_id, mode: key_id === KEY_LIVE ? 'live' : 'test', key_hash: KEY_HASH[key_id], key_hint: 'x9Qz', issued_at: T0 },
+  data: { key_id, mode: key_id === KEY_LIVE ? 'live' : 'test', key_hash: KEY_HASH[key_id], key_hint: 'x9Qz', role, issued_at: T0 },
 });
+/** As stored before keys had roles. */
+const legacyKeyIssued = (key_id = KEY_LIVE): OrganizationEvent => {
+  const { role: _role, ...data } = (keyIssued(key_id) as Extract<OrganizationEvent, { type: 'ApiKeyIssued' }>).data;
+  return { type: 'ApiKeyIssued', data };
+};
 /** The revocation names the key's hash, so the key lookup can drop it without reading the stream. */
 const keyRevoked = (key_id = KEY_LIVE): OrganizationEvent => ({ type: 'ApiKeyRevoked', data: { key_id, key_hash: KEY_HASH[key_id], revoked_at: T1 } });
 const granted = (amount: number): OrganizationEvent => ({ type: 'CreditsGranted', data: { amount, reason: 'purchase', granted_at: T0 } });
@@ -133,7 +138,31 @@ describe('organizationDecider', () => {
         .given([orgCreated()])
         .when({ type: 'IssueApiKey', key_id: KEY_LIVE, mode: 'live', key_hash: 'a'.repeat(64), key_hint: 'x9Qz', now: T0 })
         .then([keyIssued()]);
-      expect(state.keys).toEqual([{ key_id: KEY_LIVE, mode: 'live', key_hash: 'a'.repeat(64), key_hint: 'x9Qz', revoked: false }]);
+      expect(state.keys).toEqual([{ key_id: KEY_LIVE, mode: 'live', role: 'full', key_hash: 'a'.repeat(64), key_hint: 'x9Qz', revoked: false }]);
+    });
+
+    it('issues an auditor key: the role is recorded in the event', () => {
+      const state = spec
+        .given([orgCreated()])
+        .when({ type: 'IssueApiKey', key_id: KEY_TEST, mode: 'test', role: 'auditor', key_hash: 'b'.repeat(64), key_hint: 'x9Qz', now: T0 })
+        .then([keyIssued(KEY_TEST, 'auditor')]);
+      expect(state.keys).toEqual([expect.objectContaining({ key_id: KEY_TEST, mode: 'test', role: 'auditor', revoked: false })]);
+    });
+
+    it('refuses an unknown role: invalid_parameter on role', () => {
+      spec
+        .given([orgCreated()])
+        .when({ type: 'IssueApiKey', key_id: KEY_TEST, mode: 'test', role: 'superuser' as KeyRole, key_hash: 'b'.repeat(64), key_hint: 'x9Qz', now: T0 })
+        .thenThrows('invalid_parameter', { kind: 'invalid', param: 'role' });
+    });
+
+    it('a key issued before roles existed folds as full access', () => {
+      const state = spec.given([orgCreated(), legacyKeyIssued(KEY_LIVE)]).when({ type: 'RevokeApiKey', key_id: KEY_LIVE, now: T1 }).then([keyRevoked()]);
+      expect(state.keys).toEqual([expect.objectContaining({ key_id: KEY_LIVE, role: 'full', revoked: true })]);
+    });
+
+    it('revoking an auditor key revokes it like any other', () => {
+      spec.given([orgCreated(), keyIssued(KEY_TEST, 'auditor')]).when({ type: 'RevokeApiKey', key_id: KEY_TEST, now: T1 }).then([keyRevoked(KEY_TEST)]);
     });
 
     it('revokes a key, and only that key', () => {

@@ -1,6 +1,6 @@
 import { Decider, assertNever } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/domain-error';
-import { KeyMode, MemberRole, OrganizationEvent, WorkspaceKind } from './organization.events';
+import { KEY_ROLES, KeyMode, KeyRole, MemberRole, OrganizationEvent, WorkspaceKind } from './organization.events';
 
 /** Personal workspaces get this many free signatures a month; team workspaces get none. */
 export const PERSONAL_FREE_SIGNATURES_PER_MONTH = 3;
@@ -15,7 +15,7 @@ export interface OrganizationState {
   plan: string;
   created_at: string;
   members: Array<{ user_id: string; name: string; email: string; role: MemberRole }>;
-  keys: Array<{ key_id: string; mode: KeyMode; key_hash: string; key_hint: string; revoked: boolean }>;
+  keys: Array<{ key_id: string; mode: KeyMode; role: KeyRole; key_hash: string; key_hint: string; revoked: boolean }>;
   default_expiry_days: number;
   reminder_interval_days: number | null;
   credit_balance: number;
@@ -42,7 +42,7 @@ export const initialOrganizationState = (): OrganizationState => ({
 export type OrganizationCommand =
   | { type: 'CreateOrganization'; organization_id: string; name: string; workspace_kind: WorkspaceKind; plan: string; now: string }
   | { type: 'AddMember'; user_id: string; name: string; email: string; role: MemberRole; now: string }
-  | { type: 'IssueApiKey'; key_id: string; mode: KeyMode; key_hash: string; key_hint: string; now: string }
+  | { type: 'IssueApiKey'; key_id: string; mode: KeyMode; role?: KeyRole; key_hash: string; key_hint: string; now: string }
   | { type: 'RevokeApiKey'; key_id: string; now: string }
   | { type: 'ChangeSettings'; default_expiry_days?: number; reminder_interval_days?: number | null; now: string }
   | { type: 'GrantCredits'; amount: number; reason: string; now: string }
@@ -79,7 +79,10 @@ export function evolveOrganization(state: OrganizationState, event: Organization
     case 'ApiKeyIssued':
       return {
         ...state,
-        keys: [...state.keys, { key_id: event.data.key_id, mode: event.data.mode, key_hash: event.data.key_hash, key_hint: event.data.key_hint, revoked: false }],
+        keys: [
+          ...state.keys,
+          { key_id: event.data.key_id, mode: event.data.mode, role: event.data.role ?? 'full', key_hash: event.data.key_hash, key_hint: event.data.key_hint, revoked: false },
+        ],
       };
     case 'ApiKeyRevoked':
       return { ...state, keys: state.keys.map((k) => (k.key_id === event.data.key_id ? { ...k, revoked: true } : k)) };
@@ -131,8 +134,13 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
         throw conflict('owner_exists', 'The organization already has an owner.');
       }
       return [{ type: 'MemberAdded', data: { user_id: command.user_id, name: command.name.trim(), email: command.email, role: command.role, added_at: command.now } }];
-    case 'IssueApiKey':
-      return [{ type: 'ApiKeyIssued', data: { key_id: command.key_id, mode: command.mode, key_hash: command.key_hash, key_hint: command.key_hint, issued_at: command.now } }];
+    case 'IssueApiKey': {
+      const role = command.role ?? 'full';
+      if (!KEY_ROLES.includes(role)) throw invalid('invalid_parameter', `role must be one of ${KEY_ROLES.join(', ')}.`, 'role');
+      return [
+        { type: 'ApiKeyIssued', data: { key_id: command.key_id, mode: command.mode, key_hash: command.key_hash, key_hint: command.key_hint, role, issued_at: command.now } },
+      ];
+    }
     case 'RevokeApiKey': {
       const key = state.keys.find((k) => k.key_id === command.key_id);
       if (!key) throw notFound('api_key_not_found', 'No such API key.');

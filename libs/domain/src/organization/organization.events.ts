@@ -3,6 +3,12 @@ import { DomainEvent } from '../shared/decider';
 export type WorkspaceKind = 'personal' | 'team';
 export type MemberRole = 'owner' | 'admin' | 'member' | 'viewer';
 export type KeyMode = 'test' | 'live';
+/**
+ * What a key may do: `full` is everything an integrator does; `auditor` reads documents, their
+ * histories and evidence, and nothing else. Keys issued before roles existed carry none: `full`.
+ */
+export type KeyRole = 'full' | 'auditor';
+export const KEY_ROLES: readonly KeyRole[] = ['full', 'auditor'];
 
 export type OrganizationCreated = DomainEvent<
   'OrganizationCreated',
@@ -21,6 +27,8 @@ export type ApiKeyIssued = DomainEvent<
     key_hash: string;
     /** The last four characters, so a person can tell keys apart in listings. */
     key_hint: string;
+    /** Absent on keys issued before roles existed, which read as `full`. */
+    role?: KeyRole;
     issued_at: string;
   }
 >;

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { zipSync } from 'fflate';
+import type { StoredEvent } from '@dojang/event-store';
+import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest } from '@dojang/verifier';
+
+export interface EvidenceParts {
+  document_id: string;
+  status: string;
+  generated_at: string;
+  events: StoredEvent[];
+  original: Buffer | null;
+  final: Buffer | null;
+  audit_certificate: Buffer;
+  signing_chain_pem: string;
+}
+
+const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * One event per line exactly as stored (hashes in the metadata), so the verifier recomputes the
+ * chain from the same bytes the store hashed; key order is the store's, the hash is over
+ * canonical JSON.
+ */
+export function eventsJsonl(events: StoredEvent[]): Buffer {
+  return Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+}
+
+/** The ZIP `GET /v1/documents/{id}/evidence` answers; its layout is libs/verifier's bundle-format. */
+export function buildEvidenceBundle(parts: EvidenceParts): Buffer {
+  const files: Array<[string, Buffer]> = [[BUNDLE_FILES.events, eventsJsonl(parts.events)]];
+  if (parts.original) files.push([BUNDLE_FILES.original, parts.original]);
+  if (parts.final) files.push([BUNDLE_FILES.final, parts.final]);
+  files.push([BUNDLE_FILES.auditCertificate, parts.audit_certificate]);
+  files.push([BUNDLE_FILES.signingChain, Buffer.from(parts.signing_chain_pem, 'utf8')]);
+  const completed = parts.status === 'completed';
+  const last = parts.events[parts.events.length - 1];
+  const manifest: BundleManifest = {
+    format: BUNDLE_FORMAT,
+    document_id: parts.document_id,
+    generated_at: parts.generated_at,
+    completed,
+    status: parts.status,
+    note: completed
+      ? null
+      : `The document is ${parts.status}, not completed: the bundle holds the events and PDFs that exist so far, and no final PDF or sealed chain head yet.`,
+    chain: { events: parts.events.length, head_hash: last ? String(last.metadata.hash) : null },
+    files: files.map(([name, bytes]) => ({ name, sha256: sha256Hex(bytes), byte_size: bytes.length })),
+  };
+  const entries: Record<string, Uint8Array> = { [BUNDLE_FILES.manifest]: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8') };
+  for (const [name, bytes] of files) entries[name] = bytes;
+  // PDFs are already compressed inside; a fixed mtime keeps the ZIP a function of its content.
+  return Buffer.from(zipSync(entries, { level: 6, mtime: new Date(parts.generated_at) }));
+}

@@ -1,0 +1,72 @@
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { DocumentPdfService } from '@dojang/application';
+import { documentStreamId } from '@dojang/domain';
+import { Response } from 'express';
+import { DocumentAccess } from '../documents/document-access.service';
+import { DocumentLifecycleHttpController } from '../documents/document-lifecycle.http.controller';
+import { Auth, AuthContext } from '../shared/auth.guard';
+import { buildEvidenceBundle } from './evidence-bundle';
+
+/** The bytes a handler writes to its response, kept instead of sent. */
+class CapturedResponse {
+  body: Buffer | null = null;
+  setHeader(): this {
+    return this;
+  }
+  end(bytes: Buffer): this {
+    this.body = bytes;
+    return this;
+  }
+}
+
+/**
+ * `GET /v1/documents/{id}/evidence`: everything an auditor needs to check a document offline
+ * with `dojang-verify` (libs/verifier). A read, so any key of the organization may fetch it.
+ */
+@Controller('documents/:id/evidence')
+export class EvidenceHttpController {
+  constructor(
+    private readonly docs: DocumentAccess,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Evidence bundle (ZIP) to verify offline with `npx dojang-verify bundle.zip`' })
+  @ApiOkResponse({
+    description: 'manifest.json, events.jsonl, original.pdf, final.pdf, audit-certificate.pdf, signing-chain.pem (docs/EVIDENCE.md)',
+    content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+  })
+  async bundle(@Auth() auth: AuthContext, @Param('id') id: string, @Res() res: Response) {
+    const row = await this.docs.row(auth, id);
+    const events = await this.docs.infra.events.readStream(documentStreamId(row.id));
+    const original = row.original_pdf ? await this.pdf.blob(row.original_pdf.sha256) : null;
+    const final = row.status === 'completed' && row.final_pdf ? await this.pdf.blob(row.final_pdf.sha256) : null;
+    const identity = await this.pdf.signingIdentity();
+    const bundle = buildEvidenceBundle({
+      document_id: row.id,
+      status: row.status,
+      generated_at: this.docs.nowIso(),
+      events,
+      original,
+      final,
+      audit_certificate: await this.auditCertificate(auth, row.id),
+      signing_chain_pem: identity.certificatePem,
+    });
+    res.setHeader('Content-Type', 'application/zip');
+    res.setHeader('Content-Disposition', `attachment; filename="evidence-${row.id}.zip"`);
+    res.setHeader('Content-Length', String(bundle.length));
+    res.end(bundle);
+  }
+
+  /** Exactly what `GET /file?audit=true` serves, from the one place that builds it. */
+  private async auditCertificate(auth: AuthContext, id: string): Promise<Buffer> {
+    const lifecycle = this.moduleRef.get(DocumentLifecycleHttpController, { strict: false });
+    const captured = new CapturedResponse();
+    await lifecycle.file(auth, id, 'true', captured as unknown as Response);
+    if (!captured.body) throw new Error('the audit certificate was not produced');
+    return captured.body;
+  }
+}

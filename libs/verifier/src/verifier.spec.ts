@@ -1,0 +1,62 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { PDFDocument } from 'pdf-lib';
+import { signChainHead } from '@dojang/application/verification/chain-head-proof';
+import { evidenceKeyOf, loadOrCreateSigningIdentity, signPdf, SigningIdentity } from '@dojang/pdf';
+import { ChainHeadStatement, chainHeadProofProblem } from './chain-head-proof';
+import { pdfChainHead, pemCertificates, verifyPades } from './pades';
+
+/**
+ * The verifier rebuilds by itself what the server signs (libs/application, libs/pdf): these
+ * specs sign with the server's code and check with the verifier's, so the two cannot drift apart
+ * unnoticed.
+ */
+describe('libs/verifier against what the server signs', () => {
+  let dir: string;
+  let identity: SigningIdentity;
+  let certificate: Buffer;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-verifier-'));
+    identity = await loadOrCreateSigningIdentity({ dataDir: dir });
+    certificate = pemCertificates(identity.certificatePem)[0];
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const statement: ChainHeadStatement = {
+    document_id: '7f0c7f9e-9a55-4a36-8c1c-6a1f4a7e2b10',
+    head: { revision: 9, hash: 'a'.repeat(64), event_count: 10, completed_event_count: 12 },
+    signer: { participant_id: 'p1', signature_sha256: 'b'.repeat(64), seal_sha256: null, ip: '203.0.113.7', user_agent: 'Mozilla/5.0' },
+    original_sha256: 'c'.repeat(64),
+    final_pdf_sha256: 'd'.repeat(64),
+  };
+
+  it("accepts a chain head the server's signChainHead sealed, and nothing else", () => {
+    const proof = signChainHead(statement, evidenceKeyOf(identity));
+    expect(chainHeadProofProblem(statement, proof, certificate)).toBeNull();
+    expect(chainHeadProofProblem({ ...statement, signer: { ...statement.signer, ip: '198.51.100.1' } }, proof, certificate)).toMatch(/does not match/);
+    expect(chainHeadProofProblem({ ...statement, head: { ...statement.head, completed_event_count: 11 } }, proof, certificate)).toMatch(/does not match/);
+    expect(chainHeadProofProblem(statement, { ...proof, certificate_sha256: '0'.repeat(64) }, certificate)).toMatch(/another|certificate/);
+  });
+
+  it('checks a PAdES signature signPdf made, reads its DojangChainHead, and refuses a changed byte', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 200]);
+    const head = { document_id: statement.document_id, ...statement.head };
+    const signed = await signPdf(Buffer.from(await doc.save()), {
+      p12: identity.p12,
+      passphrase: identity.passphrase,
+      evidence: { DojangChainHead: JSON.stringify(head) },
+    });
+    expect(verifyPades(signed, certificate)).toMatchObject({ ok: true });
+    expect(pdfChainHead(signed)).toEqual(head);
+
+    const altered = Buffer.from(signed);
+    altered[100] ^= 0x01;
+    expect(verifyPades(altered, certificate)).toEqual({ ok: false, detail: expect.stringMatching(/altered/) });
+
+    const stranger = await loadOrCreateSigningIdentity({ dataDir: path.join(dir, 'other') });
+    expect(verifyPades(signed, pemCertificates(stranger.certificatePem)[0])).toEqual({ ok: false, detail: expect.stringMatching(/another certificate/) });
+  });
+});

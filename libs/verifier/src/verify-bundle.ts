@@ -1,0 +1,212 @@
+import { unzipSync } from 'fflate';
+import { eventHash, GENESIS_HASH, verifyChain } from '../../event-store/src/hash-chain';
+import { BUNDLE_FILES, BUNDLE_FORMAT, BundledEvent, BundleManifest } from './bundle-format';
+import { ChainHeadProof, chainHeadProofProblem, completingSignatureOf, sha256Hex } from './chain-head-proof';
+import { pdfChainHead, pemCertificates, verifyPades } from './pades';
+
+export type CheckId = 'manifest' | 'hash_chain' | 'head_proof' | 'pdf_hashes' | 'pades';
+
+export interface BundleCheck {
+  id: CheckId;
+  status: 'pass' | 'fail' | 'skip';
+  /** English and Korean: the verdict is printed in both. */
+  en: string;
+  ko: string;
+}
+
+export interface BundleVerdict {
+  document_id: string | null;
+  completed: boolean;
+  events: number;
+  checks: BundleCheck[];
+  ok: boolean;
+}
+
+/** The bundle cannot be read at all (not a ZIP, cut short, no manifest or events): exit 2, not a verdict. */
+export class UnreadableBundleError extends Error {
+  readonly name = 'UnreadableBundleError';
+}
+
+const pass = (id: CheckId, en: string, ko: string): BundleCheck => ({ id, status: 'pass', en, ko });
+const fail = (id: CheckId, en: string, ko: string): BundleCheck => ({ id, status: 'fail', en, ko });
+const skip = (id: CheckId, en: string, ko: string): BundleCheck => ({ id, status: 'skip', en, ko });
+
+function readBundle(zip: Uint8Array): { files: Record<string, Buffer>; manifest: BundleManifest; events: BundledEvent[] } {
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(zip);
+  } catch (error) {
+    throw new UnreadableBundleError(`not a readable ZIP: ${(error as Error).message}`);
+  }
+  const files: Record<string, Buffer> = {};
+  for (const [name, bytes] of Object.entries(entries)) files[name] = Buffer.from(bytes);
+  const manifestBytes = files[BUNDLE_FILES.manifest];
+  const eventBytes = files[BUNDLE_FILES.events];
+  if (!manifestBytes || !eventBytes) throw new UnreadableBundleError(`the ZIP holds no ${!manifestBytes ? BUNDLE_FILES.manifest : BUNDLE_FILES.events}`);
+  let manifest: BundleManifest;
+  try {
+    manifest = JSON.parse(manifestBytes.toString('utf8')) as BundleManifest;
+  } catch (error) {
+    throw new UnreadableBundleError(`${BUNDLE_FILES.manifest} is not JSON: ${(error as Error).message}`);
+  }
+  if (manifest?.format !== BUNDLE_FORMAT || !Array.isArray(manifest.files)) {
+    throw new UnreadableBundleError(`${BUNDLE_FILES.manifest} is not a ${BUNDLE_FORMAT} manifest`);
+  }
+  const events: BundledEvent[] = [];
+  const lines = eventBytes.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  lines.forEach((line, i) => {
+    try {
+      events.push(JSON.parse(line) as BundledEvent);
+    } catch (error) {
+      throw new UnreadableBundleError(`${BUNDLE_FILES.events} line ${i + 1} is not JSON: ${(error as Error).message}`);
+    }
+  });
+  return { files, manifest, events };
+}
+
+/** (a) Every file the manifest lists is there with its SHA-256 and size, and nothing else is. */
+function checkManifest(manifest: BundleManifest, files: Record<string, Buffer>): BundleCheck {
+  const problems: string[] = [];
+  const listed = new Set<string>();
+  for (const f of manifest.files) {
+    listed.add(f.name);
+    const bytes = files[f.name];
+    if (!bytes) problems.push(`${f.name} missing`);
+    else if (sha256Hex(bytes) !== f.sha256 || bytes.length !== f.byte_size) problems.push(`${f.name} differs from its SHA-256/size`);
+  }
+  for (const name of Object.keys(files)) if (name !== BUNDLE_FILES.manifest && !listed.has(name)) problems.push(`${name} not listed`);
+  return problems.length
+    ? fail('manifest', `Manifest: ${problems.join('; ')}`, `매니페스트 불일치: ${problems.join('; ')}`)
+    : pass('manifest', `Manifest: ${manifest.files.length} files match their SHA-256 and size`, `매니페스트: 파일 ${manifest.files.length}개의 SHA-256과 크기가 일치합니다`);
+}
+
+/** (b) The stored hashes link and match the content, and the manifest names the same head. */
+function checkChain(manifest: BundleManifest, events: BundledEvent[]): BundleCheck {
+  const verdict = verifyChain(events.map((e) => ({ ...e, metadata: e.metadata ?? {} })));
+  if (!verdict.intact) {
+    return fail('hash_chain', `Hash chain broken at revision ${verdict.broken_at_revision}: ${verdict.reason}`, `해시 체인이 리비전 ${verdict.broken_at_revision}에서 끊어졌습니다: ${verdict.reason}`);
+  }
+  if (manifest.chain?.head_hash !== (events.length ? verdict.head_hash : null) || manifest.chain?.events !== events.length) {
+    return fail('hash_chain', `Hash chain: the manifest names head ${manifest.chain?.head_hash} over ${manifest.chain?.events} events, the events give ${verdict.head_hash} over ${events.length}`, `해시 체인: 매니페스트의 체인 헤드가 이벤트에서 계산한 값과 다릅니다`);
+  }
+  return pass('hash_chain', `Hash chain: ${events.length} events, every prev_hash and hash matches (head ${verdict.head_hash})`, `해시 체인: 이벤트 ${events.length}개, 모든 prev_hash와 hash가 일치합니다`);
+}
+
+/** Hashes recomputed from content alone: what someone who edited and re-hashed the log would get. */
+function recomputed(events: BundledEvent[]): string[] {
+  let prev = GENESIS_HASH;
+  return events.map((e) => (prev = eventHash({ ...e, metadata: e.metadata ?? {} }, prev)));
+}
+
+/**
+ * (c) The head the completion sealed with the document-signing key. A log edited and re-hashed
+ * with plain SHA-256 passes (b); it cannot re-sign the head, and a log cut short no longer
+ * reaches the count the head was signed with.
+ */
+function checkHeadProof(manifest: BundleManifest, events: BundledEvent[], certificate: Buffer | undefined, finalPdf: Buffer | undefined): BundleCheck {
+  const at = events.findIndex((e) => e.type === 'DocumentCompleted');
+  const witness = finalPdf ? pdfChainHead(finalPdf) : null;
+  if (at < 0) {
+    if (witness || finalPdf || manifest.completed) {
+      return fail('head_proof', 'Chain-head proof: the bundle holds a completed document but its log has no DocumentCompleted (cut short)', '체인 헤드 증명: 완료된 문서인데 로그에 DocumentCompleted가 없습니다 (잘려 나감)');
+    }
+    return skip('head_proof', 'Chain-head proof: document not completed, nothing was sealed yet', '체인 헤드 증명: 완료되지 않은 문서라 아직 봉인된 헤드가 없습니다');
+  }
+  const completion = events[at];
+  const data = completion.data as { original_sha256?: string | null; final_pdf?: { sha256: string } | null; chain_head?: ChainHeadProof | null };
+  const proof = data.chain_head;
+  if (!proof) return fail('head_proof', `Chain-head proof: the completion at revision ${completion.stream_revision} carries none`, `체인 헤드 증명: 리비전 ${completion.stream_revision}의 완료 이벤트에 증명이 없습니다`);
+  if (!certificate) return fail('head_proof', 'Chain-head proof: no certificate in the bundle to check it with', '체인 헤드 증명: 검증할 인증서가 번들에 없습니다');
+  const signer = events[at - 1];
+  const problem = chainHeadProofProblem(
+    {
+      document_id: manifest.document_id,
+      head: { revision: proof.revision, hash: proof.hash, event_count: proof.event_count, completed_event_count: proof.completed_event_count },
+      signer: completingSignatureOf(signer?.type === 'ParticipantSigned' ? signer.data : {}),
+      original_sha256: data.original_sha256 ?? null,
+      final_pdf_sha256: data.final_pdf?.sha256 ?? null,
+    },
+    proof,
+    certificate,
+  );
+  if (problem) return fail('head_proof', `Chain-head proof: ${problem}`, `체인 헤드 증명: 문서 서명 인증서로 검증되지 않습니다 (${problem})`);
+  const hashes = recomputed(events);
+  if (hashes[proof.revision] !== proof.hash) {
+    return fail('head_proof', `Chain-head proof: the events up to revision ${proof.revision} hash to ${hashes[proof.revision] ?? 'nothing'}, not the signed head ${proof.hash} (an event was changed and the chain re-hashed)`, `체인 헤드 증명: 리비전 ${proof.revision}까지의 이벤트가 서명된 헤드와 다릅니다 (이벤트 변경 후 재해시됨)`);
+  }
+  if (completion.stream_revision !== proof.completed_event_count - 1 || events.length < proof.completed_event_count) {
+    return fail('head_proof', `Chain-head proof: signed over ${proof.completed_event_count} events up to the completion, the log has ${events.length}`, `체인 헤드 증명: 서명된 이벤트 수 ${proof.completed_event_count}개와 로그의 ${events.length}개가 맞지 않습니다`);
+  }
+  if (witness && (witness.hash !== proof.hash || witness.completed_event_count !== proof.completed_event_count)) {
+    return fail('head_proof', 'Chain-head proof: the final PDF was sealed over another head than the completion records', '체인 헤드 증명: 최종 PDF에 기록된 헤드가 완료 이벤트의 헤드와 다릅니다');
+  }
+  return pass('head_proof', `Chain-head proof: head at revision ${proof.revision} signed with the bundle's certificate, events up to it unchanged`, `체인 헤드 증명: 리비전 ${proof.revision}의 헤드가 번들의 인증서로 서명되어 있고 그 이전 이벤트는 변경되지 않았습니다`);
+}
+
+/** (d) The PDFs in the bundle are the ones the events name. */
+function checkPdfHashes(events: BundledEvent[], original: Buffer | undefined, finalPdf: Buffer | undefined): BundleCheck {
+  const problems: string[] = [];
+  const sent = events.find((e) => e.type === 'DocumentSent');
+  const completed = events.find((e) => e.type === 'DocumentCompleted');
+  const sentOriginal = (sent?.data.original_pdf as { sha256?: string } | null | undefined)?.sha256 ?? null;
+  const completedOriginal = (completed?.data.original_sha256 as string | null | undefined) ?? null;
+  const recordedFinal = (completed?.data.final_pdf as { sha256?: string } | null | undefined)?.sha256 ?? null;
+  const checked: string[] = [];
+  if (sentOriginal) {
+    if (!original) problems.push('original.pdf missing though DocumentSent fixed one');
+    else if (sha256Hex(original) !== sentOriginal) problems.push(`original.pdf is not the PDF DocumentSent fixed (${sentOriginal})`);
+    else checked.push('original = DocumentSent.original_pdf');
+  } else if (original) {
+    checked.push('original (draft, not fixed by a send)');
+  }
+  if (completed && completedOriginal !== (sentOriginal ?? completedOriginal)) problems.push('DocumentCompleted.original_sha256 differs from DocumentSent');
+  if (completed && completedOriginal && original && sha256Hex(original) !== completedOriginal) problems.push('original.pdf is not DocumentCompleted.original_sha256');
+  if (recordedFinal) {
+    if (!finalPdf) problems.push('final.pdf missing though DocumentCompleted records one');
+    else if (sha256Hex(finalPdf) !== recordedFinal) problems.push(`final.pdf is not the PDF DocumentCompleted records (${recordedFinal})`);
+    else checked.push('final = DocumentCompleted.final_pdf');
+  } else if (finalPdf) {
+    problems.push('final.pdf present but no DocumentCompleted records it');
+  }
+  return problems.length
+    ? fail('pdf_hashes', `PDF hashes: ${problems.join('; ')}`, `PDF 해시 불일치: ${problems.join('; ')}`)
+    : pass('pdf_hashes', `PDF hashes: ${checked.join(', ') || 'no PDF recorded yet'}`, `PDF 해시: 이벤트에 기록된 SHA-256과 일치합니다 (${checked.length}개)`);
+}
+
+/** (e) The final PDF's PAdES signature, made with the bundle's certificate. */
+function checkPades(finalPdf: Buffer | undefined, certificate: Buffer | undefined): BundleCheck {
+  if (!finalPdf) return skip('pades', 'PAdES signature: no final PDF yet', 'PAdES 서명: 아직 최종 PDF가 없습니다');
+  if (!certificate) return fail('pades', 'PAdES signature: no certificate in the bundle', 'PAdES 서명: 번들에 인증서가 없습니다');
+  const result = verifyPades(finalPdf, certificate);
+  return result.ok
+    ? pass('pades', `PAdES signature: ${result.detail}`, 'PAdES 서명: 최종 PDF의 서명이 번들의 인증서로 검증됩니다')
+    : fail('pades', `PAdES signature: ${result.detail}`, `PAdES 서명: 검증 실패 (${result.detail})`);
+}
+
+/** Everything a bundle proves, with no server, database or secret: only the bytes in the ZIP. */
+export function verifyBundle(zip: Uint8Array): BundleVerdict {
+  const { files, manifest, events } = readBundle(zip);
+  const chainPem = files[BUNDLE_FILES.signingChain];
+  let certificate: Buffer | undefined;
+  try {
+    certificate = chainPem ? pemCertificates(chainPem.toString('latin1'))[0] : undefined;
+  } catch {
+    certificate = undefined;
+  }
+  const original = files[BUNDLE_FILES.original];
+  const finalPdf = files[BUNDLE_FILES.final];
+  const checks = [
+    checkManifest(manifest, files),
+    checkChain(manifest, events),
+    checkHeadProof(manifest, events, certificate, finalPdf),
+    checkPdfHashes(events, original, finalPdf),
+    checkPades(finalPdf, certificate),
+  ];
+  return {
+    document_id: manifest.document_id ?? null,
+    completed: !!manifest.completed,
+    events: events.length,
+    checks,
+    ok: checks.every((c) => c.status !== 'fail'),
+  };
+}

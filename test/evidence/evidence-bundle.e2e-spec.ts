@@ -1,0 +1,221 @@
+import { execFile, execFileSync } from 'child_process';
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { promisify } from 'util';
+import { strFromU8, unzipSync, zipSync } from 'fflate';
+import { eventHash, GENESIS_HASH } from '@dojang/event-store/hash-chain';
+import { client, Client, expectError, expectStatus } from '../support/api-helpers';
+import { sentWith, signer } from '../support/lifecycle';
+import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { binary } from '../files/file-helpers';
+
+const run = promisify(execFile);
+const ROOT = path.join(__dirname, '..', '..');
+const VERIFY = path.join(ROOT, 'scripts', 'dojang-verify.js');
+/** The verifier is a separate process (the first one transpiles it): seconds each on a loaded machine. */
+const CHILD_TIMEOUT = 90_000;
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/** How the verdict names each check (the ✓/✗ line is Korean, the English one follows). */
+const LABEL = { manifest: '매니페스트', hash_chain: '해시 체인', head_proof: '체인 헤드 증명', pdf_hashes: 'PDF 해시', pades: 'PAdES 서명' } as const;
+type Check = keyof typeof LABEL;
+
+interface Verdict {
+  code: number;
+  stdout: string;
+  stderr: string;
+  failed: Check[];
+}
+
+type Files = Record<string, Buffer>;
+
+describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let c: Client;
+  let dir: string;
+  let bundle: Buffer;
+  let documentId: string;
+
+  const download = (id: string, key: string) => t.http.get(`/v1/documents/${id}/evidence`).set(bearer(key)).buffer(true).parse(binary);
+
+  async function verify(zip: Buffer, name: string): Promise<Verdict> {
+    const file = path.join(dir, `${name}.zip`);
+    fs.writeFileSync(file, zip);
+    // No server, database or secret: a clean environment and a directory of its own.
+    const env = { PATH: process.env.PATH ?? '', HOME: dir };
+    const out = await run(process.execPath, [VERIFY, file], { cwd: dir, env }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+    const failed = (Object.keys(LABEL) as Check[]).filter((k) => out.stdout.includes(`✗ ${LABEL[k]}`));
+    return { ...out, failed };
+  }
+
+  const unzip = (zip: Buffer): Files => Object.fromEntries(Object.entries(unzipSync(zip)).map(([k, v]) => [k, Buffer.from(v)]));
+  const zip = (files: Files) => Buffer.from(zipSync(files));
+  const manifestOf = (files: Files) => JSON.parse(files['manifest.json'].toString('utf8'));
+  const eventsOf = (files: Files): any[] => strFromU8(files['events.jsonl']).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const jsonl = (events: any[]) => Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+
+  /**
+   * Edits parts of the bundle and then brings the manifest in line, as a forger would: the check
+   * that catches the edit is then the one meant for it, not merely the manifest.
+   */
+  function forge(edit: (files: Files) => void, options: { chainHead?: boolean } = {}): Buffer {
+    const files = unzip(bundle);
+    edit(files);
+    const manifest = manifestOf(files);
+    for (const f of manifest.files) {
+      f.sha256 = sha256(files[f.name]);
+      f.byte_size = files[f.name].length;
+    }
+    if (options.chainHead) {
+      const events = eventsOf(files);
+      manifest.chain = { events: events.length, head_hash: events[events.length - 1].metadata.hash };
+    }
+    files['manifest.json'] = Buffer.from(JSON.stringify(manifest));
+    return zip(files);
+  }
+
+  function editEvent(files: Files, type: string, change: (e: any) => void): void {
+    const events = eventsOf(files);
+    change(events.find((e) => e.type === type));
+    files['events.jsonl'] = jsonl(events);
+  }
+
+  function rehash(files: Files): void {
+    let prev = GENESIS_HASH;
+    const events = eventsOf(files).map((e) => {
+      const hash = eventHash(e, prev);
+      const out = { ...e, metadata: { ...e.metadata, prev_hash: prev, hash } };
+      prev = hash;
+      return out;
+    });
+    files['events.jsonl'] = jsonl(events);
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-evidence-'));
+    t = await startTestApp();
+    org = await t.createOrg();
+    c = client(t, org.test);
+    const built = await sentWith(c, [{ name: '김민준' }, { name: '이서연' }]);
+    documentId = built.id;
+    for (const name of ['김민준', '이서연']) expectStatus(await signer(t, built.p[name].token).sign(), 200);
+    expect(expectStatus(await c.get(`/documents/${documentId}`), 200).body.status).toBe('completed');
+    const res = await download(documentId, org.test).expect(200);
+    expect(res.headers['content-type']).toBe('application/zip');
+    bundle = res.body;
+    // Sending and two signatures render, stamp and sign PDFs in the pool: slow on a busy machine.
+  }, CHILD_TIMEOUT);
+  afterAll(async () => {
+    await t?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds the events as stored, both PDFs, the audit certificate, the certificate and a manifest of SHA-256s', async () => {
+    const files = unzip(bundle);
+    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'events.jsonl', 'final.pdf', 'manifest.json', 'original.pdf', 'signing-chain.pem']);
+    const stored = await t.infra.events.readStream(`document-${documentId}`);
+    expect(eventsOf(files)).toEqual(JSON.parse(JSON.stringify(stored)));
+    const manifest = manifestOf(files);
+    expect(manifest).toMatchObject({ document_id: documentId, completed: true, note: null, chain: { events: stored.length, head_hash: stored[stored.length - 1].metadata.hash } });
+    expect(Date.parse(manifest.generated_at)).not.toBeNaN();
+    for (const f of manifest.files) expect(f).toEqual({ name: f.name, sha256: sha256(files[f.name]), byte_size: files[f.name].length });
+    const doc = expectStatus(await c.get(`/documents/${documentId}`), 200).body;
+    const completed = stored.find((e) => e.type === 'DocumentCompleted')!;
+    expect(sha256(files['final.pdf'])).toBe((completed.data.final_pdf as { sha256: string }).sha256);
+    expect(files['audit-certificate.pdf'].subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(files['signing-chain.pem'].toString()).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(doc.status).toBe('completed');
+    // poppler agrees the final PDF's signature is valid (the verifier itself is pure Node).
+    const pdf = path.join(dir, 'final.pdf');
+    fs.writeFileSync(pdf, files['final.pdf']);
+    expect(execFileSync('pdfsig', [pdf]).toString()).toMatch(/Signature Validation: Signature is Valid/);
+  });
+
+  it('an intact bundle passes every check: exit 0, a verdict in Korean and English', async () => {
+    const v = await verify(bundle, 'intact');
+    expect(v).toMatchObject({ code: 0, failed: [] });
+    for (const label of Object.values(LABEL)) expect(v.stdout).toContain(`✓ ${label}`);
+    expect(v.stdout).toContain('결과: 모든 검사를 통과했습니다. / Verdict: every check passed.');
+    expect(v.stdout).toMatch(/Chain-head proof: head at revision \d+ signed with the bundle's certificate/);
+  }, CHILD_TIMEOUT);
+
+  it('detects each kind of tampering, naming the check (exit 1)', async () => {
+    const otherCert = path.join(dir, 'other.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'other.key'), '-out', otherCert, '-subj', '/C=KR/O=Dojang/CN=Dojang Document Signing', '-days', '1'], { stdio: 'pipe' });
+    const cases: Array<[string, Buffer, Check[]]> = [
+      ['event data edited', forge((f) => editEvent(f, 'DocumentCreated', (e) => (e.data.title = '위조된 계약서'))), ['hash_chain']],
+      ['last event removed (truncation)', forge((f) => (f['events.jsonl'] = jsonl(eventsOf(f).slice(0, -1))), { chainHead: true }), ['head_proof', 'pdf_hashes']],
+      [
+        'event edited and the chain re-hashed with plain SHA-256',
+        forge(
+          (f) => {
+            editEvent(f, 'DocumentCreated', (e) => (e.data.title = '위조된 계약서'));
+            rehash(f);
+          },
+          { chainHead: true },
+        ),
+        ['head_proof'],
+      ],
+      ['original PDF altered', forge((f) => (f['original.pdf'] = Buffer.concat([f['original.pdf'], Buffer.from('\n% appended\n')]))), ['pdf_hashes']],
+      ['final PDF altered', forge((f) => (f['final.pdf'] = Buffer.from(f['final.pdf'].toString('latin1').replace('/Producer', '/Produser'), 'latin1'))), ['pdf_hashes', 'pades']],
+      [
+        'manifest altered',
+        (() => {
+          const f = unzip(bundle);
+          const m = manifestOf(f);
+          m.files.find((x: any) => x.name === 'final.pdf').sha256 = '0'.repeat(64);
+          f['manifest.json'] = Buffer.from(JSON.stringify(m));
+          return zip(f);
+        })(),
+        ['manifest'],
+      ],
+      ['certificate swapped for another self-signed one', forge((f) => (f['signing-chain.pem'] = fs.readFileSync(otherCert))), ['head_proof', 'pades']],
+    ];
+    const verdicts = await Promise.all(cases.map(([name, z], i) => verify(z, `tampered-${i}`).then((v) => [name, v] as const)));
+    for (const [i, [name, v]] of verdicts.entries()) {
+      const expected = cases[i][2];
+      expect({ name, code: v.code, caught: expected.filter((k) => v.failed.includes(k)) }).toEqual({ name, code: 1, caught: expected });
+      expect(v.stdout).toMatch(/결과: 검증 실패 .* Verdict: verification FAILED/);
+    }
+  }, CHILD_TIMEOUT);
+
+  it('a truncated ZIP, or no file at all, is unreadable input: exit 2', async () => {
+    const cut = await verify(bundle.subarray(0, Math.floor(bundle.length / 2)), 'truncated');
+    expect(cut.code).toBe(2);
+    expect(cut.stderr).toMatch(/unreadable evidence bundle/);
+    const garbage = await verify(Buffer.from('not a zip'), 'garbage');
+    expect(garbage.code).toBe(2);
+  }, CHILD_TIMEOUT);
+
+  it('a document not yet completed still gets a bundle of what exists, and says so', async () => {
+    const built = await sentWith(c, [{ name: '박지훈' }]);
+    const files = unzip((await download(built.id, org.test).expect(200)).body);
+    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'events.jsonl', 'manifest.json', 'original.pdf', 'signing-chain.pem']);
+    const manifest = manifestOf(files);
+    expect(manifest).toMatchObject({ completed: false, status: 'sent' });
+    expect(manifest.note).toMatch(/not completed/);
+    const v = await verify(zip(files), 'sent');
+    expect(v).toMatchObject({ code: 0, failed: [] });
+    expect(v.stdout).toContain('Document not completed');
+  }, CHILD_TIMEOUT);
+
+  it('is scoped to the organization and mode: another organization gets 404', async () => {
+    const other = await t.createOrg('Other Corp');
+    expectError(await t.http.get(`/v1/documents/${documentId}/evidence`).set(bearer(other.test)), 404, 'document_not_found');
+    expectError(await t.http.get(`/v1/documents/${documentId}/evidence`).set(bearer(org.live)), 404, 'document_not_found');
+    expectError(await t.http.get(`/v1/documents/not-a-uuid/evidence`).set(bearer(org.test)), 404, 'document_not_found');
+  });
+
+  it('is in the OpenAPI reference as a ZIP download', async () => {
+    const spec = expectStatus(await t.http.get('/v1/openapi.json'), 200).body;
+    const op = spec.paths['/v1/documents/{id}/evidence'].get;
+    expect(Object.keys(op.responses['200'].content)).toEqual(['application/zip']);
+    expect(op.responses['404'] ?? op.responses.default).toBeDefined();
+  });
+});

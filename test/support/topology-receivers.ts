@@ -1,0 +1,118 @@
+/**
+ * Receivers for messages sent by separate server and worker processes, counted where they
+ * arrive: a real SMTP server, Twilio's Messages endpoint and a webhook endpoint, all on loopback.
+ * Each reports the requests it is in the middle of, so a test can tell a quiet moment.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  to: string[];
+  subject: string;
+  text: string;
+  attachments: number;
+}
+
+export async function startSmtpReceiver() {
+  const received: ReceivedMail[] = [];
+  let open = 0;
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
+    onData(stream, session, callback) {
+      open++;
+      const to = session.envelope.rcptTo.map((r) => r.address);
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        simpleParser(Buffer.concat(chunks)).then(
+          (mail) => {
+            received.push({ to, subject: mail.subject ?? '', text: mail.text ?? '', attachments: mail.attachments.length });
+            open--;
+            callback();
+          },
+          (err) => {
+            open--;
+            callback(err);
+          },
+        );
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    received,
+    busy: () => open > 0,
+    url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export const TWILIO_ACCOUNT_SID = 'AC' + 'feedface'.repeat(4);
+export const TWILIO_AUTH_TOKEN = 'twilio-token-for-tests';
+export const TWILIO_FROM = '+15005550006';
+
+/** A server that counts and answers; `answer` returns status and JSON body for each request. */
+async function httpReceiver(answer: (req: http.IncomingMessage, body: string, n: number) => { status: number; json?: unknown }) {
+  let open = 0;
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    open++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const reply = answer(req, Buffer.concat(chunks).toString('utf8'), ++n);
+      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(reply.json ?? { ok: true }));
+      open--;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    busy: () => open > 0,
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface ReceivedSms {
+  to: string;
+  from: string;
+  body: string;
+}
+
+/** Twilio's Messages endpoint (TWILIO_API_BASE_URL points here). */
+export async function startTwilioReceiver() {
+  const received: ReceivedSms[] = [];
+  const server = await httpReceiver((_req, body, n) => {
+    const form = new URLSearchParams(body);
+    received.push({ to: form.get('To') ?? '', from: form.get('From') ?? '', body: form.get('Body') ?? '' });
+    return {
+      status: 201,
+      json: { sid: `SM${String(n).padStart(32, '0')}`, account_sid: TWILIO_ACCOUNT_SID, status: 'queued', to: form.get('To'), from: form.get('From'), body: form.get('Body') },
+    };
+  });
+  return { ...server, received };
+}
+
+export interface ReceivedWebhook {
+  webhookId: string;
+  event: { id: string; type: string; data: Record<string, unknown> };
+}
+
+/** A webhook endpoint answering 200 to everything. */
+export async function startWebhookReceiver() {
+  const received: ReceivedWebhook[] = [];
+  const server = await httpReceiver((req, body) => {
+    received.push({ webhookId: String(req.headers['webhook-id'] ?? ''), event: JSON.parse(body) });
+    return { status: 200 };
+  });
+  return { ...server, url: `${server.baseUrl}/hooks/dojang`, received };
+}
