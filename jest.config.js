@@ -6,7 +6,7 @@ const paths = {
 module.exports = {
   testEnvironment: 'node',
   rootDir: __dirname,
-  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test'],
+  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test', '<rootDir>/examples'],
   testRegex: '.*\\.(spec|e2e-spec|contract-spec|browser-spec)\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {

@@ -28,6 +28,7 @@ import { EvidenceHttpController } from './evidence/evidence.http.controller';
 import { OpenApiDocumentHolder, OpenApiHttpController } from './openapi/openapi.http.controller';
 import { DocumentHistoryHttpController } from './history/document-history.http.controller';
 import { DocumentHistoryService } from './history/document-history.service';
+import { AdminHttpController } from './admin/admin.http.controller';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
@@ -55,6 +56,7 @@ export class AppModule {
         WebhookEndpointsHttpController,
         DocumentHistoryHttpController,
         EvidenceHttpController,
+        AdminHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [

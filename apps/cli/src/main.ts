@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { readFile } from 'fs/promises';
-import { AdminService, StateChange, loadConfig, openInfrastructure, parseInstant, replayStream, summarizeChain } from '@dojang/application';
+import { AdminService, StateChange, formatProjectionStatus, loadConfig, openInfrastructure, parseInstant, projectionStatus, readPluginRows, replayStream, summarizeChain } from '@dojang/application';
 import { ProgressBar } from './progress-bar';
 import { StoredEvent } from '@dojang/event-store';
 import { KEY_ROLES } from '@dojang/domain';
@@ -22,8 +22,10 @@ const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
                                         truncation), the original and final PDF; --pdf compares a
                                         final PDF you hold with the log. Exit 1 on any failure.
   projections rebuild [NAME ...]
+  projections status [--json]           position, lag, generation and last error of each projection
+  report COLLECTION [--org ORG_ID]      rows of a PROJECTIONS plugin's collection (JSON)
 
-Reads DATA_DIR (default ./data), EVENTSTORE_URL and MONGO_URL like the server; safe to run
+Reads DATA_DIR (default ./data), DATABASE_URL, EVENTSTORE_URL, MONGO_URL and PROJECTIONS like the server; safe to run
 while the server is running on the same data directory.`;
 
 class UsageError extends Error {}
@@ -166,8 +168,16 @@ async function run(argv: string[]): Promise<unknown> {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         return { rebuilt, events, seconds: Math.round(seconds * 1000) / 1000, events_per_second: seconds > 0 ? Math.round(events / seconds) : events };
       }
+      case 'projections status': {
+        const projections = await projectionStatus(infra.events, infra.reads, infra.runner.projections);
+        return flags.json ? { projections } : formatProjectionStatus(projections);
+      }
       default:
         break;
+    }
+    if (group === 'report') {
+      if (!action) throw new UsageError('COLLECTION is required');
+      return await readPluginRows(infra.reads, infra.runner.projections, action, typeof flags.org === 'string' ? flags.org : undefined);
     }
     if (group === 'stream' && action === 'show') {
       if (!rest[0]) throw new UsageError('STREAM_ID is required');

@@ -43,6 +43,10 @@ export interface AppConfig {
   metricsToken: string | null;
   /** The worker's own metrics port (ROLE=worker); 0 = none. */
   metricsPort: number;
+  /** PROJECTIONS: plugin module paths (comma-separated, resolved from the working directory). */
+  projections: string[];
+  /** When set, GET /v1/admin/* answers with `Authorization: Bearer <ADMIN_TOKEN>`; unset: 404. */
+  adminToken: string | null;
   /** Readiness answers 503 while any projection is more than this many events behind the log. */
   readyMaxLagEvents: number;
 }
@@ -92,6 +96,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: logLevel(env),
     metricsToken: env.METRICS_TOKEN || null,
     metricsPort: int(env.METRICS_PORT, 0),
+    projections: (env.PROJECTIONS ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+    adminToken: env.ADMIN_TOKEN || null,
     readyMaxLagEvents: int(env.READY_MAX_LAG_EVENTS, 0) > 0 ? int(env.READY_MAX_LAG_EVENTS, 0) : 1000,
   };
 }

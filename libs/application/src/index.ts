@@ -17,3 +17,5 @@ export * from './observability';
 export * from './history';
 export * from './verification/chain-head-proof';
 export * from './verification/verify-document';
+export * from './projection-plugins';
+export * from './projection-status.query';

@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import { BlobStore } from '@dojang/blob-store';
 import { EventStore } from '@dojang/event-store';
-import { ALL_PROJECTIONS, Projection, ProjectionRunner } from '@dojang/projections';
+import { Projection, ProjectionFailedError, ProjectionRunner, recordProjectionError } from '@dojang/projections';
+import { loadProjectionPlugins } from './projection-plugins';
 import { ReadStore } from '@dojang/read-store';
 import { GenericCommandHandler } from './command-handler';
 import { AppConfig } from './config';
@@ -32,7 +33,8 @@ export interface InfrastructureOptions {
 
 export async function openInfrastructure(
   config: AppConfig,
-  projections: Projection[] = ALL_PROJECTIONS,
+  /** Default: the built-ins plus the PROJECTIONS plugins (config.projections), checked. */
+  projections: Projection[] = loadProjectionPlugins(config),
   options: InfrastructureOptions = {},
 ): Promise<Infrastructure> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, base: { role: config.role } });
@@ -42,7 +44,12 @@ export async function openInfrastructure(
   const { kind, reads, blobs, closeShared } = stores;
   const events = new InstrumentedEventStore(stores.events, metrics);
   const runner = new ProjectionRunner(events, reads, projections, {
-    onError: (err) => logger.error({ err }, 'projection pass failed'),
+    onError: (err) => {
+      logger.error({ err }, 'projection pass failed');
+      // Shared, so status in another process (CLI, admin endpoint) can show which projection is stuck.
+      const failed = err instanceof ProjectionFailedError ? [err.projection] : projections.map((p) => p.name);
+      recordProjectionError(reads, failed, err, new Date()).catch((e) => logger.warn({ err: e }, 'could not record the projection error'));
+    },
     onApplied: (batch, startedAt) => recordEventSpans('project', batch, startedAt),
   });
   await runner.init();

@@ -36,3 +36,5 @@ export const ALL_PROJECTIONS: Projection[] = [
   sealProjection,
 ];
 export * from './coalescing-pass';
+export * from './apply-events';
+export * from './projection-status';

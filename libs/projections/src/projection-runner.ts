@@ -1,6 +1,8 @@
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { ReadDoc, ReadStore, StaleGenerationError, Write } from '@dojang/read-store';
-import { Projection, rowKey } from './projection';
+import { Projection, RowKey, rowKey } from './projection';
+import { reconcileVersions } from './projection-status';
+import { applyEvents } from './apply-events';
 import { upcast } from './upcasters';
 import { CoalescingPass } from './coalescing-pass';
 
@@ -46,6 +48,7 @@ export class ProjectionRunner {
 
   async init(): Promise<void> {
     for (const p of this.projections) for (const c of p.collections) await this.store.ensureCollection(c);
+    await reconcileVersions(this.store, this.projections);
     await this.load();
   }
 
@@ -138,41 +141,27 @@ export class ProjectionRunner {
     for (const projection of this.projections) {
       const checkpoint = this.checkpoints[projection.name] ?? 0;
       const generation = this.generations[projection.name] ?? 0;
-      // Every row the batch touches is read up front, one query per collection: no round trip
-      // per event (a rebuild reads thousands of events per batch).
-      const todo: Array<{ event: StoredEvent; keys: ReturnType<Projection['keys']> }> = [];
-      for (const event of batch) {
-        if (event.global_position <= checkpoint || !projection.handles.has(event.type)) continue;
-        todo.push({ event, keys: projection.keys(event) });
+      // Every row the batch touches is read up front, one query per collection (in chunks): no
+      // round trip per event (a rebuild reads thousands of events per batch). Then the pure apply
+      // step, shared with the projection test kit, runs over the whole batch.
+      const todo = batch.filter((e) => e.global_position > checkpoint && projection.handles.has(e.type));
+      let keys: RowKey[];
+      try {
+        keys = todo.flatMap((e) => projection.keys(e)).filter((k) => !overlay.has(rowKey(k.collection, k.id)));
+      } catch (err) {
+        throw new ProjectionFailedError(projection.name, err);
       }
-      for (const [collection, ids] of groupBy(todo.flatMap((t) => t.keys))) {
+      for (const [collection, ids] of groupBy(keys)) {
         for (let i = 0; i < ids.length; i += PREFETCH_CHUNK) {
           const chunk = ids.slice(i, i + PREFETCH_CHUNK);
           const found = await this.store.getMany(collection, chunk);
           for (const id of chunk) overlay.set(rowKey(collection, id), current(found.get(id), generation, projection.name));
         }
       }
-      for (const { event, keys } of todo) {
-        // Already applied (a replay after a crash between write and checkpoint, or another runner).
-        const seen = keys.some((k) => {
-          const row = overlay.get(rowKey(k.collection, k.id));
-          return row?._position !== undefined && row._position >= event.global_position;
-        });
-        if (seen) continue;
-        const writes = projection.evolve(event, (collection, id) => overlay.get(rowKey(collection, id)) ?? null);
-        for (const w of writes) {
-          const key = rowKey(w.collection, w.op === 'put' ? w.doc.id : w.id);
-          if (w.op === 'put') {
-            const doc: ReadDoc = { ...w.doc, _position: event.global_position };
-            // Generation 0 is left unwritten, so rows of a never-rebuilt projection stay as they were.
-            if (generation > 0) doc._generation = generation;
-            overlay.set(key, doc);
-            pending.set(key, { op: 'put', collection: w.collection, doc });
-          } else {
-            overlay.set(key, null);
-            pending.set(key, { ...w, generation });
-          }
-        }
+      try {
+        applyEvents(projection, todo, generation, overlay, pending);
+      } catch (err) {
+        throw new ProjectionFailedError(projection.name, err);
       }
       next[projection.name] = Math.max(checkpoint, last);
     }
@@ -238,6 +227,17 @@ function current(row: ReadDoc | undefined, generation: number, projection: strin
   const rowGeneration = typeof row._generation === 'number' ? row._generation : 0;
   if (rowGeneration > generation) throw new StaleGenerationError([projection]);
   return rowGeneration < generation ? null : row;
+}
+
+/** A projection's own code threw: named, so status can show which projection is stuck. */
+export class ProjectionFailedError extends Error {
+  constructor(
+    readonly projection: string,
+    readonly cause: unknown,
+  ) {
+    super(`projection ${projection} failed: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'ProjectionFailedError';
+  }
 }
 
 function isStaleGeneration(err: unknown): boolean {

@@ -16,6 +16,13 @@ export type RowLookup = (collection: string, id: string) => ReadDoc | null;
  */
 export interface Projection {
   readonly name: string;
+  /**
+   * Bump it when `evolve` changes what it writes: the next process to start with the new version
+   * resets the projection (new generation, checkpoint 0) and replays the log into it. The
+   * checkpoint keeps the projection's name, so existing data directories don't replay for nothing.
+   * Absent = 1 (built-ins); plugins must set it.
+   */
+  readonly version?: number;
   readonly collections: CollectionSpec[];
   readonly handles: ReadonlySet<string>;
   keys(event: StoredEvent): RowKey[];

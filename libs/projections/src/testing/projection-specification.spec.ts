@@ -1,0 +1,96 @@
+import { Write } from '@dojang/read-store';
+import { Projection } from '../projection';
+import { API_KEYS, ORGANIZATIONS, apiKeyProjection, organizationProjection } from '../organization.projection';
+import { ProjectionSpecification, ProjectionSpecificationError } from './index';
+
+const ORG = 'org_1';
+const STREAM = `organization-${ORG}`;
+const T0 = '2026-03-02T09:00:00.000Z';
+const created = { type: 'OrganizationCreated', stream_id: STREAM, data: { organization_id: ORG, name: 'Acme', workspace_kind: 'personal', plan: 'business', created_at: T0 } };
+const issued = { type: 'ApiKeyIssued', stream_id: STREAM, data: { key_id: 'key_1', mode: 'test', key_hash: 'h1', key_hint: 'abcd', issued_at: T0 } };
+const revoked = { type: 'ApiKeyRevoked', stream_id: STREAM, data: { key_id: 'key_1', key_hash: 'h1', revoked_at: T0 } };
+
+describe('built-in projections through the test kit', () => {
+  it('organizations: a key issued shows on the organization without its hash', () => {
+    ProjectionSpecification.for(organizationProjection)
+      .given([created])
+      .when([issued])
+      .then((rows) => {
+        expect(rows.get(ORGANIZATIONS, ORG)).toMatchObject({ id: ORG, name: 'Acme', keys: [{ key_id: 'key_1', mode: 'test', revoked: false }] });
+        expect(JSON.stringify(rows.get(ORGANIZATIONS, ORG))).not.toContain('h1');
+      });
+  });
+
+  it('api_keys: revoking marks the key row revoked', () => {
+    ProjectionSpecification.for(apiKeyProjection)
+      .given([created, issued])
+      .when([revoked])
+      .then((rows) => expect(rows.get(API_KEYS, 'h1')).toMatchObject({ key_id: 'key_1', organization_id: ORG, revoked: true }));
+  });
+
+  it('api_keys: issuing twice is issuing once', () => {
+    ProjectionSpecification.for(apiKeyProjection).given([created]).when([issued], { times: 3 }).thenSameAsOnce();
+  });
+
+  it('ignores events a projection does not handle', () => {
+    ProjectionSpecification.for(apiKeyProjection)
+      .given([created])
+      .then((rows) => expect(rows.all(API_KEYS)).toEqual([]));
+  });
+});
+
+/**
+ * A projection that is not idempotent under the runner: it counts into a row its `keys` do not
+ * name, so the skip-if-seen check cannot see that the event was applied already.
+ */
+const COUNTS = 'counts';
+const leakyCounter: Projection = {
+  name: 'leaky',
+  version: 1,
+  collections: [{ name: COUNTS }],
+  handles: new Set(['Tick']),
+  keys: () => [],
+  evolve: (_e, rows): Write[] => [{ op: 'put', collection: COUNTS, doc: { id: 'n', n: Number(rows(COUNTS, 'n')?.n ?? 0) + 1 } }],
+};
+const counter: Projection = { ...leakyCounter, name: 'counter', keys: () => [{ collection: COUNTS, id: 'n' }] };
+
+describe('the kit checks idempotency by itself', () => {
+  it('then fails when applying the events twice changes rows', () => {
+    expect(() =>
+      ProjectionSpecification.for(leakyCounter)
+        .given([])
+        .when([{ type: 'Tick' }])
+        .then((rows) => expect(rows.get(COUNTS, 'n')).toMatchObject({ n: 1 })),
+    ).toThrow(ProjectionSpecificationError);
+  });
+
+  it('thenSameAsOnce fails for the same projection', () => {
+    expect(() => ProjectionSpecification.for(leakyCounter).given([]).when([{ type: 'Tick' }]).thenSameAsOnce()).toThrow(/not idempotent/);
+  });
+
+  it('passes once the row is named in keys (the runner skips the replay)', () => {
+    ProjectionSpecification.for(counter)
+      .given([{ type: 'Tick' }])
+      .when([{ type: 'Tick' }, { type: 'Tick' }])
+      .then((rows) => expect(rows.get(COUNTS, 'n')).toEqual({ id: 'n', n: 3 }));
+  });
+
+  it('upcasts like the runner: version 0 ParticipantAdded gets auth sms_pin', () => {
+    const seen: unknown[] = [];
+    const probe: Projection = {
+      name: 'probe',
+      version: 1,
+      collections: [{ name: 'probe' }],
+      handles: new Set(['ParticipantAdded']),
+      keys: () => [{ collection: 'probe', id: 'p' }],
+      evolve: (e) => {
+        seen.push(e.data);
+        return [{ op: 'put', collection: 'probe', doc: { id: 'p', auth: (e.data.participant as { auth: string }).auth } }];
+      },
+    };
+    ProjectionSpecification.for(probe)
+      .given([])
+      .when([{ type: 'ParticipantAdded', data: { participant: { id: 'p1' } }, metadata: { schema_version: 0 } }])
+      .then((rows) => expect(rows.get('probe', 'p')).toEqual({ id: 'p', auth: 'sms_pin' }));
+  });
+});
