@@ -4,6 +4,7 @@ import { Infrastructure, projectionStatus } from '@dojang/application';
 import { Public } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
 import { AdminTokenGuard } from './admin-token.guard';
+import { ProjectionStatusListResponse } from '../openapi/response-schemas';
 
 /** Operator endpoints: behind ADMIN_TOKEN, never API keys (404 when ADMIN_TOKEN is unset). */
 @Public()
@@ -18,7 +19,7 @@ export class AdminHttpController {
     description: 'Needs `Authorization: Bearer <ADMIN_TOKEN>`, not an API key; 404 when ADMIN_TOKEN is unset. Same JSON as `cli projections status --json`.',
   })
   @Get('projections')
-  async projections() {
+  async projections(): Promise<ProjectionStatusListResponse> {
     return { projections: await projectionStatus(this.infra.events, this.infra.reads, this.infra.runner.projections) };
   }
 }

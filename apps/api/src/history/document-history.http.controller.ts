@@ -6,6 +6,7 @@ import { DocumentAccess } from '../documents/document-access.service';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { DocumentHistoryService } from './document-history.service';
+import { DocumentHistoryResponse } from '../openapi/response-schemas';
 
 export class DocumentHistoryQuery {
   @ApiPropertyOptional({ type: 'string', description: '1 to 100, default 20' }) @IsOptional() @IsString() limit?: string;
@@ -29,7 +30,7 @@ export class DocumentHistoryHttpController {
    * hashes and the verification of the whole stored chain (not only of this page).
    */
   @Get('history')
-  async list(@Auth() auth: AuthContext, @Param('id') id: string, @Query() q: DocumentHistoryQuery) {
+  async list(@Auth() auth: AuthContext, @Param('id') id: string, @Query() q: DocumentHistoryQuery): Promise<DocumentHistoryResponse> {
     const limit = parseLimit(q.limit);
     let startingAfter: number | undefined;
     if (q.starting_after !== undefined) {

@@ -391,4 +391,50 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     errors: ['webhook_endpoint_not_found', 'invalid_parameter'],
     query: { limit: LIMIT, starting_after: cursor('delivery') },
   },
+  WebhookEndpoints_rotateSecret: {
+    summary: 'Rotate a webhook endpoint\'s secret',
+    description: 'Issues a new signing secret, shown only in this answer. For grace_period_seconds (default 86,400, at most 604,800) deliveries carry two signatures in webhook-signature, from the new and the old secret, so receivers can switch without losing a delivery.',
+    ok: { status: 200, description: 'The endpoint with its new secret.', json: S.RotatedWebhookSecretSchema },
+    errors: ['webhook_endpoint_not_found', 'invalid_parameter'],
+  },
+  WebhookEndpoints_test: {
+    summary: 'Send a test event',
+    description: 'Sends a webhook.test event to the endpoint now, signed like every delivery, and answers with the delivery and its attempt. A failed test is not retried.',
+    ok: { status: 201, description: 'The test delivery.', json: S.WebhookDeliverySchema },
+    errors: ['webhook_endpoint_not_found', 'webhook_endpoint_disabled'],
+  },
+  WebhookEndpoints_redeliver: {
+    summary: 'Redeliver a past delivery',
+    description: 'Sends a finished delivery (succeeded, failed or canceled) again now, with the same webhook-id and body, and adds the attempt to its log.',
+    ok: { status: 200, description: 'The delivery with the new attempt.', json: S.WebhookDeliverySchema },
+    errors: ['webhook_endpoint_not_found', 'webhook_delivery_not_found', 'webhook_delivery_in_progress', 'webhook_endpoint_disabled'],
+  },
+
+  // ---- auditing
+  DocumentHistory_list: {
+    summary: 'Read a document\'s stored history',
+    description:
+      'The stored events of the document\'s stream in order (revision, type, time, actor, masked data, prev_hash and hash), with the verification of the whole stored chain. With as_of, only the events up to that instant and the document as it was then; with include=deliveries, the chained records of the messages sent. Readable with auditor keys.',
+    ok: { status: 200, description: 'A page of the history.', json: S.DocumentHistorySchema },
+    errors: ['document_not_found', 'invalid_parameter'],
+    query: {
+      limit: LIMIT,
+      starting_after: { description: 'Cursor: a revision; the page starts after it.', schema: { type: 'string', pattern: '^\\d{1,9}$' } },
+      as_of: { description: 'An ISO 8601 instant with an offset (or a date): the history and the document as they were then.', schema: { type: 'string' } },
+      include: { description: 'deliveries: also the chained delivery records.', schema: { type: 'string', enum: ['deliveries'] } },
+    },
+  },
+  Evidence_bundle: {
+    summary: 'Download the evidence bundle',
+    description:
+      'One ZIP with the stored events (events.jsonl, with their hashes), the original and final PDFs, the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.',
+    ok: { status: 200, description: 'The ZIP.', media: { 'application/zip': { type: 'string', contentMediaType: 'application/zip' } } },
+    errors: ['document_not_found', ...PDF_WORK],
+  },
+  Admin_projections: {
+    summary: 'Projection status (operators)',
+    description: 'For each projection its version, checkpoint, lag behind the log (events and seconds), generation and last error. Needs Authorization: Bearer <ADMIN_TOKEN>, not an API key; answers 404 when the server has no ADMIN_TOKEN.',
+    ok: { status: 200, description: 'Every projection\'s status.', json: S.ProjectionStatusListSchema },
+    errors: ['invalid_admin_token'],
+  },
 };

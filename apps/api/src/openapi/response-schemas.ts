@@ -478,6 +478,77 @@ export type RotatedWebhookSecretResponse = FromSchema<typeof RotatedWebhookSecre
 export const WebhookDeliveryListSchema = list('WebhookDeliveryList', WebhookDeliverySchema);
 export type WebhookDeliveryListResponse = FromSchema<typeof WebhookDeliveryListSchema>;
 
+// ---- auditing ------------------------------------------------------------------------------
+
+const ChainSummarySchema = component(
+  'ChainSummary',
+  obj(
+    {
+      head_hash: note('Hash of the stream\'s last stored event; null for an empty stream.', { type: ['string', 'null'], pattern: '^[0-9a-f]{64}$' }),
+      event_count: int,
+      verified: note('Whether every stored event links to its predecessor and hashes to its recorded hash.', bool),
+      broken_at: note('Revision of the first event that does not verify.', int),
+      reason: str,
+    },
+    ['broken_at', 'reason'],
+  ),
+);
+
+export const HistoryEventSchema = component(
+  'HistoryEvent',
+  obj({
+    object: konst('history_event'),
+    id: note('The stored event id.', str),
+    revision: int,
+    type: note('The stored (domain) event type, e.g. DocumentSent.', str),
+    occurred_at: time,
+    actor: str,
+    data: note('The event\'s data, personal data masked as in the audit trail and hashes of secrets redacted.', {}),
+    prev_hash: sha256,
+    hash: sha256,
+  }),
+);
+
+export const DocumentHistorySchema = component(
+  'DocumentHistory',
+  obj(
+    {
+      object: konst('list'),
+      document_id: uuid,
+      data: arrayOf(HistoryEventSchema),
+      has_more: bool,
+      chain: ChainSummarySchema,
+      as_of: note('With ?as_of: the instant asked for.', time),
+      document: note('With ?as_of: the document as it was at that instant.', DocumentSchema),
+      deliveries: note(
+        'With ?include=deliveries: the chained delivery records (delivery-<document_id> stream).',
+        obj({ object: konst('list'), data: arrayOf(HistoryEventSchema), chain: ChainSummarySchema }),
+      ),
+    },
+    ['as_of', 'document', 'deliveries'],
+  ),
+);
+export type DocumentHistoryResponse = FromSchema<typeof DocumentHistorySchema>;
+
+export const ProjectionStatusListSchema = component(
+  'ProjectionStatusList',
+  obj({
+    projections: arrayOf(
+      obj({
+        name: str,
+        version: int,
+        checkpoint: int,
+        lag_events: int,
+        lag_seconds: num,
+        generation: int,
+        last_error: strOrNull,
+        last_error_at: timeOrNull,
+      }),
+    ),
+  }),
+);
+export type ProjectionStatusListResponse = FromSchema<typeof ProjectionStatusListSchema>;
+
 // ---- signer side ---------------------------------------------------------------------------
 
 export const SigningSessionSchema = component(

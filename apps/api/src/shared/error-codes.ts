@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   webhook_endpoint_disabled: { status: 409, type: 'invalid_request_error', description: 'The webhook endpoint is disabled; enable it before sending a test event.' },
   webhook_delivery_in_progress: { status: 409, type: 'invalid_request_error', description: 'The delivery is still pending or being attempted; redeliver it once it has finished.' },
   webhook_delivery_not_found: { status: 404, type: 'invalid_request_error', description: 'No such delivery for this webhook endpoint.' },
+  invalid_admin_token: { status: 401, type: 'authentication_error', description: 'Operator routes need Authorization: Bearer <ADMIN_TOKEN> (not an API key).' },
   insufficient_permissions: { status: 403, type: 'permission_error', description: 'The key may not do this: auditor keys read documents, their histories and evidence, and nothing else.' },
   test_mode_only: { status: 403, type: 'permission_error', description: 'The operation exists for test keys only (the outbox).' },
   rate_limit_error: { status: 429, type: 'rate_limit_error', description: 'Too many requests with this key in the current minute; wait Retry-After seconds.' },

@@ -34,6 +34,7 @@ import { INFRA } from '../shared/infrastructure.token';
 import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, ListWebhookEndpointsQuery, RotateWebhookSecretDto, UpdateWebhookEndpointDto } from './webhook-endpoints.dto';
 import {
   CreatedWebhookEndpointResponse,
+  RotatedWebhookSecretResponse,
   DeletedWebhookEndpointResponse,
   WebhookDeliveryListResponse,
   WebhookDeliveryResponse,
@@ -232,7 +233,7 @@ export class WebhookEndpointsHttpController {
    */
   @Post(':id/rotate_secret')
   @HttpCode(200)
-  async rotateSecret(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: RotateWebhookSecretDto) {
+  async rotateSecret(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: RotateWebhookSecretDto): Promise<RotatedWebhookSecretResponse> {
     await this.row(auth, id);
     const secret = generateWebhookSecret();
     await this.decide(auth, info, id, {
@@ -246,7 +247,7 @@ export class WebhookEndpointsHttpController {
 
   /** Sends a `webhook.test` event to this endpoint now and returns the delivery with its attempt. */
   @Post(':id/test')
-  async test(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string) {
+  async test(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<WebhookDeliveryResponse> {
     const endpoint = await this.row(auth, id);
     if (endpoint.status !== 'enabled') throw WebhookEndpointsHttpController.disabled();
     // Shaped like every public event id (evt_ + 32 hex), though no domain event of that id exists.
@@ -292,7 +293,7 @@ export class WebhookEndpointsHttpController {
   /** Sends a finished delivery (succeeded, failed or canceled) again now: same body, same webhook-id. */
   @Post(':id/deliveries/:delivery_id/redeliver')
   @HttpCode(200)
-  async redeliver(@Auth() auth: AuthContext, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
+  async redeliver(@Auth() auth: AuthContext, @Param('id') id: string, @Param('delivery_id') deliveryId: string): Promise<WebhookDeliveryResponse> {
     const endpoint = await this.row(auth, id);
     const row = /^del_[0-9a-f]{24}$/.test(deliveryId) ? await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, deliveryId) : null;
     if (!row || row.endpoint_id !== id) throw ApiError.notFound('webhook_delivery_not_found', 'No such webhook delivery.');
