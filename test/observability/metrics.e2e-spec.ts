@@ -63,6 +63,10 @@ describe('GET /metrics', () => {
     await sentWith(c, [{ name: '김서명', auth: 'none', email: 'kim@example.com' }]);
     await t.infra.runner.catchUp();
     await t.worker!.runner.catchUp();
-    expect(sample(await scrape(), 'dojang_messages_total', { channel: 'email', outcome: 'outbox' })).toBeGreaterThan(0);
+    const afterSend = await scrape();
+    expect(sample(afterSend, 'dojang_messages_total', { channel: 'email', outcome: 'outbox' })).toBeGreaterThan(0);
+    // Send fixed the original: rendered in the PDF pool, counted by kind and outcome.
+    expect(sample(afterSend, 'dojang_pdf_jobs_total', { kind: 'render-document', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(sample(afterSend, 'dojang_pdf_job_duration_seconds_count', { kind: 'render-document' })).toBeGreaterThan(0);
   });
 });

@@ -3,6 +3,7 @@ import { BlobStore } from '@dojang/blob-store';
 import { EventStore } from '@dojang/event-store';
 import { Projection, ProjectionFailedError, ProjectionRunner, recordProjectionError } from '@dojang/projections';
 import { loadProjectionPlugins } from './projection-plugins';
+import { onPdfJob } from '@dojang/pdf';
 import { ReadStore } from '@dojang/read-store';
 import { GenericCommandHandler } from './command-handler';
 import { AppConfig } from './config';
@@ -53,6 +54,12 @@ export async function openInfrastructure(
     onApplied: (batch, startedAt) => recordEventSpans('project', batch, startedAt),
   });
   await runner.init();
+  // PDF jobs run in a process-wide pool; their outcomes feed this process's metrics.
+  const stopPdfMetrics = onPdfJob((job, outcome, seconds) => {
+    const kind = job.replace(/^pdf\./, '');
+    metrics.pdfJobs.inc({ kind, outcome });
+    metrics.pdfJobDuration.observe({ kind }, seconds);
+  });
   const names = projections.map((p) => p.name);
   metrics.addCollector(async () => {
     for (const lag of await measureProjectionLag(events, reads, names, new Date())) {
@@ -79,6 +86,7 @@ export async function openInfrastructure(
     logger,
     metrics,
     async close() {
+      stopPdfMetrics();
       await runner.stop();
       await events.close();
       await reads.close();

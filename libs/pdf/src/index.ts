@@ -36,7 +36,7 @@ export { contentDispositionFor } from './content-disposition';
 export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
 export { encodePngPixels } from './png-encode';
-export { PdfPool, sharedPdfPool, closeSharedPdfPools, DEFAULT_PDF_JOB_TIMEOUT_MS, DEFAULT_PDF_JOB_MAX_HEAP_MB, type PdfPoolOptions, type PdfRunOptions } from './pool/pdf-pool';
+export { PdfPool, sharedPdfPool, closeSharedPdfPools, onPdfJob, type PdfJobListener, type PdfJobOutcome, DEFAULT_PDF_JOB_TIMEOUT_MS, DEFAULT_PDF_JOB_MAX_HEAP_MB, type PdfPoolOptions, type PdfRunOptions } from './pool/pdf-pool';
 export {
   RENDER_DOCUMENT,
   INSPECT_PDF,

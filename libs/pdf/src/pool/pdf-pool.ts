@@ -98,23 +98,33 @@ export class PdfPool {
   async run<I, O>(job: PdfJob<I, O>, input: I, options: PdfRunOptions = {}): Promise<Exclude<O, PdfJobRefusal>> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     await this.acquire();
+    let outcome: PdfJobOutcome = 'error';
+    let started = performance.now();
     try {
       let result: O;
-      const started = performance.now();
+      started = performance.now();
       try {
         result = await this.piscina.run(input, { filename: job.filename, signal: AbortSignal.timeout(timeoutMs) });
       } catch (err) {
-        throw limitError(err, job, timeoutMs, this.maxHeapMb) ?? err;
+        const refused = limitError(err, job, timeoutMs, this.maxHeapMb);
+        if (refused) outcome = 'refused';
+        throw refused ?? err;
       } finally {
         const t = this.timings.get(job.id) ?? { jobs: 0, ms: 0 };
         t.jobs++;
         t.ms += performance.now() - started;
         this.timings.set(job.id, t);
       }
-      if (isRefusal(result)) throw new PdfLimitError('document_budget_exceeded', result.refused.limit, result.refused.message, result.refused.param);
+      if (isRefusal(result)) {
+        outcome = 'refused';
+        throw new PdfLimitError('document_budget_exceeded', result.refused.limit, result.refused.message, result.refused.param);
+      }
+      outcome = 'ok';
       return result as Exclude<O, PdfJobRefusal>;
     } finally {
       this.release();
+      const seconds = (performance.now() - started) / 1000;
+      for (const listener of jobListeners) listener(job.id, outcome, seconds);
     }
   }
 
@@ -162,6 +172,19 @@ function limitError(err: unknown, job: { id: string }, timeoutMs: number, maxHea
     return new PdfLimitError('pdf_job_limit_exceeded', 'memory', `The PDF work (${job.id}) needed more than its memory limit of ${maxHeapMb} MB and was stopped.`);
   }
   return null;
+}
+
+export type PdfJobOutcome = 'ok' | 'refused' | 'error';
+export type PdfJobListener = (job: string, outcome: PdfJobOutcome, seconds: number) => void;
+const jobListeners = new Set<PdfJobListener>();
+
+/**
+ * Told about every job any pool of this process finishes (metrics): its id, whether it succeeded,
+ * was refused for a limit or budget, or failed, and its time in a worker. Returns an unsubscribe.
+ */
+export function onPdfJob(listener: PdfJobListener): () => void {
+  jobListeners.add(listener);
+  return () => jobListeners.delete(listener);
 }
 
 const shared = new Map<string, PdfPool>();
