@@ -1,6 +1,7 @@
-import { createHash, KeyObject, sign, verify, X509Certificate } from 'crypto';
+import { createHash, KeyObject, sign } from 'crypto';
 import { ChainHeadProof } from '@dojang/domain';
-import { canonicalJson, StoredEvent } from '@dojang/event-store';
+import { StoredEvent } from '@dojang/event-store';
+import { ChainHeadStatement, chainHeadProofProblem, statementBytes } from '@dojang/verifier/chain-head-proof';
 
 /** The head a completion is about to seal: the stream as the deciding command read it. */
 export interface ChainHead {
@@ -10,36 +11,9 @@ export interface ChainHead {
   completed_event_count: number;
 }
 
-export interface CompletingSignature {
-  participant_id: string;
-  signature_sha256: string | null;
-  seal_sha256: string | null;
-  ip: string | null;
-  user_agent: string | null;
-}
-
-/** The signer facts of a ParticipantSigned event's data (what the verifier rebuilds the statement from). */
-export function completingSignatureOf(data: Record<string, unknown>): CompletingSignature {
-  const signature = data.signature as { sha256: string } | null | undefined;
-  const seal = data.seal as { image: { sha256: string } } | null | undefined;
-  return {
-    participant_id: String(data.participant_id ?? ''),
-    signature_sha256: signature?.sha256 ?? null,
-    seal_sha256: seal?.image?.sha256 ?? null,
-    ip: (data.ip as string | null | undefined) ?? null,
-    user_agent: (data.user_agent as string | null | undefined) ?? null,
-  };
-}
-
-/** What the document-signing key signs: the head plus the facts the completion records. */
-export interface ChainHeadStatement {
-  document_id: string;
-  head: ChainHead;
-  /** The signature the completion follows, as its ParticipantSigned records it (all but the time). */
-  signer: CompletingSignature;
-  original_sha256: string | null;
-  final_pdf_sha256: string | null;
-}
+// The statement's format is frozen and lives with the offline verifier, so the server signs exactly
+// what an auditor's `dojang-verify` rebuilds from a bundle.
+export { completingSignatureOf, statementBytes, type ChainHeadStatement, type CompletingSignature } from '@dojang/verifier/chain-head-proof';
 
 export interface EvidenceKey {
   privateKey: KeyObject;
@@ -62,19 +36,6 @@ export function chainHeadOf(history: StoredEvent[], appending: number): ChainHea
   };
 }
 
-const statementBytes = (s: ChainHeadStatement) =>
-  Buffer.from(
-    canonicalJson({
-      purpose: 'dojang-chain-head-v1',
-      document_id: s.document_id,
-      head: s.head,
-      signer: s.signer,
-      original_sha256: s.original_sha256,
-      final_pdf_sha256: s.final_pdf_sha256,
-    }),
-    'utf8',
-  );
-
 export const certificateSha256 = (der: Buffer) => createHash('sha256').update(der).digest('hex');
 
 export function signChainHead(statement: ChainHeadStatement, key: EvidenceKey): ChainHeadProof {
@@ -92,10 +53,5 @@ export function signChainHead(statement: ChainHeadStatement, key: EvidenceKey): 
  * proof copied from another document) fails here.
  */
 export function chainHeadSignatureValid(statement: ChainHeadStatement, proof: ChainHeadProof, certificate: Buffer): boolean {
-  if (proof.algorithm !== 'RSA-SHA256' || proof.certificate_sha256 !== certificateSha256(certificate)) return false;
-  try {
-    return verify('sha256', statementBytes(statement), new X509Certificate(certificate).publicKey, Buffer.from(proof.signature, 'base64'));
-  } catch {
-    return false;
-  }
+  return chainHeadProofProblem(statement, proof, certificate) === null;
 }
