@@ -214,7 +214,7 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
 
   it('is in the OpenAPI reference as a ZIP download', async () => {
     const spec = expectStatus(await t.http.get('/v1/openapi.json'), 200).body;
-    const op = spec.paths['/v1/documents/{id}/evidence'].get;
+    const op = spec.paths['/documents/{id}/evidence'].get;
     expect(Object.keys(op.responses['200'].content)).toEqual(['application/zip']);
     expect(op.responses['404'] ?? op.responses.default).toBeDefined();
   });

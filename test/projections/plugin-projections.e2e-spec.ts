@@ -227,7 +227,7 @@ describe('GET /v1/admin/projections access', () => {
 
   it('is documented as an operator route needing ADMIN_TOKEN', async () => {
     const doc = (await t.http.get('/v1/openapi.json').expect(200)).body;
-    expect(doc.paths['/v1/admin/projections'].get.description).toContain('Authorization: Bearer <ADMIN_TOKEN>');
+    expect(doc.paths['/admin/projections'].get.description).toContain('Authorization: Bearer <ADMIN_TOKEN>');
   });
 });
 

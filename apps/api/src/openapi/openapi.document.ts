@@ -125,7 +125,8 @@ function errorBody(codes: ErrorCode[]): Json {
 function commonErrors(method: string, isPublic: boolean, spec: OperationSpec): ErrorCode[] {
   // Node's HTTP parser answers these itself, before any routing.
   const codes: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_header_too_large'];
-  if (!isPublic) codes.push('missing_api_key', 'invalid_api_key', 'rate_limit_error');
+  // Any keyed operation refuses a key whose role does not allow it (auditor keys only read documents).
+  if (!isPublic) codes.push('missing_api_key', 'invalid_api_key', 'insufficient_permissions', 'rate_limit_error');
   // The body parsers run before routing, for any request that carries a body.
   if (['post', 'put', 'patch'].includes(method)) codes.push('invalid_json', 'invalid_request_body', 'request_too_large', 'unsupported_media_type');
   if (method === 'post' && !isPublic) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_parameter', 'service_unavailable');

@@ -119,9 +119,10 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   Documents_get: {
     summary: 'Retrieve a document',
-    description: 'The document with its participants (with their signing links while it is sent) and fields.',
+    description: 'The document with its participants (with their signing links while it is sent) and fields. With as_of, the document as it was at that instant, folded from its stored events.',
     ok: { status: 200, description: 'The document.', json: S.DocumentSchema },
-    errors: ['document_not_found'],
+    errors: ['document_not_found', 'invalid_parameter'],
+    query: { as_of: { description: 'An ISO 8601 instant with an offset (or a date): the document as it was then.', schema: { type: 'string' } } },
   },
   Documents_update: {
     summary: 'Update a draft',
@@ -435,6 +436,6 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Projection status (operators)',
     description: 'For each projection its version, checkpoint, lag behind the log (events and seconds), generation and last error. Needs Authorization: Bearer <ADMIN_TOKEN>, not an API key; answers 404 when the server has no ADMIN_TOKEN.',
     ok: { status: 200, description: 'Every projection\'s status.', json: S.ProjectionStatusListSchema },
-    errors: ['invalid_admin_token'],
+    errors: ['invalid_admin_token', 'resource_not_found'],
   },
 };
