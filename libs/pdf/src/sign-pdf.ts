@@ -99,18 +99,7 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
     const info = infoDictionary(doc);
     for (const [key, value] of Object.entries(opts.evidence)) info.set(PDFName.of(key), PDFHexString.fromText(value));
   }
-  pdflibAddPlaceholder({
-    pdfDoc: doc,
-    reason: opts.reason ?? '',
-    contactInfo: '',
-    name: opts.name ?? '',
-    location: opts.location ?? '',
-    signingTime: opts.signingTime,
-    subFilter: PADES_SUBFILTER,
-    // @signpdf counts hex digits here, two per CMS byte.
-    signatureLength: 2 * contentsCapacity(signer, !!opts.tsaUrl),
-    appName: 'Dojang',
-  });
+  addSignaturePlaceholder(doc, signer, opts);
   // @signpdf locates /ByteRange and /Contents by scanning bytes, so the
   // signature dictionary must not be compressed into an object stream.
   const withPlaceholder = Buffer.from(await doc.save({ useObjectStreams: false }));
@@ -124,22 +113,28 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
  * A file that cannot be updated incrementally (no classic cross-reference table) holds no
  * signature worth keeping and is signed as a whole by signPdf.
  */
+/** The PAdES signature dictionary and its empty /Contents, sized for this signer (and a token). */
+function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof signerFromP12>, opts: SignPdfOptions): void {
+  pdflibAddPlaceholder({
+    pdfDoc: doc,
+    reason: opts.reason ?? '',
+    contactInfo: '',
+    name: opts.name ?? '',
+    location: opts.location ?? '',
+    signingTime: opts.signingTime,
+    subFilter: PADES_SUBFILTER,
+    // @signpdf counts hex digits here, two per CMS byte.
+    signatureLength: 2 * contentsCapacity(signer, !!opts.tsaUrl),
+    appName: 'Dojang',
+  });
+}
+
 export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
   const signer = signerFromP12(opts.p12, opts.passphrase);
   const withPlaceholder = await updateIncrementally(pdf, (doc) => {
     const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
     const existing = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray)?.size() ?? 0;
-    pdflibAddPlaceholder({
-      pdfDoc: doc,
-      reason: opts.reason ?? '',
-      contactInfo: '',
-      name: opts.name ?? '',
-      location: opts.location ?? '',
-      signingTime: opts.signingTime,
-      subFilter: PADES_SUBFILTER,
-      signatureLength: 2 * contentsCapacity(signer, !!opts.tsaUrl),
-      appName: 'Dojang',
-    });
+    addSignaturePlaceholder(doc, signer, opts);
     // The placeholder always names its field Signature1; field names must be unique.
     const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
     fields.lookup(fields.size() - 1, PDFDict).set(PDFName.of('T'), PDFString.of(`Signature${existing + 1}`));

@@ -179,26 +179,9 @@ export class WebhookDispatcher {
       return;
     }
 
-    const attemptNo = row.attempt_count + 1;
-    const started: WebhookAttempt = {
-      attempt: attemptNo,
-      started_at: now.toISOString(),
-      finished_at: null,
-      status_code: null,
-      error_code: null,
-      error: null,
-      duration_ms: null,
-      response_body: null,
-    };
-    const claimed: WebhookDeliveryRow = {
-      ...row,
-      attempts: [...attempts, started],
-      attempt_count: attemptNo,
-      status: 'delivering',
-      next_attempt_at: iso(now.getTime() + (this.options.leaseMs ?? DEFAULT_WEBHOOK_LEASE_MS)),
-      lease_owner: this.owner,
-      updated_at: now.toISOString(),
-    };
+    const claimed = this.claim(row, attempts, now);
+    const attemptNo = claimed.attempt_count;
+    const started = claimed.attempts[claimed.attempts.length - 1];
     if (!(await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, claimed, version))) {
       stats.lost++;
       return;
@@ -279,9 +262,8 @@ export class WebhookDispatcher {
    * and its outcome is final: a manual attempt that fails is not retried on its own.
    * Returns null when another writer changed the row first.
    */
-  async attemptNow(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow): Promise<WebhookDeliveryRow | null> {
-    const version = row._version ?? 0;
-    const now = this.clock.now();
+  /** The row claimed for one more attempt: a started attempt appended, leased to this worker. */
+  private claim(row: WebhookDeliveryRow, previous: WebhookAttempt[], now: Date): WebhookDeliveryRow {
     const started: WebhookAttempt = {
       attempt: row.attempt_count + 1,
       started_at: now.toISOString(),
@@ -292,16 +274,22 @@ export class WebhookDispatcher {
       duration_ms: null,
       response_body: null,
     };
-    const claimed: WebhookDeliveryRow = {
+    return {
       ...row,
-      attempts: [...row.attempts, started],
+      attempts: [...previous, started],
       attempt_count: started.attempt,
       status: 'delivering',
       next_attempt_at: iso(now.getTime() + (this.options.leaseMs ?? DEFAULT_WEBHOOK_LEASE_MS)),
       lease_owner: this.owner,
-      completed_at: null,
       updated_at: now.toISOString(),
     };
+  }
+
+  async attemptNow(row: WebhookDeliveryRow, endpoint: WebhookEndpointRow): Promise<WebhookDeliveryRow | null> {
+    const version = row._version ?? 0;
+    const now = this.clock.now();
+    const claimed: WebhookDeliveryRow = { ...this.claim(row, row.attempts, now), completed_at: null };
+    const started = claimed.attempts[claimed.attempts.length - 1];
     if (!(await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, claimed, version))) return null;
     const result = await this.send(row, endpoint, now);
     const finished = this.clock.now();
