@@ -1,3 +1,4 @@
+import { closeSharedPdfPools } from '@dojang/pdf';
 import { pdfinfo, pdfsig } from '@dojang/pdf/testing/poppler';
 import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
@@ -59,6 +60,8 @@ describe('the integrator example against a real server', () => {
 
   afterAll(async () => {
     await t?.close();
+    // The PDF worker threads (signing, the certificate) would otherwise outlive the file.
+    await closeSharedPdfPools();
   });
 
   it('goes from a new document to the completed PDF and its audit certificate', async () => {
