@@ -98,6 +98,20 @@ module.exports = {
       },
     },
     {
+      name: 'client-stands-alone',
+      comment: 'libs/client is what integrators import: its generated types and openapi-fetch, no server code and no Node built-in (it runs in browsers too).',
+      severity: 'error',
+      from: { path: '^libs/client/', pathNot: TEST_CODE },
+      to: { pathNot: ['^libs/client/', 'node_modules/openapi-fetch/'] },
+    },
+    {
+      name: 'integrator-example-uses-the-client',
+      comment: 'examples/integrator is an integrator\'s program: it reaches the API through @dojang/client only, never the server\'s code.',
+      severity: 'error',
+      from: { path: '^examples/integrator/', pathNot: TEST_CODE },
+      to: { path: '^(libs|apps|test|bench|scripts|examples)/', pathNot: ['^libs/client/', '^examples/integrator/'] },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle makes load order matter (undefined at import time) and layers meaningless.',
       severity: 'error',
