@@ -150,11 +150,10 @@ describe('renderAuditCertificate with deliveries', () => {
   });
 
   it('lists each delivery in the timeline: kind, channel, masked recipient and provider id, in Korean and English, at its KST time', () => {
-    // A long label wraps inside its cell, so pdftotext interleaves it with the next column's lines.
-    for (const label of ['서명 요청 전달 / signing', '인증번호 전달 / PIN delivered', '완료 안내 전달 / completion', 'request delivered', 'notice delivered']) {
+    for (const label of ['서명 요청 전달 / signing request delivered', '인증번호 전달 / PIN delivered', '완료 안내 전달 / completion notice delivered']) {
       expect(text).toContain(label);
     }
-    for (const label of ['채널 Channel: 이메일 (Email)', '채널 Channel: 문자 (SMS)', '수신자 Recipient: h***@example.com', '수신자 Recipient: 010-****-5678']) {
+    for (const label of ['채널/Channel: 이메일 (Email)', '채널/Channel: 문자 (SMS)', '수신/To: h***@example.com', '수신/To: 010-****-5678', '발송 ID/Provider message ID:']) {
       expect(text).toContain(label);
     }
     const compact = text.replace(/\s+/g, '');

@@ -207,17 +207,22 @@ function participantBlock(p: AuditParticipant, index: number): Content {
   };
 }
 
+/** A timeline row; a delivery's label spans the event and actor columns (Dojang sent it). */
+type TimelineRow = AuditTimelineEntry & { delivery?: true };
+
 /** A delivery as a timeline row: who was told what, by which channel, under which provider id. */
-function deliveryEntry(d: AuditDelivery): AuditTimelineEntry {
+function deliveryEntry(d: AuditDelivery): TimelineRow {
   return {
     at: d.at,
     event: DELIVERY_LABELS[d.kind] ?? `메시지 전달 / ${d.kind} delivered`,
     actor: 'system',
+    // Short bilingual keys: a masked address must fit the column unbroken to stay legible.
     detail: [
-      `채널 Channel: ${CHANNEL_LABELS[d.channel] ?? d.channel}`,
-      `수신자 Recipient: ${dash(d.recipient_masked)}`,
-      `제공자 메시지 ID Provider message ID: ${dash(d.provider_message_id)}`,
+      `채널/Channel: ${CHANNEL_LABELS[d.channel] ?? d.channel}`,
+      `수신/To: ${dash(d.recipient_masked)}`,
+      `발송 ID/Provider message ID: ${dash(d.provider_message_id)}`,
     ].join('\n'),
+    delivery: true,
   };
 }
 
@@ -231,8 +236,8 @@ const instant = (at: string): number => {
  * trail's sequence, the delivery stream's revisions); a delivery goes after every entry of the
  * same instant, since a message answers the event that caused it.
  */
-export function timelineWithDeliveries(timeline: AuditTimelineEntry[], deliveries: AuditDelivery[]): AuditTimelineEntry[] {
-  const out: AuditTimelineEntry[] = [];
+export function timelineWithDeliveries(timeline: AuditTimelineEntry[], deliveries: AuditDelivery[]): TimelineRow[] {
+  const out: TimelineRow[] = [];
   let i = 0;
   for (const d of deliveries) {
     while (i < timeline.length && instant(timeline[i].at) <= instant(d.at)) out.push(timeline[i++]);
@@ -241,14 +246,13 @@ export function timelineWithDeliveries(timeline: AuditTimelineEntry[], deliverie
   return out.concat(timeline.slice(i));
 }
 
-function timelineTable(entries: AuditTimelineEntry[]): Content {
+function timelineTable(entries: TimelineRow[]): Content {
   const header: TableCell[] = [label('일시', 'Time'), label('이벤트', 'Event'), label('행위자', 'Actor'), label('내용', 'Detail')].map(
     (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
   );
   const rows: TableCell[][] = entries.map((e) => [
     { text: formatKst(e.at), fontSize: 8 },
-    EVENT_LABELS[e.event] ?? e.event,
-    e.actor,
+    ...(e.delivery ? [{ text: e.event, colSpan: 2 }, {}] : [EVENT_LABELS[e.event] ?? e.event, e.actor]),
     // A detail may hold a whole SHA-256: wrapped inside the column, never cut at the margin.
     { text: dash(e.detail && displayIp(e.detail)), fontSize: 8, wordBreak: 'break-all' } as TableCell,
   ]);
