@@ -4,6 +4,7 @@ import * as path from 'path';
 import { eventHash, GENESIS_HASH } from '@dojang/event-store';
 import { solidPng } from '../support/png';
 import { apiClient, ApiCall, ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
+import { eventually } from '../support/worker-process';
 
 /**
  * `cli verify` against an attacker who can rewrite the SQLite event log but holds neither the
@@ -59,8 +60,15 @@ function withEvents<T>(fn: (db: Database.Database) => T): T {
   }
 }
 
-const streamRows = (db: Database.Database, id: string) =>
-  db.prepare('SELECT * FROM events WHERE stream_id = ? ORDER BY stream_revision').all(`document-${id}`) as Row[];
+const streamRows = (db: Database.Database, id: string, kind: 'document' | 'delivery' = 'document') =>
+  db.prepare('SELECT * FROM events WHERE stream_id = ? ORDER BY stream_revision').all(`${kind}-${id}`) as Row[];
+
+/** The server's own worker sends the signing request and the completion notice, then records them. */
+const deliveriesOf = (id: string, atLeast: number) =>
+  eventually(async () => {
+    const rows = withEvents((db) => streamRows(db, id, 'delivery'));
+    return rows.length >= atLeast ? rows : undefined;
+  }, `${atLeast} deliveries recorded for ${id}`);
 
 beforeAll(async () => {
   server = await startServer({ dataDir: tempDataDir('dojang-verify-') });
@@ -86,8 +94,26 @@ it('an untouched completed document verifies: chain, signed head, event count, o
     event_count: 'ok',
     original_pdf: 'ok',
     final_pdf: 'ok',
+    delivery_chain: 'ok',
   });
-  expect(body.verdict).toMatch(/^intact: \d+ events, hash chain unbroken, signed chain head matches, final PDF matches its recorded SHA-256$/);
+  expect(body.verdict).toMatch(
+    new RegExp(`^intact: \\d+ events, hash chain unbroken, signed chain head matches, final PDF matches its recorded SHA-256, \\d+ deliveries chained in delivery-${id}$`),
+  );
+});
+
+it('editing a recorded delivery fails verify, naming the delivery chain and the event', async () => {
+  const { id } = await completedDocument('출장비 정산서');
+  const [, second] = await deliveriesOf(id, 2);
+  withEvents((db) => {
+    const data = { ...JSON.parse(second.data), provider_message_id: 'SMforged0000' };
+    db.prepare('UPDATE events SET data = ? WHERE global_position = ?').run(JSON.stringify(data), second.global_position);
+  });
+  const out = await runCli(['verify', id], { dataDir: server.dataDir });
+  expect(out.code).toBe(1);
+  const body = out.json();
+  expect(body.checks.find((c: { check: string }) => c.check === 'hash_chain').status).toBe('ok');
+  expect(body.failure).toMatchObject({ check: 'delivery_chain', event: { revision: 1, type: 'MessageDelivered', id: second.event_id } });
+  expect(body.verdict).toBe(`BROKEN (delivery_chain) at revision 1 MessageDelivered ${second.event_id}: delivery-${id} broken at revision 1: hash does not match the event content (event altered)`);
 });
 
 it('the completion records the original fixed at send', async () => {

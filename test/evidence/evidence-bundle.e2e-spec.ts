@@ -5,9 +5,13 @@ import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
 import { strFromU8, unzipSync, zipSync } from 'fflate';
+import { DeliveryEvidence } from '@dojang/application';
+import { maskPhone } from '@dojang/domain';
 import { eventHash, GENESIS_HASH } from '@dojang/event-store/hash-chain';
+import { pdfEvidenceEntry } from '@dojang/verifier/pades';
+import { pdftotext } from '@dojang/pdf/testing/poppler';
 import { client, Client, expectError, expectStatus } from '../support/api-helpers';
-import { sentWith, signer } from '../support/lifecycle';
+import { outboxOf, sentWith, signer } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 import { binary } from '../files/file-helpers';
 
@@ -19,7 +23,19 @@ const CHILD_TIMEOUT = 90_000;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** How the verdict names each check (the ✓/✗ line is Korean, the English one follows). */
-const LABEL = { manifest: '매니페스트', hash_chain: '해시 체인', head_proof: '체인 헤드 증명', pdf_hashes: 'PDF 해시', pades: 'PAdES 서명' } as const;
+const LABEL = {
+  manifest: '매니페스트',
+  hash_chain: '해시 체인',
+  head_proof: '체인 헤드 증명',
+  pdf_hashes: 'PDF 해시',
+  pades: 'PAdES 서명',
+  audit_certificate: '감사 추적 인증서 서명',
+  deliveries: '전달 기록 체인',
+} as const;
+
+/** Contacts that must appear only masked in the certificate and the bundle's delivery records. */
+const MINJUN = { name: '김민준', email: 'minjun.kim@example.com', phone: '010-2345-6789' };
+const SEOYEON = { name: '이서연', email: 'seoyeon.lee@example.com', phone: '010-9876-5432' };
 type Check = keyof typeof LABEL;
 
 interface Verdict {
@@ -57,14 +73,15 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
   const unzip = (zip: Buffer): Files => Object.fromEntries(Object.entries(unzipSync(zip)).map(([k, v]) => [k, Buffer.from(v)]));
   const zip = (files: Files) => Buffer.from(zipSync(files));
   const manifestOf = (files: Files) => JSON.parse(files['manifest.json'].toString('utf8'));
-  const eventsOf = (files: Files): any[] => strFromU8(files['events.jsonl']).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const eventsOf = (files: Files, name = 'events.jsonl'): any[] => strFromU8(files[name]).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const deliveriesOf = (files: Files) => eventsOf(files, 'deliveries.jsonl');
   const jsonl = (events: any[]) => Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
 
   /**
    * Edits parts of the bundle and then brings the manifest in line, as a forger would: the check
    * that catches the edit is then the one meant for it, not merely the manifest.
    */
-  function forge(edit: (files: Files) => void, options: { chainHead?: boolean } = {}): Buffer {
+  function forge(edit: (files: Files) => void, options: { chainHead?: boolean; deliveryHead?: boolean } = {}): Buffer {
     const files = unzip(bundle);
     edit(files);
     const manifest = manifestOf(files);
@@ -75,6 +92,10 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     if (options.chainHead) {
       const events = eventsOf(files);
       manifest.chain = { events: events.length, head_hash: events[events.length - 1].metadata.hash };
+    }
+    if (options.deliveryHead) {
+      const deliveries = deliveriesOf(files);
+      manifest.deliveries = { ...manifest.deliveries, events: deliveries.length, head_hash: deliveries[deliveries.length - 1].metadata.hash };
     }
     files['manifest.json'] = Buffer.from(JSON.stringify(manifest));
     return zip(files);
@@ -102,10 +123,12 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     t = await startTestApp();
     org = await t.createOrg();
     c = client(t, org.test);
-    const built = await sentWith(c, [{ name: '김민준' }, { name: '이서연' }]);
+    const built = await sentWith(c, [MINJUN, SEOYEON]);
     documentId = built.id;
-    for (const name of ['김민준', '이서연']) expectStatus(await signer(t, built.p[name].token).sign(), 200);
+    for (const name of [MINJUN.name, SEOYEON.name]) expectStatus(await signer(t, built.p[name].token).sign(), 200);
     expect(expectStatus(await c.get(`/documents/${documentId}`), 200).body.status).toBe('completed');
+    // The signing requests and the completion notices are sent (and recorded) by the worker.
+    await outboxOf(t, c, documentId);
     const res = await download(documentId, org.test).expect(200);
     expect(res.headers['content-type']).toBe('application/zip');
     bundle = res.body;
@@ -118,11 +141,11 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
 
   it('holds the events as stored, both PDFs, the audit certificate, the certificate and a manifest of SHA-256s', async () => {
     const files = unzip(bundle);
-    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'events.jsonl', 'final.pdf', 'manifest.json', 'original.pdf', 'signing-chain.pem']);
+    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'deliveries.jsonl', 'events.jsonl', 'final.pdf', 'manifest.json', 'original.pdf', 'signing-chain.pem']);
     const stored = await t.infra.events.readStream(`document-${documentId}`);
     expect(eventsOf(files)).toEqual(JSON.parse(JSON.stringify(stored)));
     const manifest = manifestOf(files);
-    expect(manifest).toMatchObject({ document_id: documentId, completed: true, note: null, chain: { events: stored.length, head_hash: stored[stored.length - 1].metadata.hash } });
+    expect(manifest).toMatchObject({ format: 'dojang-evidence/2', document_id: documentId, completed: true, note: null, chain: { events: stored.length, head_hash: stored[stored.length - 1].metadata.hash } });
     expect(Date.parse(manifest.generated_at)).not.toBeNaN();
     for (const f of manifest.files) expect(f).toEqual({ name: f.name, sha256: sha256(files[f.name]), byte_size: files[f.name].length });
     const doc = expectStatus(await c.get(`/documents/${documentId}`), 200).body;
@@ -137,12 +160,83 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     expect(execFileSync('pdfsig', [pdf]).toString()).toMatch(/Signature Validation: Signature is Valid/);
   });
 
+  it('holds the delivery stream as stored, in the manifest, and the certificate lists and seals the same deliveries, recipients masked', async () => {
+    const files = unzip(bundle);
+    const stored = await t.infra.events.readStream(`delivery-${documentId}`);
+    const outbox = await outboxOf(t, c, documentId);
+    expect(stored.length).toBe(outbox.length);
+    expect(stored.map((e) => e.data.kind)).toEqual(expect.arrayContaining(['signing_request', 'completed']));
+    expect(deliveriesOf(files)).toEqual(JSON.parse(JSON.stringify(stored)));
+    expect(manifestOf(files).deliveries).toEqual({ stream_id: `delivery-${documentId}`, events: stored.length, head_hash: stored[stored.length - 1].metadata.hash });
+    expect(manifestOf(files).files.map((f: any) => f.name)).toContain('deliveries.jsonl');
+
+    const certificate = files['audit-certificate.pdf'];
+    expect(pdfEvidenceEntry(certificate, 'DojangDeliveryHead')).toEqual({
+      document_id: documentId,
+      stream_id: `delivery-${documentId}`,
+      event_count: stored.length,
+      head_hash: stored[stored.length - 1].metadata.hash,
+    });
+    const text = pdftotext(certificate);
+    const compact = text.replace(/\s+/g, '');
+    expect(text).toContain('서명 요청 전달 / signing request delivered');
+    expect(text).toContain('완료 안내 전달 / completion notice delivered');
+    expect(compact).toContain(`${stored[stored.length - 1].metadata.hash}(${stored.length}deliveries)`);
+    for (const e of stored) {
+      expect(text).toContain(`수신/To: ${String(e.data.recipient_masked)}`);
+    }
+    expect(text).toContain('발송 ID/Provider message ID: outbox');
+    expect(text).toContain('채널/Channel: 이메일 (Email)');
+    expect(text).toContain('채널/Channel: 문자 (SMS)');
+    // Masked in the rows and everywhere else: the certificate and the delivery records never hold a full contact.
+    for (const contact of [MINJUN.email, SEOYEON.email, MINJUN.phone, SEOYEON.phone]) {
+      expect(text).not.toContain(contact);
+      expect(compact).not.toContain(contact.replace(/-/g, ''));
+      expect(files['deliveries.jsonl'].toString('utf8')).not.toContain(contact);
+    }
+  });
+
+  it('lists the deliveries recorded when it is generated: one recorded later is in the next certificate, not the earlier one', async () => {
+    const built = await sentWith(c, [{ name: '최유나', email: 'yuna.choi@example.com' }]);
+    await outboxOf(t, c, built.id);
+    const before = (await t.http.get(`/v1/documents/${built.id}/file?audit=true`).set(bearer(org.test)).buffer(true).parse(binary).expect(200)).body;
+    const sealedBefore = pdfEvidenceEntry<{ event_count: number }>(before, 'DojangDeliveryHead')!;
+    expect(sealedBefore.event_count).toBeGreaterThanOrEqual(1);
+    // A reminder delivered after that certificate was made.
+    await new DeliveryEvidence(t.infra.events).record({
+      message_id: 'msg_late_reminder',
+      kind: 'reminder',
+      organization_id: org.id,
+      livemode: false,
+      document_id: built.id,
+      participant_id: built.p['최유나'].id,
+      channel: 'sms',
+      to: '010-5555-1234',
+      provider_message_id: 'SMlate0123456789',
+      delivered_at: new Date().toISOString(),
+    });
+    expect(pdftotext(before).replace(/\s+/g, '')).not.toContain('SMlate0123456789');
+    const after = (await download(built.id, org.test).expect(200)).body;
+    const files = unzip(after);
+    expect(deliveriesOf(files)).toHaveLength(sealedBefore.event_count + 1);
+    const text = pdftotext(files['audit-certificate.pdf']);
+    expect(text).toContain('알림 전달 / reminder delivered');
+    expect(text.replace(/\s+/g, '')).toContain('SMlate0123456789');
+    expect(text).toContain(`수신/To: ${maskPhone('010-5555-1234')}`);
+    expect(text).not.toContain('010-5555-1234');
+    expect(pdfEvidenceEntry<{ event_count: number }>(files['audit-certificate.pdf'], 'DojangDeliveryHead')!.event_count).toBe(sealedBefore.event_count + 1);
+    const v = await verify(after, 'late-delivery');
+    expect(v).toMatchObject({ code: 0, failed: [] });
+    expect(v.stdout).toContain(`${sealedBefore.event_count + 1} deliveries / 전달 기록 ${sealedBefore.event_count + 1}건`);
+  }, CHILD_TIMEOUT);
+
   it('an intact bundle passes every check: exit 0, a verdict in Korean and English', async () => {
     const v = await verify(bundle, 'intact');
     expect(v).toMatchObject({ code: 0, failed: [] });
     for (const label of Object.values(LABEL)) expect(v.stdout).toContain(`✓ ${label}`);
     expect(v.stdout).toContain('결과: 모든 검사를 통과했습니다. / Verdict: every check passed.');
     expect(v.stdout).toMatch(/Chain-head proof: head at revision \d+ signed with the bundle's certificate/);
+    expect(v.stdout).toMatch(/Delivery chain: \d+ deliveries in delivery-[0-9a-f-]{36}, every prev_hash and hash matches, as sealed in the audit certificate/);
   }, CHILD_TIMEOUT);
 
   it('detects each kind of tampering, naming the check (exit 1)', async () => {
@@ -175,7 +269,26 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
         })(),
         ['manifest'],
       ],
-      ['certificate swapped for another self-signed one', forge((f) => (f['signing-chain.pem'] = fs.readFileSync(otherCert))), ['head_proof', 'pades']],
+      ['certificate swapped for another self-signed one', forge((f) => (f['signing-chain.pem'] = fs.readFileSync(otherCert))), ['head_proof', 'pades', 'audit_certificate', 'deliveries']],
+      [
+        'a delivery edited (its provider message id)',
+        forge((f) => {
+          const list = deliveriesOf(f);
+          list[0].data.provider_message_id = 'SMforged';
+          f['deliveries.jsonl'] = jsonl(list);
+        }),
+        ['deliveries'],
+      ],
+      ['a delivery dropped', forge((f) => (f['deliveries.jsonl'] = jsonl(deliveriesOf(f).filter((_e, i) => i !== 1))), { deliveryHead: true }), ['deliveries']],
+      [
+        'deliveries reordered',
+        forge((f) => {
+          const [first, second, ...rest] = deliveriesOf(f);
+          f['deliveries.jsonl'] = jsonl([second, first, ...rest]);
+        }),
+        ['deliveries'],
+      ],
+      ['the last delivery dropped and the manifest rewritten', forge((f) => (f['deliveries.jsonl'] = jsonl(deliveriesOf(f).slice(0, -1))), { deliveryHead: true }), ['deliveries']],
     ];
     const verdicts = await Promise.all(cases.map(([name, z], i) => verify(z, `tampered-${i}`).then((v) => [name, v] as const)));
     for (const [i, [name, v]] of verdicts.entries()) {
@@ -196,7 +309,7 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
   it('a document not yet completed still gets a bundle of what exists, and says so', async () => {
     const built = await sentWith(c, [{ name: '박지훈' }]);
     const files = unzip((await download(built.id, org.test).expect(200)).body);
-    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'events.jsonl', 'manifest.json', 'original.pdf', 'signing-chain.pem']);
+    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'deliveries.jsonl', 'events.jsonl', 'manifest.json', 'original.pdf', 'signing-chain.pem']);
     const manifest = manifestOf(files);
     expect(manifest).toMatchObject({ completed: false, status: 'sent' });
     expect(manifest.note).toMatch(/not completed/);

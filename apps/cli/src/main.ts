@@ -19,8 +19,9 @@ const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
         [--as-of ISO]                   only the events up to that instant, and the state folded from them
         [--diff]                        what each event changed in the folded state
   verify DOCUMENT_ID [--pdf FINAL.pdf]  check the hash chain, the signed chain head (re-hashing,
-                                        truncation), the original and final PDF; --pdf compares a
-                                        final PDF you hold with the log. Exit 1 on any failure.
+                                        truncation), the original and final PDF, and the chain of
+                                        delivery-<uuid>; --pdf compares a final PDF you hold with
+                                        the log. Exit 1 on any failure.
   projections rebuild [NAME ...]
   projections status [--json]           position, lag, generation and last error of each projection
   report COLLECTION [--org ORG_ID]      rows of a PROJECTIONS plugin's collection (JSON)
@@ -202,10 +203,11 @@ async function run(argv: string[]): Promise<unknown> {
       const failure = result.failure;
       const finalChecked = result.checks.some((c) => c.check === 'final_pdf' && c.status === 'ok');
       const sealed = result.checks.some((c) => c.check === 'head_signature' && c.status === 'ok');
+      const delivered = result.deliveries === undefined ? '' : `, ${result.deliveries} deliveries chained in delivery-${action}`;
       return {
         ...result,
         verdict: !failure
-          ? `intact: ${result.events} events, hash chain unbroken${sealed ? ', signed chain head matches' : ''}${finalChecked ? ', final PDF matches its recorded SHA-256' : ''}`
+          ? `intact: ${result.events} events, hash chain unbroken${sealed ? ', signed chain head matches' : ''}${finalChecked ? ', final PDF matches its recorded SHA-256' : ''}${delivered}`
           : `BROKEN (${failure.check})${failure.event ? ` at revision ${failure.event.revision} ${failure.event.type} ${failure.event.id}` : ''}: ${failure.detail}`,
       };
     }

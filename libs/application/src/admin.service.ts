@@ -6,6 +6,7 @@ import {
   MemberRole,
   OrganizationCommand,
   WorkspaceKind,
+  deliveryStreamId,
   documentDecider,
   documentStreamId,
   organizationDecider,
@@ -137,7 +138,10 @@ export class AdminService {
       const recorded = (await readPdfEvidence(options.witnessPdf))[CHAIN_HEAD_PDF_KEY];
       witness = { head: recorded ? (JSON.parse(recorded) as ChainHead) : null, sha256: sha256Hex(options.witnessPdf) };
     }
-    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha), witness });
+    // The stored id spelling: the delivery stream is named after the document's own id.
+    const id = String(events[0].data.document_id ?? documentId);
+    const deliveries = { document_id: id, events: await this.infra.events.readStream(deliveryStreamId(id)) };
+    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha), witness, deliveries });
     return { document_id: documentId, found: true as const, ...verification };
   }
 

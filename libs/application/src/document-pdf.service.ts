@@ -173,9 +173,10 @@ export class DocumentPdfService {
 
   /**
    * Signs a bundle (final PDF + audit certificate) once more, in an incremental update: the
-   * contract's own signature stays valid for its revision and this one covers the whole file.
+   * contract's own signature stays valid for its revision and this one covers the whole file,
+   * `evidence` entries (the certificate's `DojangDeliveryHead`) included.
    */
-  async countersign(bundle: Buffer, reason: string): Promise<Buffer> {
+  async countersign(bundle: Buffer, reason: string, evidence?: Record<string, string>): Promise<Buffer> {
     const identity = await this.signingIdentity();
     const out = await this.pool.run(
       COUNTERSIGN,
@@ -188,6 +189,7 @@ export class DocumentPdfService {
           name: 'Dojang',
           location: 'Dojang e-signature service',
           ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
+          ...(evidence ? { evidence } : {}),
         },
       },
       { timeoutMs: this.config.pdfJobTimeoutMs },

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { appendPdfs } from './append-pdfs';
-import { AuditCertificateInput, formatKst, renderAuditCertificate } from './audit-certificate';
+import { AuditCertificateInput, AuditDelivery, formatKst, renderAuditCertificate, timelineWithDeliveries } from './audit-certificate';
 import { contentDispositionFor } from './content-disposition';
 import { renderDocumentPdf } from './render-document';
-import { countersignPdf, sha256Hex, signPdf } from './sign-pdf';
+import { countersignPdf, readPdfEvidence, sha256Hex, signPdf } from './sign-pdf';
 import { loadOrCreateSigningIdentity } from './signing-identity';
 import { pdfFixture } from './testing/fixtures';
 import { pdffonts, pdfsig, pdftotext } from './testing/poppler';
@@ -133,6 +133,79 @@ describe('renderAuditCertificate with the service\'s own audit trail', () => {
   });
 });
 
+describe('renderAuditCertificate with deliveries', () => {
+  const DELIVERY_HEAD = '7e1d0c9b8a7f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918e7d6c5b';
+  const deliveries: AuditDelivery[] = [
+    { at: '2026-03-01T00:00:02Z', kind: 'signing_request', channel: 'email', recipient_masked: 'h***@example.com', provider_message_id: '<a1b2c3@mail.dojang.test>' },
+    { at: '2026-03-01T00:06:10Z', kind: 'pin', channel: 'sms', recipient_masked: '010-****-5678', provider_message_id: 'SM0123456789abcdef0123456789abcdef' },
+    { at: '2026-03-01T00:07:31Z', kind: 'completed', channel: 'email', recipient_masked: 'h***@example.com', provider_message_id: '<d4e5f6@mail.dojang.test>' },
+  ];
+  let text: string;
+  let layout: string;
+
+  beforeAll(async () => {
+    const pdf = await renderAuditCertificate({ ...input, deliveries: { entries: deliveries, head_hash: DELIVERY_HEAD, event_count: 3 } });
+    text = pdftotext(pdf);
+    layout = pdftotext(pdf, true);
+  });
+
+  it('lists each delivery in the timeline: kind, channel, masked recipient and provider id, in Korean and English, at its KST time', () => {
+    for (const label of ['서명 요청 전달 / signing request delivered', '인증번호 전달 / PIN delivered', '완료 안내 전달 / completion notice delivered']) {
+      expect(text).toContain(label);
+    }
+    for (const label of ['채널/Channel: 이메일 (Email)', '채널/Channel: 문자 (SMS)', '수신/To: h***@example.com', '수신/To: 010-****-5678', '발송 ID/Provider message ID:']) {
+      expect(text).toContain(label);
+    }
+    const compact = text.replace(/\s+/g, '');
+    for (const id of ['<a1b2c3@mail.dojang.test>', 'SM0123456789abcdef0123456789abcdef', '<d4e5f6@mail.dojang.test>']) expect(compact).toContain(id);
+    expect(text).toContain('2026-03-01 09:06:10 KST');
+  });
+
+  it('merges them with the audit trail by time, a delivery after the event of the same instant', () => {
+    const rows = layout.split('\n').filter((l) => /^\s*\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} KST/.test(l)).map((l) => l.trim().slice(0, 23));
+    expect(rows).toEqual([
+      '2026-03-01 09:00:00 KST', // sent
+      '2026-03-01 09:00:02 KST', // signing request delivered
+      '2026-03-01 09:05:00 KST', // viewed
+      '2026-03-01 09:06:10 KST', // PIN delivered
+      '2026-03-01 09:07:30 KST', // signed
+      '2026-03-01 09:07:31 KST', // completed
+      '2026-03-01 09:07:31 KST', // completion notice delivered
+    ]);
+    expect(text.indexOf('전체 서명 완료 (Completed)')).toBeLessThan(text.indexOf('완료 안내 전달'));
+  });
+
+  it('prints the delivery chain head over the deliveries it lists, and says what a certificate covers', () => {
+    expect(text).toContain('전달 기록 체인 헤드');
+    expect(text).toContain('Delivery chain head');
+    expect(text.replace(/\s+/g, '')).toContain(`${DELIVERY_HEAD}(3deliveries)`);
+    expect(text).toMatch(/Deliveries are the messages recorded up to the moment this certificate was\s+generated/);
+  });
+
+  it('says when no delivery was recorded, and shows no delivery part for an input without it', async () => {
+    const none = pdftotext(await renderAuditCertificate({ ...input, deliveries: { entries: [], head_hash: null, event_count: 0 } }));
+    expect(none).toContain('전달 기록 없음 (no deliveries recorded)');
+    expect(none).not.toContain('delivered');
+    const without = pdftotext(await renderAuditCertificate(input));
+    expect(without).not.toContain('전달 기록');
+  });
+
+  it('timelineWithDeliveries keeps each list in its own order', () => {
+    const merged = timelineWithDeliveries(input.timeline, [
+      { ...deliveries[0], at: '2026-03-01T00:00:00Z' },
+      { ...deliveries[1], at: '2026-02-28T00:00:00Z' }, // a stream revision recorded with an earlier clock stays after its predecessor
+    ]);
+    expect(merged.map((e) => e.event)).toEqual([
+      'document.sent',
+      '서명 요청 전달 / signing request delivered',
+      '인증번호 전달 / PIN delivered',
+      'document.viewed',
+      'participant.signed',
+      'document.completed',
+    ]);
+  });
+});
+
 describe('appendPdfs', () => {
   let certificate: Buffer;
   beforeAll(async () => {
@@ -184,6 +257,33 @@ describe('appendPdfs', () => {
       expect(second).toContain('Signature Validation: Signature is Valid.');
       expect(second).toContain('Total document signed');
       expect(await pageCount(sealed)).toBe(await pageCount(bundle));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a countersignature carries its evidence entries beside those of the signed contract, covered by it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dojang-bundle-'));
+    try {
+      const identity = await loadOrCreateSigningIdentity({ dataDir });
+      const contract = await renderDocumentPdf({ title: '근로계약서', format: 'text', content: '갑과 을은 다음과 같이 계약한다.' });
+      const signed = await signPdf(contract, { p12: identity.p12, passphrase: identity.passphrase, evidence: { DojangChainHead: '{"hash":"c0ffee"}' } });
+      const bundle = await appendPdfs(signed, certificate);
+      const head = JSON.stringify({ document_id: input.document_id, event_count: 3, head_hash: 'ab'.repeat(32) });
+      const sealed = await countersignPdf(bundle, { p12: identity.p12, passphrase: identity.passphrase, reason: 'Audit trail certificate', evidence: { DojangDeliveryHead: head } });
+      expect(sealed.subarray(0, bundle.length).equals(bundle)).toBe(true);
+      expect(await readPdfEvidence(sealed)).toEqual({ DojangChainHead: '{"hash":"c0ffee"}', DojangDeliveryHead: head });
+      const [first, second] = pdfsig(sealed).split(/^Signature #\d+:$/m).slice(1);
+      expect(first).toContain('Signature Validation: Signature is Valid.');
+      expect(second).toContain('Signature Validation: Signature is Valid.');
+      expect(second).toContain('Total document signed');
+      // An unsigned original (a draft's certificate) is signed whole, with the entry too.
+      const whole = await countersignPdf(Buffer.from(await (await PDFDocument.load(contract)).save({ useObjectStreams: true })), {
+        p12: identity.p12,
+        passphrase: identity.passphrase,
+        evidence: { DojangDeliveryHead: head },
+      });
+      expect((await readPdfEvidence(whole)).DojangDeliveryHead).toBe(head);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -23,6 +23,21 @@ export interface AuditTimelineEntry {
   detail?: string | null;
 }
 
+/**
+ * A message about the document that left Dojang (a `MessageDelivered` of the `delivery-<id>`
+ * stream). The recipient arrives masked: the certificate never prints a full address or number.
+ */
+export interface AuditDelivery {
+  /** When the provider accepted it (or it reached the test-mode outbox). */
+  at: string;
+  /** signing_request, reminder, pin, completed, canceled, expired, declined. */
+  kind: string;
+  channel: string;
+  recipient_masked: string;
+  /** The SMTP Message-ID or Twilio SID; `outbox` in test mode. */
+  provider_message_id: string;
+}
+
 export interface AuditCertificateInput {
   title: string;
   document_id: string;
@@ -40,6 +55,16 @@ export interface AuditCertificateInput {
     head_hash: string;
     event_count: number;
     sealed?: { revision: number; hash: string; completed_event_count: number } | null;
+  } | null;
+  /**
+   * Every delivery recorded in `delivery-<id>` when the certificate was generated, oldest first,
+   * and the head of exactly those: listed in the timeline, and the head printed beside the event
+   * chain's (the caller seals the same head into the countersignature). Absent: not shown.
+   */
+  deliveries?: {
+    entries: AuditDelivery[];
+    head_hash: string | null;
+    event_count: number;
   } | null;
 }
 
@@ -93,6 +118,21 @@ const EVENT_LABELS: Record<string, string> = {
   DocumentDeclined: '서명 거절 (Declined)',
   DocumentExpired: '기한 만료 (Expired)',
   ReminderSent: '알림 재발송 (Reminder sent)',
+};
+
+const DELIVERY_LABELS: Record<string, string> = {
+  signing_request: '서명 요청 전달 / signing request delivered',
+  reminder: '알림 전달 / reminder delivered',
+  pin: '인증번호 전달 / PIN delivered',
+  completed: '완료 안내 전달 / completion notice delivered',
+  canceled: '취소 안내 전달 / cancelation notice delivered',
+  expired: '만료 안내 전달 / expiry notice delivered',
+  declined: '거절 안내 전달 / decline notice delivered',
+};
+
+const CHANNEL_LABELS: Record<string, string> = {
+  email: '이메일 (Email)',
+  sms: '문자 (SMS)',
 };
 
 const KST_OFFSET_MS = 9 * 3600 * 1000;
@@ -167,14 +207,52 @@ function participantBlock(p: AuditParticipant, index: number): Content {
   };
 }
 
-function timelineTable(entries: AuditTimelineEntry[]): Content {
+/** A timeline row; a delivery's label spans the event and actor columns (Dojang sent it). */
+type TimelineRow = AuditTimelineEntry & { delivery?: true };
+
+/** A delivery as a timeline row: who was told what, by which channel, under which provider id. */
+function deliveryEntry(d: AuditDelivery): TimelineRow {
+  return {
+    at: d.at,
+    event: DELIVERY_LABELS[d.kind] ?? `메시지 전달 / ${d.kind} delivered`,
+    actor: 'system',
+    // Short bilingual keys: a masked address must fit the column unbroken to stay legible.
+    detail: [
+      `채널/Channel: ${CHANNEL_LABELS[d.channel] ?? d.channel}`,
+      `수신/To: ${dash(d.recipient_masked)}`,
+      `발송 ID/Provider message ID: ${dash(d.provider_message_id)}`,
+    ].join('\n'),
+    delivery: true,
+  };
+}
+
+const instant = (at: string): number => {
+  const t = Date.parse(at);
+  return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t;
+};
+
+/**
+ * The timeline with the deliveries merged in by time. Each list keeps its own order (the audit
+ * trail's sequence, the delivery stream's revisions); a delivery goes after every entry of the
+ * same instant, since a message answers the event that caused it.
+ */
+export function timelineWithDeliveries(timeline: AuditTimelineEntry[], deliveries: AuditDelivery[]): TimelineRow[] {
+  const out: TimelineRow[] = [];
+  let i = 0;
+  for (const d of deliveries) {
+    while (i < timeline.length && instant(timeline[i].at) <= instant(d.at)) out.push(timeline[i++]);
+    out.push(deliveryEntry(d));
+  }
+  return out.concat(timeline.slice(i));
+}
+
+function timelineTable(entries: TimelineRow[]): Content {
   const header: TableCell[] = [label('일시', 'Time'), label('이벤트', 'Event'), label('행위자', 'Actor'), label('내용', 'Detail')].map(
     (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
   );
   const rows: TableCell[][] = entries.map((e) => [
     { text: formatKst(e.at), fontSize: 8 },
-    EVENT_LABELS[e.event] ?? e.event,
-    e.actor,
+    ...(e.delivery ? [{ text: e.event, colSpan: 2 }, {}] : [EVENT_LABELS[e.event] ?? e.event, e.actor]),
     // A detail may hold a whole SHA-256: wrapped inside the column, never cut at the margin.
     { text: dash(e.detail && displayIp(e.detail)), fontSize: 8, wordBreak: 'break-all' } as TableCell,
   ]);
@@ -228,18 +306,35 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
                 : []),
             ] as Array<[Content, Content]>)
           : []),
+        ...(info.deliveries
+          ? ([
+              [
+                label('전달 기록 체인 헤드', 'Delivery chain head'),
+                info.deliveries.head_hash ? mono(`${info.deliveries.head_hash} (${info.deliveries.event_count} deliveries)`) : '전달 기록 없음 (no deliveries recorded)',
+              ],
+            ] as Array<[Content, Content]>)
+          : []),
       ]),
       sectionHeading('참여자', 'Participants'),
       ...info.participants.map(participantBlock),
       sectionHeading('처리 이력', 'Timeline'),
-      timelineTable(info.timeline),
+      timelineTable(info.deliveries ? timelineWithDeliveries(info.timeline, info.deliveries.entries) : info.timeline),
       {
         text: [
           '해시(SHA-256)는 파일이 한 바이트라도 바뀌면 달라집니다. 최종 문서 해시는 이 인증서를 붙이기 전 서명 완료 문서의 값입니다.\n',
           {
-            text: 'A SHA-256 hash changes if a single byte of the file changes. The final hash is that of the completed, signed document before this certificate was attached.',
+            text: 'A SHA-256 hash changes if a single byte of the file changes. The final hash is that of the completed, signed document before this certificate was attached.\n',
             color: '#666666',
           },
+          ...(info.deliveries
+            ? [
+                '전달 기록은 이 인증서를 발급한 시점까지 기록된 메시지 발송이며(수신자는 가려서 표시), 그 이후의 발송은 나중에 발급하는 인증서에 나타납니다. 전달 기록 체인 헤드는 이 인증서의 서명에 함께 봉인됩니다.\n',
+                {
+                  text: 'Deliveries are the messages recorded up to the moment this certificate was generated (recipients masked); a message sent later appears in a certificate generated later. The delivery chain head is sealed in this certificate\'s signature.',
+                  color: '#666666',
+                },
+              ]
+            : []),
         ],
         fontSize: 7.5,
         margin: [0, 14, 0, 0],

@@ -27,7 +27,9 @@ export { TimestampError } from './rfc3161-timestamp';
 export {
   renderAuditCertificate,
   buildAuditCertificateDefinition,
+  timelineWithDeliveries,
   type AuditCertificateInput,
+  type AuditDelivery,
   type AuditParticipant,
   type AuditTimelineEntry,
 } from './audit-certificate';

@@ -134,6 +134,11 @@ export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise
   const withPlaceholder = await updateIncrementally(pdf, (doc) => {
     const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
     const existing = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray)?.size() ?? 0;
+    // As signPdf does: written in the update, before the placeholder, so the signature covers it.
+    if (opts.evidence) {
+      const info = infoDictionary(doc);
+      for (const [key, value] of Object.entries(opts.evidence)) info.set(PDFName.of(key), PDFHexString.fromText(value));
+    }
     addSignaturePlaceholder(doc, signer, opts);
     // The placeholder always names its field Signature1; field names must be unique.
     const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);

@@ -2,18 +2,53 @@
  * The evidence bundle's layout, shared by the API that writes it and the verifier that reads it.
  * A bundle is one ZIP; every name below is a file at its root.
  */
-export const BUNDLE_FORMAT = 'dojang-evidence/1';
+export const BUNDLE_FORMAT = 'dojang-evidence/2';
+
+/**
+ * Every format the verifier reads. `dojang-evidence/1` predates delivery records: its bundles
+ * hold no `deliveries.jsonl` and their audit certificate seals no delivery head.
+ */
+export const BUNDLE_FORMATS = ['dojang-evidence/1', BUNDLE_FORMAT] as const;
+export type BundleFormat = (typeof BUNDLE_FORMATS)[number];
+
+/** The first format whose bundles always carry the delivery stream. */
+export const FIRST_FORMAT_WITH_DELIVERIES: BundleFormat = 'dojang-evidence/2';
 
 export const BUNDLE_FILES = {
   manifest: 'manifest.json',
   /** The document stream, one stored event per line, exactly as the event store holds it. */
   events: 'events.jsonl',
+  /** The `delivery-<document_id>` stream, the same way (empty when nothing was sent). Format 2 on. */
+  deliveries: 'deliveries.jsonl',
   original: 'original.pdf',
   final: 'final.pdf',
   auditCertificate: 'audit-certificate.pdf',
   /** The document-signing certificate first, then any intermediates (PEM). */
   signingChain: 'signing-chain.pem',
 } as const;
+
+/**
+ * The stream a document's deliveries live in. Restated from libs/domain (`deliveryStreamId`),
+ * which the verifier may not import; a spec keeps the two equal.
+ */
+export const deliveryStreamOf = (documentId: string) => `delivery-${documentId}`;
+export const documentStreamOf = (documentId: string) => `document-${documentId}`;
+
+/**
+ * The information-dictionary entry the audit certificate's countersignature carries: the
+ * delivery chain the certificate lists, as JSON `DeliveryHead`. Signed with the document-signing
+ * key, so a delivery log re-hashed or cut short after the certificate was made no longer matches.
+ */
+export const DELIVERY_HEAD_PDF_KEY = 'DojangDeliveryHead';
+
+export interface DeliveryHead {
+  document_id: string;
+  stream_id: string;
+  /** Deliveries the certificate lists: the stream's revisions 0..event_count-1. */
+  event_count: number;
+  /** The stored hash of the last of them; null when there are none. */
+  head_hash: string | null;
+}
 
 export interface ManifestFile {
   name: string;
@@ -22,7 +57,7 @@ export interface ManifestFile {
 }
 
 export interface BundleManifest {
-  format: typeof BUNDLE_FORMAT;
+  format: BundleFormat;
   document_id: string;
   generated_at: string;
   /** False for a document not (yet) completed: the bundle holds what exists, and says so. */
@@ -30,10 +65,12 @@ export interface BundleManifest {
   status: string;
   note: string | null;
   chain: { events: number; head_hash: string | null };
+  /** The delivery stream in `deliveries.jsonl` (format 2 on). */
+  deliveries?: { stream_id: string; events: number; head_hash: string | null };
   files: ManifestFile[];
 }
 
-/** One line of events.jsonl: a stored event, hashes in its metadata. */
+/** One line of events.jsonl (or deliveries.jsonl): a stored event, hashes in its metadata. */
 export interface BundledEvent {
   event_id: string;
   stream_id: string;

@@ -7,7 +7,8 @@ const MARK = { pass: '✓', fail: '✗', skip: '–' } as const;
 
 /** The verdict as an auditor reads it: each check once in Korean, once in English. */
 export function formatVerdict(v: BundleVerdict): string {
-  const lines = [`Dojang evidence bundle / 전자서명 증거 번들: document ${v.document_id ?? '?'} (${v.events} events / 이벤트 ${v.events}개)`];
+  const deliveries = v.deliveries === null ? '' : `, ${v.deliveries} deliveries / 전달 기록 ${v.deliveries}건`;
+  const lines = [`Dojang evidence bundle / 전자서명 증거 번들: document ${v.document_id ?? '?'} (${v.events} events / 이벤트 ${v.events}개${deliveries})`];
   if (!v.completed) lines.push('  ! 완료되지 않은 문서입니다: 번들에는 지금까지 존재하는 것만 들어 있습니다.', '  ! Document not completed: the bundle holds what exists so far.');
   for (const c of v.checks) {
     lines.push(`  ${MARK[c.status]} ${c.ko}`, `    ${c.en}`);

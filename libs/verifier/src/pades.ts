@@ -87,10 +87,14 @@ export function verifyPades(pdf: Buffer, certificate: Buffer): PadesResult {
   return { ok: true, detail: `signature over bytes 0..${b} and ${c}..${c + d} verifies with ${cert.subject.replace(/\n/g, ', ')}` };
 }
 
-/** The `DojangChainHead` entry of a PDF's information dictionary (the head its signature was made over), if any. */
-export function pdfChainHead(pdf: Buffer): { revision: number; hash: string; completed_event_count: number } | null {
+/**
+ * A JSON entry of a PDF's information dictionary (`DojangChainHead`, `DojangDeliveryHead`), read
+ * from the bytes: the last one written wins, as the newest incremental update's dictionary does.
+ * Trust it only when the signature it sits under covers the whole file (verifyPades).
+ */
+export function pdfEvidenceEntry<T>(pdf: Buffer, key: string): T | null {
   const text = pdf.toString('latin1');
-  const hits = [...text.matchAll(/\/DojangChainHead\s*(<[0-9A-Fa-f\s]*>|\((?:\\.|[^\\)])*\))/g)];
+  const hits = [...text.matchAll(new RegExp(`/${key}\\s*(<[0-9A-Fa-f\\s]*>|\\((?:\\\\.|[^\\\\)])*\\))`, 'g'))];
   const raw = hits[hits.length - 1]?.[1];
   if (!raw) return null;
   let value: string;
@@ -101,8 +105,13 @@ export function pdfChainHead(pdf: Buffer): { revision: number; hash: string; com
     value = raw.slice(1, -1).replace(/\\([()\\])/g, '$1');
   }
   try {
-    return JSON.parse(value) as { revision: number; hash: string; completed_event_count: number };
+    return JSON.parse(value) as T;
   } catch {
     return null;
   }
+}
+
+/** The `DojangChainHead` entry of a PDF's information dictionary (the head its signature was made over), if any. */
+export function pdfChainHead(pdf: Buffer): { revision: number; hash: string; completed_event_count: number } | null {
+  return pdfEvidenceEntry(pdf, 'DojangChainHead');
 }

@@ -1,10 +1,21 @@
 import { unzipSync } from 'fflate';
 import { eventHash, GENESIS_HASH, verifyChain } from '../../event-store/src/hash-chain';
-import { BUNDLE_FILES, BUNDLE_FORMAT, BundledEvent, BundleManifest } from './bundle-format';
+import {
+  BUNDLE_FILES,
+  BUNDLE_FORMATS,
+  BundledEvent,
+  BundleManifest,
+  DELIVERY_HEAD_PDF_KEY,
+  DeliveryHead,
+  deliveryStreamOf,
+  documentStreamOf,
+  FIRST_FORMAT_WITH_DELIVERIES,
+} from './bundle-format';
 import { ChainHeadProof, chainHeadProofProblem, completingSignatureOf, sha256Hex } from './chain-head-proof';
-import { pdfChainHead, pemCertificates, verifyPades } from './pades';
+import { deliveryHeadProblem, verifyDeliveryChain } from './delivery-chain';
+import { pdfChainHead, pdfEvidenceEntry, pemCertificates, verifyPades } from './pades';
 
-export type CheckId = 'manifest' | 'hash_chain' | 'head_proof' | 'pdf_hashes' | 'pades';
+export type CheckId = 'manifest' | 'hash_chain' | 'head_proof' | 'pdf_hashes' | 'pades' | 'audit_certificate' | 'deliveries';
 
 export interface BundleCheck {
   id: CheckId;
@@ -18,6 +29,8 @@ export interface BundleVerdict {
   document_id: string | null;
   completed: boolean;
   events: number;
+  /** Delivery records in the bundle; null when it holds none to read (format 1, or the file is missing or unreadable). */
+  deliveries: number | null;
   checks: BundleCheck[];
   ok: boolean;
 }
@@ -49,19 +62,28 @@ function readBundle(zip: Uint8Array): { files: Record<string, Buffer>; manifest:
   } catch (error) {
     throw new UnreadableBundleError(`${BUNDLE_FILES.manifest} is not JSON: ${(error as Error).message}`);
   }
-  if (manifest?.format !== BUNDLE_FORMAT || !Array.isArray(manifest.files)) {
-    throw new UnreadableBundleError(`${BUNDLE_FILES.manifest} is not a ${BUNDLE_FORMAT} manifest`);
+  if (!(BUNDLE_FORMATS as readonly string[]).includes(String(manifest?.format)) || !Array.isArray(manifest.files)) {
+    throw new UnreadableBundleError(`${BUNDLE_FILES.manifest} is not a manifest of a known format (${BUNDLE_FORMATS.join(', ')})`);
   }
-  const events: BundledEvent[] = [];
-  const lines = eventBytes.toString('utf8').split('\n').filter((l) => l.trim() !== '');
-  lines.forEach((line, i) => {
+  let events: BundledEvent[];
+  try {
+    events = parseJsonl(eventBytes);
+  } catch (error) {
+    throw new UnreadableBundleError(`${BUNDLE_FILES.events} ${(error as Error).message}`);
+  }
+  return { files, manifest, events };
+}
+
+/** One stored event per line; throws naming the first line that is not JSON. */
+function parseJsonl(bytes: Buffer): BundledEvent[] {
+  const lines = bytes.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  return lines.map((line, i) => {
     try {
-      events.push(JSON.parse(line) as BundledEvent);
+      return JSON.parse(line) as BundledEvent;
     } catch (error) {
-      throw new UnreadableBundleError(`${BUNDLE_FILES.events} line ${i + 1} is not JSON: ${(error as Error).message}`);
+      throw new Error(`line ${i + 1} is not JSON: ${(error as Error).message}`);
     }
   });
-  return { files, manifest, events };
 }
 
 /** (a) Every file the manifest lists is there with its SHA-256 and size, and nothing else is. */
@@ -82,6 +104,12 @@ function checkManifest(manifest: BundleManifest, files: Record<string, Buffer>):
 
 /** (b) The stored hashes link and match the content, and the manifest names the same head. */
 function checkChain(manifest: BundleManifest, events: BundledEvent[]): BundleCheck {
+  // A stream id is hashed into each event, so another document's (intact) log would pass the links.
+  const stream = documentStreamOf(manifest.document_id);
+  const foreign = events.findIndex((e) => e.stream_id !== stream);
+  if (foreign >= 0) {
+    return fail('hash_chain', `Hash chain: the event on line ${foreign + 1} belongs to stream ${events[foreign].stream_id}, not ${stream}`, `해시 체인: ${foreign + 1}번째 이벤트가 이 문서(${stream})의 스트림이 아닙니다`);
+  }
   const verdict = verifyChain(events.map((e) => ({ ...e, metadata: e.metadata ?? {} })));
   if (!verdict.intact) {
     return fail('hash_chain', `Hash chain broken at revision ${verdict.broken_at_revision}: ${verdict.reason}`, `해시 체인이 리비전 ${verdict.broken_at_revision}에서 끊어졌습니다: ${verdict.reason}`);
@@ -183,6 +211,74 @@ function checkPades(finalPdf: Buffer | undefined, certificate: Buffer | undefine
     : fail('pades', `PAdES signature: ${result.detail}`, `PAdES 서명: 검증 실패 (${result.detail})`);
 }
 
+/**
+ * (f) The audit certificate's own signature: the countersignature made when it was generated
+ * covers the whole file (the contract, the certificate pages and the delivery head it seals).
+ */
+function checkAuditCertificate(auditPdf: Buffer | undefined, certificate: Buffer | undefined): BundleCheck {
+  if (!auditPdf) return fail('audit_certificate', 'Audit certificate signature: no audit-certificate.pdf in the bundle', '감사 추적 인증서 서명: 번들에 audit-certificate.pdf가 없습니다');
+  if (!certificate) return fail('audit_certificate', 'Audit certificate signature: no certificate in the bundle', '감사 추적 인증서 서명: 번들에 인증서가 없습니다');
+  const result = verifyPades(auditPdf, certificate);
+  return result.ok
+    ? pass('audit_certificate', `Audit certificate signature: ${result.detail}`, '감사 추적 인증서 서명: 인증서 전체가 번들의 인증서로 서명되어 있습니다')
+    : fail('audit_certificate', `Audit certificate signature: ${result.detail}`, `감사 추적 인증서 서명: 검증 실패 (${result.detail})`);
+}
+
+/**
+ * (g) The delivery stream: its own chain (delivery-chain.ts), the manifest's count and head, and
+ * the head the audit certificate's countersignature sealed. The links alone are plain SHA-256
+ * that anyone can recompute; the sealed head is what catches a delivery re-hashed, dropped or
+ * added after the certificate was made, and a format-2 bundle passed off as format 1.
+ */
+function checkDeliveries(manifest: BundleManifest, files: Record<string, Buffer>, certificateOk: boolean): { check: BundleCheck; count: number | null } {
+  const auditPdf = files[BUNDLE_FILES.auditCertificate];
+  const sealed = auditPdf ? pdfEvidenceEntry<DeliveryHead>(auditPdf, DELIVERY_HEAD_PDF_KEY) : null;
+  const bytes = files[BUNDLE_FILES.deliveries];
+  const formatHasThem = BUNDLE_FORMATS.indexOf(manifest.format) >= BUNDLE_FORMATS.indexOf(FIRST_FORMAT_WITH_DELIVERIES);
+  const label = (en: string, ko: string) => ({ en: `Delivery chain: ${en}`, ko: `전달 기록 체인: ${ko}` });
+  const failed = (en: string, ko: string, count: number | null = null) => {
+    const l = label(en, ko);
+    return { check: fail('deliveries', l.en, l.ko), count };
+  };
+  if (!bytes) {
+    if (formatHasThem) return failed(`${BUNDLE_FILES.deliveries} is missing (a ${manifest.format} bundle always holds it)`, `${BUNDLE_FILES.deliveries} 파일이 없습니다`);
+    if (sealed) return failed(`the audit certificate seals ${sealed.event_count} deliveries but the bundle (${manifest.format}) holds none`, `감사 추적 인증서에 전달 기록 ${sealed.event_count}건이 봉인되어 있으나 번들에 없습니다`);
+    const l = label(`no deliveries recorded: the ${manifest.format} format predates delivery records`, `전달 기록 없음: ${manifest.format} 형식은 전달 기록 이전의 형식입니다`);
+    return { check: skip('deliveries', l.en, l.ko), count: null };
+  }
+  let events: BundledEvent[];
+  try {
+    events = parseJsonl(bytes);
+  } catch (error) {
+    return failed(`${BUNDLE_FILES.deliveries} ${(error as Error).message}`, `${BUNDLE_FILES.deliveries} 파일을 읽을 수 없습니다`);
+  }
+  const count = events.length;
+  const verdict = verifyDeliveryChain(manifest.document_id, events.map((e) => ({ ...e, metadata: e.metadata ?? {} })));
+  if (!verdict.intact) {
+    return failed(`broken at revision ${verdict.broken_at}: ${verdict.reason}`, `리비전 ${verdict.broken_at}에서 끊어졌습니다 (${verdict.reason})`, count);
+  }
+  const listed = manifest.deliveries;
+  if (!listed || listed.stream_id !== deliveryStreamOf(manifest.document_id) || listed.events !== count || listed.head_hash !== verdict.head_hash) {
+    return failed(
+      `the manifest names ${listed ? `${listed.events} deliveries with head ${listed.head_hash} in ${listed.stream_id}` : 'no delivery stream'}, the file gives ${count} with head ${verdict.head_hash}`,
+      '매니페스트의 전달 기록 헤드가 파일에서 계산한 값과 다릅니다',
+      count,
+    );
+  }
+  if (!sealed) {
+    if (formatHasThem) return failed('the audit certificate seals no delivery head to check them against', '감사 추적 인증서에 봉인된 전달 기록 헤드가 없습니다', count);
+  } else {
+    if (!certificateOk) return failed("the audit certificate's signature does not verify, so the delivery head it seals cannot be trusted", '감사 추적 인증서의 서명이 검증되지 않아 봉인된 헤드를 믿을 수 없습니다', count);
+    const problem = deliveryHeadProblem(sealed, manifest.document_id, events.map((e) => ({ ...e, metadata: e.metadata ?? {} })));
+    if (problem) return failed(problem, `감사 추적 인증서에 봉인된 헤드와 맞지 않습니다 (${problem})`, count);
+  }
+  const l = label(
+    `${count} deliveries in ${deliveryStreamOf(manifest.document_id)}, every prev_hash and hash matches${sealed ? ', as sealed in the audit certificate' : ''}${count ? ` (head ${verdict.head_hash})` : ''}`,
+    `전달 기록 ${count}건, 모든 prev_hash와 hash가 일치합니다${sealed ? ' (감사 추적 인증서에 봉인된 헤드와 일치)' : ''}`,
+  );
+  return { check: pass('deliveries', l.en, l.ko), count };
+}
+
 /** Everything a bundle proves, with no server, database or secret: only the bytes in the ZIP. */
 export function verifyBundle(zip: Uint8Array): BundleVerdict {
   const { files, manifest, events } = readBundle(zip);
@@ -195,17 +291,22 @@ export function verifyBundle(zip: Uint8Array): BundleVerdict {
   }
   const original = files[BUNDLE_FILES.original];
   const finalPdf = files[BUNDLE_FILES.final];
+  const auditCertificate = checkAuditCertificate(files[BUNDLE_FILES.auditCertificate], certificate);
+  const deliveries = checkDeliveries(manifest, files, auditCertificate.status === 'pass');
   const checks = [
     checkManifest(manifest, files),
     checkChain(manifest, events),
     checkHeadProof(manifest, events, certificate, finalPdf),
     checkPdfHashes(events, original, finalPdf),
     checkPades(finalPdf, certificate),
+    auditCertificate,
+    deliveries.check,
   ];
   return {
     document_id: manifest.document_id ?? null,
     completed: !!manifest.completed,
     events: events.length,
+    deliveries: deliveries.count,
     checks,
     ok: checks.every((c) => c.status !== 'fail'),
   };

@@ -1,8 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
-import { DocumentPdfService, sha256Hex } from '@dojang/application';
-import { canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, documentStreamId, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
+import { deliveryFacts, DocumentPdfService, sha256Hex } from '@dojang/application';
+import { canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, deliveryStreamId, documentStreamId, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
+import { StoredEvent } from '@dojang/event-store';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
 import { contentDispositionFor } from '@dojang/pdf';
+import { DELIVERY_HEAD_PDF_KEY, DeliveryHead } from '@dojang/verifier';
 import { Response } from 'express';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
@@ -104,41 +106,73 @@ export class DocumentLifecycleHttpController {
   async file(@Auth() auth: AuthContext, @Param('id') id: string, @Query('audit') audit: string | undefined, @Res() res: Response) {
     if (audit !== undefined && audit !== 'true' && audit !== 'false') throw ApiError.invalid('audit', 'audit must be true or false.');
     const row = await this.docs.row(auth, id);
-    let bytes = row.status === 'completed' && row.final_pdf ? await this.pdf.blob(row.final_pdf.sha256) : await this.pdf.original(row);
-    if (audit === 'true') {
-      const original = await this.pdf.original(row);
-      const entries = await this.auditEntries(row);
-      bytes = await this.pdf.withAuditCertificate(bytes, {
-        title: row.title,
-        document_id: row.id,
-        original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
-        final_sha256: row.final_pdf?.sha256 ?? null,
-        participants: row.participants.map((p) => {
-          const signed = entries.find((e) => e.event === 'signed' && e.participant_id === p.id);
-          const viewed = entries.find((e) => e.event === 'viewed' && e.participant_id === p.id);
-          return {
-            name: p.name,
-            role: p.role,
-            auth: p.auth,
-            phone_masked: maskPhone(p.phone),
-            email_masked: maskEmail(p.email),
-            ip: signed?.ip ?? viewed?.ip ?? null,
-            user_agent: signed?.user_agent ?? viewed?.user_agent ?? null,
-            viewed_at: p.viewed_at,
-            signed_at: p.signed_at,
-          };
-        }),
-        timeline: entries.map((e) => ({ at: e.at, event: e.event, actor: e.actor, detail: e.detail ?? (e.ip ? `IP ${e.ip}` : null) })),
-        generated_at: this.docs.nowIso(),
-        chain: await this.chainSummary(row.id),
-      });
-      // Signed again after the certificate is appended, so a reader sees the whole file covered.
-      bytes = await this.pdf.countersign(bytes, `Audit trail certificate: ${row.title}`);
-    }
+    const bytes = audit === 'true' ? await this.auditVersion(row) : await this.currentPdf(row);
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(audit === 'true' ? `${row.title} (audit)` : row.title));
     res.setHeader('Content-Length', String(bytes.length));
     res.end(bytes);
   }
-}
 
+  /** The signed final PDF once completed, otherwise the original. */
+  private async currentPdf(row: DocumentRow): Promise<Buffer> {
+    return row.status === 'completed' && row.final_pdf ? this.pdf.blob(row.final_pdf.sha256) : this.pdf.original(row);
+  }
+
+  /**
+   * The document's PDF with the audit certificate appended and the whole countersigned: what
+   * `?audit=true` serves and the evidence bundle holds. The certificate lists every delivery
+   * recorded when it is made: `deliveries` is the `delivery-<id>` stream as the caller read it
+   * (the bundle ships the same events), read now otherwise. The head of exactly those goes into
+   * the countersignature as `DojangDeliveryHead`, so the list cannot be re-hashed or cut short
+   * afterwards without the certificate's signature disagreeing.
+   */
+  async auditVersion(row: DocumentRow, deliveries?: StoredEvent[]): Promise<Buffer> {
+    const delivered = deliveries ?? (await this.docs.infra.events.readStream(deliveryStreamId(row.id)));
+    const deliveryHead: DeliveryHead = {
+      document_id: row.id,
+      stream_id: deliveryStreamId(row.id),
+      event_count: delivered.length,
+      head_hash: delivered.length ? String(delivered[delivered.length - 1].metadata.hash) : null,
+    };
+    const original = await this.pdf.original(row);
+    const entries = await this.auditEntries(row);
+    const bytes = await this.pdf.withAuditCertificate(await this.currentPdf(row), {
+      title: row.title,
+      document_id: row.id,
+      original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
+      final_sha256: row.final_pdf?.sha256 ?? null,
+      participants: row.participants.map((p) => {
+        const signed = entries.find((e) => e.event === 'signed' && e.participant_id === p.id);
+        const viewed = entries.find((e) => e.event === 'viewed' && e.participant_id === p.id);
+        return {
+          name: p.name,
+          role: p.role,
+          auth: p.auth,
+          phone_masked: maskPhone(p.phone),
+          email_masked: maskEmail(p.email),
+          ip: signed?.ip ?? viewed?.ip ?? null,
+          user_agent: signed?.user_agent ?? viewed?.user_agent ?? null,
+          viewed_at: p.viewed_at,
+          signed_at: p.signed_at,
+        };
+      }),
+      timeline: entries.map((e) => ({ at: e.at, event: e.event, actor: e.actor, detail: e.detail ?? (e.ip ? `IP ${e.ip}` : null) })),
+      generated_at: this.docs.nowIso(),
+      chain: await this.chainSummary(row.id),
+      deliveries: {
+        // Stored masked (DeliveryEvidence): the certificate never sees a full address or number.
+        entries: deliveryFacts(delivered).map((d) => ({
+          at: d.delivered_at,
+          kind: d.kind,
+          channel: d.channel,
+          recipient_masked: d.recipient_masked,
+          provider_message_id: d.provider_message_id,
+        })),
+        head_hash: deliveryHead.head_hash,
+        event_count: deliveryHead.event_count,
+      },
+    });
+    // Signed again after the certificate is appended, so a reader sees the whole file covered.
+    return this.pdf.countersign(bytes, `Audit trail certificate: ${row.title}`, { [DELIVERY_HEAD_PDF_KEY]: JSON.stringify(deliveryHead) });
+  }
+}

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { zipSync } from 'fflate';
 import type { StoredEvent } from '@dojang/event-store';
-import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest } from '@dojang/verifier';
+import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest, deliveryStreamOf } from '@dojang/verifier';
 
 export interface EvidenceParts {
   document_id: string;
   status: string;
   generated_at: string;
   events: StoredEvent[];
+  /** The `delivery-<id>` stream, the same deliveries the audit certificate lists and seals. */
+  deliveries: StoredEvent[];
   original: Buffer | null;
   final: Buffer | null;
   audit_certificate: Buffer;
@@ -27,13 +29,18 @@ export function eventsJsonl(events: StoredEvent[]): Buffer {
 
 /** The ZIP `GET /v1/documents/{id}/evidence` answers; its layout is libs/verifier's bundle-format. */
 export function buildEvidenceBundle(parts: EvidenceParts): Buffer {
-  const files: Array<[string, Buffer]> = [[BUNDLE_FILES.events, eventsJsonl(parts.events)]];
+  // Always present, empty when nothing was sent: absent would read as a format-1 bundle's.
+  const files: Array<[string, Buffer]> = [
+    [BUNDLE_FILES.events, eventsJsonl(parts.events)],
+    [BUNDLE_FILES.deliveries, eventsJsonl(parts.deliveries)],
+  ];
   if (parts.original) files.push([BUNDLE_FILES.original, parts.original]);
   if (parts.final) files.push([BUNDLE_FILES.final, parts.final]);
   files.push([BUNDLE_FILES.auditCertificate, parts.audit_certificate]);
   files.push([BUNDLE_FILES.signingChain, Buffer.from(parts.signing_chain_pem, 'utf8')]);
   const completed = parts.status === 'completed';
   const last = parts.events[parts.events.length - 1];
+  const lastDelivery = parts.deliveries[parts.deliveries.length - 1];
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,
     document_id: parts.document_id,
@@ -44,6 +51,7 @@ export function buildEvidenceBundle(parts: EvidenceParts): Buffer {
       ? null
       : `The document is ${parts.status}, not completed: the bundle holds the events and PDFs that exist so far, and no final PDF or sealed chain head yet.`,
     chain: { events: parts.events.length, head_hash: last ? String(last.metadata.hash) : null },
+    deliveries: { stream_id: deliveryStreamOf(parts.document_id), events: parts.deliveries.length, head_hash: lastDelivery ? String(lastDelivery.metadata.hash) : null },
     files: files.map(([name, bytes]) => ({ name, sha256: sha256Hex(bytes), byte_size: bytes.length })),
   };
   const entries: Record<string, Uint8Array> = { [BUNDLE_FILES.manifest]: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8') };

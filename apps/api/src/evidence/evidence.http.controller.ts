@@ -2,24 +2,12 @@ import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { DocumentPdfService } from '@dojang/application';
-import { documentStreamId } from '@dojang/domain';
+import { deliveryStreamId, documentStreamId } from '@dojang/domain';
 import { Response } from 'express';
 import { DocumentAccess } from '../documents/document-access.service';
 import { DocumentLifecycleHttpController } from '../documents/document-lifecycle.http.controller';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { buildEvidenceBundle } from './evidence-bundle';
-
-/** The bytes a handler writes to its response, kept instead of sent. */
-class CapturedResponse {
-  body: Buffer | null = null;
-  setHeader(): this {
-    return this;
-  }
-  end(bytes: Buffer): this {
-    this.body = bytes;
-    return this;
-  }
-}
 
 /**
  * `GET /v1/documents/{id}/evidence`: everything an auditor needs to check a document offline
@@ -36,12 +24,14 @@ export class EvidenceHttpController {
   @Get()
   @ApiOperation({ summary: 'Evidence bundle (ZIP) to verify offline with `npx dojang-verify bundle.zip`' })
   @ApiOkResponse({
-    description: 'manifest.json, events.jsonl, original.pdf, final.pdf, audit-certificate.pdf, signing-chain.pem (docs/EVIDENCE.md)',
+    description: 'manifest.json, events.jsonl, deliveries.jsonl, original.pdf, final.pdf, audit-certificate.pdf, signing-chain.pem (docs/EVIDENCE.md)',
     content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
   })
   async bundle(@Auth() auth: AuthContext, @Param('id') id: string, @Res() res: Response) {
     const row = await this.docs.row(auth, id);
     const events = await this.docs.infra.events.readStream(documentStreamId(row.id));
+    // Read once: the certificate lists and seals exactly the deliveries the bundle ships.
+    const deliveries = await this.docs.infra.events.readStream(deliveryStreamId(row.id));
     const original = row.original_pdf ? await this.pdf.blob(row.original_pdf.sha256) : null;
     const final = row.status === 'completed' && row.final_pdf ? await this.pdf.blob(row.final_pdf.sha256) : null;
     const identity = await this.pdf.signingIdentity();
@@ -50,9 +40,10 @@ export class EvidenceHttpController {
       status: row.status,
       generated_at: this.docs.nowIso(),
       events,
+      deliveries,
       original,
       final,
-      audit_certificate: await this.auditCertificate(auth, row.id),
+      audit_certificate: await this.lifecycle().auditVersion(row, deliveries),
       signing_chain_pem: identity.certificatePem,
     });
     res.setHeader('Content-Type', 'application/zip');
@@ -61,12 +52,8 @@ export class EvidenceHttpController {
     res.end(bundle);
   }
 
-  /** Exactly what `GET /file?audit=true` serves, from the one place that builds it. */
-  private async auditCertificate(auth: AuthContext, id: string): Promise<Buffer> {
-    const lifecycle = this.moduleRef.get(DocumentLifecycleHttpController, { strict: false });
-    const captured = new CapturedResponse();
-    await lifecycle.file(auth, id, 'true', captured as unknown as Response);
-    if (!captured.body) throw new Error('the audit certificate was not produced');
-    return captured.body;
+  /** The one place that builds the audit version (`GET /file?audit=true`). */
+  private lifecycle(): DocumentLifecycleHttpController {
+    return this.moduleRef.get(DocumentLifecycleHttpController, { strict: false });
   }
 }

@@ -428,7 +428,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Evidence_bundle: {
     summary: 'Download the evidence bundle',
     description:
-      'One ZIP with the stored events (events.jsonl, with their hashes), the original and final PDFs, the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.',
+      'One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.',
     ok: { status: 200, description: 'The ZIP.', media: { 'application/zip': { type: 'string', contentMediaType: 'application/zip' } } },
     errors: ['document_not_found', ...PDF_WORK],
   },

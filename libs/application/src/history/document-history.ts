@@ -92,6 +92,11 @@ export function foldDocument(events: StoredEvent[], asOf: number | null): { stat
   return { state, last };
 }
 
+/** The facts of a delivery stream as read (oldest first), each with the hash that chains it. */
+export function deliveryFacts(stored: StoredEvent[]): Array<MessageDelivered['data'] & { hash: string }> {
+  return stored.filter((e) => e.type === 'MessageDelivered').map((e) => ({ ...(upcast(e).data as MessageDelivered['data']), hash: e.metadata.hash }));
+}
+
 export interface HistoryPage {
   entries: HistoryEntry[];
   has_more: boolean;
@@ -141,8 +146,7 @@ export class DocumentHistory {
    * presentation such as the audit certificate lists. Recipients are stored masked already.
    */
   async deliveries(documentId: string): Promise<Array<MessageDelivered['data'] & { hash: string }>> {
-    const stored = await this.events.readStream(deliveryStreamId(documentId));
-    return stored.filter((e) => e.type === 'MessageDelivered').map((e) => ({ ...(upcast(e).data as MessageDelivered['data']), hash: e.metadata.hash }));
+    return deliveryFacts(await this.events.readStream(deliveryStreamId(documentId)));
   }
 
   /** The document at `asOf`, or null when it did not exist yet. */

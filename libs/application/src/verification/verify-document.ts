@@ -2,9 +2,10 @@ import { createHash } from 'crypto';
 import { ChainHeadProof, DocumentEvent, DocumentState, documentDecider, wouldComplete } from '@dojang/domain';
 import { eventHash, GENESIS_HASH, StoredEvent, verifyChain } from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
+import { verifyDeliveryChain } from '@dojang/verifier/delivery-chain';
 import { chainHeadSignatureValid, ChainHead, completingSignatureOf } from './chain-head-proof';
 
-export type CheckName = 'hash_chain' | 'completion_present' | 'head_signature' | 'head_hash' | 'event_count' | 'original_pdf' | 'final_pdf' | 'witness_pdf';
+export type CheckName = 'hash_chain' | 'completion_present' | 'head_signature' | 'head_hash' | 'event_count' | 'original_pdf' | 'final_pdf' | 'witness_pdf' | 'delivery_chain';
 
 export interface EventRef {
   revision: number;
@@ -27,12 +28,16 @@ export interface VerificationInput {
   blob(sha256: string): Promise<Buffer | null | undefined>;
   /** The chain head a final PDF carries (read from a copy the auditor holds), if one was given. */
   witness?: { head: ChainHead | null; sha256: string } | null;
+  /** The document's `delivery-<id>` stream, checked with the offline verifier's walk when given. */
+  deliveries?: { document_id: string; events: StoredEvent[] } | null;
 }
 
 export interface DocumentVerification {
   intact: boolean;
   events: number;
   head_hash: string | null;
+  /** Events in the delivery stream, when it was checked. */
+  deliveries?: number;
   checks: VerificationCheck[];
   /** The first failed check, for a one-line verdict. */
   failure: VerificationCheck | null;
@@ -198,6 +203,34 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
     }
   }
 
+  if (input.deliveries) checks.push(deliveryChainCheck(input.deliveries.document_id, input.deliveries.events));
+
   const failure = checks.find((c) => c.status === 'failed') ?? null;
-  return { intact: !failure, events: events.length, head_hash: chain.intact ? chain.head_hash : null, checks, failure };
+  return {
+    intact: !failure,
+    events: events.length,
+    head_hash: chain.intact ? chain.head_hash : null,
+    ...(input.deliveries ? { deliveries: input.deliveries.events.length } : {}),
+    checks,
+    failure,
+  };
+}
+
+/**
+ * The delivery stream by the same walk as `dojang-verify` (libs/verifier/delivery-chain.ts):
+ * its events belong to `delivery-<id>` and are about this document, and the chain links. No head
+ * seals it on the server; the audit certificate's countersignature seals what it listed.
+ */
+function deliveryChainCheck(documentId: string, deliveries: StoredEvent[]): VerificationCheck {
+  const stream = `delivery-${documentId}`;
+  const verdict = verifyDeliveryChain(documentId, deliveries);
+  if (!verdict.intact) {
+    const at = deliveries.find((e) => e.stream_revision === verdict.broken_at) ?? deliveries[verdict.broken_at];
+    return { check: 'delivery_chain', status: 'failed', detail: `${stream} broken at revision ${verdict.broken_at}: ${verdict.reason}`, event: ref(at) };
+  }
+  return {
+    check: 'delivery_chain',
+    status: 'ok',
+    detail: deliveries.length ? `${deliveries.length} deliveries in ${stream}, every prev_hash and hash matches (head ${verdict.head_hash})` : `no deliveries recorded in ${stream}`,
+  };
 }
