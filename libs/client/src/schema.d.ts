@@ -888,7 +888,7 @@ export interface paths {
         };
         /**
          * Download the evidence bundle
-         * @description One ZIP with the stored events (events.jsonl, with their hashes), the original and final PDFs, the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.
+         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.
          */
         get: operations["Evidence_bundle"];
         put?: never;
