@@ -1,4 +1,4 @@
-import { Pool, PoolClient } from 'pg';
+import { Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
 import { Migration, runMigrations } from '@dojang/postgres';
 import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
 
@@ -25,7 +25,37 @@ export const READ_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX read_windows_expires_at ON read_windows (expires_at);
     `,
   },
+  {
+    // The generation fence of a projection batch as one call, so a whole batch is one query: the
+    // checkpoints are made if missing, locked and moved forward, and their generations compared;
+    // a mismatch raises DJ001 (the stale names as JSON in DETAIL), which aborts the batch.
+    id: 'read_0002_fence_function',
+    sql: `
+      CREATE FUNCTION dojang_read_fence(batch jsonb) RETURNS void LANGUAGE plpgsql AS $fence$
+      DECLARE
+        stale text[];
+      BEGIN
+        WITH w AS (
+          SELECT * FROM jsonb_to_recordset(batch) AS w(name text, position bigint, generation integer)
+        ), c AS (
+          INSERT INTO read_checkpoints AS c (name, position, generation)
+          SELECT w.name, w.position, 0 FROM w ORDER BY w.name
+          ON CONFLICT (name) DO UPDATE SET position = GREATEST(c.position, EXCLUDED.position)
+          RETURNING c.name, c.generation
+        )
+        SELECT array_agg(c.name ORDER BY c.name) INTO stale FROM c JOIN w USING (name) WHERE c.generation <> w.generation;
+        IF stale IS NOT NULL THEN
+          RAISE EXCEPTION 'projection(s) % were reset since this runner loaded them', array_to_string(stale, ', ')
+            USING ERRCODE = 'DJ001', DETAIL = to_json(stale)::text;
+        END IF;
+      END
+      $fence$;
+    `,
+  },
 ];
+
+/** SQLSTATE of dojang_read_fence's refusal. */
+const STALE_GENERATION = 'DJ001';
 
 // 60, not 63: `rm_` must fit in PostgreSQL's 63-byte identifiers, which it would silently cut.
 const NAME = /^[a-z][a-z0-9_]{0,59}$/;
@@ -97,7 +127,9 @@ interface Statement {
  *
  * A projection batch commits in one transaction: the checkpoints first, locked and compared with
  * the generation fence (so a concurrent reset waits for the batch, or the batch sees the reset
- * and rolls back), then the rows, a few multi-row statements per collection.
+ * and rolls back), then the rows, a few multi-row statements per collection. The whole batch is
+ * one query (the statements with their rows as JSON literals, run by the server as one implicit
+ * transaction), so it costs one round trip and holds its row locks for the server's work only.
  */
 export class PostgresReadStore implements ReadStore {
   private readonly known = new Set<string>();
@@ -176,26 +208,25 @@ export class PostgresReadStore implements ReadStore {
     for (const w of writes) await this.ensureTable(w.collection);
     const names = [...new Set([...Object.keys(checkpoints), ...Object.keys(generations)])].sort();
     if (!names.length && !statements.length) return;
-    await this.transaction(async (client) => {
-      if (names.length) {
-        // The fence, first: every checkpoint row is made if missing (absent = position 0,
-        // generation 0) and locked, in name order, and its generation compared. A reset takes the
-        // same row lock, so it cannot slip in between this check and the row writes below; one
-        // that committed first shows its generation here. Positions only move forward; on a
-        // mismatch the whole transaction, positions included, is rolled back.
-        const { rows } = await client.query<{ name: string; generation: number }>(
-          `INSERT INTO read_checkpoints AS c (name, position, generation)
-           SELECT name, position, 0 FROM unnest($1::text[], $2::bigint[]) AS w(name, position) ORDER BY name
-           ON CONFLICT (name) DO UPDATE SET position = GREATEST(c.position, EXCLUDED.position)
-           RETURNING c.name, c.generation`,
-          [names, names.map((n) => checkpoints[n] ?? 0)],
-        );
-        const stored = new Map(rows.map((r) => [r.name, r.generation]));
-        const stale = names.filter((n) => stored.get(n) !== (generations[n] ?? 0));
-        if (stale.length) throw new StaleGenerationError(stale);
-      }
-      for (const s of statements) await client.query(s.sql, s.params);
-    });
+    // The fence first: every checkpoint row is made if missing (absent = position 0, generation 0)
+    // and locked, in name order, and its generation compared. A reset takes the same row lock, so
+    // it cannot slip in between this check and the row writes after it; one that committed first
+    // shows its generation here. Positions only move forward; on a mismatch the whole query,
+    // positions included, is rolled back.
+    const fence = names.map((name) => ({ name, position: checkpoints[name] ?? 0, generation: generations[name] ?? 0 }));
+    const sql = [...(names.length ? [`SELECT dojang_read_fence(${escapeLiteral(JSON.stringify(fence))}::jsonb)`] : []), ...statements];
+    let results: QueryResult | QueryResult[];
+    try {
+      // Several statements and no parameters: the simple protocol, one implicit transaction that
+      // the server rolls back by itself on any error (the connection returns to the pool clean).
+      results = await this.pool.query(sql.join(';\n'));
+    } catch (err) {
+      const { code, detail } = err as { code?: string; detail?: string };
+      if (code === STALE_GENERATION) throw new StaleGenerationError(JSON.parse(detail ?? '[]') as string[]);
+      throw err;
+    }
+    const count = Array.isArray(results) ? results.length : 1;
+    if (count !== sql.length) throw new Error(`projection batch ran ${count} of ${sql.length} statements`);
   }
 
   async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
@@ -313,12 +344,13 @@ function fnv1a(s: string): number {
 }
 
 /**
- * The writes as a few multi-row statements. Only writes to the same row depend on their order,
- * so each collection's writes are grouped by id and sent in layers: the first write of every id,
- * then the second, and so on (one layer in the usual batch), each layer one DELETE and one
- * upsert. Ids are sorted so concurrent batches lock rows in the same order.
+ * The writes as a few multi-row statements, their rows in a JSON literal each. Only writes to the
+ * same row depend on their order, so each collection's writes are grouped by id and sent in
+ * layers: the first write of every id, then the second, and so on (one layer in the usual batch),
+ * each layer one DELETE and one upsert. Ids are sorted so concurrent batches lock rows in the same
+ * order.
  */
-function writeStatements(writes: Write[]): Statement[] {
+function writeStatements(writes: Write[]): string[] {
   const byCollection = new Map<string, Map<string, Write[]>>();
   for (const w of writes) {
     const id = w.op === 'put' ? w.doc.id : w.id;
@@ -330,41 +362,42 @@ function writeStatements(writes: Write[]): Statement[] {
     if (queue) queue.push(w);
     else byId.set(id, [w]);
   }
-  const out: Statement[] = [];
+  const out: string[] = [];
   for (const [t, byId] of byCollection) {
     const ids = [...byId.keys()].sort();
     const depth = Math.max(...[...byId.values()].map((q) => q.length));
     for (let layer = 0; layer < depth; layer++) {
-      const puts: Array<Extract<Write, { op: 'put' }>> = [];
-      const deletes: Array<Extract<Write, { op: 'delete' }>> = [];
+      const puts: string[] = [];
+      const deletes: string[] = [];
       for (const id of ids) {
         const w = byId.get(id)![layer];
-        if (w?.op === 'put') puts.push(w);
-        else if (w) deletes.push(w);
+        if (w?.op === 'put') {
+          const position = Number.isSafeInteger(w.doc._position) ? w.doc._position : null;
+          const generation = typeof w.doc._generation === 'number' ? w.doc._generation : 0;
+          // The document is spliced in as JSON text (docText escapes what jsonb cannot hold).
+          puts.push(`{"id":${JSON.stringify(encodeString(id))},"doc":${docText(w.doc)},"position":${JSON.stringify(position)},"generation":${JSON.stringify(generation)}}`);
+        } else if (w) {
+          deletes.push(JSON.stringify({ id: encodeString(id), generation: w.generation ?? 0 }));
+        }
       }
       if (deletes.length) {
-        out.push({
-          sql: `DELETE FROM ${t} AS r USING unnest($1::text[], $2::integer[]) AS w(id, generation) WHERE r.id = w.id AND r._generation <= w.generation`,
-          params: [deletes.map((d) => encodeString(d.id)), deletes.map((d) => d.generation ?? 0)],
-        });
+        out.push(
+          `DELETE FROM ${t} AS r USING jsonb_to_recordset(${escapeLiteral(`[${deletes.join(',')}]`)}::jsonb) AS w(id text, generation integer)` +
+            ` WHERE r.id = w.id AND r._generation <= w.generation`,
+        );
       }
       if (puts.length) {
         // (generation, position) in order: a newer generation always wins, an older one never
         // does, and within one generation a replay of an older event is a no-op (a row or a put
         // without a position is not ordered, and the put wins).
-        out.push({
-          sql: `INSERT INTO ${t} AS r (id, doc, _position, _generation)
-                SELECT id, doc::jsonb, position, generation FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[]) AS w(id, doc, position, generation)
-                ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, _position = EXCLUDED._position, _generation = EXCLUDED._generation
-                WHERE r._generation < EXCLUDED._generation
-                   OR (r._generation = EXCLUDED._generation AND (r._position IS NULL OR EXCLUDED._position IS NULL OR r._position <= EXCLUDED._position))`,
-          params: [
-            puts.map((p) => encodeString(p.doc.id)),
-            puts.map((p) => docText(p.doc)),
-            puts.map((p) => (Number.isSafeInteger(p.doc._position) ? p.doc._position : null)),
-            puts.map((p) => (typeof p.doc._generation === 'number' ? p.doc._generation : 0)),
-          ],
-        });
+        out.push(
+          `INSERT INTO ${t} AS r (id, doc, _position, _generation)
+           SELECT w.id, w.doc, w.position, w.generation FROM jsonb_to_recordset(${escapeLiteral(`[${puts.join(',')}]`)}::jsonb)
+             AS w(id text, doc jsonb, position bigint, generation integer)
+           ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, _position = EXCLUDED._position, _generation = EXCLUDED._generation
+           WHERE r._generation < EXCLUDED._generation
+              OR (r._generation = EXCLUDED._generation AND (r._position IS NULL OR EXCLUDED._position IS NULL OR r._position <= EXCLUDED._position))`,
+        );
       }
     }
   }
