@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { Pool, PoolClient } from 'pg';
-import { Migration, runMigrations } from '@dojang/postgres';
+import { Migration, prepared, runMigrations } from '@dojang/postgres';
 import { BlobRef, BlobStore } from './blob-store.port';
 
 /** Append-only: a released migration is never edited, only followed. */
@@ -76,10 +76,12 @@ export class PostgresBlobStore implements BlobStore {
       // same bytes waits on the key, then inserts nothing (and so no chunk either).
       await this.pool.query(
         chunks === 0
-          ? `INSERT INTO blobs (sha256, byte_size, chunk_count) VALUES ($1, 0, 0) ON CONFLICT (sha256) DO NOTHING`
-          : `WITH claimed AS (INSERT INTO blobs (sha256, byte_size, chunk_count) VALUES ($1, $2, 1) ON CONFLICT (sha256) DO NOTHING RETURNING sha256)
-             INSERT INTO blob_chunks (sha256, n, data) SELECT sha256, 0, $3 FROM claimed`,
-        chunks === 0 ? [sha256] : [sha256, bytes.length, bytes],
+          ? prepared(`INSERT INTO blobs (sha256, byte_size, chunk_count) VALUES ($1, 0, 0) ON CONFLICT (sha256) DO NOTHING`, [sha256])
+          : prepared(
+              `WITH claimed AS (INSERT INTO blobs (sha256, byte_size, chunk_count) VALUES ($1, $2, 1) ON CONFLICT (sha256) DO NOTHING RETURNING sha256)
+               INSERT INTO blob_chunks (sha256, n, data) SELECT sha256, 0, $3 FROM claimed`,
+              [sha256, bytes.length, bytes],
+            ),
       );
     } else {
       // Most puts of known large bytes (a re-sent upload) stop here, without sending them.
@@ -115,10 +117,12 @@ export class PostgresBlobStore implements BlobStore {
     }
     // One statement, one snapshot: the head and the chunks it promises.
     const { rows } = await this.pool.query<{ byte_size: string; chunk_count: number; data: Buffer | null }>(
-      `SELECT b.byte_size::text AS byte_size, b.chunk_count, c.data
-         FROM blobs b LEFT JOIN blob_chunks c ON c.sha256 = b.sha256
-        WHERE b.sha256 = $1 ORDER BY c.n`,
-      [sha256],
+      prepared(
+        `SELECT b.byte_size::text AS byte_size, b.chunk_count, c.data
+           FROM blobs b LEFT JOIN blob_chunks c ON c.sha256 = b.sha256
+          WHERE b.sha256 = $1 ORDER BY c.n`,
+        [sha256],
+      ),
     );
     if (!rows.length) return null;
     const { byte_size, chunk_count } = rows[0];
@@ -134,7 +138,7 @@ export class PostgresBlobStore implements BlobStore {
   async has(sha256: string): Promise<boolean> {
     if (!SHA256.test(sha256)) return false;
     if (this.known.has(sha256)) return true;
-    const { rowCount } = await this.pool.query(`SELECT 1 FROM blobs WHERE sha256 = $1`, [sha256]);
+    const { rowCount } = await this.pool.query(prepared(`SELECT 1 FROM blobs WHERE sha256 = $1`, [sha256]));
     if (rowCount === 1) this.remember(sha256);
     return rowCount === 1;
   }

@@ -1,5 +1,5 @@
 import { Client, ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
-import { runMigrations } from '@dojang/postgres';
+import { prepared, runMigrations } from '@dojang/postgres';
 import {
   AppendResult,
   DuplicateEventError,
@@ -310,7 +310,7 @@ export class PostgresEventStore implements EventStore {
     if (missing.size) {
       // Outside the lock, so possibly behind by the time the group commits: then the INSERT
       // conflicts and the fallback re-reads under the lock. Never ahead, so a refusal is right.
-      const { rows } = await this.pool.query<{ stream_id: string; revision: number; hash: string }>(HEADS_SQL, [[...missing]]);
+      const { rows } = await this.pool.query<{ stream_id: string; revision: number; hash: string }>(prepared(HEADS_SQL, [[...missing]]));
       for (const r of rows) streams.set(r.stream_id, { revision: r.revision, hash: r.hash });
     }
     // Event ids already stored are left to the unique constraint (the fallback names the append).
@@ -360,10 +360,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(streamId: string): Promise<StoredEvent[]> {
-    const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_revision`,
-      [streamId],
-    );
+    const { rows } = await this.pool.query<EventRow>(prepared(`SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_revision`, [streamId]));
     // What a command handler reads before it appends: the head the append will name.
     const last = rows[rows.length - 1];
     if (last) this.remember(streamId, last.stream_revision, last.metadata.hash as string | undefined);
@@ -375,14 +372,13 @@ export class PostgresEventStore implements EventStore {
     // Commit order is position order (see the header), so this never returns a position with a
     // lower one still to commit.
     const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`,
-      [after, limit],
+      prepared(`SELECT ${COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [after, limit]),
     );
     return rows.map(toStored);
   }
 
   async headPosition(): Promise<number> {
-    const { rows } = await this.pool.query<{ head: string }>(`SELECT coalesce(max(global_position), 0) AS head FROM events`);
+    const { rows } = await this.pool.query<{ head: string }>(prepared(`SELECT coalesce(max(global_position), 0) AS head FROM events`, []));
     return Number(rows[0].head);
   }
 
