@@ -144,7 +144,7 @@ function nodes(plan: PlanNode): PlanNode[] {
     const statements = sent[0].split(/;\n(?=SELECT|INSERT|DELETE)/);
     expect(statements.map((st) => st.trim().split(/\s/)[0])).toEqual(['SELECT', 'DELETE', 'INSERT', 'INSERT']);
     // No transaction held open across round trips: no client checked out by hand.
-    expect(connect.mock.calls.filter((c) => c.length === 0)).toHaveLength(0);
+    expect(connect.mock.calls.filter((c) => (c as unknown[]).length === 0)).toHaveLength(0);
     expect((await store.find(a, {})).length).toBe(200);
     expect((await store.find(b, {})).length).toBe(200);
     expect(await store.get(a, 'a7')).toEqual({ id: 'a7', n: 7, quote: "it's \\ $1 $&", _position: 5 });
@@ -223,6 +223,32 @@ function nodes(plan: PlanNode): PlanNode[] {
     expect((await keys()).map((r) => Number(r.window_start))).toEqual([w0 + 60_000]);
     await store.incrementWindow('sweep_other', w0 + 60_000, 60_000);
     expect(await keys()).toHaveLength(2);
+  });
+
+  it('counts rate-limit hits without waiting for a WAL flush, and only in its own transaction', async () => {
+    let sent: { text: string; values: unknown[] } | undefined;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((...args: unknown[]) => {
+      if (typeof args[0] === 'object' && String((args[0] as { text: string }).text).includes('read_windows AS w')) sent ??= args[0] as never;
+      return query(...args);
+    }) as never);
+    try {
+      expect(await store.incrementWindow('async_commit', 1_767_225_600_000, 60_000, 3)).toBe(3);
+    } finally {
+      spy.mockRestore();
+    }
+    // Run the same statement inside a transaction we hold open, and look at the setting.
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ count: string }>(sent!.text, sent!.values);
+      expect(rows[0].count).toBe('6');
+      expect((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('off');
+      await client.query('ROLLBACK');
+      expect((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('on');
+    } finally {
+      client.release();
+    }
   });
 
   it('round-trips NUL characters (which jsonb refuses) in ids, values and keys, and finds by them', async () => {
