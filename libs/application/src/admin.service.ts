@@ -41,7 +41,7 @@ export class AdminService {
       { actor: 'admin', organization_id: organizationId },
       this.now,
     );
-    await this.infra.runner.catchUp();
+    await this.infra.projections.catchUp();
     return decision;
   }
 
@@ -96,7 +96,7 @@ export class AdminService {
       { actor: 'admin', organization_id: state.organization_id, livemode: state.livemode, correlation_id: randomUUID() },
       this.now,
     );
-    await this.infra.runner.catchUp();
+    await this.infra.projections.catchUp();
     return { id: documentId, object: 'document', edit_locked: locked };
   }
 

@@ -1,6 +1,18 @@
-import { Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
+import { ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
 import { Migration, prepared, runMigrations } from '@dojang/postgres';
-import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
+import { CHECKPOINTS_CHANNEL, ProjectorSeat, ProjectorSeatOptions } from './postgres-projector-seat';
+import {
+  CollectionSpec,
+  Condition,
+  FindQuery,
+  ProjectorElection,
+  ProjectorHandlers,
+  ReadDoc,
+  ReadStore,
+  Scalar,
+  StaleGenerationError,
+  Write,
+} from './read-store.port';
 
 /**
  * The read store's own tables. Collections are not here: each is a table made on first use
@@ -131,12 +143,26 @@ interface Statement {
  * one query (the statements with their rows as JSON literals, run by the server as one implicit
  * transaction), so it costs one round trip and holds its row locks for the server's work only.
  */
-export class PostgresReadStore implements ReadStore {
+export class PostgresReadStore implements ReadStore, ProjectorElection {
   private readonly known = new Set<string>();
   private readonly indexed = new Set<string>();
 
   /** The pool is shared with the other stores: close() leaves it open. */
-  constructor(readonly pool: Pool) {}
+  constructor(
+    readonly pool: Pool,
+    private readonly options: ProjectorSeatOptions = {},
+  ) {}
+
+  /**
+   * One process of those sharing the database runs the projections (see ProjectorSeat); every
+   * projection batch announces its checkpoints on CHECKPOINTS_CHANNEL, so the others can answer
+   * read-your-writes waits without projecting.
+   */
+  async joinProjectors(handlers: ProjectorHandlers): Promise<() => Promise<void>> {
+    const seat = new ProjectorSeat({ ...(this.pool.options as ClientConfig) }, handlers, this.options);
+    await seat.start();
+    return () => seat.close();
+  }
 
   async init(): Promise<void> {
     await runMigrations(this.pool, READ_MIGRATIONS);
@@ -215,6 +241,8 @@ export class PostgresReadStore implements ReadStore {
     // positions included, is rolled back.
     const fence = names.map((name) => ({ name, position: checkpoints[name] ?? 0, generation: generations[name] ?? 0 }));
     const sql = [...(names.length ? [`SELECT dojang_read_fence(${escapeLiteral(JSON.stringify(fence))}::jsonb)`] : []), ...statements];
+    // Delivered at commit, to the processes waiting for these positions (ProjectorSeat).
+    if (names.length) sql.push(`SELECT pg_notify('${CHECKPOINTS_CHANNEL}', ${escapeLiteral(checkpointPayload(names, checkpoints))})`);
     let results: QueryResult | QueryResult[];
     try {
       // Several statements and no parameters: the simple protocol, one implicit transaction that
@@ -337,6 +365,19 @@ export class PostgresReadStore implements ReadStore {
       client.release(broken);
     }
   }
+}
+
+/** `{ name: position }` as JSON, within NOTIFY's 8000-byte payload (names past it are left out: their waiters poll). */
+function checkpointPayload(names: string[], checkpoints: Record<string, number>): string {
+  const out: Record<string, number> = {};
+  let length = 2;
+  for (const name of names) {
+    const position = checkpoints[name] ?? 0;
+    length += JSON.stringify(name).length + String(position).length + 2;
+    if (length > 7_900) break;
+    out[name] = position;
+  }
+  return JSON.stringify(out);
 }
 
 /** Readable when it fits PostgreSQL's 63 bytes; else cut and told apart by a hash of the fields. */

@@ -142,7 +142,8 @@ function nodes(plan: PlanNode): PlanNode[] {
     // One round trip: the fence, one DELETE and one upsert for `a`, one upsert for `b`.
     expect(sent).toHaveLength(1);
     const statements = sent[0].split(/;\n(?=SELECT|INSERT|DELETE)/);
-    expect(statements.map((st) => st.trim().split(/\s/)[0])).toEqual(['SELECT', 'DELETE', 'INSERT', 'INSERT']);
+    expect(statements.map((st) => st.trim().split(/\s/)[0])).toEqual(['SELECT', 'DELETE', 'INSERT', 'INSERT', 'SELECT']);
+    expect(statements[4]).toContain('pg_notify');
     // No transaction held open across round trips: no client checked out by hand.
     expect(connect.mock.calls.filter((c) => (c as unknown[]).length === 0)).toHaveLength(0);
     expect((await store.find(a, {})).length).toBe(200);

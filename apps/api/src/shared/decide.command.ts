@@ -36,12 +36,12 @@ export class DecideCommandHandler implements ICommandHandler<DecideCommand> {
       this.clock.now().toISOString(),
     );
     if (decision.position !== null && command.waitForProjections) {
-      if (!(await this.infra.runner.waitFor(decision.position))) {
+      if (!(await this.infra.projections.waitFor(decision.position))) {
         // The follower is stuck or slow: project right here rather than answer before the write
         // is visible. The write itself is already durable.
-        await this.infra.runner.catchUp();
-        if (this.infra.runner.position < decision.position) {
-          this.infra.logger.warn({ projections_position: this.infra.runner.position, append_position: decision.position }, 'read-your-writes wait gave up');
+        await this.infra.projections.catchUp();
+        if (this.infra.projections.position < decision.position) {
+          this.infra.logger.warn({ projections_position: this.infra.projections.position, append_position: decision.position }, 'read-your-writes wait gave up');
         }
       }
     }
