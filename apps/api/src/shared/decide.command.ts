@@ -16,6 +16,8 @@ export class DecideCommand<State = unknown, Command = unknown, Event extends { t
     readonly context: CommandContext,
     /** Wait until projections show the result before answering (read-your-writes). */
     readonly waitForProjections = true,
+    /** The stream id was just made up: decide without reading the (empty) stream first. */
+    readonly newStream = false,
   ) {}
 }
 
@@ -32,8 +34,13 @@ export class DecideCommandHandler implements ICommandHandler<DecideCommand> {
   }
 
   private async decide(command: DecideCommand): Promise<Decision<unknown, { type: string; data: object }>> {
-    const decision = await this.infra.commands.execute(command.decider, command.streamId, command.source, command.context, () =>
-      this.clock.now().toISOString(),
+    const decision = await this.infra.commands.execute(
+      command.decider,
+      command.streamId,
+      command.source,
+      command.context,
+      () => this.clock.now().toISOString(),
+      { newStream: command.newStream },
     );
     if (decision.position !== null && command.waitForProjections) {
       if (!(await this.infra.projections.waitFor(decision.position))) {
