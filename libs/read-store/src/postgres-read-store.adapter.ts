@@ -146,6 +146,8 @@ interface Statement {
 export class PostgresReadStore implements ReadStore, ProjectorElection {
   private readonly known = new Set<string>();
   private readonly indexed = new Set<string>();
+  /** The latest window whose start swept the expired counters. */
+  private sweptWindow = Number.NEGATIVE_INFINITY;
 
   /** The pool is shared with the other stores: close() leaves it open. */
   constructor(
@@ -337,8 +339,13 @@ export class PostgresReadStore implements ReadStore, ProjectorElection {
       ),
     );
     const count = Number(rows[0].count);
-    // A window's first hits sweep the counters whose windows are over: cheap (indexed) and rare.
-    if (count === hits) await this.pool.query(`DELETE FROM read_windows WHERE expires_at <= $1`, [windowStart]);
+    // The first hits of a window this process sees sweep the counters whose windows are over:
+    // cheap (indexed), once per window and process (keys per signing link start a counter per
+    // document, and each swept once before, a durable commit per document).
+    if (count === hits && windowStart > this.sweptWindow) {
+      this.sweptWindow = windowStart;
+      await this.pool.query(prepared(`DELETE FROM read_windows WHERE expires_at <= $1`, [windowStart]));
+    }
     return count;
   }
 

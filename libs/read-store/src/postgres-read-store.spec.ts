@@ -226,6 +226,23 @@ function nodes(plan: PlanNode): PlanNode[] {
     expect(await keys()).toHaveLength(2);
   });
 
+  it('sweeps once per window, not on the first hit of every new key', async () => {
+    const w0 = 1_767_229_200_000;
+    const statements: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((...args: unknown[]) => {
+      statements.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text: string }).text));
+      return query(...args);
+    }) as never);
+    try {
+      for (let i = 0; i < 5; i++) await store.incrementWindow(`sweep_token_${i}`, w0, 60_000);
+      await store.incrementWindow('sweep_token_0', w0 + 60_000, 60_000);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(statements.filter((s) => s.startsWith('DELETE FROM read_windows'))).toHaveLength(2);
+  });
+
   it('counts rate-limit hits without waiting for a WAL flush, and only in its own transaction', async () => {
     let sent: { text: string; values: unknown[] } | undefined;
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
