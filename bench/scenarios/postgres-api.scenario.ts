@@ -3,6 +3,7 @@ import { createTestDatabase, dropTestDatabase } from '@dojang/postgres/testing/p
 import { BenchRow, BenchScenario } from '../harness';
 import { SMALL_DOCUMENT } from './documents-api.scenario';
 import { reachable } from './postgres-event-store.scenario';
+import { FollowerLag, FollowerLagMeter } from './postgres-lag';
 import { PostgresMeter, PostgresUsage } from './postgres-meter';
 
 export const POSTGRES_SERVER = process.env.DOJANG_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -33,13 +34,16 @@ export const postgresApiScenario: BenchScenario = {
     const databaseUrl = await createTestDatabase(POSTGRES_SERVER, 'dojang_bench');
     const env = { DATABASE_URL: databaseUrl, ROLE: 'api', SECRET_KEY: 'bench-secret-key-shared-by-both-apis' };
     const meter = new PostgresMeter(POSTGRES_SERVER, new URL(databaseUrl).pathname.slice(1));
+    const lagMeter = new FollowerLagMeter(databaseUrl);
     let usage: PostgresUsage | null = null;
+    let lag: FollowerLag | null = null;
     try {
       await meter.open();
       const a = await ctx.startDojang('postgres-api-1', env);
       const b = await ctx.startDojang('postgres-api-2', env);
       try {
         const org = await ctx.createOrg(a.dataDir, 'Bench Co', env);
+        await lagMeter.open();
         const load0 = os.loadavg()[0];
         const result = await ctx.measureSpread({
           name: 'POST /v1/documents on PostgreSQL, 2 API processes',
@@ -50,9 +54,12 @@ export const postgresApiScenario: BenchScenario = {
           body: SMALL_DOCUMENT,
           goal: { minReqPerSec: 800, maxP99Ms: 100 },
           window: {
-            start: () => meter.start(),
+            start: async () => {
+              lagMeter.start();
+              await meter.start();
+            },
             stop: async () => {
-              usage = await meter.stop();
+              [usage, lag] = await Promise.all([meter.stop(), lagMeter.stop()]);
             },
           },
         });
@@ -67,6 +74,13 @@ export const postgresApiScenario: BenchScenario = {
           const apiMs = result.serverCpuMsPerRequest ?? 0;
           rows.push({ name: 'API + PostgreSQL CPU per request', value: round(apiMs + ((usage as PostgresUsage).backendCpuSec * 1000) / Math.max(1, result.requests), 3), unit: 'ms' });
         }
+        if (lag) {
+          const l = lag as FollowerLag;
+          rows.push(
+            { name: `follower lag p50 (append committed → its projection committed; ${l.events} events)`, value: l.p50Ms, unit: 'ms' },
+            { name: 'follower lag p99', value: l.p99Ms, unit: 'ms' },
+          );
+        }
         rows.push({ name: 'load average (1 min) before / after the run', value: round(Math.max(load0, load1), 2), unit: `(before ${load0.toFixed(2)}, after ${load1.toFixed(2)})` });
         ctx.log(`postgres-api: ${rows.map((r) => `${r.name} ${r.value} ${r.unit}`).join('; ')}`);
         return { http: [result], rows };
@@ -75,6 +89,7 @@ export const postgresApiScenario: BenchScenario = {
         await ctx.stop(b);
       }
     } finally {
+      await lagMeter.close();
       await meter.close();
       await dropTestDatabase(POSTGRES_SERVER, databaseUrl);
     }
