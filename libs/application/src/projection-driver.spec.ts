@@ -139,4 +139,23 @@ describe('ProjectionDriver', () => {
     expect(calls).toEqual(['init', 'catchUp']);
     await driver.stop();
   });
+
+  it('keeps trying to start the runner while it holds the role (a projector that does not project would stall everyone)', async () => {
+    const { runner, calls } = fakeRunner();
+    let failures = 2;
+    runner.start = async () => {
+      calls.push('start');
+      if (failures-- > 0) throw new Error('database restarting');
+    };
+    const errors: unknown[] = [];
+    const store = electedStore();
+    const driver = new ProjectionDriver(runner as unknown as ProjectionRunner, store.reads, { pollMs: 3_600_000, retryMs: 5, onError: (e) => errors.push(e) });
+    await driver.start();
+    store.handlers().onRole(true);
+    for (let i = 0; i < 200 && driver.role !== 'projector'; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(driver.role).toBe('projector');
+    expect(calls).toEqual(['start', 'start', 'start']);
+    expect(errors).toHaveLength(2);
+    await driver.stop();
+  });
 });

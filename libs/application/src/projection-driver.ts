@@ -10,6 +10,8 @@ export interface ProjectionDriverOptions {
   onRole?: (role: ProjectionRole) => void;
   /** A failure starting or stopping the runner on a role change (logs). */
   onError?: (err: unknown) => void;
+  /** After the runner failed to start as the projector, when to try again (default 1000 ms). */
+  retryMs?: number;
 }
 
 interface Waiter {
@@ -43,6 +45,9 @@ export class ProjectionDriver {
   /** Role changes run one after the other (a start must finish before a stop, and so on). */
   private changes: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** What the election last said: this process holds the role. */
+  private elected = false;
+  private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly runner: ProjectionRunner,
@@ -71,6 +76,8 @@ export class ProjectionDriver {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     const leave = this.leave;
     this.leave = null;
     await leave?.();
@@ -171,8 +178,9 @@ export class ProjectionDriver {
   }
 
   private roleChanged(projector: boolean): void {
+    this.elected = projector;
     this.changes = this.changes.then(async () => {
-      if (this.stopped && projector) return;
+      if (projector !== this.elected || (this.stopped && projector)) return;
       try {
         if (projector && this.mode !== 'projector') {
           await this.runner.start();
@@ -190,6 +198,14 @@ export class ProjectionDriver {
         }
       } catch (err) {
         this.options.onError?.(err);
+        // Holding the role without projecting would leave every process waiting: try again.
+        if (projector && this.mode !== 'projector' && !this.stopped && !this.retryTimer) {
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = null;
+            if (this.elected) this.roleChanged(true);
+          }, this.options.retryMs ?? 1000);
+          this.retryTimer.unref();
+        }
       }
     });
   }
