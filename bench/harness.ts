@@ -223,6 +223,8 @@ export class BenchContext {
     body?: string;
     baseline?: boolean;
     goal?: HttpResult['goal'];
+    /** Called right before and after the measured run (not the warm-up), e.g. to meter a database. */
+    window?: { start(): Promise<void>; stop(): Promise<void> };
   }): Promise<HttpResult> {
     const { durationSec, warmupSec } = this.options;
     const connections = spec.connections ?? this.options.connections;
@@ -240,6 +242,7 @@ export class BenchContext {
       await autocannon({ ...base, duration: warmupSec });
     }
     this.log(`${spec.name}: ${durationSec}s at ${connections} connections`);
+    await spec.window?.start();
     const serverCpu0 = processCpuSeconds(spec.target.child.pid);
     const machine0 = machineBusySeconds();
     const clientCpu0 = process.cpuUsage();
@@ -249,6 +252,7 @@ export class BenchContext {
     const serverCpu1 = processCpuSeconds(spec.target.child.pid);
     const machine1 = machineBusySeconds();
     const client = process.cpuUsage(clientCpu0);
+    await spec.window?.stop();
     const statusCodes: Record<string, number> = {};
     for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = Number(s.count);
     const result: HttpResult = {
@@ -291,8 +295,22 @@ export class BenchContext {
    */
   async measureSpread(spec: Omit<Parameters<BenchContext['measure']>[0], 'target' | 'connections'> & { targets: RunningProcess[] }): Promise<HttpResult> {
     const share = Math.max(1, Math.floor(this.options.connections / spec.targets.length));
+    // The window opens when the first part's measured run starts and closes after the last one's.
+    let open = 0;
+    let started: Promise<void> | null = null;
+    const window = spec.window && {
+      start: () => {
+        open++;
+        return (started ??= spec.window!.start());
+      },
+      stop: async () => {
+        if (--open === 0) await spec.window!.stop();
+      },
+    };
     const parts = await Promise.all(
-      spec.targets.map((target, i) => this.measure({ ...spec, name: `${spec.name} [${i + 1}/${spec.targets.length}]`, target, connections: share, goal: undefined })),
+      spec.targets.map((target, i) =>
+        this.measure({ ...spec, name: `${spec.name} [${i + 1}/${spec.targets.length}]`, target, connections: share, goal: undefined, window }),
+      ),
     );
     const sum = (f: (r: HttpResult) => number) => parts.reduce((a, r) => a + f(r), 0);
     const max = (f: (r: HttpResult) => number) => Math.max(...parts.map(f));

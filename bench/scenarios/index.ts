@@ -8,6 +8,7 @@ import { memoryScenario } from './memory.scenario';
 import { pdfScenario } from './pdf.scenario';
 import { postgresApiScenario } from './postgres-api.scenario';
 import { postgresEventStoreScenario } from './postgres-event-store.scenario';
+import { postgresLifecycleScenario } from './postgres-lifecycle.scenario';
 import { rebuildScenario } from './rebuild.scenario';
 import { webhooksScenario } from './webhooks.scenario';
 
@@ -24,6 +25,7 @@ export const SCENARIOS: BenchScenario[] = [
   postgresEventStoreScenario,
   postgresApiScenario,
   lifecycleScenario,
+  postgresLifecycleScenario,
   isolationScenario,
   rebuildScenario,
   memoryScenario,

@@ -65,7 +65,7 @@ export async function measurePostgresAppends(serverUrl: string, writers: number,
   }
 }
 
-async function reachable(url: string): Promise<boolean> {
+export async function reachable(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();

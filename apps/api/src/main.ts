@@ -7,7 +7,7 @@ async function main() {
   // Before anything opens a connection, so the HTTP and PostgreSQL instrumentations see them.
   const tracing = await startTracingFromEnv(config.role === 'api' ? 'dojang-api' : 'dojang');
   const infra = await openInfrastructure(config);
-  await infra.runner.start();
+  await infra.projections.start();
   // Embedded mode runs the worker in this process; ROLE=api leaves it to apps/worker.
   const worker = config.role === 'all' ? await startWorker(infra) : null;
   const app = await createApp(infra, worker ? { notifier: worker.notifier } : {});

@@ -31,7 +31,7 @@ async function main() {
   const config = loadConfig();
   const tracing = await startTracingFromEnv('dojang-worker');
   const infra = await openInfrastructure({ ...config, role: 'worker' });
-  await infra.runner.start();
+  await infra.projections.start();
   const worker = await startWorker(infra);
   // Every timer of the runners and loops is unref'd (they must never keep a test or the API
   // process alive on their own). Without a server socket, this one is what keeps the worker

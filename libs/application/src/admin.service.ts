@@ -42,7 +42,7 @@ export class AdminService {
       { actor: 'admin', organization_id: organizationId },
       this.now,
     );
-    await this.infra.runner.catchUp();
+    await this.infra.projections.catchUp();
     return decision;
   }
 
@@ -97,7 +97,7 @@ export class AdminService {
       { actor: 'admin', organization_id: state.organization_id, livemode: state.livemode, correlation_id: randomUUID() },
       this.now,
     );
-    await this.infra.runner.catchUp();
+    await this.infra.projections.catchUp();
     return { id: documentId, object: 'document', edit_locked: locked };
   }
 

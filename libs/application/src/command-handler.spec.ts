@@ -61,4 +61,17 @@ describe('GenericCommandHandler', () => {
     expect(err.code).toBe('concurrent_modification');
     expect(racing.append).toHaveBeenCalledTimes(3);
   });
+
+  it('decides a command on a made-up stream id without reading the stream, and decides again from the store if it existed', async () => {
+    const read = jest.spyOn(store, 'readStream');
+    const handler = new GenericCommandHandler(store, 2);
+    const fresh = await handler.execute(counter, 'count-new', { type: 'Count' }, { actor: 'test' }, now, { newStream: true });
+    expect(fresh.state).toBe(1);
+    expect(read).not.toHaveBeenCalled();
+    // The id was not new after all: the no_stream append is refused, and the retry reads.
+    const again = await handler.execute(counter, 'count-new', { type: 'Count' }, { actor: 'test' }, now, { newStream: true });
+    expect(again.state).toBe(2);
+    expect(read).toHaveBeenCalledTimes(1);
+    expect((await store.readStream('count-new')).map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
+  });
 });

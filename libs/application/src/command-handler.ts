@@ -23,6 +23,15 @@ export interface Decision<State, Event> {
   position: number | null;
 }
 
+export interface ExecuteOptions {
+  /**
+   * The stream id was just made up (a random UUID): decide from the empty stream without reading
+   * it, and append as `no_stream`. Should the stream exist after all, that append is refused and
+   * the command is decided again from what is stored, as after any conflict.
+   */
+  newStream?: boolean;
+}
+
 /** A command, or a function that builds it from the current state (e.g. to build a final PDF). */
 export type CommandSource<State, Command> = Command | ((state: State) => Command | Promise<Command>);
 
@@ -65,6 +74,7 @@ export class GenericCommandHandler {
     source: CommandSource<State, Command>,
     context: CommandContext,
     now: () => string,
+    options: ExecuteOptions = {},
   ): Promise<Decision<State, Event>> {
     const previous = this.tails.get(streamId);
     let release!: () => void;
@@ -72,7 +82,7 @@ export class GenericCommandHandler {
     this.tails.set(streamId, mine);
     try {
       if (previous) await previous;
-      return await this.decideAndAppend(decider, streamId, source, context, now);
+      return await this.decideAndAppend(decider, streamId, source, context, now, options);
     } finally {
       if (this.tails.get(streamId) === mine) this.tails.delete(streamId);
       release();
@@ -85,9 +95,11 @@ export class GenericCommandHandler {
     source: CommandSource<State, Command>,
     context: CommandContext,
     now: () => string,
+    options: ExecuteOptions,
   ): Promise<Decision<State, Event>> {
     for (let attempt = 0; ; attempt++) {
-      const history = (await this.store.readStream(streamId)).map(upcast);
+      // A made-up id names an empty stream: one read fewer per creation.
+      const history = attempt === 0 && options.newStream ? [] : (await this.store.readStream(streamId)).map(upcast);
       const before = history.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState());
       const command = typeof source === 'function' ? await (source as (s: State) => Command | Promise<Command>)(before) : source;
       const events = decider.decide(command, before);

@@ -2,6 +2,7 @@ export * from './clock';
 export * from './command-handler';
 export * from './config';
 export * from './infrastructure';
+export * from './projection-driver';
 export * from './secrets';
 export * from './ids';
 export * from './admin.service';

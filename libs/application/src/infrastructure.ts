@@ -11,6 +11,7 @@ import { Secrets, loadServerSecret } from './secrets';
 import { StoreKind, openStores } from './stores';
 import { InstrumentedEventStore, Logger, Metrics, createLogger, measureProjectionLag, recordEventSpans } from './observability';
 import { REACTOR_FAILURES } from './reactor-runner';
+import { ProjectionDriver } from './projection-driver';
 
 /** Everything a process needs to read and write, chosen by configuration. */
 export interface Infrastructure {
@@ -20,6 +21,11 @@ export interface Infrastructure {
   reads: ReadStore;
   blobs: BlobStore;
   runner: ProjectionRunner;
+  /**
+   * Runs the runner, or follows the one process that does (PostgreSQL): what the API and worker
+   * processes start, and what read-your-writes waits on.
+   */
+  projections: ProjectionDriver;
   commands: GenericCommandHandler;
   secrets: Secrets;
   logger: Logger;
@@ -54,6 +60,10 @@ export async function openInfrastructure(
     onApplied: (batch, startedAt) => recordEventSpans('project', batch, startedAt),
   });
   await runner.init();
+  const driver = new ProjectionDriver(runner, reads, {
+    onRole: (role) => logger.info({ role }, role === 'projector' ? 'this process runs the projections' : `projections: ${role}`),
+    onError: (err) => logger.error({ err }, 'projection role change failed'),
+  });
   // PDF jobs run in a process-wide pool; their outcomes feed this process's metrics.
   const stopPdfMetrics = onPdfJob((job, outcome, seconds) => {
     const kind = job.replace(/^pdf\./, '');
@@ -81,12 +91,14 @@ export async function openInfrastructure(
     reads,
     blobs,
     runner,
+    projections: driver,
     commands: new GenericCommandHandler(events),
     secrets,
     logger,
     metrics,
     async close() {
       stopPdfMetrics();
+      await driver.stop();
       await runner.stop();
       await events.close();
       await reads.close();

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { Pool, PoolClient } from 'pg';
-import { Migration, runMigrations } from '@dojang/postgres';
+import { Migration, prepared, runMigrations } from '@dojang/postgres';
 import { BlobRef, BlobStore } from './blob-store.port';
 
 /** Append-only: a released migration is never edited, only followed. */
@@ -32,6 +32,13 @@ export const BLOB_CHUNK_BYTES = 1024 * 1024;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
+/** Blobs up to this size are kept in memory once read or written (bodies, signature images). */
+export const BLOB_CACHE_ITEM_BYTES = 256 * 1024;
+/** Upper bound of the bytes the cache holds per store. */
+const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+/** Hashes remembered as stored (whatever their size): a put or has of them needs no round trip. */
+const KNOWN_HASHES = 100_000;
+
 /**
  * Blobs in PostgreSQL, content-addressed by SHA-256: one `blobs` row per blob and its bytes as
  * 1 MiB `bytea` rows in `blob_chunks`. Plain rows rather than large objects: they commit, back
@@ -39,9 +46,19 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * orphans, and a chunk never needs the large-object privileges.
  *
  * A put is one transaction, the `blobs` row first: a put cut short leaves nothing visible, and a
- * second put of the same bytes waits on that row's key, then finds it and does nothing.
+ * second put of the same bytes waits on that row's key, then finds it and does nothing. A blob of
+ * one chunk (every document body) is one statement, so one round trip; a read is one statement.
+ *
+ * A blob is never changed or removed once stored (its address is its content), so what this
+ * process has read or written is cached: small blobs' bytes (LRU, bounded) and the hashes known
+ * to be stored. Creating a document stores its body and presents it right after; without the
+ * cache that was three more round trips per request.
  */
 export class PostgresBlobStore implements BlobStore {
+  private readonly cache = new Map<string, Buffer>();
+  private cachedBytes = 0;
+  private readonly known = new Set<string>();
+
   /** The pool is shared with the other stores: close() leaves it open. */
   constructor(readonly pool: Pool) {}
 
@@ -52,48 +69,92 @@ export class PostgresBlobStore implements BlobStore {
   async put(bytes: Buffer): Promise<BlobRef> {
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const ref = { sha256, byte_size: bytes.length };
-    // Most puts of known bytes (a re-sent upload, a duplicated document) stop here.
-    if (await this.has(sha256)) return ref;
+    if (this.known.has(sha256)) return ref;
     const chunks = Math.ceil(bytes.length / BLOB_CHUNK_BYTES);
-    await this.transaction(async (client) => {
-      const claimed = await client.query(`INSERT INTO blobs (sha256, byte_size, chunk_count) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING`, [
-        sha256,
-        bytes.length,
-        chunks,
-      ]);
-      if (claimed.rowCount === 0) return; // another put committed the same bytes meanwhile
-      for (let n = 0; n < chunks; n++) {
-        await client.query(`INSERT INTO blob_chunks (sha256, n, data) VALUES ($1, $2, $3)`, [
+    if (chunks <= 1) {
+      // One statement, so one implicit transaction: both rows or neither. A concurrent put of the
+      // same bytes waits on the key, then inserts nothing (and so no chunk either).
+      await this.pool.query(
+        chunks === 0
+          ? prepared(`INSERT INTO blobs (sha256, byte_size, chunk_count) VALUES ($1, 0, 0) ON CONFLICT (sha256) DO NOTHING`, [sha256])
+          : prepared(
+              `WITH claimed AS (INSERT INTO blobs (sha256, byte_size, chunk_count) VALUES ($1, $2, 1) ON CONFLICT (sha256) DO NOTHING RETURNING sha256)
+               INSERT INTO blob_chunks (sha256, n, data) SELECT sha256, 0, $3 FROM claimed`,
+              [sha256, bytes.length, bytes],
+            ),
+      );
+    } else {
+      // Most puts of known large bytes (a re-sent upload) stop here, without sending them.
+      if (await this.has(sha256)) return ref;
+      await this.transaction(async (client) => {
+        const claimed = await client.query(`INSERT INTO blobs (sha256, byte_size, chunk_count) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING`, [
           sha256,
-          n,
-          bytes.subarray(n * BLOB_CHUNK_BYTES, (n + 1) * BLOB_CHUNK_BYTES),
+          bytes.length,
+          chunks,
         ]);
-      }
-    });
+        if (claimed.rowCount === 0) return; // another put committed the same bytes meanwhile
+        for (let n = 0; n < chunks; n++) {
+          await client.query(`INSERT INTO blob_chunks (sha256, n, data) VALUES ($1, $2, $3)`, [
+            sha256,
+            n,
+            bytes.subarray(n * BLOB_CHUNK_BYTES, (n + 1) * BLOB_CHUNK_BYTES),
+          ]);
+        }
+      });
+    }
+    this.remember(sha256, bytes);
     return ref;
   }
 
   async get(sha256: string): Promise<Buffer | null> {
     if (!SHA256.test(sha256)) return null;
-    const head = await this.pool.query<{ byte_size: string; chunk_count: number }>(
-      `SELECT byte_size::text AS byte_size, chunk_count FROM blobs WHERE sha256 = $1`,
-      [sha256],
-    );
-    if (!head.rows.length) return null;
-    // Blobs are never changed once committed, so reading the chunks in a second statement sees
-    // exactly what the first promised.
-    const { rows } = await this.pool.query<{ data: Buffer }>(`SELECT data FROM blob_chunks WHERE sha256 = $1 ORDER BY n`, [sha256]);
-    const bytes = Buffer.concat(rows.map((r) => r.data));
-    if (rows.length !== head.rows[0].chunk_count || bytes.length !== Number(head.rows[0].byte_size)) {
-      throw new Error(`blob ${sha256} is damaged: ${rows.length} of ${head.rows[0].chunk_count} chunks, ${bytes.length} of ${head.rows[0].byte_size} bytes`);
+    const cached = this.cache.get(sha256);
+    if (cached) {
+      // Most recently used last; a copy, so a caller that writes into it cannot alter the cache.
+      this.cache.delete(sha256);
+      this.cache.set(sha256, cached);
+      return Buffer.from(cached);
     }
+    // One statement, one snapshot: the head and the chunks it promises.
+    const { rows } = await this.pool.query<{ byte_size: string; chunk_count: number; data: Buffer | null }>(
+      prepared(
+        `SELECT b.byte_size::text AS byte_size, b.chunk_count, c.data
+           FROM blobs b LEFT JOIN blob_chunks c ON c.sha256 = b.sha256
+          WHERE b.sha256 = $1 ORDER BY c.n`,
+        [sha256],
+      ),
+    );
+    if (!rows.length) return null;
+    const { byte_size, chunk_count } = rows[0];
+    const parts = rows.flatMap((r) => (r.data ? [r.data] : []));
+    const bytes = Buffer.concat(parts);
+    if (parts.length !== chunk_count || bytes.length !== Number(byte_size)) {
+      throw new Error(`blob ${sha256} is damaged: ${parts.length} of ${chunk_count} chunks, ${bytes.length} of ${byte_size} bytes`);
+    }
+    this.remember(sha256, bytes);
     return bytes;
   }
 
   async has(sha256: string): Promise<boolean> {
     if (!SHA256.test(sha256)) return false;
-    const { rowCount } = await this.pool.query(`SELECT 1 FROM blobs WHERE sha256 = $1`, [sha256]);
+    if (this.known.has(sha256)) return true;
+    const { rowCount } = await this.pool.query(prepared(`SELECT 1 FROM blobs WHERE sha256 = $1`, [sha256]));
+    if (rowCount === 1) this.remember(sha256);
     return rowCount === 1;
+  }
+
+  /** Notes a committed blob: its hash always, its bytes when small (a copy: callers keep theirs). */
+  private remember(sha256: string, bytes?: Buffer): void {
+    if (this.known.size >= KNOWN_HASHES) this.known.clear();
+    this.known.add(sha256);
+    if (!bytes || bytes.length > BLOB_CACHE_ITEM_BYTES || this.cache.has(sha256)) return;
+    this.cache.set(sha256, Buffer.from(bytes));
+    this.cachedBytes += bytes.length;
+    for (const [key, value] of this.cache) {
+      if (this.cachedBytes <= BLOB_CACHE_BYTES) break;
+      this.cache.delete(key);
+      this.cachedBytes -= value.length;
+    }
   }
 
   async close(): Promise<void> {

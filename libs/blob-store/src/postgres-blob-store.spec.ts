@@ -84,6 +84,59 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
     expect((await store.get(sha256(bytes)))?.equals(bytes)).toBe(true);
   });
 
+  /** Queries sent through the pool while `work` runs. */
+  async function queries(work: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((...args: unknown[]) => {
+      sent.push(String(args[0]));
+      return original(...args);
+    }) as never);
+    try {
+      await work();
+    } finally {
+      spy.mockRestore();
+    }
+    return sent;
+  }
+
+  it('stores a document-sized blob in one statement and serves it back, and its hash, from memory', async () => {
+    const bytes = Buffer.from(`<p>${randomBytes(16).toString('hex')}</p>`.repeat(50), 'utf8');
+    const hash = sha256(bytes);
+    expect(await queries(() => store.put(bytes))).toHaveLength(1);
+    let back: Buffer | null = null;
+    expect(
+      await queries(async () => {
+        back = await store.get(hash);
+        expect(await store.has(hash)).toBe(true);
+        await store.put(bytes);
+      }),
+    ).toEqual([]);
+    expect(back!.equals(bytes)).toBe(true);
+    // A copy: a caller writing into it does not change what the next get returns.
+    back!.fill(0);
+    expect((await store.get(hash))?.equals(bytes)).toBe(true);
+    // Another process (another store on the pool) reads it in one statement.
+    const other = new PostgresBlobStore(pool);
+    let read: Buffer | null = null;
+    expect(await queries(async () => (read = await other.get(hash)))).toHaveLength(1);
+    expect(read!.equals(bytes)).toBe(true);
+    expect(await chunkSizes(hash)).toEqual([bytes.length]);
+  });
+
+  it('stores the empty blob as a head without chunks', async () => {
+    const ref = await store.put(Buffer.alloc(0));
+    expect(await chunkSizes(ref.sha256)).toEqual([]);
+    expect((await new PostgresBlobStore(pool).get(ref.sha256))?.length).toBe(0);
+  });
+
+  it('lets concurrent puts of the same new small bytes from several stores all succeed, storing them once', async () => {
+    const bytes = randomBytes(1000);
+    const refs = await Promise.all(Array.from({ length: 4 }, () => new PostgresBlobStore(pool).put(bytes)));
+    expect(new Set(refs.map((r) => r.sha256))).toEqual(new Set([sha256(bytes)]));
+    expect(await chunkSizes(sha256(bytes))).toEqual([1000]);
+  });
+
   it('refuses to return a blob whose chunks went missing instead of returning short bytes', async () => {
     const bytes = randomBytes(BLOB_CHUNK_BYTES + 5);
     const ref = await store.put(bytes);

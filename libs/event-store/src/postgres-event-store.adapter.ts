@@ -1,5 +1,5 @@
-import { Client, ClientConfig, Pool, PoolClient, QueryResult } from 'pg';
-import { runMigrations } from '@dojang/postgres';
+import { Client, ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
+import { prepared, runMigrations } from '@dojang/postgres';
 import {
   AppendResult,
   DuplicateEventError,
@@ -38,13 +38,21 @@ import { EVENT_STORE_MIGRATIONS } from './postgres-event-store.migrations';
  * while it runs the next round's appends queue for the next one (one group in flight per
  * instance): one lock hold, one WAL flush (`synchronous_commit` is set on per transaction, so a
  * server default of off cannot weaken the acknowledgement) and one NOTIFY for the whole group.
- * Under the lock no other writer can move a stream, so revisions and duplicate event ids are
- * checked up front from one read, and a conflicting append is rejected alone without writing;
- * the rest go in one INSERT inside a savepoint (one subtransaction per group: more than 64 in a
- * transaction overflow PostgreSQL's subtransaction cache and slow every snapshot). Should that INSERT fail anyway (a writer that did
- * not take the lock, an untranslatable string), the group falls back to one savepoint per append,
- * so the failure rolls back and rejects that append alone. The hash chain is computed in that same
- * transaction from the stream's last stored event.
+ *
+ * One round trip per group. The group is planned (revisions checked, rows hash-chained) before
+ * the transaction starts, from the stream heads this process already knows: the event a command
+ * handler read last (readStream) or appended last. A (stream, revision) pair names one event
+ * forever, so a remembered hash is never wrong, only possibly no longer the head; a stream
+ * created by the append needs no head at all. Only heads not known (an `any` append, a stream this
+ * process never read) are read first, outside the lock. The plan is then sent as one multi-
+ * statement query (BEGIN, the lock, a savepoint, one INSERT of the whole group, the NOTIFY,
+ * COMMIT) with the rows as a JSON literal, so the lock is held for the server's own work and the
+ * WAL flush, never across a client round trip. The unique constraints enforce what the plan
+ * assumed: an append whose stream moved meanwhile, or whose event id is already stored, makes the
+ * INSERT fail, and the group falls back (the lock still held) to one savepoint per append, each
+ * re-planned from a fresh read under the lock, so the failure rejects that append alone with the
+ * right error. One subtransaction per group in the common case: more than 64 in a transaction
+ * overflow PostgreSQL's subtransaction cache and slow every snapshot.
  *
  * A holder that stalls between its statements (a frozen or partitioned process) is ended by the
  * server after `appendIdleTimeoutMs` (idle_in_transaction_session_timeout, set per transaction),
@@ -97,6 +105,9 @@ interface StreamHead {
   hash: string;
 }
 
+/** Stream heads remembered per instance (the streams this process worked on lately). */
+const KNOWN_HEADS = 10_000;
+
 interface InsertRow {
   ord: number;
   stream_id: string;
@@ -139,6 +150,8 @@ export class PostgresEventStore implements EventStore {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reconnectDelay: number;
   private closed = false;
+  /** The last event (revision, hash) of streams this instance read or appended lately, oldest first. */
+  private readonly heads = new Map<string, StreamHead>();
 
   constructor(private readonly pool: Pool, private readonly options: PostgresEventStoreOptions = {}) {
     this.reconnectDelay = options.reconnectDelayMs ?? 250;
@@ -182,6 +195,19 @@ export class PostgresEventStore implements EventStore {
 
   /** Never rejects: each append of the group is resolved or rejected on its own. */
   private async commitGroup(group: PendingAppend[]): Promise<void> {
+    let planned: PlannedAppend[];
+    try {
+      planned = plan(group, await this.headsFor(group));
+    } catch (err) {
+      for (const a of group) a.reject(err);
+      return;
+    }
+    const rows = planned.flatMap((p) => p.rows);
+    if (rows.length === 0) {
+      // Every append was refused by the plan: nothing to write.
+      group.forEach((a, i) => a.reject(planned[i].error));
+      return;
+    }
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -200,28 +226,47 @@ export class PostgresEventStore implements EventStore {
       client.release(err);
     };
     let outcomes: Outcome[];
+    let head = 0;
+    let planUsed = false;
     try {
       // A process that stalls or is cut off while holding the lock would block every writer until
       // TCP keep-alive gives up (hours): the server ends such a session, which releases the lock.
       const idleLimit = Math.max(1, Math.round(this.options.appendIdleTimeoutMs ?? 10_000));
-      await client.query(
+      const begin =
         `BEGIN; SET LOCAL synchronous_commit TO on; SET LOCAL idle_in_transaction_session_timeout TO ${idleLimit};` +
-          ` SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SAVEPOINT group_append`,
-      );
-      outcomes = await this.insertGroup(client, group);
-      const head = Math.max(0, ...outcomes.map((o) => (o.ok ? o.result.position : 0)));
-      if (head > 0) {
+        ` SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SAVEPOINT group_append; ${INSERT_ROWS.replace('$1', () => escapeLiteral(JSON.stringify(rows)))}`;
+      // The highest position this session drew is the group's last row: the head after commit.
+      const end = `SELECT pg_notify('${EVENTS_CHANNEL}', currval(pg_get_serial_sequence('events', 'global_position'))::text); COMMIT`;
+      const hooked = this.beforeCommit !== PostgresEventStore.prototype.beforeCommit;
+      let results: QueryResult[];
+      try {
+        results = (await client.query(hooked ? begin : `${begin}; ${end}`)) as unknown as QueryResult[];
+      } catch (err) {
+        // The statements after a failing one are skipped, COMMIT included, and the transaction is
+        // aborted. Past the savepoint (the INSERT failed), fall back to one append at a time.
+        if (!(await client.query('ROLLBACK TO SAVEPOINT group_append').then(() => true, () => false))) throw err;
+        results = [];
+      }
+      planUsed = results.length > 0;
+      if (planUsed) {
+        const inserted = (results.find((r) => r.command === 'INSERT')?.rows ?? []) as Array<{ event_id: string; global_position: string }>;
+        const positions = new Map(inserted.map((r) => [r.event_id, Number(r.global_position)]));
+        outcomes = planned.map((p) => outcomeOf(p, positions));
+      } else {
+        outcomes = await this.appendOneByOne(client, group);
+      }
+      head = Math.max(0, ...outcomes.map((o) => (o.ok ? o.result.position : 0)));
+      if (results.length && !hooked) {
+        assertCommitted(results);
+      } else if (head > 0) {
         await this.beforeCommit(client);
-        // A number formatted by us: safe as a literal, and it saves a round trip under the lock.
-        const results = (await client.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '${head}'); COMMIT`)) as unknown as QueryResult[];
-        // COMMIT of a transaction that failed answers ROLLBACK, not an error.
-        const tag = results[results.length - 1]?.command;
-        if (tag !== 'COMMIT') throw new Error(`append transaction ended with ${String(tag)}, not COMMIT`);
+        // A number formatted by us: safe as a literal.
+        const tail = results.length ? end : `SELECT pg_notify('${EVENTS_CHANNEL}', '${head}'); COMMIT`;
+        assertCommitted((await client.query(tail)) as unknown as QueryResult[]);
       } else {
         await client.query('ROLLBACK');
       }
       release(lost);
-      if (head > 0) this.noticed(head);
     } catch (err) {
       // The transaction's fate is unknown (e.g. the connection died at COMMIT): reject every
       // append; a retry is told by the event ids or the revision whether it did land.
@@ -229,29 +274,65 @@ export class PostgresEventStore implements EventStore {
       for (const a of group) a.reject(err);
       return;
     }
+    if (head > 0) this.noticed(head);
     group.forEach((a, i) => {
       const outcome = outcomes[i];
-      if (outcome.ok) a.resolve(outcome.result);
-      else a.reject(outcome.error);
+      if (outcome.ok) {
+        const last = a.events.length - 1;
+        // After the fallback the rows are a second plan's: the next readStream tells the head.
+        const row = planned[i].rows[last] ?? null;
+        if (planUsed && row) this.remember(a.streamId, row.stream_revision, String(row.metadata.hash));
+        a.resolve(outcome.result);
+      } else {
+        a.reject(outcome.error);
+      }
     });
   }
 
   /**
+   * The heads the plan needs: remembered ones where the append names the revision this process
+   * last saw, one read for the rest. A stream created by the append (`no_stream`) needs none.
+   */
+  private async headsFor(group: PendingAppend[]): Promise<Heads> {
+    const streams = new Map<string, StreamHead>();
+    const missing = new Set<string>();
+    for (const a of group) {
+      const known = this.heads.get(a.streamId);
+      if (a.expected === 'no_stream') {
+        // Known to exist: the plan refuses it without a write.
+        if (known) streams.set(a.streamId, known);
+      } else if (known && known.revision === a.expected) {
+        streams.set(a.streamId, known);
+      } else {
+        missing.add(a.streamId);
+      }
+    }
+    if (missing.size) {
+      // Outside the lock, so possibly behind by the time the group commits: then the INSERT
+      // conflicts and the fallback re-reads under the lock. Never ahead, so a refusal is right.
+      const { rows } = await this.pool.query<{ stream_id: string; revision: number; hash: string }>(prepared(HEADS_SQL, [[...missing]]));
+      for (const r of rows) streams.set(r.stream_id, { revision: r.revision, hash: r.hash });
+    }
+    // Event ids already stored are left to the unique constraint (the fallback names the append).
+    return { streams, taken: new Set() };
+  }
+
+  private remember(streamId: string, revision: number, hash: string | undefined): void {
+    if (typeof hash !== 'string') return;
+    this.heads.delete(streamId);
+    this.heads.set(streamId, { revision, hash });
+    if (this.heads.size > KNOWN_HEADS) this.heads.delete(this.heads.keys().next().value as string);
+  }
+
+  /**
    * Called inside the append transaction, on its connection, after the inserts and before the
-   * commit (the lock held). For tests: holding a transaction open, looking at its settings.
+   * commit (the lock held). For tests: holding a transaction open, looking at its settings. A
+   * store that overrides it sends its group in two round trips instead of one.
    */
   protected async beforeCommit(_client: PoolClient): Promise<void> {}
 
-  private async insertGroup(client: PoolClient, group: PendingAppend[]): Promise<Outcome[]> {
-    const planned = plan(group, await readHeads(client, group));
-    try {
-      const positions = await insertRows(client, planned.flatMap((p) => p.rows));
-      return planned.map((p) => outcomeOf(p, positions));
-    } catch {
-      // Not a conflict the plan foresaw: retry each append in its own savepoint, re-read, so
-      // whatever failed is rejected alone.
-      await client.query('ROLLBACK TO SAVEPOINT group_append');
-    }
+  /** The group after its single INSERT failed: each append in its own savepoint, re-read under the lock. */
+  private async appendOneByOne(client: PoolClient, group: PendingAppend[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (const a of group) {
       await client.query('SAVEPOINT one_append');
@@ -279,10 +360,10 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readStream(streamId: string): Promise<StoredEvent[]> {
-    const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_revision`,
-      [streamId],
-    );
+    const { rows } = await this.pool.query<EventRow>(prepared(`SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_revision`, [streamId]));
+    // What a command handler reads before it appends: the head the append will name.
+    const last = rows[rows.length - 1];
+    if (last) this.remember(streamId, last.stream_revision, last.metadata.hash as string | undefined);
     return rows.map(toStored);
   }
 
@@ -291,14 +372,13 @@ export class PostgresEventStore implements EventStore {
     // Commit order is position order (see the header), so this never returns a position with a
     // lower one still to commit.
     const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`,
-      [after, limit],
+      prepared(`SELECT ${COLUMNS} FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2`, [after, limit]),
     );
     return rows.map(toStored);
   }
 
   async headPosition(): Promise<number> {
-    const { rows } = await this.pool.query<{ head: string }>(`SELECT coalesce(max(global_position), 0) AS head FROM events`);
+    const { rows } = await this.pool.query<{ head: string }>(prepared(`SELECT coalesce(max(global_position), 0) AS head FROM events`, []));
     return Number(rows[0].head);
   }
 
@@ -436,17 +516,20 @@ interface Heads {
   taken: Set<string>;
 }
 
+/** The last event (revision, hash) of each of the streams in $1. */
+const HEADS_SQL = `SELECT s.stream_id, last.stream_revision AS revision, last.metadata->>'hash' AS hash
+   FROM unnest($1::text[]) AS s(stream_id)
+   CROSS JOIN LATERAL (
+     SELECT stream_revision, metadata FROM events e WHERE e.stream_id = s.stream_id ORDER BY stream_revision DESC LIMIT 1
+   ) last`;
+
 /** The last event of each stream of the group, and which of its event ids are already stored: one round trip. */
 async function readHeads(client: PoolClient, group: PendingAppend[]): Promise<Heads> {
   const streams = [...new Set(group.map((a) => a.streamId))];
   const ids = group.flatMap((a) => a.events.map((e) => e.event_id));
   const { rows } = await client.query<{ heads: Array<{ stream_id: string; revision: number; hash: string }>; taken: string[] }>(
     `SELECT
-       (SELECT coalesce(json_agg(json_build_object('stream_id', s.stream_id, 'revision', last.stream_revision, 'hash', last.metadata->>'hash')), '[]')
-          FROM unnest($1::text[]) AS s(stream_id)
-          CROSS JOIN LATERAL (
-            SELECT stream_revision, metadata FROM events e WHERE e.stream_id = s.stream_id ORDER BY stream_revision DESC LIMIT 1
-          ) last) AS heads,
+       (SELECT coalesce(json_agg(json_build_object('stream_id', h.stream_id, 'revision', h.revision, 'hash', h.hash)), '[]') FROM (${HEADS_SQL}) h) AS heads,
        (SELECT coalesce(array_agg(event_id), '{}') FROM events WHERE event_id = ANY($2::text[])) AS taken`,
     [streams, ids],
   );
@@ -497,22 +580,28 @@ function plan(group: PendingAppend[], heads: Heads): PlannedAppend[] {
 
 /**
  * One INSERT for the rows of a whole group, in group order, so positions (drawn from the identity
- * sequence as the rows are inserted) increase with revision inside each stream. Returns the
- * position of each event id.
+ * sequence as the rows are inserted) increase with revision inside each stream. $1 is the rows as
+ * JSON: a parameter, or a literal in the one-round-trip group (JSON.stringify stores what the hash
+ * covered: toJSON applied, undefined dropped).
  */
-async function insertRows(client: PoolClient, rows: InsertRow[]): Promise<Map<string, number>> {
-  if (rows.length === 0) return new Map();
-  // JSON.stringify stores what the hash covered (toJSON applied, undefined dropped).
-  const { rows: inserted } = await client.query<{ event_id: string; global_position: string }>(
-    `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
+const INSERT_ROWS = `INSERT INTO events (stream_id, stream_revision, event_id, type, data, metadata)
      SELECT r.stream_id, r.stream_revision, r.event_id, r.type, r.data, r.metadata
        FROM jsonb_to_recordset($1::jsonb)
          AS r(ord integer, stream_id text, stream_revision integer, event_id text, type text, data jsonb, metadata jsonb)
       ORDER BY r.ord
-     RETURNING event_id, global_position`,
-    [JSON.stringify(rows)],
-  );
+     RETURNING event_id, global_position`;
+
+/** Returns the position of each event id inserted. */
+async function insertRows(client: PoolClient, rows: InsertRow[]): Promise<Map<string, number>> {
+  if (rows.length === 0) return new Map();
+  const { rows: inserted } = await client.query<{ event_id: string; global_position: string }>(INSERT_ROWS, [JSON.stringify(rows)]);
   return new Map(inserted.map((r) => [r.event_id, Number(r.global_position)]));
+}
+
+/** COMMIT of a transaction that failed answers ROLLBACK, not an error. */
+function assertCommitted(results: QueryResult[]): void {
+  const tag = results[results.length - 1]?.command;
+  if (tag !== 'COMMIT') throw new Error(`append transaction ended with ${String(tag)}, not COMMIT`);
 }
 
 function outcomeOf(planned: PlannedAppend, positions: Map<string, number>): Outcome {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'crypto';
-import { Pool, PoolClient } from 'pg';
+import { Client, Pool, PoolClient } from 'pg';
 import { createPostgresPool } from '@dojang/postgres';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
-import { NewEvent, StoredEvent } from './event-store.port';
+import { DuplicateEventError, NewEvent, StoredEvent, WrongExpectedRevisionError } from './event-store.port';
+import { verifyChain } from './hash-chain';
 import { PostgresEventStore, PostgresEventStoreOptions } from './postgres-event-store.adapter';
 
 const server = postgresTestServer();
@@ -146,6 +147,88 @@ if (server) {
           expect(await store.readStream(bad)).toEqual([]);
           expect(await store.readStream(good1)).toHaveLength(1);
           expect(await store.readStream(good2)).toHaveLength(2);
+        });
+      });
+
+      describe('one round trip per group', () => {
+        /** Statements sent on any connection of the pool while `work` runs. */
+        async function statements(work: () => Promise<unknown>): Promise<string[]> {
+          const sent: string[] = [];
+          const original = Client.prototype.query;
+          const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+            sent.push(String(typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text));
+            return (original as (...a: unknown[]) => unknown).apply(this, args) as never;
+          } as never);
+          try {
+            await work();
+          } finally {
+            spy.mockRestore();
+          }
+          return sent;
+        }
+
+        it('sends a group of new streams and of streams it has just read as one query', async () => {
+          const store = await open(new PostgresEventStore(pool, quiet));
+          const existing = `known-${randomUUID()}`;
+          await store.append(existing, [event()], 'no_stream');
+          const [stored] = await store.readStream(existing);
+          const sent = await statements(() =>
+            Promise.all([
+              store.append(`fresh-${randomUUID()}`, [event()], 'no_stream'),
+              store.append(existing, [event()], stored.stream_revision),
+              store.append(`fresh-${randomUUID()}`, [event(), event()], 'no_stream'),
+            ]),
+          );
+          expect(sent).toHaveLength(1);
+          expect(sent[0]).toMatch(/^BEGIN;.*pg_advisory_xact_lock.*INSERT INTO events.*COMMIT$/s);
+          const chain = await store.readStream(existing);
+          expect(chain.map((e) => e.stream_revision)).toEqual([0, 1]);
+          expect(verifyChain(chain).intact).toBe(true);
+        });
+
+        it('stores text the SQL literal must escape exactly as given', async () => {
+          const store = await open(new PostgresEventStore(pool, quiet));
+          const stream = `quotes-${randomUUID()}`;
+          const tricky = { title: `it's "quoted" \\ back\\slash $1 $& $' \n 도장 \u{1F58B}`, nested: { a: "'); DROP TABLE events; --" } };
+          await store.append(stream, [event('Happened', tricky)], 'no_stream');
+          const [back] = await store.readStream(stream);
+          expect(back.data).toEqual(tricky);
+          expect(verifyChain(await store.readStream(stream)).intact).toBe(true);
+        });
+
+        it('refuses, as a wrong revision, an append planned from a head another instance has since moved', async () => {
+          const ours = await open(new PostgresEventStore(pool, quiet));
+          const theirs = await open(new PostgresEventStore(pool, quiet), false);
+          const stream = `moved-${randomUUID()}`;
+          await ours.append(stream, [event()], 'no_stream');
+          await ours.readStream(stream); // remembers revision 0 as the head
+          await theirs.append(stream, [event()], 0);
+          const late = event();
+          await expect(ours.append(stream, [late], 0)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+          const { rows } = await pool.query('SELECT 1 FROM events WHERE event_id = $1', [late.event_id]);
+          expect(rows).toEqual([]);
+          // An 'any' append reads the head it does not know and lands after the other's event.
+          await ours.append(stream, [event()], 'any');
+          const chain = await ours.readStream(stream);
+          expect(chain.map((e) => e.stream_revision)).toEqual([0, 1, 2]);
+          expect(verifyChain(chain).intact).toBe(true);
+        });
+
+        it("refuses 'no_stream' on a stream it knows without writing, and an event id stored by another instance", async () => {
+          const ours = await open(new PostgresEventStore(pool, quiet));
+          const theirs = await open(new PostgresEventStore(pool, quiet), false);
+          const stream = `dup-${randomUUID()}`;
+          await ours.append(stream, [event()], 'no_stream');
+          await expect(ours.append(stream, [event()], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+          const taken = event();
+          await theirs.append(`other-${randomUUID()}`, [taken], 'no_stream');
+          const results = await Promise.allSettled([
+            ours.append(`new-${randomUUID()}`, [taken], 'no_stream'),
+            ours.append(`new-${randomUUID()}`, [event()], 'no_stream'),
+          ]);
+          expect(results[0].status).toBe('rejected');
+          expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventError);
+          expect(results[1].status).toBe('fulfilled');
         });
       });
 

@@ -1,2 +1,3 @@
 export * from './pool';
 export * from './migrations';
+export * from './prepared';

@@ -1,6 +1,18 @@
-import { Pool, PoolClient } from 'pg';
-import { Migration, runMigrations } from '@dojang/postgres';
-import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
+import { ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
+import { Migration, prepared, runMigrations } from '@dojang/postgres';
+import { CHECKPOINTS_CHANNEL, ProjectorSeat, ProjectorSeatOptions } from './postgres-projector-seat';
+import {
+  CollectionSpec,
+  Condition,
+  FindQuery,
+  ProjectorElection,
+  ProjectorHandlers,
+  ReadDoc,
+  ReadStore,
+  Scalar,
+  StaleGenerationError,
+  Write,
+} from './read-store.port';
 
 /**
  * The read store's own tables. Collections are not here: each is a table made on first use
@@ -25,7 +37,37 @@ export const READ_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX read_windows_expires_at ON read_windows (expires_at);
     `,
   },
+  {
+    // The generation fence of a projection batch as one call, so a whole batch is one query: the
+    // checkpoints are made if missing, locked and moved forward, and their generations compared;
+    // a mismatch raises DJ001 (the stale names as JSON in DETAIL), which aborts the batch.
+    id: 'read_0002_fence_function',
+    sql: `
+      CREATE FUNCTION dojang_read_fence(batch jsonb) RETURNS void LANGUAGE plpgsql AS $fence$
+      DECLARE
+        stale text[];
+      BEGIN
+        WITH w AS (
+          SELECT * FROM jsonb_to_recordset(batch) AS w(name text, position bigint, generation integer)
+        ), c AS (
+          INSERT INTO read_checkpoints AS c (name, position, generation)
+          SELECT w.name, w.position, 0 FROM w ORDER BY w.name
+          ON CONFLICT (name) DO UPDATE SET position = GREATEST(c.position, EXCLUDED.position)
+          RETURNING c.name, c.generation
+        )
+        SELECT array_agg(c.name ORDER BY c.name) INTO stale FROM c JOIN w USING (name) WHERE c.generation <> w.generation;
+        IF stale IS NOT NULL THEN
+          RAISE EXCEPTION 'projection(s) % were reset since this runner loaded them', array_to_string(stale, ', ')
+            USING ERRCODE = 'DJ001', DETAIL = to_json(stale)::text;
+        END IF;
+      END
+      $fence$;
+    `,
+  },
 ];
+
+/** SQLSTATE of dojang_read_fence's refusal. */
+const STALE_GENERATION = 'DJ001';
 
 // 60, not 63: `rm_` must fit in PostgreSQL's 63-byte identifiers, which it would silently cut.
 const NAME = /^[a-z][a-z0-9_]{0,59}$/;
@@ -97,14 +139,32 @@ interface Statement {
  *
  * A projection batch commits in one transaction: the checkpoints first, locked and compared with
  * the generation fence (so a concurrent reset waits for the batch, or the batch sees the reset
- * and rolls back), then the rows, a few multi-row statements per collection.
+ * and rolls back), then the rows, a few multi-row statements per collection. The whole batch is
+ * one query (the statements with their rows as JSON literals, run by the server as one implicit
+ * transaction), so it costs one round trip and holds its row locks for the server's work only.
  */
-export class PostgresReadStore implements ReadStore {
+export class PostgresReadStore implements ReadStore, ProjectorElection {
   private readonly known = new Set<string>();
   private readonly indexed = new Set<string>();
+  /** The latest window whose start swept the expired counters. */
+  private sweptWindow = Number.NEGATIVE_INFINITY;
 
   /** The pool is shared with the other stores: close() leaves it open. */
-  constructor(readonly pool: Pool) {}
+  constructor(
+    readonly pool: Pool,
+    private readonly options: ProjectorSeatOptions = {},
+  ) {}
+
+  /**
+   * One process of those sharing the database runs the projections (see ProjectorSeat); every
+   * projection batch announces its checkpoints on CHECKPOINTS_CHANNEL, so the others can answer
+   * read-your-writes waits without projecting.
+   */
+  async joinProjectors(handlers: ProjectorHandlers): Promise<() => Promise<void>> {
+    const seat = new ProjectorSeat({ ...(this.pool.options as ClientConfig) }, handlers, this.options);
+    await seat.start();
+    return () => seat.close();
+  }
 
   async init(): Promise<void> {
     await runMigrations(this.pool, READ_MIGRATIONS);
@@ -146,7 +206,7 @@ export class PostgresReadStore implements ReadStore {
 
   async get<T extends ReadDoc = ReadDoc>(collection: string, id: string): Promise<T | null> {
     await this.ensureTable(collection);
-    const { rows } = await this.pool.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table(collection)} WHERE id = $1`, [encodeString(id)]);
+    const { rows } = await this.pool.query<{ doc: string }>(prepared(`SELECT doc::text AS doc FROM ${table(collection)} WHERE id = $1`, [encodeString(id)]));
     return rows.length ? parseDoc<T>(rows[0].doc) : null;
   }
 
@@ -154,9 +214,9 @@ export class PostgresReadStore implements ReadStore {
     const out = new Map<string, T>();
     if (!ids.length) return out;
     await this.ensureTable(collection);
-    const { rows } = await this.pool.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table(collection)} WHERE id = ANY($1::text[])`, [
-      ids.map(encodeString),
-    ]);
+    const { rows } = await this.pool.query<{ doc: string }>(
+      prepared(`SELECT doc::text AS doc FROM ${table(collection)} WHERE id = ANY($1::text[])`, [ids.map(encodeString)]),
+    );
     for (const row of rows) {
       const doc = parseDoc<T>(row.doc);
       out.set(doc.id, doc);
@@ -176,26 +236,27 @@ export class PostgresReadStore implements ReadStore {
     for (const w of writes) await this.ensureTable(w.collection);
     const names = [...new Set([...Object.keys(checkpoints), ...Object.keys(generations)])].sort();
     if (!names.length && !statements.length) return;
-    await this.transaction(async (client) => {
-      if (names.length) {
-        // The fence, first: every checkpoint row is made if missing (absent = position 0,
-        // generation 0) and locked, in name order, and its generation compared. A reset takes the
-        // same row lock, so it cannot slip in between this check and the row writes below; one
-        // that committed first shows its generation here. Positions only move forward; on a
-        // mismatch the whole transaction, positions included, is rolled back.
-        const { rows } = await client.query<{ name: string; generation: number }>(
-          `INSERT INTO read_checkpoints AS c (name, position, generation)
-           SELECT name, position, 0 FROM unnest($1::text[], $2::bigint[]) AS w(name, position) ORDER BY name
-           ON CONFLICT (name) DO UPDATE SET position = GREATEST(c.position, EXCLUDED.position)
-           RETURNING c.name, c.generation`,
-          [names, names.map((n) => checkpoints[n] ?? 0)],
-        );
-        const stored = new Map(rows.map((r) => [r.name, r.generation]));
-        const stale = names.filter((n) => stored.get(n) !== (generations[n] ?? 0));
-        if (stale.length) throw new StaleGenerationError(stale);
-      }
-      for (const s of statements) await client.query(s.sql, s.params);
-    });
+    // The fence first: every checkpoint row is made if missing (absent = position 0, generation 0)
+    // and locked, in name order, and its generation compared. A reset takes the same row lock, so
+    // it cannot slip in between this check and the row writes after it; one that committed first
+    // shows its generation here. Positions only move forward; on a mismatch the whole query,
+    // positions included, is rolled back.
+    const fence = names.map((name) => ({ name, position: checkpoints[name] ?? 0, generation: generations[name] ?? 0 }));
+    const sql = [...(names.length ? [`SELECT dojang_read_fence(${escapeLiteral(JSON.stringify(fence))}::jsonb)`] : []), ...statements];
+    // Delivered at commit, to the processes waiting for these positions (ProjectorSeat).
+    if (names.length) sql.push(`SELECT pg_notify('${CHECKPOINTS_CHANNEL}', ${escapeLiteral(checkpointPayload(names, checkpoints))})`);
+    let results: QueryResult | QueryResult[];
+    try {
+      // Several statements and no parameters: the simple protocol, one implicit transaction that
+      // the server rolls back by itself on any error (the connection returns to the pool clean).
+      results = await this.pool.query(sql.join(';\n'));
+    } catch (err) {
+      const { code, detail } = err as { code?: string; detail?: string };
+      if (code === STALE_GENERATION) throw new StaleGenerationError(JSON.parse(detail ?? '[]') as string[]);
+      throw err;
+    }
+    const count = Array.isArray(results) ? results.length : 1;
+    if (count !== sql.length) throw new Error(`projection batch ran ${count} of ${sql.length} statements`);
   }
 
   async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
@@ -207,12 +268,14 @@ export class PostgresReadStore implements ReadStore {
     // UPDATE re-checks the version on the row it locked, the INSERT conflicts on the primary key.
     const result =
       expectedVersion === null
-        ? await this.pool.query(`INSERT INTO ${t} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING`, [encodeString(doc.id), text])
-        : await this.pool.query(`UPDATE ${t} SET doc = $2::jsonb WHERE id = $1 AND COALESCE(${field('_version')}, '0'::jsonb) = $3::jsonb`, [
-            encodeString(doc.id),
-            text,
-            JSON.stringify(expectedVersion),
-          ]);
+        ? await this.pool.query(prepared(`INSERT INTO ${t} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING`, [encodeString(doc.id), text]))
+        : await this.pool.query(
+            prepared(`UPDATE ${t} SET doc = $2::jsonb WHERE id = $1 AND COALESCE(${field('_version')}, '0'::jsonb) = $3::jsonb`, [
+              encodeString(doc.id),
+              text,
+              JSON.stringify(expectedVersion),
+            ]),
+          );
     return result.rowCount === 1;
   }
 
@@ -232,8 +295,7 @@ export class PostgresReadStore implements ReadStore {
     const out: Record<string, number> = {};
     if (!names.length) return out;
     const { rows } = await this.pool.query<{ name: string; value: string }>(
-      `SELECT name, ${column}::text AS value FROM read_checkpoints WHERE name = ANY($1::text[])`,
-      [names],
+      prepared(`SELECT name, ${column}::text AS value FROM read_checkpoints WHERE name = ANY($1::text[])`, [names]),
     );
     const found = new Map(rows.map((r) => [r.name, Number(r.value)]));
     for (const name of names) out[name] = found.get(name) ?? 0;
@@ -264,13 +326,26 @@ export class PostgresReadStore implements ReadStore {
 
   async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
     const { rows } = await this.pool.query<{ count: string }>(
-      `INSERT INTO read_windows AS w (key, window_start, count, expires_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + EXCLUDED.count RETURNING w.count::text AS count`,
-      [encodeString(key), windowStart, hits, windowStart + ttlMs],
+      // A counter, not a record: it commits without waiting for the WAL flush (the next durable
+      // commit of any session flushes it; a server crash may forget the last fraction of a second
+      // of hits, letting a few more requests through). A synchronous commit costs the server
+      // about three times the CPU of the upsert itself, on every request. Set for this statement's
+      // own transaction only.
+      prepared(
+        `WITH quick AS (SELECT set_config('synchronous_commit', 'off', true))
+         INSERT INTO read_windows AS w (key, window_start, count, expires_at) SELECT $1, $2, $3, $4 FROM quick
+         ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + EXCLUDED.count RETURNING w.count::text AS count`,
+        [encodeString(key), windowStart, hits, windowStart + ttlMs],
+      ),
     );
     const count = Number(rows[0].count);
-    // A window's first hits sweep the counters whose windows are over: cheap (indexed) and rare.
-    if (count === hits) await this.pool.query(`DELETE FROM read_windows WHERE expires_at <= $1`, [windowStart]);
+    // The first hits of a window this process sees sweep the counters whose windows are over:
+    // cheap (indexed), once per window and process (keys per signing link start a counter per
+    // document, and each swept once before, a durable commit per document).
+    if (count === hits && windowStart > this.sweptWindow) {
+      this.sweptWindow = windowStart;
+      await this.pool.query(prepared(`DELETE FROM read_windows WHERE expires_at <= $1`, [windowStart]));
+    }
     return count;
   }
 
@@ -299,6 +374,19 @@ export class PostgresReadStore implements ReadStore {
   }
 }
 
+/** `{ name: position }` as JSON, within NOTIFY's 8000-byte payload (names past it are left out: their waiters poll). */
+function checkpointPayload(names: string[], checkpoints: Record<string, number>): string {
+  const out: Record<string, number> = {};
+  let length = 2;
+  for (const name of names) {
+    const position = checkpoints[name] ?? 0;
+    length += JSON.stringify(name).length + String(position).length + 2;
+    if (length > 7_900) break;
+    out[name] = position;
+  }
+  return JSON.stringify(out);
+}
+
 /** Readable when it fits PostgreSQL's 63 bytes; else cut and told apart by a hash of the fields. */
 function indexName(collection: string, fields: string[]): string {
   const readable = `ix_${collection}_${fields.join('_')}`;
@@ -313,12 +401,13 @@ function fnv1a(s: string): number {
 }
 
 /**
- * The writes as a few multi-row statements. Only writes to the same row depend on their order,
- * so each collection's writes are grouped by id and sent in layers: the first write of every id,
- * then the second, and so on (one layer in the usual batch), each layer one DELETE and one
- * upsert. Ids are sorted so concurrent batches lock rows in the same order.
+ * The writes as a few multi-row statements, their rows in a JSON literal each. Only writes to the
+ * same row depend on their order, so each collection's writes are grouped by id and sent in
+ * layers: the first write of every id, then the second, and so on (one layer in the usual batch),
+ * each layer one DELETE and one upsert. Ids are sorted so concurrent batches lock rows in the same
+ * order.
  */
-function writeStatements(writes: Write[]): Statement[] {
+function writeStatements(writes: Write[]): string[] {
   const byCollection = new Map<string, Map<string, Write[]>>();
   for (const w of writes) {
     const id = w.op === 'put' ? w.doc.id : w.id;
@@ -330,41 +419,42 @@ function writeStatements(writes: Write[]): Statement[] {
     if (queue) queue.push(w);
     else byId.set(id, [w]);
   }
-  const out: Statement[] = [];
+  const out: string[] = [];
   for (const [t, byId] of byCollection) {
     const ids = [...byId.keys()].sort();
     const depth = Math.max(...[...byId.values()].map((q) => q.length));
     for (let layer = 0; layer < depth; layer++) {
-      const puts: Array<Extract<Write, { op: 'put' }>> = [];
-      const deletes: Array<Extract<Write, { op: 'delete' }>> = [];
+      const puts: string[] = [];
+      const deletes: string[] = [];
       for (const id of ids) {
         const w = byId.get(id)![layer];
-        if (w?.op === 'put') puts.push(w);
-        else if (w) deletes.push(w);
+        if (w?.op === 'put') {
+          const position = Number.isSafeInteger(w.doc._position) ? w.doc._position : null;
+          const generation = typeof w.doc._generation === 'number' ? w.doc._generation : 0;
+          // The document is spliced in as JSON text (docText escapes what jsonb cannot hold).
+          puts.push(`{"id":${JSON.stringify(encodeString(id))},"doc":${docText(w.doc)},"position":${JSON.stringify(position)},"generation":${JSON.stringify(generation)}}`);
+        } else if (w) {
+          deletes.push(JSON.stringify({ id: encodeString(id), generation: w.generation ?? 0 }));
+        }
       }
       if (deletes.length) {
-        out.push({
-          sql: `DELETE FROM ${t} AS r USING unnest($1::text[], $2::integer[]) AS w(id, generation) WHERE r.id = w.id AND r._generation <= w.generation`,
-          params: [deletes.map((d) => encodeString(d.id)), deletes.map((d) => d.generation ?? 0)],
-        });
+        out.push(
+          `DELETE FROM ${t} AS r USING jsonb_to_recordset(${escapeLiteral(`[${deletes.join(',')}]`)}::jsonb) AS w(id text, generation integer)` +
+            ` WHERE r.id = w.id AND r._generation <= w.generation`,
+        );
       }
       if (puts.length) {
         // (generation, position) in order: a newer generation always wins, an older one never
         // does, and within one generation a replay of an older event is a no-op (a row or a put
         // without a position is not ordered, and the put wins).
-        out.push({
-          sql: `INSERT INTO ${t} AS r (id, doc, _position, _generation)
-                SELECT id, doc::jsonb, position, generation FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[]) AS w(id, doc, position, generation)
-                ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, _position = EXCLUDED._position, _generation = EXCLUDED._generation
-                WHERE r._generation < EXCLUDED._generation
-                   OR (r._generation = EXCLUDED._generation AND (r._position IS NULL OR EXCLUDED._position IS NULL OR r._position <= EXCLUDED._position))`,
-          params: [
-            puts.map((p) => encodeString(p.doc.id)),
-            puts.map((p) => docText(p.doc)),
-            puts.map((p) => (Number.isSafeInteger(p.doc._position) ? p.doc._position : null)),
-            puts.map((p) => (typeof p.doc._generation === 'number' ? p.doc._generation : 0)),
-          ],
-        });
+        out.push(
+          `INSERT INTO ${t} AS r (id, doc, _position, _generation)
+           SELECT w.id, w.doc, w.position, w.generation FROM jsonb_to_recordset(${escapeLiteral(`[${puts.join(',')}]`)}::jsonb)
+             AS w(id text, doc jsonb, position bigint, generation integer)
+           ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, _position = EXCLUDED._position, _generation = EXCLUDED._generation
+           WHERE r._generation < EXCLUDED._generation
+              OR (r._generation = EXCLUDED._generation AND (r._position IS NULL OR EXCLUDED._position IS NULL OR r._position <= EXCLUDED._position))`,
+        );
       }
     }
   }

@@ -116,47 +116,39 @@ function nodes(plan: PlanNode): PlanNode[] {
     });
   });
 
-  it('sends a batch as a few statements, not one per row', async () => {
+  it('sends a batch as one query of a few statements, not one per row', async () => {
     const [a, b] = ['batch_a', 'batch_b'];
     await store.ensureCollection({ name: a });
     await store.ensureCollection({ name: b });
     await store.commit([{ op: 'put', collection: a, doc: { id: 'gone', _position: 1 } }], {});
     const writes: Write[] = [{ op: 'delete', collection: a, id: 'gone' }];
     for (let i = 0; i < 200; i++) {
-      writes.push({ op: 'put', collection: a, doc: { id: `a${i}`, n: i, _position: 5 } });
+      writes.push({ op: 'put', collection: a, doc: { id: `a${i}`, n: i, quote: "it's \\ $1 $&", _position: 5 } });
       writes.push({ op: 'put', collection: b, doc: { id: `b${i}`, n: i, _position: 5 } });
     }
     const sent: string[] = [];
-    // Only the transaction's client is counted: pool.query() checks out clients through
-    // connect(callback), and those pass through untouched.
-    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient>;
-    const spy = jest.spyOn(pool, 'connect').mockImplementation((async (...args: unknown[]) => {
-      if (args.length) return connect(...args);
-      const client = await connect();
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      const querySpy = jest.spyOn(client, 'query').mockImplementation(((...queryArgs: unknown[]) => {
-        sent.push(String(queryArgs[0]));
-        return query(...queryArgs);
-      }) as never);
-      const release = client.release.bind(client);
-      client.release = ((err?: Error | boolean) => {
-        querySpy.mockRestore();
-        client.release = release;
-        release(err);
-      }) as typeof client.release;
-      return client;
+    const connect = jest.spyOn(pool, 'connect');
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((...args: unknown[]) => {
+      sent.push(String(args[0]));
+      return query(...args);
     }) as never);
     try {
       await store.commit(writes, { batch_cp: 5 }, { batch_cp: 0 });
     } finally {
       spy.mockRestore();
+      connect.mockRestore();
     }
-    // BEGIN, the fence, one DELETE and one upsert for `a`, one upsert for `b`, COMMIT.
-    expect(sent).toHaveLength(6);
-    expect(sent[0]).toBe('BEGIN');
-    expect(sent[sent.length - 1]).toBe('COMMIT');
+    // One round trip: the fence, one DELETE and one upsert for `a`, one upsert for `b`.
+    expect(sent).toHaveLength(1);
+    const statements = sent[0].split(/;\n(?=SELECT|INSERT|DELETE)/);
+    expect(statements.map((st) => st.trim().split(/\s/)[0])).toEqual(['SELECT', 'DELETE', 'INSERT', 'INSERT', 'SELECT']);
+    expect(statements[4]).toContain('pg_notify');
+    // No transaction held open across round trips: no client checked out by hand.
+    expect(connect.mock.calls.filter((c) => (c as unknown[]).length === 0)).toHaveLength(0);
     expect((await store.find(a, {})).length).toBe(200);
     expect((await store.find(b, {})).length).toBe(200);
+    expect(await store.get(a, 'a7')).toEqual({ id: 'a7', n: 7, quote: "it's \\ $1 $&", _position: 5 });
     expect(await store.get(a, 'gone')).toBeNull();
     expect(await store.getCheckpoint('batch_cp')).toBe(5);
   });
@@ -185,53 +177,41 @@ function nodes(plan: PlanNode): PlanNode[] {
   it('holds a reset until a batch past its fence has committed, then empties what it wrote', async () => {
     const [c, cp] = ['fenced_rows', 'fenced_cp'];
     await store.commit([{ op: 'put', collection: c, doc: { id: 'early', _position: 1 } }], { [cp]: 1 }, { [cp]: 0 });
-    // The batch pauses right after its fence statement, as if the row writes were slow.
-    let fenced!: () => void;
-    const fencePassed = new Promise<void>((resolve) => (fenced = resolve));
-    let resume!: () => void;
-    const gate = new Promise<void>((resolve) => (resume = resolve));
-    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<PoolClient>;
-    const spy = jest.spyOn(pool, 'connect').mockImplementationOnce((async () => {
-      const client = await connect();
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      const querySpy = jest.spyOn(client, 'query').mockImplementation((async (...args: unknown[]) => {
-        const result = await query(...args);
-        if (String(args[0]).includes('read_checkpoints')) {
-          fenced();
-          await gate;
-        }
-        return result;
-      }) as never);
-      const release = client.release.bind(client);
-      client.release = ((err?: Error | boolean) => {
-        querySpy.mockRestore();
-        client.release = release;
-        release(err);
-      }) as typeof client.release;
-      return client;
-    }) as never);
-    const batch = store.commit([{ op: 'put', collection: c, doc: { id: 'late', _position: 9 } }], { [cp]: 9 }, { [cp]: 0 });
-    await fencePassed;
-    spy.mockRestore();
+    // The batch's row writes wait for a lock this test holds on the collection's table, as if
+    // they were slow: by then its fence statement has run (the statements run in order).
+    const blocker = await pool.connect();
+    const waiting = async (n: number) => {
+      for (;;) {
+        const { rows } = await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        if (rows[0].n >= n) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    let batch: Promise<void>;
+    let reset: Promise<number>;
     let resetDone = false;
-    const reset = store.reset(cp, [c]).finally(() => (resetDone = true));
-    // Wait until the reset either finished (the fence held nothing) or queues on a lock.
-    for (;;) {
-      const { rows } = await pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      if (resetDone || rows[0].n > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    try {
+      await blocker.query(`BEGIN; LOCK TABLE rm_${c} IN EXCLUSIVE MODE`);
+      batch = store.commit([{ op: 'put', collection: c, doc: { id: 'late', _position: 9 } }], { [cp]: 9 }, { [cp]: 0 });
+      await waiting(1);
+      reset = store.reset(cp, [c]).finally(() => (resetDone = true));
+      // The reset queues behind the batch's lock on the checkpoint row.
+      await waiting(2);
+      expect(resetDone).toBe(false);
+    } finally {
+      await blocker.query('COMMIT');
+      blocker.release();
     }
-    expect(resetDone).toBe(false);
-    resume();
-    await batch;
-    expect(await reset).toBe(1);
+    await batch!;
+    expect(await reset!).toBe(1);
     // Nothing of generation 0 survives the reset, and the old runner's next batch is refused.
     expect(await store.find(c, {})).toEqual([]);
     expect(await store.getCheckpoint(cp)).toBe(0);
     await expect(store.commit([{ op: 'put', collection: c, doc: { id: 'later', _position: 10 } }], { [cp]: 10 }, { [cp]: 0 })).rejects.toMatchObject({
       name: 'StaleGenerationError',
+      projections: [cp],
     });
   });
 
@@ -244,6 +224,49 @@ function nodes(plan: PlanNode): PlanNode[] {
     expect((await keys()).map((r) => Number(r.window_start))).toEqual([w0 + 60_000]);
     await store.incrementWindow('sweep_other', w0 + 60_000, 60_000);
     expect(await keys()).toHaveLength(2);
+  });
+
+  it('sweeps once per window, not on the first hit of every new key', async () => {
+    const w0 = 1_767_229_200_000;
+    const statements: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((...args: unknown[]) => {
+      statements.push(typeof args[0] === 'string' ? args[0] : String((args[0] as { text: string }).text));
+      return query(...args);
+    }) as never);
+    try {
+      for (let i = 0; i < 5; i++) await store.incrementWindow(`sweep_token_${i}`, w0, 60_000);
+      await store.incrementWindow('sweep_token_0', w0 + 60_000, 60_000);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(statements.filter((s) => s.startsWith('DELETE FROM read_windows'))).toHaveLength(2);
+  });
+
+  it('counts rate-limit hits without waiting for a WAL flush, and only in its own transaction', async () => {
+    let sent: { text: string; values: unknown[] } | undefined;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((...args: unknown[]) => {
+      if (typeof args[0] === 'object' && String((args[0] as { text: string }).text).includes('read_windows AS w')) sent ??= args[0] as never;
+      return query(...args);
+    }) as never);
+    try {
+      expect(await store.incrementWindow('async_commit', 1_767_225_600_000, 60_000, 3)).toBe(3);
+    } finally {
+      spy.mockRestore();
+    }
+    // Run the same statement inside a transaction we hold open, and look at the setting.
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ count: string }>(sent!.text, sent!.values);
+      expect(rows[0].count).toBe('6');
+      expect((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('off');
+      await client.query('ROLLBACK');
+      expect((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('on');
+    } finally {
+      client.release();
+    }
   });
 
   it('round-trips NUL characters (which jsonb refuses) in ids, values and keys, and finds by them', async () => {

@@ -1,1 +1,2 @@
 export * from './postgres-read-store.adapter';
+export * from './postgres-projector-seat';

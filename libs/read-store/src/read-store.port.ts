@@ -103,3 +103,28 @@ export interface ReadStore {
   incrementWindow(key: string, windowStart: number, ttlMs: number, hits?: number): Promise<number>;
   close(): Promise<void>;
 }
+
+/** What a process taking part in the projector election hears. */
+export interface ProjectorHandlers {
+  /** True once this process holds the projector role; false when it lost it (its connection dropped). */
+  onRole(projector: boolean): void;
+  /**
+   * Checkpoints some process committed (name → position), as they are committed, and the stored
+   * ones whenever the election's connection (re)connects.
+   */
+  onCheckpoints(positions: Record<string, number>): void;
+}
+
+/**
+ * Optional: a read store shared by several processes (PostgreSQL) can let one of them run the
+ * projections, the others waiting for the checkpoints it commits instead of projecting every
+ * event again. A process joins until the returned function is called; when the projector's
+ * process dies, another takes the role over.
+ */
+export interface ProjectorElection {
+  joinProjectors(handlers: ProjectorHandlers): Promise<() => Promise<void>>;
+}
+
+export function hasProjectorElection(store: ReadStore): store is ReadStore & ProjectorElection {
+  return typeof (store as Partial<ProjectorElection>).joinProjectors === 'function';
+}

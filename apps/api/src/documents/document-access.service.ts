@@ -76,7 +76,8 @@ export class DocumentAccess {
     info: RequestInfo,
     documentId: string,
     build: DocCommandBody | ((state: DocumentState) => DocCommandBody | Promise<DocCommandBody>),
-    options: { allowMissing?: boolean; actor?: string } = {},
+    /** `newStream`: the id was just made up (a creation), so the stream is not read first. */
+    options: { allowMissing?: boolean; actor?: string; newStream?: boolean } = {},
   ): Promise<Decision<DocumentState, DocumentEvent>> {
     if (!UUID.test(documentId)) throw ApiError.documentNotFound();
     const streamId = documentStreamId(documentId.toLowerCase());
@@ -85,7 +86,9 @@ export class DocumentAccess {
       const body = typeof build === 'function' ? await build(state) : build;
       return { ...body, now: this.nowIso() } as DocumentCommand;
     };
-    return this.commandBus.execute(new DecideCommand(documentDecider, streamId, source, this.context(auth, info, options.actor)));
+    return this.commandBus.execute(
+      new DecideCommand(documentDecider, streamId, source, this.context(auth, info, options.actor), true, options.newStream === true && options.allowMissing === true),
+    );
   }
 
   assertOwned(auth: AuthContext, state: DocumentState): void {

@@ -49,7 +49,7 @@ export class DocumentsHttpController {
         metadata: metadata ?? {},
         from_template: body.from_template,
       },
-      { allowMissing: true },
+      { allowMissing: true, newStream: true },
     );
     return this.docs.presentById(auth, id);
   }

@@ -33,7 +33,7 @@ export class HealthHttpController {
       event_store: EVENT_STORE_NAMES[this.infra.storeKind],
       read_store: READ_STORE_NAMES[this.infra.storeKind],
       log_position: head,
-      projections_position: this.infra.runner.position,
+      projections_position: this.infra.projections.position,
     };
   }
 

@@ -22,13 +22,18 @@ interface PendingHits {
 
 /**
  * Fixed-window counter per API key: `limit` requests per minute, windows aligned to the minute of
- * the injected clock. The count lives in the read store (SQLite file or MongoDB), so every API
- * process on the same store shares it. The hits a process receives for one key while the event
- * loop handles one round of I/O are written as one increment by their number; each request still
- * gets its own place in the shared count (the n hits of an increment that returned c are c-n+1…c).
+ * the injected clock. The count lives in the read store (SQLite, PostgreSQL or MongoDB), so every
+ * API process on the same store shares it. The hits a process receives for one key are written as
+ * one increment by their number: those of one round of the event loop, and while an increment of
+ * the key is on its way to a database server, every hit until it returns (one increment in flight
+ * per key, as the event store's group append). Each request still gets its own place in the shared
+ * count (the n hits of an increment that returned c are c-n+1…c).
  */
 export class WindowCounter {
   private pending = new Map<string, PendingHits>();
+  /** Keys (with window) whose increment is on its way. */
+  private readonly inFlight = new Set<string>();
+  private scheduled = false;
 
   constructor(
     private readonly infra: Infrastructure,
@@ -57,20 +62,37 @@ export class WindowCounter {
       if (!hits) {
         hits = { key, windowStart, waiting: [] };
         this.pending.set(id, hits);
-        if (this.pending.size === 1) setImmediate(() => this.flush());
       }
       hits.waiting.push({ resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
     });
   }
 
   private flush(): void {
-    const batch = [...this.pending.values()];
-    this.pending = new Map();
-    for (const { key, windowStart, waiting } of batch) {
-      this.infra.reads.incrementWindow(key, windowStart, RATE_LIMIT_WINDOW_MS, waiting.length).then(
-        (total) => waiting.forEach((w, i) => w.resolve(total - waiting.length + 1 + i)),
-        (err) => waiting.forEach((w) => w.reject(err)),
-      );
+    for (const [id, { key, windowStart, waiting }] of this.pending) {
+      // Sent when the running increment of this key returns.
+      if (this.inFlight.has(id)) continue;
+      this.pending.delete(id);
+      this.inFlight.add(id);
+      this.infra.reads
+        .incrementWindow(key, windowStart, RATE_LIMIT_WINDOW_MS, waiting.length)
+        .then(
+          (total) => waiting.forEach((w, i) => w.resolve(total - waiting.length + 1 + i)),
+          (err) => waiting.forEach((w) => w.reject(err)),
+        )
+        .finally(() => {
+          this.inFlight.delete(id);
+          if (this.pending.has(id)) this.schedule();
+        });
     }
   }
 }

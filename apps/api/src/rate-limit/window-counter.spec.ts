@@ -35,6 +35,36 @@ describe('WindowCounter', () => {
     expect(decisions[0].reset).toBe(Date.parse('2026-11-22T10:01:00Z') / 1000);
   });
 
+  it('sends the hits that arrive while an increment of the key is on its way as one increment after it', async () => {
+    // A database server answers after some rounds of the event loop: a burst spread over them.
+    const increment = reads.incrementWindow.bind(reads);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const increments = jest.spyOn(reads, 'incrementWindow').mockImplementation(async (...args) => {
+      if (increments.mock.calls.length === 1) await gate;
+      return increment(...args);
+    });
+    const counter = counterOn(reads);
+    const first = counter.count('key_a', 100);
+    const later: Array<Promise<unknown>> = [];
+    for (let round = 0; round < 5; round++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      later.push(counter.count('key_a', 100), counter.count('key_a', 100));
+    }
+    const other = counter.count('key_b', 100);
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    const decisions = (await Promise.all([first, ...later])) as Array<{ remaining: number }>;
+    expect((await other).remaining).toBe(99);
+    // key_a: the first hit, then the ten that waited for it in one increment; key_b apart.
+    expect(increments.mock.calls.map((c) => [c[0], c[3]])).toEqual([
+      ['ratelimit:key_a', 1],
+      ['ratelimit:key_b', 1],
+      ['ratelimit:key_a', 10],
+    ]);
+    expect(decisions.map((d) => d.remaining)).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90, 89]);
+  });
+
   it('keeps keys apart and continues the count of earlier rounds and of other processes', async () => {
     const other = new SqliteReadStore(path.join(dir, 'read.sqlite'));
     try {

@@ -16,6 +16,8 @@ export class DecideCommand<State = unknown, Command = unknown, Event extends { t
     readonly context: CommandContext,
     /** Wait until projections show the result before answering (read-your-writes). */
     readonly waitForProjections = true,
+    /** The stream id was just made up: decide without reading the (empty) stream first. */
+    readonly newStream = false,
   ) {}
 }
 
@@ -32,16 +34,21 @@ export class DecideCommandHandler implements ICommandHandler<DecideCommand> {
   }
 
   private async decide(command: DecideCommand): Promise<Decision<unknown, { type: string; data: object }>> {
-    const decision = await this.infra.commands.execute(command.decider, command.streamId, command.source, command.context, () =>
-      this.clock.now().toISOString(),
+    const decision = await this.infra.commands.execute(
+      command.decider,
+      command.streamId,
+      command.source,
+      command.context,
+      () => this.clock.now().toISOString(),
+      { newStream: command.newStream },
     );
     if (decision.position !== null && command.waitForProjections) {
-      if (!(await this.infra.runner.waitFor(decision.position))) {
+      if (!(await this.infra.projections.waitFor(decision.position))) {
         // The follower is stuck or slow: project right here rather than answer before the write
         // is visible. The write itself is already durable.
-        await this.infra.runner.catchUp();
-        if (this.infra.runner.position < decision.position) {
-          this.infra.logger.warn({ projections_position: this.infra.runner.position, append_position: decision.position }, 'read-your-writes wait gave up');
+        await this.infra.projections.catchUp();
+        if (this.infra.projections.position < decision.position) {
+          this.infra.logger.warn({ projections_position: this.infra.projections.position, append_position: decision.position }, 'read-your-writes wait gave up');
         }
       }
     }

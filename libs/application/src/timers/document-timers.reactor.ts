@@ -60,7 +60,7 @@ export class DocumentTimersReactor implements Reactor {
         );
       }
       // The organization's settings as of the send.
-      if (!(await this.infra.runner.waitFor(event.global_position))) throw new Error(`projections have not reached position ${event.global_position} yet`);
+      if (!(await this.infra.projections.waitFor(event.global_position))) throw new Error(`projections have not reached position ${event.global_position} yet`);
       const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, organizationId);
       const due = nextReminderDue(data.sent_at, org?.reminder_interval_days, data.expires_at);
       if (due) {

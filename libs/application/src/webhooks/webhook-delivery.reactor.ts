@@ -40,7 +40,7 @@ export class WebhookDeliveryReactor implements Reactor {
     if (!body || !pub || !organizationId) return;
     // Endpoints come from a read model: make sure it has seen everything up to this event, so an
     // endpoint registered just before the event is not missed.
-    if (!(await this.infra.runner.waitFor(event.global_position))) {
+    if (!(await this.infra.projections.waitFor(event.global_position))) {
       throw new Error(`projections have not reached position ${event.global_position} yet`);
     }
     const endpoints = await this.infra.reads.find<WebhookEndpointRow>(WEBHOOK_ENDPOINTS, {

@@ -334,6 +334,6 @@ export class WebhookDispatcher {
       if (err instanceof DomainError && err.kind === 'not_found') return;
       throw err;
     }
-    if (decision.position !== null) await this.infra.runner.waitFor(decision.position);
+    if (decision.position !== null) await this.infra.projections.waitFor(decision.position);
   }
 }
