@@ -1,4 +1,5 @@
 import { PDFDocument, PDFObject, PDFRef } from 'pdf-lib';
+import './native-deflate';
 
 function serialize(object: PDFObject): Buffer {
   const bytes = Buffer.alloc(object.sizeInBytes());

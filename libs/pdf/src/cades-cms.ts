@@ -93,17 +93,37 @@ export interface SignedDataInput {
   unsignedAttributes?: (signatureValue: Buffer) => Promise<pkijs.Attribute[]>;
 }
 
+const parsedCertificates = new WeakMap<CmsSigner, { certificate: pkijs.Certificate; chain: pkijs.Certificate[]; essSigningCertificate: pkijs.Attribute }>();
+
+/**
+ * The signer's certificates parsed (pkijs, about a third of building a CMS) once per signer: an
+ * installation signs everything with one identity, and signerFromP12 hands out the same object.
+ * Read only here: SignedData serialises them, nothing changes them.
+ */
+function parsedSigner(signer: CmsSigner) {
+  let parsed = parsedCertificates.get(signer);
+  if (!parsed) {
+    const certificate = parseCertificate(signer.certificate);
+    parsed = {
+      certificate,
+      chain: signer.chain.filter((c) => !c.equals(signer.certificate)).map(parseCertificate),
+      essSigningCertificate: signingCertificateV2(certificate, signer.certificate),
+    };
+    parsedCertificates.set(signer, parsed);
+  }
+  return parsed;
+}
+
 /** ContentInfo(SignedData), DER. */
 export async function buildSignedData(input: SignedDataInput): Promise<Buffer> {
   const { signer, contentDigest } = input;
   const contentType = input.contentType ?? OID.data;
-  const certificate = parseCertificate(signer.certificate);
-  const chain = signer.chain.filter((c) => !c.equals(signer.certificate)).map(parseCertificate);
+  const { certificate, chain, essSigningCertificate } = parsedSigner(signer);
 
   const signedAttrs = derOrdered([
     new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: contentType })] }),
     new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: toArrayBuffer(contentDigest) })] }),
-    signingCertificateV2(certificate, signer.certificate),
+    essSigningCertificate,
   ]);
   const signedData = new pkijs.SignedData({
     // v3 when the content is not id-data (RFC 5652 §5.1).

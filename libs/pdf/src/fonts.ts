@@ -80,13 +80,65 @@ export function cacheParsedKoreanFonts(): boolean {
     const key = postscriptName ?? '';
     if (!byName.has(key)) {
       realParses++;
-      byName.set(key, real.create(buffer, postscriptName));
+      byName.set(key, memoizeLayout(real.create(buffer, postscriptName) as ShapingFont));
     }
     return byName.get(key);
   };
   entry.exports = { ...real, create };
   cacheInstalled = true;
   return cacheInstalled;
+}
+
+interface GlyphRunLike {
+  glyphs: unknown[];
+  positions: object[];
+}
+interface ShapingFont {
+  layout(text: unknown, ...rest: unknown[]): GlyphRunLike;
+}
+
+/** Shaped words kept per font; past this the cache starts again (a worker's heap stays bounded). */
+const LAYOUT_CACHE_ENTRIES = 20_000;
+let layoutHits = 0;
+
+/**
+ * pdfkit shapes every word through fontkit's OpenType layout (GSUB/GPOS lookups on Noto Sans KR)
+ * and keeps the result for one document only: the audit certificate's labels and a contract's
+ * boilerplate were shaped again for every PDF, about half of a certificate's CPU. Shaping depends
+ * only on the font, the text and the features, so a shaped word is kept with the parsed font and
+ * handed out again. pdfkit scales a run's positions in place, so each caller gets its own copy
+ * of the positions (the glyph objects are fontkit's own per-font cache and are shared already).
+ */
+function memoizeLayout(font: ShapingFont): ShapingFont {
+  const layout = font.layout.bind(font);
+  const cache = new Map<string, GlyphRunLike>();
+  font.layout = (text: unknown, ...rest: unknown[]) => {
+    const [features] = rest;
+    // Only the form pdfkit uses: a string, with or without a feature list or map.
+    if (typeof text !== 'string' || rest.length > 1 || (features != null && typeof features !== 'object')) return layout(text, ...rest);
+    const key = features == null ? `\u0000${text}` : `${JSON.stringify(features)}\u0000${text}`;
+    let run = cache.get(key);
+    if (run) layoutHits++;
+    else {
+      run = layout(text, ...rest);
+      if (cache.size >= LAYOUT_CACHE_ENTRIES) cache.clear();
+      cache.set(key, run);
+    }
+    return copyRun(run);
+  };
+  return font;
+}
+
+function copyRun(run: GlyphRunLike): GlyphRunLike {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(run) as object) as GlyphRunLike, run);
+  copy.glyphs = run.glyphs.slice();
+  copy.positions = run.positions.map((p) => Object.assign(Object.create(Object.getPrototypeOf(p) as object) as object, p));
+  return copy;
+}
+
+/** Words whose shaping was reused from an earlier document in this thread. */
+export function reusedLayoutCount(): number {
+  return layoutHits;
 }
 
 /** How many times one of our fonts was really parsed in this thread through the cache. */
