@@ -47,9 +47,11 @@ describe('PdfPool', () => {
 
   const linux = process.platform === 'linux' ? it : it.skip;
   linux("measures each job's CPU in its worker, and the phases a handler marks, apart from the wall clock", async () => {
+    pool.measureCpu = true;
     const before = pool.stats()[TEST_JOB.id];
     await pool.run(TEST_JOB, { kind: 'phased', value: 30 });
     const after = pool.stats()[TEST_JOB.id];
+    pool.measureCpu = false;
     const cpu = after.cpu_ms - (before?.cpu_ms ?? 0);
     const first = after.phases.first - (before?.phases.first ?? 0);
     const second = after.phases.second - (before?.phases.second ?? 0);

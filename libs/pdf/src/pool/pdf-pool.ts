@@ -41,6 +41,11 @@ export class PdfPool {
   readonly threads: number;
   readonly maxHeapMb: number;
   readonly timeoutMs: number;
+  /**
+   * Whether workers measure each job's CPU time and marked phases (stats(): `cpu_ms`, `phases`).
+   * Off by default: it costs a few /proc reads per job, and only benchmarks read it.
+   */
+  measureCpu = false;
   private readonly piscina: Piscina;
   private startedUp = false;
   /** Workers still loading (the first ones, or replacements of terminated ones): not free yet. */
@@ -108,7 +113,7 @@ export class PdfPool {
       started = performance.now();
       let envelope: JobEnvelope<O> | null = null;
       try {
-        const task: JobTask = { file: job.filename, input };
+        const task: JobTask = { file: job.filename, input, measure: this.measureCpu };
         envelope = (await this.piscina.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as JobEnvelope<O>;
         result = envelope.output;
       } catch (err) {
@@ -192,7 +197,7 @@ export interface PdfJobStats {
   jobs: number;
   /** Wall clock in a worker, from hand-over to result (includes waiting for a core on a busy machine). */
   ms: number;
-  /** The workers' own CPU time for these jobs (0 where the platform has no per-thread clock). */
+  /** The workers' own CPU time for these jobs, while measureCpu is on (0 where the platform has no per-thread clock). */
   cpu_ms: number;
   /** CPU time of the phases handlers mark (stamp, sign…), summed over the jobs. */
   phases: Record<string, number>;

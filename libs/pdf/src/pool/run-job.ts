@@ -15,6 +15,8 @@ export interface JobTask {
   /** The handler module; its default export runs the job. */
   file: string;
   input: unknown;
+  /** Measure the job's CPU time and phases (a few µs of /proc reads each; off unless asked for). */
+  measure?: boolean;
 }
 
 type Handler = (input: unknown) => unknown;
@@ -32,12 +34,13 @@ function handlerOf(file: string): Handler {
 }
 
 /**
- * Every pool worker's entry point: runs the job's handler and measures the CPU this thread spent
- * on it, which the pool's job metrics report (wall time in a worker also counts waiting for a
- * core on a busy machine; CPU time does not).
+ * Every pool worker's entry point: runs the job's handler and, when the pool measures CPU, the
+ * CPU this thread spent on it and on the phases it marks (wall time in a worker also counts
+ * waiting for a core on a busy machine; CPU time does not).
  */
 export default async function runJob(task: JobTask): Promise<JobEnvelope> {
   const handler = handlerOf(task.file);
+  if (!task.measure) return { output: await handler(task.input), cpu_ms: null, phases: {}, thread: linuxThreadId() };
   beginJobPhases();
   const start = threadCpuMs();
   try {
