@@ -210,7 +210,11 @@ export async function runLifecycleBench(): Promise<{ rows: Array<{ name: string;
   pool.measureCpu = true;
 
   /** Runs `one` from CONCURRENCY loops for `ms` and measures every thread's CPU meanwhile. */
+  // Threads that ran before any profile was taken: whatever appears later and is not a pool worker
+  // is V8's sampling profiler (it keeps its thread between profiles).
+  let beforeProfiling: Set<number> | null = null;
   async function measure(ms: number, one: (n: number) => Promise<unknown>): Promise<Phase> {
+    beforeProfiling ??= new Set(threadCpu().keys());
     const session = new inspector.Session();
     if (PROFILE) {
       session.connect();
@@ -270,7 +274,7 @@ export async function runLifecycleBench(): Promise<{ rows: Array<{ name: string;
       mainMs: threads1.size > 0 ? threadMs(process.pid) : 0,
       workerMs: pool.threadIds().reduce((sum, tid) => sum + threadMs(tid), 0),
       // V8's sampling profiler runs on a thread of its own, started with the profile: the bench's, not the server's.
-      profilerMs: [...threads1.keys()].filter((tid) => !threads0.has(tid) && !pool.threadIds().includes(tid)).reduce((sum, tid) => sum + threadMs(tid), 0),
+      profilerMs: [...threads1.keys()].filter((tid) => !beforeProfiling?.has(tid) && !pool.threadIds().includes(tid)).reduce((sum, tid) => sum + threadMs(tid), 0),
       job,
       shares: profile ? mainThreadShares(profile) : new Map<string, number>(),
       profile,
