@@ -89,16 +89,21 @@ export function cacheParsedKoreanFonts(): boolean {
   return cacheInstalled;
 }
 
-interface GlyphRunLike {
+export interface GlyphRunLike {
   glyphs: unknown[];
   positions: object[];
 }
-interface ShapingFont {
+export interface ShapingFont {
   layout(text: unknown, ...rest: unknown[]): GlyphRunLike;
 }
 
-/** Shaped words kept per font; past this the cache starts again (a worker's heap stays bounded). */
-const LAYOUT_CACHE_ENTRIES = 20_000;
+/**
+ * Bounds of the shaped-word cache, per font: words longer than this are shaped every time (a long
+ * token rarely repeats, and one could be a whole page), and past this many cached glyphs the cache
+ * starts again, so what one document leaves behind stays a few MB of a worker's heap.
+ */
+export const LAYOUT_CACHE_MAX_WORD = 48;
+export const LAYOUT_CACHE_MAX_GLYPHS = 100_000;
 let layoutHits = 0;
 
 /**
@@ -109,20 +114,27 @@ let layoutHits = 0;
  * handed out again. pdfkit scales a run's positions in place, so each caller gets its own copy
  * of the positions (the glyph objects are fontkit's own per-font cache and are shared already).
  */
-function memoizeLayout(font: ShapingFont): ShapingFont {
+export function memoizeLayout(font: ShapingFont): ShapingFont {
   const layout = font.layout.bind(font);
   const cache = new Map<string, GlyphRunLike>();
+  let glyphs = 0;
   font.layout = (text: unknown, ...rest: unknown[]) => {
     const [features] = rest;
-    // Only the form pdfkit uses: a string, with or without a feature list or map.
-    if (typeof text !== 'string' || rest.length > 1 || (features != null && typeof features !== 'object')) return layout(text, ...rest);
+    // Only the form pdfkit uses: a short string, with or without a feature list or map.
+    if (typeof text !== 'string' || text.length > LAYOUT_CACHE_MAX_WORD || rest.length > 1 || (features != null && typeof features !== 'object')) {
+      return layout(text, ...rest);
+    }
     const key = features == null ? `\u0000${text}` : `${JSON.stringify(features)}\u0000${text}`;
     let run = cache.get(key);
     if (run) layoutHits++;
     else {
       run = layout(text, ...rest);
-      if (cache.size >= LAYOUT_CACHE_ENTRIES) cache.clear();
+      if (glyphs + run.glyphs.length > LAYOUT_CACHE_MAX_GLYPHS) {
+        cache.clear();
+        glyphs = 0;
+      }
       cache.set(key, run);
+      glyphs += run.glyphs.length;
     }
     return copyRun(run);
   };
