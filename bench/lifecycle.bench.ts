@@ -92,11 +92,15 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+const HTTP_PACKAGES = new RegExp(
+  `node_modules/(${['@nestjs', 'express', 'body-parser', 'router', 'raw-body', 'finalhandler', 'send', 'serve-static', 'type-is', 'accepts', 'qs', 'content-type', 'cookie', 'on-finished', 'pino', 'pino-http', 'nestjs-pino', 'class-validator', 'class-transformer', 'rxjs', 'path-to-regexp'].join('|')})/`,
+);
+
 /** Where a main-thread frame's work belongs; null: look at its caller (Node internals, natives). */
 function mainThreadPart(url: string): string | null {
   if (/\/libs\/(event-store|read-store|blob-store|projections|postgres)\//.test(url) || /node_modules\/better-sqlite3\//.test(url)) return STORE;
   if (/\/bench\//.test(url) || /node:internal\/deps\/undici/.test(url)) return CLIENT;
-  if (/node_modules\/(@nestjs|express|body-parser|router|raw-body|finalhandler|send|serve-static|type-is|accepts|qs|content-type|cookie|on-finished|pino|pino-http|nestjs-pino|class-validator|class-transformer|rxjs|path-to-regexp)\//.test(url)) return HTTP;
+  if (HTTP_PACKAGES.test(url)) return HTTP;
   if (/\/(apps|libs)\//.test(url) && !/node_modules/.test(url)) return APPLICATION;
   if (/node_modules\//.test(url)) return PACKAGES;
   return null;
@@ -143,14 +147,15 @@ export async function runLifecycleBench(): Promise<{ rows: Array<{ name: string;
   // libuv's pool (fs, fsync, crypto) starts on first use, later.
   const v8Threads = new Set([...threadCpu().keys()].filter((tid) => tid !== process.pid));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-bench-lifecycle-'));
-  const config = { ...loadConfig({
-      DATA_DIR: dataDir,
-      // Every request comes from one address: the limits that guard against one client would stop the bench.
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      SIGNING_RATE_LIMIT_PER_MINUTE: '100000000',
-      SIGNING_IP_RATE_LIMIT_PER_MINUTE: '100000000',
-      LOG_LEVEL: 'silent',
-    }), logLevel: 'silent' as const };
+  const env = {
+    DATA_DIR: dataDir,
+    // Every request comes from one address: the limits that guard against one client would stop the bench.
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    SIGNING_RATE_LIMIT_PER_MINUTE: '100000000',
+    SIGNING_IP_RATE_LIMIT_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'silent',
+  };
+  const config = { ...loadConfig(env), logLevel: 'silent' as const };
   const infra = await openInfrastructure(config);
   await infra.runner.start();
   const worker = await startWorker(infra, { tickIntervalMs: 0 });
