@@ -1,4 +1,5 @@
-import { PDFDocument, PDFObject, PDFRef } from 'pdf-lib';
+import { PDFDocument, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
+import './native-deflate';
 
 function serialize(object: PDFObject): Buffer {
   const bytes = Buffer.alloc(object.sizeInBytes());
@@ -16,9 +17,27 @@ function classicXrefOffset(pdf: Buffer): number | undefined {
   return pdf.toString('latin1', offset, offset + 4) === 'xref' ? offset : undefined;
 }
 
-function snapshot(doc: PDFDocument): Map<number, Buffer> {
-  const objects = new Map<number, Buffer>();
-  for (const [ref, object] of doc.context.enumerateIndirectObjects()) objects.set(ref.objectNumber, serialize(object));
+/**
+ * What an object looked like before the change: its bytes, or for a stream read from the file its
+ * dictionary's bytes and its contents by identity. Copying every font and image stream twice just
+ * to find them unchanged was most of an incremental update; a change to a stream's data replaces
+ * its contents (pdf-lib streams are not edited in place), so identity tells.
+ */
+type Fingerprint = Buffer | { dict: Buffer; contents: Uint8Array };
+
+function fingerprint(object: PDFObject): Fingerprint {
+  return object instanceof PDFRawStream ? { dict: serialize(object.dict), contents: object.contents } : serialize(object);
+}
+
+function unchanged(before: Fingerprint | undefined, object: PDFObject): boolean {
+  if (!before) return false;
+  if (Buffer.isBuffer(before)) return !(object instanceof PDFRawStream) && before.equals(serialize(object));
+  return object instanceof PDFRawStream && object.contents === before.contents && before.dict.equals(serialize(object.dict));
+}
+
+function snapshot(doc: PDFDocument): Map<number, Fingerprint> {
+  const objects = new Map<number, Fingerprint>();
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) objects.set(ref.objectNumber, fingerprint(object));
   return objects;
 }
 
@@ -27,12 +46,10 @@ function snapshot(doc: PDFDocument): Map<number, Buffer> {
  * after `base`, so every byte of `base` — and any signature over it —
  * stays as it was.
  */
-function incrementalUpdate(base: Buffer, doc: PDFDocument, before: Map<number, Buffer>, prevXref: number): Buffer {
+function incrementalUpdate(base: Buffer, doc: PDFDocument, before: Map<number, Fingerprint>, prevXref: number): Buffer {
   const changed: Array<[PDFRef, Buffer]> = [];
   for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
-    const bytes = serialize(object);
-    const old = before.get(ref.objectNumber);
-    if (!old || !old.equals(bytes)) changed.push([ref, bytes]);
+    if (!unchanged(before.get(ref.objectNumber), object)) changed.push([ref, serialize(object)]);
   }
   changed.sort(([a], [b]) => a.objectNumber - b.objectNumber);
 

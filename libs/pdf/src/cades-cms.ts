@@ -1,4 +1,4 @@
-import { createHash, KeyObject, webcrypto } from 'node:crypto';
+import { createHash, KeyObject, sign } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
@@ -7,8 +7,9 @@ import * as pkijs from 'pkijs';
  * signed attributes content-type, message-digest and ESS
  * signing-certificate-v2, and *no* signing-time (PAdES carries the claimed
  * time in the signature dictionary's /M; ETSI EN 319 142-1 forbids the
- * attribute). Built with pkijs + asn1js; only ESSCertIDv2, which pkijs has
- * no class for, is assembled from asn1js types here.
+ * attribute). The DER is written here (buildSignedData); pkijs + asn1js
+ * parse the certificate and encode its issuer and the ESSCertIDv2 once per
+ * signer, and read CMS back (timestamps, tests).
  */
 
 export const OID = {
@@ -22,9 +23,6 @@ export const OID = {
   signatureTimeStampToken: '1.2.840.113549.1.9.16.2.14',
   sha256: '2.16.840.1.101.3.4.2.1',
 } as const;
-
-/** Node's WebCrypto behind pkijs; passed explicitly so no process-wide engine is set. */
-export const cryptoEngine = new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as Crypto });
 
 export interface CmsSigner {
   /** DER of the signing certificate. */
@@ -42,19 +40,6 @@ export function parseCertificate(der: Buffer): pkijs.Certificate {
   return pkijs.Certificate.fromBER(toArrayBuffer(der));
 }
 
-const cryptoKeys = new WeakMap<KeyObject, Promise<CryptoKey>>();
-
-/** The KeyObject as a WebCrypto key for pkijs (imported once per key). */
-function cryptoKeyOf(key: KeyObject): Promise<CryptoKey> {
-  let imported = cryptoKeys.get(key);
-  if (!imported) {
-    const pkcs8 = key.export({ format: 'der', type: 'pkcs8' });
-    imported = webcrypto.subtle.importKey('pkcs8', pkcs8, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']) as Promise<CryptoKey>;
-    cryptoKeys.set(key, imported);
-  }
-  return imported;
-}
-
 /** ESS SigningCertificateV2 (RFC 5035) naming the certificate by its SHA-256, hash algorithm left at its default. */
 function signingCertificateV2(certificate: pkijs.Certificate, der: Buffer): pkijs.Attribute {
   const issuerSerial = new asn1js.Sequence({
@@ -68,14 +53,6 @@ function signingCertificateV2(certificate: pkijs.Certificate, der: Buffer): pkij
     type: OID.signingCertificateV2,
     values: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] })],
   });
-}
-
-/** DER orders a SET OF by the members' encodings, and the signature covers the SET as encoded. */
-function derOrdered(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
-  return attributes
-    .map((attribute) => ({ attribute, der: Buffer.from(attribute.toSchema().toBER()) }))
-    .sort((a, b) => Buffer.compare(a.der, b.der))
-    .map(({ attribute }) => attribute);
 }
 
 export interface SignedDataInput {
@@ -93,42 +70,115 @@ export interface SignedDataInput {
   unsignedAttributes?: (signatureValue: Buffer) => Promise<pkijs.Attribute[]>;
 }
 
-/** ContentInfo(SignedData), DER. */
+// DER, written directly: tag, definite length, contents.
+function derLength(n: number): Buffer {
+  if (n < 0x80) return Buffer.from([n]);
+  const bytes: number[] = [];
+  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
+  return Buffer.from([0x80 | bytes.length, ...bytes]);
+}
+function tlv(tag: number, ...contents: Buffer[]): Buffer {
+  const body = Buffer.concat(contents);
+  return Buffer.concat([Buffer.from([tag]), derLength(body.length), body]);
+}
+const sequence = (...contents: Buffer[]) => tlv(0x30, ...contents);
+const set = (...contents: Buffer[]) => tlv(0x31, ...contents);
+const octetString = (value: Buffer | Uint8Array) => tlv(0x04, Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+const smallInteger = (n: number) => tlv(0x02, Buffer.from([n]));
+const NULL = Buffer.from([0x05, 0x00]);
+const oidCache = new Map<string, Buffer>();
+function objectIdentifier(dotted: string): Buffer {
+  let der = oidCache.get(dotted);
+  if (!der) {
+    const arcs = dotted.split('.').map(Number);
+    const body: number[] = [arcs[0] * 40 + arcs[1]];
+    for (const arc of arcs.slice(2)) {
+      const base128: number[] = [];
+      for (let v = arc; ; v = Math.floor(v / 128)) {
+        base128.unshift((v & 0x7f) | (base128.length ? 0x80 : 0));
+        if (v < 128) break;
+      }
+      body.push(...base128);
+    }
+    oidCache.set(dotted, (der = tlv(0x06, Buffer.from(body))));
+  }
+  return der;
+}
+const SHA256_WITH_RSA = '1.2.840.113549.1.1.11';
+
+/** eContent as a constructed OCTET STRING of 64 KiB pieces (the form pkijs writes, BER-valid in CMS). */
+function constructedOctets(content: Buffer): Buffer {
+  const pieces: Buffer[] = [];
+  for (let offset = 0; offset < content.length; offset += 65536) pieces.push(octetString(content.subarray(offset, offset + 65536)));
+  return tlv(0x24, ...pieces);
+}
+
+interface PreparedSigner {
+  certificates: Buffer[];
+  issuerAndSerialNumber: Buffer;
+  essSigningCertificate: Buffer;
+}
+const preparedSigners = new WeakMap<CmsSigner, PreparedSigner>();
+
+/**
+ * What every signature by this signer repeats, encoded once: its certificates, its
+ * IssuerAndSerialNumber and the ESS signing-certificate-v2 attribute. An installation signs
+ * everything with one identity, and signerFromP12 hands out the same object.
+ */
+function prepared(signer: CmsSigner): PreparedSigner {
+  let p = preparedSigners.get(signer);
+  if (!p) {
+    const certificate = parseCertificate(signer.certificate);
+    const chain = signer.chain.filter((c) => !c.equals(signer.certificate));
+    p = {
+      certificates: [signer.certificate, ...chain],
+      issuerAndSerialNumber: sequence(Buffer.from(certificate.issuer.toSchema().toBER()), Buffer.from(certificate.serialNumber.toBER())),
+      essSigningCertificate: Buffer.from(signingCertificateV2(certificate, signer.certificate).toSchema().toBER()),
+    };
+    preparedSigners.set(signer, p);
+  }
+  return p;
+}
+
+/**
+ * ContentInfo(SignedData), DER. Written directly rather than through pkijs's object model, which
+ * cost about 1 ms per signature (and a WebCrypto round trip through libuv's pool); the bytes are
+ * those pkijs wrote (testing/pkijs-signed-data.ts is the reference a test compares with). RSA
+ * PKCS #1 v1.5 with SHA-256 over the DER SET OF signed attributes, as RFC 5652 §5.4 says.
+ */
 export async function buildSignedData(input: SignedDataInput): Promise<Buffer> {
   const { signer, contentDigest } = input;
   const contentType = input.contentType ?? OID.data;
-  const certificate = parseCertificate(signer.certificate);
-  const chain = signer.chain.filter((c) => !c.equals(signer.certificate)).map(parseCertificate);
+  const { certificates, issuerAndSerialNumber, essSigningCertificate } = prepared(signer);
+  const digestAlgorithm = sequence(objectIdentifier(OID.sha256), NULL);
 
-  const signedAttrs = derOrdered([
-    new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: contentType })] }),
-    new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: toArrayBuffer(contentDigest) })] }),
-    signingCertificateV2(certificate, signer.certificate),
-  ]);
-  const signedData = new pkijs.SignedData({
+  // DER orders a SET OF by the members' encodings, and the signature covers the SET as encoded.
+  const attributes = [
+    sequence(objectIdentifier(OID.contentType), set(objectIdentifier(contentType))),
+    sequence(objectIdentifier(OID.messageDigest), set(octetString(contentDigest))),
+    essSigningCertificate,
+  ].sort(Buffer.compare);
+  const signatureValue = sign('sha256', set(...attributes), signer.privateKey);
+  const unsigned = input.unsignedAttributes ? await input.unsignedAttributes(signatureValue) : [];
+
+  const signerInfo = sequence(
+    smallInteger(1),
+    issuerAndSerialNumber,
+    digestAlgorithm,
+    tlv(0xa0, ...attributes),
+    sequence(objectIdentifier(SHA256_WITH_RSA)),
+    octetString(signatureValue),
+    ...(unsigned.length ? [tlv(0xa1, ...unsigned.map((a) => Buffer.from(a.toSchema().toBER())))] : []),
+  );
+  const signedData = sequence(
     // v3 when the content is not id-data (RFC 5652 §5.1).
-    version: contentType === OID.data ? 1 : 3,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({
-      eContentType: contentType,
-      ...(input.content ? { eContent: new asn1js.OctetString({ valueHex: toArrayBuffer(input.content) }) } : {}),
-    }),
-    certificates: [certificate, ...chain],
-    signerInfos: [
-      new pkijs.SignerInfo({
-        version: 1,
-        sid: new pkijs.IssuerAndSerialNumber({ issuer: certificate.issuer, serialNumber: certificate.serialNumber }),
-        signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: signedAttrs }),
-      }),
-    ],
-  });
-  await signedData.sign(await cryptoKeyOf(signer.privateKey), 0, 'SHA-256', undefined, cryptoEngine);
-
-  const signerInfo = signedData.signerInfos[0];
-  const unsigned = input.unsignedAttributes ? await input.unsignedAttributes(Buffer.from(signerInfo.signature.valueBlock.valueHexView)) : [];
-  if (unsigned.length) signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 1, attributes: unsigned });
-
-  const contentInfo = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
-  return Buffer.from(contentInfo.toSchema().toBER());
+    smallInteger(contentType === OID.data ? 1 : 3),
+    set(digestAlgorithm),
+    sequence(objectIdentifier(contentType), ...(input.content ? [tlv(0xa0, constructedOctets(input.content))] : [])),
+    tlv(0xa0, ...certificates),
+    set(signerInfo),
+  );
+  return sequence(objectIdentifier(OID.signedData), tlv(0xa0, signedData));
 }
 
 export function timestampTokenAttribute(token: Buffer): pkijs.Attribute {

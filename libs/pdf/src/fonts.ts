@@ -80,13 +80,77 @@ export function cacheParsedKoreanFonts(): boolean {
     const key = postscriptName ?? '';
     if (!byName.has(key)) {
       realParses++;
-      byName.set(key, real.create(buffer, postscriptName));
+      byName.set(key, memoizeLayout(real.create(buffer, postscriptName) as ShapingFont));
     }
     return byName.get(key);
   };
   entry.exports = { ...real, create };
   cacheInstalled = true;
   return cacheInstalled;
+}
+
+export interface GlyphRunLike {
+  glyphs: unknown[];
+  positions: object[];
+}
+export interface ShapingFont {
+  layout(text: unknown, ...rest: unknown[]): GlyphRunLike;
+}
+
+/**
+ * Bounds of the shaped-word cache, per font: words longer than this are shaped every time (a long
+ * token rarely repeats, and one could be a whole page), and past this many cached glyphs the cache
+ * starts again, so what one document leaves behind stays a few MB of a worker's heap.
+ */
+export const LAYOUT_CACHE_MAX_WORD = 48;
+export const LAYOUT_CACHE_MAX_GLYPHS = 100_000;
+let layoutHits = 0;
+
+/**
+ * pdfkit shapes every word through fontkit's OpenType layout (GSUB/GPOS lookups on Noto Sans KR)
+ * and keeps the result for one document only: the audit certificate's labels and a contract's
+ * boilerplate were shaped again for every PDF, about half of a certificate's CPU. Shaping depends
+ * only on the font, the text and the features, so a shaped word is kept with the parsed font and
+ * handed out again. pdfkit scales a run's positions in place, so each caller gets its own copy
+ * of the positions (the glyph objects are fontkit's own per-font cache and are shared already).
+ */
+export function memoizeLayout(font: ShapingFont): ShapingFont {
+  const layout = font.layout.bind(font);
+  const cache = new Map<string, GlyphRunLike>();
+  let glyphs = 0;
+  font.layout = (text: unknown, ...rest: unknown[]) => {
+    const [features] = rest;
+    // Only the form pdfkit uses: a short string, with or without a feature list or map.
+    if (typeof text !== 'string' || text.length > LAYOUT_CACHE_MAX_WORD || rest.length > 1 || (features != null && typeof features !== 'object')) {
+      return layout(text, ...rest);
+    }
+    const key = features == null ? `\u0000${text}` : `${JSON.stringify(features)}\u0000${text}`;
+    let run = cache.get(key);
+    if (run) layoutHits++;
+    else {
+      run = layout(text, ...rest);
+      if (glyphs + run.glyphs.length > LAYOUT_CACHE_MAX_GLYPHS) {
+        cache.clear();
+        glyphs = 0;
+      }
+      cache.set(key, run);
+      glyphs += run.glyphs.length;
+    }
+    return copyRun(run);
+  };
+  return font;
+}
+
+function copyRun(run: GlyphRunLike): GlyphRunLike {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(run) as object) as GlyphRunLike, run);
+  copy.glyphs = run.glyphs.slice();
+  copy.positions = run.positions.map((p) => Object.assign(Object.create(Object.getPrototypeOf(p) as object) as object, p));
+  return copy;
+}
+
+/** Words whose shaping was reused from an earlier document in this thread. */
+export function reusedLayoutCount(): number {
+  return layoutHits;
 }
 
 /** How many times one of our fonts was really parsed in this thread through the cache. */

@@ -1,4 +1,5 @@
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from 'pdf-lib';
+import './native-deflate';
 
 /**
  * Active content a signer must never be served: scripts, programs to launch, actions that run

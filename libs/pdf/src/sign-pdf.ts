@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import './native-deflate';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import signpdf, { Signer } from '@signpdf/signpdf';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
@@ -93,8 +94,15 @@ export async function readPdfEvidence(pdf: Buffer): Promise<Record<string, strin
  * not survive; sign once, as the last step of building the final PDF.
  */
 export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
+  return signDocument(await PDFDocument.load(pdf, { updateMetadata: false }), opts);
+}
+
+/**
+ * signPdf on a loaded document (which it writes out): the final PDF is stamped and signed in one
+ * parse and one write.
+ */
+export async function signDocument(doc: PDFDocument, opts: SignPdfOptions): Promise<Buffer> {
   const signer = signerFromP12(opts.p12, opts.passphrase);
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
   if (opts.evidence) {
     const info = infoDictionary(doc);
     for (const [key, value] of Object.entries(opts.evidence)) info.set(PDFName.of(key), PDFHexString.fromText(value));
@@ -106,13 +114,6 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
   return signpdf.sign(withPlaceholder, new CadesSigner(signer, opts.tsaUrl), opts.signingTime);
 }
 
-/**
- * Signs a PDF again without touching what is already there: the new signature field goes in an
- * incremental update, so earlier signatures keep verifying for their revisions and this one
- * covers the whole file (the audit bundle: signed contract + certificate appended after it).
- * A file that cannot be updated incrementally (no classic cross-reference table) holds no
- * signature worth keeping and is signed as a whole by signPdf.
- */
 /** The PAdES signature dictionary and its empty /Contents, sized for this signer (and a token). */
 function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof signerFromP12>, opts: SignPdfOptions): void {
   pdflibAddPlaceholder({
@@ -129,6 +130,13 @@ function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof sig
   });
 }
 
+/**
+ * Signs a PDF again without touching what is already there: the new signature field goes in an
+ * incremental update, so earlier signatures keep verifying for their revisions and this one
+ * covers the whole file (the audit bundle: signed contract + certificate appended after it).
+ * A file that cannot be updated incrementally (no classic cross-reference table) holds no
+ * signature worth keeping and is signed as a whole by signPdf.
+ */
 export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
   const signer = signerFromP12(opts.p12, opts.passphrase);
   const withPlaceholder = await updateIncrementally(pdf, (doc) => {

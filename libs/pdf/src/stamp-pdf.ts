@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import './native-deflate';
 import { degrees, PDFDocument, PDFImage, PDFPage } from 'pdf-lib';
 import { sanitizeImage, UnsafeImageError } from './image-type';
 import { normalizeRotation, PageRotation, visibleBox } from './inspect-pdf';
@@ -98,6 +99,12 @@ function drawStamp(page: PDFPage, image: PDFImage, stamp: PdfStamp): void {
  */
 export async function stampPdf(pdf: Buffer, stamps: PdfStamp[]): Promise<Buffer> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  await stampDocument(doc, stamps);
+  return Buffer.from(await doc.save());
+}
+
+/** stampPdf on a loaded document, so a caller that goes on to sign it parses and writes it once. */
+export async function stampDocument(doc: PDFDocument, stamps: PdfStamp[]): Promise<void> {
   const pages = doc.getPages();
   stamps.forEach((stamp, i) => assertStamp(stamp, pages.length, i));
 
@@ -118,5 +125,4 @@ export async function stampPdf(pdf: Buffer, stamps: PdfStamp[]): Promise<Buffer>
     }
     drawStamp(pages[stamp.page - 1], image, stamp);
   }
-  return Buffer.from(await doc.save());
 }

@@ -1,11 +1,18 @@
-import { signPdf } from '../sign-pdf';
-import { stampPdf } from '../stamp-pdf';
+import { PDFDocument } from 'pdf-lib';
+import { signDocument } from '../sign-pdf';
+import { stampDocument } from '../stamp-pdf';
+import { jobPhase } from './thread-cpu';
 import { bytes, type BuildFinalJobInput, type Bytes } from './pdf-jobs';
 
-/** The final PDF: every signature and seal stamped into its field, then the PAdES signature. */
+/**
+ * The final PDF: every signature and seal stamped into its field, then the PAdES signature. The
+ * original is parsed once and written once (stamping and signing share the loaded document).
+ */
 export default async function buildFinalJob(input: BuildFinalJobInput): Promise<Bytes> {
-  const original = bytes(input.original);
-  const stamps = input.stamps.map((s) => ({ ...s, image: bytes(s.image) }));
-  const stamped = stamps.length ? await stampPdf(original, stamps) : original;
-  return signPdf(stamped, { ...input.sign, p12: bytes(input.sign.p12) });
+  const doc = await jobPhase('stamp', async () => {
+    const loaded = await PDFDocument.load(bytes(input.original), { updateMetadata: false });
+    if (input.stamps.length) await stampDocument(loaded, input.stamps.map((s) => ({ ...s, image: bytes(s.image) })));
+    return loaded;
+  });
+  return jobPhase('sign', () => signDocument(doc, { ...input.sign, p12: bytes(input.sign.p12) }));
 }

@@ -83,4 +83,7 @@ export const AUDIT_CERTIFICATE: PdfJob<AuditCertificateJobInput, Bytes> = {
 /** Loaded by every worker as it starts: the libraries and the parsed fonts, before any job. */
 export const WARM_UP_FILE = handler('warm-up');
 
+/** Every worker's entry point: runs a job's handler and measures its CPU (run-job.ts). */
+export const RUN_JOB_FILE = path.join(__dirname, `run-job${EXT}`);
+
 export const bytes = (b: Bytes): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);

@@ -4,7 +4,7 @@ import { isPdfLimitError, PdfLimitError } from './pdf-limit.error';
 import { PdfPool } from './pdf-pool';
 
 const HANDLER = path.join(__dirname, '..', 'testing', `pool-test.handlers${path.extname(__filename)}`);
-const TEST_JOB: PdfJob<{ kind: 'echo' | 'spin' | 'greedy'; value?: number }, number | string> = { id: 'test.misbehave', version: 1, filename: HANDLER };
+const TEST_JOB: PdfJob<{ kind: 'echo' | 'spin' | 'greedy' | 'phased'; value?: number }, number | string> = { id: 'test.misbehave', version: 1, filename: HANDLER };
 
 async function refusal(promise: Promise<unknown>): Promise<PdfLimitError> {
   const err = await promise.then(
@@ -43,6 +43,25 @@ describe('PdfPool', () => {
     order.push('timer fired');
     await job;
     expect(order).toEqual(['timer fired', 'job stopped']);
+  });
+
+  const linux = process.platform === 'linux' ? it : it.skip;
+  linux("measures each job's CPU in its worker, and the phases a handler marks, apart from the wall clock", async () => {
+    pool.measureCpu = true;
+    const before = pool.stats()[TEST_JOB.id];
+    await pool.run(TEST_JOB, { kind: 'phased', value: 30 });
+    const after = pool.stats()[TEST_JOB.id];
+    pool.measureCpu = false;
+    const cpu = after.cpu_ms - (before?.cpu_ms ?? 0);
+    const first = after.phases.first - (before?.phases.first ?? 0);
+    const second = after.phases.second - (before?.phases.second ?? 0);
+    // Busy work of 30 ms wall clock each; on a loaded machine a phase gets less CPU than that, never more.
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(0);
+    expect(first).toBeLessThanOrEqual(40);
+    expect(cpu).toBeGreaterThanOrEqual(first + second);
+    expect(pool.threadIds().length).toBeGreaterThan(0);
+    expect(pool.threadIds()).not.toContain(process.pid);
   });
 
   it('runs jobs on every thread at once; more wait for a free worker, and the wait does not count against them', async () => {

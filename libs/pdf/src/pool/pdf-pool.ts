@@ -2,8 +2,9 @@ import { availableParallelism } from 'os';
 import { performance } from 'perf_hooks';
 import * as path from 'path';
 import { Piscina } from 'piscina';
-import { WARM_UP_FILE, type PdfJob } from './pdf-jobs';
+import { RUN_JOB_FILE, WARM_UP_FILE, type PdfJob } from './pdf-jobs';
 import { isRefusal, PdfLimitError, type PdfJobRefusal } from './pdf-limit.error';
+import type { JobEnvelope, JobTask } from './run-job';
 
 export interface PdfPoolOptions {
   /** Worker threads; default: the machine's cores. */
@@ -40,20 +41,27 @@ export class PdfPool {
   readonly threads: number;
   readonly maxHeapMb: number;
   readonly timeoutMs: number;
+  /**
+   * Whether workers measure each job's CPU time and marked phases (stats(): `cpu_ms`, `phases`).
+   * Off by default: it costs a few /proc reads per job, and only benchmarks read it.
+   */
+  measureCpu = false;
   private readonly piscina: Piscina;
   private startedUp = false;
   /** Workers still loading (the first ones, or replacements of terminated ones): not free yet. */
   private booting: number;
   private running = 0;
-  private readonly timings = new Map<string, { jobs: number; ms: number }>();
+  private readonly timings = new Map<string, PdfJobStats>();
+  private readonly workerThreads = new Set<number>();
   private readonly waiting: Array<() => void> = [];
 
   constructor(options: PdfPoolOptions = {}) {
     this.threads = Math.max(1, options.threads ?? availableParallelism());
     this.maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_JOB_MAX_HEAP_MB;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_PDF_JOB_TIMEOUT_MS;
+    const warmUp: JobTask = { file: options.warmUpFile ?? WARM_UP_FILE, input: null };
     this.piscina = new Piscina({
-      filename: options.warmUpFile ?? WARM_UP_FILE,
+      filename: RUN_JOB_FILE,
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: Infinity,
@@ -78,7 +86,7 @@ export class PdfPool {
     // one ready. (Piscina marks them ready before they have loaded anything.)
     let warmed = 0;
     for (let i = 0; i < this.threads; i++) {
-      this.piscina.run(null).then(
+      this.piscina.run(warmUp).then(
         () => {
           this.booting--;
           if (++warmed === this.threads) this.startedUp = true;
@@ -103,16 +111,22 @@ export class PdfPool {
     try {
       let result: O;
       started = performance.now();
+      let envelope: JobEnvelope<O> | null = null;
       try {
-        result = await this.piscina.run(input, { filename: job.filename, signal: AbortSignal.timeout(timeoutMs) });
+        const task: JobTask = { file: job.filename, input, measure: this.measureCpu };
+        envelope = (await this.piscina.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as JobEnvelope<O>;
+        result = envelope.output;
       } catch (err) {
         const refused = limitError(err, job, timeoutMs, this.maxHeapMb);
         if (refused) outcome = 'refused';
         throw refused ?? err;
       } finally {
-        const t = this.timings.get(job.id) ?? { jobs: 0, ms: 0 };
+        const t = this.timings.get(job.id) ?? { jobs: 0, ms: 0, cpu_ms: 0, phases: {} };
         t.jobs++;
         t.ms += performance.now() - started;
+        t.cpu_ms += envelope?.cpu_ms ?? 0;
+        for (const [phase, ms] of Object.entries(envelope?.phases ?? {})) t.phases[phase] = (t.phases[phase] ?? 0) + ms;
+        if (envelope?.thread) this.workerThreads.add(envelope.thread);
         this.timings.set(job.id, t);
       }
       if (isRefusal(result)) {
@@ -133,9 +147,14 @@ export class PdfPool {
     return { running: this.running, waiting: this.waiting.length };
   }
 
-  /** Jobs run per job id and their time in a worker (wall clock, from hand-over to result). */
-  stats(): Record<string, { jobs: number; ms: number }> {
-    return Object.fromEntries([...this.timings].map(([id, t]) => [id, { ...t }]));
+  /** Jobs run per job id, their time in a worker and the CPU they took there. */
+  stats(): Record<string, PdfJobStats> {
+    return Object.fromEntries([...this.timings].map(([id, t]) => [id, { ...t, phases: { ...t.phases } }]));
+  }
+
+  /** Linux thread ids of the workers that have run jobs (a bench reads their CPU time). */
+  threadIds(): number[] {
+    return [...this.workerThreads];
   }
 
   async close(): Promise<void> {
@@ -172,6 +191,16 @@ function limitError(err: unknown, job: { id: string }, timeoutMs: number, maxHea
     return new PdfLimitError('pdf_job_limit_exceeded', 'memory', `The PDF work (${job.id}) needed more than its memory limit of ${maxHeapMb} MB and was stopped.`);
   }
   return null;
+}
+
+export interface PdfJobStats {
+  jobs: number;
+  /** Wall clock in a worker, from hand-over to result (includes waiting for a core on a busy machine). */
+  ms: number;
+  /** The workers' own CPU time for these jobs, while measureCpu is on (0 where the platform has no per-thread clock). */
+  cpu_ms: number;
+  /** CPU time of the phases handlers mark (stamp, sign…), summed over the jobs. */
+  phases: Record<string, number>;
 }
 
 export type PdfJobOutcome = 'ok' | 'refused' | 'error';

@@ -7,6 +7,7 @@ import './render-document.handler';
 import './inspect-pdf.handler';
 import './build-final.handler';
 import './audit-certificate.handler';
+import './countersign.handler';
 
 /** The pool's first call on each worker: a tiny render parses the fonts before any job. */
 export default async function warmUp(): Promise<string> {

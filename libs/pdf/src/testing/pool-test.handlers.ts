@@ -1,8 +1,11 @@
 /**
  * Jobs for the pool's own tests (pdf-pool.spec.ts): they misbehave on purpose, without loading
- * any PDF library, so the limits are tested on their own. Selected by `input.kind`.
+ * any PDF library, so the limits are tested on their own. Selected by `input.kind`; `phased` marks
+ * two phases of busy work for the job metrics.
  */
-export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'greedy'; value?: number } | null): Promise<number | string> {
+import { jobPhase } from '../pool/thread-cpu';
+
+export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'greedy' | 'phased'; value?: number } | null): Promise<number | string> {
   // null: the pool's warm-up call.
   if (!input) return 'ready';
   if (input.kind === 'spin') {
@@ -15,6 +18,17 @@ export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'gree
     // A parser building an object graph without end: only the heap limit stops it.
     const kept: Array<{ n: number; s: string }> = [];
     for (let n = 0; ; n++) kept.push({ n, s: `entry ${n}` });
+  }
+  if (input.kind === 'phased') {
+    // Two marked phases of about `value` ms of CPU each.
+    const busy = (ms: number) => {
+      const until = Date.now() + ms;
+      while (Date.now() < until) {
+        /* work */
+      }
+    };
+    await jobPhase('first', () => busy(input.value ?? 20));
+    await jobPhase('second', () => busy(input.value ?? 20));
   }
   return input.value ?? 'ready';
 }

@@ -1,0 +1,53 @@
+import { beginJobPhases, endJobPhases, linuxThreadId, threadCpuMs } from './thread-cpu';
+
+/** What a worker hands back for one job: the handler's output and the CPU it took. */
+export interface JobEnvelope<O = unknown> {
+  output: O;
+  /** This worker thread's CPU time for the job (ms); null where the platform has no thread clock. */
+  cpu_ms: number | null;
+  /** CPU time of the named phases the handler marked with jobPhase (ms). */
+  phases: Record<string, number>;
+  /** The worker's Linux thread id (null elsewhere): whoever measures the whole process can tell the pool's threads apart. */
+  thread: number | null;
+}
+
+export interface JobTask {
+  /** The handler module; its default export runs the job. */
+  file: string;
+  input: unknown;
+  /** Measure the job's CPU time and phases (a few µs of /proc reads each; off unless asked for). */
+  measure?: boolean;
+}
+
+type Handler = (input: unknown) => unknown;
+const handlers = new Map<string, Handler>();
+
+function handlerOf(file: string): Handler {
+  let handler = handlers.get(file);
+  if (!handler) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(file) as { default?: Handler } & Handler;
+    handler = typeof mod.default === 'function' ? mod.default : mod;
+    handlers.set(file, handler);
+  }
+  return handler;
+}
+
+/**
+ * Every pool worker's entry point: runs the job's handler and, when the pool measures CPU, the
+ * CPU this thread spent on it and on the phases it marks (wall time in a worker also counts
+ * waiting for a core on a busy machine; CPU time does not).
+ */
+export default async function runJob(task: JobTask): Promise<JobEnvelope> {
+  const handler = handlerOf(task.file);
+  if (!task.measure) return { output: await handler(task.input), cpu_ms: null, phases: {}, thread: linuxThreadId() };
+  beginJobPhases();
+  const start = threadCpuMs();
+  try {
+    const output = await handler(task.input);
+    const end = threadCpuMs();
+    return { output, cpu_ms: start === null || end === null ? null : end - start, phases: endJobPhases(), thread: linuxThreadId() };
+  } finally {
+    endJobPhases();
+  }
+}
