@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { documentDecider, documentStreamId, organizationDecider, organizationStreamId, DocumentCommand, OrganizationCommand } from '@dojang/domain';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
-import { ReadDoc, Write } from '@dojang/read-store';
+import { ReadDoc } from '@dojang/read-store';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { GenericCommandHandler } from '../../application/src/command-handler';
 import { ALL_PROJECTIONS, Projection, ProjectionRunner } from './index';
@@ -133,7 +133,7 @@ describe('projection rebuilds', () => {
     expect(withoutGeneration(await dump(reads))).toEqual(reference);
     expect(commit).toHaveBeenCalledTimes(Math.ceil(head / rebuildBatchSize));
     let writes = 0;
-    for (const [batch] of commit.mock.calls as Array<[Write[]]>) {
+    for (const [batch] of commit.mock.calls) {
       const rows = batch.map((w) => `${w.collection}/${w.op === 'put' ? w.doc.id : w.id}`);
       expect(new Set(rows).size).toBe(rows.length);
       writes += rows.length;
