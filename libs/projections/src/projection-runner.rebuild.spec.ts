@@ -233,4 +233,36 @@ describe('projection rebuilds', () => {
     expect(head).toBeGreaterThan(120);
     expect(withoutGeneration(await dump(readsA))).toEqual(reference);
   });
+  it('lets the event loop in between commits and stops after the commit under way (the CLI on Ctrl-C), with the indexes back; a server goes on from there', async () => {
+    await randomHistory(7, 200);
+    const head = await events.headPosition();
+    const reference = await oneEventPerCommit();
+    const reads = open();
+    const indexes = () => (reads.db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`).get() as { n: number }).n;
+    const runner = new ProjectionRunner(events, reads, ALL_PROJECTIONS, { rebuildBatchSize: 10, rebuildStepSize: 10 });
+    await runner.init();
+    await runner.catchUp();
+    const indexCount = indexes();
+    const positions: number[] = [];
+    let during = -1;
+    await runner.rebuild(undefined, (p) => {
+      positions.push(p.position);
+      // As a signal handler would: from the event loop, not from inside the replay.
+      if (positions.length === 1) {
+        during = indexes();
+        setImmediate(() => void runner.stop());
+      }
+    });
+    expect(positions).toEqual([10, 20]);
+    expect(during).toBeLessThan(indexCount);
+    expect(indexes()).toBe(indexCount);
+    expect(await reads.getCheckpoint('documents')).toBe(20);
+    expect(head).toBeGreaterThan(20);
+
+    // A server's runner (at the rebuild's generation, as after its reload) replays the rest.
+    const server = new ProjectionRunner(events, open(), ALL_PROJECTIONS);
+    await server.init();
+    await server.catchUp();
+    expect(withoutGeneration(await dump(reads))).toEqual(reference);
+  });
 });

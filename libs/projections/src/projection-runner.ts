@@ -167,6 +167,9 @@ export class ProjectionRunner {
       if (traced) this.options.onApplied?.(last, startedAt);
       onBatch?.(from, read);
       if (exhausted || this.stopped) return;
+      // The store calls may all complete synchronously (SQLite): without this, a long replay
+      // would never let timers, I/O or signals (stop on Ctrl-C) in until its very end.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
