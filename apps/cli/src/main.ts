@@ -161,13 +161,34 @@ async function run(argv: string[]): Promise<unknown> {
         const bar = new ProgressBar('rebuild');
         const started = process.hrtime.bigint();
         let events = 0;
-        const rebuilt = await admin.rebuildProjections(rest, (p) => {
-          events = p.events;
-          bar.update(p.position, p.head);
-        });
-        bar.done();
+        let position = 0;
+        // Ctrl-C (or SIGTERM) stops after the commit under way rather than mid-write: the read
+        // models' indexes are built again and the checkpoint says where the replay stands, so a
+        // server goes on from there. A second one kills the process as usual.
+        let interrupted = false;
+        const interrupt = () => {
+          interrupted = true;
+          void infra.runner.stop();
+        };
+        process.once('SIGINT', interrupt);
+        process.once('SIGTERM', interrupt);
+        let rebuilt: string[];
+        try {
+          rebuilt = await admin.rebuildProjections(rest, (p) => {
+            events = p.events;
+            position = p.position;
+            bar.update(p.position, p.head);
+          });
+        } finally {
+          process.off('SIGINT', interrupt);
+          process.off('SIGTERM', interrupt);
+          bar.done();
+        }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        return { rebuilt, events, seconds: Math.round(seconds * 1000) / 1000, events_per_second: seconds > 0 ? Math.round(events / seconds) : events };
+        const totals = { rebuilt, events, seconds: Math.round(seconds * 1000) / 1000, events_per_second: seconds > 0 ? Math.round(events / seconds) : events };
+        if (!interrupted) return totals;
+        process.exitCode = 130;
+        return { ...totals, interrupted: true, position, note: 'stopped before the end of the log; a server (now or at its next start) goes on from this position' };
       }
       case 'projections status': {
         const projections = await projectionStatus(infra.events, infra.reads, infra.runner.projections);

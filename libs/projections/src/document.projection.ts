@@ -10,6 +10,8 @@ export type DocumentRow = ReadDoc & DocumentState & { updated_at: string; sort_k
 
 export const documentIdOf = (event: StoredEvent) => event.stream_id.slice('document-'.length);
 
+const NOTHING = Object.freeze({ ...initialDocumentState(), sort_key: '' }) as unknown as DocumentRow;
+
 /**
  * Document list and detail. Reuses the domain's own evolve, so the read model can never disagree
  * with what the decider believes; PIN hashes are blanked because reads never need them.
@@ -29,12 +31,15 @@ export const documentProjection: Projection = {
   keys: (event) => [{ collection: DOCUMENTS, id: documentIdOf(event) }],
   evolve(event: StoredEvent, rows: RowLookup): Write[] {
     const id = documentIdOf(event);
-    const current = (rows(DOCUMENTS, id) as DocumentRow | null) ?? ({ ...initialDocumentState(), id, sort_key: '' } as unknown as DocumentRow);
+    // DocumentCreated builds its state from nothing: no blank row to make for it.
+    const current =
+      (rows(DOCUMENTS, id) as DocumentRow | null) ?? (event.type === 'DocumentCreated' ? NOTHING : ({ ...initialDocumentState(), id, sort_key: '' } as unknown as DocumentRow));
     const next = evolveDocument(current, event as unknown as DocumentEvent);
     const row: DocumentRow = {
       ...next,
       id,
-      participants: next.participants.map((p) => ({ ...p, pin: p.pin && { ...p.pin, pin_hash: '' } })),
+      // A participant without a PIN hash is kept as it is (rows share what did not change).
+      participants: next.participants.map((p) => (p.pin?.pin_hash ? { ...p, pin: { ...p.pin, pin_hash: '' } } : p)),
       updated_at: String(event.metadata.occurred_at),
       // Newest-first paging needs a total order that matches creation order even within one
       // millisecond: creation time, then the log position of DocumentCreated (fixed once).

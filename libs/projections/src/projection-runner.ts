@@ -1,15 +1,21 @@
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { ReadDoc, ReadStore, StaleGenerationError, Write } from '@dojang/read-store';
-import { Projection, RowKey, rowKey } from './projection';
+import { Projection, rowKey } from './projection';
 import { reconcileVersions } from './projection-status';
-import { applyEvents } from './apply-events';
+import { applyEvents, RowOverlay } from './apply-events';
 import { upcast } from './upcasters';
 import { CoalescingPass } from './coalescing-pass';
 
 export interface ProjectionRunnerOptions {
   batchSize?: number;
-  /** Events per commit while rebuilding from zero (one transaction each). */
+  /** Events per commit while rebuilding from zero (one transaction each; default 1,000). */
   rebuildBatchSize?: number;
+  /**
+   * Events read and applied at a time while rebuilding (default 500), several of which may make
+   * one commit: a step's events are garbage by the next, so they die young instead of living (and
+   * being copied by the garbage collector) until their commit.
+   */
+  rebuildStepSize?: number;
   /** Called after a batch fails; the runner retries on the next signal. */
   onError?: (err: unknown) => void;
   /** Called after a batch is committed (metrics, tracing: one span per event in its own trace). */
@@ -38,6 +44,15 @@ export class ProjectionRunner {
   private waiters: Array<{ position: number; resolve: () => void }> = [];
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  /**
+   * While a rebuild replays from zero: for each collection it emptied, the row keys its events
+   * have named so far. A row no event named yet holds no event yet: it is absent, without asking
+   * the store (a concurrent runner may have written it, but only from events this replay applies
+   * too, so building it from nothing gives the same row). Gone on a reload: another rebuild's
+   * progress is not ours.
+   */
+  private named: Map<string, Set<string>> | null = null;
+  private readonly handlers = new Map<string, number[]>();
 
   constructor(
     private readonly events: EventStore,
@@ -106,23 +121,55 @@ export class ProjectionRunner {
 
   /** Processes every event currently in the log. */
   async catchUp(onBatch?: (position: number, events: number) => void, batchSize = this.options.batchSize ?? 500): Promise<void> {
+    await this.replay({ batchSize, stepSize: batchSize, traced: true, onBatch });
+  }
+
+  /** Applies the log from the checkpoints on, one commit per `batchSize` events. */
+  private async replay(mode: ReplayMode): Promise<void> {
     for (let reloads = 0; ; ) {
-      const from = this.minCheckpoint();
-      const startedAt = Date.now();
-      const batch = (await this.events.readAll(from, batchSize)).map(upcast);
-      if (batch.length === 0) return;
       try {
-        await this.applyBatch(batch);
-        this.options.onApplied?.(batch, startedAt);
+        return await this.replayFromCheckpoints(mode);
       } catch (err) {
         // A rebuild reset a projection under us: nothing of the batch was kept. Continue from
         // where the store stands (the rebuild's progress, at its generation).
         if (!isStaleGeneration(err) || ++reloads > 100) throw err;
+        this.named = null;
         await this.load();
-        continue;
       }
-      onBatch?.(batch[batch.length - 1].global_position, batch.length);
-      if (batch.length < batchSize || this.stopped) return;
+    }
+  }
+
+  private async replayFromCheckpoints({ batchSize, stepSize, traced, onBatch }: ReplayMode): Promise<void> {
+    let from = this.minCheckpoint();
+    for (;;) {
+      const startedAt = Date.now();
+      const batch = newBatch();
+      let read = 0;
+      let last: StoredEvent[] = [];
+      let exhausted = false;
+      // Read and applied `stepSize` events at a time: a step's events are garbage by the next.
+      while (read < batchSize) {
+        const want = Math.min(stepSize, batchSize - read);
+        last = (await this.events.readAll(from, want)).map(upcast);
+        if (last.length > 0) {
+          await this.applyStep(last, batch);
+          read += last.length;
+          from = last[last.length - 1].global_position;
+        }
+        if (last.length < want) {
+          exhausted = true;
+          break;
+        }
+      }
+      if (read === 0) return;
+      await this.commitBatch(batch, from);
+      // A rebuild's replay is not traced: its events were traced when first projected.
+      if (traced) this.options.onApplied?.(last, startedAt);
+      onBatch?.(from, read);
+      if (exhausted || this.stopped) return;
+      // The store calls may all complete synchronously (SQLite): without this, a long replay
+      // would never let timers, I/O or signals (stop on Ctrl-C) in until its very end.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
@@ -131,43 +178,89 @@ export class ProjectionRunner {
     return Math.min(...this.projections.map((p) => this.checkpoints[p.name] ?? 0));
   }
 
-  private async applyBatch(batch: StoredEvent[]): Promise<void> {
-    // Rows as they stand after the events applied so far in this batch.
-    const overlay = new Map<string, ReadDoc | null>();
-    const pending = new Map<string, Write>();
-    const last = batch[batch.length - 1].global_position;
-    const next: Record<string, number> = {};
-
-    for (const projection of this.projections) {
-      const checkpoint = this.checkpoints[projection.name] ?? 0;
+  /**
+   * Applies events to the batch's rows: every row they touch is read up front, one query per
+   * collection (in chunks), never one per event; rows the batch already holds are not read again.
+   * Then the pure apply step, shared with the projection test kit, runs over them.
+   */
+  private async applyStep(events: StoredEvent[], batch: Batch): Promise<void> {
+    const { overlay, pending } = batch;
+    const projections = this.projections;
+    // Each projection's events, in log order: one pass over the step, not one per projection.
+    const checkpoints = projections.map((p) => this.checkpoints[p.name] ?? 0);
+    const todos: StoredEvent[][] = projections.map(() => []);
+    for (const event of events) {
+      for (const i of this.handlersOf(event.type)) if (event.global_position > checkpoints[i]) todos[i].push(event);
+    }
+    for (let p = 0; p < projections.length; p++) {
+      const todo = todos[p];
+      if (todo.length === 0) continue;
+      const projection = projections[p];
       const generation = this.generations[projection.name] ?? 0;
-      // Every row the batch touches is read up front, one query per collection (in chunks): no
-      // round trip per event (a rebuild reads thousands of events per batch). Then the pure apply
-      // step, shared with the projection test kit, runs over the whole batch.
-      const todo = batch.filter((e) => e.global_position > checkpoint && projection.handles.has(e.type));
-      let keys: RowKey[];
+      // Each event's row keys, made once here and handed to the apply step.
+      const todoKeys = new Array<string[]>(todo.length);
+      // collection -> id -> row key, for the rows the overlay does not hold yet.
+      const missing = new Map<string, Map<string, string>>();
+      const named = this.named;
       try {
-        keys = todo.flatMap((e) => projection.keys(e)).filter((k) => !overlay.has(rowKey(k.collection, k.id)));
+        for (let e = 0; e < todo.length; e++) {
+          const keys = projection.keys(todo[e]);
+          const rowKeys = new Array<string>(keys.length);
+          for (let i = 0; i < keys.length; i++) {
+            const { collection, id } = keys[i];
+            const key = rowKey(collection, id);
+            rowKeys[i] = key;
+            if (overlay.has(key)) continue;
+            const seen = named?.get(collection);
+            if (seen && !seen.has(key)) {
+              seen.add(key);
+              overlay.set(key, null);
+              // Past this many, remembering costs more memory than the reads it saves.
+              if (seen.size > MAX_NAMED_ROWS) named!.delete(collection);
+              continue;
+            }
+            let ids = missing.get(collection);
+            if (!ids) missing.set(collection, (ids = new Map()));
+            ids.set(id, key);
+          }
+          todoKeys[e] = rowKeys;
+        }
       } catch (err) {
         throw new ProjectionFailedError(projection.name, err);
       }
-      for (const [collection, ids] of groupBy(keys)) {
-        for (let i = 0; i < ids.length; i += PREFETCH_CHUNK) {
-          const chunk = ids.slice(i, i + PREFETCH_CHUNK);
+      for (const [collection, ids] of missing) {
+        const all = [...ids.keys()];
+        for (let i = 0; i < all.length; i += PREFETCH_CHUNK) {
+          const chunk = all.slice(i, i + PREFETCH_CHUNK);
           const found = await this.store.getMany(collection, chunk);
-          for (const id of chunk) overlay.set(rowKey(collection, id), current(found.get(id), generation, projection.name));
+          for (const id of chunk) overlay.set(ids.get(id)!, current(found.get(id), generation, projection.name));
         }
       }
       try {
-        applyEvents(projection, todo, generation, overlay, pending);
+        applyEvents(projection, todo, generation, overlay, pending, todoKeys);
       } catch (err) {
         throw new ProjectionFailedError(projection.name, err);
       }
-      next[projection.name] = Math.max(checkpoint, last);
     }
+  }
 
+  /** Indexes (in `projections`) of the projections that handle an event type. */
+  private handlersOf(type: string): number[] {
+    let found = this.handlers.get(type);
+    if (!found) {
+      found = [];
+      for (let i = 0; i < this.projections.length; i++) if (this.projections[i].handles.has(type)) found.push(i);
+      this.handlers.set(type, found);
+    }
+    return found;
+  }
+
+  /** Commits the batch's writes and moves every projection's checkpoint to `last`. */
+  private async commitBatch(batch: Batch, last: number): Promise<void> {
+    const next: Record<string, number> = {};
+    for (const p of this.projections) next[p.name] = Math.max(this.checkpoints[p.name] ?? 0, last);
     await this.store.commit(
-      [...pending.values()],
+      [...batch.pending.values()],
       next,
       Object.fromEntries(this.projections.map((p) => [p.name, this.generations[p.name] ?? 0])),
     );
@@ -180,28 +273,41 @@ export class ProjectionRunner {
 
   /**
    * Drops the named projections' read models and replays the whole log into them, in batches of
-   * `rebuildBatchSize` events (one commit each). `onProgress` hears after every batch how far the
-   * replay is and where the log ended when it started.
+   * `rebuildBatchSize` events (one commit each), as one bulk load where the store has one
+   * (`ReadStore.bulkLoad`). `onProgress` hears after every commit how far the replay is and where
+   * the log ended when it started.
    */
   async rebuild(names?: string[], onProgress?: (progress: RebuildProgress) => void): Promise<string[]> {
     const targets = this.projections.filter((p) => !names || names.length === 0 || names.includes(p.name));
     const unknown = (names ?? []).filter((n) => !this.projections.some((p) => p.name === n));
     if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
     await this.passes.current;
-    for (const p of targets) {
-      this.generations[p.name] = await this.store.reset(p.name, p.collections.map((c) => c.name));
-      for (const c of p.collections) await this.store.ensureCollection(c);
-      this.checkpoints[p.name] = 0;
+    const load = async () => {
+      for (const p of targets) {
+        this.generations[p.name] = await this.store.reset(p.name, p.collections.map((c) => c.name));
+        for (const c of p.collections) await this.store.ensureCollection(c);
+        this.checkpoints[p.name] = 0;
+      }
+      this.named = new Map(targets.flatMap((p) => p.collections.map((c) => [c.name, new Set<string>()])));
+      const head = await this.events.headPosition();
+      let events = 0;
+      await this.replay({
+        batchSize: this.options.rebuildBatchSize ?? DEFAULT_REBUILD_BATCH,
+        stepSize: this.options.rebuildStepSize ?? DEFAULT_REBUILD_STEP,
+        traced: false,
+        onBatch: (position, count) => {
+          events += count;
+          onProgress?.({ position, head, events });
+        },
+      });
+    };
+    const collections = targets.flatMap((p) => p.collections);
+    try {
+      if (this.store.bulkLoad) await this.store.bulkLoad(collections, load);
+      else await load();
+    } finally {
+      this.named = null;
     }
-    const head = await this.events.headPosition();
-    let events = 0;
-    await this.catchUp(
-      (position, count) => {
-        events += count;
-        onProgress?.({ position, head, events });
-      },
-      this.options.rebuildBatchSize ?? 5_000,
-    );
     return targets.map((p) => p.name);
   }
 }
@@ -214,6 +320,37 @@ export interface RebuildProgress {
   /** Events read so far. */
   events: number;
 }
+
+interface ReplayMode {
+  batchSize: number;
+  /** Events read and applied at a time; several steps may make one commit. */
+  stepSize: number;
+  /** Whether `onApplied` hears of each commit. */
+  traced: boolean;
+  onBatch?: (position: number, events: number) => void;
+}
+
+/**
+ * Events per commit while rebuilding. Fewer than the 5,000 of a first version: the rows of a
+ * commit live until it is written, and above a few thousand events the garbage collector spends
+ * more copying them than the fewer transactions save.
+ */
+const DEFAULT_REBUILD_BATCH = 1_000;
+const DEFAULT_REBUILD_STEP = 500;
+
+/** One commit's worth of work: the rows as the events applied so far left them, and their writes. */
+interface Batch {
+  overlay: RowOverlay;
+  /** One write per row, the last state wins (a row many events touched is written once). */
+  pending: Map<string, Write>;
+}
+
+function newBatch(): Batch {
+  return { overlay: new Map(), pending: new Map() };
+}
+
+/** Row keys a rebuild remembers per collection (a few hundred MB at most). */
+const MAX_NAMED_ROWS = 2_000_000;
 
 /** Ids per getMany: well under SQLite's bound-parameter limit, and a modest MongoDB `$in`. */
 const PREFETCH_CHUNK = 1_000;
@@ -243,15 +380,4 @@ export class ProjectionFailedError extends Error {
 function isStaleGeneration(err: unknown): boolean {
   // By name too: jest gives each test file its own copy of the class.
   return err instanceof StaleGenerationError || (err as Error)?.name === 'StaleGenerationError';
-}
-
-function groupBy(keys: Array<{ collection: string; id: string }>): Map<string, string[]> {
-  // Sets: a rebuild batch names thousands of rows, often the same ones (an organization's row).
-  const sets = new Map<string, Set<string>>();
-  for (const k of keys) {
-    let ids = sets.get(k.collection);
-    if (!ids) sets.set(k.collection, (ids = new Set()));
-    ids.add(k.id);
-  }
-  return new Map([...sets].map(([collection, ids]) => [collection, [...ids]]));
 }

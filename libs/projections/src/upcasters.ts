@@ -41,7 +41,11 @@ const upcasters: Record<string, (e: StoredEvent) => StoredEvent> = {
   'TemplateCreated@1': bodyToRef,
 };
 
+/** Types some version of which has an upcaster: the others pass through without a lookup. */
+const UPCAST_TYPES = new Set(Object.keys(upcasters).map((key) => key.slice(0, key.lastIndexOf('@'))));
+
 export function upcast(event: StoredEvent): StoredEvent {
+  if (!UPCAST_TYPES.has(event.type)) return event;
   let current = event;
   for (let guard = 0; guard < 20; guard++) {
     const step = upcasters[`${current.type}@${current.metadata.schema_version ?? 1}`];

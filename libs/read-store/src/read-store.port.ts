@@ -95,6 +95,14 @@ export interface ReadStore {
    */
   reset(name: string, collections: string[]): Promise<number>;
   /**
+   * Optional. Runs `load`, a from-zero rebuild that resets and refills `collections`, with
+   * whatever makes bulk writes cheaper on this store (SQLite: the collections' secondary indexes
+   * dropped and built once at the end, a larger page cache, fewer WAL checkpoints). Everything
+   * else holds meanwhile: other connections read and write as usual (lookups may be slower until
+   * the end), commits keep their atomicity, fences and durability. Without it, `load` runs as is.
+   */
+  bulkLoad?<T>(collections: CollectionSpec[], load: () => Promise<T>): Promise<T>;
+  /**
    * Counts `hits` (default 1) on `key` in the fixed window starting at `windowStart` (epoch ms)
    * and returns the count including them. Atomic across processes on the same store (rate limits
    * shared by every API process): one upsert-and-return in SQLite, findOneAndUpdate with $inc in

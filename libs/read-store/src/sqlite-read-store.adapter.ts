@@ -19,18 +19,31 @@ function toSql(value: Scalar): Scalar {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
 }
 
+/** Ids per getMany statement. */
+const GET_MANY_WIDTH = 200;
+
+/** Page cache while a bulk load runs (KiB, as `cache_size` takes it negative): its batches fit. */
+const BULK_CACHE_KIB = 64 * 1024;
+/** WAL pages between checkpoints while a bulk load runs (4 KiB pages: 64 MiB), 1,000 otherwise. */
+const BULK_CHECKPOINT_PAGES = 16_384;
+
+interface WriteStatements {
+  put: Database.Statement;
+  del: Database.Statement;
+}
+
 /**
  * Read models in SQLite, one table per collection holding JSON documents, queried with
  * json_extract and served by expression indexes. Uses its own connection with synchronous=NORMAL:
  * read models can always be rebuilt from the event log, so they do not pay for a full fsync.
  */
-/** Ids per getMany statement. */
-const GET_MANY_WIDTH = 200;
-
 export class SqliteReadStore implements ReadStore {
   readonly db: Database.Database;
   private readonly known = new Set<string>();
   private readonly stmtCache = new Map<string, Database.Statement>();
+  private readonly writeStmts = new Map<string, WriteStatements>();
+  /** Collections a bulk load is writing: their secondary indexes wait for its end. */
+  private bulk: Map<string, CollectionSpec> | null = null;
   private windowsReady = false;
 
   constructor(file: string) {
@@ -53,9 +66,52 @@ export class SqliteReadStore implements ReadStore {
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     this.ensureSync(spec.name);
+    // During a bulk load of this collection its indexes are built once, when the load ends.
+    if (this.bulk?.has(spec.name)) return;
+    this.createIndexes(spec);
+  }
+
+  private createIndexes(spec: CollectionSpec): void {
     for (const index of spec.indexes ?? []) {
-      const name = `ix_${spec.name}_${index.join('_')}`;
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${table(spec.name)} (${index.map(field).join(', ')})`);
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(spec.name, index)} ON ${table(spec.name)} (${index.map(field).join(', ')})`);
+    }
+  }
+
+  /**
+   * A from-zero rebuild of `collections`. Their secondary indexes are dropped first (emptying and
+   * refilling the tables then maintains only the primary key) and built again once at the end,
+   * in one sorted pass each, even when `load` fails. Meanwhile this connection keeps a larger
+   * page cache (a batch's pages stay in memory instead of spilling mid-transaction) and
+   * checkpoints the WAL every 64 MiB instead of every 4 MiB; both are restored at the end, then
+   * one checkpoint (an fsync of the WAL and of the database) settles the rebuilt rows. Durability
+   * of each commit is unchanged (synchronous stays NORMAL). Other connections (a running server)
+   * go on reading and writing the same tables; their lookups are only slower until the indexes
+   * are back. Not reentrant: a bulk load inside another runs as a plain load.
+   */
+  async bulkLoad<T>(collections: CollectionSpec[], load: () => Promise<T>): Promise<T> {
+    if (this.bulk) return load();
+    const specs = new Map(collections.map((c) => [c.name, c]));
+    const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    const checkpointPages = this.db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    this.bulk = specs;
+    try {
+      for (const spec of specs.values()) {
+        this.ensureSync(spec.name);
+        for (const index of spec.indexes ?? []) this.db.exec(`DROP INDEX IF EXISTS ${indexName(spec.name, index)}`);
+      }
+      this.db.pragma(`cache_size = ${-BULK_CACHE_KIB}`);
+      this.db.pragma(`wal_autocheckpoint = ${BULK_CHECKPOINT_PAGES}`);
+      return await load();
+    } finally {
+      this.bulk = null;
+      try {
+        for (const spec of specs.values()) this.createIndexes(spec);
+      } finally {
+        this.db.pragma(`cache_size = ${cacheSize}`);
+        this.db.pragma(`wal_autocheckpoint = ${checkpointPages}`);
+        // PASSIVE: never waits for readers; what it cannot copy now a later checkpoint will.
+        this.db.pragma('wal_checkpoint(PASSIVE)');
+      }
     }
   }
 
@@ -118,8 +174,39 @@ export class SqliteReadStore implements ReadStore {
     this.commitSync(writes, checkpoints, generations);
   }
 
+  /** The put and delete of a collection, prepared once (a rebuild commits thousands of rows). */
+  private writeStatements(collection: string): WriteStatements {
+    let s = this.writeStmts.get(collection);
+    if (!s) {
+      this.ensureSync(collection);
+      const t = table(collection);
+      s = {
+        // (generation, position) compared in order: a newer generation always wins, an older
+        // one never does, and within one generation a replay of an older event is a no-op.
+        put: this.db.prepare(
+          `INSERT INTO ${t} (id, doc, position, generation) VALUES (?, ?, ?, ?)
+           ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position, generation = excluded.generation
+           WHERE excluded.generation > generation
+              OR (excluded.generation = generation AND (position IS NULL OR excluded.position IS NULL OR position <= excluded.position))`,
+        ),
+        del: this.db.prepare(`DELETE FROM ${t} WHERE id = ? AND generation <= ?`),
+      };
+      this.writeStmts.set(collection, s);
+    }
+    return s;
+  }
+
   commitSync(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): void {
-    for (const w of writes) this.ensureSync(w.collection);
+    // Statements and JSON are made before the transaction: the write lock, which a running
+    // server's commits wait for, is held only for the writes themselves.
+    const n = writes.length;
+    const stmts = new Array<WriteStatements>(n);
+    const json = new Array<string | null>(n);
+    for (let i = 0; i < n; i++) {
+      const w = writes[i];
+      stmts[i] = this.writeStatements(w.collection);
+      json[i] = w.op === 'put' ? JSON.stringify(w.doc) : null;
+    }
     // IMMEDIATE: the write lock is taken (waiting for it as long as busy_timeout allows) before
     // the fence is read. A deferred transaction that reads first cannot upgrade to a writer once
     // another connection has committed; SQLite then fails it at once with "database is locked".
@@ -129,18 +216,12 @@ export class SqliteReadStore implements ReadStore {
         .filter(([name, generation]) => this.generationSync(name) !== generation)
         .map(([name]) => name);
       if (stale.length) throw new StaleGenerationError(stale);
-      for (const w of writes) {
+      for (let i = 0; i < n; i++) {
+        const w = writes[i];
         if (w.op === 'put') {
-          // (generation, position) compared in order: a newer generation always wins, an older
-          // one never does, and within one generation a replay of an older event is a no-op.
-          this.stmt(
-            `INSERT INTO ${table(w.collection)} (id, doc, position, generation) VALUES (?, ?, ?, ?)
-             ON CONFLICT(id) DO UPDATE SET doc = excluded.doc, position = excluded.position, generation = excluded.generation
-             WHERE excluded.generation > generation
-                OR (excluded.generation = generation AND (position IS NULL OR excluded.position IS NULL OR position <= excluded.position))`,
-          ).run(w.doc.id, JSON.stringify(w.doc), typeof w.doc._position === 'number' ? w.doc._position : null, generationOf(w.doc));
+          stmts[i].put.run(w.doc.id, json[i], typeof w.doc._position === 'number' ? w.doc._position : null, generationOf(w.doc));
         } else {
-          this.stmt(`DELETE FROM ${table(w.collection)} WHERE id = ? AND generation <= ?`).run(w.id, w.generation ?? 0);
+          stmts[i].del.run(w.id, w.generation ?? 0);
         }
       }
       const fenced: string[] = [];
@@ -239,6 +320,10 @@ export class SqliteReadStore implements ReadStore {
 
 function generationOf(doc: ReadDoc): number {
   return typeof doc._generation === 'number' ? doc._generation : 0;
+}
+
+function indexName(collection: string, fields: string[]): string {
+  return `ix_${collection}_${fields.join('_')}`;
 }
 
 /** Adds a column to a table created by an older version; true when it was missing. */

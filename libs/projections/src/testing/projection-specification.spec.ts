@@ -1,6 +1,7 @@
 import { Write } from '@dojang/read-store';
 import { Projection } from '../projection';
 import { API_KEYS, ORGANIZATIONS, apiKeyProjection, organizationProjection } from '../organization.projection';
+import { DOCUMENTS, documentProjection } from '../document.projection';
 import { ProjectionSpecification, ProjectionSpecificationError } from './index';
 
 const ORG = 'org_1';
@@ -30,6 +31,28 @@ describe('built-in projections through the test kit', () => {
 
   it('api_keys: issuing twice is issuing once', () => {
     ProjectionSpecification.for(apiKeyProjection).given([created]).when([issued], { times: 3 }).thenSameAsOnce();
+  });
+
+  it("documents: a participant's PIN hash never reaches the row, participants without one are kept as they are", () => {
+    const DOC = '00000000-0000-4000-8000-000000000001';
+    const stream = `document-${DOC}`;
+    const participant = (id: string) => ({ id, name: id, phone: '01012345678', email: null, role: 'signer', signing_order: 1, auth: 'sms_pin' });
+    ProjectionSpecification.for(documentProjection)
+      .given([
+        { type: 'DocumentCreated', stream_id: stream, data: { document_id: DOC, organization_id: ORG, livemode: false, title: '계약서', content_blob: null, content_format: 'html', file: null, author_name: 'Acme', metadata: {}, from_template: null, created_at: T0 } },
+        { type: 'ParticipantAdded', stream_id: stream, data: { participant: participant('p1'), added_at: T0 } },
+        { type: 'ParticipantAdded', stream_id: stream, data: { participant: participant('p2'), added_at: T0 } },
+        { type: 'DocumentSent', stream_id: stream, data: { sent_at: T0, expires_at: null, message: null, page_count: 1, original_pdf: null, links: [{ participant_id: 'p1', token_hash: 't1' }, { participant_id: 'p2', token_hash: 't2' }] } },
+      ])
+      .when([{ type: 'PinIssued', stream_id: stream, data: { participant_id: 'p1', pin_hash: 'secret-hash', issued_at: T0, expires_at: T0, phone_masked: '010-****-5678' } }])
+      .then((rows) => {
+        const row = rows.get(DOCUMENTS, DOC) as unknown as { participants: Array<{ id: string; pin: { pin_hash: string; issued_at: string } | null }> };
+        expect(row.participants.map((p) => [p.id, p.pin && p.pin.pin_hash, p.pin && p.pin.issued_at])).toEqual([
+          ['p1', '', T0],
+          ['p2', null, null],
+        ]);
+        expect(JSON.stringify(rows.all(DOCUMENTS))).not.toContain('secret-hash');
+      });
   });
 
   it('ignores events a projection does not handle', () => {
