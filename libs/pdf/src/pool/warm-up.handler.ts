@@ -8,6 +8,10 @@ import './inspect-pdf.handler';
 import './build-final.handler';
 import './audit-certificate.handler';
 import './countersign.handler';
+import { lowerThreadPriority } from './thread-priority';
+
+// The worker's whole life runs below the API's event loop (see thread-priority.ts).
+lowerThreadPriority();
 
 /** The pool's first call on each worker: a tiny render parses the fonts before any job. */
 export default async function warmUp(): Promise<string> {
