@@ -286,7 +286,7 @@ describe('POST /v1/files with a PDF that takes too long to read', () => {
     const err = expectError(await uploadFile(t, org.test, slow, { filename: 'slow.pdf' }), 415, 'unsupported_file_type', 'file');
     expect(err.message).toMatch(/took longer than 0\.3 s to read/);
     expect(await t.infra.blobs.has(sha256(slow))).toBe(false);
-    // And an ordinary PDF is still read in time afterwards.
-    expect((await uploadFile(t, org.test, pdfFixture('chromium-korean-contract-a4.pdf'))).status).toBe(201);
+    // And the pool still reads PDFs afterwards (a small one: 0.3 s is this test's limit, not a real one).
+    expect((await uploadFile(t, org.test, manyObjectsPdf(3), { filename: 'small.pdf' })).status).toBe(201);
   });
 });
