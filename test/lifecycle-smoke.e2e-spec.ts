@@ -1,4 +1,5 @@
 import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
+import { CachedBlobStore } from '@dojang/blob-store';
 import { bearer, startTestApp, TestApp, TestOrg } from './support/test-app';
 
 import { solidPng } from './support/png';
@@ -58,5 +59,25 @@ function lifecycle(postgres: boolean) {
     expect(events).toEqual(['document.completed', 'participant.signed', 'document.viewed', 'document.sent']);
     const file = await t.http.get(`/v1/documents/${doc.id}/file`).set(h).expect(200);
     expect(file.headers['content-type']).toBe('application/pdf');
+  });
+
+  it('presents bodies from the process cache: a page of documents reads no blob from the store per document', async () => {
+    const h = bearer(org.test);
+    expect(t.infra.blobs).toBeInstanceOf(CachedBlobStore);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await t.http.post('/v1/documents').set(h).send({ title: `목록 ${i}`, content: `<p>본문 ${i}</p>` }).expect(201)).body.id);
+    }
+    const reads = jest.spyOn((t.infra.blobs as CachedBlobStore).inner, 'get');
+    try {
+      for (let round = 0; round < 2; round++) {
+        const page = (await t.http.get('/v1/documents?limit=5').set(h).expect(200)).body;
+        expect(page.data.map((d: { id: string }) => d.id).sort()).toEqual([...ids].sort());
+        expect(page.data.map((d: { content: string }) => d.content).sort()).toEqual(ids.map((_, i) => `<p>본문 ${i}</p>`).sort());
+      }
+      expect(reads).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+    }
   });
 }

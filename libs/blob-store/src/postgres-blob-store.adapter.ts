@@ -32,13 +32,6 @@ export const BLOB_CHUNK_BYTES = 1024 * 1024;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
-/** Blobs up to this size are kept in memory once read or written (bodies, signature images). */
-export const BLOB_CACHE_ITEM_BYTES = 256 * 1024;
-/** Upper bound of the bytes the cache holds per store. */
-const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
-/** Hashes remembered as stored (whatever their size): a put or has of them needs no round trip. */
-const KNOWN_HASHES = 100_000;
-
 /**
  * Blobs in PostgreSQL, content-addressed by SHA-256: one `blobs` row per blob and its bytes as
  * 1 MiB `bytea` rows in `blob_chunks`. Plain rows rather than large objects: they commit, back
@@ -49,16 +42,11 @@ const KNOWN_HASHES = 100_000;
  * second put of the same bytes waits on that row's key, then finds it and does nothing. A blob of
  * one chunk (every document body) is one statement, so one round trip; a read is one statement.
  *
- * A blob is never changed or removed once stored (its address is its content), so what this
- * process has read or written is cached: small blobs' bytes (LRU, bounded) and the hashes known
- * to be stored. Creating a document stores its body and presents it right after; without the
- * cache that was three more round trips per request.
+ * What this process has read or written is remembered in front of it, as on every store
+ * (CachedBlobStore): creating a document stores its body and presents it right after, which
+ * would otherwise be three more round trips per request.
  */
 export class PostgresBlobStore implements BlobStore {
-  private readonly cache = new Map<string, Buffer>();
-  private cachedBytes = 0;
-  private readonly known = new Set<string>();
-
   /** The pool is shared with the other stores: close() leaves it open. */
   constructor(readonly pool: Pool) {}
 
@@ -69,7 +57,6 @@ export class PostgresBlobStore implements BlobStore {
   async put(bytes: Buffer): Promise<BlobRef> {
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const ref = { sha256, byte_size: bytes.length };
-    if (this.known.has(sha256)) return ref;
     const chunks = Math.ceil(bytes.length / BLOB_CHUNK_BYTES);
     if (chunks <= 1) {
       // One statement, so one implicit transaction: both rows or neither. A concurrent put of the
@@ -102,19 +89,11 @@ export class PostgresBlobStore implements BlobStore {
         }
       });
     }
-    this.remember(sha256, bytes);
     return ref;
   }
 
   async get(sha256: string): Promise<Buffer | null> {
     if (!SHA256.test(sha256)) return null;
-    const cached = this.cache.get(sha256);
-    if (cached) {
-      // Most recently used last; a copy, so a caller that writes into it cannot alter the cache.
-      this.cache.delete(sha256);
-      this.cache.set(sha256, cached);
-      return Buffer.from(cached);
-    }
     // One statement, one snapshot: the head and the chunks it promises.
     const { rows } = await this.pool.query<{ byte_size: string; chunk_count: number; data: Buffer | null }>(
       prepared(
@@ -131,30 +110,13 @@ export class PostgresBlobStore implements BlobStore {
     if (parts.length !== chunk_count || bytes.length !== Number(byte_size)) {
       throw new Error(`blob ${sha256} is damaged: ${parts.length} of ${chunk_count} chunks, ${bytes.length} of ${byte_size} bytes`);
     }
-    this.remember(sha256, bytes);
     return bytes;
   }
 
   async has(sha256: string): Promise<boolean> {
     if (!SHA256.test(sha256)) return false;
-    if (this.known.has(sha256)) return true;
     const { rowCount } = await this.pool.query(prepared(`SELECT 1 FROM blobs WHERE sha256 = $1`, [sha256]));
-    if (rowCount === 1) this.remember(sha256);
     return rowCount === 1;
-  }
-
-  /** Notes a committed blob: its hash always, its bytes when small (a copy: callers keep theirs). */
-  private remember(sha256: string, bytes?: Buffer): void {
-    if (this.known.size >= KNOWN_HASHES) this.known.clear();
-    this.known.add(sha256);
-    if (!bytes || bytes.length > BLOB_CACHE_ITEM_BYTES || this.cache.has(sha256)) return;
-    this.cache.set(sha256, Buffer.from(bytes));
-    this.cachedBytes += bytes.length;
-    for (const [key, value] of this.cache) {
-      if (this.cachedBytes <= BLOB_CACHE_BYTES) break;
-      this.cache.delete(key);
-      this.cachedBytes -= value.length;
-    }
   }
 
   async close(): Promise<void> {

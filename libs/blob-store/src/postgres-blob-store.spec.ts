@@ -3,6 +3,7 @@ import { createPostgresPool } from '@dojang/postgres';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
 import { Pool, PoolClient } from 'pg';
 import { BLOB_CHUNK_BYTES, PostgresBlobStore } from './postgres-blob-store.adapter';
+import { CachedBlobStore } from './cached-blob-store';
 
 const server = postgresTestServer();
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -100,9 +101,11 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
     return sent;
   }
 
-  it('stores a document-sized blob in one statement and serves it back, and its hash, from memory', async () => {
+  it('stores a document-sized blob in one statement and, behind the process cache, serves it back and its hash from memory', async () => {
     const bytes = Buffer.from(`<p>${randomBytes(16).toString('hex')}</p>`.repeat(50), 'utf8');
     const hash = sha256(bytes);
+    // As every process opens it (openStores).
+    const store = new CachedBlobStore(new PostgresBlobStore(pool));
     expect(await queries(() => store.put(bytes))).toHaveLength(1);
     let back: Buffer | null = null;
     expect(

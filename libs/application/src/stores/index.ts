@@ -1,3 +1,4 @@
+import { CachedBlobStore } from '@dojang/blob-store';
 import { AppConfig } from '../config';
 import { Stores, storeKind } from './stores';
 
@@ -9,12 +10,18 @@ export * from './stores';
  * is a compile error, not a boot-time TypeError).
  */
 export async function openStores(config: AppConfig): Promise<Stores> {
+  const stores = await openBackend(config);
+  // Every list and detail presents bodies from the blob store: the same memory in front of each.
+  return { ...stores, blobs: new CachedBlobStore(stores.blobs) };
+}
+
+function openBackend(config: AppConfig): Promise<Stores> {
   switch (storeKind(config)) {
     case 'sqlite':
-      return (await import('./sqlite.stores')).openSqliteStores(config);
+      return import('./sqlite.stores').then((m) => m.openSqliteStores(config));
     case 'esdb+mongo':
-      return (await import('./esdb-mongo.stores')).openEsdbMongoStores(config);
+      return import('./esdb-mongo.stores').then((m) => m.openEsdbMongoStores(config));
     case 'postgres':
-      return (await import('./postgres.stores')).openPostgresStores(config);
+      return import('./postgres.stores').then((m) => m.openPostgresStores(config));
   }
 }
