@@ -1,5 +1,5 @@
-import { Client, ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
-import { prepared, runMigrations } from '@dojang/postgres';
+import { ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
+import { ListeningConnection, prepared, runMigrations } from '@dojang/postgres';
 import {
   AppendResult,
   DuplicateEventError,
@@ -88,7 +88,8 @@ export const EVENTS_CHANNEL = 'dojang_events';
 /** The advisory lock every append transaction holds from before its positions are drawn to commit. */
 const APPEND_LOCK = `hashtext('dojang_events.append')`;
 
-const LISTENER_APPLICATION_NAME = 'dojang-events-listener';
+/** The listener's role in `pg_stat_activity` (its `application_name` is this, the host and the pid). */
+export const LISTENER_APPLICATION_NAME = 'dojang-events-listener';
 
 interface PendingAppend {
   streamId: string;
@@ -145,23 +146,38 @@ export class PostgresEventStore implements EventStore {
   private scheduled = false;
   /** The highest head the listeners have been signalled for. */
   private signalledHead = 0;
-  private listener: Client | null = null;
+  private listener: ListeningConnection | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private reconnectDelay: number;
   private closed = false;
   /** The last event (revision, hash) of streams this instance read or appended lately, oldest first. */
   private readonly heads = new Map<string, StreamHead>();
 
-  constructor(private readonly pool: Pool, private readonly options: PostgresEventStoreOptions = {}) {
-    this.reconnectDelay = options.reconnectDelayMs ?? 250;
-  }
+  constructor(private readonly pool: Pool, private readonly options: PostgresEventStoreOptions = {}) {}
 
   /** Applies the migrations and starts listening for other processes' appends. */
   async init(): Promise<void> {
     await runMigrations(this.pool, EVENT_STORE_MIGRATIONS);
     this.signalledHead = await this.headPosition();
-    await this.connectListener();
+    this.listener = new ListeningConnection({
+      config: this.listenerConfig(),
+      channel: EVENTS_CHANNEL,
+      role: LISTENER_APPLICATION_NAME,
+      reconnectDelayMs: this.options.reconnectDelayMs,
+      maxReconnectDelayMs: this.options.maxReconnectDelayMs,
+      onNotification: (payload) => this.noticed(Number(payload)),
+      up: async () => {
+        this.stopPolling();
+        // Whatever committed while nobody listened.
+        await this.pollHead();
+      },
+      down: (err, retryInMs) => {
+        (this.options.log ?? console.warn)(
+          `[event-store] LISTEN connection down (${err.message}); polling the head, reconnecting in ${retryInMs} ms`,
+        );
+        this.startPolling();
+      },
+    });
+    await this.listener.start();
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -403,71 +419,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private listenerConfig(): ClientConfig {
-    const base: ClientConfig = this.options.connectionString
-      ? { connectionString: this.options.connectionString }
-      : { ...(this.pool.options as ClientConfig) };
-    return { ...base, application_name: LISTENER_APPLICATION_NAME, keepAlive: true };
-  }
-
-  private async connectListener(): Promise<void> {
-    this.reconnectTimer = null;
-    if (this.closed) return;
-    const client = new Client(this.listenerConfig());
-    client.on('error', (err) => this.listenerLost(client, err));
-    client.on('end', () => this.listenerLost(client, new Error('connection ended')));
-    client.on('notification', (msg) => {
-      if (msg.channel === EVENTS_CHANNEL) this.noticed(Number(msg.payload));
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
-    } catch (err) {
-      this.discard(client);
-      this.listenerDown(err);
-      return;
-    }
-    if (this.closed) {
-      this.discard(client);
-      return;
-    }
-    this.listener = client;
-    this.reconnectDelay = this.options.reconnectDelayMs ?? 250;
-    this.stopPolling();
-    // Whatever committed while nobody listened.
-    await this.pollHead();
-  }
-
-  private listenerLost(client: Client, err: Error): void {
-    if (this.listener !== client) return;
-    this.listener = null;
-    this.discard(client);
-    this.listenerDown(err);
-  }
-
-  private discard(client: Client): void {
-    client.removeAllListeners('notification');
-    client.removeAllListeners('end');
-    client.removeAllListeners('error');
-    client.on('error', () => undefined);
-    client.end().catch(() => undefined);
-  }
-
-  private listenerDown(err: unknown): void {
-    if (this.closed) return;
-    const delay = this.reconnectDelay;
-    this.reconnectDelay = Math.min(delay * 2, this.options.maxReconnectDelayMs ?? 10_000);
-    (this.options.log ?? console.warn)(
-      `[event-store] LISTEN connection down (${(err as Error).message}); polling the head, reconnecting in ${delay} ms`,
-    );
-    this.startPolling();
-    if (!this.reconnectTimer) {
-      // A block body: setTimeout ignores what its callback returns, so hand it nothing (the
-      // failure is handled by the catch).
-      this.reconnectTimer = setTimeout(() => {
-        this.connectListener().catch((e: unknown) => this.listenerDown(e));
-      }, delay);
-      this.reconnectTimer.unref();
-    }
+    return this.options.connectionString ? { connectionString: this.options.connectionString } : { ...(this.pool.options as ClientConfig) };
   }
 
   private startPolling(): void {
@@ -497,15 +449,8 @@ export class PostgresEventStore implements EventStore {
       await this.inFlight;
     }
     this.stopPolling();
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
-    const listener = this.listener;
+    await this.listener?.close();
     this.listener = null;
-    if (listener) {
-      listener.removeAllListeners('end');
-      listener.removeAllListeners('notification');
-      await listener.end().catch(() => undefined);
-    }
     this.listeners.clear();
   }
 }

@@ -331,7 +331,7 @@ async function backendWaitingForAdvisoryLock(pool: Pool, until: { stop: boolean 
 async function terminateListeners(pool: Pool): Promise<number[]> {
   const { rows } = await pool.query<{ pid: number }>(
     `SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
-      WHERE datname = current_database() AND application_name = 'dojang-events-listener'`,
+      WHERE datname = current_database() AND application_name LIKE 'dojang-events-listener/%'`,
   );
   return rows.map((r) => r.pid);
 }
@@ -341,7 +341,7 @@ async function listenerBackendOtherThan(pool: Pool, gone: number[]): Promise<voi
   for (const giveUp = Date.now() + 10_000; Date.now() < giveUp; ) {
     const { rows } = await pool.query(
       `SELECT 1 FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name = 'dojang-events-listener'
+        WHERE datname = current_database() AND application_name LIKE 'dojang-events-listener/%'
           AND state = 'idle' AND query LIKE 'LISTEN %' AND NOT (pid = ANY($1))`,
       [gone],
     );

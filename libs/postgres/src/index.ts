@@ -1,3 +1,4 @@
 export * from './pool';
 export * from './migrations';
 export * from './prepared';
+export * from './listening-connection';

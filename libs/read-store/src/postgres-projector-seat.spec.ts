@@ -69,12 +69,14 @@ function seatHolder(store: PostgresReadStore) {
     expect(holders).toHaveLength(1);
     const first = holders[0];
     // Its process dies (the server ends the session): the lock is gone with it.
-    const { rows } = await pool.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1
+    const { rows } = await pool.query<{ pid: number; application_name: string }>(
+      `SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1 || '/%'
           AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`,
       [SEAT_APPLICATION_NAME],
     );
     expect(rows).toHaveLength(1);
+    // An operator can tell which process is the projector from the server alone.
+    expect(rows[0].application_name).toMatch(new RegExp(`/${process.pid}$`));
     await pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
     await until(() => !first.state.projector, 'the old projector hears it lost the role');
     await until(() => [a, b, c].filter((s) => s !== first).some((s) => s.state.projector), 'another projector');

@@ -1,4 +1,5 @@
-import { Client, ClientConfig } from 'pg';
+import { ListeningConnection } from '@dojang/postgres';
+import { ClientConfig } from 'pg';
 import { ProjectorHandlers } from './read-store.port';
 
 /** The NOTIFY channel of projection commits; the payload is `{ name: position }` as JSON. */
@@ -7,6 +8,7 @@ export const CHECKPOINTS_CHANNEL = 'dojang_checkpoints';
 /** The session-level advisory lock its holder runs the projections under. */
 const PROJECTOR_LOCK = `hashtext('dojang_projections.projector')`;
 
+/** The seat's role in `pg_stat_activity` (its `application_name` is this, the host and the pid). */
 export const SEAT_APPLICATION_NAME = 'dojang-projector-seat';
 
 export interface ProjectorSeatOptions {
@@ -29,75 +31,68 @@ export interface ProjectorSeatOptions {
  * role at once (another may hold it by now), reconnects with back-off and competes again.
  */
 export class ProjectorSeat {
-  private client: Client | null = null;
+  private readonly connection: ListeningConnection;
   private holding = false;
   private retryTimer: NodeJS.Timeout | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private reconnectDelay: number;
   private closed = false;
 
-  constructor(
-    private readonly config: ClientConfig,
-    private readonly handlers: ProjectorHandlers,
-    private readonly options: ProjectorSeatOptions = {},
-  ) {
-    this.reconnectDelay = options.reconnectDelayMs ?? 250;
+  constructor(config: ClientConfig, private readonly handlers: ProjectorHandlers, options: ProjectorSeatOptions = {}) {
+    const retryMs = options.retryMs ?? 1000;
+    this.connection = new ListeningConnection({
+      config,
+      channel: CHECKPOINTS_CHANNEL,
+      role: SEAT_APPLICATION_NAME,
+      reconnectDelayMs: options.reconnectDelayMs,
+      maxReconnectDelayMs: options.maxReconnectDelayMs,
+      onNotification: (payload) => {
+        if (!payload) return;
+        try {
+          handlers.onCheckpoints(JSON.parse(payload) as Record<string, number>);
+        } catch {
+          // Not ours to fail on: the next commit says it again.
+        }
+      },
+      prepare: async (client) => {
+        // Whatever was committed while nobody listened.
+        const { rows } = await client.query<{ name: string; position: string }>(`SELECT name, position::text AS position FROM read_checkpoints`);
+        handlers.onCheckpoints(Object.fromEntries(rows.map((r) => [r.name, Number(r.position)])));
+      },
+      up: async () => {
+        await this.tryTake();
+        if (!this.holding && !this.closed) {
+          this.retryTimer = setInterval(() => void this.tryTake(), retryMs);
+          this.retryTimer.unref();
+        }
+      },
+      lost: () => {
+        this.stopRetrying();
+        // Another process may hold the role by now: give it up at once.
+        if (this.holding) {
+          this.holding = false;
+          handlers.onRole(false);
+        }
+      },
+      down: (err, retryInMs) =>
+        (options.log ?? console.warn)(`[read-store] projector seat connection down (${err.message}); reconnecting in ${retryInMs} ms`),
+    });
   }
 
   /** Resolves once connected (or failing to, then retrying in the background). */
   async start(): Promise<void> {
-    await this.connect();
-  }
-
-  private async connect(): Promise<void> {
-    this.reconnectTimer = null;
-    if (this.closed) return;
-    const client = new Client({ ...this.config, application_name: SEAT_APPLICATION_NAME, keepAlive: true });
-    client.on('error', (err) => this.lost(client, err));
-    client.on('end', () => this.lost(client, new Error('connection ended')));
-    client.on('notification', (msg) => {
-      if (msg.channel !== CHECKPOINTS_CHANNEL || !msg.payload) return;
-      try {
-        this.handlers.onCheckpoints(JSON.parse(msg.payload) as Record<string, number>);
-      } catch {
-        // Not ours to fail on: the next commit says it again.
-      }
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHECKPOINTS_CHANNEL}`);
-      // Whatever was committed while nobody listened.
-      const { rows } = await client.query<{ name: string; position: string }>(`SELECT name, position::text AS position FROM read_checkpoints`);
-      this.handlers.onCheckpoints(Object.fromEntries(rows.map((r) => [r.name, Number(r.position)])));
-    } catch (err) {
-      this.discard(client);
-      this.down(err);
-      return;
-    }
-    if (this.closed) {
-      this.discard(client);
-      return;
-    }
-    this.client = client;
-    this.reconnectDelay = this.options.reconnectDelayMs ?? 250;
-    await this.tryTake();
-    if (!this.holding && !this.closed) {
-      this.retryTimer = setInterval(() => void this.tryTake(), this.options.retryMs ?? 1000);
-      this.retryTimer.unref();
-    }
+    await this.connection.start();
   }
 
   private async tryTake(): Promise<void> {
-    const client = this.client;
+    const client = this.connection.client;
     if (!client || this.holding || this.closed) return;
     let got = false;
     try {
       const { rows } = await client.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${PROJECTOR_LOCK}) AS got`);
       got = rows[0].got;
     } catch {
-      return; // the connection's 'error' handler deals with it
+      return; // the connection's own handlers deal with it
     }
-    if (!got || this.client !== client) return;
+    if (!got || this.connection.client !== client) return;
     if (this.closed) {
       await client.query(`SELECT pg_advisory_unlock(${PROJECTOR_LOCK})`).catch(() => undefined);
       return;
@@ -105,39 +100,6 @@ export class ProjectorSeat {
     this.holding = true;
     this.stopRetrying();
     this.handlers.onRole(true);
-  }
-
-  private lost(client: Client, err: Error): void {
-    if (this.client !== client) return;
-    this.client = null;
-    this.discard(client);
-    this.stopRetrying();
-    if (this.holding) {
-      this.holding = false;
-      this.handlers.onRole(false);
-    }
-    this.down(err);
-  }
-
-  private down(err: unknown): void {
-    if (this.closed) return;
-    const delay = this.reconnectDelay;
-    this.reconnectDelay = Math.min(delay * 2, this.options.maxReconnectDelayMs ?? 10_000);
-    (this.options.log ?? console.warn)(`[read-store] projector seat connection down (${(err as Error).message}); reconnecting in ${delay} ms`);
-    if (!this.reconnectTimer) {
-      this.reconnectTimer = setTimeout(() => {
-        this.connect().catch((e: unknown) => this.down(e));
-      }, delay);
-      this.reconnectTimer.unref();
-    }
-  }
-
-  private discard(client: Client): void {
-    client.removeAllListeners('notification');
-    client.removeAllListeners('end');
-    client.removeAllListeners('error');
-    client.on('error', () => undefined);
-    client.end().catch(() => undefined);
   }
 
   private stopRetrying(): void {
@@ -149,19 +111,10 @@ export class ProjectorSeat {
   async close(): Promise<void> {
     this.closed = true;
     this.stopRetrying();
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
-    const client = this.client;
-    this.client = null;
     if (this.holding) {
       this.holding = false;
       this.handlers.onRole(false);
     }
-    if (client) {
-      client.removeAllListeners('end');
-      client.removeAllListeners('notification');
-      client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
-    }
+    await this.connection.close();
   }
 }
