@@ -210,12 +210,16 @@ export class SqliteReadStore implements ReadStore {
     // IMMEDIATE: the write lock is taken (waiting for it as long as busy_timeout allows) before
     // the fence is read. A deferred transaction that reads first cannot upgrade to a writer once
     // another connection has committed; SQLite then fails it at once with "database is locked".
+    const fence = Object.entries(generations);
+    const moves = Object.entries(checkpoints);
     this.db.transaction(() => {
       // The fence is read inside the write transaction, so no reset can slip in before the writes.
-      const stale = Object.entries(generations)
-        .filter(([name, generation]) => this.generationSync(name) !== generation)
-        .map(([name]) => name);
-      if (stale.length) throw new StaleGenerationError(stale);
+      // One statement for all of them (a batch of one request's events commits a dozen).
+      if (fence.length) {
+        const current = this.generationsSync();
+        const stale = fence.filter(([name, generation]) => (current.get(name) ?? 0) !== generation).map(([name]) => name);
+        if (stale.length) throw new StaleGenerationError(stale);
+      }
       for (let i = 0; i < n; i++) {
         const w = writes[i];
         if (w.op === 'put') {
@@ -224,22 +228,25 @@ export class SqliteReadStore implements ReadStore {
           stmts[i].del.run(w.id, w.generation ?? 0);
         }
       }
-      const fenced: string[] = [];
-      for (const [name, position] of Object.entries(checkpoints)) {
+      if (moves.length) {
+        // Every checkpoint in one statement; a row of another generation is not updated, so not counted.
         const moved = this.stmt(
-          `INSERT INTO checkpoints (name, position, generation) VALUES (?, ?, ?)
+          `INSERT INTO checkpoints (name, position, generation) VALUES ${moves.map(() => '(?, ?, ?)').join(', ')}
            ON CONFLICT(name) DO UPDATE SET position = MAX(position, excluded.position) WHERE generation = excluded.generation`,
-        ).run(name, position, generations[name] ?? 0);
-        if (moved.changes === 0) fenced.push(name);
+        ).run(moves.flatMap(([name, position]) => [name, position, generations[name] ?? 0]));
+        if (moved.changes !== moves.length) {
+          // A checkpoint of another generation (a caller that passed no fence): roll it all back.
+          const current = this.generationsSync();
+          throw new StaleGenerationError(moves.filter(([name]) => (current.get(name) ?? 0) !== (generations[name] ?? 0)).map(([name]) => name));
+        }
       }
-      // A checkpoint of another generation (a caller that passed no fence): roll it all back.
-      if (fenced.length) throw new StaleGenerationError(fenced);
     }).immediate();
   }
 
-  private generationSync(name: string): number {
-    const row = this.stmt(`SELECT generation FROM checkpoints WHERE name = ?`).get(name) as { generation: number } | undefined;
-    return row?.generation ?? 0;
+  /** Every projection's generation, as stored. */
+  private generationsSync(): Map<string, number> {
+    const rows = this.stmt(`SELECT name, generation FROM checkpoints`).all() as Array<{ name: string; generation: number }>;
+    return new Map(rows.map((r) => [r.name, r.generation]));
   }
 
   async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
@@ -269,9 +276,8 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async getGenerations(names: string[]): Promise<Record<string, number>> {
-    const out: Record<string, number> = {};
-    for (const name of names) out[name] = this.generationSync(name);
-    return out;
+    const current = this.generationsSync();
+    return Object.fromEntries(names.map((name) => [name, current.get(name) ?? 0]));
   }
 
   async reset(name: string, collections: string[]): Promise<number> {
