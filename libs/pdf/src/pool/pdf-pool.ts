@@ -69,7 +69,10 @@ export class PdfPool {
       // Handlers await I/O (a TSA request); Atomics.wait between tasks would stall it.
       atomics: 'disabled',
       execArgv: EXEC_ARGV,
-      resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, this.maxHeapMb / 8)) },
+      // A young generation of 16 MB, not 64: each worker's garbage between scavenges is resident
+      // memory of the API's process; 64 MB held the soak's RSS at ~400 MB, 16 MB at ~330, for the
+      // same CPU per document within the noise (docs/BENCHMARKS.md).
+      resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, maxYoungGenerationSizeMb: Math.min(16, Math.max(8, this.maxHeapMb / 8)) },
     });
     // A job's clock starts when a worker takes it; a worker still loading pdfmake and the fonts
     // would make its first job pay for that, so jobs wait for ready workers.
