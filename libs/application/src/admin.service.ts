@@ -141,7 +141,7 @@ export class AdminService {
     // The stored id spelling: the delivery stream is named after the document's own id.
     const id = String(events[0].data.document_id ?? documentId);
     const deliveries = { document_id: id, events: await this.infra.events.readStream(deliveryStreamId(id)) };
-    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha), witness, deliveries });
+    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha, { fresh: true }), witness, deliveries });
     return { document_id: documentId, found: true as const, ...verification };
   }
 

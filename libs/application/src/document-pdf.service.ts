@@ -203,7 +203,7 @@ export class DocumentPdfService {
 
   /** A stored blob, checked against the SHA-256 it is addressed by before anyone gets it. */
   async blob(sha256: string): Promise<Buffer> {
-    const bytes = await this.blobs.get(sha256);
+    const bytes = await this.blobs.get(sha256, { fresh: true });
     if (!bytes) throw new Error(`blob ${sha256} is missing from the blob store`);
     const actual = sha256Hex(bytes);
     if (actual !== sha256) throw new EvidenceIntegrityError(sha256, actual);

@@ -104,6 +104,23 @@ describe('CachedBlobStore', () => {
     expect(inner.calls.get).toBe(1);
   });
 
+  it('reads storage itself when asked for a fresh read: a blob altered where it is stored is not hidden by the copy', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-cached-blobs-'));
+    try {
+      const store = new CachedBlobStore(new FileBlobStore(dir));
+      const pdf = Buffer.from('%PDF-1.7 signed');
+      const { sha256: hash } = await store.put(pdf);
+      const file = path.join(dir, hash.slice(0, 2), hash);
+      fs.writeFileSync(file, Buffer.from('%PDF-1.7 forged'));
+      expect((await store.get(hash))?.toString()).toBe('%PDF-1.7 signed');
+      expect((await store.get(hash, { fresh: true }))?.toString()).toBe('%PDF-1.7 forged');
+      fs.rmSync(file);
+      expect(await store.get(hash, { fresh: true })).toBeNull();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('closes the store behind it', async () => {
     const inner = new CountingStore();
     await new CachedBlobStore(inner).close();

@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { BlobRef, BlobStore } from './blob-store.port';
+import { BlobReadOptions, BlobRef, BlobStore } from './blob-store.port';
 
 export interface BlobCacheOptions {
   /** Blobs up to this size are kept once read or written (default 256 KiB: bodies, signature images). */
@@ -20,6 +20,9 @@ export interface BlobCacheOptions {
  * Every document list and detail carries the document's body, which lives in the blob store:
  * without this a page of 20 documents was 20 file reads (or round trips), the largest cost of the
  * list on every store.
+ *
+ * Memory is not storage: a read with `fresh` (every read checked as evidence) goes to the store,
+ * so a blob altered where it is stored is detected rather than served from the copy kept here.
  */
 export class CachedBlobStore implements BlobStore {
   private readonly bytes = new Map<string, Buffer>();
@@ -47,7 +50,8 @@ export class CachedBlobStore implements BlobStore {
     return ref;
   }
 
-  async get(sha256: string): Promise<Buffer | null> {
+  async get(sha256: string, options: BlobReadOptions = {}): Promise<Buffer | null> {
+    if (options.fresh) return this.inner.get(sha256);
     const cached = this.bytes.get(sha256);
     if (cached) {
       // Most recently used last; a copy, so a caller that writes into it cannot alter the cache.

@@ -83,7 +83,7 @@ export class FilesHttpController {
     if (!fileUrlValid(this.infra, id, Number(expires), signature, this.clock.now())) throw notFound();
     const row = await this.infra.reads.get<FileRow>(FILES, id);
     if (!row) throw notFound();
-    const bytes = await this.infra.blobs.get(row.sha256);
+    const bytes = await this.infra.blobs.get(row.sha256, { fresh: true });
     if (!bytes) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
     const actual = sha256Hex(bytes);
     if (actual !== row.sha256) throw new EvidenceIntegrityError(row.sha256, actual);
