@@ -121,6 +121,20 @@ describe('CachedBlobStore', () => {
     }
   });
 
+  it('keeps only bytes that hash to their address: an altered blob is handed out but not remembered', async () => {
+    const inner = new CountingStore();
+    const body = Buffer.from('<p>원래 본문</p>');
+    const { sha256: hash } = await inner.put(body);
+    inner.blobs.set(hash, Buffer.from('<p>바뀐 본문</p>'));
+    const store = new CachedBlobStore(inner);
+    expect((await store.get(hash))?.toString()).toBe('<p>바뀐 본문</p>');
+    // Restored where it is stored: the next read finds the original, not a remembered forgery.
+    inner.blobs.set(hash, Buffer.from(body));
+    expect((await store.get(hash))?.equals(body)).toBe(true);
+    expect((await store.get(hash))?.equals(body)).toBe(true);
+    expect(inner.calls.get).toBe(2);
+  });
+
   it('closes the store behind it', async () => {
     const inner = new CountingStore();
     await new CachedBlobStore(inner).close();

@@ -60,7 +60,9 @@ export class CachedBlobStore implements BlobStore {
       return Buffer.from(cached);
     }
     const found = await this.inner.get(sha256);
-    if (found) this.remember(sha256, found);
+    // Only bytes that hash to their address are kept: a blob altered where it is stored is handed
+    // to this caller (who may check it) but not remembered, so restoring the file is enough.
+    if (found && (found.length > this.itemBytes || createHash('sha256').update(found).digest('hex') === sha256)) this.remember(sha256, found);
     return found;
   }
 
