@@ -1,7 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Writable } from 'stream';
-import { createLogger } from '@dojang/application';
+import { createLogger, loadConfig, openInfrastructure } from '@dojang/application';
+import { createApp } from '../../apps/api/src/create-app';
+import { validatingAgent } from '../support/openapi-validator';
 import { documentStreamId } from '@dojang/domain';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { addParticipant, client, Client, expectError, expectStatus, field } from '../support/api-helpers';
@@ -100,6 +102,37 @@ describe('evidence served for a completed document', () => {
         fs.writeFileSync(file, bytes);
       }
       expect(sha256((await download().expect(200)).body)).toBe(final.sha256);
+    });
+  });
+
+  describe('a stored document body altered on disk', () => {
+    it('is neither shown nor sent by a process that reads it: 500 evidence_integrity_failure, the draft unchanged', async () => {
+      const content = '<p>제1조 을은 갑에게 월 3,000,000원을 지급한다.</p>';
+      const draft = expectStatus(await c.post('/documents', { title: '변조 확인 계약서', content }), 201).body;
+      const p = await addParticipant(c, draft.id, { auth: 'none', phone: undefined });
+      expectStatus(await c.put(`/documents/${draft.id}/fields`, { fields: [field(p.id)] }), 200);
+      const created = (await t.infra.events.readStream(documentStreamId(draft.id))).find((e) => e.type === 'DocumentCreated')!;
+      const file = blobPath((created.data.content_blob as { sha256: string }).sha256);
+      const bytes = fs.readFileSync(file);
+      fs.chmodSync(file, 0o644);
+      fs.writeFileSync(file, Buffer.from('<p>제1조 을은 갑에게 월 30,000,000원을 지급한다.</p>', 'utf8'));
+      // This process read the body when it was created and keeps that verified text; a process
+      // that reads it from disk now (another API, or this one restarted) must refuse it.
+      const infra = await openInfrastructure(loadConfig({ DATA_DIR: t.dataDir, NODE_ENV: 'test' }), undefined, { logger: createLogger({ level: 'silent' }) });
+      const app = await createApp(infra);
+      await app.init();
+      try {
+        const other = validatingAgent(app.getHttpServer());
+        expectError(await other.get(`/v1/documents/${draft.id}`).set(bearer(org.test)), 500, 'evidence_integrity_failure');
+        expectError(await other.post(`/v1/documents/${draft.id}/send`).set(bearer(org.test)).send({}), 500, 'evidence_integrity_failure');
+        expect((await t.infra.events.readStream(documentStreamId(draft.id))).map((e) => e.type)).not.toContain('DocumentSent');
+        fs.writeFileSync(file, bytes);
+        expect(expectStatus(await other.get(`/v1/documents/${draft.id}`).set(bearer(org.test)), 200).body.content).toBe(content);
+      } finally {
+        fs.writeFileSync(file, bytes);
+        await app.close();
+        await infra.close();
+      }
     });
   });
 });

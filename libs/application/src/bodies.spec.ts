@@ -2,7 +2,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { FileBlobStore } from '@dojang/blob-store/file';
+import { BlobStore } from '@dojang/blob-store';
 import { putBody, readBody, storedBody } from './bodies';
+import { EvidenceIntegrityError } from './evidence-integrity.error';
 
 describe('document and template bodies in the blob store', () => {
   let dir: string;
@@ -38,5 +40,31 @@ describe('document and template bodies in the blob store', () => {
 
   it('fails loudly when the blob a ref names is missing', async () => {
     await expect(readBody(blobs, { content_blob: { sha256: '0'.repeat(64), byte_size: 1 } })).rejects.toThrow(/missing from the blob store/);
+  });
+
+  it('refuses a body whose stored bytes no longer hash to its ref, and does not keep it', async () => {
+    const ref = await putBody(blobs, '<p>원래 조항</p>');
+    const file = path.join(dir, ref.sha256.slice(0, 2), ref.sha256);
+    fs.chmodSync(file, 0o644);
+    fs.writeFileSync(file, Buffer.from('<p>바뀐 조항</p>', 'utf8'));
+    const read = readBody(blobs, { content_blob: ref });
+    await expect(read).rejects.toBeInstanceOf(EvidenceIntegrityError);
+    await expect(readBody(blobs, { content_blob: ref })).rejects.toThrow(/fails its integrity check/);
+  });
+
+  it('decodes a body once: later reads of the same ref ask the store nothing', async () => {
+    const gets: string[] = [];
+    const counting: BlobStore = {
+      put: (bytes) => blobs.put(bytes),
+      get: (sha256) => (gets.push(sha256), blobs.get(sha256)),
+      has: (sha256) => blobs.has(sha256),
+      close: async () => undefined,
+    };
+    const ref = await putBody(blobs, '<p>목록마다 읽히는 본문</p>');
+    for (let i = 0; i < 3; i++) expect(await readBody(counting, { content_blob: ref })).toBe('<p>목록마다 읽히는 본문</p>');
+    expect(gets).toEqual([ref.sha256]);
+    // Another store has its own memory: it never answers from this one's.
+    const other: BlobStore = { ...counting, get: async () => null };
+    await expect(readBody(other, { content_blob: ref })).rejects.toThrow(/missing from the blob store/);
   });
 });

@@ -1,5 +1,7 @@
+import { createHash } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
 import { BlobPointer, BodyRef } from '@dojang/domain';
+import { EvidenceIntegrityError } from './evidence-integrity.error';
 
 /**
  * Document and template bodies live in the blob store; events, commands and read rows carry
@@ -26,12 +28,64 @@ export interface WithBody {
   content?: string | null;
 }
 
-/** The body's text, or null when there is none (an uploaded PDF). */
+/** Characters of body text kept per blob store (at most two bytes each in V8: 16 MiB). */
+const MEMO_CHARS = 8 * 1024 * 1024;
+/** Bodies longer than this are decoded on each read rather than kept (a 2,000,000-character body would evict every other). */
+const MEMO_ITEM_CHARS = 512 * 1024;
+
+/**
+ * Decoded bodies by SHA-256, least recently used first. Every document in a list page carries its
+ * body: decoding it from bytes on each request (and copying those bytes out of the blob cache)
+ * cost a page of twenty 20-page contracts about 20 ms of CPU, almost all of the request. A body is
+ * addressed by its content, so its text never changes; it is kept only after its bytes were
+ * checked against that address, so a body altered where it is stored is refused, not served.
+ */
+class BodyTexts {
+  private readonly texts = new Map<string, string>();
+  private chars = 0;
+
+  get(sha256: string): string | undefined {
+    const text = this.texts.get(sha256);
+    if (text !== undefined) {
+      this.texts.delete(sha256);
+      this.texts.set(sha256, text);
+    }
+    return text;
+  }
+
+  set(sha256: string, text: string): void {
+    if (text.length > MEMO_ITEM_CHARS || this.texts.has(sha256)) return;
+    this.texts.set(sha256, text);
+    this.chars += text.length;
+    for (const [key, value] of this.texts) {
+      if (this.chars <= MEMO_CHARS) break;
+      this.texts.delete(key);
+      this.chars -= value.length;
+    }
+  }
+}
+
+/** One memo per blob store, so stores never answer for each other (tests open many). */
+const memos = new WeakMap<BlobStore, BodyTexts>();
+
+/**
+ * The body's text, or null when there is none (an uploaded PDF). Throws EvidenceIntegrityError
+ * when the stored bytes no longer hash to the ref: the text a signer would be shown, rendered
+ * and sent is the text the events name, or none.
+ */
 export async function readBody(blobs: BlobStore, holder: WithBody): Promise<string | null> {
   const ref = holder.content_blob;
   if (!ref) return typeof holder.content === 'string' ? holder.content : null;
   if (ref.inline !== undefined) return ref.inline;
+  let memo = memos.get(blobs);
+  if (!memo) memos.set(blobs, (memo = new BodyTexts()));
+  const known = memo.get(ref.sha256);
+  if (known !== undefined) return known;
   const bytes = await blobs.get(ref.sha256);
   if (!bytes) throw new Error(`body blob ${ref.sha256} is missing from the blob store`);
-  return bytes.toString('utf8');
+  const actual = createHash('sha256').update(bytes).digest('hex');
+  if (actual !== ref.sha256) throw new EvidenceIntegrityError(ref.sha256, actual);
+  const text = bytes.toString('utf8');
+  memo.set(ref.sha256, text);
+  return text;
 }

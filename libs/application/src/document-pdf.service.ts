@@ -19,22 +19,10 @@ import {
 } from '@dojang/pdf';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
+import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
 
-/**
- * A stored blob whose bytes no longer hash to the address it was stored under: evidence was
- * altered (or rotted) on disk. Serving it would hand out a PDF the log does not vouch for.
- */
-export class EvidenceIntegrityError extends Error {
-  constructor(
-    readonly sha256: string,
-    readonly actual: string,
-  ) {
-    super(`blob ${sha256} fails its integrity check: its bytes hash to ${actual}`);
-    this.name = 'EvidenceIntegrityError';
-  }
-}
 
 /** The `evidence` entry of a final PDF: the chain head its completion seals (see ChainHeadProof). */
 export const CHAIN_HEAD_PDF_KEY = 'DojangChainHead';

@@ -9,6 +9,7 @@ export * from './admin.service';
 export * from './reactor-runner';
 export * from './document-pdf.service';
 export * from './bodies';
+export * from './evidence-integrity.error';
 export * from './notifier';
 export * from './signing-notifications.reactor';
 export * from './worker';

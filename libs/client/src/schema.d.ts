@@ -3123,7 +3123,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
             500: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3138,7 +3142,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "internal_error";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -3449,7 +3453,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
             500: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3464,7 +3472,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "internal_error";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -3720,7 +3728,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
             500: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3735,7 +3747,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "internal_error";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -4324,7 +4336,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
             500: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4339,7 +4355,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "internal_error";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -4668,7 +4684,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
             500: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4683,7 +4703,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "internal_error";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -6843,7 +6863,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
             500: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6858,7 +6882,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "internal_error";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11353,7 +11377,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
             500: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11368,7 +11396,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "internal_error";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11617,7 +11645,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
             500: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11632,7 +11664,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "internal_error";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

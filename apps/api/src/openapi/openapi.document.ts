@@ -2,9 +2,9 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { PUBLIC_EVENT_TYPES } from '@dojang/projections';
 import { ERROR_CODES, ERROR_TYPES, ErrorCode, PUBLIC_ERROR_CODES } from '../shared/error-codes';
-import { NOTED_SCHEMAS, SCHEMA_NAMES } from './json-schema';
+import { JsonSchema, NOTED_SCHEMAS, SCHEMA_NAMES } from './json-schema';
 import { OPERATIONS, OperationSpec } from './operations';
-import { EVENT_DATA_BY_TYPE, EventDataSchema, EventSchema } from './response-schemas';
+import { DocumentSchema, EVENT_DATA_BY_TYPE, EventDataSchema, EventSchema, TemplateSchema } from './response-schemas';
 
 /** Operations reachable without an API key (their controllers are @Public()). */
 const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Files_content$)/;
@@ -133,8 +133,18 @@ function commonErrors(method: string, isPublic: boolean, spec: OperationSpec): E
   // Commands retry on a version conflict and give up with 409 after several.
   if (method !== 'get') codes.push('concurrent_modification');
   if (spec.query) codes.push('invalid_parameter');
+  // Answering with a document or a template reads its body from the blob store, checked against its hash.
+  if (spec.ok.json && embeds(spec.ok.json, [DocumentSchema, TemplateSchema])) codes.push('evidence_integrity_failure');
   codes.push('internal_error');
   return codes;
+}
+
+/** True when `schema` is or contains one of `targets` (the same schema objects, as components are). */
+function embeds(schema: unknown, targets: JsonSchema[], seen = new Set<unknown>()): boolean {
+  if (typeof schema !== 'object' || schema === null || seen.has(schema)) return false;
+  if (targets.includes(schema as JsonSchema)) return true;
+  seen.add(schema);
+  return Object.values(schema).some((value) => embeds(value, targets, seen));
 }
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
