@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@dojang/application';
 import { randomBytes } from 'crypto';
-import { json, NextFunction, Request, Response, urlencoded } from 'express';
+import { Express, json, NextFunction, Request, Response, urlencoded } from 'express';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { requestLogMiddleware } from './observability/request-log.middleware';
@@ -15,6 +15,7 @@ import { rateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { signingRateLimitMiddleware } from './rate-limit/signing-rate-limit.middleware';
 import { answerClientErrors } from './shared/client-error';
 import { assertAcceptableJson } from './shared/json-body-guard';
+import { useEncodedStrings } from './shared/json-response';
 import { createValidationPipe } from './shared/validation.pipe';
 
 export interface CreateAppOptions {
@@ -40,6 +41,8 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   const pinoParams = { pinoHttp: { logger: infra.logger } };
   app.useLogger(new Logger(new PinoLogger(pinoParams), pinoParams));
   app.disable('x-powered-by');
+  // Long strings (document bodies) are escaped and encoded once, not on every response.
+  useEncodedStrings((app.getHttpAdapter().getInstance() as Express).response);
   // Requests Node refuses before any handler runs (a header block over the limit) get the envelope too.
   answerClientErrors(app.getHttpServer());
   app.set('trust proxy', 'loopback');
