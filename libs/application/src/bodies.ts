@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { BlobStore } from '@dojang/blob-store';
+import { BlobStore, SizedLru } from '@dojang/blob-store';
 import { BlobPointer, BodyRef } from '@dojang/domain';
 import { EvidenceIntegrityError } from './evidence-integrity.error';
 
@@ -34,39 +34,14 @@ const MEMO_CHARS = 8 * 1024 * 1024;
 const MEMO_ITEM_CHARS = 512 * 1024;
 
 /**
- * Decoded bodies by SHA-256, least recently used first. Every document in a list page carries its
- * body: decoding it from bytes on each request (and copying those bytes out of the blob cache)
- * cost a page of twenty 20-page contracts about 20 ms of CPU, almost all of the request. A body is
- * addressed by its content, so its text never changes; it is kept only after its bytes were
- * checked against that address, so a body altered where it is stored is refused, not served.
+ * Decoded bodies are kept by SHA-256. Every document in a list page carries its body: decoding it
+ * from bytes on each request (and copying those bytes out of the blob cache) cost a page of twenty
+ * 20-page contracts about 20 ms of CPU, almost all of the request. A body is addressed by its
+ * content, so its text never changes; it is kept only after its bytes were checked against that
+ * address, so a body altered where it is stored is refused, not served. One memo per blob store,
+ * so stores never answer for each other (tests open many).
  */
-class BodyTexts {
-  private readonly texts = new Map<string, string>();
-  private chars = 0;
-
-  get(sha256: string): string | undefined {
-    const text = this.texts.get(sha256);
-    if (text !== undefined) {
-      this.texts.delete(sha256);
-      this.texts.set(sha256, text);
-    }
-    return text;
-  }
-
-  set(sha256: string, text: string): void {
-    if (text.length > MEMO_ITEM_CHARS || this.texts.has(sha256)) return;
-    this.texts.set(sha256, text);
-    this.chars += text.length;
-    for (const [key, value] of this.texts) {
-      if (this.chars <= MEMO_CHARS) break;
-      this.texts.delete(key);
-      this.chars -= value.length;
-    }
-  }
-}
-
-/** One memo per blob store, so stores never answer for each other (tests open many). */
-const memos = new WeakMap<BlobStore, BodyTexts>();
+const memos = new WeakMap<BlobStore, SizedLru<string, string>>();
 
 /**
  * The body's text, or null when there is none (an uploaded PDF). Throws EvidenceIntegrityError
@@ -78,7 +53,7 @@ export async function readBody(blobs: BlobStore, holder: WithBody): Promise<stri
   if (!ref) return typeof holder.content === 'string' ? holder.content : null;
   if (ref.inline !== undefined) return ref.inline;
   let memo = memos.get(blobs);
-  if (!memo) memos.set(blobs, (memo = new BodyTexts()));
+  if (!memo) memos.set(blobs, (memo = new SizedLru(MEMO_CHARS)));
   const known = memo.get(ref.sha256);
   if (known !== undefined) return known;
   const bytes = await blobs.get(ref.sha256);
@@ -86,6 +61,6 @@ export async function readBody(blobs: BlobStore, holder: WithBody): Promise<stri
   const actual = createHash('sha256').update(bytes).digest('hex');
   if (actual !== ref.sha256) throw new EvidenceIntegrityError(ref.sha256, actual);
   const text = bytes.toString('utf8');
-  memo.set(ref.sha256, text);
+  if (text.length <= MEMO_ITEM_CHARS) memo.set(ref.sha256, text, text.length);
   return text;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import { BlobReadOptions, BlobRef, BlobStore } from './blob-store.port';
+import { SizedLru } from './sized-lru';
 
 export interface BlobCacheOptions {
   /** Blobs up to this size are kept once read or written (default 256 KiB: bodies, signature images). */
@@ -25,16 +26,14 @@ export interface BlobCacheOptions {
  * so a blob altered where it is stored is detected rather than served from the copy kept here.
  */
 export class CachedBlobStore implements BlobStore {
-  private readonly bytes = new Map<string, Buffer>();
-  private cachedBytes = 0;
+  private readonly bytes: SizedLru<string, Buffer>;
   private readonly known = new Set<string>();
   private readonly itemBytes: number;
-  private readonly totalBytes: number;
   private readonly knownHashes: number;
 
   constructor(readonly inner: BlobStore, options: BlobCacheOptions = {}) {
     this.itemBytes = options.itemBytes ?? 256 * 1024;
-    this.totalBytes = options.totalBytes ?? 32 * 1024 * 1024;
+    this.bytes = new SizedLru(options.totalBytes ?? 32 * 1024 * 1024);
     this.knownHashes = options.knownHashes ?? 100_000;
   }
 
@@ -53,12 +52,8 @@ export class CachedBlobStore implements BlobStore {
   async get(sha256: string, options: BlobReadOptions = {}): Promise<Buffer | null> {
     if (options.fresh) return this.inner.get(sha256);
     const cached = this.bytes.get(sha256);
-    if (cached) {
-      // Most recently used last; a copy, so a caller that writes into it cannot alter the cache.
-      this.bytes.delete(sha256);
-      this.bytes.set(sha256, cached);
-      return Buffer.from(cached);
-    }
+    // A copy, so a caller that writes into it cannot alter the cache.
+    if (cached) return Buffer.from(cached);
     const found = await this.inner.get(sha256);
     // Only bytes that hash to their address are kept: a blob altered where it is stored is handed
     // to this caller (who may check it) but not remembered, so restoring the file is enough.
@@ -78,13 +73,7 @@ export class CachedBlobStore implements BlobStore {
     if (this.known.size >= this.knownHashes) this.known.clear();
     this.known.add(sha256);
     if (!bytes || bytes.length > this.itemBytes || this.bytes.has(sha256)) return;
-    this.bytes.set(sha256, Buffer.from(bytes));
-    this.cachedBytes += bytes.length;
-    for (const [key, value] of this.bytes) {
-      if (this.cachedBytes <= this.totalBytes) break;
-      this.bytes.delete(key);
-      this.cachedBytes -= value.length;
-    }
+    this.bytes.set(sha256, Buffer.from(bytes), bytes.length);
   }
 
   close(): Promise<void> {

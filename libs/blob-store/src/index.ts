@@ -2,3 +2,4 @@
 // `/gridfs`), so a process loads only the driver it uses.
 export * from './blob-store.port';
 export * from './cached-blob-store';
+export * from './sized-lru';

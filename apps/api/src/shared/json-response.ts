@@ -1,5 +1,6 @@
 import { randomBytes } from 'crypto';
 import { Response } from 'express';
+import { SizedLru } from '@dojang/blob-store';
 
 /** Strings at least this long are sent from their encoded copy (document and template bodies). */
 const LONG_STRING_CHARS = 4096;
@@ -14,29 +15,18 @@ const CACHE_BYTES = 16 * 1024 * 1024;
  * here costs a map lookup, not a pass over the text.
  */
 export class EncodedStrings {
-  private readonly encoded = new Map<string, Buffer>();
-  private bytes = 0;
+  private readonly encoded: SizedLru<string, Buffer>;
 
-  constructor(private readonly capacity = CACHE_BYTES) {}
+  constructor(capacity = CACHE_BYTES) {
+    this.encoded = new SizedLru(capacity);
+  }
 
   /** The string as JSON (quoted and escaped), UTF-8 encoded. */
   get(text: string): Buffer {
     let json = this.encoded.get(text);
-    if (json) {
-      this.encoded.delete(text);
-      this.encoded.set(text, json);
-      return json;
-    }
+    if (json) return json;
     json = Buffer.from(JSON.stringify(text), 'utf8');
-    if (json.length <= this.capacity / 4) {
-      this.encoded.set(text, json);
-      this.bytes += json.length;
-      for (const [key, value] of this.encoded) {
-        if (this.bytes <= this.capacity) break;
-        this.encoded.delete(key);
-        this.bytes -= value.length;
-      }
-    }
+    if (json.length <= this.encoded.capacity / 4) this.encoded.set(text, json, json.length);
     return json;
   }
 }
