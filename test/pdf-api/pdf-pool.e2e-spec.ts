@@ -1,6 +1,6 @@
 import { DocumentPdfService } from '@dojang/application';
 import { documentStreamId } from '@dojang/domain';
-import { closeSharedPdfPools, encodePngPixels, RENDER_DOCUMENT } from '@dojang/pdf';
+import { CHECK_IMAGE, closeSharedPdfPools, encodePngPixels, RENDER_DOCUMENT, RENDER_SVG } from '@dojang/pdf';
 import { client, Client, expectError, expectStatus } from '../support/api-helpers';
 import { sentWith, signer, draftWith } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
@@ -113,5 +113,61 @@ describe('PDF work in the worker pool: budgets, limits, render once, a free even
     // Both answered while the render was still running.
     expect(fileDone).toBe(false);
     expect((await file).status).toBe(200);
+  });
+
+  describe('signature and seal images', () => {
+    /** A 3162×3162 PNG: 45 KB on the wire, about a second to decode and re-encode. */
+    const tenMegapixels = () => {
+      const side = 3162;
+      return `data:image/png;base64,${Buffer.from(encodePngPixels(side, side, 4, new Uint8Array(side * side * 4).fill(0xee))).toString('base64')}`;
+    };
+    const jobsRun = (run: jest.SpyInstance) => run.mock.calls.map(([job]) => (job as { id: string }).id);
+
+    it('decodes a signature image in the pool, where the time limit refuses it and nothing is recorded', async () => {
+      const built = await sentWith(c, [{ name: '최지우' }], { title: '큰 서명 이미지' });
+      const s = signer(t, built.p['최지우'].token);
+      expectStatus(await s.view(), 200);
+      const events = await eventTypes(built.id);
+      const run = jest.spyOn(pdf.pool, 'run');
+      t.infra.config.pdfJobTimeoutMs = 1;
+      const err = expectError(await s.sign({ consent: true, signature: tenMegapixels() }), 413, 'pdf_job_limit_exceeded');
+      expect(err.message).toMatch(/time limit/);
+      // The first job of the request is the image check: before it, nothing decoded the image.
+      expect(jobsRun(run)[0]).toBe(CHECK_IMAGE.id);
+      expect(await eventTypes(built.id)).toEqual(events);
+      t.infra.config.pdfJobTimeoutMs = 120_000;
+      expectStatus(await s.sign({ consent: true, signature: tenMegapixels() }), 200);
+      expect(jobsRun(run).filter((id) => id === CHECK_IMAGE.id)).toHaveLength(2);
+    });
+
+    it('answers other requests while a signature image is being decoded', async () => {
+      const built = await sentWith(c, [{ name: '정하늘' }], { title: '큰 서명, 다른 요청' });
+      const s = signer(t, built.p['정하늘'].token);
+      let done = false;
+      const signing = s.sign({ consent: true, signature: tenMegapixels() }).then((res) => ((done = true), res));
+      while (pdf.pool.load.running === 0 && !done) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect((await t.http.get('/v1/health')).status).toBe(200);
+      expect(done).toBe(false);
+      expectStatus(await signing, 200);
+    });
+
+    it('refuses an image the stamper could not decode with 400 naming the parameter', async () => {
+      const built = await sentWith(c, [{ name: '한결' }], { title: '깨진 서명' });
+      const png = Buffer.from(encodePngPixels(40, 20, 4, new Uint8Array(40 * 20 * 4).fill(0x40)));
+      png[png.length - 20] ^= 0xff; // inside the image data: the header still reads
+      const broken = `data:image/png;base64,${png.toString('base64')}`;
+      expectError(await signer(t, built.p['한결'].token).sign({ consent: true, signature: broken }), 400, 'invalid_parameter', 'signature');
+    });
+
+    it('renders a generated seal in the pool and checks an uploaded one there', async () => {
+      const run = jest.spyOn(pdf.pool, 'run');
+      const generated = expectStatus(await c.post('/seals', { source: 'generated', company_name: '주식회사 도장' }), 201).body;
+      expect(jobsRun(run)).toEqual([RENDER_SVG.id]);
+      const image = (await t.http.get(`/v1/seals/${generated.id}/image`).set(bearer(org.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
+      expect(image.subarray(1, 4).toString()).toBe('PNG');
+      run.mockClear();
+      expectStatus(await c.post('/seals', { source: 'uploaded', name: '올린 직인', image: `data:image/png;base64,${image.toString('base64')}` }), 201);
+      expect(jobsRun(run)).toEqual([CHECK_IMAGE.id]);
+    });
   });
 });

@@ -5,11 +5,15 @@ import {
   AUDIT_CERTIFICATE,
   AuditCertificateInput,
   BUILD_FINAL,
+  CHECK_IMAGE,
+  ImageCheck,
   BuildFinalJobInput,
   COUNTERSIGN,
   DOCUMENT_BUDGETS,
   PdfPool,
   RENDER_DOCUMENT,
+  RENDER_SVG,
+  RenderSvgInput,
   SigningIdentity,
   checkDocumentBudget,
   evidenceKeyOf,
@@ -148,6 +152,17 @@ export class DocumentPdfService {
   async withAuditCertificate(base: Buffer, certificate: AuditCertificateInput): Promise<Buffer> {
     const out = await this.pool.run(AUDIT_CERTIFICATE, { base, certificate }, { timeoutMs: this.config.pdfJobTimeoutMs });
     return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  }
+
+  /** Whether the stamper will take this signature or seal image, decoded in the pool as it will be. */
+  checkStampImage(image: Buffer): Promise<ImageCheck> {
+    return this.pool.run(CHECK_IMAGE, image, { timeoutMs: this.config.pdfJobTimeoutMs });
+  }
+
+  /** An SVG (a generated seal) rendered to PNG in the pool. */
+  async renderSvg(input: RenderSvgInput): Promise<Buffer> {
+    const png = await this.pool.run(RENDER_SVG, input, { timeoutMs: this.config.pdfJobTimeoutMs });
+    return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
   }
 
   signingIdentity(): Promise<SigningIdentity> {

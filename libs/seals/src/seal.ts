@@ -1,4 +1,3 @@
-import { Resvg } from '@resvg/resvg-js';
 import { existsSync } from 'fs';
 import { dirname, join } from 'path';
 import { SealInputError } from './errors';
@@ -43,6 +42,27 @@ function sealFontFile(): string {
  * @throws SealInputError (param `company_name` or `size`) for unusable input.
  */
 export function generateSealPng(companyName: string, opts: SealOptions = {}): Buffer {
+  const input = sealRenderInput(companyName, opts);
+  // Loaded on first use: the API renders seals in its PDF pool (sealRenderInput) and never loads
+  // the native renderer on its own thread.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Resvg } = require('@resvg/resvg-js') as typeof import('@resvg/resvg-js');
+  const resvg = new Resvg(input.svg, {
+    // System fonts are off so the seal looks the same on every machine, and so a missing
+    // glyph shows as missing rather than silently falling back to some other typeface.
+    font: { fontFiles: input.font_files, loadSystemFonts: false, defaultFontFamily: input.default_font_family },
+  });
+  return resvg.render().asPng();
+}
+
+/**
+ * What rendering the seal takes, checked: its SVG and the font its text is set in. The API hands
+ * this to its worker pool (the PDF pool's RENDER_SVG job), which renders exactly what
+ * {@link generateSealPng} does, off the event loop.
+ *
+ * @throws SealInputError (param `company_name` or `size`) for unusable input.
+ */
+export function sealRenderInput(companyName: string, opts: SealOptions = {}): { svg: string; font_files: string[]; default_font_family: string; size: number } {
   const size = opts.size ?? SEAL_DEFAULT_SIZE;
   if (!Number.isInteger(size) || size < SEAL_MIN_SIZE || size > SEAL_MAX_SIZE) {
     throw new SealInputError(
@@ -51,13 +71,7 @@ export function generateSealPng(companyName: string, opts: SealOptions = {}): Bu
       `size must be an integer from ${SEAL_MIN_SIZE} to ${SEAL_MAX_SIZE}`,
     );
   }
-  const svg = buildSealSvg(companyName, size);
-  const resvg = new Resvg(svg, {
-    // System fonts are off so the seal looks the same on every machine, and so a missing
-    // glyph shows as missing rather than silently falling back to some other typeface.
-    font: { fontFiles: [sealFontFile()], loadSystemFonts: false, defaultFontFamily: FONT_FAMILY },
-  });
-  return resvg.render().asPng();
+  return { svg: buildSealSvg(companyName, size), font_files: [sealFontFile()], default_font_family: FONT_FAMILY, size };
 }
 
 /**

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure, prefixedId } from '@dojang/application';
+import { Clock, CLOCK, DocumentPdfService, Infrastructure, prefixedId } from '@dojang/application';
 import { SealCommand, sealDecider, sealStreamId } from '@dojang/domain';
 import { SEALS, SealReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
-import { SealInputError, generateSealPng, inspectSealImage } from '@dojang/seals';
+import { SealInputError, inspectSealImage, sealRenderInput } from '@dojang/seals';
 import { Response } from 'express';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
@@ -29,6 +29,7 @@ export class SealsHttpController {
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly commandBus: CommandBus,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
   ) {}
 
   private get origin(): string {
@@ -67,7 +68,7 @@ export class SealsHttpController {
       if (dto.source === 'generated') {
         if (dto.image !== undefined) throw ApiError.invalid('image', 'image applies to uploaded seals only; a generated seal is rendered from company_name.');
         if (dto.company_name === undefined || !dto.company_name.trim()) throw ApiError.missing('company_name', 'company_name is required for a generated seal.');
-        const png = generateSealPng(dto.company_name, { size: GENERATED_SIZE });
+        const png = await this.pdf.renderSvg(sealRenderInput(dto.company_name, { size: GENERATED_SIZE }));
         const ref = await this.infra.blobs.put(png);
         image = { sha256: ref.sha256, byte_size: ref.byte_size, mime: 'image/png', width: GENERATED_SIZE, height: GENERATED_SIZE };
         name ??= dto.company_name.trim();
@@ -76,7 +77,7 @@ export class SealsHttpController {
         if (dto.image === undefined) throw ApiError.missing('image', 'image (a base64 data URL of a PNG or JPEG) is required for an uploaded seal.');
         if (name === undefined) throw ApiError.missing('name', 'name is required for an uploaded seal.');
         const inspected = inspectSealImage(dto.image);
-        assertStampable(inspected.bytes, 'image');
+        await assertStampable(this.pdf, inspected.bytes, 'image');
         const ref = await this.infra.blobs.put(inspected.bytes);
         image = { sha256: ref.sha256, byte_size: ref.byte_size, mime: inspected.mime, width: inspected.width, height: inspected.height };
       }

@@ -1,24 +1,20 @@
-import { sanitizeImage, UnsafeImageError } from '@dojang/pdf';
+import { DocumentPdfService } from '@dojang/application';
 import { inspectSealImage, SealInputError } from '@dojang/seals';
 import { ApiError } from './api-error';
 
 /**
  * The checks the PDF stamper makes when a document completes, made when the image arrives: a
- * pixel count over the stamper's limit (read from the header, before any decoding) or a PNG whose
- * pixel data does not decode would otherwise be accepted here and fail the signature that
- * completes the document.
+ * pixel count over the stamper's limit or a PNG whose pixel data does not decode would otherwise
+ * be accepted here and fail the signature that completes the document. Decoding runs in the PDF
+ * pool: a 10-megapixel PNG takes about a second, which on the event loop stalled every request.
  */
-export function assertStampable(bytes: Buffer, param: string): void {
-  try {
-    sanitizeImage(bytes);
-  } catch (err) {
-    if (err instanceof UnsafeImageError) throw ApiError.invalid(param, `${param}: ${err.message}.`);
-    throw err;
-  }
+export async function assertStampable(pdf: DocumentPdfService, bytes: Buffer, param: string): Promise<void> {
+  const check = await pdf.checkStampImage(bytes);
+  if (!check.ok) throw ApiError.invalid(param, `${param}: ${check.message}.`);
 }
 
 /** A PNG or JPEG data URL (≤ 1 MB), judged by its bytes; errors name the parameter. */
-export function decodeImageDataUrl(value: string, param: string): Buffer {
+export async function decodeImageDataUrl(pdf: DocumentPdfService, value: string, param: string): Promise<Buffer> {
   let bytes: Buffer;
   try {
     bytes = inspectSealImage(value).bytes;
@@ -29,6 +25,6 @@ export function decodeImageDataUrl(value: string, param: string): Buffer {
     }
     throw err;
   }
-  assertStampable(bytes, param);
+  await assertStampable(pdf, bytes, param);
   return bytes;
 }

@@ -244,7 +244,7 @@ export class SigningService {
   }
 
   private async storeImage(dataUrl: string, param: string): Promise<BlobPointer> {
-    const bytes = decodeImageDataUrl(dataUrl, param);
+    const bytes = await decodeImageDataUrl(this.pdf, dataUrl, param);
     const ref = await this.infra.blobs.put(bytes);
     return { sha256: ref.sha256, byte_size: ref.byte_size };
   }

@@ -1,6 +1,7 @@
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
 import type { PdfInspection } from '../inspect-pdf';
+import type { StampImageType } from '../image-type';
 import type { RenderDocumentInput } from '../render-document';
 import type { PdfJobRefusal } from './pdf-limit.error';
 
@@ -79,6 +80,24 @@ export const AUDIT_CERTIFICATE: PdfJob<AuditCertificateJobInput, Bytes> = {
   version: 1,
   filename: handler('audit-certificate'),
 };
+
+/** An image's check: decodable, within the pixel limit, so the stamper will accept it. */
+export type ImageCheck = { ok: true; type: StampImageType } | { ok: false; message: string };
+/**
+ * Decodes a signature or seal image as the stamper will at completion (sanitizeImage): a PNG of
+ * 10 megapixels takes about a second to decode and re-encode, so it is checked here, not on the
+ * API's event loop.
+ */
+export const CHECK_IMAGE: PdfJob<Bytes, ImageCheck> = { id: 'image.check', version: 1, filename: handler('check-image') };
+
+export interface RenderSvgInput {
+  svg: string;
+  /** Font files the SVG's text is set in (no system fonts: the same image on every machine). */
+  font_files: string[];
+  default_font_family: string;
+}
+/** Renders an SVG (a generated seal) to a PNG with resvg. */
+export const RENDER_SVG: PdfJob<RenderSvgInput, Bytes> = { id: 'image.render-svg', version: 1, filename: handler('render-svg') };
 
 /** Loaded by every worker as it starts: the libraries and the parsed fonts, before any job. */
 export const WARM_UP_FILE = handler('warm-up');

@@ -8,6 +8,8 @@ import './inspect-pdf.handler';
 import './build-final.handler';
 import './audit-certificate.handler';
 import './countersign.handler';
+import './check-image.handler';
+import './render-svg.handler';
 import { lowerThreadPriority } from './thread-priority';
 
 // The worker's whole life runs below the API's event loop (see thread-priority.ts).
