@@ -5,7 +5,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
 import { strFromU8, unzipSync, zipSync } from 'fflate';
-import { DeliveryEvidence } from '@dojang/application';
+import { DeliveryEvidence, DocumentPdfService } from '@dojang/application';
+import { ZIP_FILES } from '@dojang/pdf';
 import { maskPhone } from '@dojang/domain';
 import { eventHash, GENESIS_HASH } from '@dojang/event-store/hash-chain';
 import { pdfEvidenceEntry } from '@dojang/verifier/pades';
@@ -158,6 +159,20 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     const pdf = path.join(dir, 'final.pdf');
     fs.writeFileSync(pdf, files['final.pdf']);
     expect(execFileSync('pdfsig', [pdf]).toString()).toMatch(/Signature Validation: Signature is Valid/);
+  });
+
+  it('is zipped in the PDF pool, the PDFs stored as they are (already compressed inside)', async () => {
+    const pdf = t.app.get(DocumentPdfService);
+    const run = jest.spyOn(pdf.pool, 'run');
+    try {
+      const again = (await download(documentId, org.test).expect(200)).body as Buffer;
+      expect(run.mock.calls.map(([job]) => job)).toContain(ZIP_FILES);
+      const files = unzip(again);
+      for (const name of ['original.pdf', 'final.pdf', 'audit-certificate.pdf']) expect(again.includes(files[name])).toBe(true);
+      expect(again.includes(files['events.jsonl'])).toBe(false);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('holds the delivery stream as stored, in the manifest, and the certificate lists and seals the same deliveries, recipients masked', async () => {

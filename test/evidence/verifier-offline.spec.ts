@@ -7,9 +7,9 @@ import { Writable } from 'stream';
 import { unzipSync, zipSync } from 'fflate';
 import { PDFDocument } from 'pdf-lib';
 import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
-import { countersignPdf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/pdf';
+import { countersignPdf, loadOrCreateSigningIdentity, SigningIdentity, zipFiles } from '@dojang/pdf';
 import { BundleVerdict, DELIVERY_HEAD_PDF_KEY, main, verifyBundle } from '@dojang/verifier';
-import { buildEvidenceBundle } from '../../apps/api/src/evidence/evidence-bundle';
+import { buildEvidenceBundle, Zipper } from '../../apps/api/src/evidence/evidence-bundle';
 
 /**
  * The offline verifier must keep running with nothing but the bundle: the `verifier-offline`
@@ -18,6 +18,8 @@ import { buildEvidenceBundle } from '../../apps/api/src/evidence/evidence-bundle
  * Run over a throwaway tree, as test/tooling does for the other rules.
  */
 const ROOT = path.resolve(__dirname, '../..');
+/** The pool's ZIP job, run in this process (no event loop to keep free here). */
+const zipInProcess: Zipper = async (files, mtime) => Buffer.from(zipFiles({ files, mtime }));
 
 describe('dependency-cruiser rule verifier-offline', () => {
   let dir: string;
@@ -179,7 +181,7 @@ describe('dojang-verify on the delivery chain (offline, in-process)', () => {
     ]);
     deliveries = chained([0, 1, 2].map((i) => deliveryEvent(DOC, i)));
     const parts = { document_id: DOC, status: 'draft', generated_at: '2026-03-02T10:00:00.000Z', events, original: null, final: null, signing_chain_pem: identity.certificatePem };
-    bundle = buildEvidenceBundle({ ...parts, deliveries, audit_certificate: await auditCertificate(deliveries) });
+    bundle = await buildEvidenceBundle({ ...parts, deliveries, audit_certificate: await auditCertificate(deliveries) }, zipInProcess);
     legacyCertificate = await auditCertificate(null);
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -198,10 +200,10 @@ describe('dojang-verify on the delivery chain (offline, in-process)', () => {
   });
 
   it('a document with no delivery gets an empty deliveries.jsonl and passes', async () => {
-    const empty = buildEvidenceBundle({
+    const empty = await buildEvidenceBundle({
       document_id: DOC, status: 'draft', generated_at: '2026-03-02T10:00:00.000Z', events, deliveries: [], original: null, final: null,
       audit_certificate: await auditCertificate([]), signing_chain_pem: identity.certificatePem,
-    });
+    }, zipInProcess);
     expect(unzip(empty)['deliveries.jsonl'].length).toBe(0);
     const v = verifyBundle(empty);
     expect(v).toMatchObject({ ok: true, deliveries: 0 });

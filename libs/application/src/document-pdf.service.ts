@@ -14,6 +14,8 @@ import {
   RENDER_DOCUMENT,
   RENDER_SVG,
   RenderSvgInput,
+  ZIP_FILES,
+  ZipFile,
   SigningIdentity,
   checkDocumentBudget,
   evidenceKeyOf,
@@ -163,6 +165,12 @@ export class DocumentPdfService {
   async renderSvg(input: RenderSvgInput): Promise<Buffer> {
     const png = await this.pool.run(RENDER_SVG, input, { timeoutMs: this.config.pdfJobTimeoutMs });
     return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+  }
+
+  /** A ZIP of `files` (the evidence bundle), made in the pool. */
+  async zip(files: ZipFile[], mtime: string): Promise<Buffer> {
+    const zip = await this.pool.run(ZIP_FILES, { files, mtime }, { timeoutMs: this.config.pdfJobTimeoutMs });
+    return Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength);
   }
 
   signingIdentity(): Promise<SigningIdentity> {

@@ -38,6 +38,7 @@ export { contentDispositionFor } from './content-disposition';
 export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
 export { encodePngPixels } from './png-encode';
+export { zipFiles } from './zip-files';
 export { PdfPool, sharedPdfPool, closeSharedPdfPools, onPdfJob, type PdfJobListener, type PdfJobOutcome, DEFAULT_PDF_JOB_TIMEOUT_MS, DEFAULT_PDF_JOB_MAX_HEAP_MB, type PdfPoolOptions, type PdfRunOptions, type PdfJobStats } from './pool/pdf-pool';
 export {
   RENDER_DOCUMENT,
@@ -47,6 +48,9 @@ export {
   COUNTERSIGN,
   CHECK_IMAGE,
   RENDER_SVG,
+  ZIP_FILES,
+  type ZipFile,
+  type ZipJobInput,
   type ImageCheck,
   type RenderSvgInput,
   type PdfJob,

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-import { zipSync } from 'fflate';
+import { webcrypto } from 'node:crypto';
 import type { StoredEvent } from '@dojang/event-store';
+import type { ZipFile } from '@dojang/pdf';
 import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest, deliveryStreamOf } from '@dojang/verifier';
 
 export interface EvidenceParts {
@@ -16,7 +16,13 @@ export interface EvidenceParts {
   signing_chain_pem: string;
 }
 
-const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+/** SHA-256 on libuv's thread pool (WebCrypto), not the event loop: a bundle can hold 40 MB of PDFs. */
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
+}
+
+/** Makes the ZIP: DocumentPdfService.zip (the PDF pool) in the API, zipFiles in-process in tools and tests. */
+export type Zipper = (files: ZipFile[], mtime: string) => Promise<Buffer>;
 
 /**
  * One event per line exactly as stored (hashes in the metadata), so the verifier recomputes the
@@ -28,7 +34,7 @@ export function eventsJsonl(events: StoredEvent[]): Buffer {
 }
 
 /** The ZIP `GET /v1/documents/{id}/evidence` answers; its layout is libs/verifier's bundle-format. */
-export function buildEvidenceBundle(parts: EvidenceParts): Buffer {
+export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Promise<Buffer> {
   // Always present, empty when nothing was sent: absent would read as a format-1 bundle's.
   const files: Array<[string, Buffer]> = [
     [BUNDLE_FILES.events, eventsJsonl(parts.events)],
@@ -52,10 +58,11 @@ export function buildEvidenceBundle(parts: EvidenceParts): Buffer {
       : `The document is ${parts.status}, not completed: the bundle holds the events and PDFs that exist so far, and no final PDF or sealed chain head yet.`,
     chain: { events: parts.events.length, head_hash: last ? String(last.metadata.hash) : null },
     deliveries: { stream_id: deliveryStreamOf(parts.document_id), events: parts.deliveries.length, head_hash: lastDelivery ? String(lastDelivery.metadata.hash) : null },
-    files: files.map(([name, bytes]) => ({ name, sha256: sha256Hex(bytes), byte_size: bytes.length })),
+    files: await Promise.all(files.map(async ([name, bytes]) => ({ name, sha256: await sha256Hex(bytes), byte_size: bytes.length }))),
   };
-  const entries: Record<string, Uint8Array> = { [BUNDLE_FILES.manifest]: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8') };
-  for (const [name, bytes] of files) entries[name] = bytes;
-  // PDFs are already compressed inside; a fixed mtime keeps the ZIP a function of its content.
-  return Buffer.from(zipSync(entries, { level: 6, mtime: new Date(parts.generated_at) }));
+  const manifestJson = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
+  // PDFs are already compressed inside, so they are stored; the text is deflated.
+  const entries: ZipFile[] = [{ name: BUNDLE_FILES.manifest, bytes: manifestJson, compress: true }];
+  for (const [name, bytes] of files) entries.push({ name, bytes, compress: !name.endsWith('.pdf') });
+  return zip(entries, parts.generated_at);
 }

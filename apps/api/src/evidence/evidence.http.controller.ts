@@ -35,7 +35,8 @@ export class EvidenceHttpController {
     const original = row.original_pdf ? await this.pdf.blob(row.original_pdf.sha256) : null;
     const final = row.status === 'completed' && row.final_pdf ? await this.pdf.blob(row.final_pdf.sha256) : null;
     const identity = await this.pdf.signingIdentity();
-    const bundle = buildEvidenceBundle({
+    const bundle = await buildEvidenceBundle(
+      {
       document_id: row.id,
       status: row.status,
       generated_at: this.docs.nowIso(),
@@ -45,7 +46,9 @@ export class EvidenceHttpController {
       final,
       audit_certificate: await this.lifecycle().auditVersion(row, deliveries),
       signing_chain_pem: identity.certificatePem,
-    });
+      },
+      (files, mtime) => this.pdf.zip(files, mtime),
+    );
     res.setHeader('Content-Type', 'application/zip');
     res.setHeader('Content-Disposition', `attachment; filename="evidence-${row.id}.zip"`);
     res.setHeader('Content-Length', String(bundle.length));

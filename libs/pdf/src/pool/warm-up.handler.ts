@@ -10,6 +10,7 @@ import './audit-certificate.handler';
 import './countersign.handler';
 import './check-image.handler';
 import './render-svg.handler';
+import './zip.handler';
 import { lowerThreadPriority } from './thread-priority';
 
 // The worker's whole life runs below the API's event loop (see thread-priority.ts).
