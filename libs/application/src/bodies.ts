@@ -1,7 +1,7 @@
-import { createHash } from 'crypto';
 import { BlobStore, SizedLru } from '@dojang/blob-store';
 import { BlobPointer, BodyRef } from '@dojang/domain';
 import { EvidenceIntegrityError } from './evidence-integrity.error';
+import { sha256Hex } from './secrets';
 
 /**
  * Document and template bodies live in the blob store; events, commands and read rows carry
@@ -58,7 +58,7 @@ export async function readBody(blobs: BlobStore, holder: WithBody): Promise<stri
   if (known !== undefined) return known;
   const bytes = await blobs.get(ref.sha256);
   if (!bytes) throw new Error(`body blob ${ref.sha256} is missing from the blob store`);
-  const actual = createHash('sha256').update(bytes).digest('hex');
+  const actual = sha256Hex(bytes);
   if (actual !== ref.sha256) throw new EvidenceIntegrityError(ref.sha256, actual);
   const text = bytes.toString('utf8');
   if (text.length <= MEMO_ITEM_CHARS) memo.set(ref.sha256, text, text.length);

@@ -5,11 +5,12 @@ import {
   AUDIT_CERTIFICATE,
   AuditCertificateInput,
   BUILD_FINAL,
+  BuildFinalJobInput,
   CHECK_IMAGE,
   ImageCheck,
-  BuildFinalJobInput,
   COUNTERSIGN,
   DOCUMENT_BUDGETS,
+  PdfJob,
   PdfPool,
   RENDER_DOCUMENT,
   RENDER_SVG,
@@ -29,6 +30,8 @@ import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
 
+/** Bytes back from a worker (a Uint8Array) as a Buffer over the same memory. */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** The `evidence` entry of a final PDF: the chain head its completion seals (see ChainHeadProof). */
 export const CHAIN_HEAD_PDF_KEY = 'DojangChainHead';
@@ -129,7 +132,7 @@ export class DocumentPdfService {
       stamps.push({ page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });
     }
     const identity = await this.signingIdentity();
-    const signed = await this.pool.run(
+    const signed = await this.job(
       BUILD_FINAL,
       {
         original,
@@ -144,33 +147,34 @@ export class DocumentPdfService {
           ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
         },
       },
-      { timeoutMs: this.config.pdfJobTimeoutMs },
     );
-    const ref = await this.blobs.put(Buffer.from(signed.buffer, signed.byteOffset, signed.byteLength));
+    const ref = await this.blobs.put(asBuffer(signed));
     return { sha256: ref.sha256, byte_size: ref.byte_size };
   }
 
   /** `base` with the audit certificate appended, rendered in the pool. */
   async withAuditCertificate(base: Buffer, certificate: AuditCertificateInput): Promise<Buffer> {
-    const out = await this.pool.run(AUDIT_CERTIFICATE, { base, certificate }, { timeoutMs: this.config.pdfJobTimeoutMs });
-    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    return asBuffer(await this.job(AUDIT_CERTIFICATE, { base, certificate }));
   }
 
   /** Whether the stamper will take this signature or seal image, decoded in the pool as it will be. */
   checkStampImage(image: Buffer): Promise<ImageCheck> {
-    return this.pool.run(CHECK_IMAGE, image, { timeoutMs: this.config.pdfJobTimeoutMs });
+    return this.job(CHECK_IMAGE, image);
   }
 
   /** An SVG (a generated seal) rendered to PNG in the pool. */
   async renderSvg(input: RenderSvgInput): Promise<Buffer> {
-    const png = await this.pool.run(RENDER_SVG, input, { timeoutMs: this.config.pdfJobTimeoutMs });
-    return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+    return asBuffer(await this.job(RENDER_SVG, input));
   }
 
   /** A ZIP of `files` (the evidence bundle), made in the pool. */
   async zip(files: ZipFile[], mtime: string): Promise<Buffer> {
-    const zip = await this.pool.run(ZIP_FILES, { files, mtime }, { timeoutMs: this.config.pdfJobTimeoutMs });
-    return Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength);
+    return asBuffer(await this.job(ZIP_FILES, { files, mtime }));
+  }
+
+  /** A job in the pool under the configured time limit (the pool's heap limit applies to all). */
+  private job<I, O>(job: PdfJob<I, O>, input: I) {
+    return this.pool.run(job, input, { timeoutMs: this.config.pdfJobTimeoutMs });
   }
 
   signingIdentity(): Promise<SigningIdentity> {
@@ -189,7 +193,7 @@ export class DocumentPdfService {
    */
   async countersign(bundle: Buffer, reason: string, evidence?: Record<string, string>): Promise<Buffer> {
     const identity = await this.signingIdentity();
-    const out = await this.pool.run(
+    const out = await this.job(
       COUNTERSIGN,
       {
         pdf: bundle,
@@ -203,9 +207,8 @@ export class DocumentPdfService {
           ...(evidence ? { evidence } : {}),
         },
       },
-      { timeoutMs: this.config.pdfJobTimeoutMs },
     );
-    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    return asBuffer(out);
   }
 
   async evidenceKey(): Promise<EvidenceKey> {
@@ -226,7 +229,7 @@ export class DocumentPdfService {
     const content = (await readBody(this.blobs, state)) ?? '';
     // Content stored before the budgets existed is held to them here, before any work.
     checkDocumentBudget(content, format);
-    const out = await this.pool.run(
+    const out = await this.job(
       RENDER_DOCUMENT,
       {
         title: state.title,
@@ -236,9 +239,8 @@ export class DocumentPdfService {
         max_pages: DOCUMENT_BUDGETS.max_pages,
         max_image_pixels: DOCUMENT_BUDGETS.max_image_pixels,
       },
-      { timeoutMs: this.config.pdfJobTimeoutMs },
     );
-    const ref = await this.blobs.put(Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength));
+    const ref = await this.blobs.put(asBuffer(out.pdf));
     const row: RenderedPdfRow = { id: key, sha256: ref.sha256, byte_size: ref.byte_size, page_count: out.page_count };
     this.remember(row);
     if (this.reads) {

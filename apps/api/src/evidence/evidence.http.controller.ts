@@ -37,15 +37,15 @@ export class EvidenceHttpController {
     const identity = await this.pdf.signingIdentity();
     const bundle = await buildEvidenceBundle(
       {
-      document_id: row.id,
-      status: row.status,
-      generated_at: this.docs.nowIso(),
-      events,
-      deliveries,
-      original,
-      final,
-      audit_certificate: await this.lifecycle().auditVersion(row, deliveries),
-      signing_chain_pem: identity.certificatePem,
+        document_id: row.id,
+        status: row.status,
+        generated_at: this.docs.nowIso(),
+        events,
+        deliveries,
+        original,
+        final,
+        audit_certificate: await this.lifecycle().auditVersion(row, deliveries),
+        signing_chain_pem: identity.certificatePem,
       },
       (files, mtime) => this.pdf.zip(files, mtime),
     );

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, EvidenceIntegrityError, Infrastructure, prefixedId, sha256Hex } from '@dojang/application';
+import { Clock, CLOCK, DocumentPdfService, Infrastructure, prefixedId } from '@dojang/application';
 import { FileCommand, MAX_FILE_BYTES, WithoutNow, fileDecider, fileStreamId } from '@dojang/domain';
 import { FILES, FileRow } from '@dojang/projections';
 import { contentDispositionFor, inspectPdfIsolated } from '@dojang/pdf';
@@ -27,6 +27,7 @@ export class FilesHttpController {
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly commandBus: CommandBus,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
   ) {}
 
   @Post()
@@ -83,10 +84,8 @@ export class FilesHttpController {
     if (!fileUrlValid(this.infra, id, Number(expires), signature, this.clock.now())) throw notFound();
     const row = await this.infra.reads.get<FileRow>(FILES, id);
     if (!row) throw notFound();
-    const bytes = await this.infra.blobs.get(row.sha256, { fresh: true });
-    if (!bytes) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
-    const actual = sha256Hex(bytes);
-    if (actual !== row.sha256) throw new EvidenceIntegrityError(row.sha256, actual);
+    // Served only as stored: read past the cache and checked against its hash.
+    const bytes = await this.pdf.blob(row.sha256);
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(row.filename ?? row.id).replace(/^attachment/, 'inline'));
     res.setHeader('Content-Length', String(bytes.length));
