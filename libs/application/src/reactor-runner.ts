@@ -2,6 +2,7 @@ import { randomUUID } from 'crypto';
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { CoalescingPass, upcast } from '@dojang/projections';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
+import { isStoreUnavailable } from './store-unavailable';
 
 /**
  * A process manager ("saga") fed from the global log. It has side effects (messages, commands),
@@ -16,8 +17,14 @@ export interface Reactor {
 
 export interface ReactorRunnerOptions {
   batchSize?: number;
-  /** `attempt`: 1 for the first failure of this event in this process. */
-  onError?: (reactor: string, event: StoredEvent, err: unknown, attempt: number) => void;
+  /**
+   * `attempt`: 1 for the first failure of this event in this process. Failures of the runner's
+   * own upkeep name the reactor `pass` or `leases` (no event: a placeholder of type `pass`/`lease`)
+   * and say when it is tried again (`retryInMs`).
+   */
+  onError?: (reactor: string, event: StoredEvent, err: unknown, attempt: number, retryInMs?: number | null) => void;
+  /** Back-off of a pass that failed outside any reactor (reading the log, writing a lease). */
+  passRetry?: { baseMs?: number; maxMs?: number };
   /** Called after each reaction, failed or not (metrics, tracing). */
   onReacted?: (reactor: string, event: StoredEvent, startedAt: number, err?: unknown) => void;
   /** After this many failed attempts an event is parked in `reactor_failures` so others still flow. */
@@ -111,10 +118,12 @@ export interface ParkedRetryStats {
 }
 
 export class ReactorRunner {
-  private readonly passes = new CoalescingPass(
-    () => this.pass(),
-    () => !this.stopped,
-  );
+  /**
+   * Passes start from append signals and timers with nobody awaiting them: a failure (the database
+   * is away) is reported and the pass retried with back-off until the store answers again; it never
+   * rejects, so it can never end the process as an unhandled rejection.
+   */
+  private readonly passes: CoalescingPass;
   private unsubscribe: (() => void) | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
@@ -142,6 +151,12 @@ export class ReactorRunner {
     private readonly options: ReactorRunnerOptions = {},
   ) {
     this.owner = options.owner ?? randomUUID();
+    this.passes = new CoalescingPass(
+      () => this.pass(),
+      () => !this.stopped,
+      (err, failures, retryInMs) => this.options.onError?.('pass', PASS_EVENT, err, failures, retryInMs),
+      options.passRetry ?? {},
+    );
   }
 
   async start(): Promise<void> {
@@ -154,7 +169,7 @@ export class ReactorRunner {
     const every = this.options.leaseRenewIntervalMs ?? Math.floor(this.leaseMs / 3);
     if (every > 0) {
       this.leaseTimer = setInterval(() => {
-        this.maintainLeases().catch((err) => this.options.onError?.('leases', LEASE_EVENT, err, 0));
+        this.maintainLeases().catch((err) => this.options.onError?.('leases', LEASE_EVENT, err, 0, every));
       }, every);
       this.leaseTimer.unref();
     }
@@ -168,14 +183,22 @@ export class ReactorRunner {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.leaseTimer = null;
+    this.passes.cancel();
     await this.passes.current;
-    await this.maintaining;
+    await this.maintaining?.catch(() => undefined);
     // Released, with the position reached, so another worker takes over at once instead of
-    // waiting for the lease to expire.
-    for (const name of [...this.held.keys()]) await this.writeLease(name, 'release');
-    this.handBack.clear();
-    if (this.heartbeatVersion !== null) await this.reads.commit([{ op: 'delete', collection: REACTOR_RUNNERS, id: this.owner }], {});
-    this.heartbeatVersion = null;
+    // waiting for the lease to expire. With the database away they expire instead: a stop
+    // still completes.
+    try {
+      for (const name of [...this.held.keys()]) await this.writeLease(name, 'release');
+      if (this.heartbeatVersion !== null) await this.reads.commit([{ op: 'delete', collection: REACTOR_RUNNERS, id: this.owner }], {});
+    } catch (err) {
+      this.options.onError?.('leases', LEASE_EVENT, err, 0, null);
+    } finally {
+      this.held.clear();
+      this.handBack.clear();
+      this.heartbeatVersion = null;
+    }
   }
 
   trigger(): Promise<void> {
@@ -364,6 +387,9 @@ export class ReactorRunner {
       return true;
     } catch (err) {
       this.options.onReacted?.(reactor.name, event, startedAt, err);
+      // The store is away, not the event at fault: the whole pass fails and is retried with
+      // back-off until it answers again, and the event keeps its attempts for real failures.
+      if (isStoreUnavailable(err)) throw err;
       const n = (this.attempts.get(key) ?? 0) + 1;
       this.options.onError?.(reactor.name, event, err, n);
       this.attempts.set(key, n);
@@ -462,6 +488,8 @@ export class ReactorRunner {
 
 /** What onError is given for a failure of the lease upkeep itself (no event involved). */
 const LEASE_EVENT: StoredEvent = { event_id: '-', stream_id: '-', stream_revision: -1, global_position: 0, type: 'lease', data: {}, metadata: {} } as StoredEvent;
+/** What onError is given for a pass that failed outside any reactor (the log or a lease unreadable). */
+const PASS_EVENT: StoredEvent = { ...LEASE_EVENT, type: 'pass' };
 
 function errorText(err: unknown): string {
   return String((err as Error)?.message ?? err);

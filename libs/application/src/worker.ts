@@ -86,8 +86,8 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     // Several workers share the reactors, one runner per reactor at a time (see ARCHITECTURE.md).
     leaseMs: infra.config.reactorLeaseMs,
     owner: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-    onError: (reactor, event, err, attempt) =>
-      infra.logger.warn({ reactor, event_type: event.type, event_id: event.event_id, attempt, err }, 'reactor failed'),
+    onError: (reactor, event, err, attempt, retryInMs) =>
+      infra.logger.warn({ reactor, event_type: event.type, event_id: event.event_id, attempt, err, ...(retryInMs != null ? { retry_in_ms: retryInMs } : {}) }, 'reactor failed'),
     onReacted: (reactor, event, startedAt, err) => recordEventSpans(`react ${reactor}`, [event], startedAt, { 'dojang.reactor': reactor }, err),
   });
   await runner.start();

@@ -16,8 +16,14 @@ export interface ProjectionRunnerOptions {
    * being copied by the garbage collector) until their commit.
    */
   rebuildStepSize?: number;
-  /** Called after a batch fails; the runner retries on the next signal. */
+  /**
+   * Called after a batch fails (nothing of it was kept); the runner tries again after a back-off
+   * (`retry`), and on the next signal, until a pass succeeds: a database that went away and came
+   * back is followed again without anyone appending.
+   */
   onError?: (err: unknown) => void;
+  /** The back-off of those retries (default 250 ms doubling to 10 s, with jitter). */
+  retry?: { baseMs?: number; maxMs?: number };
   /** Called after a batch is committed (metrics, tracing: one span per event in its own trace). */
   onApplied?: (batch: StoredEvent[], startedAt: number) => void;
 }
@@ -33,11 +39,7 @@ export interface ProjectionRunnerOptions {
  * on from where the rebuild stands; rows of an older generation count as absent.
  */
 export class ProjectionRunner {
-  private readonly passes = new CoalescingPass(
-    () => this.catchUp(),
-    () => !this.stopped,
-    (err) => this.options.onError?.(err),
-  );
+  private readonly passes: CoalescingPass;
   private checkpoints: Record<string, number> = {};
   private generations: Record<string, number> = {};
   private reached = 0;
@@ -59,7 +61,14 @@ export class ProjectionRunner {
     private readonly store: ReadStore,
     readonly projections: Projection[],
     private readonly options: ProjectionRunnerOptions = {},
-  ) {}
+  ) {
+    this.passes = new CoalescingPass(
+      () => this.catchUp(),
+      () => !this.stopped,
+      (err) => this.options.onError?.(err),
+      options.retry ?? {},
+    );
+  }
 
   async init(): Promise<void> {
     for (const p of this.projections) for (const c of p.collections) await this.store.ensureCollection(c);
@@ -86,6 +95,7 @@ export class ProjectionRunner {
     this.stopped = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.passes.cancel();
     await this.passes.current;
   }
 
