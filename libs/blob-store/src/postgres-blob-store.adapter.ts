@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { Pool, PoolClient } from 'pg';
-import { Migration, prepared, runMigrations } from '@dojang/postgres';
+import { Migration, inTransaction, prepared, runMigrations } from '@dojang/postgres';
 import { BlobRef, BlobStore } from './blob-store.port';
 
 /** Append-only: a released migration is never edited, only followed. */
@@ -123,21 +123,7 @@ export class PostgresBlobStore implements BlobStore {
     // The pool belongs to whoever made it (it also serves the event and read stores).
   }
 
-  private async transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      await work(client);
-      await client.query('COMMIT');
-    } catch (err) {
-      // When the ROLLBACK fails too, the connection is gone and must not go back to the pool.
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+  private transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
+    return inTransaction(this.pool, work);
   }
 }

@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { checkoutClient } from './checkout';
 
 /** One schema change. Append-only: a released migration is never edited, only followed. */
 export interface Migration {
@@ -12,7 +13,8 @@ export interface Migration {
  * once. Every adapter names its migrations with its own prefix (`events_0001`, `read_0001`, …).
  */
 export async function runMigrations(pool: Pool, migrations: readonly Migration[]): Promise<void> {
-  const client = await pool.connect();
+  const held = await checkoutClient(pool);
+  const { client } = held;
   try {
     await client.query(
       `CREATE TABLE IF NOT EXISTS dojang_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
@@ -28,11 +30,11 @@ export async function runMigrations(pool: Pool, migrations: readonly Migration[]
         }
         await client.query('COMMIT');
       } catch (err) {
-        await client.query('ROLLBACK');
+        await client.query('ROLLBACK').catch(() => undefined);
         throw new Error(`migration ${migration.id} failed: ${(err as Error).message}`);
       }
     }
   } finally {
-    client.release();
+    held.release();
   }
 }

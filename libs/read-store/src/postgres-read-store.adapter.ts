@@ -1,5 +1,5 @@
 import { ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
-import { Migration, prepared, runMigrations } from '@dojang/postgres';
+import { Migration, inTransaction, prepared, runMigrations } from '@dojang/postgres';
 import { CHECKPOINTS_CHANNEL, ProjectorSeat, ProjectorSeatOptions } from './postgres-projector-seat';
 import {
   CollectionSpec,
@@ -353,24 +353,8 @@ export class PostgresReadStore implements ReadStore, ProjectorElection {
     // The pool belongs to whoever made it (it also serves the event and blob stores).
   }
 
-  private async transaction<R>(work: (client: PoolClient) => Promise<R>): Promise<R> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      // After a failed COMMIT the transaction is over and this ROLLBACK only warns; when it fails,
-      // the connection is gone and must not go back to the pool.
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+  private transaction<R>(work: (client: PoolClient) => Promise<R>): Promise<R> {
+    return inTransaction(this.pool, work);
   }
 }
 
