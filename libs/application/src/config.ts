@@ -30,6 +30,8 @@ export interface AppConfig {
   role: 'all' | 'api' | 'worker';
   /** How long a worker holds a reactor before another may take it over (renewed every third of it). */
   reactorLeaseMs: number;
+  /** MESSAGE_CLAIM_MS: how long a message's `sending` claim holds before it is sent once more (default 2 minutes). */
+  messageClaimMs: number;
   smtpUrl: string | null;
   mailFrom: string;
   twilio: { accountSid: string; authToken: string; from: string; apiBaseUrl: string | null } | null;
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     pdfPoolThreads: Math.max(0, int(env.PDF_POOL_THREADS, 0)),
     role,
     reactorLeaseMs: int(env.REACTOR_LEASE_MS, 0) > 0 ? int(env.REACTOR_LEASE_MS, 0) : 15_000,
+    messageClaimMs: int(env.MESSAGE_CLAIM_MS, 0) > 0 ? int(env.MESSAGE_CLAIM_MS, 0) : 2 * 60_000,
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || 'Dojang <no-reply@dojang.local>',
     twilio:

@@ -5,6 +5,8 @@ import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { Clock } from './clock';
 import { DeliveryRecorder } from './history/delivery-evidence';
 import { MessageOutcome } from './observability/metrics';
+import { backoffDelay } from '@dojang/projections';
+import { ParkedEvent, REACTOR_FAILURES } from './reactor-runner';
 
 export const OUTBOX = 'outbox';
 export const MESSAGE_LOG = 'message_log';
@@ -29,7 +31,37 @@ export interface NotificationRequest {
   pin?: string | null;
   /** The event the message answers, carried into the delivery evidence. */
   causation_id?: string;
+  /**
+   * The reactor and event that asked for the message: a claim left `sending` by a worker that died
+   * mid-send is handed back to that reactor for that event once its lease ran out (sweepStale).
+   * Messages without one (the API's PIN SMS: the signer asks again) are not revisited.
+   */
+  origin?: MessageOrigin;
 }
+
+export interface MessageOrigin {
+  reactor: string;
+  stream_id: string;
+  event_id: string;
+}
+
+export interface NotifierOptions {
+  /** Send attempts per pass (transient failures) and the wait between them. */
+  attempts: number;
+  baseDelayMs: number;
+  sleep?: (ms: number) => Promise<void>;
+  /**
+   * How long a `sending` claim holds (default 2 minutes): past it, the message counts as cut off
+   * mid-send and is sent again (at most once more: a claim is taken at most twice).
+   */
+  claimMs?: number;
+  /** How long a message that left keeps trying to record its delivery while the store is away (default 10 minutes). */
+  recordForMs?: number;
+}
+
+/** A message is sent at most twice: its first claim, and one more after that claim ran out. */
+export const MAX_MESSAGE_CLAIMS = 2;
+export const DEFAULT_MESSAGE_CLAIM_MS = 2 * 60_000;
 
 export interface OutboxRow extends ReadDoc {
   object: 'message';
@@ -60,6 +92,10 @@ export interface MessageLogRow extends ReadDoc {
   status: 'sending' | 'sent' | 'failed' | 'not_configured';
   /** While `sending`: until when the claim holds; after it, another pass may take over. */
   lease_until?: string | null;
+  /** Sends started so far (claims taken); at most MAX_MESSAGE_CLAIMS. */
+  claims?: number;
+  /** Who asked for it, so a stale claim can be handed back (see NotificationRequest.origin). */
+  origin?: MessageOrigin | null;
   _version?: number;
   provider_id: string | null;
   error: string | null;
@@ -80,7 +116,7 @@ export class Notifier {
     private readonly clock: Clock,
     private readonly email: EmailSender | null,
     private readonly sms: SmsSender | null,
-    private readonly retry: { attempts: number; baseDelayMs: number; sleep?: (ms: number) => Promise<void> } = { attempts: 4, baseDelayMs: 500 },
+    private readonly retry: NotifierOptions = { attempts: 4, baseDelayMs: 500 },
     /** Told each message's outcome (metrics). */
     private readonly observe: (channel: 'email' | 'sms', outcome: MessageOutcome) => void = () => undefined,
     /** Told each message that left (or reached the outbox): it becomes a hash-chained event. */
@@ -155,6 +191,8 @@ export class Notifier {
       return;
     }
     if (logged && logged.status === 'not_configured') return;
+    // A claim in flight is its claimant's. If it never finishes (the worker died mid-send),
+    // sweepStale hands the message back to its reactor once the lease ran out.
     if (logged && logged.status === 'sending' && logged.lease_until && Date.parse(logged.lease_until) > Date.parse(now)) return;
     const base = {
       id,
@@ -164,7 +202,25 @@ export class Notifier {
       participant_id: req.participant_id,
       channel: req.channel,
       to_masked: (req.channel === 'sms' ? maskPhone(req.to) : maskEmail(req.to)) ?? '',
+      origin: req.origin ?? null,
     };
+    let version = logged ? (logged._version ?? 0) : null;
+    // A stale claim means a send may have left without its answer: one more is allowed, no more.
+    const claims = logged?.status === 'sending' ? (logged.claims ?? 1) : (logged?.claims ?? 0);
+    if (logged?.status === 'sending' && claims >= MAX_MESSAGE_CLAIMS) {
+      const givenUp: MessageLogRow = {
+        ...base,
+        status: 'failed',
+        provider_id: null,
+        error: `sent ${claims} times without an answer; not sent again`,
+        attempts: logged.attempts ?? 0,
+        at: now,
+        claims,
+        lease_until: null,
+      };
+      if (await this.reads.putIfVersion(MESSAGE_LOG, givenUp, version)) this.observe(req.channel, 'failed');
+      return;
+    }
     const sender = req.channel === 'email' ? this.email : this.sms;
     // Claim the message before sending, atomically across passes and processes: whoever wins the
     // compare-and-swap sends; a claim whose lease ran out (a crash mid-send) can be taken over.
@@ -175,13 +231,13 @@ export class Notifier {
       error: null,
       attempts: logged?.attempts ?? 0,
       at: now,
-      lease_until: new Date(Date.parse(now) + 5 * 60 * 1000).toISOString(),
+      claims: sender ? claims + 1 : claims,
+      lease_until: new Date(Date.parse(now) + (this.retry.claimMs ?? DEFAULT_MESSAGE_CLAIM_MS)).toISOString(),
     };
-    let version = logged ? (logged._version ?? 0) : null;
     if (!(await this.reads.putIfVersion(MESSAGE_LOG, claim, version))) return;
     version = (version ?? 0) + 1;
     const finish = async (row: MessageLogRow) => {
-      await this.reads.putIfVersion(MESSAGE_LOG, { ...row, lease_until: null }, version);
+      await this.reads.putIfVersion(MESSAGE_LOG, { ...row, claims: claim.claims, lease_until: null }, version);
     };
     if (!sender) {
       await finish({ ...base, status: 'not_configured', provider_id: null, error: `${req.channel} is not configured`, attempts: 0, at: now });
@@ -189,9 +245,9 @@ export class Notifier {
       return;
     }
     let attempts = 0;
-    let sent: { provider: string; at: string } | null = null;
+    let result: { messageId: string };
     try {
-      const result = await withRetries(
+      result = await withRetries(
         async () => {
           attempts += 1;
           return req.channel === 'email'
@@ -200,17 +256,70 @@ export class Notifier {
         },
         { attempts: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, ...(this.retry.sleep ? { sleep: this.retry.sleep } : {}) },
       );
-      const sentAt = this.clock.now().toISOString();
-      await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: sentAt });
-      this.observe(req.channel, 'sent');
-      sent = { provider: result.messageId, at: sentAt };
     } catch (err) {
       await finish({ ...base, status: 'failed', provider_id: null, error: String((err as Error)?.message ?? err), attempts, at: this.clock.now().toISOString() });
       this.observe(req.channel, 'failed');
       // Transient failures go back to the saga, which retries the whole event later.
       if (isTransientDeliveryError(err)) throw err;
+      return;
     }
-    // Outside the try: a failure to record is not a failed send (the message went out).
-    if (sent) await this.recordDelivery(req, id, sent.provider, sent.at);
+    this.observe(req.channel, 'sent');
+    // The message left: its record (the log row, then the delivery event) must follow even if the
+    // store is away right now. Retried here with back-off rather than left to a later pass, which
+    // would find the claim still held and skip it; if this process dies first, the claim runs out
+    // and the message is sent once more, and that send records it.
+    const sentAt = this.clock.now().toISOString();
+    await this.untilRecorded(async () => {
+      await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: sentAt });
+      await this.recordDelivery(req, id, result.messageId, sentAt);
+    });
+  }
+
+  private async untilRecorded(record: () => Promise<void>): Promise<void> {
+    const sleep = this.retry.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const giveUpAt = Date.now() + (this.retry.recordForMs ?? 10 * 60_000);
+    for (let failures = 1; ; failures++) {
+      try {
+        return await record();
+      } catch (err) {
+        if (Date.now() >= giveUpAt) throw err;
+        await sleep(backoffDelay(failures, { baseMs: 200, maxMs: 5000 }));
+      }
+    }
+  }
+
+  /**
+   * Claims left `sending` past their lease (a worker killed or frozen mid-send, or a store that
+   * was away when the send finished) are handed back to the reactor that asked for them, as a
+   * parked event due now: the next retry of parked events runs that reactor for that event again,
+   * and the message is claimed anew and sent (its second and last time) while the others of the
+   * same event are found sent and skipped. Returns how many were handed back.
+   */
+  async sweepStale(limit = 50): Promise<number> {
+    const now = this.clock.now();
+    const stale = await this.reads.find<MessageLogRow>(MESSAGE_LOG, {
+      where: { status: 'sending', lease_until: { $lte: now.toISOString() } },
+      limit,
+    });
+    let handedBack = 0;
+    for (const row of stale) {
+      if (!row.origin) continue;
+      const parked: ParkedEvent = {
+        id: `${row.origin.reactor}:${row.origin.event_id}`,
+        reactor: row.origin.reactor,
+        event_id: row.origin.event_id,
+        stream_id: row.origin.stream_id,
+        stream_revision: -1,
+        type: 'message_claim_expired',
+        error: `message ${row.id} was left sending (claim expired at ${row.lease_until})`,
+        status: 'parked',
+        retries: 0,
+        parked_at: now.toISOString(),
+        next_attempt_at: now.toISOString(),
+      };
+      // Insert-if-absent: an event already parked (or handed back by another worker) is retried as it is.
+      if (await this.reads.putIfVersion(REACTOR_FAILURES, parked, null)) handedBack++;
+    }
+    return handedBack;
   }
 }

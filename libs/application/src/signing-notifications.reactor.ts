@@ -73,6 +73,7 @@ export class SigningNotificationsReactor implements Reactor {
           participant_id: p.id,
           channel,
           causation_id: event.event_id,
+          origin: { reactor: this.name, stream_id: event.stream_id, event_id: event.event_id },
         } as const;
         const req = this.compose(item.kind, channel, after, p, sender, signingUrl, message ?? null, attachment);
         if (req) await this.notifier.send({ ...base, ...req });

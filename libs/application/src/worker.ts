@@ -36,6 +36,8 @@ export interface Worker extends WorkerContext {
   webhooks: WebhookDispatcher;
   /** Retries the parked events that are due (the background loop does it every 15 s). */
   retryParked(): Promise<ParkedRetryStats>;
+  /** Hands messages left `sending` past their claim back to their reactor (the background loop does it before each retry round). */
+  sweepMessages(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -59,7 +61,7 @@ export async function createNotifier(infra: Infrastructure, options: WorkerOptio
     options.clock ?? systemClock,
     options.email !== undefined ? options.email : emailSenderFromConfig(infra),
     options.sms !== undefined ? options.sms : smsSenderFromConfig(infra),
-    { attempts: 4, baseDelayMs: 500, ...(options.retrySleep ? { sleep: options.retrySleep } : {}) },
+    { attempts: 4, baseDelayMs: 500, claimMs: infra.config.messageClaimMs, ...(options.retrySleep ? { sleep: options.retrySleep } : {}) },
     (channel, outcome) => infra.metrics.messages.inc({ channel, outcome }),
     new DeliveryEvidence(infra.events),
   );
@@ -93,18 +95,26 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   await runner.start();
   delivery.start();
   // Parked events wait minutes to hours between retries: a slow loop is enough. Off with the
-  // delivery loop (tickIntervalMs 0), where tests call retryParked() themselves.
+  // delivery loop (tickIntervalMs 0), where tests call sweepMessages() and retryParked() themselves.
+  // Each round first hands messages left `sending` past their claim back to their reactor (a
+  // worker died mid-send), then retries what is due; a failure (the store is away) is logged and
+  // the next round tries again.
   let retrying: Promise<unknown> | null = null;
   const retryLoop =
     (options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS) > 0
-      ? setInterval(() => {
-          retrying ??= runner
-            .retryParked()
-            .catch((err) => {
-              infra.logger.error({ err }, 'parked retries failed');
-            })
-            .finally(() => (retrying = null));
-        }, PARKED_RETRY_INTERVAL_MS)
+      ? setInterval(
+          () => {
+            retrying ??= (async () => {
+              if ((await notifier.sweepStale()) > 0) infra.logger.warn({}, 'messages left sending past their claim were handed back to their reactor');
+              await runner.retryParked();
+            })()
+              .catch((err) => {
+                infra.logger.error({ err }, 'parked retries failed');
+              })
+              .finally(() => (retrying = null));
+          },
+          Math.min(PARKED_RETRY_INTERVAL_MS, Math.max(1000, Math.floor(infra.config.messageClaimMs / 2))),
+        )
       : null;
   retryLoop?.unref();
   return {
@@ -113,6 +123,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     tick: () => delivery.tick(),
     webhooks: delivery.webhooks,
     retryParked: () => runner.retryParked(),
+    sweepMessages: () => notifier.sweepStale(),
     stop: async () => {
       if (retryLoop) clearInterval(retryLoop);
       await retrying;
