@@ -7,7 +7,7 @@ import { Express, json, NextFunction, Request, Response, urlencoded } from 'expr
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { requestLogMiddleware } from './observability/request-log.middleware';
-import { toApiError } from './shared/http-error.filter';
+import { apiErrorMiddleware, toApiError } from './shared/http-error.filter';
 import { idempotencyMiddleware } from './idempotency/idempotency.middleware';
 import { buildOpenApiDocument } from './openapi/openapi.document';
 import { OpenApiDocumentHolder } from './openapi/openapi.http.controller';
@@ -81,6 +81,8 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   });
   // After the body parsers: the fingerprint is the canonical JSON body.
   app.use(idempotencyMiddleware(infra, clock));
+  // What the middleware above hands to next(err) (a store that is away) gets the envelope.
+  app.use(apiErrorMiddleware(infra));
   app.setGlobalPrefix('v1', { exclude: ['sign/(.*)', 'sign', 'docs', 'docs/(.*)', 'metrics'] });
   app.get(OpenApiDocumentHolder).init(() => buildOpenApiDocument(app));
   app.useGlobalPipes(createValidationPipe());

@@ -47,6 +47,13 @@ export interface ReactorRunnerOptions {
   leaseRenewIntervalMs?: number;
   /** Who holds a lease, for operators reading `reactor_leases` (default a random id). */
   owner?: string;
+  /**
+   * Decide leases by the read store's clock when it has one (PostgreSQL's `clock_timestamp()`;
+   * default true): a lease is written by one machine and judged expired by another, and a machine
+   * whose clock runs ahead would otherwise take a lease its holder still has. The runner measures
+   * the offset of `clock` from the server at each lease round. Off, `clock` alone decides.
+   */
+  storeClock?: boolean;
 }
 
 /** Where reactors' positions were kept before leases; read once when a lease row is first made. */
@@ -142,6 +149,8 @@ export class ReactorRunner {
   /** Version of this runner's own row in `reactor_runners` (null: not written yet). */
   private heartbeatVersion: number | null = null;
   private savedAt = 0;
+  /** The store clock minus this runner's clock, measured at the last lease round (ms). */
+  private clockOffsetMs = 0;
   readonly owner: string;
 
   constructor(
@@ -245,7 +254,8 @@ export class ReactorRunner {
 
   /** Renews this runner's row; returns how many runners are alive (itself included). */
   private async heartbeat(): Promise<number> {
-    const now = this.now().getTime();
+    await this.measureClockOffset();
+    const now = this.leaseNow();
     const doc: RunnerRow = { id: this.owner, expires_at: new Date(now + this.leaseMs).toISOString() };
     if (!(await this.reads.putIfVersion(REACTOR_RUNNERS, doc, this.heartbeatVersion))) {
       // Removed by another runner that took this one for dead (it slept past its lease): written anew.
@@ -263,7 +273,7 @@ export class ReactorRunner {
   }
 
   private async acquire(name: string): Promise<boolean> {
-    const now = this.now().getTime();
+    const now = this.leaseNow();
     const row = await this.reads.get<ReactorLease>(REACTOR_LEASES, name);
     if (row && row.owner !== null && Date.parse(row.expires_at) > now) return false;
     const position = row ? row.position : await this.reads.getCheckpoint(LEGACY_CHECKPOINT(name));
@@ -285,7 +295,7 @@ export class ReactorRunner {
     const write = previous.then(async () => {
       const lease = this.held.get(name);
       if (!lease) return false;
-      const now = this.now().getTime();
+      const now = this.leaseNow();
       const expiresAt = mode === 'release' ? now : now + this.leaseMs;
       const doc: ReactorLease = {
         id: name,
@@ -316,7 +326,7 @@ export class ReactorRunner {
   private async stillHeld(name: string): Promise<boolean> {
     const lease = this.held.get(name);
     if (!lease) return false;
-    if (lease.expiresAt - this.now().getTime() > this.leaseMs / 3) return true;
+    if (lease.expiresAt - this.leaseNow() > this.leaseMs / 3) return true;
     // Near or past its expiry (the renewal timer fell behind, or the process slept): renewed
     // first. Past it, the renewal succeeds only if no other runner took the lease meanwhile.
     return this.writeLease(name, 'renew');
@@ -425,6 +435,20 @@ export class ReactorRunner {
 
   private now(): Date {
     return this.options.clock?.now() ?? new Date();
+  }
+
+  /** Epoch ms by the clock leases are decided by: the store's, as last measured, else this runner's. */
+  private leaseNow(): number {
+    return this.now().getTime() + this.clockOffsetMs;
+  }
+
+  private async measureClockOffset(): Promise<void> {
+    if (this.options.storeClock === false || !this.reads.serverTime) return;
+    const before = this.now().getTime();
+    const server = (await this.reads.serverTime()).getTime();
+    const after = this.now().getTime();
+    // The server read its clock somewhere in the round trip: its middle is the best guess.
+    this.clockOffsetMs = server - (before + after) / 2;
   }
 
   private get retryDelays(): number[] {

@@ -324,6 +324,11 @@ export class PostgresReadStore implements ReadStore, ProjectorElection {
     });
   }
 
+  async serverTime(): Promise<Date> {
+    const { rows } = await this.pool.query<{ now: Date }>(prepared(`SELECT clock_timestamp() AS now`, []));
+    return rows[0].now;
+  }
+
   async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
     const { rows } = await this.pool.query<{ count: string }>(
       // A counter, not a record: it commits without waiting for the WAL flush (the next durable

@@ -109,6 +109,13 @@ export interface ReadStore {
    * MongoDB. A window's counter is kept for `ttlMs` after `windowStart`, then removed.
    */
   incrementWindow(key: string, windowStart: number, ttlMs: number, hits?: number): Promise<number>;
+  /**
+   * The store server's own clock, where processes on several machines share the store
+   * (PostgreSQL): leases written by one machine and judged by another are decided by this one
+   * clock, so a skewed machine clock cannot make two holders. Absent on a store that lives on one
+   * machine (SQLite: its local clock is everyone's).
+   */
+  serverTime?(): Promise<Date>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { Clock, Infrastructure } from '@dojang/application';
+import { Clock, Infrastructure, isStoreUnavailable } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
 import { requestApiKey } from '../rate-limit/request-auth';
 import { ErrorCode, ErrorType } from '../shared/error-codes';
@@ -193,6 +193,10 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
     })().catch((err) => {
       // The store failed before the route ran: nothing was done, so the request may be retried.
       if (res.headersSent) return next(err);
+      if (isStoreUnavailable(err)) {
+        res.setHeader('Retry-After', '5');
+        return sendError(req, res, 503, 'api_error', 'service_unavailable', 'The service cannot reach its store right now. Retry shortly with the same Idempotency-Key.');
+      }
       console.error(`[${req.requestId}] idempotency:`, err);
       sendError(req, res, 500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
     });

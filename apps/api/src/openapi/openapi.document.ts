@@ -129,13 +129,14 @@ function commonErrors(method: string, isPublic: boolean, spec: OperationSpec): E
   if (!isPublic) codes.push('missing_api_key', 'invalid_api_key', 'insufficient_permissions', 'rate_limit_error');
   // The body parsers run before routing, for any request that carries a body.
   if (['post', 'put', 'patch'].includes(method)) codes.push('invalid_json', 'invalid_request_body', 'request_too_large', 'unsupported_media_type');
-  if (method === 'post' && !isPublic) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_parameter', 'service_unavailable');
+  if (method === 'post' && !isPublic) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_parameter');
   // Commands retry on a version conflict and give up with 409 after several.
   if (method !== 'get') codes.push('concurrent_modification');
   if (spec.query) codes.push('invalid_parameter');
   // Answering with a document or a template reads its body from the blob store, checked against its hash.
   if (spec.ok.json && embeds(spec.ok.json, [DocumentSchema, TemplateSchema])) codes.push('evidence_integrity_failure');
-  codes.push('internal_error');
+  // Any operation touches a store; one that is away answers 503 with Retry-After, not 500.
+  codes.push('service_unavailable', 'internal_error');
   return codes;
 }
 

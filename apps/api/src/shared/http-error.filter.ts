@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure } from '@dojang/application';
+import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure, isStoreUnavailable } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
 import { isPdfLimitError } from '@dojang/pdf';
@@ -18,7 +18,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     const error = toApiError(exception);
     if (exception instanceof EvidenceIntegrityError) {
       this.infra.logger.error({ request_id: req.requestId, method: req.method, route: req.route?.path ?? null, err: exception }, 'evidence_integrity_failure');
-    } else if (error.status >= 500) this.infra.logger.error({ err: exception, request_id: req.requestId }, 'request failed');
+    } else if (error.code === 'service_unavailable') this.infra.logger.warn({ err: exception, request_id: req.requestId }, 'store unavailable');
+    else if (error.status >= 500) this.infra.logger.error({ err: exception, request_id: req.requestId }, 'request failed');
     for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
     if (res.headersSent) return;
     res.status(error.status).json({
@@ -70,5 +71,39 @@ export function toApiError(exception: unknown): ApiError {
     if (status === 405) return new ApiError(405, 'invalid_request_error', 'method_not_allowed', 'Method not allowed.');
     if (status < 500) return new ApiError(status, 'invalid_request_error', 'invalid_request', exception.message);
   }
+  // The database is stopped, restarting, or dropped the connection: not a bug, and the same
+  // request will succeed once it is back. A retry with the same Idempotency-Key is safe.
+  if (isStoreUnavailable(exception)) return storeUnavailable();
   return new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+}
+
+/** Seconds a client should wait before retrying while a store is away. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+export function storeUnavailable(): ApiError {
+  return new ApiError(
+    503,
+    'api_error',
+    'service_unavailable',
+    'The service cannot reach its store right now. Retry shortly (with the same Idempotency-Key).',
+    undefined,
+    { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+  );
+}
+
+/**
+ * For failures handed to `next(err)` by the middleware that runs before Nest routes a request
+ * (rate limits, idempotency): the same envelope and status as the exception filter gives, where
+ * Express would otherwise answer with an HTML 500.
+ */
+export function apiErrorMiddleware(infra: Infrastructure) {
+  return (err: unknown, req: Request & { requestId?: string }, res: Response, next: (err?: unknown) => void) => {
+    if (res.headersSent) return next(err);
+    const error = toApiError(err);
+    if (error.status >= 500 && error.code !== 'service_unavailable') infra.logger.error({ err, request_id: req.requestId }, 'request failed');
+    for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
+    res.status(error.status).json({
+      error: { type: error.type, code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}), request_id: req.requestId },
+    });
+  };
 }
