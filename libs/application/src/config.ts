@@ -51,6 +51,11 @@ export interface AppConfig {
   adminToken: string | null;
   /** Readiness answers 503 while any projection is more than this many events behind the log. */
   readyMaxLagEvents: number;
+  /**
+   * READY_MAX_LAG_SECONDS: readiness fails when the oldest event a projection has not applied is
+   * older than this (default 30): the projector is frozen or gone even if few events wait.
+   */
+  readyMaxLagSeconds: number;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -105,5 +110,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .filter(Boolean),
     adminToken: env.ADMIN_TOKEN || null,
     readyMaxLagEvents: int(env.READY_MAX_LAG_EVENTS, 0) > 0 ? int(env.READY_MAX_LAG_EVENTS, 0) : 1000,
+    readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 0) > 0 ? int(env.READY_MAX_LAG_SECONDS, 0) : 30,
   };
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { Infrastructure, measureProjectionLag } from '@dojang/application';
+import { Infrastructure, REACTOR_LEASES, REACTOR_RUNNERS, ReactorLease, measureProjectionLag } from '@dojang/application';
 import { ApiError } from '../shared/api-error';
 import { Public } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
@@ -20,13 +20,47 @@ function within<T>(work: Promise<T>, what: string): Promise<T> {
 
 @Controller('health')
 export class HealthHttpController {
+  private workerTables = false;
+  private lastHead = 0;
+
   constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
+
+  /**
+   * Why no worker runs the reactors, or null when one does: a live row in `reactor_runners`
+   * (renewed by every worker each lease round), and no reactor whose lease ran out a whole lease
+   * ago without being taken over (its worker froze or died and no other took its share). Times
+   * by the store's clock, as the workers decide their leases.
+   */
+  private async missingWorker(): Promise<string | null> {
+    const { reads } = this.infra;
+    if (!this.workerTables) {
+      await reads.ensureCollection({ name: REACTOR_RUNNERS });
+      await reads.ensureCollection({ name: REACTOR_LEASES });
+      this.workerTables = true;
+    }
+    const now = (reads.serverTime ? await reads.serverTime() : new Date()).getTime();
+    const runners = await reads.find<{ id: string; expires_at: string }>(REACTOR_RUNNERS, { limit: 1000 });
+    if (!runners.some((r) => Date.parse(r.expires_at) > now)) return 'No live worker runs the reactors (messages, webhooks, timers): start one (ROLE=worker).';
+    const leaseMs = this.infra.config.reactorLeaseMs;
+    const leases = await reads.find<ReactorLease>(REACTOR_LEASES, { limit: 1000 });
+    const orphan = leases.find((l) => l.owner !== null && Date.parse(l.expires_at) < now - leaseMs);
+    if (orphan) {
+      const ago = Math.round((now - Date.parse(orphan.expires_at)) / 1000);
+      return `Reactor ${orphan.id} has not been run for ${ago} s: its worker's lease ran out and no worker took it over.`;
+    }
+    return null;
+  }
 
   /** Liveness: the process answers. A load balancer should route by `/v1/health/ready`. */
   @Public()
   @Get()
   async health(): Promise<HealthResponse> {
-    const head = await this.infra.events.headPosition();
+    // Liveness must not fail with the database: a process restarted for an outage it cannot fix
+    // only comes back to the same outage. The last head it read stands in meanwhile.
+    const head = await within(this.infra.events.headPosition(), 'the event store').then(
+      (h) => (this.lastHead = h),
+      () => this.lastHead,
+    );
     return {
       status: 'ok' as const,
       store: this.infra.storeKind,
@@ -63,6 +97,30 @@ export class HealthHttpController {
         'not_ready',
         `Projection ${worst.projection} is ${worst.events} events (${Math.round(worst.seconds)} s) behind the log; the limit is ${limit}.`,
       );
+    }
+    // Few events waiting, but for long: whoever projects (on PostgreSQL the process holding the
+    // projector seat) is frozen or gone, and every write waits for it.
+    const secondsLimit = this.infra.config.readyMaxLagSeconds;
+    const stale = lags.filter((l) => l.events > 0 && l.seconds > secondsLimit);
+    if (stale.length > 0) {
+      const worst = stale.reduce((a, b) => (b.seconds > a.seconds ? b : a));
+      throw new ApiError(
+        503,
+        'api_error',
+        'not_ready',
+        `Projection ${worst.projection} has had events waiting for ${Math.round(worst.seconds)} s (the limit is ${secondsLimit} s): the process that runs the projections is stalled or gone.`,
+      );
+    }
+    // With ROLE=api the reactors (messages, webhooks, timers) run in separate workers: an API
+    // whose workers are all dead or frozen accepts documents nobody will send.
+    if (this.infra.config.role === 'api') {
+      let missing: string | null;
+      try {
+        missing = await within(this.missingWorker(), 'the read store');
+      } catch (err) {
+        throw new ApiError(503, 'api_error', 'not_ready', `A store is unavailable: ${(err as Error).message}`);
+      }
+      if (missing) throw new ApiError(503, 'api_error', 'not_ready', missing);
     }
     return {
       status: 'ready' as const,
