@@ -20,6 +20,9 @@ export function createPostgresPool(url: string, options: PostgresPoolOptions = {
     max: options.max ?? (Number(process.env.DATABASE_POOL_SIZE) || 10),
     application_name: options.applicationName ?? 'dojang',
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
+    // A pooled connection whose peer vanished fails its next query in seconds, not hours.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   };
   const pool = new Pool(config);
   pool.on('error', (err) => console.error('[postgres] idle client error:', err.message));
