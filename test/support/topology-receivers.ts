@@ -15,9 +15,16 @@ export interface ReceivedMail {
   attachments: number;
 }
 
-export async function startSmtpReceiver() {
+/**
+ * `replyDelayMs` (changeable later through `setReplyDelay`) makes a slow mail server: the message
+ * counts as received when its data has arrived, and the reply comes that much later, which is
+ * the window a worker can be killed in after the message left and before it heard so.
+ */
+export async function startSmtpReceiver(options: { replyDelayMs?: number } = {}) {
   const received: ReceivedMail[] = [];
   let open = 0;
+  let replyDelayMs = options.replyDelayMs ?? 0;
+  const later = (done: () => void) => (replyDelayMs > 0 ? setTimeout(done, replyDelayMs) : done());
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
@@ -31,8 +38,10 @@ export async function startSmtpReceiver() {
         simpleParser(Buffer.concat(chunks)).then(
           (mail) => {
             received.push({ to, subject: mail.subject ?? '', text: mail.text ?? '', attachments: mail.attachments.length });
-            open--;
-            callback();
+            later(() => {
+              open--;
+              callback();
+            });
           },
           (err) => {
             open--;
@@ -46,6 +55,7 @@ export async function startSmtpReceiver() {
   return {
     received,
     busy: () => open > 0,
+    setReplyDelay: (ms: number) => void (replyDelayMs = ms),
     url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
