@@ -7,6 +7,7 @@ import { DeliveryRecorder } from './history/delivery-evidence';
 import { MessageOutcome } from './observability/metrics';
 import { backoffDelay } from '@dojang/projections';
 import { ParkedEvent, REACTOR_FAILURES } from './reactor-runner';
+import { notAStoreError } from './store-unavailable';
 
 export const OUTBOX = 'outbox';
 export const MESSAGE_LOG = 'message_log';
@@ -259,8 +260,9 @@ export class Notifier {
     } catch (err) {
       await finish({ ...base, status: 'failed', provider_id: null, error: String((err as Error)?.message ?? err), attempts, at: this.clock.now().toISOString() });
       this.observe(req.channel, 'failed');
-      // Transient failures go back to the saga, which retries the whole event later.
-      if (isTransientDeliveryError(err)) throw err;
+      // Transient failures go back to the saga, which retries the whole event later (and parks
+      // it if the provider stays down): a provider's ECONNREFUSED is not the database's.
+      if (isTransientDeliveryError(err)) throw notAStoreError(err);
       return;
     }
     this.observe(req.channel, 'sent');

@@ -8,7 +8,7 @@ import { ReadStore } from '@dojang/read-store';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ProjectionRunner } from '@dojang/projections';
 import { Reactor, ReactorRunner } from './reactor-runner';
-import { isStoreUnavailable } from './store-unavailable';
+import { isStoreUnavailable, notAStoreError } from './store-unavailable';
 
 /** What node-postgres rejects with while the server is stopped. */
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect' });
@@ -196,6 +196,7 @@ describe('isStoreUnavailable', () => {
     ['a constraint violation', Object.assign(new Error('duplicate key'), { code: '23505' })],
     ['a plain error', new Error('provider down')],
     ['nothing', undefined],
+    ['a mail server that refused the connection (the provider, not the store)', notAStoreError(refused())],
   ])('does not count %s', (_what, err) => {
     expect(isStoreUnavailable(err)).toBe(false);
   });

@@ -8,6 +8,7 @@
 export function isStoreUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (typeof e !== 'object') return false;
+    if ((e as { [NOT_A_STORE]?: boolean })[NOT_A_STORE]) return false;
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
     if (typeof code === 'string') {
       if (NODE_CODES.has(code)) return true;
@@ -34,3 +35,15 @@ const PG_MESSAGES = [
   /^terminating connection due to/,
   /^canceling statement due to statement timeout/,
 ];
+
+const NOT_A_STORE = Symbol.for('dojang.notAStoreError');
+
+/**
+ * Marks an error that came from somewhere else than the stores (a mail server or SMS provider
+ * that refused the connection): the same network error codes, but an outage of the provider is
+ * the event's failure (retried, then parked so other events flow), not a database outage.
+ */
+export function notAStoreError<E>(err: E): E {
+  if (err && typeof err === 'object') Object.defineProperty(err, NOT_A_STORE, { value: true, enumerable: false });
+  return err;
+}
