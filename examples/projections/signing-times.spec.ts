@@ -1,3 +1,4 @@
+import type { Projection } from '@dojang/projections';
 import { ProjectionSpecification } from '@dojang/projections/testing';
 import { SENT_DOCUMENTS, SIGNING_TIMES, median, signingTimesProjection } from './signing-times';
 
@@ -74,5 +75,26 @@ describe('signing times (example plugin)', () => {
   it('median of an even count is the mean of the middle two', () => {
     expect(median([1, 2, 3, 10])).toBe(2.5);
     expect(median([])).toBe(0);
+  });
+
+  // The plugin of issue 26: the month row left out of `keys` while evolve still reads and writes
+  // it. Live, the runner does not load that row for the next batch, so the next completion resets
+  // the month to `documents: 1`; the kit must refuse it before it ships.
+  it('the kit refuses the plugin when the month row is missing from keys, naming the row', () => {
+    const unkeyed: Projection = {
+      ...signingTimesProjection,
+      keys: (event) => signingTimesProjection.keys(event).filter((k) => k.collection !== SIGNING_TIMES),
+    };
+    expect(() =>
+      ProjectionSpecification.for(unkeyed)
+        .given([sent('a', '2026-03-02T09:00:00.000Z'), sent('b', '2026-03-02T09:00:00.000Z'), completed('a', '2026-03-02T10:00:00.000Z')])
+        .when([completed('b', '2026-03-02T11:00:00.000Z')])
+        .then((rows) => expect(rows.get(SIGNING_TIMES, `${ORG}:test:2026-03`)).toMatchObject({ documents: 2 })),
+    ).toThrow(`evolve read row ${SIGNING_TIMES}/${ORG}:test:2026-03 for DocumentCompleted`);
+    // The same history through the correct plugin: two documents in the month.
+    ProjectionSpecification.for(signingTimesProjection)
+      .given([sent('a', '2026-03-02T09:00:00.000Z'), sent('b', '2026-03-02T09:00:00.000Z'), completed('a', '2026-03-02T10:00:00.000Z')])
+      .when([completed('b', '2026-03-02T11:00:00.000Z')])
+      .then((rows) => expect(rows.get(SIGNING_TIMES, `${ORG}:test:2026-03`)).toMatchObject({ documents: 2 }));
   });
 });
