@@ -128,7 +128,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|coverage|data|node_modules|\\.tmp)/|^apps/api/assets/' },
+    exclude: { path: '^(dist|coverage|data|node_modules|\\.tmp)/|^apps/api/assets/|^libs/client/dist/' },
     // Type-only imports count: the domain must not even name a database type.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: require('path').join(__dirname, 'tsconfig.json') },

@@ -1081,6 +1081,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent on demand by POST /webhook_endpoints/{id}/test to check a receiver: signed like every delivery, not retried.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1180,7 +1200,7 @@ export interface components {
              * @default corporate
              * @enum {string}
              */
-            type: "corporate" | "usage";
+            type?: "corporate" | "usage";
             /**
              * @description generated renders a round red seal from company_name on the server; uploaded takes image.
              * @enum {string}
@@ -1200,7 +1220,7 @@ export interface components {
              * @description A restricted seal cannot be chosen by signers through a signing link.
              * @default false
              */
-            restricted: boolean;
+            restricted?: boolean;
         };
         RecipientDto: {
             /**
@@ -1229,7 +1249,7 @@ export interface components {
              * @default html
              * @enum {string}
              */
-            content_format: "html" | "text";
+            content_format?: "html" | "text";
             recipient: components["schemas"]["RecipientDto"];
             /** @description Note passed to the recipient in the e-mail. */
             message?: string;
@@ -1263,7 +1283,7 @@ export interface components {
              * @description How long the previous secret keeps signing next to the new one (seconds; default 24 h, at most 7 days).
              * @default 86400
              */
-            grace_period_seconds: number;
+            grace_period_seconds?: number;
         };
         /**
          * @description Coarse class of the error.
@@ -2188,6 +2208,26 @@ export interface components {
             /** @constant */
             type?: "document.expired";
             data?: Record<string, never>;
+        };
+        /** @description Payload of webhook.test: sent by POST /webhook_endpoints/{id}/test, never retried; data.object is the endpoint. */
+        Event_webhook_test: {
+            /** @description evt_…; also the webhook-id header. */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook.test";
+            /** Format: date-time */
+            created_at: string;
+            livemode: boolean;
+            data: {
+                object: {
+                    id: string;
+                    /** @constant */
+                    object: "webhook_endpoint";
+                    url: string;
+                };
+            };
         };
     };
     responses: never;
@@ -10106,7 +10146,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** @description The PDF, as a file part (with a filename). */
-                    file: string;
+                    file: Blob;
                 };
             };
         };
@@ -16977,6 +17017,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Event_document_expired"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; any other answer (or none within the timeout) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry. */
+                "webhook-id": string;
+                /** @description Epoch seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_webhook_test"];
             };
         };
         responses: {
