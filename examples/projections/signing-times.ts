@@ -54,6 +54,9 @@ export const signingTimesProjection: Projection = {
   version: 1,
   collections: [{ name: SENT_DOCUMENTS }, { name: SIGNING_TIMES, indexes: [['organization_id', 'month']] }],
   handles: new Set(['DocumentSent', 'DocumentCompleted']),
+  // Served at GET /v1/extensions/signing_times/monthly (?month=2026-03) and …/monthly/{id}: this
+  // organization's rows for the key's mode, auditor keys included.
+  endpoints: [{ name: 'monthly', collection: SIGNING_TIMES, description: 'Time to sign per month', filters: ['month'] }],
 
   // Every row evolve reads or writes: the runner loads them, and skips an event any of them has
   // already seen, which is what makes a replay harmless.

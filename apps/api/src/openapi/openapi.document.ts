@@ -18,6 +18,7 @@ const TAGS: Array<[RegExp, string]> = [
   [/^\/files/, 'Files'],
   [/^\/(organization|members)/, 'Organization'],
   [/^\/events/, 'Events'],
+  [/^\/extensions/, 'Plugin read models'],
   [/^\/webhook/, 'Webhooks'],
   [/^\/outbox/, 'Test mode'],
   [/^\/(signing|sign)\//, 'Signing (signer side)'],
@@ -30,6 +31,8 @@ const PATH_PARAMS: Record<string, string> = {
   token: 'The signing token: the last segment of the participant\'s signing_url. It is the credential; keep it secret.',
   name: 'Asset file name.',
   asset: 'Asset file name.',
+  projection: 'The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times).',
+  endpoint: 'The name of a read endpoint the plugin declares (e.g. monthly).',
 };
 
 const DESCRIPTION = `Dojang: electronic contracts with identity-verified signatures.
