@@ -2,6 +2,7 @@ import { ManualClock } from '@dojang/application';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
 import { sentWith, signer } from '../support/lifecycle';
 import { startTestApp, TestApp } from '../support/test-app';
+import { percentile, record } from '../../examples/projections/signing-times';
 
 /**
  * A plugin's declared read endpoint (examples/projections/signing-times.ts: `monthly`), served by
@@ -47,12 +48,24 @@ describe('plugin read endpoints (/v1/extensions)', () => {
   });
 
   const rowId = () => `${orgId}:test:2026-03`;
+  const histogram = record(record({}, 600), 1800);
 
   it("lists the organization's rows for the key's mode, without the runner's stamps", async () => {
     const page = expectStatus(await owner.get(MONTHLY), 200).body;
     expect(page).toEqual({
       object: 'list',
-      data: [{ id: rowId(), organization_id: orgId, livemode: false, month: '2026-03', documents: 2, median_seconds: 1200, durations_seconds: [600, 1800] }],
+      data: [
+        {
+          id: rowId(),
+          organization_id: orgId,
+          livemode: false,
+          month: '2026-03',
+          documents: 2,
+          p50_seconds: percentile(histogram, 0.5),
+          p95_seconds: percentile(histogram, 0.95),
+          histogram,
+        },
+      ],
       has_more: false,
     });
     expect(expectStatus(await owner.get(`${MONTHLY}/${encodeURIComponent(rowId())}`), 200).body).toMatchObject({ id: rowId(), documents: 2 });
