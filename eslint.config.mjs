@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     // libs/client/src/schema.d.ts is generated (npm run generate:client) and large.
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.tmp/**', 'apps/api/assets/**', 'libs/client/src/schema.d.ts'],
+    ignores: ['dist/**', 'libs/client/dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.tmp/**', 'apps/api/assets/**', 'libs/client/src/schema.d.ts'],
   },
   {
     files: ['**/*.ts'],

@@ -1,4 +1,6 @@
 /** One jest config for unit, contract, end-to-end and browser tests. */
+const { projectionPluginDirs } = require('./scripts/projection-plugin-dirs');
+
 const paths = {
   '^@dojang/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
   '^@dojang/([^/]+)$': '<rootDir>/libs/$1/src',
@@ -6,7 +8,9 @@ const paths = {
 module.exports = {
   testEnvironment: 'node',
   rootDir: __dirname,
-  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test', '<rootDir>/examples'],
+  // Plus the folders of the PROJECTIONS plugin modules, wherever they are (docs/EXTENDING.md §2):
+  // `PROJECTIONS=../reports/x.ts npx jest ../reports` runs a plugin's specs with @dojang/* mapped.
+  roots: [...new Set(['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test', '<rootDir>/examples', ...projectionPluginDirs()])],
   testRegex: '.*\\.(spec|e2e-spec|contract-spec|browser-spec)\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {

@@ -113,6 +113,16 @@ describe('documents: create, read, update, delete, duplicate', () => {
         expectError(await c.post('/documents', body), 400, 'invalid_parameter', param as string | RegExp);
       });
 
+      it('variables with content, and content_format with a template, say what to send instead', async () => {
+        const vars = expectError(await c.post('/documents', { title: '제목', content: '<p>x</p>', variables: { name: '홍길동' } }), 400, 'invalid_parameter', 'variables');
+        expect(vars.message).toMatch(/from_template/);
+        expect(vars.message).toMatch(/POST \/v1\/templates/);
+        expect(vars.message).toMatch(/leave variables out/);
+        const tmpl = expectStatus(await c.post('/templates', { name: '양식', content: '<p>{{name}}</p>' }), 201).body;
+        const format = expectError(await c.post('/documents', { title: '제목', from_template: tmpl.id, variables: { name: '홍' }, content_format: 'text' }), 400, 'invalid_parameter', 'content_format');
+        expect(format.message).toMatch(/leave content_format out/);
+      });
+
       it('both content and file_url → 400 invalid_parameter', async () => {
         expectError(await c.post('/documents', { title: 't', content: 'c', file_url: 'https://x.example/a.pdf' }), 400, 'invalid_parameter');
       });

@@ -70,4 +70,17 @@ describe('the typed client\'s generated schema (libs/client/src/schema.d.ts)', (
     expect(rootPaths).toEqual(expect.arrayContaining(['/sign/{token}', '/metrics']));
     for (const p of rootPaths) expect(fresh).not.toContain(`"${p}": {`);
   });
+
+  it('leaves request properties with a default optional, and makes them present in answers', () => {
+    // CreateSealDto.type defaults to "corporate": a seal request may leave it out (docs/API.md does).
+    expect(served.components.schemas.CreateSealDto.properties.type.default).toBeDefined();
+    expect(fresh).toMatch(/\n\s+type\?: "corporate" \| "usage";\n/);
+    expect(fresh).toMatch(/\n\s+restricted\?: boolean;\n/);
+    expect(fresh).toMatch(/\n\s+content_format\?: "html" \| "text";\n/);
+    expect(fresh).toMatch(/\n\s+grace_period_seconds\?: number;\n/);
+    // A schema only answers use: a property with a default is always there.
+    const changed: Json = JSON.parse(JSON.stringify(served));
+    changed.components.schemas.Seal.properties.default_probe = { type: 'string', default: 'x' };
+    expect(renderClientSchema(changed)).toMatch(/\n\s+default_probe: string;\n/);
+  });
 });

@@ -7,6 +7,7 @@ import { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { Response as SupertestResponse } from 'supertest';
+import { examples } from '../../examples/integrator/api-examples';
 import { main } from '../../examples/integrator/full-flow';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 import { startTestApp, TestApp, TestOrg } from '../support/test-app';
@@ -51,7 +52,8 @@ describe('the integrator example against a real server', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // api-examples' webhook receiver listens on a loopback port: allowed for this server only.
+    t = await startTestApp({ config: { webhookAllowPrivateNetworks: true } });
     org = await t.createOrg();
     await t.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}/v1`;
@@ -120,6 +122,31 @@ describe('the integrator example against a real server', () => {
     expect(qpdfCheck(certified)).toMatch(/No syntax or stream encoding errors found/);
     expect(pagesOf(certified)).toBeGreaterThan(pagesOf(pdf));
     expect(pdfsig(certified)).toMatch(/Signature #2/);
+  });
+
+  it("runs every docs/API.md request that has a body, a seal with the defaults left out, and a verified webhook round trip", async () => {
+    seen.length = 0;
+    const result = await examples({ baseUrl, apiKey: org.test, fetch: validatingFetch });
+    expect(result.idempotentIds[0]).toBe(result.idempotentIds[1]);
+    expect(result.seals.map((s) => [s.source, s.type, s.restricted])).toEqual([
+      ['generated', 'corporate', false],
+      ['uploaded', 'usage', true],
+    ]);
+    expect(result.signatureRequestStatus).toBe('sent');
+    expect(result.webhooks).toEqual({ accepted: [expect.objectContaining({ type: 'webhook.test' }), expect.objectContaining({ type: 'webhook.test' })], refused: 0, signaturesOnRotation: 2 });
+    const paths = seen.map((s) => s.replace(/\/(templates|seals|files|webhook_endpoints|documents)\/[^/ ]+/, '/$1/{id}'));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'POST /templates 201',
+        'POST /seals 201',
+        'GET /seals/{id}/image 200',
+        'POST /signature_requests 201',
+        'POST /files 201',
+        'POST /webhook_endpoints 201',
+        'POST /webhook_endpoints/{id}/test 201',
+        'POST /webhook_endpoints/{id}/rotate_secret 200',
+      ]),
+    );
   });
 
   it('turns an error answer into a DojangApiError with the documented code', async () => {

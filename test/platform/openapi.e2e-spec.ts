@@ -222,7 +222,9 @@ describe('OpenAPI reference', () => {
   });
 
   it('describes each webhook event\'s payload (OAS 3.1 webhooks)', () => {
-    expect(Object.keys(doc.webhooks).sort()).toEqual([...PUBLIC_EVENT_TYPES].sort());
+    // Every public event type, and the test delivery a receiver gets from POST /webhook_endpoints/{id}/test.
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...PUBLIC_EVENT_TYPES, 'webhook.test'].sort());
+    expect(deref(doc, doc.webhooks['webhook.test'].post.requestBody.content['application/json'].schema).properties.type).toEqual({ const: 'webhook.test' });
     const sent = doc.webhooks['document.sent'].post;
     expect(sent.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     const schema = deref(doc, sent.requestBody.content['application/json'].schema);

@@ -8,6 +8,9 @@ import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTe
 import { Client, client, expectStatus } from '../support/api-helpers';
 import { sentWith, signer } from '../support/lifecycle';
 import { startTestApp, TestApp } from '../support/test-app';
+import { RELATIVE_ERROR, percentile, record } from '../../examples/projections/signing-times';
+
+const histogramOf = (seconds: number[]) => seconds.reduce(record, {} as Record<string, number>);
 
 /**
  * The example plugin (examples/projections/signing-times.ts) as an operator registers it:
@@ -103,7 +106,7 @@ function pluginLifecycle(postgres: boolean) {
     expect(t.infra.runner.projections.map((p) => p.name)).toContain('signing_times');
   });
 
-  it('reports the median time to sign per organization and month from real lifecycles', async () => {
+  it('reports the time to sign (p50, p95) per organization and month from real lifecycles', async () => {
     await signedAfter(c, 10);
     await signedAfter(c, 30);
     await signedAfter(c, 120);
@@ -117,10 +120,14 @@ function pluginLifecycle(postgres: boolean) {
         livemode: false,
         month: '2026-03',
         documents: 3,
-        median_seconds: 1800,
-        durations_seconds: [600, 1800, 7200],
+        p50_seconds: percentile(histogramOf([600, 1800, 7200]), 0.5),
+        p95_seconds: percentile(histogramOf([600, 1800, 7200]), 0.95),
+        histogram: histogramOf([600, 1800, 7200]),
       },
     ]);
+    // The histogram's estimates are within its bound of the exact p50 (1800 s) and p95 (7200 s).
+    expect(Math.abs((rows[0].p50_seconds as number) - 1800)).toBeLessThanOrEqual(1800 * RELATIVE_ERROR);
+    expect(Math.abs((rows[0].p95_seconds as number) - 7200)).toBeLessThanOrEqual(7200 * RELATIVE_ERROR);
     expect(await readPluginRows(t.infra.reads, t.infra.runner.projections, 'report_signing_times', otherOrgId)).toEqual([]);
   }, 240_000);
 
@@ -137,7 +144,7 @@ function pluginLifecycle(postgres: boolean) {
   it(`${postgres ? 'the rebuild' : 'cli report shows it; cli projections rebuild'} signing_times rebuilds just it to the same rows`, async () => {
     const before = await cliOrInProcess.report(orgId);
     expect(before).toHaveLength(1);
-    expect(before[0]).toMatchObject({ organization_id: orgId, documents: 3, median_seconds: 1800 });
+    expect(before[0]).toMatchObject({ organization_id: orgId, documents: 3, p50_seconds: percentile(histogramOf([600, 1800, 7200]), 0.5) });
 
     const rebuilt = await cliOrInProcess.rebuild('signing_times');
     expect(rebuilt.rebuilt).toEqual(['signing_times']);
@@ -149,7 +156,7 @@ function pluginLifecycle(postgres: boolean) {
     await signedAfter(c, 60);
     await t.infra.runner.catchUp();
     const after = await readPluginRows(t.infra.reads, t.infra.runner.projections, 'report_signing_times', orgId);
-    expect(after[0]).toMatchObject({ documents: 4, median_seconds: 2700, durations_seconds: [600, 1800, 3600, 7200] });
+    expect(after[0]).toMatchObject({ documents: 4, histogram: histogramOf([600, 1800, 3600, 7200]) });
   }, 240_000);
 
   it('the report refuses a built-in or unknown collection', async () => {
@@ -171,7 +178,8 @@ function pluginLifecycle(postgres: boolean) {
     for (const p of fromApi) {
       expect(p).toEqual({
         name: p.name,
-        version: 1,
+        // The example is at version 2 (its histogram); the built-ins at 1.
+        version: p.name === 'signing_times' ? 2 : 1,
         checkpoint: head,
         lag_events: 0,
         lag_seconds: 0,
@@ -183,7 +191,7 @@ function pluginLifecycle(postgres: boolean) {
     // The CLI's table (without --json) is this text.
     const lines = formatProjectionStatus(fromApi).split('\n');
     expect(lines[0]).toMatch(/^PROJECTION\s+VERSION\s+CHECKPOINT\s+LAG EVENTS\s+LAG SECONDS\s+GENERATION\s+LAST ERROR$/);
-    expect(lines.find((l) => l.startsWith('signing_times'))).toMatch(new RegExp(`^signing_times\\s+1\\s+${head}\\s+0\\s+0\\s+1\\s+-$`));
+    expect(lines.find((l) => l.startsWith('signing_times'))).toMatch(new RegExp(`^signing_times\\s+2\\s+${head}\\s+0\\s+0\\s+1\\s+-$`));
   }, 240_000);
 
   it('status shows lag behind the log in events and seconds', async () => {

@@ -132,6 +132,13 @@ describe('webhook endpoints API', () => {
     expect(t.infra.config.webhookAllowPrivateNetworks).toBe(false);
     const err = expectError(await client(t, org.test).post('/webhook_endpoints', { url }), 400, 'invalid_parameter', 'url');
     expect(err.message).toMatch(/private|loopback|local|internal/i);
+    // The refusal names the setting that allows it in development.
+    expect(err.message).toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true');
+  });
+
+  it('does not point at WEBHOOK_ALLOW_PRIVATE_NETWORKS for a URL it would not fix', async () => {
+    const err = expectError(await client(t, org.test).post('/webhook_endpoints', { url: 'ftp://example.com/' }), 400, 'invalid_parameter', 'url');
+    expect(err.message).not.toContain('WEBHOOK_ALLOW_PRIVATE_NETWORKS');
   });
 
   it('accepts private targets when WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', async () => {

@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
+import { ExtensionsHttpController } from './extensions/extensions.http.controller';
 import { FilesHttpController } from './files/files.http.controller';
 import { OutboxHttpController } from './outbox/outbox.http.controller';
 import { SigningHttpController } from './signing/signing.http.controller';
@@ -47,6 +48,7 @@ export class AppModule {
         SigningHttpController,
         SigningPageHttpController,
         EventsHttpController,
+        ExtensionsHttpController,
         OutboxHttpController,
         FilesHttpController,
         TemplatesHttpController,

@@ -1,6 +1,19 @@
 import 'reflect-metadata';
 import { readFile } from 'fs/promises';
-import { AdminService, StateChange, formatProjectionStatus, loadConfig, openInfrastructure, parseInstant, projectionStatus, readPluginRows, replayStream, summarizeChain } from '@dojang/application';
+import {
+  AdminService,
+  StateChange,
+  formatProjectionStatus,
+  loadConfig,
+  openInfrastructure,
+  parseInstant,
+  pluginsNotLoadedHint,
+  projectionStatus,
+  readPluginRows,
+  replayStream,
+  summarizeChain,
+  unloadedProjections,
+} from '@dojang/application';
 import { ProgressBar } from './progress-bar';
 import { StoredEvent } from '@dojang/event-store';
 import { KEY_ROLES } from '@dojang/domain';
@@ -192,7 +205,13 @@ async function run(argv: string[]): Promise<unknown> {
       }
       case 'projections status': {
         const projections = await projectionStatus(infra.events, infra.reads, infra.runner.projections);
-        return flags.json ? { projections } : formatProjectionStatus(projections);
+        // Recorded on the store but not loaded here: the server runs a plugin this CLI lacks.
+        const notLoaded = await unloadedProjections(infra.reads, infra.runner.projections);
+        if (flags.json) return { projections, ...(notLoaded.length ? { not_loaded: notLoaded } : {}) };
+        const note = notLoaded.length
+          ? `\n\nNot loaded by this process, though recorded on this store: ${notLoaded.join(', ')}. ${pluginsNotLoadedHint(infra.config.projections)}`
+          : '';
+        return formatProjectionStatus(projections) + note;
       }
       default:
         break;

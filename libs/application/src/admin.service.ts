@@ -22,6 +22,8 @@ import { sha256Hex } from './secrets';
 import { CHAIN_HEAD_PDF_KEY } from './document-pdf.service';
 import { ChainHead } from './verification/chain-head-proof';
 import { verifyDocumentEvidence } from './verification/verify-document';
+import { ProjectionPluginError } from './projection-plugins';
+import { pluginsNotLoadedHint, unloadedProjections } from './projection-status.query';
 
 /**
  * Administrative and auditor use cases shared by the CLI and tests. Writes go through the same
@@ -146,6 +148,14 @@ export class AdminService {
   }
 
   async rebuildProjections(names?: string[], onProgress?: (progress: RebuildProgress) => void) {
+    const loaded = this.infra.runner.projections.map((p) => p.name);
+    const unknown = (names ?? []).filter((n) => !loaded.includes(n));
+    if (unknown.length) {
+      // Most often a plugin the server runs and this process was started without.
+      const recorded = new Set(await unloadedProjections(this.infra.reads, this.infra.runner.projections));
+      const where = unknown.map((n) => (recorded.has(n) ? `${n} (recorded on this store: a plugin this process has not loaded)` : n));
+      throw new ProjectionPluginError(`unknown projection(s): ${where.join(', ')}. Loaded here: ${loaded.join(', ')}. ${pluginsNotLoadedHint(this.infra.config.projections)}`);
+    }
     return this.infra.runner.rebuild(names, onProgress);
   }
 }

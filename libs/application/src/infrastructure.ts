@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { BlobStore } from '@dojang/blob-store';
 import { EventStore } from '@dojang/event-store';
 import { Projection, ProjectionFailedError, ProjectionRunner, recordProjectionError } from '@dojang/projections';
-import { loadProjectionPlugins } from './projection-plugins';
+import { loadProjectionPlugins, pluginProjections } from './projection-plugins';
 import { onPdfJob } from '@dojang/pdf';
 import { ReadStore } from '@dojang/read-store';
 import { GenericCommandHandler } from './command-handler';
@@ -59,7 +59,8 @@ export async function openInfrastructure(
     },
     onApplied: (batch, startedAt) => recordEventSpans('project', batch, startedAt),
   });
-  await runner.init();
+  const reset = await runner.init();
+  await logPlugins(logger, config, projections, events, reads, reset);
   const driver = new ProjectionDriver(runner, reads, {
     onRole: (role) => logger.info({ role }, role === 'projector' ? 'this process runs the projections' : `projections: ${role}`),
     onError: (err) => logger.error({ err }, 'projection role change failed'),
@@ -107,3 +108,23 @@ export async function openInfrastructure(
     },
   };
 }
+
+/**
+ * Says which PROJECTIONS plugins this process runs and whether it is about to replay the log into
+ * them (new, rebuilt or version-bumped): a plugin missing from one process's PROJECTIONS is
+ * otherwise silent, and a long replay at start looks like a hang.
+ */
+async function logPlugins(logger: Logger, config: AppConfig, projections: Projection[], events: EventStore, reads: ReadStore, reset: string[]): Promise<void> {
+  const plugins = pluginProjections(projections);
+  if (plugins.length === 0) return;
+  const lags = await measureProjectionLag(events, reads, plugins.map((p) => p.name), new Date());
+  plugins.forEach((p, i) => {
+    const { checkpoint, events: behind } = lags[i];
+    const fields = { projection: p.name, version: p.version ?? 1, checkpoint, lag_events: behind };
+    if (reset.includes(p.name)) logger.info(fields, `projection plugin ${p.name}: version ${p.version} differs from the stored one; its rows were reset and the log is replayed into it`);
+    else if (checkpoint === 0 && behind > 0) logger.info(fields, `projection plugin ${p.name}: new on this store; replaying the log into it from the start`);
+    else logger.info(fields, `projection plugin ${p.name} loaded${behind > 0 ? `; ${behind} event(s) to apply` : ''}`);
+  });
+  logger.info({ projections: plugins.map((p) => p.name), modules: config.projections }, `PROJECTIONS: ${plugins.length} plugin projection(s) loaded`);
+}
+

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ALL_PROJECTIONS } from '@dojang/projections';
-import { loadProjectionPlugins, ProjectionPluginError } from './projection-plugins';
+import { findPluginEndpoint, loadProjectionPlugins, ProjectionPluginError } from './projection-plugins';
 
 /** Plugin modules as an operator writes them: plain CommonJS files on disk, named in PROJECTIONS. */
 describe('loadProjectionPlugins', () => {
@@ -55,6 +55,27 @@ describe('loadProjectionPlugins', () => {
     write('bad.js', `module.exports = { default: ${body} };`);
     expect(() => load('bad.js')).toThrow(ProjectionPluginError);
     expect(() => load('bad.js')).toThrow(new RegExp(`PROJECTIONS: bad\\.js: .*${message.replace(/[()[\]]/g, '\\$&')}[\\s\\S]*export default`));
+  });
+
+  it('takes declared read endpoints and finds them by projection and name, plugins only', () => {
+    write('e.js', `module.exports = { default: ${projection(", endpoints: [{ name: 'rows', collection: 'report_x_rows', filters: ['month'] }]")} };`);
+    const all = load('./e.js');
+    expect(findPluginEndpoint(all, 'report_x', 'rows')).toEqual({ name: 'rows', collection: 'report_x_rows', filters: ['month'] });
+    expect(findPluginEndpoint(all, 'report_x', 'other')).toBeNull();
+    expect(findPluginEndpoint(all, 'documents', 'documents')).toBeNull();
+  });
+
+  it.each([
+    ['not an array', "endpoints: { name: 'rows' }", /endpoints must be an array/],
+    ['a bad name', "endpoints: [{ name: 'Rows', collection: 'report_x_rows' }]", /endpoint "Rows": name must be lower_snake_case/],
+    ['the same name twice', "endpoints: [{ name: 'rows', collection: 'report_x_rows' }, { name: 'rows', collection: 'report_x_rows' }]", /endpoint "rows": declared twice/],
+    ["another projection's collection", "endpoints: [{ name: 'rows', collection: 'documents' }]", /collection must be one of this projection's collections \(report_x_rows\)/],
+    ['a filter named like a paging parameter', "endpoints: [{ name: 'rows', collection: 'report_x_rows', filters: ['limit'] }]", /filters must be top-level field names/],
+    ['a filter on the scope', "endpoints: [{ name: 'rows', collection: 'report_x_rows', filters: ['organization_id'] }]", /filters must be top-level field names/],
+  ])('refuses endpoints with %s, naming the module and the field', (_what, over, message) => {
+    write('bad.js', `module.exports = { default: ${projection(`, ${over}`)} };`);
+    expect(() => load('./bad.js')).toThrow(message);
+    expect(() => load('./bad.js')).toThrow(/PROJECTIONS: \.\/bad\.js/);
   });
 
   it('refuses a projection name already used by a built-in', () => {

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { ALL_PROJECTIONS, PROJECTION_STATUS, Projection } from '@dojang/projections';
+import { ALL_PROJECTIONS, PROJECTION_STATUS, Projection, ReadEndpoint } from '@dojang/projections';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { AppConfig } from './config';
 
@@ -108,9 +108,42 @@ export function assertProjection(value: unknown, source: string): Projection {
     if (!(p.handles instanceof Set) || ![...p.handles].every((t) => typeof t === 'string')) problems.push('handles must be a Set of event type names');
     if (typeof p.keys !== 'function') problems.push('keys must be a function (event) => [{ collection, id }]');
     if (typeof p.evolve !== 'function') problems.push('evolve must be a function (event, rows) => writes');
+    if (p.endpoints !== undefined) problems.push(...endpointProblems(p));
   }
   if (problems.length) throw new ProjectionPluginError(`PROJECTIONS: ${source}: ${problems.join('; ')}\n${SAMPLE}`);
   return p as Projection;
+}
+
+function endpointProblems(p: Partial<Projection>): string[] {
+  if (!Array.isArray(p.endpoints)) return ['endpoints must be an array of { name, collection, filters? }'];
+  const own = new Set((Array.isArray(p.collections) ? p.collections : []).map((c) => c?.name));
+  const problems: string[] = [];
+  const names = new Set<string>();
+  for (const e of p.endpoints as Array<Partial<ReadEndpoint> | null>) {
+    const label = `endpoint ${JSON.stringify(e?.name)}`;
+    if (!e || typeof e.name !== 'string' || !NAME.test(e.name)) problems.push(`${label}: name must be lower_snake_case`);
+    else if (names.has(e.name)) problems.push(`${label}: declared twice`);
+    else names.add(e.name);
+    if (!e || typeof e.collection !== 'string' || !own.has(e.collection)) problems.push(`${label}: collection must be one of this projection's collections (${[...own].join(', ')})`);
+    if (e?.filters !== undefined && (!Array.isArray(e.filters) || !e.filters.every((f) => typeof f === 'string' && /^[a-z][a-z0-9_]*$/.test(f) && !RESERVED_FILTERS.includes(f)))) {
+      problems.push(`${label}: filters must be top-level field names (not ${RESERVED_FILTERS.join(', ')})`);
+    }
+  }
+  return problems;
+}
+
+/** Query parameters the extensions route answers itself: a filter cannot take their names. */
+export const RESERVED_FILTERS = ['limit', 'starting_after', 'ending_before', 'organization_id', 'livemode'];
+
+/** The plugin projections among those loaded (built-ins excluded). */
+export function pluginProjections(projections: readonly Projection[]): Projection[] {
+  return projections.filter((p) => !ALL_PROJECTIONS.includes(p));
+}
+
+/** A loaded plugin's declared read endpoint, or null: what GET /v1/extensions/{projection}/{name} serves. */
+export function findPluginEndpoint(projections: readonly Projection[], projection: string, name: string): ReadEndpoint | null {
+  const plugin = pluginProjections(projections).find((p) => p.name === projection);
+  return plugin?.endpoints?.find((e) => e.name === name) ?? null;
 }
 
 function checkUnique(all: Projection[]): Projection[] {
@@ -126,7 +159,7 @@ function checkUnique(all: Projection[]): Projection[] {
  * collections are refused: some hold secrets' hashes, and each has its own API already.
  */
 export async function readPluginRows(reads: ReadStore, projections: Projection[], collection: string, organizationId?: string): Promise<ReadDoc[]> {
-  const plugin = projections.filter((p) => !ALL_PROJECTIONS.includes(p)).flatMap((p) => p.collections.map((c) => c.name));
+  const plugin = pluginProjections(projections).flatMap((p) => p.collections.map((c) => c.name));
   if (!plugin.includes(collection)) {
     throw new ProjectionPluginError(
       `no plugin collection named ${collection}; ${plugin.length ? `loaded: ${plugin.join(', ')}` : 'no PROJECTIONS plugin is loaded'}`,

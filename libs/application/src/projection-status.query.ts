@@ -55,3 +55,20 @@ export function formatProjectionStatus(rows: ProjectionStatus[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   return [header, ...body].map((cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n');
 }
+
+/**
+ * Projections recorded on this store (some process ran them: `projection_status`) that this
+ * process has not loaded: a plugin the server runs, missing from this process's PROJECTIONS.
+ */
+export async function unloadedProjections(reads: ReadStore, projections: Projection[]): Promise<string[]> {
+  await reads.ensureCollection({ name: PROJECTION_STATUS });
+  const loaded = new Set(projections.map((p) => p.name));
+  const recorded = await reads.find<ProjectionStatusRow>(PROJECTION_STATUS, {});
+  return recorded.map((r) => r.id).filter((name) => !loaded.has(name)).sort();
+}
+
+/** What to do about projections a process was asked for or has seen but not loaded. */
+export function pluginsNotLoadedHint(configured: string[]): string {
+  return `Plugins are loaded from PROJECTIONS (${configured.length ? `here: ${configured.join(',')}` : 'unset in this process'}): set it to the same modules as the server's.`;
+}
+

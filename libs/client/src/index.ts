@@ -13,6 +13,8 @@ import createClient, { Client, ClientOptions } from 'openapi-fetch';
 import type { components, operations, paths, webhooks } from './schema';
 
 export type { components, operations, paths, webhooks };
+export { verifyWebhook, WebhookVerificationError } from './webhooks';
+export type { VerifyWebhookOptions, WebhookEvent, WebhookHeaders, WebhookPayload } from './webhooks';
 
 export interface DojangClientOptions {
   /**

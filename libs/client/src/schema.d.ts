@@ -499,6 +499,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/extensions/{projection}/{endpoint}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the rows of a plugin read model
+         * @description A read endpoint declared by a projection plugin loaded with PROJECTIONS (docs/EXTENDING.md): the rows of this organization and mode, by id descending. Each endpoint may declare filters: top-level fields given as query parameters (?month=2026-03), compared for equality. Readable with auditor keys.
+         */
+        get: operations["Extensions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/extensions/{projection}/{endpoint}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a row of a plugin read model
+         * @description One row by its id; another organization's or mode's row is 404 extension_row_not_found. Readable with auditor keys.
+         */
+        get: operations["Extensions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/outbox": {
         parameters: {
             query?: never;
@@ -1081,6 +1121,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent on demand by POST /webhook_endpoints/{id}/test to check a receiver: signed like every delivery, not retried.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1180,7 +1240,7 @@ export interface components {
              * @default corporate
              * @enum {string}
              */
-            type: "corporate" | "usage";
+            type?: "corporate" | "usage";
             /**
              * @description generated renders a round red seal from company_name on the server; uploaded takes image.
              * @enum {string}
@@ -1200,7 +1260,7 @@ export interface components {
              * @description A restricted seal cannot be chosen by signers through a signing link.
              * @default false
              */
-            restricted: boolean;
+            restricted?: boolean;
         };
         RecipientDto: {
             /**
@@ -1229,7 +1289,7 @@ export interface components {
              * @default html
              * @enum {string}
              */
-            content_format: "html" | "text";
+            content_format?: "html" | "text";
             recipient: components["schemas"]["RecipientDto"];
             /** @description Note passed to the recipient in the e-mail. */
             message?: string;
@@ -1263,7 +1323,7 @@ export interface components {
              * @description How long the previous secret keeps signing next to the new one (seconds; default 24 h, at most 7 days).
              * @default 86400
              */
-            grace_period_seconds: number;
+            grace_period_seconds?: number;
         };
         /**
          * @description Coarse class of the error.
@@ -1292,7 +1352,7 @@ export interface components {
          *     - `webhook_delivery_in_progress` (409): The delivery is still pending or being attempted; redeliver it once it has finished.
          *     - `webhook_delivery_not_found` (404): No such delivery for this webhook endpoint.
          *     - `invalid_admin_token` (401): Operator routes need Authorization: Bearer <ADMIN_TOKEN> (not an API key).
-         *     - `insufficient_permissions` (403): The key may not do this: auditor keys read documents, their histories and evidence, and nothing else.
+         *     - `insufficient_permissions` (403): The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else.
          *     - `test_mode_only` (403): The operation exists for test keys only (the outbox).
          *     - `rate_limit_error` (429): Too many requests with this key in the current minute; wait Retry-After seconds.
          *     - `idempotency_key_reused` (400): This Idempotency-Key was used with a different request (method, path or body).
@@ -1300,6 +1360,8 @@ export interface components {
          *     - `document_not_found` (404): No such document for this key (other organizations' and the other mode's documents are not found either).
          *     - `participant_not_found` (404): No such participant on this document.
          *     - `event_not_found` (404): No such event.
+         *     - `extension_not_found` (404): No such plugin read endpoint: the projection is not loaded on this server (PROJECTIONS) or does not declare that endpoint.
+         *     - `extension_row_not_found` (404): No such row in this plugin read endpoint for this key (other organizations' and the other mode's rows are not found either).
          *     - `file_not_found` (404): No such file, or the signed file URL is wrong or expired.
          *     - `template_not_found` (404): No such template.
          *     - `seal_not_found` (404): No such seal.
@@ -1341,7 +1403,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "invalid_request_error" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "insufficient_credits" | "signing_link_inactive" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "pin_verification_required" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "service_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "invalid_request_error" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "insufficient_credits" | "signing_link_inactive" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "pin_verification_required" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "service_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1760,6 +1822,21 @@ export interface components {
              * @description document.completed.
              */
             completed_at?: string;
+        };
+        ExtensionRowList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["ExtensionRow"][];
+            /** @description True when another page follows; pass the last id as starting_after. */
+            has_more: boolean;
+        };
+        /** @description A row of a plugin read model (PROJECTIONS): its fields are the plugin's own; id, organization_id and livemode are always there. */
+        ExtensionRow: {
+            id: string;
+            organization_id: string;
+            livemode: boolean;
+        } & {
+            [key: string]: unknown;
         };
         OutboxMessageList: {
             /** @constant */
@@ -2189,6 +2266,26 @@ export interface components {
             type?: "document.expired";
             data?: Record<string, never>;
         };
+        /** @description Payload of webhook.test: sent by POST /webhook_endpoints/{id}/test, never retried; data.object is the endpoint. */
+        Event_webhook_test: {
+            /** @description evt_…; also the webhook-id header. */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook.test";
+            /** Format: date-time */
+            created_at: string;
+            livemode: boolean;
+            data: {
+                object: {
+                    id: string;
+                    /** @constant */
+                    object: "webhook_endpoint";
+                    url: string;
+                };
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -2564,7 +2661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2825,7 +2922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3100,7 +3197,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3361,7 +3458,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3706,7 +3803,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3974,7 +4071,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4277,7 +4374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4652,7 +4749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5037,7 +5134,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5422,7 +5519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5783,7 +5880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6098,7 +6195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6496,7 +6593,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6879,7 +6976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7260,7 +7357,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7623,7 +7720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7894,7 +7991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9938,7 +10035,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -10176,7 +10273,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -10362,6 +10459,501 @@ export interface operations {
             };
         };
     };
+    Extensions_list: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Cursor: the id of the last row of the previous page; the page after it is returned. */
+                starting_after?: string;
+                /** @description Cursor: the id of the first row of the next page; the page before it is returned. */
+                ending_before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times). */
+                projection: string;
+                /** @description The name of a read endpoint the plugin declares (e.g. monthly). */
+                endpoint: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtensionRowList"];
+                };
+            };
+            /**
+             * @description `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "invalid_parameter" | "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `extension_not_found`: No such plugin read endpoint: the projection is not loaded on this server (PROJECTIONS) or does not declare that endpoint. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "extension_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Extensions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times). */
+                projection: string;
+                /** @description The name of a read endpoint the plugin declares (e.g. monthly). */
+                endpoint: string;
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The row. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtensionRow"];
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `extension_not_found`: No such plugin read endpoint: the projection is not loaded on this server (PROJECTIONS) or does not declare that endpoint.
+             *
+             *     `extension_row_not_found`: No such row in this plugin read endpoint for this key (other organizations' and the other mode's rows are not found either).
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "extension_not_found" | "extension_row_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     Outbox_list: {
         parameters: {
             query?: {
@@ -10454,7 +11046,7 @@ export interface operations {
             /**
              * @description `test_mode_only`: The operation exists for test keys only (the outbox).
              *
-             *     `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else.
+             *     `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else.
              */
             403: {
                 headers: {
@@ -10629,7 +11221,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** @description The PDF, as a file part (with a filename). */
-                    file: string;
+                    file: Blob;
                 };
             };
         };
@@ -10715,7 +11307,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11051,7 +11643,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11526,7 +12118,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11783,7 +12375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12115,7 +12707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12391,7 +12983,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12648,7 +13240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12984,7 +13576,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -13249,7 +13841,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -13559,7 +14151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -14042,7 +14634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -14299,7 +14891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -14627,7 +15219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -14891,7 +15483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15196,7 +15788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15559,7 +16151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15930,7 +16522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -16305,7 +16897,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -16682,7 +17274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -16959,7 +17551,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17223,7 +17815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17520,7 +18112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17926,6 +18518,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Event_document_expired"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; any other answer (or none within the timeout) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry. */
+                "webhook-id": string;
+                /** @description Epoch seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_webhook_test"];
             };
         };
         responses: {

@@ -70,10 +70,12 @@ export class ProjectionRunner {
     );
   }
 
-  async init(): Promise<void> {
+  /** Returns the projections reset because their version changed (their log is replayed). */
+  async init(): Promise<string[]> {
     for (const p of this.projections) for (const c of p.collections) await this.store.ensureCollection(c);
-    await reconcileVersions(this.store, this.projections);
+    const reset = await reconcileVersions(this.store, this.projections);
     await this.load();
+    return reset;
   }
 
   private async load(): Promise<void> {

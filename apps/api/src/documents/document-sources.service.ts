@@ -49,13 +49,18 @@ export class DocumentSources {
     if (given === 0) throw ApiError.missing('content', 'Provide content, file_url or from_template.');
     if (given > 1) throw ApiError.invalid('content', 'Provide only one of content, file_url and from_template.');
     if (dto.variables !== undefined && dto.from_template === undefined) {
-      throw ApiError.invalid('variables', 'variables are only used with from_template.');
+      throw ApiError.invalid(
+        'variables',
+        'variables fill the {{placeholders}} of a template: send from_template with a template id (POST /v1/templates creates one) and the variables, or leave variables out and put the values into content yourself.',
+      );
     }
     if (dto.content !== undefined) {
       if (!dto.content.trim()) throw ApiError.missing('content', 'content must not be empty.');
       return { content: dto.content, content_format: dto.content_format ?? 'html', file: null, from_template: null };
     }
-    if (dto.content_format !== undefined) throw ApiError.invalid('content_format', 'content_format applies to content only.');
+    if (dto.content_format !== undefined) {
+      throw ApiError.invalid('content_format', 'content_format applies to content only: leave content_format out with file_url (a PDF) or from_template (the template has its own format).');
+    }
     if (dto.file_url !== undefined) return { content: null, content_format: 'pdf', file: await this.resolveFile(auth, dto.file_url), from_template: null };
     return this.resolveTemplate(auth, dto.from_template as string, dto.variables ?? {});
   }

@@ -18,6 +18,7 @@ const TAGS: Array<[RegExp, string]> = [
   [/^\/files/, 'Files'],
   [/^\/(organization|members)/, 'Organization'],
   [/^\/events/, 'Events'],
+  [/^\/extensions/, 'Plugin read models'],
   [/^\/webhook/, 'Webhooks'],
   [/^\/outbox/, 'Test mode'],
   [/^\/(signing|sign)\//, 'Signing (signer side)'],
@@ -30,6 +31,8 @@ const PATH_PARAMS: Record<string, string> = {
   token: 'The signing token: the last segment of the participant\'s signing_url. It is the credential; keep it secret.',
   name: 'Asset file name.',
   asset: 'Asset file name.',
+  projection: 'The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times).',
+  endpoint: 'The name of a read endpoint the plugin declares (e.g. monthly).',
 };
 
 const DESCRIPTION = `Dojang: electronic contracts with identity-verified signatures.
@@ -318,6 +321,43 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
     };
   }
+  // The test delivery (POST /webhook_endpoints/{id}/test) reaches the same receiver, signed the
+  // same way: a receiver typed from this document must expect its type too.
+  schemas.Event_webhook_test = {
+    description: 'Payload of webhook.test: sent by POST /webhook_endpoints/{id}/test, never retried; data.object is the endpoint.',
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'object', 'type', 'created_at', 'livemode', 'data'],
+    properties: {
+      id: { type: 'string', description: 'evt_…; also the webhook-id header.' },
+      object: { const: 'event' },
+      type: { const: 'webhook.test' },
+      created_at: { type: 'string', format: 'date-time' },
+      livemode: { type: 'boolean' },
+      data: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['object'],
+        properties: {
+          object: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'object', 'url'],
+            properties: { id: { type: 'string' }, object: { const: 'webhook_endpoint' }, url: { type: 'string' } },
+          },
+        },
+      },
+    },
+  };
+  webhooks['webhook.test'] = {
+    post: {
+      ...webhooks['document.sent'].post,
+      operationId: 'webhook_webhook_test',
+      summary: 'webhook.test',
+      description: 'Sent on demand by POST /webhook_endpoints/{id}/test to check a receiver: signed like every delivery, not retried.',
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Event_webhook_test' } } } },
+    },
+  };
 
   const doc: Json = {
     openapi: '3.1.0',

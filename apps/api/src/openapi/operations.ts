@@ -263,6 +263,20 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'The event.', json: S.EventSchema },
     errors: ['event_not_found'],
   },
+  Extensions_list: {
+    summary: 'List the rows of a plugin read model',
+    description:
+      'A read endpoint declared by a projection plugin loaded with PROJECTIONS (docs/EXTENDING.md): the rows of this organization and mode, by id descending. Each endpoint may declare filters: top-level fields given as query parameters (?month=2026-03), compared for equality. Readable with auditor keys.',
+    ok: { status: 200, description: 'A page of rows.', json: S.ExtensionRowListSchema },
+    errors: ['extension_not_found', 'invalid_parameter'],
+    query: { limit: LIMIT, starting_after: cursor('row'), ending_before: { description: 'Cursor: the id of the first row of the next page; the page before it is returned.', schema: { type: 'string' } } },
+  },
+  Extensions_get: {
+    summary: 'Retrieve a row of a plugin read model',
+    description: 'One row by its id; another organization\'s or mode\'s row is 404 extension_row_not_found. Readable with auditor keys.',
+    ok: { status: 200, description: 'The row.', json: S.ExtensionRowSchema },
+    errors: ['extension_not_found', 'extension_row_not_found'],
+  },
   Outbox_list: {
     summary: 'Test-mode outbox',
     description: 'Messages a test key\'s actions would have sent (signing requests, SMS PINs, reminders, completion mail), newest first. A PIN message has the PIN in `pin`. Live keys get 403 test_mode_only: their messages really go out.',

@@ -652,3 +652,19 @@ export const OpenApiDocumentSchema = component(
   'OpenApiDocument',
   { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' } }, additionalProperties: true } as const,
 );
+
+// ---- plugin read models (GET /v1/extensions/{projection}/{endpoint}) ------------------------
+
+export const ExtensionRowSchema = component(
+  'ExtensionRow',
+  note('A row of a plugin read model (PROJECTIONS): its fields are the plugin\'s own; id, organization_id and livemode are always there.', {
+    type: 'object',
+    required: ['id', 'organization_id', 'livemode'],
+    properties: { id: str, organization_id: str, livemode: bool },
+    additionalProperties: true,
+  } as const),
+);
+export type ExtensionRowResponse = FromSchema<typeof ExtensionRowSchema>;
+export const ExtensionRowListSchema = list('ExtensionRowList', ExtensionRowSchema);
+export type ExtensionRowListResponse = FromSchema<typeof ExtensionRowListSchema>;
+

@@ -39,6 +39,10 @@ describe('auditorMayCall', () => {
     expect(may('DELETE', DocumentController, DocumentController.prototype.trash)).toBe(false);
     expect(auditorMayCall('GET', ['documentsx'])).toBe(false);
     expect(auditorMayCall('GET', ['events'])).toBe(true);
+    // Plugin read models: reads only.
+    expect(auditorMayCall('GET', ['extensions/:projection/:endpoint'])).toBe(true);
+    expect(auditorMayCall('POST', ['extensions/:projection/:endpoint'])).toBe(false);
+    expect(auditorMayCall('GET', ['extensionsx'])).toBe(false);
     expect(auditorMayCall('GET', [])).toBe(false);
   });
 });

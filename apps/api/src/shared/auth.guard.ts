@@ -38,14 +38,17 @@ export class ApiKeyGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     req.auth = (await requestApiKey(this.infra, req)) ?? (await authenticate(this.infra, req.headers.authorization));
     if (req.auth.role !== 'full' && !auditorMayCall(req.method, routePaths(context))) {
-      throw new ApiError(403, 'permission_error', 'insufficient_permissions', 'This API key is read-only (role auditor): it can read documents, their histories and evidence, and nothing else.');
+      throw new ApiError(403, 'permission_error', 'insufficient_permissions', 'This API key is read-only (role auditor): it can read documents, their histories and evidence, events and plugin read models (/v1/extensions), and nothing else.');
     }
     return true;
   }
 }
 
-/** The routes whose reads an auditor key may make: documents (and everything under them) and events. */
-const AUDITOR_READABLE = /^\/*(documents|events)(\/|$)/;
+/**
+ * The routes whose reads an auditor key may make: documents (and everything under them), events,
+ * and the plugin read models (aggregates of those documents, scoped the same way).
+ */
+const AUDITOR_READABLE = /^\/*(documents|events|extensions)(\/|$)/;
 
 /** The route templates of the handler (controller path joined with the method's), without the /v1 prefix. */
 export function routePaths(context: ExecutionContext): string[] {

@@ -42,7 +42,7 @@ export const ERROR_CODES = {
   webhook_delivery_in_progress: { status: 409, type: 'invalid_request_error', description: 'The delivery is still pending or being attempted; redeliver it once it has finished.' },
   webhook_delivery_not_found: { status: 404, type: 'invalid_request_error', description: 'No such delivery for this webhook endpoint.' },
   invalid_admin_token: { status: 401, type: 'authentication_error', description: 'Operator routes need Authorization: Bearer <ADMIN_TOKEN> (not an API key).' },
-  insufficient_permissions: { status: 403, type: 'permission_error', description: 'The key may not do this: auditor keys read documents, their histories and evidence, and nothing else.' },
+  insufficient_permissions: { status: 403, type: 'permission_error', description: 'The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else.' },
   test_mode_only: { status: 403, type: 'permission_error', description: 'The operation exists for test keys only (the outbox).' },
   rate_limit_error: { status: 429, type: 'rate_limit_error', description: 'Too many requests with this key in the current minute; wait Retry-After seconds.' },
   // Idempotency
@@ -52,6 +52,8 @@ export const ERROR_CODES = {
   document_not_found: invalid(404, 'No such document for this key (other organizations\' and the other mode\'s documents are not found either).'),
   participant_not_found: invalid(404, 'No such participant on this document.'),
   event_not_found: invalid(404, 'No such event.'),
+  extension_not_found: invalid(404, 'No such plugin read endpoint: the projection is not loaded on this server (PROJECTIONS) or does not declare that endpoint.'),
+  extension_row_not_found: invalid(404, 'No such row in this plugin read endpoint for this key (other organizations\' and the other mode\'s rows are not found either).'),
   file_not_found: invalid(404, 'No such file, or the signed file URL is wrong or expired.'),
   template_not_found: invalid(404, 'No such template.'),
   seal_not_found: invalid(404, 'No such seal.'),

@@ -123,7 +123,12 @@ export class WebhookEndpointsHttpController {
 
   private checkUrl(url: string): string {
     const problem = validateWebhookUrl(url.trim(), { allowPrivateNetworks: this.infra.config.webhookAllowPrivateNetworks });
-    if (problem) throw ApiError.invalid('url', `${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
+    if (problem) {
+      // Refused only for where it points: name the setting a developer with a local receiver needs.
+      const onlyPrivate = validateWebhookUrl(url.trim(), { allowPrivateNetworks: true }) === null;
+      const hint = onlyPrivate ? ' Use a public https URL; for local development only, start the server with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.' : '';
+      throw ApiError.invalid('url', `${problem.charAt(0).toUpperCase()}${problem.slice(1)}.${hint}`);
+    }
     return url.trim();
   }
 

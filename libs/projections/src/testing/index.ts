@@ -1,7 +1,7 @@
 import { StoredEvent } from '@dojang/event-store';
 import { ReadDoc, Write } from '@dojang/read-store';
 import { applyEvents, RowOverlay } from '../apply-events';
-import { Projection, rowKey } from '../projection';
+import { Projection, RowLookup, rowKey } from '../projection';
 import { upcast } from '../upcasters';
 
 /**
@@ -9,6 +9,11 @@ import { upcast } from '../upcasters';
  * runner's own pure apply step (`applyEvents`, skip-if-seen included) and upcasters, without a
  * database. Every `then` also checks that applying the `when` events a second time (a replay after
  * a crash, or a second runner) leaves the rows exactly as once.
+ *
+ * `evolve` sees only the rows `keys` named for that event, as in production, where the runner loads
+ * just those for each batch: reading or writing any other row fails the spec, naming the row.
+ * (Without this, a spec that keeps every row in one map passes a plugin whose live rows are
+ * overwritten from `null` on the next batch.)
  *
  *   const spec = ProjectionSpecification.for(signingTimesProjection);
  *   spec.given([sent(DOC)]).when([completed(DOC)]).then((rows) => expect(rows.get(MONTHS, id)).toMatchObject({ count: 1 }));
@@ -101,7 +106,7 @@ class Then {
       if (!this.projection.handles.has(e.type)) continue;
       for (const k of this.projection.keys(e)) if (!overlay.has(rowKey(k.collection, k.id))) overlay.set(rowKey(k.collection, k.id), null);
     }
-    applyEvents(this.projection, upcasted, 0, overlay, new Map<string, Write>());
+    applyEvents(keyedOnly(this.projection), upcasted, 0, overlay, new Map<string, Write>());
   }
 
   private assertIdempotent(overlay: RowOverlay, when: StoredEvent[]): void {
@@ -115,6 +120,38 @@ class Then {
       expectSame(snapshot(single), before, `replaying ${e.type} (position ${e.global_position}) alone`);
     }
   }
+}
+
+/**
+ * The projection with an `evolve` that may touch only the rows its `keys` named for the event. The
+ * runner loads exactly those rows per batch: another row reads as null (or as whatever another
+ * event of the same batch happened to load), and a write to it lands on top of a row the runner
+ * never read, so the kit refuses both, whatever the rows hold in the spec.
+ */
+function keyedOnly(projection: Projection): Projection {
+  return {
+    ...projection,
+    evolve(event, rows) {
+      const named = new Set(projection.keys(event).map((k) => rowKey(k.collection, k.id)));
+      const refuse = (what: 'read' | 'wrote', collection: string, id: string) =>
+        new ProjectionSpecificationError(
+          `projection ${projection.name}: evolve ${what} row ${collection}/${id} for ${event.type} (position ${event.global_position}), ` +
+            `but keys(event) did not name it (it named: ${[...named].map((k) => k.replace('\u0000', '/')).join(', ') || 'nothing'}). ` +
+            `The runner loads only the rows keys names, so in production this row ${what === 'read' ? 'reads as null or stale' : 'is overwritten without being read'}. ` +
+            `Add it to keys.`,
+        );
+      const lookup: RowLookup = (collection, id) => {
+        if (!named.has(rowKey(collection, id))) throw refuse('read', collection, id);
+        return rows(collection, id);
+      };
+      const writes = projection.evolve(event, lookup);
+      for (const w of writes) {
+        const id = w.op === 'put' ? w.doc.id : w.id;
+        if (!named.has(rowKey(w.collection, id))) throw refuse('wrote', w.collection, id);
+      }
+      return writes;
+    },
+  };
 }
 
 /** Gives spec events what the log would: increasing positions, per-stream revisions, metadata. */
