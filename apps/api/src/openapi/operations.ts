@@ -249,6 +249,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'The asset.', media: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' } } },
     errors: ['resource_not_found'],
   },
+  SigningPage_font: {
+    summary: 'Signing page font slice',
+    description:
+      'Noto Sans KR in unicode-range slices (`nskr-<n>-<hash>.woff2`, cached for a year) and `fonts.css`, the @font-face rules naming them, so a browser without a Korean font downloads only the slices of the characters on screen. No API key.',
+    ok: { status: 200, description: 'The slice or its style sheet.', media: { 'font/woff2': { type: 'string', contentMediaType: 'font/woff2' }, 'text/css': { type: 'string' } } },
+    errors: ['resource_not_found'],
+  },
   // ---- events, outbox
   Events_list: {
     summary: 'List events',
