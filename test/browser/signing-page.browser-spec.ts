@@ -1,40 +1,21 @@
 import { solidPngBytes } from '../support/png';
-import * as fs from 'fs';
 import { AddressInfo } from 'net';
-import * as os from 'os';
-import * as path from 'path';
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { ANDROID_PHONE, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 
 /**
  * The signing page in a real browser (Debian's Chromium through playwright-core) against a real
  * in-process app listening on 127.0.0.1. Each test gets a fresh browser context; every page is
- * watched for console errors, uncaught exceptions and CSP violations.
+ * watched for console errors, uncaught exceptions and CSP violations. Chromium sees no Korean
+ * system font: the page's own Noto Sans KR slices draw every Hangul character.
  */
 
 jest.setTimeout(45_000);
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const MOBILE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true, locale: 'ko-KR' };
+const MOBILE: BrowserContextOptions = ANDROID_PHONE;
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 }, locale: 'ko-KR' };
 const SCREENSHOT = '/tmp/dojang-signing-page-mobile.png';
-
-/**
- * The test machine has no Korean system font, so Chromium would draw Korean as boxes. A fontconfig
- * file adding the Noto Sans KR package the PDF code already ships makes text (and so the layout
- * checks and the screenshot) realistic. Test-only: the page itself loads no fonts.
- */
-function fontconfigWithKorean(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-fonts-'));
-  const kr = path.join(__dirname, '../../node_modules/@expo-google-fonts/noto-sans-kr');
-  const dirs = `<dir>${path.join(kr, '400Regular')}</dir>`;
-  const file = path.join(dir, 'fonts.conf');
-  fs.writeFileSync(
-    file,
-    `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><include ignore_missing="yes">/etc/fonts/fonts.conf</include>${dirs}<cachedir>${path.join(dir, 'cache')}</cachedir></fontconfig>`,
-  );
-  return file;
-}
 
 const solidPng = (width = 48, height = 48, rgba = [200, 30, 30, 255]) => solidPngBytes(width, height, rgba);
 
@@ -173,7 +154,7 @@ describe('signing page (browser)', () => {
   beforeAll(async () => {
     [t, browser] = await Promise.all([
       startTestApp(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: fontconfigWithKorean() } }),
+      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } }),
     ]);
     org = await t.createOrg();
     await t.app.listen(0, '127.0.0.1');
@@ -200,7 +181,7 @@ describe('signing page (browser)', () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/i);
     expect(html).not.toMatch(/\sstyle=/i);
     expect(html).not.toMatch(/\son[a-z]+=/i);
-    for (const asset of ['app.js', 'styles.css', 'signature_pad.js']) {
+    for (const asset of ['main.js', 'states.js', 'styles.css', 'signature_pad.js', 'fonts/fonts.css']) {
       expect((await fetch(`${origin}/sign/assets/${asset}`)).status).toBe(200);
     }
   });
@@ -284,8 +265,12 @@ describe('signing page (browser)', () => {
     expect(await b.page.locator('#sign-btn').isDisabled()).toBe(true);
     await b.page.check('#consent');
     await b.page.click('#sign-btn');
-    await b.page.locator('#notice-title').getByText('서명 완료').waitFor();
-    await expect(b.page.locator('#notice-text').textContent()).resolves.toBe('모든 서명이 완료되었습니다');
+    await b.page.locator('#notice-title').getByText('서명 완료: 모든 서명이 끝났습니다').waitFor();
+    await expect(b.page.locator('#notice-text').textContent()).resolves.toBe('서명이 완료된 문서를 내려받아 보관해 주세요.');
+    // No "read before signing" once it is all signed; the signed PDF is offered for download.
+    await expect(b.page.locator('#read-hint').textContent()).resolves.toBe('모든 참여자가 서명한 최종 문서입니다.');
+    expect(await b.page.locator('#download-final').getAttribute('href')).toMatch(/\/v1\/signing\/[A-Za-z0-9_-]+\/file\?v=final$/);
+    expect(await b.page.locator('#download-final').getAttribute('download')).toBe('');
     await expect(b.page.locator('#doc-status').textContent()).resolves.toBe('완료');
     expect(await b.page.locator('#pdf').getAttribute('src')).toMatch(/\/file\?v=final$/);
     await until(() => b.files.filter((f) => f === '200 application/pdf').length >= 2, 'the final PDF in the frame');
@@ -294,6 +279,8 @@ describe('signing page (browser)', () => {
     // Reopening the first link after completion shows the completed state.
     await pa.reload({ waitUntil: 'networkidle' });
     await pa.locator('#notice-title').getByText('모든 서명이 완료되었습니다').waitFor();
+    expect(await pa.locator('#read-hint').textContent()).not.toContain('서명하기 전에');
+    expect(await pa.locator('#download-final').isVisible()).toBe(true);
 
     expect(await a.problems()).toEqual([]);
     expect(await b.problems()).toEqual([]);
@@ -345,7 +332,7 @@ describe('signing page (browser)', () => {
     expect(await documentStatus(doc.id, 'declined')).toBe('declined');
 
     await page.reload({ waitUntil: 'networkidle' });
-    await page.locator('#fatal-title').getByText('더 이상 사용할 수 없는 링크입니다').waitFor();
+    await page.locator('#fatal-title').getByText('서명이 거부된 문서입니다').waitFor();
     await expect(page.locator('#fatal-detail').textContent()).resolves.toContain('declined');
     expect(await w.problems([410])).toEqual([]);
   });
@@ -354,7 +341,7 @@ describe('signing page (browser)', () => {
     const doc = await sentDocument('취소될 계약서', [{ name: '정하늘', auth: 'none', fields: ['signature'] }]);
     await api('post', `/v1/documents/${doc.id}/cancel`);
     const w = await open(doc.participants[0].url, MOBILE);
-    await w.page.locator('#fatal-title').getByText('더 이상 사용할 수 없는 링크입니다').waitFor();
+    await w.page.locator('#fatal-title').getByText('서명 요청이 취소되었습니다').waitFor();
     await expect(w.page.locator('#fatal-detail').textContent()).resolves.toContain('This signing request was canceled; the link no longer works.');
     expect(await w.page.locator('#content').isHidden()).toBe(true);
 

@@ -16,11 +16,17 @@ function repoRoot(): string {
 }
 
 export const SIGNING_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/signing-page');
-const ASSETS: Record<string, { file: string; type: string }> = {
-  'app.js': { file: path.join(SIGNING_PAGE_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
-  'styles.css': { file: path.join(SIGNING_PAGE_DIR, 'styles.css'), type: 'text/css; charset=utf-8' },
-  'signature_pad.js': { file: path.join(repoRoot(), 'node_modules/signature_pad/dist/signature_pad.umd.min.js'), type: 'text/javascript; charset=utf-8' },
-};
+/**
+ * The page's modules and style sheet (every .js and .css next to index.html) and signature_pad.
+ * Listed once at startup: a request can only name a file that was there.
+ */
+const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new Map([
+  ...fs
+    .readdirSync(SIGNING_PAGE_DIR)
+    .filter((name) => /^[a-z0-9-]+\.(js|css)$/.test(name))
+    .map((name) => [name, { file: path.join(SIGNING_PAGE_DIR, name), type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8' }] as const),
+  ['signature_pad.js', { file: path.join(repoRoot(), 'node_modules/signature_pad/dist/signature_pad.umd.min.js'), type: 'text/javascript; charset=utf-8' }],
+]);
 
 /**
  * Noto Sans KR in unicode-range slices and the stylesheet declaring them (scripts/build-signing-font.js).
@@ -73,8 +79,7 @@ export class SigningPageHttpController {
 
   @Get('assets/:name')
   asset(@Param('name') name: string, @Res() res: Response) {
-    // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's.
-    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    const asset = ASSETS.get(name);
     // Thrown, not written here: the error filter adds the request_id every error body carries.
     if (!asset) throw ApiError.notFound('resource_not_found', 'No such file.');
     res.setHeader('Content-Type', asset.type);

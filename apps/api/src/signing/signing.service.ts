@@ -60,7 +60,10 @@ export class SigningService {
     const participant = state.participants.find((p) => p.id === row.participant_id);
     if (!state.exists || !participant || participant.token_hash !== sha256Hex(token)) throw invalid();
     if (state.trashed || state.status === 'canceled' || state.status === 'expired' || state.status === 'declined') {
-      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${state.status === 'declined' ? 'declined' : state.status}; the link no longer works.`);
+      // The page words each case from this message's "was <why>": a trashed document may still be
+      // 'sent' or 'completed', which is not why the link stopped working.
+      const why = state.trashed ? 'deleted' : state.status;
+      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${why}; the link no longer works.`);
     }
     return { token: row, state, participant };
   }
