@@ -11,7 +11,7 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
  * system font: the page's own Noto Sans KR slices draw every Hangul character.
  */
 
-jest.setTimeout(45_000);
+jest.setTimeout(90_000);
 
 const MOBILE: BrowserContextOptions = ANDROID_PHONE;
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 }, locale: 'ko-KR' };

@@ -30,6 +30,7 @@ const PATH_PARAMS: Record<string, string> = {
   token: 'The signing token: the last segment of the participant\'s signing_url. It is the credential; keep it secret.',
   name: 'Asset file name.',
   asset: 'Asset file name.',
+  file: 'The page: its number (1-based) and .png, e.g. 1.png.',
 };
 
 const DESCRIPTION = `Dojang: electronic contracts with identity-verified signatures.

@@ -31,6 +31,12 @@ export const PIN_TTL_SECONDS = 10 * 60;
 export const PIN_RESEND_COOLDOWN_SECONDS = 60;
 export const PIN_MAX_ATTEMPTS = 5;
 
+/** The PDF a signer is shown: the final one once completed, else the original fixed at send. */
+export function displayedPdf(state: DocumentState): string | null {
+  if (state.status === 'completed' && state.final_pdf) return state.final_pdf.sha256;
+  return state.original_pdf?.sha256 ?? null;
+}
+
 export interface SigningSession {
   token: SigningTokenRow;
   state: DocumentState;
@@ -84,6 +90,7 @@ export class SigningService {
         page_count: s.state.page_count,
         expires_at: s.state.expires_at,
         completed_at: s.state.completed_at,
+        pages_version: displayedPdf(s.state)?.slice(0, 16) ?? null,
       },
       participant: {
         id: p.id,
