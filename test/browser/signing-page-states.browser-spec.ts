@@ -1,7 +1,7 @@
 import { AddressInfo } from 'net';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { ANDROID_PHONE, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
-import { solidPng } from '../support/png';
+import { solidPng, solidPngBytes } from '../support/png';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 
 /**
@@ -58,7 +58,7 @@ describe('signing page states (browser)', () => {
   async function open(token: string): Promise<{ page: Page; problems: (allowed?: number[]) => string[] }> {
     const context = await browser.newContext(ANDROID_PHONE);
     contexts.push(context);
-    await context.route(/\/v1\/signing\/[^/]+\/file(\?|$)/, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: '' }));
+    await context.route(/\/v1\/signing\/[^/]+\/pages\//, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: solidPngBytes(60, 85, [255, 255, 255, 255]) }));
     const page = await context.newPage();
     const seen: string[] = [];
     page.on('console', (msg) => {

@@ -30,8 +30,8 @@ interface ParticipantSpec {
 
 interface Watched {
   page: Page;
-  /** Content types of the document responses (`…/file`) the page received. */
-  files: string[];
+  /** Status and content type of each page image (`…/pages/<n>.png`) the page received. */
+  images: string[];
   /** Console errors, page errors and CSP violations seen so far, minus the expected HTTP statuses. */
   problems(allowedStatuses?: number[]): Promise<string[]>;
 }
@@ -95,18 +95,18 @@ describe('signing page (browser)', () => {
   }
 
   /**
-   * Opens `url` in a fresh context. Unless `pdf` is set, the embedded PDF is answered with an empty
-   * page: Chromium's PDF viewer is costly, and only the first scenario is about the document itself.
+   * Opens `url` in a fresh context. Unless `pages` is set, page images are answered with a blank
+   * page: rendering them costs the PDF pool, and only the first scenario is about the document itself.
    */
-  async function open(url: string, options: BrowserContextOptions, { pdf = false } = {}): Promise<Watched> {
+  async function open(url: string, options: BrowserContextOptions, { pages = false } = {}): Promise<Watched> {
     const context = await browser.newContext(options);
     contexts.push(context);
-    if (!pdf) await context.route(/\/v1\/signing\/[^/]+\/file(\?|$)/, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: '' }));
+    if (!pages) await context.route(/\/v1\/signing\/[^/]+\/pages\//, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: solidPng(60, 85, [255, 255, 255, 255]) }));
     const page = await context.newPage();
     const seen: string[] = [];
-    const files: string[] = [];
+    const images: string[] = [];
     page.on('response', (r) => {
-      if (/\/file(\?|$)/.test(r.url())) files.push(`${r.status()} ${r.headers()['content-type']}`);
+      if (/\/pages\/\d+\.png/.test(r.url())) images.push(`${r.status()} ${r.headers()['content-type']}`);
     });
     page.on('console', (msg) => {
       if (msg.type() === 'error') seen.push(`console: ${msg.text()}`);
@@ -122,21 +122,13 @@ describe('signing page (browser)', () => {
     await page.goto(url, { waitUntil: 'networkidle' });
     return {
       page,
-      files,
+      images,
       async problems(allowedStatuses: number[] = []) {
         const csp = await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp).catch(() => [] as string[]);
         const allowed = (s: string) => allowedStatuses.some((code) => s.includes(`Failed to load resource: the server responded with a status of ${code}`));
         return [...seen.filter((s) => !allowed(s)), ...csp.map((c) => `csp: ${c}`)];
       },
     };
-  }
-
-  async function until(check: () => boolean, what: string, ms = 10_000) {
-    const end = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
   }
 
   async function drawSignature(page: Page) {
@@ -194,20 +186,35 @@ describe('signing page (browser)', () => {
     const [first, second] = doc.participants;
 
     // The second signer opens early: not their turn yet.
-    const b = await open(second.url, DESKTOP, { pdf: true });
+    const b = await open(second.url, DESKTOP, { pages: true });
     await b.page.locator('#notice-title').getByText('앞 순서 서명자를 기다리는 중').waitFor();
     expect(await b.page.locator('#sign-step').isHidden()).toBe(true);
-    expect(await b.page.locator('#pdf').getAttribute('src')).toBe(`/v1/signing/${second.url.split('/sign/')[1]}/file`);
+    // The document as page images, readable while waiting; the signer's fields shown but inert.
+    const firstImage = b.page.locator('#pages img').first();
+    expect(await firstImage.getAttribute('src')).toMatch(new RegExp(`^/v1/signing/${second.url.split('/sign/')[1]}/pages/1\\.png\\?w=480&v=[0-9a-f]{16}$`));
+    expect(await b.page.locator('#pages .field').count()).toBe(2);
+    expect(await b.page.locator('#pages .field').first().isDisabled()).toBe(true);
+    const waitingSrc = await firstImage.getAttribute('src');
 
     // The first signer, on a 390 px phone.
-    const a = await open(first.url, MOBILE, { pdf: true });
+    const a = await open(first.url, MOBILE, { pages: true });
     const pa = a.page;
     await expect(pa.locator('#doc-title').textContent()).resolves.toBe('근로계약서');
     await expect(pa.locator('#doc-status').textContent()).resolves.toBe('서명 진행 중');
     await expect(pa.locator('#doc-participant').textContent()).resolves.toContain('김철수');
     await expect(pa.locator('#pin-intro').textContent()).resolves.toContain('010-****-5678');
     expect(await pa.locator('#open-pdf').getAttribute('href')).toMatch(/^\/v1\/signing\/[A-Za-z0-9_-]+\/file$/);
-    await until(() => a.files.includes('200 application/pdf'), 'the embedded PDF to load');
+    // The first page image arrives (rendered by the server) and shows; the signer's field is on it.
+    await pa.waitForFunction(() => ((document.querySelector('#pages img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    expect(a.images[0]).toBe('200 image/png');
+    const field = pa.locator('#pages .field-signature');
+    expect(await field.count()).toBe(1);
+    const pageBox = (await pa.locator('#pages .page').first().boundingBox())!;
+    const fieldBox = (await field.boundingBox())!;
+    // x 10 %, y 60 %, 20 % × 8 % of the page (see sentDocument).
+    expect((fieldBox.x - pageBox.x) / pageBox.width).toBeCloseTo(0.1, 1);
+    expect((fieldBox.y - pageBox.y) / pageBox.height).toBeCloseTo(0.6, 1);
+    expect(fieldBox.width / pageBox.width).toBeCloseTo(0.2, 1);
     // Nothing overflows the phone's width.
     expect(await pa.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
@@ -225,7 +232,16 @@ describe('signing page (browser)', () => {
 
     const signBtn = pa.locator('#sign-btn');
     expect(await signBtn.isDisabled()).toBe(true);
+    // "Next field" goes to the empty signature field on the page; tapping it opens the pad.
+    await expect(pa.locator('#next-field').textContent()).resolves.toBe('다음 입력 칸 (1개 남음)');
+    await pa.click('#next-field');
+    await expect(pa.evaluate(() => document.activeElement?.id)).resolves.toBe('field-0');
+    await expect(field.getAttribute('aria-label')).resolves.toBe('1쪽 서명 칸 · 눌러서 입력');
+    await field.tap();
+    await pa.waitForFunction(() => document.activeElement?.id === 'signature-canvas');
     await drawSignature(pa);
+    await expect(field.getAttribute('class')).resolves.toContain('field-filled');
+    await expect(pa.locator('#next-field').textContent()).resolves.toBe('모든 칸 입력 완료');
     expect(await signBtn.isDisabled()).toBe(true); // consent still missing
     // The backing store follows devicePixelRatio (3 here) and the canvas size, and a resize (a
     // narrower 375 px phone) keeps the strokes already drawn.
@@ -272,8 +288,11 @@ describe('signing page (browser)', () => {
     expect(await b.page.locator('#download-final').getAttribute('href')).toMatch(/\/v1\/signing\/[A-Za-z0-9_-]+\/file\?v=final$/);
     expect(await b.page.locator('#download-final').getAttribute('download')).toBe('');
     await expect(b.page.locator('#doc-status').textContent()).resolves.toBe('완료');
-    expect(await b.page.locator('#pdf').getAttribute('src')).toMatch(/\/file\?v=final$/);
-    await until(() => b.files.filter((f) => f === '200 application/pdf').length >= 2, 'the final PDF in the frame');
+    // The pages now show the signed PDF, under its own version.
+    const finalSrc = await b.page.locator('#pages img').first().getAttribute('src');
+    expect(finalSrc).not.toBe(waitingSrc);
+    await b.page.waitForFunction(() => ((document.querySelector('#pages img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    expect(await b.page.locator('#open-pdf').getAttribute('href')).toMatch(/\/file\?v=final$/);
 
     expect(await documentStatus(doc.id, 'completed')).toBe('completed');
     // Reopening the first link after completion shows the completed state.

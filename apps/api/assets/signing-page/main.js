@@ -1,6 +1,6 @@
 /*
  * Dojang signing page: the entry module. Plain browser JavaScript modules, no build step, no
- * external resources; one module per concern (state, i18n, api, errors, states, summary, document,
+ * external resources; one module per concern (state, i18n, api, errors, states, summary, pages,
  * pin, signature, sign, decline).
  *
  * It talks to the JSON API under /v1/signing/<token> (the token is the last segment of
@@ -9,7 +9,7 @@
  */
 import { api, failLink, isLinkFailure } from './api.js';
 import { renderDecline, openDecline, cancelDecline, confirmDecline } from './decline.js';
-import { renderDocument } from './document.js';
+import { initPages, renderPages } from './pages.js';
 import { applyStaticStrings, initialLang, setLang, t } from './i18n.js';
 import { onPinInput, renderPin, sendPin, verifyPin } from './pin.js';
 import { renderSign, sign } from './sign.js';
@@ -42,7 +42,7 @@ function renderPage() {
     renderSummary();
     var mode = pageMode();
     renderNotice(mode);
-    renderDocument(mode);
+    renderPages(mode);
     renderPin(mode);
     renderSign(mode);
     renderDecline(mode);
@@ -73,6 +73,7 @@ function checkAgain() {
 
 function start() {
   setRenderer(renderPage);
+  initPages();
   S.lang = initialLang();
   applyStaticStrings();
 
