@@ -1,6 +1,6 @@
 import { AddressInfo } from 'net';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { ANDROID_PHONE, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
+import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
 import { solidPng, solidPngBytes } from '../support/png';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 
@@ -8,7 +8,8 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
  * Every state of a signing link tells the signer where they stand, in its own words: not your turn
  * yet, signed (waiting for the others), completed (with the signed PDF to download), declined,
  * canceled, expired, deleted, replaced by a newer link, not valid. On an Android phone viewport,
- * against a real app whose clock the test drives (for expiry).
+ * against a real app whose clock the test drives (for expiry). In every state axe-core finds no
+ * WCAG 2.2 A/AA violation; and a signer signs with the keyboard alone.
  */
 
 jest.setTimeout(90_000);
@@ -103,6 +104,7 @@ describe('signing page states (browser)', () => {
     expect(await hidden(p, '#sign-step')).toBe(true);
     expect(await hidden(p, '#download-final')).toBe(true);
     expect(await p.locator('#check-again').isVisible()).toBe(true);
+    expect(await axeViolations(p)).toEqual([]);
 
     // The first signer signed elsewhere and reopens the link: signed, waiting for the others.
     await signByApi(doc.tokens[0]);
@@ -114,6 +116,7 @@ describe('signing page states (browser)', () => {
     expect(await hidden(f, '#sign-step')).toBe(true);
     expect(await hidden(f, '#decline-step')).toBe(true);
     expect(await hidden(f, '#download-final')).toBe(true);
+    expect(await axeViolations(f)).toEqual([]);
 
     // The second signs; the first, checking again, sees the completed document and can download it.
     await signByApi(doc.tokens[1]);
@@ -131,6 +134,7 @@ describe('signing page states (browser)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(await hidden(f, '#check-again')).toBe(true);
+    expect(await axeViolations(f)).toEqual([]);
 
     // In English too.
     await f.click('.lang-btn[data-lang="en"]');
@@ -167,6 +171,7 @@ describe('signing page states (browser)', () => {
       // The server's own words stay visible beneath.
       await expect(text(w.page, '#fatal-detail')).resolves.toContain(`This signing request was ${why}; the link no longer works.`);
       expect(await hidden(w.page, '#content')).toBe(true);
+      expect({ why, violations: await axeViolations(w.page) }).toEqual({ why, violations: [] });
       expect(w.problems([410])).toEqual([]);
     }
   });
@@ -187,10 +192,72 @@ describe('signing page states (browser)', () => {
     await page.goto(`${origin}/sign/${doc.tokens[0]}`, { waitUntil: 'networkidle' });
     await page.locator('#fatal-title').getByText('새 링크로 바뀐 링크입니다').waitFor();
     await expect(text(page, '#fatal-text')).resolves.toContain('가장 최근에 받은 메시지의 링크');
+    expect(await axeViolations(page)).toEqual([]);
 
     const unknown = await open('x'.repeat(43));
     await unknown.page.locator('#fatal-title').getByText('유효하지 않은 링크입니다').waitFor();
     await expect(text(unknown.page, '#fatal-text')).resolves.toContain('가장 최근에 받은 링크');
+    expect(await axeViolations(unknown.page)).toEqual([]);
     expect(unknown.problems([404])).toEqual([]);
+  });
+
+  it('the PIN step, the signing step and cc have no axe violations; a signer signs with the keyboard alone', async () => {
+    // sms_pin: the PIN step.
+    const pinDoc = await api('post', '/v1/documents', { title: '핀 계약서', content: '<p>핀</p>' }, 201);
+    const pinSigner = await api('post', `/v1/documents/${pinDoc.id}/participants`, { name: '핀', phone: '01012345678' }, 201);
+    const cc = await api('post', `/v1/documents/${pinDoc.id}/participants`, { name: '참조', auth: 'none', role: 'cc' }, 201);
+    await api('put', `/v1/documents/${pinDoc.id}/fields`, { fields: [{ participant_id: pinSigner.id, type: 'signature', page: 1, x: 10, y: 20, width: 20, height: 8 }] });
+    const pinSent = await api('post', `/v1/documents/${pinDoc.id}/send`, {});
+    const tokenOf = (id: string) => (pinSent.participants.find((p: any) => p.id === id).signing_url as string).split('/sign/')[1];
+    const pin = await open(tokenOf(pinSigner.id));
+    await pin.page.locator('#pin-step').waitFor();
+    expect(await axeViolations(pin.page)).toEqual([]);
+    const copy = await open(tokenOf(cc.id));
+    await copy.page.locator('#notice-title').getByText('참조용 문서').waitFor();
+    expect(await axeViolations(copy.page)).toEqual([]);
+
+    // A seal field, signed with Tab, Enter and Space only: next field, the field on the page, the
+    // seal file (the chooser answered with a file), consent, sign.
+    const doc = await api('post', '/v1/documents', { title: '키보드 계약서', content: '<p>키보드</p>' }, 201);
+    const signer = await api('post', `/v1/documents/${doc.id}/participants`, { name: '키보드', auth: 'none' }, 201);
+    await api('put', `/v1/documents/${doc.id}/fields`, { fields: [{ participant_id: signer.id, type: 'seal', page: 1, x: 60, y: 70, width: 15, height: 10 }] });
+    const sentDoc = await api('post', `/v1/documents/${doc.id}/send`, {});
+    const w = await open((sentDoc.participants[0].signing_url as string).split('/sign/')[1]);
+    const page = w.page;
+    await page.locator('#sign-step').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
+    /** Presses Tab until `id` has the focus (each step must be reachable without a pointer). */
+    async function tabTo(id: string) {
+      for (let i = 0; i < 40; i++) {
+        if ((await focused()) === id) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`Tab never reached #${id}`);
+    }
+    // Focus is visible: the focused control gets an outline.
+    await tabTo('next-field');
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await expect(focused()).resolves.toBe('field-0');
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.id === 'seal-file');
+    const chooser = page.waitForEvent('filechooser');
+    await page.keyboard.press('Space');
+    await (await chooser).setFiles({ name: 'seal.png', mimeType: 'image/png', buffer: solidPngBytes(48, 48, [200, 30, 30, 255]) });
+    await page.locator('#seal-preview-wrap').waitFor();
+    await expect(page.locator('#field-0').getAttribute('class')).resolves.toContain('field-filled');
+    await tabTo('consent');
+    await page.keyboard.press('Space');
+    await tabTo('sign-btn');
+    await page.keyboard.press('Enter');
+    await page.locator('#notice-title').getByText('서명 완료: 모든 서명이 끝났습니다').waitFor();
+    // The outcome is announced: focus moves to the notice's heading.
+    await expect(focused()).resolves.toBe('notice-title');
+    expect(await axeViolations(page)).toEqual([]);
+    expect((await api('get', `/v1/documents/${doc.id}`)).status).toBe('completed');
+    expect(w.problems()).toEqual([]);
   });
 });
