@@ -36,4 +36,11 @@ describe('signing page modules', () => {
   it('write text with textContent only: no innerHTML, eval or string timers', () => {
     for (const f of modules) expect({ f, bad: source(f).match(/innerHTML|outerHTML|insertAdjacentHTML|\beval\(|new Function\(|setTimeout\('/g) }).toEqual({ f, bad: null });
   });
+
+  it('ship in the production image, which serves them from the source tree', () => {
+    // The runtime stage copies dist/, node_modules and scripts; without this the page 500s.
+    const dockerfile = fs.readFileSync(path.join(__dirname, '../../Dockerfile'), 'utf8');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toContain('COPY --from=build /app/apps/api/assets ./apps/api/assets');
+  });
 });

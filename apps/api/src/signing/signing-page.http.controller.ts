@@ -21,8 +21,7 @@ export const SIGNING_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/signing-p
  * Listed once at startup: a request can only name a file that was there.
  */
 const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new Map([
-  ...fs
-    .readdirSync(SIGNING_PAGE_DIR)
+  ...(fs.existsSync(SIGNING_PAGE_DIR) ? fs.readdirSync(SIGNING_PAGE_DIR) : [])
     .filter((name) => /^[a-z0-9-]+\.(js|css)$/.test(name))
     .map((name) => [name, { file: path.join(SIGNING_PAGE_DIR, name), type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8' }] as const),
   ['signature_pad.js', { file: path.join(repoRoot(), 'node_modules/signature_pad/dist/signature_pad.umd.min.js'), type: 'text/javascript; charset=utf-8' }],

@@ -11,7 +11,7 @@ let library: Promise<PDFiumLibrary> | null = null;
  * means it never looks for the file elsewhere, let alone downloads it.
  */
 function pdfium(): Promise<PDFiumLibrary> {
-  library ??= PDFiumLibrary.init({ wasmBinary: readFileSync(path.join(path.dirname(require.resolve('@hyzyla/pdfium')), 'pdfium.wasm')) });
+  library ??= PDFiumLibrary.init({ wasmBinary: new Uint8Array(readFileSync(path.join(path.dirname(require.resolve('@hyzyla/pdfium')), 'pdfium.wasm'))).buffer });
   return library;
 }
 
