@@ -26,6 +26,8 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/scripts ./scripts
+# The signing page's HTML, modules, style sheet and font slices, served from the source tree.
+COPY --from=build /app/apps/api/assets ./apps/api/assets
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -1,42 +1,51 @@
-import * as fs from 'fs';
+import { execFileSync } from 'child_process';
 import { AddressInfo } from 'net';
-import * as os from 'os';
-import * as path from 'path';
-import { Browser, chromium, Page } from 'playwright-core';
-import { startTestApp, TestApp } from '../support/test-app';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { ANDROID_PHONE, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { readSlices } = require('../../scripts/build-signing-font') as { readSlices(): Array<{ file: string; codePoints: number[] }> };
 
 /**
- * The signing page's Korean renders on a device without any Korean system font. Chromium runs
- * with a fontconfig listing only DejaVu (Latin), whatever this machine has installed, so the
- * only Hangul it can draw comes from the page's own web font.
+ * Every Hangul syllable renders on a phone without a Korean system font. Chromium runs with a
+ * fontconfig listing only DejaVu (Latin), whatever this machine has installed, so the only Hangul
+ * it can draw comes from the page's Noto Sans KR slices. Rare syllables in the title, the signer's
+ * name and the sending organization must each be drawn by the slice font, never by a fallback box.
  */
 
-jest.setTimeout(45_000);
+jest.setTimeout(60_000);
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const RARE = '똠뷁쀍햏괆';
+const TITLE = `${RARE} 근로계약서 (표준)`;
+const SIGNER = '뷁똠햏 (괆쀍)';
+const ORG = '쀍괆 주식회사 ㈜똠';
 
-function latinOnlyFontconfig(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-latin-fonts-'));
-  const file = path.join(dir, 'fonts.conf');
-  fs.writeFileSync(
-    file,
-    `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>${path.join(dir, 'cache')}</cachedir></fontconfig>`,
-  );
-  return file;
-}
-
-describe('signing page web font (browser, no Korean system font)', () => {
+describe('signing page fonts: every Hangul syllable (browser, no Korean system font)', () => {
   let t: TestApp;
   let browser: Browser;
   let origin: string;
+  let url: string;
+  const fontconfig = latinOnlyFontconfig();
+  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
     [t, browser] = await Promise.all([
       startTestApp(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } }),
+      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: fontconfig } }),
     ]);
     await t.app.listen(0, '127.0.0.1');
     origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    const org = await t.createOrg(ORG);
+    const h = bearer(org.test);
+    const doc = (await t.http.post('/v1/documents').set(h).send({ title: TITLE, content: `<p>${TITLE}</p>` })).body;
+    const p = (await t.http.post(`/v1/documents/${doc.id}/participants`).set(h).send({ name: SIGNER, auth: 'none' })).body;
+    await t.http.put(`/v1/documents/${doc.id}/fields`).set(h).send({ fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 10, y: 60, width: 20, height: 8 }] });
+    const sent = (await t.http.post(`/v1/documents/${doc.id}/send`).set(h).send({})).body;
+    url = `${origin}/sign/${sent.participants[0].signing_url.split('/sign/')[1]}`;
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
 
   afterAll(async () => {
@@ -44,53 +53,99 @@ describe('signing page web font (browser, no Korean system font)', () => {
     await t?.close();
   });
 
-  /** The page for an unknown link: its Korean error heading is drawn by app.js without any API data. */
-  async function heading(blockFont: boolean): Promise<{ page: Page; png: Buffer; csp: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 600, height: 400 }, locale: 'ko-KR' });
-    if (blockFont) await context.route(/noto-sans-kr-subset\.woff2$/, (route) => route.abort());
+  it('the browser has no font with Hangul but the page’s own', () => {
+    // What fontconfig offers Chromium here: not one font claims Korean.
+    const korean = execFileSync('fc-list', [':lang=ko', 'family'], { env: { ...process.env, FONTCONFIG_FILE: fontconfig }, encoding: 'utf8' });
+    expect(korean.trim()).toBe('');
+  });
+
+  async function open(blockFonts: boolean): Promise<{ page: Page; slices: string[]; csp: () => Promise<string[]> }> {
+    const context = await browser.newContext(ANDROID_PHONE);
+    contexts.push(context);
+    if (blockFonts) await context.route(/\/sign\/assets\/fonts\/[^/]+\.woff2$/, (route) => route.abort());
+    // The document itself is not what this test looks at.
+    await context.route(/\/v1\/signing\/[^/]+\/(file|pages)/, (route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{}' }));
     const page = await context.newPage();
+    const slices: string[] = [];
+    page.on('response', (r) => {
+      const m = /\/sign\/assets\/fonts\/([^/?]+\.woff2)$/.exec(r.url());
+      if (m && r.status() === 200 && r.headers()['content-type'] === 'font/woff2') slices.push(m[1]);
+    });
     await page.addInitScript(() => {
       const w = window as unknown as { __csp: string[] };
       w.__csp = [];
       document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
     });
-    await page.goto(`${origin}/sign/no-such-link-${blockFont ? 'a' : 'b'}`, { waitUntil: 'networkidle' });
-    const title = page.locator('#fatal-title');
-    await title.waitFor();
+    await page.goto(url, { waitUntil: 'networkidle' });
+    await page.locator('#doc-title').getByText(TITLE).waitFor();
     await page.evaluate(() => document.fonts.ready);
-    // The same text in both renderings, so any difference is the font.
-    await page.evaluate(() => {
-      document.getElementById('fatal-title')!.textContent = '서명 링크를 확인해 주세요';
-    });
-    const png = await title.screenshot();
-    const csp = await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
-    return { page, png, csp };
+    return { page, slices, csp: () => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp) };
   }
 
-  const webFontLoaded = (page: Page) =>
-    page.evaluate(() => {
-      let loaded = false;
-      document.fonts.forEach((f) => {
-        if (f.family.replace(/"/g, '') === 'Dojang Noto Sans KR' && f.status === 'loaded') loaded = true;
-      });
-      return loaded;
-    });
+  /**
+   * For each character, whether the element's own font stack draws it exactly as the slice font
+   * alone does, and differently from a code point no font has (the missing-glyph box).
+   */
+  function glyphs(page: Page, selector: string) {
+    return page.evaluate((sel) => {
+      const el = document.querySelector(sel) as HTMLElement;
+      const stack = getComputedStyle(el).fontFamily;
+      const canvas = document.createElement('canvas');
+      canvas.width = 64;
+      canvas.height = 64;
+      const ctx = canvas.getContext('2d', { willReadFrequently: true })!;
+      const draw = (ch: string, family: string) => {
+        ctx.clearRect(0, 0, 64, 64);
+        ctx.font = `40px ${family}`;
+        ctx.fillText(ch, 4, 48);
+        return Array.from(ctx.getImageData(0, 0, 64, 64).data).join(',');
+      };
+      const tofu = draw('\uE000', stack);
+      const chars = [...new Set([...(el.textContent ?? '')].filter((c) => c.codePointAt(0)! > 0x7f && c.trim()))];
+      return {
+        stack,
+        chars: chars.map((ch) => {
+          const drawn = draw(ch, stack);
+          return { ch, bySliceFont: drawn === draw(ch, '"Dojang Noto Sans KR"'), box: drawn === tofu };
+        }),
+      };
+    }, selector);
+  }
 
-  it('serves the font under the page CSP and draws Hangul with it', async () => {
-    const res = await fetch(`${origin}/sign/assets/noto-sans-kr-subset.woff2`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('font/woff2');
+  it('draws rare syllables in the title, the signer’s name and the organization with the slice font', async () => {
+    const { page, slices, csp } = await open(false);
+    await expect(page.locator('#doc-participant').textContent()).resolves.toContain(SIGNER);
+    await expect(page.locator('#doc-sender').textContent()).resolves.toBe(ORG);
 
-    const withFont = await heading(false);
-    expect(withFont.csp).toEqual([]);
-    expect(await withFont.page.evaluate(() => document.fonts.check('16px "Dojang Noto Sans KR"', '서명'))).toBe(true);
-    expect(await webFontLoaded(withFont.page)).toBe(true);
+    // The page itself asked for the slices holding the rare syllables (nothing here loads fonts
+    // by hand), and only some slices: not the whole font.
+    const owner = new Map<number, string>();
+    for (const s of readSlices()) for (const cp of s.codePoints) owner.set(cp, s.file);
+    for (const ch of `${RARE}㈜`) expect({ ch, fetched: slices.includes(owner.get(ch.codePointAt(0)!) ?? '?') }).toEqual({ ch, fetched: true });
+    expect(slices.length).toBeLessThan(40);
+    expect(new Set(slices).size).toBe(slices.length);
 
-    // Without the web font the same heading is boxes (no system font has Hangul here).
-    const tofu = await heading(true);
-    expect(await webFontLoaded(tofu.page)).toBe(false);
-    expect(withFont.png.equals(tofu.png)).toBe(false);
+    for (const sel of ['#doc-title', '#doc-participant', '#doc-sender']) {
+      const g = await glyphs(page, sel);
+      expect(g.stack).toContain('Dojang Noto Sans KR');
+      expect(g.chars.length).toBeGreaterThan(3);
+      expect({ sel, wrong: g.chars.filter((c) => !c.bySliceFont || c.box) }).toEqual({ sel, wrong: [] });
+    }
+    expect(await csp()).toEqual([]);
 
-    await Promise.all([withFont.page.context().close(), tofu.page.context().close()]);
+    // The slices are cached for a year; a name that is not a slice is a 404.
+    const res = await fetch(`${origin}/sign/assets/fonts/${slices[0]}`);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${origin}/sign/assets/fonts/..%2Fapp.js`)).status).toBe(404);
+    expect((await fetch(`${origin}/sign/assets/fonts/nskr-999-0000000000.woff2`)).status).toBe(404);
+    await page.screenshot({ path: '/tmp/dojang-signing-page-rare-syllables.png', scale: 'css' });
+  });
+
+  it('without the slices the same characters are missing-glyph boxes (the check above can fail)', async () => {
+    const { page } = await open(true);
+    const g = await glyphs(page, '#doc-title');
+    const rare = g.chars.filter((c) => RARE.includes(c.ch));
+    expect(rare).toHaveLength(RARE.length);
+    expect(rare.every((c) => c.box)).toBe(true);
   });
 });

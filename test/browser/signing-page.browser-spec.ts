@@ -1,40 +1,21 @@
 import { solidPngBytes } from '../support/png';
-import * as fs from 'fs';
 import { AddressInfo } from 'net';
-import * as os from 'os';
-import * as path from 'path';
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { ANDROID_PHONE, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 
 /**
  * The signing page in a real browser (Debian's Chromium through playwright-core) against a real
  * in-process app listening on 127.0.0.1. Each test gets a fresh browser context; every page is
- * watched for console errors, uncaught exceptions and CSP violations.
+ * watched for console errors, uncaught exceptions and CSP violations. Chromium sees no Korean
+ * system font: the page's own Noto Sans KR slices draw every Hangul character.
  */
 
-jest.setTimeout(45_000);
+jest.setTimeout(90_000);
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const MOBILE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true, locale: 'ko-KR' };
+const MOBILE: BrowserContextOptions = ANDROID_PHONE;
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 }, locale: 'ko-KR' };
 const SCREENSHOT = '/tmp/dojang-signing-page-mobile.png';
-
-/**
- * The test machine has no Korean system font, so Chromium would draw Korean as boxes. A fontconfig
- * file adding the Noto Sans KR package the PDF code already ships makes text (and so the layout
- * checks and the screenshot) realistic. Test-only: the page itself loads no fonts.
- */
-function fontconfigWithKorean(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-fonts-'));
-  const kr = path.join(__dirname, '../../node_modules/@expo-google-fonts/noto-sans-kr');
-  const dirs = `<dir>${path.join(kr, '400Regular')}</dir>`;
-  const file = path.join(dir, 'fonts.conf');
-  fs.writeFileSync(
-    file,
-    `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><include ignore_missing="yes">/etc/fonts/fonts.conf</include>${dirs}<cachedir>${path.join(dir, 'cache')}</cachedir></fontconfig>`,
-  );
-  return file;
-}
 
 const solidPng = (width = 48, height = 48, rgba = [200, 30, 30, 255]) => solidPngBytes(width, height, rgba);
 
@@ -49,8 +30,8 @@ interface ParticipantSpec {
 
 interface Watched {
   page: Page;
-  /** Content types of the document responses (`…/file`) the page received. */
-  files: string[];
+  /** Status and content type of each page image (`…/pages/<n>.png`) the page received. */
+  images: string[];
   /** Console errors, page errors and CSP violations seen so far, minus the expected HTTP statuses. */
   problems(allowedStatuses?: number[]): Promise<string[]>;
 }
@@ -114,18 +95,18 @@ describe('signing page (browser)', () => {
   }
 
   /**
-   * Opens `url` in a fresh context. Unless `pdf` is set, the embedded PDF is answered with an empty
-   * page: Chromium's PDF viewer is costly, and only the first scenario is about the document itself.
+   * Opens `url` in a fresh context. Unless `pages` is set, page images are answered with a blank
+   * page: rendering them costs the PDF pool, and only the first scenario is about the document itself.
    */
-  async function open(url: string, options: BrowserContextOptions, { pdf = false } = {}): Promise<Watched> {
+  async function open(url: string, options: BrowserContextOptions, { pages = false } = {}): Promise<Watched> {
     const context = await browser.newContext(options);
     contexts.push(context);
-    if (!pdf) await context.route(/\/v1\/signing\/[^/]+\/file(\?|$)/, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: '' }));
+    if (!pages) await context.route(/\/v1\/signing\/[^/]+\/pages\//, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: solidPng(60, 85, [255, 255, 255, 255]) }));
     const page = await context.newPage();
     const seen: string[] = [];
-    const files: string[] = [];
+    const images: string[] = [];
     page.on('response', (r) => {
-      if (/\/file(\?|$)/.test(r.url())) files.push(`${r.status()} ${r.headers()['content-type']}`);
+      if (/\/pages\/\d+\.png/.test(r.url())) images.push(`${r.status()} ${r.headers()['content-type']}`);
     });
     page.on('console', (msg) => {
       if (msg.type() === 'error') seen.push(`console: ${msg.text()}`);
@@ -141,21 +122,13 @@ describe('signing page (browser)', () => {
     await page.goto(url, { waitUntil: 'networkidle' });
     return {
       page,
-      files,
+      images,
       async problems(allowedStatuses: number[] = []) {
         const csp = await page.evaluate(() => (window as unknown as { __csp: string[] }).__csp).catch(() => [] as string[]);
         const allowed = (s: string) => allowedStatuses.some((code) => s.includes(`Failed to load resource: the server responded with a status of ${code}`));
         return [...seen.filter((s) => !allowed(s)), ...csp.map((c) => `csp: ${c}`)];
       },
     };
-  }
-
-  async function until(check: () => boolean, what: string, ms = 10_000) {
-    const end = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
   }
 
   async function drawSignature(page: Page) {
@@ -173,7 +146,7 @@ describe('signing page (browser)', () => {
   beforeAll(async () => {
     [t, browser] = await Promise.all([
       startTestApp(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: fontconfigWithKorean() } }),
+      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } }),
     ]);
     org = await t.createOrg();
     await t.app.listen(0, '127.0.0.1');
@@ -200,7 +173,7 @@ describe('signing page (browser)', () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/i);
     expect(html).not.toMatch(/\sstyle=/i);
     expect(html).not.toMatch(/\son[a-z]+=/i);
-    for (const asset of ['app.js', 'styles.css', 'signature_pad.js']) {
+    for (const asset of ['main.js', 'states.js', 'styles.css', 'signature_pad.js', 'fonts/fonts.css']) {
       expect((await fetch(`${origin}/sign/assets/${asset}`)).status).toBe(200);
     }
   });
@@ -213,20 +186,35 @@ describe('signing page (browser)', () => {
     const [first, second] = doc.participants;
 
     // The second signer opens early: not their turn yet.
-    const b = await open(second.url, DESKTOP, { pdf: true });
+    const b = await open(second.url, DESKTOP, { pages: true });
     await b.page.locator('#notice-title').getByText('앞 순서 서명자를 기다리는 중').waitFor();
     expect(await b.page.locator('#sign-step').isHidden()).toBe(true);
-    expect(await b.page.locator('#pdf').getAttribute('src')).toBe(`/v1/signing/${second.url.split('/sign/')[1]}/file`);
+    // The document as page images, readable while waiting; the signer's fields shown but inert.
+    const firstImage = b.page.locator('#pages img').first();
+    expect(await firstImage.getAttribute('src')).toMatch(new RegExp(`^/v1/signing/${second.url.split('/sign/')[1]}/pages/1\\.png\\?w=480&v=[0-9a-f]{16}$`));
+    expect(await b.page.locator('#pages .field').count()).toBe(2);
+    expect(await b.page.locator('#pages .field').first().isDisabled()).toBe(true);
+    const waitingSrc = await firstImage.getAttribute('src');
 
     // The first signer, on a 390 px phone.
-    const a = await open(first.url, MOBILE, { pdf: true });
+    const a = await open(first.url, MOBILE, { pages: true });
     const pa = a.page;
     await expect(pa.locator('#doc-title').textContent()).resolves.toBe('근로계약서');
     await expect(pa.locator('#doc-status').textContent()).resolves.toBe('서명 진행 중');
     await expect(pa.locator('#doc-participant').textContent()).resolves.toContain('김철수');
     await expect(pa.locator('#pin-intro').textContent()).resolves.toContain('010-****-5678');
     expect(await pa.locator('#open-pdf').getAttribute('href')).toMatch(/^\/v1\/signing\/[A-Za-z0-9_-]+\/file$/);
-    await until(() => a.files.includes('200 application/pdf'), 'the embedded PDF to load');
+    // The first page image arrives (rendered by the server) and shows; the signer's field is on it.
+    await pa.waitForFunction(() => ((document.querySelector('#pages img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    expect(a.images[0]).toBe('200 image/png');
+    const field = pa.locator('#pages .field-signature');
+    expect(await field.count()).toBe(1);
+    const pageBox = (await pa.locator('#pages .page').first().boundingBox())!;
+    const fieldBox = (await field.boundingBox())!;
+    // x 10 %, y 60 %, 20 % × 8 % of the page (see sentDocument).
+    expect((fieldBox.x - pageBox.x) / pageBox.width).toBeCloseTo(0.1, 1);
+    expect((fieldBox.y - pageBox.y) / pageBox.height).toBeCloseTo(0.6, 1);
+    expect(fieldBox.width / pageBox.width).toBeCloseTo(0.2, 1);
     // Nothing overflows the phone's width.
     expect(await pa.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
@@ -244,7 +232,16 @@ describe('signing page (browser)', () => {
 
     const signBtn = pa.locator('#sign-btn');
     expect(await signBtn.isDisabled()).toBe(true);
+    // "Next field" goes to the empty signature field on the page; tapping it opens the pad.
+    await expect(pa.locator('#next-field').textContent()).resolves.toBe('다음 입력 칸 (1개 남음)');
+    await pa.click('#next-field');
+    await expect(pa.evaluate(() => document.activeElement?.id)).resolves.toBe('field-0');
+    await expect(field.getAttribute('aria-label')).resolves.toBe('1쪽 서명 칸 · 눌러서 입력');
+    await field.tap();
+    await pa.waitForFunction(() => document.activeElement?.id === 'signature-canvas');
     await drawSignature(pa);
+    await expect(field.getAttribute('class')).resolves.toContain('field-filled');
+    await expect(pa.locator('#next-field').textContent()).resolves.toBe('모든 칸 입력 완료');
     expect(await signBtn.isDisabled()).toBe(true); // consent still missing
     // The backing store follows devicePixelRatio (3 here) and the canvas size, and a resize (a
     // narrower 375 px phone) keeps the strokes already drawn.
@@ -284,16 +281,25 @@ describe('signing page (browser)', () => {
     expect(await b.page.locator('#sign-btn').isDisabled()).toBe(true);
     await b.page.check('#consent');
     await b.page.click('#sign-btn');
-    await b.page.locator('#notice-title').getByText('서명 완료').waitFor();
-    await expect(b.page.locator('#notice-text').textContent()).resolves.toBe('모든 서명이 완료되었습니다');
+    await b.page.locator('#notice-title').getByText('서명 완료: 모든 서명이 끝났습니다').waitFor();
+    await expect(b.page.locator('#notice-text').textContent()).resolves.toBe('서명이 완료된 문서를 내려받아 보관해 주세요.');
+    // No "read before signing" once it is all signed; the signed PDF is offered for download.
+    await expect(b.page.locator('#read-hint').textContent()).resolves.toBe('모든 참여자가 서명한 최종 문서입니다.');
+    expect(await b.page.locator('#download-final').getAttribute('href')).toMatch(/\/v1\/signing\/[A-Za-z0-9_-]+\/file\?v=final$/);
+    expect(await b.page.locator('#download-final').getAttribute('download')).toBe('');
     await expect(b.page.locator('#doc-status').textContent()).resolves.toBe('완료');
-    expect(await b.page.locator('#pdf').getAttribute('src')).toMatch(/\/file\?v=final$/);
-    await until(() => b.files.filter((f) => f === '200 application/pdf').length >= 2, 'the final PDF in the frame');
+    // The pages now show the signed PDF, under its own version.
+    const finalSrc = await b.page.locator('#pages img').first().getAttribute('src');
+    expect(finalSrc).not.toBe(waitingSrc);
+    await b.page.waitForFunction(() => ((document.querySelector('#pages img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    expect(await b.page.locator('#open-pdf').getAttribute('href')).toMatch(/\/file\?v=final$/);
 
     expect(await documentStatus(doc.id, 'completed')).toBe('completed');
     // Reopening the first link after completion shows the completed state.
     await pa.reload({ waitUntil: 'networkidle' });
     await pa.locator('#notice-title').getByText('모든 서명이 완료되었습니다').waitFor();
+    expect(await pa.locator('#read-hint').textContent()).not.toContain('서명하기 전에');
+    expect(await pa.locator('#download-final').isVisible()).toBe(true);
 
     expect(await a.problems()).toEqual([]);
     expect(await b.problems()).toEqual([]);
@@ -345,7 +351,7 @@ describe('signing page (browser)', () => {
     expect(await documentStatus(doc.id, 'declined')).toBe('declined');
 
     await page.reload({ waitUntil: 'networkidle' });
-    await page.locator('#fatal-title').getByText('더 이상 사용할 수 없는 링크입니다').waitFor();
+    await page.locator('#fatal-title').getByText('서명이 거부된 문서입니다').waitFor();
     await expect(page.locator('#fatal-detail').textContent()).resolves.toContain('declined');
     expect(await w.problems([410])).toEqual([]);
   });
@@ -354,7 +360,7 @@ describe('signing page (browser)', () => {
     const doc = await sentDocument('취소될 계약서', [{ name: '정하늘', auth: 'none', fields: ['signature'] }]);
     await api('post', `/v1/documents/${doc.id}/cancel`);
     const w = await open(doc.participants[0].url, MOBILE);
-    await w.page.locator('#fatal-title').getByText('더 이상 사용할 수 없는 링크입니다').waitFor();
+    await w.page.locator('#fatal-title').getByText('서명 요청이 취소되었습니다').waitFor();
     await expect(w.page.locator('#fatal-detail').textContent()).resolves.toContain('This signing request was canceled; the link no longer works.');
     expect(await w.page.locator('#content').isHidden()).toBe(true);
 

@@ -13,6 +13,7 @@ import {
   PdfJob,
   PdfPool,
   RENDER_DOCUMENT,
+  RENDER_PAGE,
   RENDER_SVG,
   RenderSvgInput,
   ZIP_FILES,
@@ -46,6 +47,18 @@ export interface RenderedPdfRow extends ReadDoc {
   page_count: number;
 }
 
+/** Page images by the hash of what they are rendered from (see `pageImage`). */
+export const PAGE_IMAGES = 'page_images';
+
+/** The widths page images come in (pixels): a phone's screen and a zoomed or wide one. */
+export const PAGE_IMAGE_WIDTHS: readonly number[] = [480, 960];
+
+interface PageImageRow extends ReadDoc {
+  id: string;
+  sha256: string;
+  byte_size: number;
+}
+
 type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & WithBody;
 
 /** Entries of the in-process render cache; the rows and the blobs themselves are not bounded. */
@@ -67,6 +80,9 @@ export class DocumentPdfService {
   private readonly renders = new Map<string, RenderedPdfRow>();
   private readonly inFlight = new Map<string, Promise<RenderedPdfRow>>();
   private collection: Promise<void> | null = null;
+  private readonly pageImages = new Map<string, string>();
+  private readonly pagesInFlight = new Map<string, Promise<Buffer | null>>();
+  private pageCollection: Promise<void> | null = null;
 
   constructor(
     private readonly blobs: BlobStore,
@@ -170,6 +186,56 @@ export class DocumentPdfService {
   /** A ZIP of `files` (the evidence bundle), made in the pool. */
   async zip(files: ZipFile[], mtime: string): Promise<Buffer> {
     return asBuffer(await this.job(ZIP_FILES, { files, mtime }));
+  }
+
+  /**
+   * Page `page` (1-based) of the stored PDF `pdfSha256` as a PNG `width` pixels wide; null when the
+   * PDF has no such page. Rendered once, in the pool: the PNG goes to the blob store and
+   * `page_images` maps the hash of (renderer, PDF hash, page, width) to it, so every signer of
+   * every document with this PDF, and every process, reuses it. Concurrent requests for the same
+   * image share one render.
+   */
+  async pageImage(pdfSha256: string, page: number, width: number): Promise<Buffer | null> {
+    if (!PAGE_IMAGE_WIDTHS.includes(width)) throw new RangeError(`page image width ${width} is not one of ${PAGE_IMAGE_WIDTHS.join(', ')}`);
+    const key = createHash('sha256').update(JSON.stringify([RENDER_PAGE.id, RENDER_PAGE.version, pdfSha256, page, width])).digest('hex');
+    const known = this.pageImages.get(key) ?? (await this.storedPageImage(key));
+    if (known) return this.blob(known);
+    let pending = this.pagesInFlight.get(key);
+    if (!pending) {
+      pending = this.renderPage(key, pdfSha256, page, width).finally(() => this.pagesInFlight.delete(key));
+      this.pagesInFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async renderPage(key: string, pdfSha256: string, page: number, width: number): Promise<Buffer | null> {
+    const out = await this.job(RENDER_PAGE, { pdf: await this.blob(pdfSha256), page, width });
+    if (!out.png) return null;
+    const png = asBuffer(out.png);
+    const ref = await this.blobs.put(png);
+    this.rememberPage(key, ref.sha256);
+    if (this.reads) {
+      this.pageCollection ??= this.reads.ensureCollection({ name: PAGE_IMAGES });
+      await this.pageCollection;
+      // Another process may have stored the same image first: the same bytes, so either row does.
+      await this.reads.putIfVersion(PAGE_IMAGES, { id: key, sha256: ref.sha256, byte_size: ref.byte_size }, null);
+    }
+    return png;
+  }
+
+  private async storedPageImage(key: string): Promise<string | null> {
+    if (!this.reads) return null;
+    this.pageCollection ??= this.reads.ensureCollection({ name: PAGE_IMAGES });
+    await this.pageCollection;
+    const row = await this.reads.get<PageImageRow>(PAGE_IMAGES, key);
+    if (!row || !(await this.blobs.has(row.sha256))) return null;
+    this.rememberPage(key, row.sha256);
+    return row.sha256;
+  }
+
+  private rememberPage(key: string, sha256: string): void {
+    if (this.pageImages.size >= MEMORY_CACHE_ENTRIES) this.pageImages.delete(this.pageImages.keys().next().value as string);
+    this.pageImages.set(key, sha256);
   }
 
   /** A job in the pool under the configured time limit (the pool's heap limit applies to all). */

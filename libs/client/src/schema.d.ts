@@ -459,6 +459,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/signing/{token}/pages/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the document as an image, for the signer
+         * @description Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session's `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.
+         */
+        get: operations["Signing_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -491,46 +511,6 @@ export interface paths {
          * @description One event by its evt_ id (also the webhook-id header of its deliveries).
          */
         get: operations["Events_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/extensions/{projection}/{endpoint}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the rows of a plugin read model
-         * @description A read endpoint declared by a projection plugin loaded with PROJECTIONS (docs/EXTENDING.md): the rows of this organization and mode, by id descending. Each endpoint may declare filters: top-level fields given as query parameters (?month=2026-03), compared for equality. Readable with auditor keys.
-         */
-        get: operations["Extensions_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/extensions/{projection}/{endpoint}/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Retrieve a row of a plugin read model
-         * @description One row by its id; another organization's or mode's row is 404 extension_row_not_found. Readable with auditor keys.
-         */
-        get: operations["Extensions_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1121,26 +1101,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "webhook.test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook.test
-         * @description Sent on demand by POST /webhook_endpoints/{id}/test to check a receiver: signed like every delivery, not retried.
-         */
-        post: operations["webhook_webhook_test"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export interface components {
     schemas: {
@@ -1240,7 +1200,7 @@ export interface components {
              * @default corporate
              * @enum {string}
              */
-            type?: "corporate" | "usage";
+            type: "corporate" | "usage";
             /**
              * @description generated renders a round red seal from company_name on the server; uploaded takes image.
              * @enum {string}
@@ -1260,7 +1220,7 @@ export interface components {
              * @description A restricted seal cannot be chosen by signers through a signing link.
              * @default false
              */
-            restricted?: boolean;
+            restricted: boolean;
         };
         RecipientDto: {
             /**
@@ -1289,7 +1249,7 @@ export interface components {
              * @default html
              * @enum {string}
              */
-            content_format?: "html" | "text";
+            content_format: "html" | "text";
             recipient: components["schemas"]["RecipientDto"];
             /** @description Note passed to the recipient in the e-mail. */
             message?: string;
@@ -1323,7 +1283,7 @@ export interface components {
              * @description How long the previous secret keeps signing next to the new one (seconds; default 24 h, at most 7 days).
              * @default 86400
              */
-            grace_period_seconds?: number;
+            grace_period_seconds: number;
         };
         /**
          * @description Coarse class of the error.
@@ -1352,7 +1312,7 @@ export interface components {
          *     - `webhook_delivery_in_progress` (409): The delivery is still pending or being attempted; redeliver it once it has finished.
          *     - `webhook_delivery_not_found` (404): No such delivery for this webhook endpoint.
          *     - `invalid_admin_token` (401): Operator routes need Authorization: Bearer <ADMIN_TOKEN> (not an API key).
-         *     - `insufficient_permissions` (403): The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else.
+         *     - `insufficient_permissions` (403): The key may not do this: auditor keys read documents, their histories and evidence, and nothing else.
          *     - `test_mode_only` (403): The operation exists for test keys only (the outbox).
          *     - `rate_limit_error` (429): Too many requests with this key in the current minute; wait Retry-After seconds.
          *     - `idempotency_key_reused` (400): This Idempotency-Key was used with a different request (method, path or body).
@@ -1360,14 +1320,13 @@ export interface components {
          *     - `document_not_found` (404): No such document for this key (other organizations' and the other mode's documents are not found either).
          *     - `participant_not_found` (404): No such participant on this document.
          *     - `event_not_found` (404): No such event.
-         *     - `extension_not_found` (404): No such plugin read endpoint: the projection is not loaded on this server (PROJECTIONS) or does not declare that endpoint.
-         *     - `extension_row_not_found` (404): No such row in this plugin read endpoint for this key (other organizations' and the other mode's rows are not found either).
          *     - `file_not_found` (404): No such file, or the signed file URL is wrong or expired.
          *     - `template_not_found` (404): No such template.
          *     - `seal_not_found` (404): No such seal.
          *     - `webhook_endpoint_not_found` (404): No such webhook endpoint.
          *     - `organization_not_found` (404): The key's organization no longer exists.
          *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, or replaced by a later send).
+         *     - `page_not_found` (404): The document has no such page.
          *     - `document_not_editable` (409): The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.
          *     - `document_edit_locked` (409): The draft is edit-locked; release the lock in the document settings first.
          *     - `document_not_sent` (409): A draft has no signature request to cancel; delete it instead.
@@ -1403,7 +1362,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "invalid_request_error" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "insufficient_credits" | "signing_link_inactive" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "pin_verification_required" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "service_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "invalid_request_error" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "insufficient_credits" | "signing_link_inactive" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "pin_verification_required" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "service_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1692,6 +1651,8 @@ export interface components {
                 expires_at: string | null;
                 /** Format: date-time */
                 completed_at: string | null;
+                /** @description Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good. */
+                pages_version: string | null;
             };
             participant: {
                 /** Format: uuid */
@@ -1822,21 +1783,6 @@ export interface components {
              * @description document.completed.
              */
             completed_at?: string;
-        };
-        ExtensionRowList: {
-            /** @constant */
-            object: "list";
-            data: components["schemas"]["ExtensionRow"][];
-            /** @description True when another page follows; pass the last id as starting_after. */
-            has_more: boolean;
-        };
-        /** @description A row of a plugin read model (PROJECTIONS): its fields are the plugin's own; id, organization_id and livemode are always there. */
-        ExtensionRow: {
-            id: string;
-            organization_id: string;
-            livemode: boolean;
-        } & {
-            [key: string]: unknown;
         };
         OutboxMessageList: {
             /** @constant */
@@ -2266,26 +2212,6 @@ export interface components {
             type?: "document.expired";
             data?: Record<string, never>;
         };
-        /** @description Payload of webhook.test: sent by POST /webhook_endpoints/{id}/test, never retried; data.object is the endpoint. */
-        Event_webhook_test: {
-            /** @description evt_…; also the webhook-id header. */
-            id: string;
-            /** @constant */
-            object: "event";
-            /** @constant */
-            type: "webhook.test";
-            /** Format: date-time */
-            created_at: string;
-            livemode: boolean;
-            data: {
-                object: {
-                    id: string;
-                    /** @constant */
-                    object: "webhook_endpoint";
-                    url: string;
-                };
-            };
-        };
     };
     responses: never;
     parameters: never;
@@ -2419,30 +2345,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Health_ready: {
@@ -2556,11 +2458,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description `not_ready`: A store is unavailable or the read models lag too far behind.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
+            /** @description `not_ready`: A store is unavailable or the read models lag too far behind. */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2573,7 +2471,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "not_ready" | "service_unavailable";
+                            code: "not_ready";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -2661,7 +2559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2808,33 +2706,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -2922,7 +2793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3069,33 +2940,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -3197,7 +3041,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3332,33 +3176,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Documents_create: {
@@ -3458,7 +3275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3803,7 +3620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3964,33 +3781,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Documents_trash: {
@@ -4071,7 +3861,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4255,33 +4045,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Documents_update: {
@@ -4374,7 +4137,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4626,33 +4389,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Documents_duplicate: {
@@ -4749,7 +4485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5134,7 +4870,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5519,7 +5255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5880,7 +5616,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6074,33 +5810,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Participants_replaceFields: {
@@ -6195,7 +5904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6437,33 +6146,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     DocumentLifecycle_send: {
@@ -6593,7 +6275,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6976,7 +6658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7357,7 +7039,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7720,7 +7402,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7877,33 +7559,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     DocumentLifecycle_file: {
@@ -7991,7 +7646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8172,33 +7827,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "evidence_integrity_failure" | "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -8413,30 +8041,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -8725,30 +8329,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Signing_verify: {
@@ -9027,30 +8607,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -9369,30 +8925,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Signing_decline: {
@@ -9681,30 +9213,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Signing_file: {
@@ -9922,8 +9430,166 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
+        };
+    };
+    Signing_page: {
+        parameters: {
+            query?: {
+                /** @description Width in pixels: 480 (default) or 960. */
+                w?: 480 | 960;
+                /** @description The session's document.pages_version; makes the response cacheable for good. */
+                v?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
+                token: string;
+                /** @description The page: its number (1-based) and .png, e.g. 1.png. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page as a PNG. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /**
+             * @description `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "invalid_parameter" | "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or replaced by a later send).
+             *
+             *     `page_not_found`: The document has no such page.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_invalid" | "page_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
+            410: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_inactive";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             *
+             *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_budget_exceeded" | "pdf_job_limit_exceeded";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9933,9 +9599,59 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "service_unavailable";
+                            code: "evidence_integrity_failure" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10035,7 +9751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -10166,33 +9882,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Events_get: {
@@ -10273,7 +9962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -10315,528 +10004,6 @@ export interface operations {
                             type: "invalid_request_error";
                             /** @enum {string} */
                             code: "event_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    Extensions_list: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100 (default 20). */
-                limit?: number;
-                /** @description Cursor: the id of the last row of the previous page; the page after it is returned. */
-                starting_after?: string;
-                /** @description Cursor: the id of the first row of the next page; the page before it is returned. */
-                ending_before?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times). */
-                projection: string;
-                /** @description The name of a read endpoint the plugin declares (e.g. monthly). */
-                endpoint: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of rows. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExtensionRowList"];
-                };
-            };
-            /**
-             * @description `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "invalid_parameter" | "malformed_request";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `extension_not_found`: No such plugin read endpoint: the projection is not loaded on this server (PROJECTIONS) or does not declare that endpoint. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "extension_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    Extensions_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times). */
-                projection: string;
-                /** @description The name of a read endpoint the plugin declares (e.g. monthly). */
-                endpoint: string;
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The row. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExtensionRow"];
-                };
-            };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "malformed_request";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `extension_not_found`: No such plugin read endpoint: the projection is not loaded on this server (PROJECTIONS) or does not declare that endpoint.
-             *
-             *     `extension_row_not_found`: No such row in this plugin read endpoint for this key (other organizations' and the other mode's rows are not found either).
-             */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "extension_not_found" | "extension_row_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11046,7 +10213,7 @@ export interface operations {
             /**
              * @description `test_mode_only`: The operation exists for test keys only (the outbox).
              *
-             *     `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else.
+             *     `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else.
              */
             403: {
                 headers: {
@@ -11178,33 +10345,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Files_upload: {
@@ -11221,7 +10361,7 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     /** @description The PDF, as a file part (with a filename). */
-                    file: Blob;
+                    file: string;
                 };
             };
         };
@@ -11307,7 +10447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11643,7 +10783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11790,33 +10930,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12006,30 +11119,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Templates_list: {
@@ -12118,7 +11207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12249,33 +11338,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Templates_create: {
@@ -12375,7 +11437,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12707,7 +11769,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12868,33 +11930,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Seals_list: {
@@ -12983,7 +12018,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -13114,33 +12149,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Seals_create: {
@@ -13240,7 +12248,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -13576,7 +12584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -13723,33 +12731,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13841,7 +12822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -13988,33 +12969,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -14151,7 +13105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -14522,30 +13476,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     WebhookEndpoints_list: {
@@ -14634,7 +13564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -14765,33 +13695,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     WebhookEndpoints_create: {
@@ -14891,7 +13794,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15219,7 +14122,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15376,33 +14279,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     WebhookEndpoints_remove: {
@@ -15483,7 +14359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15667,33 +14543,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     WebhookEndpoints_update: {
@@ -15788,7 +14637,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -16024,33 +14873,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     WebhookEndpoints_rotateSecret: {
@@ -16151,7 +14973,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -16522,7 +15344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -16897,7 +15719,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17274,7 +16096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17431,33 +16253,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     DocumentHistory_list: {
@@ -17551,7 +16346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17708,33 +16503,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Evidence_bundle: {
@@ -17815,7 +16583,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -18006,33 +16774,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
         };
     };
     Admin_projections: {
@@ -18112,7 +16853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -18259,33 +17000,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -18518,35 +17232,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Event_document_expired"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged; any other answer (or none within the timeout) is retried. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhook_webhook_test: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id (evt_…): the same on every retry. */
-                "webhook-id": string;
-                /** @description Epoch seconds of this attempt. */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures. */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["Event_webhook_test"];
             };
         };
         responses: {

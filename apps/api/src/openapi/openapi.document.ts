@@ -33,6 +33,7 @@ const PATH_PARAMS: Record<string, string> = {
   asset: 'Asset file name.',
   projection: 'The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times).',
   endpoint: 'The name of a read endpoint the plugin declares (e.g. monthly).',
+  file: 'The page: its number (1-based) and .png, e.g. 1.png.',
 };
 
 const DESCRIPTION = `Dojang: electronic contracts with identity-verified signatures.

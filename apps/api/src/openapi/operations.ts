@@ -237,6 +237,17 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'The PDF (inline).', media: pdf },
     errors: [...SIGNING_LINK, ...PDF_WORK],
   },
+  Signing_page: {
+    summary: 'A page of the document as an image, for the signer',
+    description:
+      'Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session\'s `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.',
+    ok: { status: 200, description: 'The page as a PNG.', media: { 'image/png': { type: 'string', contentMediaType: 'image/png' } } },
+    errors: [...SIGNING_LINK, 'page_not_found', 'invalid_parameter', ...PDF_WORK],
+    query: {
+      w: { description: 'Width in pixels: 480 (default) or 960.', schema: { type: 'integer', enum: [480, 960] } },
+      v: { description: 'The session\'s document.pages_version; makes the response cacheable for good.', schema: { type: 'string' } },
+    },
+  },
   SigningPage_page: {
     summary: 'Signing page',
     description: 'The HTML page a signing link opens; it calls the /signing/{token} operations. No API key.',
@@ -247,6 +258,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Signing page asset',
     description: 'Script and style sheet of the signing page. No API key.',
     ok: { status: 200, description: 'The asset.', media: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' } } },
+    errors: ['resource_not_found'],
+  },
+  SigningPage_font: {
+    summary: 'Signing page font slice',
+    description:
+      'Noto Sans KR in unicode-range slices (`nskr-<n>-<hash>.woff2`, cached for a year) and `fonts.css`, the @font-face rules naming them, so a browser without a Korean font downloads only the slices of the characters on screen. No API key.',
+    ok: { status: 200, description: 'The slice or its style sheet.', media: { 'font/woff2': { type: 'string', contentMediaType: 'font/woff2' }, 'text/css': { type: 'string' } } },
     errors: ['resource_not_found'],
   },
   // ---- events, outbox

@@ -555,7 +555,16 @@ export const SigningSessionSchema = component(
   'SigningSession',
   obj({
     object: konst('signing_session'),
-    document: obj({ id: uuid, title: str, status: DocumentStatusSchema, author_name: str, page_count: intOrNull, expires_at: timeOrNull, completed_at: timeOrNull }),
+    document: obj({
+      id: uuid,
+      title: str,
+      status: DocumentStatusSchema,
+      author_name: str,
+      page_count: intOrNull,
+      expires_at: timeOrNull,
+      completed_at: timeOrNull,
+      pages_version: note('Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good.', strOrNull),
+    }),
     participant: obj({
       id: uuid,
       name: str,

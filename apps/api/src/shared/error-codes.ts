@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   webhook_endpoint_not_found: invalid(404, 'No such webhook endpoint.'),
   organization_not_found: invalid(404, 'The key\'s organization no longer exists.'),
   signing_link_invalid: invalid(404, 'The signing link is not valid (mistyped, or replaced by a later send).'),
+  page_not_found: invalid(404, 'The document has no such page.'),
   // Document state
   document_not_editable: invalid(409, 'The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.'),
   document_edit_locked: invalid(409, 'The draft is edit-locked; release the lock in the document settings first.'),

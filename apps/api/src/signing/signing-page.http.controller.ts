@@ -16,12 +16,32 @@ function repoRoot(): string {
 }
 
 export const SIGNING_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/signing-page');
-const ASSETS: Record<string, { file: string; type: string }> = {
-  'app.js': { file: path.join(SIGNING_PAGE_DIR, 'app.js'), type: 'text/javascript; charset=utf-8' },
-  'styles.css': { file: path.join(SIGNING_PAGE_DIR, 'styles.css'), type: 'text/css; charset=utf-8' },
-  'noto-sans-kr-subset.woff2': { file: path.join(SIGNING_PAGE_DIR, 'noto-sans-kr-subset.woff2'), type: 'font/woff2' },
-  'signature_pad.js': { file: path.join(repoRoot(), 'node_modules/signature_pad/dist/signature_pad.umd.min.js'), type: 'text/javascript; charset=utf-8' },
-};
+/**
+ * The page's modules and style sheet (every .js and .css next to index.html) and signature_pad.
+ * Listed once at startup: a request can only name a file that was there.
+ */
+const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new Map([
+  ...(fs.existsSync(SIGNING_PAGE_DIR) ? fs.readdirSync(SIGNING_PAGE_DIR) : [])
+    .filter((name) => /^[a-z0-9-]+\.(js|css)$/.test(name))
+    .map((name) => [name, { file: path.join(SIGNING_PAGE_DIR, name), type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8' }] as const),
+  ['signature_pad.js', { file: path.join(repoRoot(), 'node_modules/signature_pad/dist/signature_pad.umd.min.js'), type: 'text/javascript; charset=utf-8' }],
+]);
+
+/**
+ * Noto Sans KR in unicode-range slices and the stylesheet declaring them (scripts/build-signing-font.js).
+ * Slice names carry their content hash, so they are cached for a year; the stylesheet, whose name
+ * is fixed, is not. Listed once at startup: a request can only name a file that was there.
+ */
+export const SIGNING_FONT_DIR = path.join(SIGNING_PAGE_DIR, 'fonts');
+const FONT_FILES: ReadonlyMap<string, { file: string; type: string; cache: string }> = new Map(
+  (fs.existsSync(SIGNING_FONT_DIR) ? fs.readdirSync(SIGNING_FONT_DIR) : [])
+    .filter((name) => /^[a-z0-9-]+\.(woff2|css)$/.test(name))
+    .map((name) => {
+      const css = name.endsWith('.css');
+      const entry = { file: path.join(SIGNING_FONT_DIR, name), type: css ? 'text/css; charset=utf-8' : 'font/woff2', cache: css ? 'public, max-age=300' : 'public, max-age=31536000, immutable' };
+      return [name, entry] as const;
+    }),
+);
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'self'; base-uri 'none'; form-action 'none'";
@@ -58,14 +78,24 @@ export class SigningPageHttpController {
 
   @Get('assets/:name')
   asset(@Param('name') name: string, @Res() res: Response) {
-    // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's.
-    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    const asset = ASSETS.get(name);
     // Thrown, not written here: the error filter adds the request_id every error body carries.
     if (!asset) throw ApiError.notFound('resource_not_found', 'No such file.');
     res.setHeader('Content-Type', asset.type);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'public, max-age=300');
     return res.send(fs.readFileSync(asset.file));
+  }
+
+  @Get('assets/fonts/:name')
+  async font(@Param('name') name: string, @Res() res: Response) {
+    const entry = FONT_FILES.get(name);
+    if (!entry) throw ApiError.notFound('resource_not_found', 'No such file.');
+    const bytes = await fs.promises.readFile(entry.file);
+    res.setHeader('Content-Type', entry.type);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', entry.cache);
+    return res.send(bytes);
   }
 
   @Get(':token')

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Res } from '@nestjs/common';
-import { DocumentPdfService } from '@dojang/application';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { DocumentPdfService, PAGE_IMAGE_WIDTHS } from '@dojang/application';
 import { contentDispositionFor } from '@dojang/pdf';
 import { Response } from 'express';
 import { Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DeclineDto, SignDto, VerifyPinDto } from './signing.dto';
-import { SigningService } from './signing.service';
+import { ApiError } from '../shared/api-error';
+import { displayedPdf, SigningService } from './signing.service';
 import { PinIssuedResponse, PinVerificationResponse, SigningDeclineResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
 /** The JSON API behind the signing page. The link's token is the credential: no API key. */
@@ -65,5 +66,34 @@ export class SigningHttpController {
     res.setHeader('Content-Disposition', contentDispositionFor(state.title).replace(/^attachment/, 'inline'));
     res.setHeader('Cache-Control', 'private, no-store');
     res.end(bytes);
+  }
+
+  /**
+   * A page of the document as a PNG, for the signing page (Android Chrome shows no PDF inline).
+   * The link is checked first (404/410 as for every signing call), then the page and width, all
+   * before any rendering; the image is rendered once per PDF, page and width, in the PDF pool.
+   */
+  @Get('pages/:file')
+  async page(@Param('token') token: string, @Param('file') file: string, @Query('w') w: string | undefined, @Query('v') v: string | undefined, @Res() res: Response) {
+    const { state } = await this.signing.session(token);
+    const m = /^([1-9][0-9]{0,3})\.png$/.exec(file);
+    const page = m ? Number(m[1]) : 0;
+    const pdf = displayedPdf(state);
+    if (!pdf || !page || (state.page_count !== null && page > state.page_count)) {
+      throw ApiError.notFound('page_not_found', `The document has no page ${file.replace(/\.png$/, '').slice(0, 20)}; its pages are 1..${state.page_count ?? '?'}.`);
+    }
+    const width = w === undefined ? PAGE_IMAGE_WIDTHS[0] : Number(w);
+    if (typeof w !== 'undefined' && (typeof w !== 'string' || !PAGE_IMAGE_WIDTHS.includes(width))) {
+      throw ApiError.invalid('w', `w must be one of ${PAGE_IMAGE_WIDTHS.join(', ')} (pixels).`);
+    }
+    const png = await this.pdf.pageImage(pdf, page, width);
+    if (!png) throw ApiError.notFound('page_not_found', `The document has no page ${page}.`);
+    const version = pdf.slice(0, 16);
+    res.setHeader('Content-Type', 'image/png');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Versioned URLs never change: cached for good, privately (the link is the credential).
+    res.setHeader('Cache-Control', v === version ? 'private, max-age=31536000, immutable' : 'private, no-cache');
+    res.setHeader('ETag', `"${version}-${page}-${width}"`);
+    res.end(png);
   }
 }

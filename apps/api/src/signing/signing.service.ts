@@ -31,6 +31,12 @@ export const PIN_TTL_SECONDS = 10 * 60;
 export const PIN_RESEND_COOLDOWN_SECONDS = 60;
 export const PIN_MAX_ATTEMPTS = 5;
 
+/** The PDF a signer is shown: the final one once completed, else the original fixed at send. */
+export function displayedPdf(state: DocumentState): string | null {
+  if (state.status === 'completed' && state.final_pdf) return state.final_pdf.sha256;
+  return state.original_pdf?.sha256 ?? null;
+}
+
 export interface SigningSession {
   token: SigningTokenRow;
   state: DocumentState;
@@ -60,7 +66,10 @@ export class SigningService {
     const participant = state.participants.find((p) => p.id === row.participant_id);
     if (!state.exists || !participant || participant.token_hash !== sha256Hex(token)) throw invalid();
     if (state.trashed || state.status === 'canceled' || state.status === 'expired' || state.status === 'declined') {
-      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${state.status === 'declined' ? 'declined' : state.status}; the link no longer works.`);
+      // The page words each case from this message's "was <why>": a trashed document may still be
+      // 'sent' or 'completed', which is not why the link stopped working.
+      const why = state.trashed ? 'deleted' : state.status;
+      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${why}; the link no longer works.`);
     }
     return { token: row, state, participant };
   }
@@ -81,6 +90,7 @@ export class SigningService {
         page_count: s.state.page_count,
         expires_at: s.state.expires_at,
         completed_at: s.state.completed_at,
+        pages_version: displayedPdf(s.state)?.slice(0, 16) ?? null,
       },
       participant: {
         id: p.id,

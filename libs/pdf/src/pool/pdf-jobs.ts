@@ -113,6 +113,23 @@ export interface ZipJobInput {
 /** A ZIP of the given files (the evidence bundle): 40 MB of PDFs took seconds to deflate on the event loop. */
 export const ZIP_FILES: PdfJob<ZipJobInput, Bytes> = { id: 'zip', version: 1, filename: handler('zip') };
 
+export interface RenderPageInput {
+  pdf: Bytes;
+  /** 1-based, as fields number pages. */
+  page: number;
+  /** Pixels; the height follows the page's shape. */
+  width: number;
+}
+export interface RenderedPage {
+  page_count: number;
+  /** Null when the document has no such page. */
+  png: Bytes | null;
+  width: number;
+  height: number;
+}
+/** One page of a PDF as a PNG, rendered by PDFium (WebAssembly): the signing page's page images. */
+export const RENDER_PAGE: PdfJob<RenderPageInput, RenderedPage> = { id: 'pdf.render-page', version: 1, filename: handler('render-page') };
+
 /** Loaded by every worker as it starts: the libraries and the parsed fonts, before any job. */
 export const WARM_UP_FILE = handler('warm-up');
 

@@ -1,0 +1,78 @@
+/*
+ * The JSON API under /v1/signing/<token>, and what its failures mean for the page.
+ */
+import { S, render } from './state.js';
+
+/** An API failure: the server's error envelope, or status 0 for a network failure. */
+export function ApiFailure(status, body) {
+  var e = (body && body.error) || {};
+  this.status = status;
+  this.code = e.code || (status === 0 ? 'network' : 'http_' + status);
+  this.message = typeof e.message === 'string' ? e.message : '';
+  this.param = e.param || null;
+  this.request_id = e.request_id || null;
+}
+
+export function api(method, path, body) {
+  var init = {
+    method: method,
+    headers: { Accept: 'application/json' },
+    credentials: 'same-origin',
+    cache: 'no-store',
+    referrerPolicy: 'no-referrer',
+  };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  return fetch('/v1/signing/' + encodeURIComponent(S.token) + path, init).then(
+    function (res) {
+      return res.json().then(
+        function (data) {
+          return { res: res, data: data };
+        },
+        function () {
+          return { res: res, data: null };
+        },
+      ).then(function (r) {
+        if (!r.res.ok) throw new ApiFailure(r.res.status, r.data);
+        // The server's clock, to turn server timestamps into local countdowns despite clock skew.
+        // The Date header has whole seconds, so only a real difference (over 2 s) counts.
+        var serverNow = Date.parse(r.res.headers.get('Date') || '');
+        var skew = isNaN(serverNow) ? 0 : Date.now() - serverNow;
+        return { data: r.data, skew: Math.abs(skew) > 2000 ? skew : 0 };
+      });
+    },
+    function () {
+      throw new ApiFailure(0, null);
+    },
+  );
+}
+
+/** Link-level failures end the session on any call: the page switches to the fatal state. */
+export function isLinkFailure(err) {
+  return err instanceof ApiFailure && (err.status === 404 || err.status === 410);
+}
+
+export function failLink(err) {
+  S.fatal = linkFailure(err);
+  S.announce = 'fatal-title';
+  render();
+}
+
+/**
+ * Which dead end a 404/410 is. A 410's message names why (`This signing request was declined; …`,
+ * built by the server from the document's status); the page words each case for the signer.
+ */
+export function linkFailure(err) {
+  if (err.code === 'signing_link_replaced') return { kind: 'replaced', reason: null, error: err };
+  if (err.status === 410) {
+    var m = /\bwas (canceled|declined|expired|deleted)\b/.exec(err.message);
+    return { kind: 'inactive', reason: m ? m[1] : null, error: err };
+  }
+  return { kind: 'invalid', reason: null, error: err };
+}
+
+export function clientError(code) {
+  return { code: code, status: -1, message: '' };
+}

@@ -1,0 +1,59 @@
+/*
+ * Errors shown to the signer: a localized headline, the server's own message and the request id.
+ */
+import { ApiFailure } from './api.js';
+import { STRINGS, t } from './i18n.js';
+import { S, show } from './state.js';
+
+export function localizedError(err) {
+  var m;
+  switch (err.code) {
+    case 'pin_incorrect':
+      m = /(\d+)\s+attempt/.exec(err.message);
+      return m ? t('err_pin_incorrect', { n: m[1] }) : t('err_pin_incorrect_plain');
+    case 'pin_resend_cooldown':
+      m = /(\d+)\s+second/.exec(err.message);
+      return m ? t('err_pin_resend_cooldown', { s: m[1] }) : t('err_pin_resend_cooldown_plain');
+    case 'missing_parameter':
+    case 'invalid_parameter':
+      if (err.param === 'signature') return t('err_missing_signature');
+      if (err.param === 'seal_id' || err.param === 'seal_image') return t('err_missing_seal');
+      if (err.param === 'reason') return t('err_missing_reason');
+      if (err.param === 'pin') return t('err_pin_format');
+      return t('err_generic');
+    case 'signing_link_invalid':
+    case 'signing_link_inactive':
+      return t('err_link');
+    case 'network':
+      return t('err_network');
+    default:
+      if (STRINGS.ko['err_' + err.code]) return t('err_' + err.code);
+      if (err.status === 429) return t('err_rate_limited');
+      return t('err_generic');
+  }
+}
+
+export function renderError(el, err) {
+  show(el, Boolean(err));
+  while (el.firstChild) el.removeChild(el.firstChild);
+  if (!err) return;
+  var main = document.createElement('p');
+  main.className = 'error-main';
+  var fromServer = err instanceof ApiFailure && err.message;
+  // English readers get the server's message as the headline; Korean readers get a Korean
+  // headline and the server's message below it. Either way the server's message is visible.
+  main.textContent = S.lang === 'en' && fromServer ? err.message : localizedError(err);
+  el.appendChild(main);
+  if (fromServer && S.lang !== 'en') {
+    var detail = document.createElement('p');
+    detail.className = 'error-detail';
+    detail.textContent = t('serverMessage', { m: err.message });
+    el.appendChild(detail);
+  }
+  if (err instanceof ApiFailure && err.request_id) {
+    var rid = document.createElement('p');
+    rid.className = 'error-rid';
+    rid.textContent = t('requestId', { id: err.request_id });
+    el.appendChild(rid);
+  }
+}

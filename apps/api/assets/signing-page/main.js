@@ -1,0 +1,121 @@
+/*
+ * Dojang signing page: the entry module. Plain browser JavaScript modules, no build step, no
+ * external resources; one module per concern (state, i18n, api, errors, states, summary, pages,
+ * pin, signature, sign, decline).
+ *
+ * It talks to the JSON API under /v1/signing/<token> (the token is the last segment of
+ * /sign/<token>). Rules kept throughout, because the page runs under a strict CSP and shows
+ * server data: no inline script or style, no HTML built from strings — every text goes in with textContent.
+ */
+import { api, failLink, isLinkFailure } from './api.js';
+import { renderDecline, openDecline, cancelDecline, confirmDecline } from './decline.js';
+import { initPages, renderPages } from './pages.js';
+import { applyStaticStrings, initialLang, setLang, t } from './i18n.js';
+import { onPinInput, renderPin, sendPin, verifyPin } from './pin.js';
+import { renderSign, sign } from './sign.js';
+import { clearSignature, onSealFile, removeSeal } from './signature.js';
+import { $, S, render, setRenderer, show } from './state.js';
+import { pageMode, renderFatal, renderNotice } from './states.js';
+import { renderSummary } from './summary.js';
+
+function load() {
+  S.fatal = null;
+  show($('loading'), true);
+  show($('fatal'), false);
+  return api('GET', '')
+    .then(function (r) {
+      S.view = r.data;
+      render();
+    })
+    .catch(function (err) {
+      if (isLinkFailure(err)) return failLink(err);
+      S.fatal = { kind: 'load', error: err };
+      render();
+    });
+}
+
+function renderPage() {
+  show($('loading'), !S.view && !S.fatal);
+  renderFatal();
+  show($('content'), Boolean(S.view) && !S.fatal);
+  if (S.view && !S.fatal) {
+    renderSummary();
+    var mode = pageMode();
+    renderNotice(mode);
+    renderPages(mode);
+    renderPin(mode);
+    renderSign(mode);
+    renderDecline(mode);
+  }
+  document.title = S.view && !S.fatal ? t('pageTitle', { title: S.view.document.title }) : t('pageTitleBare');
+  if (S.announce) {
+    var target = $(S.announce);
+    S.announce = null;
+    if (target && !target.hidden && target.offsetParent !== null) {
+      target.focus({ preventScroll: false });
+    }
+  }
+}
+
+/** "Check again" while waiting for earlier signers, or for the others after signing. */
+function checkAgain() {
+  var btn = $('check-again');
+  btn.disabled = true;
+  api('GET', '')
+    .then(function (r) { S.view = r.data; }, function (err) {
+      if (isLinkFailure(err)) failLink(err);
+    })
+    .then(function () {
+      btn.disabled = false;
+      render();
+    });
+}
+
+function start() {
+  setRenderer(renderPage);
+  initPages();
+  S.lang = initialLang();
+  applyStaticStrings();
+
+  var buttons = document.querySelectorAll('.lang-btn');
+  for (var i = 0; i < buttons.length; i++) {
+    buttons[i].addEventListener('click', function (ev) {
+      setLang(ev.currentTarget.getAttribute('data-lang'));
+    });
+  }
+  $('fatal-retry').addEventListener('click', load);
+  $('check-again').addEventListener('click', checkAgain);
+  $('send-pin').addEventListener('click', sendPin);
+  $('pin-form').addEventListener('submit', verifyPin);
+  $('pin-input').addEventListener('input', onPinInput);
+  $('clear-signature').addEventListener('click', clearSignature);
+  $('seal-file').addEventListener('change', onSealFile);
+  $('seal-remove').addEventListener('click', removeSeal);
+  $('consent').addEventListener('change', function () {
+    S.sign.error = null;
+    render();
+  });
+  $('sign-btn').addEventListener('click', sign);
+  $('decline-open').addEventListener('click', openDecline);
+  $('decline-cancel').addEventListener('click', cancelDecline);
+  $('decline-form').addEventListener('submit', confirmDecline);
+  $('decline-reason').addEventListener('input', function () {
+    $('decline-confirm').disabled = S.decline.busy || !$('decline-reason').value.trim();
+  });
+
+  var m = /^\/sign\/([^/]+)\/?$/.exec(location.pathname);
+  try {
+    S.token = m ? decodeURIComponent(m[1]) : '';
+  } catch (e) {
+    S.token = ''; // malformed %-escapes: not a link we issued
+  }
+  if (!S.token) {
+    S.fatal = { kind: 'invalid', error: null };
+    render();
+    return;
+  }
+  load();
+}
+
+// A module runs after the document is parsed.
+start();

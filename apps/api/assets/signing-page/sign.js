@@ -1,0 +1,117 @@
+/*
+ * Step 2: the participant's fields, consent, and the Sign (or Approve) action.
+ */
+import { api, failLink, isLinkFailure } from './api.js';
+import { renderError } from './errors.js';
+import { t } from './i18n.js';
+import { ensurePad, signatureDataUrl } from './signature.js';
+import { $, S, render, setText, show } from './state.js';
+
+export function signatureFields() {
+  return (S.view.fields || []).filter(function (f) { return f.type === 'signature'; });
+}
+
+export function sealFields() {
+  return (S.view.fields || []).filter(function (f) { return f.type === 'seal'; });
+}
+
+/** What still stops the Sign button, as hint keys. */
+export function missingForSign() {
+  var missing = [];
+  var sig = signatureFields();
+  var seal = sealFields();
+  var needsSig = sig.some(function (f) { return f.required; });
+  var needsSeal = seal.some(function (f) { return f.required; });
+  if (needsSig && !S.sign.hasSignature) missing.push('needSignature');
+  if (needsSeal && !S.sign.seal) missing.push('needSeal');
+  if (!$('consent').checked) missing.push('needConsent');
+  return missing;
+}
+
+export function renderSign(mode) {
+  show($('sign-step'), mode === 'sign');
+  if (mode !== 'sign') return;
+  var reviewer = S.view.participant.role === 'reviewer';
+  setText($('sign-heading'), t(reviewer ? 'reviewHeading' : 'signHeading'));
+  var hasSig = signatureFields().length > 0;
+  show($('signature-block'), hasSig);
+  if (hasSig) ensurePad();
+  show($('signature-placeholder'), !S.sign.hasSignature);
+  show($('seal-block'), sealFields().length > 0);
+  renderSealPicker();
+  show($('seal-preview-wrap'), Boolean(S.sign.seal));
+  if (S.sign.seal && $('seal-preview').src !== S.sign.seal) $('seal-preview').src = S.sign.seal;
+  var missing = missingForSign();
+  var btn = $('sign-btn');
+  btn.disabled = S.sign.busy || missing.length > 0;
+  setText(btn, S.sign.busy ? t('signing') : t(reviewer ? 'approve' : 'sign'));
+  setText($('sign-requirements'), missing.map(function (k) { return t(k); }).join(' '));
+  renderError($('sign-error'), S.sign.error);
+}
+
+/**
+ * Hook: the organization seal picker. The signer view does not list the sending organization's
+ * seals yet, so nothing renders. When it does (e.g. `view.seals: [{id, name, image_url}]`),
+ * render one radio per seal into #seal-picker, keep the chosen id in S.sign.sealId and post it
+ * as `seal_id` (fields with `upload_only` still need an uploaded image).
+ */
+function renderSealPicker() {
+  var seals = S.view && Array.isArray(S.view.seals) ? S.view.seals : [];
+  show($('seal-picker'), false);
+  return seals;
+}
+
+
+/**
+ * Embedded signing: after signing or declining, the sender's page (the participant's https
+ * redirect_url) gets the signer back with the outcome in the query string. Never the token: the
+ * target is another site (and the page sends no Referer).
+ */
+export function redirectAfter(outcome, view) {
+  var target = view && view.participant && view.participant.redirect_url;
+  if (!target) return;
+  var url;
+  try {
+    url = new URL(target);
+  } catch (e) {
+    return;
+  }
+  if (url.protocol !== 'https:') return;
+  url.searchParams.set('dojang_event', outcome);
+  url.searchParams.set('document_id', view.document.id);
+  url.searchParams.set('participant_id', view.participant.id);
+  window.location.assign(url.toString());
+}
+export function sign() {
+  var st = S.sign;
+  if (st.busy || missingForSign().length) return;
+  var body = { consent: $('consent').checked === true };
+  if (signatureFields().length) {
+    var png = signatureDataUrl();
+    if (png) body.signature = png;
+  }
+  if (sealFields().length && st.seal) body.seal_image = st.seal;
+  st.busy = true;
+  st.error = null;
+  render();
+  var before = S.view;
+  api('POST', '/sign', body)
+    .then(function (r) {
+      S.view = r.data;
+      S.result = 'signed';
+      S.announce = 'notice-title';
+      redirectAfter('signed', before);
+    })
+    .catch(function (err) {
+      if (isLinkFailure(err)) return failLink(err);
+      st.error = err;
+      // The PIN may have been used or reset elsewhere: refresh what the server thinks.
+      if (err.code === 'pin_verification_required' || err.code === 'not_your_turn' || err.code === 'participant_already_signed') {
+        return api('GET', '').then(function (r) { S.view = r.data; }, function () { /* keep the error shown */ });
+      }
+    })
+    .then(function () {
+      st.busy = false;
+      render();
+    });
+}

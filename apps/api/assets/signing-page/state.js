@@ -1,0 +1,39 @@
+/*
+ * The page's state and the few DOM helpers every module uses. Rendering is one function (main.js)
+ * that reads this state; modules change the state and call render().
+ */
+
+export var S = {
+  token: null,
+  lang: 'ko',
+  view: null,
+  fatal: null, // { kind: 'invalid' | 'replaced' | 'inactive' | 'load', reason, error }
+  result: null, // 'signed' | 'declined'
+  pin: { sending: false, verifying: false, sentTo: null, expiresAt: null, resendAt: 0, needNew: false, info: false, error: null },
+  sign: { busy: false, error: null, seal: null, hasSignature: false },
+  decline: { open: false, busy: false, error: null },
+  announce: null, // element id to focus after the next render
+};
+
+var renderer = function () {};
+
+/** main.js registers the page's render function; the others call it without importing main.js. */
+export function setRenderer(fn) {
+  renderer = fn;
+}
+
+export function render() {
+  renderer();
+}
+
+export function $(id) {
+  return document.getElementById(id);
+}
+
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+export function show(el, visible) {
+  el.hidden = !visible;
+}

@@ -1,0 +1,112 @@
+import { onPdfJob, RENDER_PAGE } from '@dojang/pdf';
+import { decodePngStrict } from '@dojang/pdf/png-decode';
+import { solidPng } from '../support/png';
+import { client, expectError, expectStatus } from '../support/api-helpers';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Page images for the signing page: GET /v1/signing/{token}/pages/{n}.png?w=&v= renders a page of
+ * the PDF the signer is shown, once per PDF, page and width, in the PDF pool; bad input (a page the
+ * document lacks, a width not offered, a dead link) is a clear 4xx before any rendering.
+ */
+describe('signing page images', () => {
+  let t: TestApp;
+  const renders: string[] = [];
+  let stop: () => void;
+
+  beforeAll(async () => {
+    t = await startTestApp({ config: { rateLimitPerMinute: 1_000_000 } });
+    stop = onPdfJob((job, outcome) => {
+      if (job === RENDER_PAGE.id) renders.push(outcome);
+    });
+  });
+  afterAll(async () => {
+    stop();
+    await t.close();
+  });
+
+  async function sent(title = '이미지 계약서') {
+    const org = await t.createOrg();
+    const c = client(t, org.test);
+    const doc = expectStatus(await c.post('/documents', { title, content: `<p>${title}</p>` }), 201).body;
+    const p = expectStatus(await c.post(`/documents/${doc.id}/participants`, { name: '갑', auth: 'none' }), 201).body;
+    expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 10, y: 70, width: 30, height: 10 }] }), 200);
+    const out = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
+    return { c, id: doc.id as string, token: (out.participants[0].signing_url as string).split('/sign/')[1] };
+  }
+
+  const pngSize = (b: Buffer) => ({ signature: b.subarray(0, 8).toString('hex'), width: b.readUInt32BE(16), height: b.readUInt32BE(20) });
+  const get = (path: string) => t.http.get(path).buffer(true).parse((res, cb) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (d: Buffer) => chunks.push(d));
+    res.on('end', () => cb(null, Buffer.concat(chunks)));
+  });
+
+  it('renders a page once per width, as a PNG cached for good under its version', async () => {
+    const { token } = await sent();
+    const view = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body;
+    const version: string = view.document.pages_version;
+    expect(version).toMatch(/^[0-9a-f]{16}$/);
+    expect(view.document.page_count).toBe(1);
+    renders.length = 0;
+
+    const small = await get(`/v1/signing/${token}/pages/1.png?w=480&v=${version}`);
+    expect(small.status).toBe(200);
+    expect(small.headers['content-type']).toBe('image/png');
+    expect(small.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    const a = pngSize(small.body as Buffer);
+    expect(a).toMatchObject({ signature: '89504e470d0a1a0a', width: 480 });
+    // An A4 page: about √2 as tall as wide.
+    expect(a.height / a.width).toBeCloseTo(842 / 595, 1);
+
+    const large = await get(`/v1/signing/${token}/pages/1.png?w=960&v=${version}`);
+    expect(pngSize(large.body as Buffer).width).toBe(960);
+    // Not all white: the page's text is there.
+    expect((large.body as Buffer).length).toBeGreaterThan(5000);
+
+    // Again, and without the version: the same bytes, not rendered again, but revalidated.
+    const again = await get(`/v1/signing/${token}/pages/1.png?w=480`);
+    expect((again.body as Buffer).equals(small.body as Buffer)).toBe(true);
+    expect(again.headers['cache-control']).toBe('private, no-cache');
+    expect(renders).toEqual(['ok', 'ok']);
+  });
+
+  it('answers a page the document lacks, a width not offered and a dead link with 4xx, rendering nothing', async () => {
+    const { c, id, token } = await sent('잘못된 요청');
+    renders.length = 0;
+    for (const file of ['2.png', '0.png', '01.png', 'abc.png', '1.jpg', '99999.png']) {
+      expectError(await t.http.get(`/v1/signing/${token}/pages/${file}`), 404, 'page_not_found');
+    }
+    for (const w of ['5000', '100000000', '0', '-480', 'abc', '480.5', '']) {
+      expectError(await t.http.get(`/v1/signing/${token}/pages/1.png?w=${w}`), 400, 'invalid_parameter', 'w');
+    }
+    expectError(await t.http.get(`/v1/signing/${token}/pages/1.png?w=480&w=960`), 400, 'invalid_parameter', 'w');
+    expectError(await t.http.get(`/v1/signing/${'x'.repeat(43)}/pages/1.png`), 404, 'signing_link_invalid');
+    expectStatus(await c.post(`/documents/${id}/cancel`), 200);
+    expectError(await t.http.get(`/v1/signing/${token}/pages/1.png`), 410, 'signing_link_inactive');
+    expect(renders).toEqual([]);
+  });
+
+  it('once completed, shows the signed PDF under a new version', async () => {
+    const { token } = await sent('완료 이미지');
+    const before = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body.document.pages_version;
+    const original = (await get(`/v1/signing/${token}/pages/1.png?w=480`)).body as Buffer;
+    expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: solidPng(80, 30, [200, 0, 0, 255]) }), 200);
+    const after = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body;
+    expect(after.document.status).toBe('completed');
+    expect(after.document.pages_version).not.toBe(before);
+    const signed = (await get(`/v1/signing/${token}/pages/1.png?w=480&v=${after.document.pages_version}`)).body as Buffer;
+    expect(signed.equals(original)).toBe(false);
+    // The red signature is in the field's box (x 10–40 %, y 70–80 %): pixels decoded from the PNG.
+    const img = decodePngStrict(signed, 10_000_000);
+    const at = (fx: number, fy: number) => {
+      const x = Math.floor(img.width * fx);
+      const y = Math.floor(img.height * fy);
+      const i = (y * img.width + x) * 4;
+      return [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]];
+    };
+    expect(at(0.25, 0.75)[0]).toBeGreaterThan(150);
+    expect(at(0.25, 0.75)[2]).toBeLessThan(80);
+    expect(at(0.9, 0.95)).toEqual([255, 255, 255]);
+  });
+});

@@ -1,0 +1,53 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { BrowserContextOptions, Page } from 'playwright-core';
+
+/** Debian's Chromium in a container: no sandbox, no GPU, nothing phoning home. */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** The phone most Korean signers hold: Android Chrome at 390×844. */
+export const ANDROID_PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 3,
+  isMobile: true,
+  hasTouch: true,
+  locale: 'ko-KR',
+  userAgent: 'Mozilla/5.0 (Linux; Android 14; SM-S921N) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36',
+};
+
+/**
+ * A fontconfig listing only DejaVu (Latin), whatever this machine has installed: Chromium then has
+ * no system font with Hangul, like a phone without Korean fonts, and the page's web font is the
+ * only way it can draw Korean. Pass it as FONTCONFIG_FILE to chromium.launch.
+ */
+export function latinOnlyFontconfig(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-latin-fonts-'));
+  const file = path.join(dir, 'fonts.conf');
+  fs.writeFileSync(
+    file,
+    `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>${path.join(dir, 'cache')}</cachedir></fontconfig>`,
+  );
+  return file;
+}
+
+// axe-core's own build, evaluated in the page through the DevTools protocol (not a <script>, which
+// the page's CSP would refuse). Plain JavaScript: it defines window.axe.
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/** WCAG 2.x A and AA violations axe-core finds in the page as it is now. */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: any[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] }, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
+  });
+}
