@@ -5,6 +5,9 @@ import { RateLimitDecision, WindowCounter } from './rate-limit.middleware';
 /** Express routes case-insensitively, so /V1/Signing/… reaches the same handlers. */
 const SIGNING_PATH = /^\/v1\/signing\/([^/?#]*)/i;
 
+/** A request to the signing-link API, whose credential is the link's token, never an API key. */
+export const isSigningLinkPath = (url: string) => SIGNING_PATH.test(url);
+
 function tokenOf(segment: string): string {
   try {
     return decodeURIComponent(segment);
