@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import { Clock, Infrastructure } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
 import { requestApiKey, roleMayUseMethod } from '../rate-limit/request-auth';
-import { isSigningLinkPath } from '../rate-limit/signing-rate-limit.middleware';
+import { isSigningLinkPath } from '../rate-limit/signing-link-path';
 import { ErrorCode, ErrorType } from '../shared/error-codes';
 import {
   IDEMPOTENCY_KEYS,
