@@ -110,6 +110,7 @@
       err_pin_incorrect: '인증번호가 올바르지 않습니다. 남은 시도 횟수: {n}회',
       err_pin_incorrect_plain: '인증번호가 올바르지 않습니다.',
       err_pin_locked: '인증번호를 여러 번 잘못 입력해 잠겼습니다. 새 인증번호를 받아 주세요.',
+      err_signing_link_locked: '인증번호를 여러 번 잘못 입력해 이 서명 링크가 잠겼습니다. 보낸 사람에게 서명 요청을 다시 보내 달라고 해 주세요.',
       err_pin_expired: '인증번호가 만료되었습니다. 새 인증번호를 받아 주세요.',
       err_pin_resend_cooldown: '{s}초 후에 인증번호를 다시 받을 수 있습니다.',
       err_pin_resend_cooldown_plain: '잠시 후에 인증번호를 다시 받을 수 있습니다.',
@@ -228,6 +229,7 @@
       err_pin_incorrect: 'Incorrect PIN. {n} attempts left.',
       err_pin_incorrect_plain: 'Incorrect PIN.',
       err_pin_locked: 'Too many wrong PINs: this PIN is locked. Request a new PIN.',
+      err_signing_link_locked: 'Too many wrong PINs: this signing link is locked. Ask the sender to send the request again.',
       err_pin_expired: 'The PIN has expired. Request a new PIN.',
       err_pin_resend_cooldown: 'You can request a new PIN in {s} seconds.',
       err_pin_resend_cooldown_plain: 'You can request a new PIN in a moment.',
@@ -676,7 +678,10 @@
     else if (waitS > 0) label = t('resendIn', { s: waitS });
     else label = st.sentTo || st.needNew ? t('resendPin') : t('sendPin');
     setText(sendBtn, label);
-    sendBtn.disabled = st.sending || waitS > 0;
+    // Locked links take no PIN until the sender reminds: say so rather than offer a button that fails.
+    var linkLocked = Boolean(v.pin && v.pin.link_locked);
+    sendBtn.disabled = linkLocked || st.sending || waitS > 0;
+    if (linkLocked && !(st.error && st.error.code === 'signing_link_locked')) st.error = clientError('signing_link_locked');
     sendBtn.className = 'btn btn-block ' + (st.sentTo && !st.needNew ? 'btn-secondary' : 'btn-primary');
     var info = $('pin-info');
     show(info, Boolean(st.sentTo));
@@ -793,6 +798,7 @@
       .catch(function (err) {
         if (isLinkFailure(err)) return failLink(err);
         st.error = err;
+        if (err.code === 'signing_link_locked' && S.view.pin) S.view.pin.link_locked = true;
         if (err.code === 'pin_resend_cooldown') {
           // A PIN was sent moments ago (another tab, a reload): let the signer enter it.
           var m = /(\d+)\s+second/.exec(err.message);
@@ -830,6 +836,7 @@
       .catch(function (err) {
         if (isLinkFailure(err)) return failLink(err);
         st.error = err;
+        if (err.code === 'signing_link_locked' && S.view.pin) S.view.pin.link_locked = true;
         if (err.code === 'pin_locked' || err.code === 'pin_expired' || err.code === 'pin_not_requested') {
           st.needNew = true;
           $('pin-input').value = '';

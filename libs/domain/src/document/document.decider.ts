@@ -5,12 +5,14 @@ import { DocumentCommand, SignDocument } from './document.commands';
 import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
 import {
   DocumentState,
+  MAX_PIN_LOCKOUTS,
   ParticipantState,
   PinState,
   activeParticipants,
   evolveDocument,
   initialDocumentState,
   mustAct,
+  signingLinkLocked,
   wouldComplete,
 } from './document.state';
 
@@ -138,6 +140,14 @@ function hasActiveTurn(state: DocumentState, p: ParticipantState): boolean {
  * a page left open on a shared device should not let someone else sign hours later.
  */
 export const PIN_SESSION_SECONDS = 30 * 60;
+
+const linkLocked = (param?: string) =>
+  new DomainError(
+    'conflict',
+    'signing_link_locked',
+    `Too many wrong PINs: ${MAX_PIN_LOCKOUTS} PINs were locked, so this link takes no more. Ask the sender to send the request again.`,
+    param,
+  );
 
 /** Whether the participant's PIN is verified, unused and verified recently enough to act on. */
 export function pinSessionActive(pin: PinState | null, now: string): boolean {
@@ -339,6 +349,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const p = participantOf(state, command.participant_id);
       if (p.auth !== 'sms_pin' || !p.phone) throw conflict('pin_not_required', 'This participant does not sign with an SMS PIN.');
       if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
+      if (signingLinkLocked(p)) throw linkLocked();
       if (p.last_pin_issued_at) {
         const elapsed = (Date.parse(command.now) - Date.parse(p.last_pin_issued_at)) / 1000;
         if (elapsed < command.cooldown_seconds) {
@@ -360,6 +371,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const pin = p.pin;
       if (!pin || pin.used) throw conflict('pin_not_requested', 'Request a PIN first.');
       if (pin.verified) return [];
+      if (signingLinkLocked(p)) throw linkLocked('pin');
       // A locked PIN was recorded as locked by the wrong attempt that locked it, and an expired one
       // by the first attempt after its expiry. Further attempts are refused without an event: a
       // script hammering a dead PIN must not grow the document's audit trail without bound.
