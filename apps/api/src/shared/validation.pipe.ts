@@ -65,6 +65,11 @@ function reservedKey(value: unknown, path: string, depth = 0): { path: string; k
  */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata) {
+    // Every body is described by a DTO class, an object: a JSON array would be validated as a
+    // list of them, pass, and reach the route as if it named nothing.
+    if (metadata.type === 'body' && Array.isArray(value)) {
+      throw ApiError.invalid('body', 'The request body must be a JSON object (e.g. {"title": "…"}), not an array.');
+    }
     if (metadata.type === 'body' || metadata.type === 'query') {
       const found = reservedKey(value, '');
       if (found && RESERVED_KEYS.has(found.key)) {

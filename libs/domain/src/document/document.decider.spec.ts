@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '../shared/decider.spec-helpers';
-import { MAX_METADATA_KEYS, MAX_PARTICIPANTS_PER_BATCH, MAX_PARTICIPANTS_PER_DOCUMENT, documentDecider } from './document.decider';
+import { MAX_METADATA_KEYS, MAX_PARTICIPANTS_PER_BATCH, MAX_PARTICIPANTS_PER_DOCUMENT, MIN_FIELD_SIZE_PERCENT, documentDecider } from './document.decider';
 import { MAX_PIN_LOCKOUTS, signingLinkLocked } from './document.state';
 import {
   CancelDocument,
@@ -355,6 +355,12 @@ describe('documentDecider', () => {
   describe('UpdateDocument', () => {
     const withMeta = (metadata: Record<string, string>) => [created({ metadata })];
 
+    it('an update that names nothing to change appends nothing (PATCH with an empty body is a no-op)', () => {
+      spec.given([created()]).when(update({})).thenNothing();
+      // Still refused where no update is allowed: the answer must not depend on the body being empty.
+      spec.given(twoSignersSent()).when(update({})).thenThrows('document_not_editable', 'conflict');
+    });
+
     it('changes title, content and author name, naming only what changed', () => {
       const state = spec
         .given([created()])
@@ -648,7 +654,17 @@ describe('documentDecider', () => {
 
     it('refuses a zero width or height', () => {
       spec.given(draft()).when(replace([field(F_KIM, KIM, { width: 0 })])).thenThrows('invalid_parameter', { param: 'fields[0].width' });
-      spec.given(draft()).when(replace([field(F_KIM, KIM, { height: 0 })])).thenThrows('invalid_parameter', { param: 'fields[0].width' });
+      spec.given(draft()).when(replace([field(F_KIM, KIM, { height: 0 })])).thenThrows('invalid_parameter', { param: 'fields[0].height' });
+    });
+
+    it('refuses a width or height under MIN_FIELD_SIZE_PERCENT: an invisible box cannot be signed knowingly', () => {
+      expect(MIN_FIELD_SIZE_PERCENT).toBe(1);
+      for (const width of [5e-324, 0.001, 0.99]) {
+        spec.given(draft()).when(replace([field(F_KIM, KIM, { width })])).thenThrows('invalid_parameter', { param: 'fields[0].width', message: /at least 1 percent/ });
+      }
+      spec.given(draft()).when(replace([field(F_KIM, KIM, { height: 0.5 })])).thenThrows('invalid_parameter', { param: 'fields[0].height', message: /at least 1 percent/ });
+      const smallest = field(F_KIM, KIM, { width: 1, height: 1 });
+      spec.given(draft()).when(replace([smallest])).then([fieldsSet([smallest])]);
     });
 
     it('refuses upload_only on a signature field', () => {

@@ -84,6 +84,12 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   }
 }
 
+/**
+ * The smallest field width and height, in percent of the page (about 2 mm wide and 3 mm high on
+ * A4): a box any smaller is invisible on the page yet signable (issue 24 §22).
+ */
+export const MIN_FIELD_SIZE_PERCENT = 1;
+
 export function validateFields(fields: Field[], participants: ParticipantSetup[]): void {
   const ids = new Set(participants.map((p) => p.id));
   fields.forEach((f, i) => {
@@ -95,7 +101,11 @@ export function validateFields(fields: Field[], participants: ParticipantSetup[]
         throw invalid('invalid_parameter', `${at}.${k} must be a percentage between 0 and 100.`, `${at}.${k}`);
       }
     }
-    if (f.width === 0 || f.height === 0) throw invalid('invalid_parameter', `${at} must have a non-zero width and height.`, `${at}.width`);
+    for (const k of ['width', 'height'] as const) {
+      if (f[k] < MIN_FIELD_SIZE_PERCENT) {
+        throw invalid('invalid_parameter', `${at}.${k} must be at least ${MIN_FIELD_SIZE_PERCENT} percent of the page: a smaller box cannot be seen or signed.`, `${at}.${k}`);
+      }
+    }
     if (f.x + f.width > 100 || f.y + f.height > 100) throw invalid('invalid_parameter', `${at} extends past the edge of the page.`, at);
     if (f.upload_only && f.type !== 'seal') throw invalid('invalid_parameter', `${at}.upload_only applies to seal fields only.`, `${at}.upload_only`);
   });
@@ -268,6 +278,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (command.content_blob !== undefined) data.content_blob = pointer(command.content_blob);
       if (command.author_name !== undefined) data.author_name = command.author_name;
       if (command.metadata !== undefined) data.metadata = mergeMetadata(state.metadata, command.metadata);
+      // Nothing named to change (an empty PATCH): no event, rather than an empty DocumentUpdated.
+      if (Object.keys(data).length === 1) return [];
       return [{ type: 'DocumentUpdated', data }];
     }
     case 'SetEditLock':
