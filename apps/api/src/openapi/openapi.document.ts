@@ -46,7 +46,8 @@ land in GET /outbox) or \`sk_live_…\`. Signing operations use the token of the
 and the \`ErrorCode\` schema describes them all. \`request_id\` equals the \`Request-Id\` header.
 
 **Idempotency**: send \`Idempotency-Key\` (at most 255 characters) on any POST; the first response is kept 24 hours and
-replayed with \`Idempotent-Replayed: true\`. The same key with a different request is 400 \`idempotency_key_reused\`;
+replayed with \`Idempotent-Replayed: true\` to the same API key only (never a 401/403 refusal, never to a key whose role
+refuses the request). The same key with a different request is 400 \`idempotency_key_reused\`;
 while the first request is still running, 409 \`idempotency_key_in_use\`. Required on POST /signature_requests.
 
 **Rate limit**: requests per minute per API key (fixed window, 600 by default); requests without a valid key (401s,
