@@ -209,9 +209,10 @@ describe('hostile input', () => {
       expect(expectStatus(await c.get(`/documents/${doc.id}`), 200).body.metadata).toEqual({});
     });
 
-    it('a template variable named toString is refused, not dropped', async () => {
-      const tmpl = expectStatus(await c.post('/templates', { name: '변수', content: '<p>{{name}}</p>' }), 201).body;
-      expectError(await raw('post', '/v1/documents', `{"title":"t","from_template":"${tmpl.id}","variables":{"name":"홍","toString":"x"}}`), 400, 'invalid_parameter', 'variables.toString');
+    it('a template variable named toString is a variable like any other, not dropped (issue 24 §20)', async () => {
+      const tmpl = expectStatus(await c.post('/templates', { name: '변수', content: '<p>{{name}} {{toString}}</p>' }), 201).body;
+      const doc = expectStatus(await raw('post', '/v1/documents', `{"title":"t","from_template":"${tmpl.id}","variables":{"name":"홍","toString":"x"}}`), 201).body;
+      expect(doc.content).toBe('<p>홍 x</p>');
     });
   });
 

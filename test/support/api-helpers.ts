@@ -106,9 +106,10 @@ export function metadataOf(n: number, prefix = 'k'): Record<string, string> {
 }
 
 /**
- * These suites send hundreds of requests with one key inside a minute (and some freeze the clock),
- * which is not what they are about: the per-key rate limit is raised out of their way.
+ * These suites send hundreds of requests with one key (or without one) inside a minute (and some
+ * freeze the clock), which is not what they are about: the per-key and per-address rate limits
+ * are raised out of their way.
  */
-export const API_TEST_OPTIONS = { config: { rateLimitPerMinute: 1_000_000 } };
+export const API_TEST_OPTIONS = { config: { rateLimitPerMinute: 1_000_000, unauthenticatedRateLimitPerMinute: 1_000_000 } };
 
 export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';

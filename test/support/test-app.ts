@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import request from 'supertest';
-import { createApp } from '../../apps/api/src/create-app';
+import { createApp, CreateAppOptions } from '../../apps/api/src/create-app';
 import { validatingAgent } from './openapi-validator';
 
 export interface TestOrg {
@@ -31,7 +31,15 @@ export interface TestApp {
  * from the test (expiry, cooldowns, retries) instead of sleeping.
  */
 export async function startTestApp(
-  options: { manualClock?: boolean; config?: Partial<AppConfig>; env?: NodeJS.ProcessEnv; worker?: boolean | WorkerOptions; logger?: Logger } = {},
+  options: {
+    manualClock?: boolean;
+    config?: Partial<AppConfig>;
+    env?: NodeJS.ProcessEnv;
+    worker?: boolean | WorkerOptions;
+    logger?: Logger;
+    /** Answers for webhook host names at registration (createApp's webhookHostResolver). */
+    webhookHostResolver?: CreateAppOptions['webhookHostResolver'];
+  } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-test-'));
   const config: AppConfig = { ...loadConfig({ ...(options.env ?? {}), DATA_DIR: dataDir, NODE_ENV: 'test' }), ...(options.config ?? {}) };
@@ -42,7 +50,11 @@ export async function startTestApp(
     options.worker === false
       ? null
       : await startWorker(infra, { ...(clock ? { clock } : {}), retrySleep: async () => undefined, ...(typeof options.worker === 'object' ? options.worker : {}) });
-  const app = await createApp(infra, { ...(clock ? { clock } : {}), ...(worker ? { notifier: worker.notifier } : {}) });
+  const app = await createApp(infra, {
+    ...(clock ? { clock } : {}),
+    ...(worker ? { notifier: worker.notifier } : {}),
+    ...(options.webhookHostResolver ? { webhookHostResolver: options.webhookHostResolver } : {}),
+  });
   await app.init();
   const admin = new AdminService(infra, () => (clock ? clock.now() : new Date()).toISOString());
   return {

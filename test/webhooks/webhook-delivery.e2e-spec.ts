@@ -241,7 +241,7 @@ describe('webhook delivery with WEBHOOK_ALLOW_PRIVATE_NETWORKS off', () => {
     try {
       const org: TestOrg = await t.createOrg();
       const c = client(t, org.test);
-      // Registration cannot know what the name will resolve to; the connect-time check does.
+      // Registration found no address for the name (no DNS answer then); the connect-time check refuses the one it gets later.
       const endpoint = await createEndpoint(c, { url: `http://rebind.example.com:${receiver.port}/hook`, events: ['document.sent'] });
       await sendDocument(c);
       expect(await deliverNow(t)).toMatchObject({ attempted: 1, retrying: 1 });

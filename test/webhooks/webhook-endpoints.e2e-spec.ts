@@ -153,3 +153,47 @@ describe('webhook endpoints API', () => {
     }
   });
 });
+
+/**
+ * Issue 24 §22: names such as 127.0.0.1.nip.io and localtest.me are public DNS names that answer
+ * loopback; they were accepted at registration. The answers are injected (no network in tests).
+ */
+describe('webhook endpoint registration resolves the host name', () => {
+  const ANSWERS: Record<string, Array<{ address: string; family: number }>> = {
+    '127.0.0.1.nip.io': [{ address: '127.0.0.1', family: 4 }],
+    'localtest.me': [{ address: '127.0.0.1', family: 4 }],
+    'v6.localtest.me': [{ address: '::1', family: 6 }],
+    '10.0.0.5.sslip.io': [{ address: '10.0.0.5', family: 4 }],
+    'hooks.example.com': [{ address: '93.184.216.34', family: 4 }],
+  };
+  const resolver = jest.fn(async (host: string) => {
+    const answer = ANSWERS[host];
+    if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return answer;
+  });
+  let t: TestApp;
+  let org: TestOrg;
+  beforeAll(async () => {
+    t = await startTestApp({ worker: false, webhookHostResolver: resolver });
+    org = await t.createOrg();
+  });
+  afterAll(() => t.close());
+
+  it.each(['https://127.0.0.1.nip.io/hook', 'https://localtest.me/hook', 'http://v6.localtest.me:8080/hook', 'https://10.0.0.5.sslip.io/'])(
+    'refuses %s, which resolves to a private address now',
+    async (url) => {
+      const err = expectError(await client(t, org.test).post('/webhook_endpoints', { url }), 400, 'invalid_parameter', 'url');
+      expect(err.message).toMatch(/resolves to a private, loopback or link-local address \((127\.0\.0\.1|::1|10\.0\.0\.5)\)/);
+      expect(resolver).toHaveBeenCalledWith(new URL(url).hostname);
+    },
+  );
+
+  it('accepts a name resolving to a public address, or not resolving (yet): deliveries check every connection', async () => {
+    const c = client(t, org.test);
+    const endpoint = await createEndpoint(c, { url: 'https://hooks.example.com/dojang' });
+    await createEndpoint(c, { url: 'https://not-yet.example.org/dojang' });
+    // A change of URL is checked the same way.
+    expectError(await c.patch(`/webhook_endpoints/${endpoint.id}`, { url: 'https://localtest.me/hook' }), 400, 'invalid_parameter', 'url');
+    expect(expectStatus(await c.get(`/webhook_endpoints/${endpoint.id}`), 200).body.url).toBe('https://hooks.example.com/dojang');
+  });
+});

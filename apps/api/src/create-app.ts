@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@dojang/application';
+import type { HostResolver } from '@dojang/webhooks';
 import { randomBytes } from 'crypto';
 import { Express, json, NextFunction, Request, Response, urlencoded } from 'express';
 import { Logger, PinoLogger } from 'nestjs-pino';
@@ -16,12 +17,15 @@ import { signingRateLimitMiddleware } from './rate-limit/signing-rate-limit.midd
 import { answerClientErrors } from './shared/client-error';
 import { assertAcceptableJson } from './shared/json-body-guard';
 import { useEncodedStrings } from './shared/json-response';
+import { WEBHOOK_HOST_RESOLVER } from './shared/infrastructure.token';
 import { createValidationPipe } from './shared/validation.pipe';
 
 export interface CreateAppOptions {
   clock?: Clock;
   /** The notifier for messages the API sends itself; defaults to one built from the config. */
   notifier?: Notifier;
+  /** Resolves webhook host names at registration; defaults to the system resolver. */
+  webhookHostResolver?: HostResolver;
 }
 
 /**
@@ -31,7 +35,8 @@ export interface CreateAppOptions {
 export async function createApp(infra: Infrastructure, options: CreateAppOptions = {}): Promise<INestApplication> {
   const clock = options.clock ?? systemClock;
   const notifier = options.notifier ?? (await createNotifier(infra, { clock }));
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock, notifier), {
+  const providers = options.webhookHostResolver ? [{ provide: WEBHOOK_HOST_RESOLVER, useValue: options.webhookHostResolver }] : [];
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock, notifier, { providers }), {
     bufferLogs: true,
     bodyParser: false,
   });

@@ -17,6 +17,8 @@ export interface AppConfig {
   mongoUrl: string | null;
   secretKey: string | null;
   rateLimitPerMinute: number;
+  /** Requests per minute per client address made without a valid API key (401s, public pages; 0: off). */
+  unauthenticatedRateLimitPerMinute: number;
   /** Requests per minute to /v1/signing/* per signing token and per client address (0: off). */
   signingRateLimit: { perToken: number; perIp: number };
   /** How long an uploaded PDF may take to read before it is refused. */
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mongoUrl: env.MONGO_URL || null,
     secretKey: env.SECRET_KEY || null,
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 600),
+    unauthenticatedRateLimitPerMinute: int(env.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE, 300),
     signingRateLimit: { perToken: int(env.SIGNING_RATE_LIMIT_PER_MINUTE, 60), perIp: int(env.SIGNING_IP_RATE_LIMIT_PER_MINUTE, 300) },
     pdfReadTimeoutMs: int(env.PDF_READ_TIMEOUT_MS, 0) > 0 ? int(env.PDF_READ_TIMEOUT_MS, 0) : 5_000,
     pdfJobTimeoutMs: int(env.PDF_JOB_TIMEOUT_MS, 0) > 0 ? int(env.PDF_JOB_TIMEOUT_MS, 0) : 30_000,

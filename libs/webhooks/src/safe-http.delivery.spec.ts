@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildWebhookHeaders, deliverWebhook, generateWebhookSecret, verifyWebhook } from '@dojang/webhooks';
+import { buildWebhookHeaders, deliverWebhook, generateWebhookSecret, privateAddressOf, verifyWebhook } from '@dojang/webhooks';
 
 interface Hit {
   method: string;
@@ -71,6 +71,29 @@ describe('deliverWebhook', () => {
       expect(result).toMatchObject({ status: null, errorCode: 'blocked_address' });
       expect(result.error).toMatch(/127\.0\.0\.1/);
       expect(receiver.hits).toHaveLength(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  // Issue 24 §22: public wildcard-DNS names that answer loopback (what nip.io and localtest.me do).
+  it.each([
+    ['127.0.0.1.nip.io', [{ address: '127.0.0.1', family: 4 }]],
+    ['localtest.me', [{ address: '127.0.0.1', family: 4 }]],
+    ['v6.localtest.me', [{ address: '::1', family: 6 }]],
+  ])('refuses %s when it resolves to loopback at connect time: a receiver listening there is never reached', async (name, answers) => {
+    const receiver = await startReceiver((_hit, res) => res.end('ok'));
+    try {
+      const resolveHost = jest.fn(async () => answers);
+      const result = await deliverWebhook({ url: `http://${name}:${receiver.port}/hook`, headers, body, resolveHost, timeoutMs: 2000 });
+      expect(resolveHost).toHaveBeenCalledWith(name);
+      expect(result).toMatchObject({ status: null, errorCode: 'blocked_address' });
+      expect(result.error).toContain(answers[0].address);
+      expect(receiver.hits).toHaveLength(0);
+      // The same name, the same resolver, private networks allowed: the receiver answers, so the refusal above was the check.
+      const allowed = await deliverWebhook({ url: `http://${name}:${receiver.port}/hook`, headers, body, resolveHost: async () => [{ address: '127.0.0.1', family: 4 }], allowPrivateNetworks: true, timeoutMs: 2000 });
+      expect(allowed.status).toBe(200);
+      expect(receiver.hits).toHaveLength(1);
     } finally {
       await receiver.close();
     }
@@ -210,5 +233,25 @@ describe('deliverWebhook', () => {
       allowPrivateNetworks: true,
     });
     expect(bad).toMatchObject({ status: null, errorCode: 'invalid_request' });
+  });
+});
+
+describe('privateAddressOf (the registration-time check)', () => {
+  const answer = (address: string, family = 4) => async () => [{ address, family }];
+
+  it('names the private address a host resolves to now', async () => {
+    await expect(privateAddressOf('https://127.0.0.1.nip.io/hook', answer('127.0.0.1'))).resolves.toBe('127.0.0.1');
+    await expect(privateAddressOf('https://localtest.me/hook', answer('::1', 6))).resolves.toBe('::1');
+    await expect(privateAddressOf('https://metadata.example.com/', answer('169.254.169.254'))).resolves.toBe('169.254.169.254');
+  });
+
+  it('is null for a public answer, a literal IP (checked by the URL policy), an unresolvable or a slow name', async () => {
+    await expect(privateAddressOf('https://hooks.example.com/', answer('93.184.216.34'))).resolves.toBeNull();
+    const never = jest.fn(async () => [{ address: '127.0.0.1', family: 4 }]);
+    await expect(privateAddressOf('https://93.184.216.34/', never)).resolves.toBeNull();
+    expect(never).not.toHaveBeenCalled();
+    await expect(privateAddressOf('https://nowhere.invalid/', async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENOTFOUND' })))).resolves.toBeNull();
+    const slow = () => new Promise<Array<{ address: string; family: number }>>(() => undefined);
+    await expect(privateAddressOf('https://slow.example.com/', slow, 50)).resolves.toBeNull();
   });
 });

@@ -67,6 +67,36 @@ async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
   return dns.lookup(hostname, { all: true, verbatim: true });
 }
 
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/** How long registration waits for DNS before accepting the URL (the connect-time check still applies). */
+export const REGISTRATION_RESOLVE_TIMEOUT_MS = 2_000;
+
+/**
+ * At registration: the private, loopback or link-local address a webhook URL's host name resolves
+ * to now (`127.0.0.1.nip.io`, `localtest.me`), or null. Only a courtesy that gives the integrator an
+ * immediate error: names that do not resolve (yet), resolve slowly, or change their answer later
+ * are accepted, and deliverWebhook's connect-time check is what protects. Literal IPs are the URL
+ * policy's (validateWebhookUrl).
+ */
+export async function privateAddressOf(url: string, resolve: HostResolver = systemResolve, timeoutMs = REGISTRATION_RESOLVE_TIMEOUT_MS): Promise<string | null> {
+  const parsed = parseWebhookUrl(url);
+  if ('error' in parsed) return null;
+  const host = unbracketHost(parsed.url.hostname);
+  if (isIP(host)) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolveLate) => {
+    timer = setTimeout(() => resolveLate(null), timeoutMs);
+    timer.unref();
+  });
+  try {
+    const answers = await Promise.race([resolve(host).catch(() => null), late]);
+    return answers?.find((a) => isPrivateAddress(a.address))?.address ?? null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * A `lookup` for http.request that resolves and vets the addresses in one
  * step and hands the socket exactly the vetted address. Checking at connect
@@ -74,7 +104,7 @@ async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
  * defeats DNS rebinding: there is no second resolution an attacker could
  * answer differently.
  */
-function guardedLookup(resolve: (hostname: string) => Promise<ResolvedAddress[]>, allowPrivate: boolean): LookupFunction {
+function guardedLookup(resolve: HostResolver, allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     const cb = callback as (err: NodeJS.ErrnoException | null, address: string | ResolvedAddress[], family?: number) => void;
     resolve(hostname).then(

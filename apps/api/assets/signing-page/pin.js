@@ -20,7 +20,10 @@ export function renderPin(mode) {
   else if (waitS > 0) label = t('resendIn', { s: waitS });
   else label = st.sentTo || st.needNew ? t('resendPin') : t('sendPin');
   setText(sendBtn, label);
-  sendBtn.disabled = st.sending || waitS > 0;
+  // Locked links take no PIN until the sender reminds: say so rather than offer a button that fails.
+  var linkLocked = Boolean(v.pin && v.pin.link_locked);
+  sendBtn.disabled = linkLocked || st.sending || waitS > 0;
+  if (linkLocked && !(st.error && st.error.code === 'signing_link_locked')) st.error = clientError('signing_link_locked');
   sendBtn.className = 'btn btn-block ' + (st.sentTo && !st.needNew ? 'btn-secondary' : 'btn-primary');
   var info = $('pin-info');
   show(info, Boolean(st.sentTo));
@@ -69,6 +72,7 @@ export function sendPin() {
     .catch(function (err) {
       if (isLinkFailure(err)) return failLink(err);
       st.error = err;
+      if (err.code === 'signing_link_locked' && S.view.pin) S.view.pin.link_locked = true;
       if (err.code === 'pin_resend_cooldown') {
         // A PIN was sent moments ago (another tab, a reload): let the signer enter it.
         var m = /(\d+)\s+second/.exec(err.message);
@@ -106,6 +110,7 @@ export function verifyPin(ev) {
     .catch(function (err) {
       if (isLinkFailure(err)) return failLink(err);
       st.error = err;
+      if (err.code === 'signing_link_locked' && S.view.pin) S.view.pin.link_locked = true;
       if (err.code === 'pin_locked' || err.code === 'pin_expired' || err.code === 'pin_not_requested') {
         st.needNew = true;
         $('pin-input').value = '';

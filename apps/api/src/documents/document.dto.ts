@@ -81,8 +81,9 @@ export class FieldDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsDefined() @IsInt() @Min(1) page: number;
   @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) x: number;
   @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) y: number;
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) width: number;
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) height: number;
+  // At least MIN_FIELD_SIZE_PERCENT (1): the decider refuses smaller boxes, naming the field.
+  @ApiProperty({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the page width, at least 1.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) width: number;
+  @ApiProperty({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the page height, at least 1.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) height: number;
   @ApiPropertyOptional({ type: 'boolean' }) @Optional() @IsBoolean() required?: boolean;
   @ApiPropertyOptional({ type: 'boolean' }) @Optional() @IsBoolean() upload_only?: boolean;
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'crypto';
 import { Clock, Infrastructure, isStoreUnavailable } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
-import { requestApiKey } from '../rate-limit/request-auth';
+import { requestApiKey, roleMayUseMethod } from '../rate-limit/request-auth';
+import { isSigningLinkPath } from '../rate-limit/signing-link-path';
 import { ErrorCode, ErrorType } from '../shared/error-codes';
 import {
   IDEMPOTENCY_KEYS,
@@ -72,7 +73,8 @@ function collect(req: Request): Promise<Buffer> {
 
 /**
  * Stripe-style idempotency for every POST made with an API key and an `Idempotency-Key` header:
- * the key is scoped to the organization and mode; the first request's response (any non-5xx) is
+ * the key is scoped to the API key that sent it (so to its organization and mode too); the first
+ * request's response (any non-5xx, except a 401 or 403 refusal of the caller) is
  * kept 24 hours and replayed with `Idempotent-Replayed: true` to a repeat of the same request
  * (method, path and canonical JSON body); the same key with a different request is 400
  * idempotency_key_reused, and while the first is still running 409 idempotency_key_in_use. A 5xx
@@ -98,11 +100,15 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
 
   return (req: Req, res: Response, next: NextFunction) => {
     const header = req.headers['idempotency-key'];
-    if (req.method !== 'POST' || header === undefined) return next();
+    // Signing links act on the link's token whatever key comes along: a stored answer could outlive
+    // the link (a resend revokes it), so nothing there is replayed.
+    if (req.method !== 'POST' || header === undefined || isSigningLinkPath(req.url)) return next();
     void (async () => {
       const auth = await requestApiKey(infra, req);
       // Without a valid key the guard answers 401; public routes (signing links) have no key scope.
-      if (!auth) return next();
+      // A key whose role refuses the request (an auditor's POST) gets the guard's 403 before any
+      // replay: a stored response could hold signing links.
+      if (!auth || !roleMayUseMethod(auth.role, req.method)) return next();
       const key = Array.isArray(header) ? header[0] : header;
       if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
         return sendError(req, res, 400, 'invalid_request_error', 'invalid_parameter', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, 'Idempotency-Key');
@@ -111,7 +117,9 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         sinceSweep = 0;
         void store.sweep().catch(() => undefined);
       }
-      const scope = `${auth.organization_id}:${auth.mode}`;
+      // A stored response belongs to the key that made it: another key, even of the same
+      // organization and mode, neither sees it nor learns that the key was used.
+      const scope = `${auth.organization_id}:${auth.mode}:${auth.key_id}`;
       const path = req.url;
       const parsed = Boolean(req._body) || !hasBody(req);
       const fingerprint = parsed ? fingerprintOf(req.method, path, canonicalJson(req.body ?? {})) : null;
@@ -169,7 +177,8 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         if (b) chunks.push(b);
         const claim = { id: begin.id, lock: begin.lock, version: begin.version };
         const settle = async () => {
-          if (res.statusCode >= 500) return store.release(claim);
+          // A refusal of the caller (401, 403) says nothing about the request: never kept.
+          if (res.statusCode >= 500 || res.statusCode === 401 || res.statusCode === 403) return store.release(claim);
           let fp = fingerprint;
           if (fp === null) {
             // The route answered without reading the whole body: nothing to compare a retry with.

@@ -8,6 +8,8 @@ import { DocumentSchema, EVENT_DATA_BY_TYPE, EventDataSchema, EventSchema, Templ
 
 /** Operations reachable without an API key (their controllers are @Public()). */
 const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Files_content$)/;
+/** Operations no rate limit counts (probes must answer while the store keeping the counts does not). */
+const UNCOUNTED_OPERATIONS = /^(Health_|Metrics_)/;
 
 const TAGS: Array<[RegExp, string]> = [
   [/^\/documents\/\{id\}\/(participants|fields)/, 'Participants and fields'],
@@ -48,12 +50,14 @@ land in GET /outbox) or \`sk_live_…\`. Signing operations use the token of the
 and the \`ErrorCode\` schema describes them all. \`request_id\` equals the \`Request-Id\` header.
 
 **Idempotency**: send \`Idempotency-Key\` (at most 255 characters) on any POST; the first response is kept 24 hours and
-replayed with \`Idempotent-Replayed: true\`. The same key with a different request is 400 \`idempotency_key_reused\`;
+replayed with \`Idempotent-Replayed: true\` to the same API key only (never a 401/403 refusal, never to a key whose role
+refuses the request). The same key with a different request is 400 \`idempotency_key_reused\`;
 while the first request is still running, 409 \`idempotency_key_in_use\`. Required on POST /signature_requests.
 
-**Rate limit**: requests per minute per API key (fixed window, 600 by default); every response to a request with a
-valid key carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (epoch seconds); over the limit
-429 \`rate_limit_error\` with \`Retry-After\`. Requests without a valid key are not counted.
+**Rate limit**: requests per minute per API key (fixed window, 600 by default); requests without a valid key (401s,
+public pages) per client address (300 by default); signing links per link and per address. Every counted response
+(all but health checks and metrics) carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`
+(epoch seconds); over the limit 429 \`rate_limit_error\` with \`Retry-After\`.
 
 **Webhooks**: see \`webhooks\` for each event's payload; deliveries are signed per Standard Webhooks.`;
 
@@ -126,11 +130,13 @@ function errorBody(codes: ErrorCode[]): Json {
 }
 
 /** The codes every operation of this kind can answer besides its own. */
-function commonErrors(method: string, isPublic: boolean, spec: OperationSpec): ErrorCode[] {
+function commonErrors(method: string, isPublic: boolean, counted: boolean, spec: OperationSpec): ErrorCode[] {
   // Node's HTTP parser answers these itself, before any routing.
   const codes: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_header_too_large'];
   // Any keyed operation refuses a key whose role does not allow it (auditor keys only read documents).
   if (!isPublic) codes.push('missing_api_key', 'invalid_api_key', 'insufficient_permissions', 'rate_limit_error');
+  // Without a valid key a request is counted per client address (signing links per link and address).
+  if (counted) codes.push('rate_limit_error');
   // The body parsers run before routing, for any request that carries a body.
   if (['post', 'put', 'patch'].includes(method)) codes.push('invalid_json', 'invalid_request_body', 'request_too_large', 'unsupported_media_type');
   if (method === 'post' && !isPublic) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_parameter');
@@ -260,7 +266,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       }
 
       // Responses: the success, then each error status with the codes it can carry.
-      const rateHeaders = isPublic ? {} : { 'RateLimit-Limit': header('RateLimit-Limit'), 'RateLimit-Remaining': header('RateLimit-Remaining'), 'RateLimit-Reset': header('RateLimit-Reset') };
+      const rateHeaders = UNCOUNTED_OPERATIONS.test(operationId) ? {} : { 'RateLimit-Limit': header('RateLimit-Limit'), 'RateLimit-Remaining': header('RateLimit-Remaining'), 'RateLimit-Reset': header('RateLimit-Reset') };
       const replayHeader = method === 'post' && !isPublic ? { 'Idempotent-Replayed': header('Idempotent-Replayed') } : {};
       const responses: Json = {};
       const content = spec.ok.json
@@ -271,7 +277,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         headers: { 'Request-Id': header('Request-Id'), ...rateHeaders, ...replayHeader },
         content,
       };
-      const codes = unique([...spec.errors, ...commonErrors(method, isPublic, spec)]);
+      const codes = unique([...spec.errors, ...commonErrors(method, isPublic, !UNCOUNTED_OPERATIONS.test(operationId), spec)]);
       const byStatus = new Map<number, ErrorCode[]>();
       for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
       for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
@@ -281,7 +287,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           'x-error-codes': statusCodes,
           headers: {
             'Request-Id': header('Request-Id'),
-            ...(status === 401 ? {} : rateHeaders),
+            ...rateHeaders,
             // Rate limits, cooldowns, version conflicts and an unreachable store say when to retry.
             ...(status === 429 || status === 409 || status === 503 ? { 'Retry-After': header('Retry-After') } : {}),
             ...(status < 500 ? replayHeader : {}),
@@ -378,7 +384,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       headers: {
         'Request-Id': { description: 'Identifies the request (req_…); the same value as error.request_id.', schema: { type: 'string', pattern: '^req_[0-9a-f]{24}$' } },
-        'RateLimit-Limit': { description: 'Requests allowed per window (minute) for this API key.', schema: { type: 'integer' } },
+        'RateLimit-Limit': { description: 'Requests allowed per window (minute): per API key; without a valid key, per client address; on signing links, per link or per address, whichever has fewer left.', schema: { type: 'integer' } },
         'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Epoch seconds when the current window ends.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },

@@ -210,13 +210,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Send the SMS PIN',
     description: 'Texts a 6-digit PIN (valid 10 minutes) to an sms_pin participant\'s phone; test keys put it in GET /outbox (message kind pin, field pin). A new PIN at most once a minute (429 pin_resend_cooldown). No body.',
     ok: { status: 200, description: 'The PIN was sent.', json: S.PinIssuedSchema },
-    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'pin_resend_cooldown'],
+    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'pin_resend_cooldown', 'signing_link_locked'],
   },
   Signing_verify: {
     summary: 'Verify the SMS PIN',
-    description: 'Checks the PIN (`{"pin": "123456"}`); after 5 wrong tries the PIN is locked and a new one must be requested. A verified PIN allows signing for a few minutes.',
+    description: 'Checks the PIN (`{"pin": "123456"}`); after 5 wrong tries the PIN is locked and a new one must be requested; after 3 locked PINs the link is locked (409 signing_link_locked) until the sender reminds the participant. A verified PIN allows signing for a few minutes.',
     ok: { status: 200, description: 'Verified.', json: S.PinVerificationSchema },
-    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'pin_not_requested', 'pin_incorrect', 'pin_expired', 'pin_locked', 'missing_parameter', 'invalid_parameter'],
+    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'pin_not_requested', 'pin_incorrect', 'pin_expired', 'pin_locked', 'signing_link_locked', 'missing_parameter', 'invalid_parameter'],
   },
   Signing_sign: {
     summary: 'Sign',

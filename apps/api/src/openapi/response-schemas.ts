@@ -602,6 +602,7 @@ export const SigningSessionSchema = component(
           resend_available_at: timeOrNull,
           attempts_left: { type: 'integer', minimum: 0 },
           locked: bool,
+          link_locked: note('Three PINs were locked by wrong attempts: the link takes no more PINs until the sender reminds this participant (POST /documents/{id}/remind).', bool),
         }),
       ),
     ),

@@ -1,6 +1,7 @@
 import { Clock, Infrastructure } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
 import { requestApiKey } from './request-auth';
+import { isSigningLinkPath } from './signing-link-path';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -97,34 +98,56 @@ export class WindowCounter {
   }
 }
 
+/** The count's standing, on every counted response (SPEC: rate headers on every response). */
+export function setRateHeaders(res: Response, d: RateLimitDecision): void {
+  res.setHeader('RateLimit-Limit', String(d.limit));
+  res.setHeader('RateLimit-Remaining', String(d.remaining));
+  res.setHeader('RateLimit-Reset', String(d.reset));
+}
+
+/** 429 with Retry-After; `what` names the limit (“600 per minute per API key”). */
+export function refuseOverLimit(req: Request & { requestId?: string }, res: Response, retryAfter: number, what: string): void {
+  res.setHeader('Retry-After', String(retryAfter));
+  res.status(429).json({
+    error: {
+      type: 'rate_limit_error',
+      code: 'rate_limit_error',
+      message: `Too many requests: at most ${what}. Retry after ${retryAfter} s.`,
+      request_id: req.requestId,
+    },
+  });
+}
+
+/**
+ * Health checks and metrics are never counted: a probe or a scraper must get its answer even
+ * while the read store, where the counts live, does not answer. Express routes case-insensitively.
+ */
+const UNCOUNTED_PATH = /^\/(v1\/health|metrics)(\/|\?|$)/i;
+
+/** The client's address: the connection's, or X-Forwarded-For from a proxy on loopback ('trust proxy'). */
+export const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
 /**
  * Runs before everything else that can answer (body parsing, routing, guards, the error filter), so
- * its headers are on every response of a request made with a valid key, errors included. Requests
- * without a valid key are not counted (there is no key to count them against) and get a 401 from
- * the guard, without rate-limit headers.
+ * its headers are on every counted response, errors included. A request with a valid API key is
+ * counted against its key; one without (a 401, the public reference pages, the signing page) against
+ * its client address, so guessing keys or hammering public pages is bounded too. Signing links have
+ * their own limits (signing-rate-limit.middleware.ts); health checks and metrics none.
  */
 export function rateLimitMiddleware(infra: Infrastructure, clock: Clock) {
-  const limit = infra.config.rateLimitPerMinute;
+  const perKey = infra.config.rateLimitPerMinute;
+  const perAddress = infra.config.unauthenticatedRateLimitPerMinute;
   const counter = new WindowCounter(infra, clock);
   return (req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
-    if (!(limit > 0)) return next();
+    if (!(perKey > 0) && !(perAddress > 0)) return next();
+    if (UNCOUNTED_PATH.test(req.url) || isSigningLinkPath(req.url)) return next();
     void (async () => {
       const auth = await requestApiKey(infra, req);
-      if (!auth) return next();
-      const d = await counter.count(auth.key_id, limit);
-      res.setHeader('RateLimit-Limit', String(d.limit));
-      res.setHeader('RateLimit-Remaining', String(d.remaining));
-      res.setHeader('RateLimit-Reset', String(d.reset));
+      if (auth ? !(perKey > 0) : !(perAddress > 0)) return next();
+      const d = auth ? await counter.count(auth.key_id, perKey) : await counter.count(`anonymous-ip:${clientAddress(req)}`, perAddress);
+      setRateHeaders(res, d);
       if (d.allowed) return next();
-      res.setHeader('Retry-After', String(d.retryAfter));
-      res.status(429).json({
-        error: {
-          type: 'rate_limit_error',
-          code: 'rate_limit_error',
-          message: `Too many requests: at most ${d.limit} per minute per API key. Retry after ${d.retryAfter} s.`,
-          request_id: req.requestId,
-        },
-      });
+      refuseOverLimit(req, res, d.retryAfter, auth ? `${d.limit} per minute per API key` : `${d.limit} per minute per client address without a valid API key`);
     })().catch(next);
   };
 }

@@ -1,9 +1,7 @@
 import { Clock, Infrastructure, sha256Hex } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
-import { RateLimitDecision, WindowCounter } from './rate-limit.middleware';
-
-/** Express routes case-insensitively, so /V1/Signing/… reaches the same handlers. */
-const SIGNING_PATH = /^\/v1\/signing\/([^/?#]*)/i;
+import { clientAddress, RateLimitDecision, refuseOverLimit, setRateHeaders, WindowCounter } from './rate-limit.middleware';
+import { SIGNING_PATH } from './signing-link-path';
 
 function tokenOf(segment: string): string {
   try {
@@ -28,21 +26,15 @@ export function signingRateLimitMiddleware(infra: Infrastructure, clock: Clock) 
     void (async () => {
       const [byToken, byIp] = await Promise.all([
         perToken > 0 ? counter.count(`signing-token:${sha256Hex(tokenOf(match[1]))}`, perToken) : null,
-        perIp > 0 ? counter.count(`signing-ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`, perIp) : null,
+        perIp > 0 ? counter.count(`signing-ip:${clientAddress(req)}`, perIp) : null,
       ]);
-      const refused = [byToken, byIp].filter((d): d is RateLimitDecision => d !== null && !d.allowed);
+      const decisions = [byToken, byIp].filter((d): d is RateLimitDecision => d !== null);
+      // The headers tell the count nearest its end (the link's, unless the address's is lower).
+      setRateHeaders(res, decisions.reduce((a, b) => (b.remaining < a.remaining ? b : a)));
+      const refused = decisions.filter((d) => !d.allowed);
       if (refused.length === 0) return next();
-      const retryAfter = Math.max(...refused.map((d) => d.retryAfter));
       const what = refused[0] === byToken ? `${perToken} per minute per signing link` : `${perIp} per minute per client address`;
-      res.setHeader('Retry-After', String(retryAfter));
-      res.status(429).json({
-        error: {
-          type: 'rate_limit_error',
-          code: 'rate_limit_error',
-          message: `Too many requests: at most ${what}. Retry after ${retryAfter} s.`,
-          request_id: req.requestId,
-        },
-      });
+      refuseOverLimit(req, res, Math.max(...refused.map((d) => d.retryAfter)), what);
     })().catch(next);
   };
 }

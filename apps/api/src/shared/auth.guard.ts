@@ -59,12 +59,20 @@ export function routePaths(context: ExecutionContext): string[] {
 }
 
 /**
+ * The part of the role check that needs no route: an auditor key never writes. The idempotency
+ * middleware asks this before it replays anything, since it runs before the guard.
+ */
+export function roleMayUseMethod(role: KeyRole, method: string): boolean {
+  return role === 'full' || method === 'GET' || method === 'HEAD';
+}
+
+/**
  * Default deny: any method but GET/HEAD is a write, whatever the route (so a route added later is
  * covered without anyone remembering), and reads are allowed only on the document controllers —
  * not the outbox (PINs, signing links), webhook endpoints, members or anything else.
  */
 export function auditorMayCall(method: string, routes: string[]): boolean {
-  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (!roleMayUseMethod('auditor', method)) return false;
   return routes.length > 0 && routes.every((p) => AUDITOR_READABLE.test(p));
 }
 

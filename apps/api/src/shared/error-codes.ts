@@ -85,6 +85,7 @@ export const ERROR_CODES = {
   pin_incorrect: invalid(400, 'The PIN is wrong; the message says how many attempts are left.'),
   pin_expired: invalid(409, 'The PIN expired; request a new one.'),
   pin_locked: invalid(409, 'Too many wrong PINs: this PIN is locked; request a new one.'),
+  signing_link_locked: invalid(409, 'Three PINs of this link were locked by wrong attempts: it takes no more PINs until the sender reminds the participant (POST /documents/{id}/remind).'),
   pin_verification_required: invalid(409, 'Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.'),
   // Participants and files
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),

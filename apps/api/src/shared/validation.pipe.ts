@@ -27,10 +27,28 @@ const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 /** toString, valueOf, hasOwnProperty, isPrototypeOf…: every name a plain object inherits. */
 const BUILT_IN_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
+/**
+ * Top-level body properties whose keys are the client's own names, not parameters: template
+ * variables (`{{constructor}}` is as good a placeholder as `{{name}}`). Any key is allowed in them;
+ * they bypass class-transformer (which drops or trips on such keys) and reach the route as
+ * null-prototype copies, so no key can reach or replace Object.prototype.
+ */
+const FREE_FORM_MAPS = new Set(['variables']);
+
+/** A deep copy of parsed JSON with every object null-prototype: `__proto__` and `constructor` are plain keys there. */
+function nullPrototypeCopy(value: unknown, depth = 0): unknown {
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => nullPrototypeCopy(v, depth + 1));
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value)) out[key] = nullPrototypeCopy((value as Record<string, unknown>)[key], depth + 1);
+  return out;
+}
+
 /** The first reserved key anywhere in a parsed body, with its path, e.g. `metadata.__proto__`. */
 function reservedKey(value: unknown, path: string, depth = 0): { path: string; key: string } | null {
   if (depth > 32 || value === null || typeof value !== 'object') return null;
   for (const key of Object.keys(value)) {
+    if (depth === 0 && FREE_FORM_MAPS.has(key)) continue;
     const here = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
     if (RESERVED_KEYS.has(key) || (!Array.isArray(value) && BUILT_IN_KEYS.has(key))) return { path: here, key };
     const nested = reservedKey((value as Record<string, unknown>)[key], here, depth + 1);
@@ -47,6 +65,11 @@ function reservedKey(value: unknown, path: string, depth = 0): { path: string; k
  */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata) {
+    // Every body is described by a DTO class, an object: a JSON array would be validated as a
+    // list of them, pass, and reach the route as if it named nothing.
+    if (metadata.type === 'body' && Array.isArray(value)) {
+      throw ApiError.invalid('body', 'The request body must be a JSON object (e.g. {"title": "…"}), not an array.');
+    }
     if (metadata.type === 'body' || metadata.type === 'query') {
       const found = reservedKey(value, '');
       if (found && RESERVED_KEYS.has(found.key)) {
@@ -56,9 +79,21 @@ class StrictValidationPipe extends ValidationPipe {
         throw ApiError.invalid(found.path, `${found.path}: "${found.key}" is the name of a built-in property of JavaScript objects and cannot be used as a key here.`);
       }
     }
-    return super.transform(value, metadata);
+    // class-transformer walks a map's values and throws on a key named `constructor`: it validates
+    // an empty stand-in, and the route gets the map itself (a value of the wrong kind stays, to be refused).
+    const maps = new Map<string, unknown>();
+    let input = value;
+    if (metadata.type === 'body' && isPlainObject(value)) {
+      for (const key of FREE_FORM_MAPS) if (isPlainObject(value[key])) maps.set(key, nullPrototypeCopy(value[key]));
+      if (maps.size > 0) input = { ...value, ...Object.fromEntries([...maps.keys()].map((k) => [k, {}])) };
+    }
+    const result: unknown = await super.transform(input, metadata);
+    if (isPlainObject(result)) for (const [key, map] of maps) result[key] = map;
+    return result;
   }
 }
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function createValidationPipe(): ValidationPipe {
   return new StrictValidationPipe({

@@ -15,6 +15,8 @@ import {
   documentStreamId,
   maskPhone,
   pinSessionActive,
+  signingLinkLocked,
+  MAX_PIN_LOCKOUTS,
   wouldComplete,
 } from '@dojang/domain';
 import { pinSms } from '@dojang/notifications';
@@ -117,6 +119,7 @@ export class SigningService {
               : null,
             attempts_left: p.pin && !p.pin.used ? Math.max(0, PIN_MAX_ATTEMPTS - p.pin.failed_attempts) : PIN_MAX_ATTEMPTS,
             locked: Boolean(p.pin && p.pin.locked && !p.pin.used),
+            link_locked: signingLinkLocked(p),
           }
         : null,
       your_turn: actionable && turn,
@@ -194,6 +197,11 @@ export class SigningService {
     const failed = decision.events.find((e: { type: string }) => e.type === 'PinVerificationFailed');
     if (failed) {
       if (failed.data.reason === 'expired') throw new ApiError(409, 'invalid_request_error', 'pin_expired', 'The PIN has expired; request a new PIN.', 'pin');
+      const after = (decision.state as DocumentState).participants.find((x) => x.id === s.participant.id);
+      // The attempt that locked the last PIN the link will take says so at once.
+      if (failed.data.locked && after && signingLinkLocked(after)) {
+        throw new ApiError(409, 'invalid_request_error', 'signing_link_locked', `Too many wrong PINs: ${MAX_PIN_LOCKOUTS} PINs were locked, so this link takes no more. Ask the sender to send the request again.`, 'pin');
+      }
       if (failed.data.locked) throw new ApiError(409, 'invalid_request_error', 'pin_locked', 'Too many wrong PINs: this PIN is locked. Request a new PIN.', 'pin');
       const left = PIN_MAX_ATTEMPTS - failed.data.failed_attempts;
       throw new ApiError(400, 'invalid_request_error', 'pin_incorrect', `The PIN is not correct. ${left} attempt${left === 1 ? '' : 's'} left.`, 'pin');

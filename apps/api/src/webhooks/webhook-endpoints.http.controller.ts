@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Optional, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import {
   Clock,
@@ -24,13 +24,13 @@ import {
 } from '@dojang/domain';
 import { PUBLIC_EVENT_TYPES, WEBHOOK_ENDPOINTS, WebhookEndpointRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
-import { generateWebhookSecret, validateWebhookUrl } from '@dojang/webhooks';
+import { generateWebhookSecret, HostResolver, privateAddressOf, validateWebhookUrl } from '@dojang/webhooks';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
 import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
-import { INFRA } from '../shared/infrastructure.token';
+import { INFRA, WEBHOOK_HOST_RESOLVER } from '../shared/infrastructure.token';
 import { CreateWebhookEndpointDto, ListWebhookDeliveriesQuery, ListWebhookEndpointsQuery, RotateWebhookSecretDto, UpdateWebhookEndpointDto } from './webhook-endpoints.dto';
 import {
   CreatedWebhookEndpointResponse,
@@ -106,6 +106,7 @@ export class WebhookEndpointsHttpController {
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly commandBus: CommandBus,
+    @Optional() @Inject(WEBHOOK_HOST_RESOLVER) private readonly resolveHost?: HostResolver,
   ) {
     this.box = WebhookSecretBox.fromConfig(infra.config);
     this.dispatcher = new WebhookDispatcher(infra, clock);
@@ -121,14 +122,19 @@ export class WebhookEndpointsHttpController {
     return new ApiError(409, 'invalid_request_error', 'webhook_endpoint_disabled', 'The webhook endpoint is disabled; enable it first.');
   }
 
-  private checkUrl(url: string): string {
-    const problem = validateWebhookUrl(url.trim(), { allowPrivateNetworks: this.infra.config.webhookAllowPrivateNetworks });
+  private async checkUrl(url: string): Promise<string> {
+    const allowPrivateNetworks = this.infra.config.webhookAllowPrivateNetworks;
+    // Refused only for where it points: name the setting a developer with a local receiver needs.
+    const hint = ' Use a public https URL; for local development only, start the server with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.';
+    const problem = validateWebhookUrl(url.trim(), { allowPrivateNetworks });
     if (problem) {
-      // Refused only for where it points: name the setting a developer with a local receiver needs.
       const onlyPrivate = validateWebhookUrl(url.trim(), { allowPrivateNetworks: true }) === null;
-      const hint = onlyPrivate ? ' Use a public https URL; for local development only, start the server with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.' : '';
-      throw ApiError.invalid('url', `${problem.charAt(0).toUpperCase()}${problem.slice(1)}.${hint}`);
+      throw ApiError.invalid('url', `${problem.charAt(0).toUpperCase()}${problem.slice(1)}.${onlyPrivate ? hint : ''}`);
     }
+    // A public-looking name that resolves to loopback now (127.0.0.1.nip.io, localtest.me) is refused
+    // at once; deliveries check every connection again, since answers can change later.
+    const address = allowPrivateNetworks ? null : await privateAddressOf(url.trim(), this.resolveHost);
+    if (address) throw ApiError.invalid('url', `Url resolves to a private, loopback or link-local address (${address}).${hint}`);
     return url.trim();
   }
 
@@ -170,7 +176,7 @@ export class WebhookEndpointsHttpController {
   @HttpCode(201)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpointResponse> {
     if (dto.url.trim() === '') throw ApiError.missing('url');
-    const url = this.checkUrl(dto.url);
+    const url = await this.checkUrl(dto.url);
     const events = this.checkEvents(dto.events ?? [ALL_WEBHOOK_EVENTS]);
     const id = prefixedId('whe');
     const secret = generateWebhookSecret();
@@ -215,7 +221,7 @@ export class WebhookEndpointsHttpController {
     if (dto.url !== undefined || dto.events !== undefined || dto.description !== undefined) {
       await this.decide(auth, info, id, {
         type: 'UpdateWebhookEndpoint',
-        ...(dto.url !== undefined ? { url: this.checkUrl(dto.url) } : {}),
+        ...(dto.url !== undefined ? { url: await this.checkUrl(dto.url) } : {}),
         ...(dto.events !== undefined ? { events: this.checkEvents(dto.events) } : {}),
         ...(dto.description !== undefined ? { description: dto.description } : {}),
       });

@@ -1,5 +1,6 @@
 import { DeciderSpecification } from '../shared/decider.spec-helpers';
-import { MAX_METADATA_KEYS, MAX_PARTICIPANTS_PER_BATCH, MAX_PARTICIPANTS_PER_DOCUMENT, documentDecider } from './document.decider';
+import { MAX_METADATA_KEYS, MAX_PARTICIPANTS_PER_BATCH, MAX_PARTICIPANTS_PER_DOCUMENT, MIN_FIELD_SIZE_PERCENT, documentDecider } from './document.decider';
+import { MAX_PIN_LOCKOUTS, signingLinkLocked } from './document.state';
 import {
   CancelDocument,
   CreateDocument,
@@ -354,6 +355,12 @@ describe('documentDecider', () => {
   describe('UpdateDocument', () => {
     const withMeta = (metadata: Record<string, string>) => [created({ metadata })];
 
+    it('an update that names nothing to change appends nothing (PATCH with an empty body is a no-op)', () => {
+      spec.given([created()]).when(update({})).thenNothing();
+      // Still refused where no update is allowed: the answer must not depend on the body being empty.
+      spec.given(twoSignersSent()).when(update({})).thenThrows('document_not_editable', 'conflict');
+    });
+
     it('changes title, content and author name, naming only what changed', () => {
       const state = spec
         .given([created()])
@@ -500,6 +507,7 @@ describe('documentDecider', () => {
           declined_at: null,
           pin: null,
           last_pin_issued_at: null,
+          pin_lockouts: 0,
           signature: null,
           seal: null,
         },
@@ -646,7 +654,17 @@ describe('documentDecider', () => {
 
     it('refuses a zero width or height', () => {
       spec.given(draft()).when(replace([field(F_KIM, KIM, { width: 0 })])).thenThrows('invalid_parameter', { param: 'fields[0].width' });
-      spec.given(draft()).when(replace([field(F_KIM, KIM, { height: 0 })])).thenThrows('invalid_parameter', { param: 'fields[0].width' });
+      spec.given(draft()).when(replace([field(F_KIM, KIM, { height: 0 })])).thenThrows('invalid_parameter', { param: 'fields[0].height' });
+    });
+
+    it('refuses a width or height under MIN_FIELD_SIZE_PERCENT: an invisible box cannot be signed knowingly', () => {
+      expect(MIN_FIELD_SIZE_PERCENT).toBe(1);
+      for (const width of [5e-324, 0.001, 0.99]) {
+        spec.given(draft()).when(replace([field(F_KIM, KIM, { width })])).thenThrows('invalid_parameter', { param: 'fields[0].width', message: /at least 1 percent/ });
+      }
+      spec.given(draft()).when(replace([field(F_KIM, KIM, { height: 0.5 })])).thenThrows('invalid_parameter', { param: 'fields[0].height', message: /at least 1 percent/ });
+      const smallest = field(F_KIM, KIM, { width: 1, height: 1 });
+      spec.given(draft()).when(replace([smallest])).then([fieldsSet([smallest])]);
     });
 
     it('refuses upload_only on a signature field', () => {
@@ -896,6 +914,69 @@ describe('documentDecider', () => {
 
     it('refuses a document that is not sent', () => {
       spec.given(draftWith([kim])).when(verifyPin(KIM)).thenThrows('document_not_signable', 'conflict');
+    });
+  });
+
+  describe('the signing link locks after MAX_PIN_LOCKOUTS locked PINs, until the sender reminds', () => {
+    const at = (minutes: number) => new Date(Date.parse(T_PIN) + minutes * 60_000).toISOString();
+    /** Kim's k-th PIN (k from 0), issued two minutes after the previous one and locked by its 5th wrong attempt. */
+    const lockedPin = (k: number): DocumentEvent[] => [
+      pinIssued(KIM, at(2 * k), at(2 * k + 5)),
+      ...[1, 2, 3, 4].map((n) => pinFailed(KIM, n, false, 'wrong', at(2 * k))),
+      pinFailed(KIM, 5, true, 'wrong', at(2 * k)),
+    ];
+    const lockouts = (n: number) => Array.from({ length: n }, (_, k) => lockedPin(k)).flat();
+    const pinAt = (minutes: number): DocumentEvent => pinIssued(KIM, at(minutes), at(minutes + 5));
+
+    it('is 3', () => {
+      expect(MAX_PIN_LOCKOUTS).toBe(3);
+    });
+
+    it('issues a new PIN after fewer lockouts', () => {
+      const state = spec.given([...twoSignersSent(), ...lockouts(2)]).when(issuePin(KIM, at(10))).then([pinAt(10)]);
+      expect(state.participants[0]).toMatchObject({ pin_lockouts: 2 });
+      expect(signingLinkLocked(state.participants[0])).toBe(false);
+    });
+
+    it('refuses a new PIN and any verification once the third PIN locked: signing_link_locked, without an event', () => {
+      const given = [...twoSignersSent(), ...lockouts(3)];
+      spec.given(given).when(issuePin(KIM, at(10))).thenThrows('signing_link_locked', { kind: 'conflict', message: /sender/ });
+      spec.given(given).when(verifyPin(KIM, PIN_HASH, at(4))).thenThrows('signing_link_locked', { kind: 'conflict', param: 'pin' });
+    });
+
+    it('says so on the attempt that locks the third PIN (the event is the usual locked failure)', () => {
+      const state = spec
+        .given([...twoSignersSent(), ...lockouts(2), pinAt(4), ...[1, 2, 3, 4].map((n) => pinFailed(KIM, n, false, 'wrong', at(4)))])
+        .when(verifyPin(KIM, WRONG_PIN_HASH, at(4)))
+        .then([pinFailed(KIM, 5, true, 'wrong', at(4))]);
+      expect(signingLinkLocked(state.participants[0])).toBe(true);
+    });
+
+    it('counts each locked PIN once: recorded attempts on an already locked PIN are no new lockout', () => {
+      const state = spec
+        .given([...twoSignersSent(), ...lockouts(1), pinFailed(KIM, 5, true, 'locked', at(1)), pinFailed(KIM, 5, true, 'locked', at(1))])
+        .when(issuePin(KIM, at(10)))
+        .then([pinAt(10)]);
+      expect(state.participants[0]).toMatchObject({ pin_lockouts: 1 });
+    });
+
+    it("the sender's reminder unlocks the reminded participant's link: a new PIN, three more lockouts", () => {
+      const unlocked = [...twoSignersSent(), ...lockouts(3), reminded([KIM], at(20))];
+      const state = spec.given(unlocked).when(issuePin(KIM, at(21))).then([pinAt(21)]);
+      expect(state.participants[0]).toMatchObject({ pin_lockouts: 0 });
+    });
+
+    it('an automatic reminder does not unlock: only the sender decides the link may be tried again', () => {
+      const auto: DocumentEvent = { type: 'ReminderSent', data: { participant_ids: [KIM], reminded_at: at(20), automatic: true } };
+      spec.given([...twoSignersSent(), ...lockouts(3), auto]).when(issuePin(KIM, at(21))).thenThrows('signing_link_locked', 'conflict');
+    });
+
+    it("locks only that participant's link", () => {
+      const han2 = person(HAN, { name: 'Han Parallel', phone: '01099998888', auth: 'sms_pin' });
+      spec
+        .given([...sentWith([kim, han2], [field(F_KIM, KIM), field(F_HAN, HAN)]), ...lockouts(3)])
+        .when(issuePin(HAN, at(10)))
+        .then([{ type: 'PinIssued', data: { participant_id: HAN, pin_hash: PIN_HASH, issued_at: at(10), expires_at: at(15), phone_masked: '010-****-8888' } }]);
     });
   });
 

@@ -5,12 +5,14 @@ import { DocumentCommand, SignDocument } from './document.commands';
 import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
 import {
   DocumentState,
+  MAX_PIN_LOCKOUTS,
   ParticipantState,
   PinState,
   activeParticipants,
   evolveDocument,
   initialDocumentState,
   mustAct,
+  signingLinkLocked,
   wouldComplete,
 } from './document.state';
 
@@ -82,6 +84,12 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   }
 }
 
+/**
+ * The smallest field width and height, in percent of the page (about 2 mm wide and 3 mm high on
+ * A4): a box any smaller is invisible on the page yet signable (issue 24 §22).
+ */
+export const MIN_FIELD_SIZE_PERCENT = 1;
+
 export function validateFields(fields: Field[], participants: ParticipantSetup[]): void {
   const ids = new Set(participants.map((p) => p.id));
   fields.forEach((f, i) => {
@@ -93,7 +101,11 @@ export function validateFields(fields: Field[], participants: ParticipantSetup[]
         throw invalid('invalid_parameter', `${at}.${k} must be a percentage between 0 and 100.`, `${at}.${k}`);
       }
     }
-    if (f.width === 0 || f.height === 0) throw invalid('invalid_parameter', `${at} must have a non-zero width and height.`, `${at}.width`);
+    for (const k of ['width', 'height'] as const) {
+      if (f[k] < MIN_FIELD_SIZE_PERCENT) {
+        throw invalid('invalid_parameter', `${at}.${k} must be at least ${MIN_FIELD_SIZE_PERCENT} percent of the page: a smaller box cannot be seen or signed.`, `${at}.${k}`);
+      }
+    }
     if (f.x + f.width > 100 || f.y + f.height > 100) throw invalid('invalid_parameter', `${at} extends past the edge of the page.`, at);
     if (f.upload_only && f.type !== 'seal') throw invalid('invalid_parameter', `${at}.upload_only applies to seal fields only.`, `${at}.upload_only`);
   });
@@ -138,6 +150,14 @@ function hasActiveTurn(state: DocumentState, p: ParticipantState): boolean {
  * a page left open on a shared device should not let someone else sign hours later.
  */
 export const PIN_SESSION_SECONDS = 30 * 60;
+
+const linkLocked = (param?: string) =>
+  new DomainError(
+    'conflict',
+    'signing_link_locked',
+    `Too many wrong PINs: ${MAX_PIN_LOCKOUTS} PINs were locked, so this link takes no more. Ask the sender to send the request again.`,
+    param,
+  );
 
 /** Whether the participant's PIN is verified, unused and verified recently enough to act on. */
 export function pinSessionActive(pin: PinState | null, now: string): boolean {
@@ -258,6 +278,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (command.content_blob !== undefined) data.content_blob = pointer(command.content_blob);
       if (command.author_name !== undefined) data.author_name = command.author_name;
       if (command.metadata !== undefined) data.metadata = mergeMetadata(state.metadata, command.metadata);
+      // Nothing named to change (an empty PATCH): no event, rather than an empty DocumentUpdated.
+      if (Object.keys(data).length === 1) return [];
       return [{ type: 'DocumentUpdated', data }];
     }
     case 'SetEditLock':
@@ -339,6 +361,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const p = participantOf(state, command.participant_id);
       if (p.auth !== 'sms_pin' || !p.phone) throw conflict('pin_not_required', 'This participant does not sign with an SMS PIN.');
       if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
+      if (signingLinkLocked(p)) throw linkLocked();
       if (p.last_pin_issued_at) {
         const elapsed = (Date.parse(command.now) - Date.parse(p.last_pin_issued_at)) / 1000;
         if (elapsed < command.cooldown_seconds) {
@@ -360,6 +383,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const pin = p.pin;
       if (!pin || pin.used) throw conflict('pin_not_requested', 'Request a PIN first.');
       if (pin.verified) return [];
+      if (signingLinkLocked(p)) throw linkLocked('pin');
       // A locked PIN was recorded as locked by the wrong attempt that locked it, and an expired one
       // by the first attempt after its expiry. Further attempts are refused without an event: a
       // script hammering a dead PIN must not grow the document's audit trail without bound.

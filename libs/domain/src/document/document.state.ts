@@ -27,6 +27,11 @@ export interface ParticipantState extends ParticipantSetup {
   pin: PinState | null;
   /** The last PIN issue time, kept across PINs for the resend cooldown. */
   last_pin_issued_at: string | null;
+  /**
+   * PINs locked by wrong attempts since the link was sent or the sender last reminded this
+   * participant; at MAX_PIN_LOCKOUTS the link takes no more PINs (see signingLinkLocked).
+   */
+  pin_lockouts: number;
   signature: BlobPointer | null;
   seal: { seal_id: string | null; image: BlobPointer } | null;
 }
@@ -136,6 +141,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
             declined_at: null,
             pin: null,
             last_pin_issued_at: null,
+            pin_lockouts: 0,
             signature: null,
             seal: null,
           },
@@ -186,6 +192,8 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
     case 'PinVerificationFailed':
       return updateParticipant(state, event.data.participant_id, (p) => ({
         ...p,
+        // A lockout is the attempt that locked the PIN; attempts recorded on a PIN already locked are not new ones.
+        pin_lockouts: (p.pin_lockouts ?? 0) + (event.data.locked && p.pin && !p.pin.locked ? 1 : 0),
         pin: p.pin && {
           ...p.pin,
           failed_attempts: event.data.failed_attempts,
@@ -222,12 +230,29 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
       return { ...state, status: 'declined' };
     case 'DocumentExpired':
       return { ...state, status: 'expired' };
-    case 'ReminderSent':
-      return { ...state, last_reminded_at: event.data.reminded_at };
+    case 'ReminderSent': {
+      // The sender reminding (not the automatic schedule) vouches for the link again: its PIN
+      // lockouts start over. The reminder reaches the participant's own e-mail or phone.
+      const reminded = new Set(event.data.participant_ids);
+      return {
+        ...state,
+        last_reminded_at: event.data.reminded_at,
+        participants: event.data.automatic ? state.participants : state.participants.map((p) => (reminded.has(p.id) ? { ...p, pin_lockouts: 0 } : p)),
+      };
+    }
     default:
       return assertNever(event);
   }
 }
+
+/**
+ * Locked PINs a signing link survives: after the third, guessing (five tries per PIN, a PIN a
+ * minute) stops until the sender reminds the participant, instead of lasting the link's whole life.
+ */
+export const MAX_PIN_LOCKOUTS = 3;
+
+/** Whether the participant's link takes no more PINs until the sender reminds them. */
+export const signingLinkLocked = (p: Pick<ParticipantState, 'pin_lockouts'>): boolean => (p.pin_lockouts ?? 0) >= MAX_PIN_LOCKOUTS;
 
 /** Signers and reviewers must act; cc only receives copies and never blocks completion. */
 export const mustAct = (p: ParticipantSetup) => p.role !== 'cc';
