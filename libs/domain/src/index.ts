@@ -13,3 +13,4 @@ export * from './webhook';
 export * from './template';
 export * from './seal';
 export * from './delivery/delivery.events';
+export * from './document/participant-corrections';

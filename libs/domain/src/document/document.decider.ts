@@ -1,7 +1,8 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { constantTimeEqual, maskPhone } from '../shared/text';
-import { DocumentCommand, SignDocument } from './document.commands';
+import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
+import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-corrections';
 import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
 import {
   DocumentState,
@@ -410,7 +411,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (state.status === 'draft') throw conflict('document_not_sent', 'A draft has no signature request to cancel; delete it instead.');
       if (state.status === 'completed') throw conflict('document_already_completed', 'A completed document cannot be canceled.');
       if (state.status !== 'sent') throw conflict('document_not_cancelable', `The document is already ${state.status}.`);
-      return [{ type: 'DocumentCanceled', data: { canceled_at: command.now } }];
+      return [cancelEvent(command)];
     case 'ExpireDocument':
       // The expiry saga may fire late or twice; only a still-sent, overdue document expires.
       if (!state.exists || state.status !== 'sent' || !state.expires_at) return [];
@@ -431,9 +432,19 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
         { type: 'ReminderSent', data: { participant_ids: pending.map((p) => p.id), reminded_at: command.now, automatic: command.automatic } },
       ];
     }
+    case 'CorrectParticipant':
+      return decideCorrectParticipant(command, state, (merged) => validateParticipant(merged));
+    case 'ResendSigningRequest':
+      return decideResendSigningRequest(command, state);
     default:
       return assertNever(command);
   }
+}
+
+/** The reason goes into the event only when one was given (events before reasons have none). */
+function cancelEvent(command: CancelDocument): DocumentEvent {
+  const reason = cancelReasonOf(command);
+  return { type: 'DocumentCanceled', data: { canceled_at: command.now, ...(reason ? { reason } : {}) } };
 }
 
 export const documentDecider: Decider<DocumentState, DocumentCommand, DocumentEvent> = {

@@ -31,6 +31,18 @@ const request = (kind: 'signing_request' | 'reminder') => (p: ParticipantState):
 });
 
 /**
+ * A corrected link, or a resent request, goes to the participant only once their turn has come
+ * (before that, the request that reaches them in order carries the new link anyway).
+ */
+function correctionRequests(event: DocumentEvent & { type: 'ParticipantCorrected' | 'SigningRequestResent' }, after: DocumentState): PlannedNotification[] {
+  if (after.status !== 'sent') return [];
+  if (event.type === 'ParticipantCorrected' && !event.data.link) return [];
+  return activeParticipants(after)
+    .filter((p) => p.id === event.data.participant_id)
+    .map(request('signing_request'));
+}
+
+/**
  * Who is told what after a document event, given the state just before and just after it. Pure,
  * so signing order is decided here once: only the participants whose turn has just come are asked
  * to sign, and nobody is asked twice.
@@ -50,6 +62,9 @@ export function planSigningNotifications(event: DocumentEvent, before: DocumentS
       const ids = new Set(event.data.participant_ids);
       return after.participants.filter((p) => ids.has(p.id)).map(request('reminder'));
     }
+    case 'ParticipantCorrected':
+    case 'SigningRequestResent':
+      return correctionRequests(event, after);
     case 'DocumentCompleted':
       // Everyone, cc included, receives the completed document by e-mail.
       return after.participants.map((p) => ({ kind: 'completed' as const, participant_id: p.id, channels: channels(p, false) }));
