@@ -14,3 +14,4 @@ export * from './template';
 export * from './seal';
 export * from './delivery/delivery.events';
 export * from './document/participant-corrections';
+export * from './document/completed-download';

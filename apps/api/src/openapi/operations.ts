@@ -160,6 +160,20 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'Removed.', json: S.DeletedParticipantSchema },
     errors: [...DRAFT_EDIT, 'participant_not_found'],
   },
+  Participants_correct: {
+    summary: 'Correct a participant',
+    description:
+      'Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant\'s signing link: the old link answers 404 signing_link_invalid at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.',
+    ok: { status: 200, description: 'The participant as it is now (with its new signing link while the document is sent).', json: S.ParticipantSchema },
+    errors: ['document_not_found', 'document_not_editable', 'document_edit_locked', 'participant_not_found', 'participant_already_signed', 'participant_declined', 'missing_phone', 'missing_parameter', 'invalid_parameter'],
+  },
+  Participants_resend: {
+    summary: 'Resend a participant\'s signing request',
+    description:
+      'Sends the signing request (e-mail and, with a phone, SMS) again to one participant whose turn it is, with the link they have. At most once every 5 minutes per participant (429 resend_cooldown with Retry-After). Recorded as SigningRequestResent. No body.',
+    ok: { status: 200, description: 'The participant.', json: S.ParticipantSchema },
+    errors: ['document_not_found', 'participant_not_found', 'document_not_signable', 'participant_cannot_sign', 'participant_already_signed', 'participant_declined', 'not_your_turn', 'resend_cooldown'],
+  },
   Participants_replaceFields: {
     summary: 'Replace the fields',
     description: 'Sets the complete set of signature and seal fields of a draft (send all of them every time). Coordinates are percentages of the page, 0 to 100, from the top-left corner.',
@@ -176,9 +190,11 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   DocumentLifecycle_cancel: {
     summary: 'Cancel a sent document',
-    description: 'Stops the signature request: the status becomes canceled and the links stop working. A completed document cannot be canceled (409 document_already_completed). No body.',
+    description:
+      'Stops the signature request: the status becomes canceled and the links stop working. A completed document cannot be canceled (409 document_already_completed). The body is optional: `reason` (up to 1000 characters) is recorded in DocumentCanceled and shown to the participants in the cancel notice (e-mail, or SMS for those without one), on their signing links and in the history and audit trail. Signing requests not yet delivered when the cancel lands are not sent.',
     ok: { status: 200, description: 'The canceled document.', json: S.DocumentSchema },
-    errors: ['document_not_found', 'document_not_sent', 'document_already_completed', 'document_not_cancelable'],
+    errors: ['document_not_found', 'document_not_sent', 'document_already_completed', 'document_not_cancelable', 'invalid_parameter'],
+    bodyRequired: false,
   },
   DocumentLifecycle_remind: {
     summary: 'Remind participants',

@@ -57,7 +57,7 @@ export const ERROR_CODES = {
   seal_not_found: invalid(404, 'No such seal.'),
   webhook_endpoint_not_found: invalid(404, 'No such webhook endpoint.'),
   organization_not_found: invalid(404, 'The key\'s organization no longer exists.'),
-  signing_link_invalid: invalid(404, 'The signing link is not valid (mistyped, or replaced by a later send).'),
+  signing_link_invalid: invalid(404, 'The signing link is not valid (mistyped, or replaced by a correction of its participant).'),
   // Document state
   document_not_editable: invalid(409, 'The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.'),
   document_edit_locked: invalid(409, 'The draft is edit-locked; release the lock in the document settings first.'),
@@ -67,11 +67,12 @@ export const ERROR_CODES = {
   document_not_signable: invalid(409, 'The document is not out for signature: its links accept no actions.'),
   nobody_to_remind: invalid(409, 'No participant is waiting to act.'),
   reminder_cooldown: { status: 429, type: 'rate_limit_error', description: 'A reminder went out recently; wait Retry-After seconds.' },
+  resend_cooldown: { status: 429, type: 'rate_limit_error', description: 'This participant\'s signing request was resent recently (at most once every 5 minutes); wait Retry-After seconds.' },
   insufficient_credits: invalid(402, 'A live send needs a free signature left this month or at least 1 credit.'),
   // Signing
   signing_link_inactive: invalid(410, 'The signing request was canceled, declined, expired or deleted; the link no longer works.'),
   not_your_turn: invalid(409, 'Participants with a lower signing_order must act first.'),
-  participant_already_signed: invalid(409, 'This participant has already signed.'),
+  participant_already_signed: invalid(409, 'This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.'),
   participant_declined: invalid(409, 'This participant has declined.'),
   participant_cannot_sign: invalid(409, 'A cc participant receives a copy and has nothing to sign or decline.'),
   consent_required: invalid(400, 'consent must be true: explicit consent to sign electronically.'),

@@ -60,7 +60,9 @@ export class SigningService {
     const participant = state.participants.find((p) => p.id === row.participant_id);
     if (!state.exists || !participant || participant.token_hash !== sha256Hex(token)) throw invalid();
     if (state.trashed || state.status === 'canceled' || state.status === 'expired' || state.status === 'declined') {
-      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${state.status === 'declined' ? 'declined' : state.status}; the link no longer works.`);
+      // The sender's cancel reason is for the participants: this is where a link holder sees it.
+      const reason = state.status === 'canceled' && state.canceled_reason ? ` Reason: ${state.canceled_reason}` : '';
+      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${state.status === 'declined' ? 'declined' : state.status}; the link no longer works.${reason}`);
     }
     return { token: row, state, participant };
   }

@@ -20,7 +20,11 @@ export const MAX_PARTICIPANTS_PER_BATCH = 50;
 /** Every participant is a signing link, a notification and a row of the audit certificate. */
 export const MAX_PARTICIPANTS_PER_DOCUMENT = 50;
 
-const DIGITS = /^[0-9]{6,15}$/;
+/**
+ * The one stored form: Korean numbers as domestic digits (01012345678), others in E.164
+ * (+14155552671; never +82, which has the domestic form). The shell normalizes what people type.
+ */
+const DIGITS = /^(?:[0-9]{6,15}|\+(?!82)[1-9][0-9]{6,14})$/;
 
 /** Hash and size only: a body read from an old inline event never goes back into a new one. */
 const pointer = (ref: BlobPointer): BlobPointer => ({ sha256: ref.sha256, byte_size: ref.byte_size });
@@ -70,7 +74,7 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   const at = index === undefined ? '' : `participants[${index}].`;
   if (!p.name || !p.name.trim()) throw invalid('missing_parameter', 'A participant needs a name.', `${at}name`);
   if (p.phone !== null && !DIGITS.test(p.phone)) {
-    throw invalid('invalid_parameter', 'phone must be digits only (6 to 15 digits), e.g. 01012345678.', `${at}phone`);
+    throw invalid('invalid_parameter', 'phone must be a Korean number such as 010-1234-5678 or an international one such as +1 415 555 2671.', `${at}phone`);
   }
   if (p.auth === 'sms_pin' && !p.phone) {
     throw invalid('missing_phone', 'A participant with auth sms_pin needs a phone number.', `${at}phone`);

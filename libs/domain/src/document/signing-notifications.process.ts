@@ -16,6 +16,12 @@ function channels(p: ParticipantState, sms: boolean): Array<'email' | 'sms'> {
   return out;
 }
 
+/** Notices (the end of a request) go by e-mail; a participant with only a phone gets them by SMS. */
+function noticeChannels(p: ParticipantState): Array<'email' | 'sms'> {
+  if (p.email) return ['email'];
+  return p.phone ? ['sms'] : [];
+}
+
 /** Who has received a signing request so far: the lowest order not yet fully signed (a decline does not finish it). */
 function askedToAct(state: DocumentState): ParticipantState[] {
   const open = state.participants.filter((p) => mustAct(p) && p.status !== 'signed');
@@ -66,8 +72,8 @@ export function planSigningNotifications(event: DocumentEvent, before: DocumentS
     case 'SigningRequestResent':
       return correctionRequests(event, after);
     case 'DocumentCompleted':
-      // Everyone, cc included, receives the completed document by e-mail.
-      return after.participants.map((p) => ({ kind: 'completed' as const, participant_id: p.id, channels: channels(p, false) }));
+      // Everyone, cc included, receives the completed document: by e-mail, or by SMS (a link) without one.
+      return after.participants.map((p) => ({ kind: 'completed' as const, participant_id: p.id, channels: noticeChannels(p) }));
     case 'DocumentCanceled':
     case 'DocumentExpired':
     case 'DocumentDeclined': {
@@ -77,7 +83,7 @@ export function planSigningNotifications(event: DocumentEvent, before: DocumentS
       // "asked" must not skip the decliner's order: that would reach the next order, never asked.
       const asked = askedToAct(before);
       const reached = after.participants.filter((p) => p.status !== 'pending' || asked.some((a) => a.id === p.id));
-      return reached.map((p) => ({ kind, participant_id: p.id, channels: channels(p, false) }));
+      return reached.map((p) => ({ kind, participant_id: p.id, channels: noticeChannels(p) }));
     }
     default:
       return [];
