@@ -224,9 +224,10 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   Signing_pin: {
     summary: 'Send the SMS PIN',
-    description: 'Texts a 6-digit PIN (valid 10 minutes) to an sms_pin participant\'s phone; test keys put it in GET /outbox (message kind pin, field pin). A new PIN at most once a minute (429 pin_resend_cooldown). No body.',
+    description:
+      'Texts a 6-digit PIN (valid 10 minutes) to an sms_pin participant\'s phone; test keys put it in GET /outbox (message kind pin, field pin). A new PIN at most once a minute (429 pin_resend_cooldown). On a completed document the PIN is for downloading the signed PDF (GET …/completed.pdf), for 30 days after completion (410 download_expired). No body.',
     ok: { status: 200, description: 'The PIN was sent.', json: S.PinIssuedSchema },
-    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'pin_resend_cooldown'],
+    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'pin_resend_cooldown', 'document_not_completed', 'download_expired'],
   },
   Signing_verify: {
     summary: 'Verify the SMS PIN',
@@ -246,6 +247,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description: 'Declines with a reason; the document ends as declined for everyone. sms_pin participants verify their PIN first.',
     ok: { status: 200, description: 'Declined.', json: S.SigningDeclineSchema },
     errors: [...SIGNER_ACTION, 'participant_not_found', 'missing_parameter', 'invalid_parameter'],
+  },
+  Signing_completedPdf: {
+    summary: 'The signed PDF, for a participant',
+    description:
+      'The completed document\'s signed PDF through the participant\'s own link: what the completion SMS of a participant without an e-mail address points to. For 30 days after completion (410 download_expired); an sms_pin participant first requests a PIN (POST …/pin) and verifies it (POST …/verify), the same check as signing (409 pin_verification_required otherwise). No API key.',
+    ok: { status: 200, description: 'The signed PDF (Content-Disposition: attachment).', media: pdf },
+    errors: [...SIGNING_LINK, 'document_not_completed', 'download_expired', 'pin_verification_required', ...PDF_WORK],
   },
   Signing_file: {
     summary: 'The PDF, for the signer',

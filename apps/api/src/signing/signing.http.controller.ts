@@ -57,6 +57,18 @@ export class SigningHttpController {
     return { object: 'signing_session' as const, document: { id: session.state.id, status: 'declined' as const }, participant: { id: session.participant.id, status: 'declined' as const } };
   }
 
+  /** The signed PDF for a participant, after the same PIN check as signing (completion SMS link). */
+  @Get('completed.pdf')
+  async completedPdf(@Param('token') token: string, @Res() res: Response) {
+    const session = await this.signing.session(token);
+    const bytes = await this.signing.completedPdf(session);
+    res.setHeader('Content-Type', 'application/pdf');
+    res.setHeader('Content-Disposition', contentDispositionFor(session.state.title));
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.setHeader('Content-Length', String(bytes.length));
+    res.end(bytes);
+  }
+
   @Get('file')
   async file(@Param('token') token: string, @Res() res: Response) {
     const { state } = await this.signing.session(token);

@@ -13,6 +13,7 @@ import {
   decideDocument,
   documentDecider,
   documentStreamId,
+  downloadAvailableUntil,
   maskPhone,
   pinSessionActive,
   wouldComplete,
@@ -149,6 +150,8 @@ export class SigningService {
       pin_hash: this.infra.secrets.pinHash(s.state.id, s.participant.id, pin),
       ttl_seconds: PIN_TTL_SECONDS,
       cooldown_seconds: PIN_RESEND_COOLDOWN_SECONDS,
+      // After completion the link serves the signed PDF, behind the same PIN check as signing.
+      ...(s.state.status === 'completed' ? { for_download: true } : {}),
     });
     const issued = decision.events.find((e: { type: string }) => e.type === 'PinIssued');
     const p = s.participant;
@@ -172,6 +175,25 @@ export class SigningService {
       expires_at: issued?.data.expires_at,
       resend_available_at: new Date(this.clock.now().getTime() + PIN_RESEND_COOLDOWN_SECONDS * 1000).toISOString(),
     };
+  }
+
+  /**
+   * The signed PDF through the participant's own link (what the completion SMS of a phone-only
+   * participant points to): completed, within the download window, and for sms_pin participants
+   * after a PIN issued for it was verified (POST …/pin, …/verify), like signing.
+   */
+  async completedPdf(s: SigningSession): Promise<Buffer> {
+    const now = this.clock.now().toISOString();
+    const until = downloadAvailableUntil(s.state);
+    if (!until || !s.state.final_pdf) throw new ApiError(409, 'invalid_request_error', 'document_not_completed', 'The document is not completed: there is no signed PDF to download yet.');
+    if (Date.parse(now) > Date.parse(until)) {
+      throw new ApiError(410, 'invalid_request_error', 'download_expired', `The signed PDF could be downloaded through this link until ${until}; ask the sender for a copy.`);
+    }
+    const p = s.participant;
+    if (p.auth === 'sms_pin' && !(p.pin?.for_download && pinSessionActive(p.pin, now))) {
+      throw new ApiError(409, 'invalid_request_error', 'pin_verification_required', 'Verify the SMS PIN (POST …/pin, then …/verify) before downloading the signed document.');
+    }
+    return this.pdf.blob(s.state.final_pdf.sha256);
   }
 
   async verifyPin(s: SigningSession, info: RequestInfo, pin: string): Promise<PinVerificationResponse> {

@@ -50,6 +50,8 @@ export type IssuePin = Timed & {
   pin_hash: string;
   ttl_seconds: number;
   cooldown_seconds: number;
+  /** After completion: a PIN that lets the participant download the signed PDF (completed-download.ts). */
+  for_download?: boolean;
 };
 export type VerifyPin = Timed & {
   type: 'VerifyPin';

@@ -3,6 +3,7 @@ import { DomainError, conflict, invalid, notFound } from '../shared/domain-error
 import { constantTimeEqual, maskPhone } from '../shared/text';
 import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-corrections';
+import { decideDownloadPin } from './completed-download';
 import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
 import {
   DocumentState,
@@ -340,6 +341,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       ];
     }
     case 'IssuePin': {
+      if (command.for_download) return decideDownloadPin(command, state);
       requireSent(state);
       const p = participantOf(state, command.participant_id);
       if (p.auth !== 'sms_pin' || !p.phone) throw conflict('pin_not_required', 'This participant does not sign with an SMS PIN.');
@@ -360,7 +362,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       ];
     }
     case 'VerifyPin': {
-      requireSent(state);
+      // After completion only a download PIN is left to verify (completed-download.ts).
+      if (!(state.status === 'completed' && state.participants.find((x) => x.id === command.participant_id)?.pin?.for_download)) requireSent(state);
       const p = participantOf(state, command.participant_id);
       const pin = p.pin;
       if (!pin || pin.used) throw conflict('pin_not_requested', 'Request a PIN first.');

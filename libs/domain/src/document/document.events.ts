@@ -100,7 +100,15 @@ export type SigningLinkOpened = DomainEvent<
 >;
 export type PinIssued = DomainEvent<
   'PinIssued',
-  { participant_id: string; pin_hash: string; issued_at: string; expires_at: string; phone_masked: string }
+  {
+    participant_id: string;
+    pin_hash: string;
+    issued_at: string;
+    expires_at: string;
+    phone_masked: string;
+    /** download: issued after completion to fetch the signed PDF (absent: to sign or decline). */
+    purpose?: 'download';
+  }
 >;
 export type PinVerificationFailed = DomainEvent<
   'PinVerificationFailed',

@@ -16,6 +16,8 @@ export interface PinState {
   used: boolean;
   /** The first attempt on this PIN after it expired was recorded; later ones are refused without an event. */
   expiry_recorded?: boolean;
+  /** Issued after completion for the signed PDF: it authorises a download, never a signature. */
+  for_download?: boolean;
 }
 
 export interface ParticipantState extends ParticipantSetup {
@@ -187,6 +189,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
           verified: false,
           verified_at: null,
           used: false,
+          ...(event.data.purpose === 'download' ? { for_download: true } : {}),
         },
       }));
     case 'PinVerificationFailed':
