@@ -45,6 +45,8 @@ describe('the completed contract for a phone-only participant', () => {
 
     // The signing PIN was used two hours ago: downloading needs a fresh PIN, as signing does.
     expectApiError(await t.http.get(`/v1/signing/${token}/completed.pdf`), 409, 'pin_verification_required');
+    // The page's frame route serves the same bytes under the same check.
+    expectApiError(await signer(t, token).file(), 409, 'pin_verification_required');
     expectStatus(await signer(t, token).pin(), 200);
     const pin = (await outboxOf(t, c, d.id)).filter((m) => m.kind === 'pin').pop();
     expect(pin.to).toBe('01012345678');
@@ -54,6 +56,7 @@ describe('the completed contract for a phone-only participant', () => {
     expectStatus(pdf, 200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
     expect(Buffer.compare(pdf.body as Buffer, owner)).toBe(0);
+    expectStatus(await signer(t, token).file(), 200);
 
     const stream = await t.infra.events.readStream(`document-${d.id}`);
     expect(stream.filter((e) => e.type === 'PinIssued').map((e) => e.data.purpose ?? 'sign')).toEqual(['sign', 'download']);
@@ -62,6 +65,20 @@ describe('the completed contract for a phone-only participant', () => {
     t.clock!.advance(31 * DAY);
     expectApiError(await t.http.get(`/v1/signing/${token}/completed.pdf`), 410, 'download_expired');
     expectApiError(await signer(t, token).pin(), 410, 'download_expired');
+  });
+
+  it('the last signer sees the signed PDF at once: the PIN they just signed with counts', async () => {
+    const d = await sentWith(c, [{ name: '을', phone: '01022223333', auth: 'sms_pin' }]);
+    const s = signer(t, d.p['을'].token);
+    expectStatus(await s.pin(), 200);
+    const pin = (await outboxOf(t, c, d.id)).filter((m) => m.kind === 'pin').pop();
+    expectStatus(await s.verify(pin.pin), 200);
+    expect(expectStatus(await s.sign(), 200).body.document.status).toBe('completed');
+    const res = await s.file();
+    expectStatus(res, 200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    t.clock!.advance(31 * 60 * 1000);
+    expectApiError(await s.file(), 409, 'pin_verification_required');
   });
 
   it('a participant without a PIN downloads with the link alone', async () => {

@@ -472,7 +472,7 @@ export interface paths {
         };
         /**
          * The signed PDF, for a participant
-         * @description The completed document's signed PDF through the participant's own link: what the completion SMS of a participant without an e-mail address points to. For 30 days after completion (410 download_expired); an sms_pin participant first requests a PIN (POST …/pin) and verifies it (POST …/verify), the same check as signing (409 pin_verification_required otherwise). No API key.
+         * @description The completed document's signed PDF through the participant's own link: what the completion SMS of a participant without an e-mail address points to. For 30 days after completion (410 download_expired); an sms_pin participant needs a PIN verified within the last 30 minutes, like signing — the one they signed with, or one requested after completion (POST …/pin, then …/verify); 409 pin_verification_required otherwise. No API key.
          */
         get: operations["Signing_completedPdf"];
         put?: never;
@@ -492,7 +492,7 @@ export interface paths {
         };
         /**
          * The PDF, for the signer
-         * @description The document's PDF (the final one once completed) for the signing link's holder. No API key.
+         * @description The document's PDF for the signing link's holder: the original while it is out for signature; once completed, the signed PDF under the rules of GET …/completed.pdf (an sms_pin participant within 30 minutes of a verified PIN, for 30 days). No API key.
          */
         get: operations["Signing_file"];
         put?: never;
@@ -10341,7 +10341,35 @@ export interface operations {
                     };
                 };
             };
-            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
+            /** @description `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "pin_verification_required";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works.
+             *
+             *     `download_expired`: The signed PDF could be downloaded through this link for 30 days after completion; that time is over. Ask the sender for a copy.
+             */
             410: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -10353,7 +10381,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_inactive";
+                            code: "signing_link_inactive" | "download_expired";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

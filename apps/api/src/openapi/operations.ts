@@ -251,15 +251,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Signing_completedPdf: {
     summary: 'The signed PDF, for a participant',
     description:
-      'The completed document\'s signed PDF through the participant\'s own link: what the completion SMS of a participant without an e-mail address points to. For 30 days after completion (410 download_expired); an sms_pin participant first requests a PIN (POST …/pin) and verifies it (POST …/verify), the same check as signing (409 pin_verification_required otherwise). No API key.',
+      'The completed document\'s signed PDF through the participant\'s own link: what the completion SMS of a participant without an e-mail address points to. For 30 days after completion (410 download_expired); an sms_pin participant needs a PIN verified within the last 30 minutes, like signing — the one they signed with, or one requested after completion (POST …/pin, then …/verify); 409 pin_verification_required otherwise. No API key.',
     ok: { status: 200, description: 'The signed PDF (Content-Disposition: attachment).', media: pdf },
     errors: [...SIGNING_LINK, 'document_not_completed', 'download_expired', 'pin_verification_required', ...PDF_WORK],
   },
   Signing_file: {
     summary: 'The PDF, for the signer',
-    description: 'The document\'s PDF (the final one once completed) for the signing link\'s holder. No API key.',
+    description:
+      'The document\'s PDF for the signing link\'s holder: the original while it is out for signature; once completed, the signed PDF under the rules of GET …/completed.pdf (an sms_pin participant within 30 minutes of a verified PIN, for 30 days). No API key.',
     ok: { status: 200, description: 'The PDF (inline).', media: pdf },
-    errors: [...SIGNING_LINK, ...PDF_WORK],
+    errors: [...SIGNING_LINK, 'pin_verification_required', 'download_expired', ...PDF_WORK],
   },
   SigningPage_page: {
     summary: 'Signing page',

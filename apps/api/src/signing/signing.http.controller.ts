@@ -71,8 +71,11 @@ export class SigningHttpController {
 
   @Get('file')
   async file(@Param('token') token: string, @Res() res: Response) {
-    const { state } = await this.signing.session(token);
-    const bytes = state.status === 'completed' && state.final_pdf ? await this.pdf.blob(state.final_pdf.sha256) : await this.pdf.original(state);
+    const session = await this.signing.session(token);
+    const { state } = session;
+    // The signed PDF is served behind the same check as …/completed.pdf (the original, before
+    // completion, is what the participant reads before proving who they are).
+    const bytes = state.status === 'completed' && state.final_pdf ? await this.signing.completedPdf(session) : await this.pdf.original(state);
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(state.title).replace(/^attachment/, 'inline'));
     res.setHeader('Cache-Control', 'private, no-store');

@@ -15,6 +15,7 @@ import {
   documentStreamId,
   downloadAvailableUntil,
   maskPhone,
+  PIN_SESSION_SECONDS,
   pinSessionActive,
   wouldComplete,
 } from '@dojang/domain';
@@ -189,11 +190,23 @@ export class SigningService {
     if (Date.parse(now) > Date.parse(until)) {
       throw new ApiError(410, 'invalid_request_error', 'download_expired', `The signed PDF could be downloaded through this link until ${until}; ask the sender for a copy.`);
     }
+    this.requireDownloadCheck(s, now);
+    return this.pdf.blob(s.state.final_pdf.sha256);
+  }
+
+  /**
+   * The same proof as signing before the signed PDF leaves through a link: for an sms_pin
+   * participant, a PIN verified within the PIN session — the one they just signed with (the last
+   * signer sees the result at once) or a download PIN requested after completion.
+   */
+  requireDownloadCheck(s: SigningSession, now: string): void {
     const p = s.participant;
-    if (p.auth === 'sms_pin' && !(p.pin?.for_download && pinSessionActive(p.pin, now))) {
+    if (p.auth !== 'sms_pin') return;
+    const pin = p.pin;
+    const recent = Boolean(pin?.verified && pin.verified_at && Date.parse(now) - Date.parse(pin.verified_at) <= PIN_SESSION_SECONDS * 1000);
+    if (!recent) {
       throw new ApiError(409, 'invalid_request_error', 'pin_verification_required', 'Verify the SMS PIN (POST …/pin, then …/verify) before downloading the signed document.');
     }
-    return this.pdf.blob(s.state.final_pdf.sha256);
   }
 
   async verifyPin(s: SigningSession, info: RequestInfo, pin: string): Promise<PinVerificationResponse> {
