@@ -5,7 +5,7 @@ import { DocumentState, Field, ParticipantChanges, ParticipantSetup, RESEND_COOL
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { CorrectParticipantDto, ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
-import { normalizePhone } from './phone-number';
+import { normalizePhone } from './phone-number.normalizer';
 import { ApiError } from '../shared/api-error';
 import { DeletedParticipantResponse, FieldListResponse, ParticipantListResponse, ParticipantResponse } from '../openapi/response-schemas';
 

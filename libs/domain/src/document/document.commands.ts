@@ -50,7 +50,7 @@ export type IssuePin = Timed & {
   pin_hash: string;
   ttl_seconds: number;
   cooldown_seconds: number;
-  /** After completion: a PIN that lets the participant download the signed PDF (completed-download.ts). */
+  /** After completion: a PIN that lets the participant download the signed PDF (completed-download.decider.ts). */
   for_download?: boolean;
 };
 export type VerifyPin = Timed & {

@@ -2,8 +2,8 @@ import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { constantTimeEqual, maskPhone } from '../shared/text';
 import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
-import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-corrections';
-import { decideDownloadPin } from './completed-download';
+import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
+import { decideDownloadPin } from './completed-download.decider';
 import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
 import {
   DocumentState,
@@ -362,7 +362,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       ];
     }
     case 'VerifyPin': {
-      // After completion only a download PIN is left to verify (completed-download.ts).
+      // After completion only a download PIN is left to verify (completed-download.decider.ts).
       if (!(state.status === 'completed' && state.participants.find((x) => x.id === command.participant_id)?.pin?.for_download)) requireSent(state);
       const p = participantOf(state, command.participant_id);
       const pin = p.pin;

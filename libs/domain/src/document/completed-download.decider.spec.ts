@@ -2,7 +2,7 @@ import { DeciderSpecification } from '../shared/decider.spec-helpers';
 import { documentDecider } from './document.decider';
 import { IssuePin, VerifyPin } from './document.commands';
 import { DocumentEvent } from './document.events';
-import { COMPLETED_DOWNLOAD_DAYS, downloadAvailableUntil } from './completed-download';
+import { COMPLETED_DOWNLOAD_DAYS, downloadAvailableUntil } from './completed-download.decider';
 
 /** The signed PDF through a participant's link: a download PIN after completion (issue 21 item 8). */
 const spec = DeciderSpecification.for(documentDecider);

@@ -2,7 +2,7 @@ import { DeciderSpecification } from '../shared/decider.spec-helpers';
 import { documentDecider } from './document.decider';
 import { CancelDocument, CorrectParticipant, ResendSigningRequest } from './document.commands';
 import { DocumentEvent, Field, ParticipantSetup } from './document.events';
-import { RESEND_COOLDOWN_SECONDS } from './participant-corrections';
+import { RESEND_COOLDOWN_SECONDS } from './participant-correction.decider';
 import { planSigningNotifications } from './signing-notifications.process';
 
 /** Corrections after send, resending one participant's request, and cancel reasons (issue 21 item 7). */
