@@ -47,11 +47,14 @@ describe('the completed contract for a phone-only participant', () => {
     expectApiError(await t.http.get(`/v1/signing/${token}/completed.pdf`), 409, 'pin_verification_required');
     // The page's frame route serves the same bytes under the same check.
     expectApiError(await signer(t, token).file(), 409, 'pin_verification_required');
+    // What the page reads to ask for the PIN before showing the signed PDF.
+    expect(expectStatus(await signer(t, token).view(), 200).body).toMatchObject({ document: { status: 'completed' }, pin_required: true, pin_verified: false });
     expectStatus(await signer(t, token).pin(), 200);
     const pin = (await outboxOf(t, c, d.id)).filter((m) => m.kind === 'pin').pop();
     expect(pin.to).toBe('01012345678');
     expectApiError(await signer(t, token).verify(pin.pin === '000000' ? '111111' : '000000'), 400, 'pin_incorrect');
     expectStatus(await signer(t, token).verify(pin.pin), 200);
+    expect(expectStatus(await signer(t, token).view(), 200).body.pin_verified).toBe(true);
     const pdf = await t.http.get(`/v1/signing/${token}/completed.pdf`).buffer(true);
     expectStatus(pdf, 200);
     expect(pdf.headers['content-type']).toBe('application/pdf');

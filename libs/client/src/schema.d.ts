@@ -1722,7 +1722,7 @@ export interface components {
                 upload_only: boolean;
             }[];
             pin_required: boolean;
-            /** @description A verified PIN is good for a few minutes of signing. */
+            /** @description A verified PIN is good for a few minutes of signing. Once completed: whether the signed PDF may be served now (a PIN verified within the last 30 minutes); otherwise request a new PIN first. */
             pin_verified: boolean;
             /** @description PIN state for sms_pin participants; null for auth none. */
             pin: {

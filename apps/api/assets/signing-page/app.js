@@ -613,6 +613,9 @@
       if (v.document.status === 'completed') extra = t('allDoneText');
       mode = 'done';
       tone = 'success';
+    } else if (v.document.status === 'completed' && v.pin_required && !v.pin_verified) {
+      // The signed PDF needs the same PIN check as signing (GET …/file answers 409 without it).
+      mode = 'pin';
     } else if (v.document.status === 'completed') {
       title = t('allDoneTitle');
       text = t('allDoneText');
@@ -650,8 +653,9 @@
 
   function renderDocument(mode) {
     // After a decline the link is inactive, so the file is gone too.
-    show($('document'), mode !== 'declined');
-    if (mode === 'declined') return;
+    var locked = mode === 'pin' && S.view.document.status === 'completed';
+    show($('document'), mode !== 'declined' && !locked);
+    if (mode === 'declined' || locked) return;
     var url = '/v1/signing/' + encodeURIComponent(S.token) + '/file';
     // A completed document serves the final PDF: a new src makes the frame fetch it.
     var src = url + (S.view.document.status === 'completed' ? '?v=final' : '');

@@ -583,7 +583,7 @@ export const SigningSessionSchema = component(
       ),
     ),
     pin_required: bool,
-    pin_verified: note('A verified PIN is good for a few minutes of signing.', bool),
+    pin_verified: note('A verified PIN is good for a few minutes of signing. Once completed: whether the signed PDF may be served now (a PIN verified within the last 30 minutes); otherwise request a new PIN first.', bool),
     pin: note(
       'PIN state for sms_pin participants; null for auth none.',
       orNull(

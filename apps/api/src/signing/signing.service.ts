@@ -39,6 +39,11 @@ export interface SigningSession {
   participant: ParticipantState;
 }
 
+/** A PIN verified within the PIN session, whether or not a signature has used it since. */
+function recentlyVerified(pin: ParticipantState['pin'], now: string): boolean {
+  return Boolean(pin?.verified && pin.verified_at && Date.parse(now) - Date.parse(pin.verified_at) <= PIN_SESSION_SECONDS * 1000);
+}
+
 /**
  * The signer's side. A signing token is looked up by its SHA-256; everything after that is decided
  * on the authoritative document stream, with the participant as the actor.
@@ -73,7 +78,10 @@ export class SigningService {
     const p = s.participant;
     const turn = activeParticipants(s.state).some((a) => a.id === p.id);
     const pinRequired = p.auth === 'sms_pin';
-    const pinVerified = pinSessionActive(p.pin, this.clock.now().toISOString());
+    const now = this.clock.now().toISOString();
+    // Once completed, "verified" means what the signed PDF needs (recentlyVerified), so the page
+    // asks a returning sms_pin participant for a PIN before showing it.
+    const pinVerified = s.state.status === 'completed' ? recentlyVerified(p.pin, now) : pinSessionActive(p.pin, now);
     const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined';
     return {
       object: 'signing_session' as const,
@@ -202,9 +210,7 @@ export class SigningService {
   requireDownloadCheck(s: SigningSession, now: string): void {
     const p = s.participant;
     if (p.auth !== 'sms_pin') return;
-    const pin = p.pin;
-    const recent = Boolean(pin?.verified && pin.verified_at && Date.parse(now) - Date.parse(pin.verified_at) <= PIN_SESSION_SECONDS * 1000);
-    if (!recent) {
+    if (!recentlyVerified(p.pin, now)) {
       throw new ApiError(409, 'invalid_request_error', 'pin_verification_required', 'Verify the SMS PIN (POST …/pin, then …/verify) before downloading the signed document.');
     }
   }
