@@ -112,12 +112,15 @@ describe('roles, signing order and completion', () => {
         ['참조', 'viewed'],
       ]);
 
-      // completion goes by e-mail only; 병 has no e-mail, so nothing for them
-      expect(await newMessages()).toEqual(['completed email 갑', 'completed email 검토', 'completed email 을', 'completed email 참조']);
+      // completion goes by e-mail with the PDF; 병 has no e-mail, so an SMS with their link (issue 21 item 8)
+      expect(await newMessages()).toEqual(['completed email 갑', 'completed email 검토', 'completed email 을', 'completed email 참조', 'completed sms 병']);
       const finalPdf = await c.get(`/documents/${d.id}/file`);
       expect(finalPdf.status).toBe(200);
       const completed = (await outboxOf(t, c, d.id)).filter((m) => m.kind === 'completed');
-      for (const m of completed) {
+      const sms = completed.find((m) => m.channel === 'sms');
+      expect(sms).toMatchObject({ to: '01011110003', signing_url: d.p['병'].url, attachments: [] });
+      expect(sms.body).toContain(d.p['병'].url);
+      for (const m of completed.filter((x) => x.channel === 'email')) {
         expect(m.signing_url).toBeNull();
         expect(m.attachments).toEqual([{ filename: '용역계약서.pdf', content_type: 'application/pdf', byte_size: Number(finalPdf.headers['content-length']) }]);
       }

@@ -84,8 +84,12 @@ export class Secrets {
    * A signing link's token: 256 bits derived from the server secret, so the owning organization can
    * be shown its links on every read while only their SHA-256 is ever stored.
    */
-  signingToken(documentId: string, participantId: string): string {
-    return createHmac('sha256', this.secret).update(`signing-link:${documentId}:${participantId}`).digest('base64url');
+  signingToken(documentId: string, participantId: string, version = 0): string {
+    // Version 0 is the link made at send (the derivation every stored link since then used); a
+    // correction after send moves the participant to the next version, so the old token, which
+    // anyone may hold, can never be derived to be valid again.
+    const label = version === 0 ? `signing-link:${documentId}:${participantId}` : `signing-link:${documentId}:${participantId}:v${version}`;
+    return createHmac('sha256', this.secret).update(label).digest('base64url');
   }
 
   /** PINs have only a million values, so a plain hash would be reversible: key it. */

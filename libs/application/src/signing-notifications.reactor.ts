@@ -3,12 +3,15 @@ import {
   DocumentState,
   ParticipantState,
   documentDecider,
+  downloadAvailableUntil,
   planSigningNotifications,
 } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import {
   canceledEmail,
+  completedSms,
   completionEmail,
+  endedSms,
   expiredEmail,
   reminderEmail,
   reminderSms,
@@ -24,7 +27,28 @@ import { Reactor } from './reactor-runner';
 import { NotificationRequest, Notifier } from './notifier';
 import { Secrets } from './secrets';
 
-const HANDLED = ['DocumentSent', 'ParticipantSigned', 'ReminderSent', 'DocumentCompleted', 'DocumentCanceled', 'DocumentExpired', 'DocumentDeclined'];
+const HANDLED = [
+  'DocumentSent',
+  'ParticipantSigned',
+  'ReminderSent',
+  'DocumentCompleted',
+  'DocumentCanceled',
+  'DocumentExpired',
+  'DocumentDeclined',
+  'ParticipantCorrected',
+  'SigningRequestResent',
+];
+/** Messages that ask the participant to act through their link (checked against the current state before sending). */
+const ASKS_TO_ACT = new Set(['signing_request', 'reminder']);
+
+/** A message the reactor planned and then did not send, because the document moved on. */
+export interface SkippedMessage {
+  event_id: string;
+  document_id: string;
+  participant_id: string;
+  kind: string;
+  channel: 'email' | 'sms';
+}
 
 /**
  * Turns document events into e-mails and SMS: signing requests in signing order, reminders,
@@ -42,6 +66,8 @@ export class SigningNotificationsReactor implements Reactor {
     private readonly notifier: Notifier,
     private readonly secrets: Secrets,
     private readonly origin: string,
+    /** Told each planned message that was not sent (logged by the worker). */
+    private readonly onSkipped?: (skipped: SkippedMessage) => void,
   ) {}
 
   async react(event: StoredEvent): Promise<void> {
@@ -62,8 +88,15 @@ export class SigningNotificationsReactor implements Reactor {
 
     for (const item of plan) {
       const p = after.participants.find((x) => x.id === item.participant_id) as ParticipantState;
-      const signingUrl = `${this.origin}/sign/${this.secrets.signingToken(after.id, p.id)}`;
+      const signingUrl = `${this.origin}/sign/${this.secrets.signingToken(after.id, p.id, p.link_version ?? 0)}`;
       for (const channel of item.channels) {
+        // A request or reminder asks someone to act through a link: by the time it is sent the
+        // document may have been canceled (or the link replaced), and the message would then ask
+        // for something that cannot be done. The stream is read again just before each one.
+        if (ASKS_TO_ACT.has(item.kind) && !(await this.stillWanted(event, p))) {
+          this.onSkipped?.({ event_id: event.event_id, document_id: after.id, participant_id: p.id, kind: item.kind, channel });
+          continue;
+        }
         const base = {
           key: `${event.event_id}:${p.id}:${channel}`,
           kind: item.kind,
@@ -81,6 +114,48 @@ export class SigningNotificationsReactor implements Reactor {
     }
   }
 
+  /**
+   * Whether a request or reminder for `p` still makes sense on the document as it is now: still
+   * out for signature, the participant not done, and the link the message carries still theirs.
+   */
+  private async stillWanted(event: StoredEvent, p: ParticipantState): Promise<boolean> {
+    const now = (await this.events.readStream(event.stream_id))
+      .map(upcast)
+      .reduce((state, e) => documentDecider.evolve(state, e as unknown as DocumentEvent), documentDecider.initialState());
+    const current = now.participants.find((x) => x.id === p.id);
+    if (now.status !== 'sent' || now.trashed || !current) return false;
+    if (current.status === 'signed' || current.status === 'declined') return false;
+    return (current.link_version ?? 0) === (p.link_version ?? 0);
+  }
+
+  /** Requests and reminders by SMS to everyone with a phone; notices only to those without e-mail (see noticeChannels). */
+  private composeSms(
+    kind: string,
+    to: string,
+    doc: DocumentState,
+    sender: string,
+    signingUrl: string,
+  ): Pick<NotificationRequest, 'to' | 'subject' | 'body' | 'signing_url'> | null {
+    switch (kind) {
+      case 'signing_request':
+      case 'reminder': {
+        const sms = kind === 'reminder' ? reminderSms : signingRequestSms;
+        return { to, subject: null, body: sms({ documentTitle: doc.title, senderName: sender, signingUrl }).body, signing_url: signingUrl };
+      }
+      case 'completed': {
+        const until = downloadAvailableUntil(doc);
+        if (!until) return null;
+        return { to, subject: null, body: completedSms({ documentTitle: doc.title, downloadUrl: signingUrl, availableUntil: until }).body, signing_url: signingUrl };
+      }
+      case 'canceled':
+      case 'expired':
+      case 'declined':
+        return { to, subject: null, body: endedSms({ documentTitle: doc.title, senderName: sender, kind, reason: kind === 'canceled' ? doc.canceled_reason : null }).body, signing_url: null };
+      default:
+        return null;
+    }
+  }
+
   private compose(
     kind: string,
     channel: 'email' | 'sms',
@@ -92,11 +167,7 @@ export class SigningNotificationsReactor implements Reactor {
     attachment: Buffer | null,
   ): Pick<NotificationRequest, 'to' | 'subject' | 'body' | 'html' | 'attachments' | 'signing_url'> | null {
     const to = channel === 'email' ? (p.email as string) : (p.phone as string);
-    if (channel === 'sms') {
-      const sms = kind === 'reminder' ? reminderSms : kind === 'signing_request' ? signingRequestSms : null;
-      if (!sms) return null;
-      return { to, subject: null, body: sms({ documentTitle: doc.title, senderName: sender, signingUrl }).body, signing_url: signingUrl };
-    }
+    if (channel === 'sms') return this.composeSms(kind, to, doc, sender, signingUrl);
     const common = { documentTitle: doc.title, participantName: p.name, senderName: sender };
     switch (kind) {
       case 'signing_request':
@@ -118,7 +189,7 @@ export class SigningNotificationsReactor implements Reactor {
       }
       case 'canceled':
       case 'declined': {
-        const mail = canceledEmail({ ...common, reason: kind === 'declined' ? 'A participant declined to sign. / 참여자가 서명을 거절했습니다.' : null });
+        const mail = canceledEmail({ ...common, reason: kind === 'declined' ? 'A participant declined to sign. / 참여자가 서명을 거절했습니다.' : (doc.canceled_reason ?? null) });
         return { to, subject: mail.subject, body: mail.text, html: mail.html, signing_url: null };
       }
       case 'expired': {

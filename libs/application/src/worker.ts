@@ -78,7 +78,9 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   const delivery = new DeliveryLoop(infra, clock, options);
   await delivery.init();
   const reactors: Reactor[] = [
-    new SigningNotificationsReactor(infra.events, infra.reads, infra.blobs, notifier, infra.secrets, origin),
+    new SigningNotificationsReactor(infra.events, infra.reads, infra.blobs, notifier, infra.secrets, origin, (skipped) =>
+      infra.logger.info(skipped, 'message not sent: the document no longer asks this participant to act'),
+    ),
     new UsageReactor(infra.events, infra.commands),
     ...delivery.reactors,
     ...(options.reactors?.(ctx) ?? []),

@@ -13,3 +13,5 @@ export * from './webhook';
 export * from './template';
 export * from './seal';
 export * from './delivery/delivery.events';
+export * from './document/participant-correction.decider';
+export * from './document/completed-download.decider';

@@ -407,3 +407,45 @@ export function pinSms(input: PinSmsInput): RenderedSms {
   if (!/^\d{4,10}$/.test(input.pin)) throw new TypeError('pin must be 4 to 10 digits');
   return { body: `[Dojang] 인증번호 ${input.pin} (10분 내 입력) / Your code: ${input.pin}` };
 }
+
+export interface CompletedSmsInput {
+  documentTitle: string;
+  /** The participant's link: after PIN verification (sms_pin) it serves the signed PDF. */
+  downloadUrl: string;
+  /** Until when the link serves the PDF. */
+  availableUntil: DateInput;
+}
+
+/**
+ * For a participant reachable only by phone, the signed contract must still reach them (an
+ * employer hands the employee the signed 근로계약서): a link, checked like signing, time-limited.
+ */
+export function completedSms(input: CompletedSmsInput): RenderedSms {
+  const url = assertHttpUrl(input.downloadUrl, 'downloadUrl');
+  const title = truncate(oneLine(input.documentTitle), 30);
+  const p = kstParts(input.availableUntil);
+  return { body: `[Dojang] 「${title}」 서명 완료. 계약서 받기(${p.month}/${p.day}까지) / Signed copy: ${url}` };
+}
+
+export interface EndedSmsInput {
+  documentTitle: string;
+  senderName: string;
+  kind: 'canceled' | 'expired' | 'declined';
+  /** The sender's cancel reason, shortened to keep the message to a segment or two. */
+  reason?: string | null;
+}
+
+/** The end of a request, told by SMS to a participant with no e-mail address (the link stops working). */
+export function endedSms(input: EndedSmsInput): RenderedSms {
+  const title = truncate(oneLine(input.documentTitle), 30);
+  const sender = truncate(oneLine(input.senderName), 20);
+  const reason = input.reason ? truncate(oneLine(input.reason), 60) : '';
+  switch (input.kind) {
+    case 'canceled':
+      return { body: `[Dojang] ${sender}님이 「${title}」 서명 요청을 취소했습니다.${reason ? ` 사유: ${reason}` : ''} / Request canceled` };
+    case 'expired':
+      return { body: `[Dojang] 「${title}」 서명 기한이 지나 요청이 만료되었습니다. / Request expired` };
+    case 'declined':
+      return { body: `[Dojang] 「${title}」 서명 요청이 거절되어 종료되었습니다. / Request declined` };
+  }
+}

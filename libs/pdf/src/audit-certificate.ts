@@ -93,6 +93,8 @@ const EVENT_LABELS: Record<string, string> = {
   canceled: '요청 취소 / canceled',
   expired: '기한 만료 / expired',
   completed: '전체 서명 완료 / completed',
+  corrected: '참여자 정정 / participant corrected',
+  resent: '서명 요청 재발송 / request resent',
   'document.created': '문서 생성 (Created)',
   'document.sent': '서명 요청 발송 (Sent)',
   'document.viewed': '문서 열람 (Viewed)',
@@ -118,6 +120,8 @@ const EVENT_LABELS: Record<string, string> = {
   DocumentDeclined: '서명 거절 (Declined)',
   DocumentExpired: '기한 만료 (Expired)',
   ReminderSent: '알림 재발송 (Reminder sent)',
+  ParticipantCorrected: '참여자 정정 (Participant corrected)',
+  SigningRequestResent: '서명 요청 재발송 (Request resent)',
 };
 
 const DELIVERY_LABELS: Record<string, string> = {

@@ -19,7 +19,9 @@ export type AuditEventKind =
   | 'reminded'
   | 'canceled'
   | 'expired'
-  | 'completed';
+  | 'completed'
+  | 'corrected'
+  | 'resent';
 
 export interface AuditEntryRow extends ReadDoc {
   object: 'audit_entry';
@@ -52,6 +54,8 @@ const TRAIL_TYPES: Record<string, AuditEventKind> = {
   DocumentCanceled: 'canceled',
   DocumentExpired: 'expired',
   DocumentCompleted: 'completed',
+  ParticipantCorrected: 'corrected',
+  SigningRequestResent: 'resent',
 };
 
 const EMAIL_IN_TEXT = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
@@ -66,6 +70,16 @@ export function maskContacts(text: string): string {
       const digits = m.replace(/\D/g, '');
       return digits.length >= 9 && digits.length <= 15 ? (maskPhone(digits) ?? m) : m;
     });
+}
+
+/** What a correction changed, masked: "phone → 010-****-8888, new signing link". */
+function correctionDetail(changes: Record<string, string | null>, newLink: boolean): string {
+  const parts = Object.entries(changes).map(([k, v]) => {
+    const shown = v === null ? 'removed' : k === 'phone' ? maskPhone(v) : k === 'email' ? maskEmail(v) : v;
+    return `${k} → ${shown}`;
+  });
+  if (newLink) parts.push('new signing link (the old one no longer works)');
+  return parts.join(', ') || 'no change';
 }
 
 /**
@@ -127,6 +141,24 @@ export const auditTrailProjection: Projection = {
       entry.detail = `${d.automatic ? 'automatic' : 'manual'} reminder to ${(d.participant_ids as string[]).map((id) => peopleRow.people[id]?.name ?? id).join(', ')}`;
     }
     if (event.type === 'DocumentCompleted' && d.final_pdf) entry.detail = `final PDF sha256 ${d.final_pdf.sha256}`;
+    if (event.type === 'DocumentCanceled' && d.reason) entry.detail = maskContacts(String(d.reason));
+    // The sender acts on the participant here, not the participant: the actor is the sender's side.
+    if (event.type === 'ParticipantCorrected' || event.type === 'SigningRequestResent') entry.actor = 'system';
+    if (event.type === 'SigningRequestResent') entry.detail = `signing request resent to ${who?.name ?? d.participant_id}`;
+    if (event.type === 'ParticipantCorrected') {
+      entry.detail = correctionDetail(d.changes ?? {}, Boolean(d.link));
+      // The trail names people as they are now (masked), so a later entry shows the corrected name.
+      if (who) {
+        const now = { ...who };
+        if (d.changes?.name !== undefined) now.name = d.changes.name;
+        if (d.changes?.phone !== undefined) now.phone = maskPhone(d.changes.phone);
+        if (d.changes?.email !== undefined) now.email = maskEmail(d.changes.email);
+        return [
+          { op: 'put', collection: AUDIT_ENTRIES, doc: entry },
+          { op: 'put', collection: AUDIT_PEOPLE, doc: { ...peopleRow, people: { ...peopleRow.people, [d.participant_id]: now } } },
+        ];
+      }
+    }
     return [{ op: 'put', collection: AUDIT_ENTRIES, doc: entry }];
   },
 };

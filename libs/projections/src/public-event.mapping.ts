@@ -56,6 +56,7 @@ export function toPublicEvent(event: StoredEvent): PublicEvent | null {
   if (event.type === 'DocumentSent') data.expires_at = (d.expires_at as string | null | undefined) ?? null;
   if (event.type === 'ParticipantSigned') data.signed_at = d.signed_at as string;
   if (event.type === 'ParticipantDeclined') data.reason = d.reason as string;
+  if (event.type === 'DocumentCanceled' && typeof d.reason === 'string') data.reason = d.reason;
   if (event.type === 'DocumentCompleted') data.completed_at = d.completed_at as string;
   return {
     id: publicEventId(event.event_id),

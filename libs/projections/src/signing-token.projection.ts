@@ -13,13 +13,26 @@ export interface SigningTokenRow extends ReadDoc {
   livemode: boolean;
 }
 
+/**
+ * The links an event creates: every participant's at send, the replacement after a correction. A
+ * replaced token keeps its row: the lookup compares it with the stream's current token hash, so
+ * the old link answers 404 from the moment the correction is appended.
+ */
+function linksOf(event: StoredEvent): Array<{ participant_id: string; token_hash: string }> {
+  if (event.type === 'ParticipantCorrected') {
+    const link = event.data.link as { token_hash: string } | null;
+    return link ? [{ participant_id: String(event.data.participant_id), token_hash: link.token_hash }] : [];
+  }
+  return event.data.links as Array<{ participant_id: string; token_hash: string }>;
+}
+
 export const signingTokenProjection: Projection = {
   name: 'signing_tokens',
   collections: [{ name: SIGNING_TOKENS }],
-  handles: new Set(['DocumentSent']),
-  keys: (event) => (event.data.links as Array<{ token_hash: string }>).map((l) => ({ collection: SIGNING_TOKENS, id: l.token_hash })),
+  handles: new Set(['DocumentSent', 'ParticipantCorrected']),
+  keys: (event) => linksOf(event).map((l) => ({ collection: SIGNING_TOKENS, id: l.token_hash })),
   evolve(event: StoredEvent): Write[] {
-    const links = event.data.links as Array<{ participant_id: string; token_hash: string }>;
+    const links = linksOf(event);
     return links.map((l) => ({
       op: 'put' as const,
       collection: SIGNING_TOKENS,

@@ -118,9 +118,10 @@ export function initPages() {
 }
 
 export function renderPages(mode) {
-  // After a decline the link is inactive, so the pages are gone too.
-  show($('document'), mode !== 'declined');
-  if (mode === 'declined') return;
+  // After a decline the link is inactive, so the pages are gone too; the signed PDF waits for the PIN.
+  var locked = mode === 'pin' && S.view.document.status === 'completed';
+  show($('document'), mode !== 'declined' && !locked);
+  if (mode === 'declined' || locked) return;
   setText($('read-hint'), t(READ_HINT[mode]));
   $('open-pdf').href = fileUrl() + (S.view.document.status === 'completed' ? '?v=final' : '');
   var list = $('pages');

@@ -43,7 +43,8 @@ export function pageMode() {
   var v = S.view;
   var p = v.participant;
   if (S.result === 'declined' || p.status === 'declined') return 'declined';
-  if (v.document.status === 'completed') return 'completed';
+  // The signed PDF needs the same PIN check as signing (…/file and its pages answer 409 without it).
+  if (v.document.status === 'completed') return v.pin_required && !v.pin_verified ? 'pin' : 'completed';
   if (S.result === 'signed' || p.status === 'signed') return 'signed';
   if (p.role === 'cc') return 'cc';
   if (v.waiting_for_others) return 'waiting';

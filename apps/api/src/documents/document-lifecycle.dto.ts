@@ -5,3 +5,8 @@ export class SendDocumentDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 365 }) @IsOptional() @IsInt() @Min(1) @Max(365) expires_in_days?: number;
   @ApiPropertyOptional({ type: 'string', maxLength: 2000 }) @IsOptional() @IsString() @MaxLength(2000) message?: string;
 }
+
+export class CancelDocumentDto {
+  @ApiPropertyOptional({ type: 'string', maxLength: 1000, description: 'Shown to the participants in the cancel notice and on their signing links, and recorded in DocumentCanceled.' })
+  @IsOptional() @IsString() @MaxLength(1000) reason?: string;
+}

@@ -10,7 +10,7 @@ import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { DocumentSources } from './document-sources.service';
-import { SendDocumentDto } from './document-lifecycle.dto';
+import { CancelDocumentDto, SendDocumentDto } from './document-lifecycle.dto';
 import { AuditEntryListResponse, AuditEntryResponse, DocumentResponse, ReminderResponse } from '../openapi/response-schemas';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -52,8 +52,8 @@ export class DocumentLifecycleHttpController {
 
   @Post('cancel')
   @HttpCode(200)
-  async cancel(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<DocumentResponse> {
-    await this.docs.decide(auth, info, id, { type: 'CancelDocument' });
+  async cancel(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: CancelDocumentDto): Promise<DocumentResponse> {
+    await this.docs.decide(auth, info, id, { type: 'CancelDocument', reason: dto?.reason ?? null });
     return this.docs.presentById(auth, id);
   }
 

@@ -93,3 +93,17 @@ export class ReplaceFieldsDto {
   @IsDefined() @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => FieldDto)
   fields: FieldDto[];
 }
+
+/**
+ * A correction of a participant who has not signed (PATCH …/participants/{id}). Blank phone or
+ * email removes it. After send the participant's signing link is replaced.
+ */
+export class CorrectParticipantDto {
+  @ApiPropertyOptional({ type: 'string', maxLength: 200 }) @Optional() @IsString() @IsNotEmpty() @MaxLength(200) name?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 32, description: 'Korean (010-1234-5678, +82 10-1234-5678) or international (+1 415 555 2671); blank removes it' })
+  @Optional() @IsString() @MaxLength(32) phone?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 320, description: 'blank removes it' })
+  @Optional() @IsString() @MaxLength(320) @Matches(/^\s*([^\s@]+@[^\s@]+\.[^\s@]+)?\s*$/, { message: 'email must be an e-mail address, e.g. hong@example.com.' })
+  email?: string;
+  @ApiPropertyOptional({ enum: ['sms_pin', 'none'] }) @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
+}

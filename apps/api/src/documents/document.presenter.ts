@@ -42,7 +42,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       viewed_at: p.viewed_at,
       signed_at: p.signed_at,
       declined_at: p.declined_at,
-      signing_url: linksLive && p.token_hash ? `${origin}/sign/${secrets.signingToken(row.id, p.id)}` : null,
+      signing_url: linksLive && p.token_hash ? `${origin}/sign/${secrets.signingToken(row.id, p.id, p.link_version ?? 0)}` : null,
     })),
     fields: row.fields.map((f) => ({
       object: 'field' as const,

@@ -1,22 +1,26 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { randomUUID } from 'crypto';
-import { Field, ParticipantSetup } from '@dojang/domain';
+import { sha256Hex } from '@dojang/application';
+import { DocumentState, Field, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS } from '@dojang/domain';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
-import { ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
+import { CorrectParticipantDto, ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
+import { normalizePhone } from './phone-number.normalizer';
 import { ApiError } from '../shared/api-error';
 import { DeletedParticipantResponse, FieldListResponse, ParticipantListResponse, ParticipantResponse } from '../openapi/response-schemas';
 
-function toSetup(dto: ParticipantDto): ParticipantSetup {
+function toSetup(dto: ParticipantDto, index?: number): ParticipantSetup {
+  const role = dto.role ?? 'signer';
   return {
     id: randomUUID(),
     name: dto.name.trim(),
-    phone: dto.phone === undefined || dto.phone === '' ? null : dto.phone.replace(/-/g, ''),
+    phone: normalizePhone(dto.phone, index === undefined ? 'phone' : `participants[${index}].phone`),
     email: dto.email?.trim() || null,
-    role: dto.role ?? 'signer',
+    role,
     // Without an order everyone acts in parallel.
     signing_order: dto.signing_order ?? 1,
-    auth: dto.auth ?? 'sms_pin',
+    // A cc only receives copies and never authenticates: no PIN, so no phone needed.
+    auth: dto.auth ?? (role === 'cc' ? 'none' : 'sms_pin'),
     ...(dto.redirect_url !== undefined ? { redirect_url: dto.redirect_url.trim() } : {}),
   };
 }
@@ -39,7 +43,7 @@ export class ParticipantsHttpController {
   @Post('participants/batch')
   @HttpCode(201)
   async addBatch(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantBatchDto): Promise<ParticipantListResponse> {
-    const setups = dto.participants.map(toSetup);
+    const setups = dto.participants.map((p, i) => toSetup(p, i));
     await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: setups, batch: true });
     const doc = await this.docs.presentById(auth, id);
     const created = new Set(setups.map((s) => s.id));
@@ -50,6 +54,50 @@ export class ParticipantsHttpController {
   async remove(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Param('participantId') participantId: string): Promise<DeletedParticipantResponse> {
     await this.docs.decide(auth, info, id, { type: 'RemoveParticipant', participant_id: participantId.toLowerCase() });
     return { id: participantId.toLowerCase(), object: 'participant', deleted: true };
+  }
+
+  /**
+   * Corrects a participant who has not signed. After send the participant's link is replaced (the
+   * next version of its derivation, so the old token can never be valid again) and the notifier
+   * sends the new one when it is their turn.
+   */
+  @Patch('participants/:participantId')
+  async correct(
+    @Auth() auth: AuthContext,
+    @ReqInfo() info: RequestInfo,
+    @Param('id') id: string,
+    @Param('participantId') participantId: string,
+    @Body() dto: CorrectParticipantDto,
+  ): Promise<ParticipantResponse> {
+    const pid = participantId.toLowerCase();
+    const changes: ParticipantChanges = {};
+    if (dto.name !== undefined) changes.name = dto.name.trim();
+    if (dto.phone !== undefined) changes.phone = normalizePhone(dto.phone, 'phone');
+    if (dto.email !== undefined) changes.email = dto.email.trim() || null;
+    if (dto.auth !== undefined) changes.auth = dto.auth;
+    await this.docs.decide(auth, info, id, (state: DocumentState) => {
+      const current = state.participants.find((p) => p.id === pid);
+      const version = (current?.link_version ?? 0) + 1;
+      const link = state.status === 'sent' && current ? { version, token_hash: sha256Hex(this.docs.infra.secrets.signingToken(state.id, pid, version)) } : null;
+      return { type: 'CorrectParticipant' as const, participant_id: pid, changes, link };
+    });
+    return this.presentParticipant(auth, id, pid);
+  }
+
+  /** The participant's signing request again, on the link they have (cooldown per participant). */
+  @Post('participants/:participantId/resend')
+  @HttpCode(200)
+  async resend(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Param('participantId') participantId: string): Promise<ParticipantResponse> {
+    const pid = participantId.toLowerCase();
+    await this.docs.decide(auth, info, id, { type: 'ResendSigningRequest', participant_id: pid, cooldown_seconds: RESEND_COOLDOWN_SECONDS });
+    return this.presentParticipant(auth, id, pid);
+  }
+
+  private async presentParticipant(auth: AuthContext, id: string, pid: string): Promise<ParticipantResponse> {
+    const doc = await this.docs.presentById(auth, id);
+    const found = doc.participants.find((p) => p.id === pid);
+    if (!found) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+    return found;
   }
 
   @Put('fields')

@@ -160,6 +160,20 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'Removed.', json: S.DeletedParticipantSchema },
     errors: [...DRAFT_EDIT, 'participant_not_found'],
   },
+  Participants_correct: {
+    summary: 'Correct a participant',
+    description:
+      'Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant\'s signing link: the old link answers 404 signing_link_invalid at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.',
+    ok: { status: 200, description: 'The participant as it is now (with its new signing link while the document is sent).', json: S.ParticipantSchema },
+    errors: ['document_not_found', 'document_not_editable', 'document_edit_locked', 'participant_not_found', 'participant_already_signed', 'participant_declined', 'missing_phone', 'missing_parameter', 'invalid_parameter'],
+  },
+  Participants_resend: {
+    summary: 'Resend a participant\'s signing request',
+    description:
+      'Sends the signing request (e-mail and, with a phone, SMS) again to one participant whose turn it is, with the link they have. At most once every 5 minutes per participant (429 resend_cooldown with Retry-After). Recorded as SigningRequestResent. No body.',
+    ok: { status: 200, description: 'The participant.', json: S.ParticipantSchema },
+    errors: ['document_not_found', 'participant_not_found', 'document_not_signable', 'participant_cannot_sign', 'participant_already_signed', 'participant_declined', 'not_your_turn', 'resend_cooldown'],
+  },
   Participants_replaceFields: {
     summary: 'Replace the fields',
     description: 'Sets the complete set of signature and seal fields of a draft (send all of them every time). Coordinates are percentages of the page, 0 to 100, from the top-left corner.',
@@ -176,9 +190,11 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   DocumentLifecycle_cancel: {
     summary: 'Cancel a sent document',
-    description: 'Stops the signature request: the status becomes canceled and the links stop working. A completed document cannot be canceled (409 document_already_completed). No body.',
+    description:
+      'Stops the signature request: the status becomes canceled and the links stop working. A completed document cannot be canceled (409 document_already_completed). The body is optional: `reason` (up to 1000 characters) is recorded in DocumentCanceled and shown to the participants in the cancel notice (e-mail, or SMS for those without one), on their signing links and in the history and audit trail. Signing requests not yet delivered when the cancel lands are not sent.',
     ok: { status: 200, description: 'The canceled document.', json: S.DocumentSchema },
-    errors: ['document_not_found', 'document_not_sent', 'document_already_completed', 'document_not_cancelable'],
+    errors: ['document_not_found', 'document_not_sent', 'document_already_completed', 'document_not_cancelable', 'invalid_parameter'],
+    bodyRequired: false,
   },
   DocumentLifecycle_remind: {
     summary: 'Remind participants',
@@ -208,9 +224,10 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   Signing_pin: {
     summary: 'Send the SMS PIN',
-    description: 'Texts a 6-digit PIN (valid 10 minutes) to an sms_pin participant\'s phone; test keys put it in GET /outbox (message kind pin, field pin). A new PIN at most once a minute (429 pin_resend_cooldown). No body.',
+    description:
+      'Texts a 6-digit PIN (valid 10 minutes) to an sms_pin participant\'s phone; test keys put it in GET /outbox (message kind pin, field pin). A new PIN at most once a minute (429 pin_resend_cooldown). On a completed document the PIN is for downloading the signed PDF (GET …/completed.pdf), for 30 days after completion (410 download_expired). No body.',
     ok: { status: 200, description: 'The PIN was sent.', json: S.PinIssuedSchema },
-    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'pin_resend_cooldown', 'signing_link_locked'],
+    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'pin_resend_cooldown', 'signing_link_locked', 'document_not_completed', 'download_expired'],
   },
   Signing_verify: {
     summary: 'Verify the SMS PIN',
@@ -231,18 +248,26 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'Declined.', json: S.SigningDeclineSchema },
     errors: [...SIGNER_ACTION, 'participant_not_found', 'missing_parameter', 'invalid_parameter'],
   },
+  Signing_completedPdf: {
+    summary: 'The signed PDF, for a participant',
+    description:
+      'The completed document\'s signed PDF through the participant\'s own link: what the completion SMS of a participant without an e-mail address points to. For 30 days after completion (410 download_expired); an sms_pin participant needs a PIN verified within the last 30 minutes, like signing — the one they signed with, or one requested after completion (POST …/pin, then …/verify); 409 pin_verification_required otherwise. No API key.',
+    ok: { status: 200, description: 'The signed PDF (Content-Disposition: attachment).', media: pdf },
+    errors: [...SIGNING_LINK, 'document_not_completed', 'download_expired', 'pin_verification_required', ...PDF_WORK],
+  },
   Signing_file: {
     summary: 'The PDF, for the signer',
-    description: 'The document\'s PDF (the final one once completed) for the signing link\'s holder. No API key.',
+    description:
+      'The document\'s PDF for the signing link\'s holder: the original while it is out for signature; once completed, the signed PDF under the rules of GET …/completed.pdf (an sms_pin participant within 30 minutes of a verified PIN, for 30 days). No API key.',
     ok: { status: 200, description: 'The PDF (inline).', media: pdf },
-    errors: [...SIGNING_LINK, ...PDF_WORK],
+    errors: [...SIGNING_LINK, 'pin_verification_required', 'download_expired', ...PDF_WORK],
   },
   Signing_page: {
     summary: 'A page of the document as an image, for the signer',
     description:
       'Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session\'s `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.',
     ok: { status: 200, description: 'The page as a PNG.', media: { 'image/png': { type: 'string', contentMediaType: 'image/png' } } },
-    errors: [...SIGNING_LINK, 'page_not_found', 'invalid_parameter', ...PDF_WORK],
+    errors: [...SIGNING_LINK, 'page_not_found', 'invalid_parameter', 'pin_verification_required', 'download_expired', ...PDF_WORK],
     query: {
       w: { description: 'Width in pixels: 480 (default) or 960.', schema: { type: 'integer', enum: [480, 960] } },
       v: { description: 'The session\'s document.pages_version; makes the response cacheable for good.', schema: { type: 'string' } },

@@ -241,7 +241,7 @@ export const AuditEntrySchema = component(
   obj(
     {
       object: konst('audit_entry'),
-      event: enumOf(['created', 'sent', 'viewed', 'pin_sent', 'pin_failed', 'pin_verified', 'signed', 'declined', 'reminded', 'canceled', 'expired', 'completed']),
+      event: enumOf(['created', 'sent', 'viewed', 'pin_sent', 'pin_failed', 'pin_verified', 'signed', 'declined', 'reminded', 'canceled', 'expired', 'completed', 'corrected', 'resent']),
       actor: note('"system" or the participant\'s name.', str),
       at: time,
       participant_id: uuid,
@@ -277,7 +277,7 @@ export const EventDataSchema = component(
       participant_id: note('participant.* events and document.viewed / document.declined.', uuid),
       expires_at: note('document.sent: the signing deadline.', timeOrNull),
       signed_at: note('participant.signed.', time),
-      reason: note('participant.declined: the reason the participant gave.', str),
+      reason: note('participant.declined: the reason the participant gave; document.canceled: the reason the sender gave, when they gave one.', str),
       completed_at: note('document.completed.', time),
     },
     ['participant_id', 'expires_at', 'signed_at', 'reason', 'completed_at'],
@@ -301,7 +301,7 @@ export const EVENT_DATA_BY_TYPE: Record<PublicEventType, { required: string[]; d
   'participant.declined': { required: ['document_id', 'participant_id', 'reason'], description: 'A participant declined to sign.' },
   'document.completed': { required: ['document_id', 'completed_at'], description: 'Everyone signed; the final PDF can be downloaded.' },
   'document.declined': { required: ['document_id', 'participant_id'], description: 'The document ended because a participant declined.' },
-  'document.canceled': { required: ['document_id'], description: 'The sender canceled the request; the links no longer work.' },
+  'document.canceled': { required: ['document_id'], description: 'The sender canceled the request; the links no longer work. `reason` when the sender gave one.' },
   'document.expired': { required: ['document_id'], description: 'The deadline passed before everyone signed.' },
 };
 
@@ -592,7 +592,7 @@ export const SigningSessionSchema = component(
       ),
     ),
     pin_required: bool,
-    pin_verified: note('A verified PIN is good for a few minutes of signing.', bool),
+    pin_verified: note('A verified PIN is good for a few minutes of signing. Once completed: whether the signed PDF may be served now (a PIN verified within the last 30 minutes); otherwise request a new PIN first.', bool),
     pin: note(
       'PIN state for sms_pin participants; null for auth none.',
       orNull(

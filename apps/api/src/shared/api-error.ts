@@ -37,6 +37,7 @@ const STATUS: Record<DomainErrorKind, number> = {
   conflict: 409,
   payment_required: 402,
   too_many: 429,
+  gone: 410,
 };
 
 export function fromDomainError(err: DomainError): ApiError {

@@ -58,10 +58,25 @@ export class SigningHttpController {
     return { object: 'signing_session' as const, document: { id: session.state.id, status: 'declined' as const }, participant: { id: session.participant.id, status: 'declined' as const } };
   }
 
+  /** The signed PDF for a participant, after the same PIN check as signing (completion SMS link). */
+  @Get('completed.pdf')
+  async completedPdf(@Param('token') token: string, @Res() res: Response) {
+    const session = await this.signing.session(token);
+    const bytes = await this.signing.completedPdf(session);
+    res.setHeader('Content-Type', 'application/pdf');
+    res.setHeader('Content-Disposition', contentDispositionFor(session.state.title));
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.setHeader('Content-Length', String(bytes.length));
+    res.end(bytes);
+  }
+
   @Get('file')
   async file(@Param('token') token: string, @Res() res: Response) {
-    const { state } = await this.signing.session(token);
-    const bytes = state.status === 'completed' && state.final_pdf ? await this.pdf.blob(state.final_pdf.sha256) : await this.pdf.original(state);
+    const session = await this.signing.session(token);
+    const { state } = session;
+    // The signed PDF is served behind the same check as …/completed.pdf (the original, before
+    // completion, is what the participant reads before proving who they are).
+    const bytes = state.status === 'completed' && state.final_pdf ? await this.signing.completedPdf(session) : await this.pdf.original(state);
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', contentDispositionFor(state.title).replace(/^attachment/, 'inline'));
     res.setHeader('Cache-Control', 'private, no-store');
@@ -75,7 +90,10 @@ export class SigningHttpController {
    */
   @Get('pages/:file')
   async page(@Param('token') token: string, @Param('file') file: string, @Query('w') w: string | undefined, @Query('v') v: string | undefined, @Res() res: Response) {
-    const { state } = await this.signing.session(token);
+    const session = await this.signing.session(token);
+    const { state } = session;
+    // The signed PDF's pages are the signed PDF: the same window and PIN check as …/completed.pdf.
+    if (state.status === 'completed' && state.final_pdf) this.signing.completedAccess(session);
     const m = /^([1-9][0-9]{0,3})\.png$/.exec(file);
     const page = m ? Number(m[1]) : 0;
     const pdf = displayedPdf(state);

@@ -13,7 +13,9 @@ import {
   decideDocument,
   documentDecider,
   documentStreamId,
+  downloadAvailableUntil,
   maskPhone,
+  PIN_SESSION_SECONDS,
   pinSessionActive,
   signingLinkLocked,
   MAX_PIN_LOCKOUTS,
@@ -45,6 +47,11 @@ export interface SigningSession {
   participant: ParticipantState;
 }
 
+/** A PIN verified within the PIN session, whether or not a signature has used it since. */
+function recentlyVerified(pin: ParticipantState['pin'], now: string): boolean {
+  return Boolean(pin?.verified && pin.verified_at && Date.parse(now) - Date.parse(pin.verified_at) <= PIN_SESSION_SECONDS * 1000);
+}
+
 /**
  * The signer's side. A signing token is looked up by its SHA-256; everything after that is decided
  * on the authoritative document stream, with the participant as the actor.
@@ -71,7 +78,9 @@ export class SigningService {
       // The page words each case from this message's "was <why>": a trashed document may still be
       // 'sent' or 'completed', which is not why the link stopped working.
       const why = state.trashed ? 'deleted' : state.status;
-      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${why}; the link no longer works.`);
+      // The sender's cancel reason is for the participants: this is where a link holder sees it.
+      const reason = state.status === 'canceled' && state.canceled_reason ? ` Reason: ${state.canceled_reason}` : '';
+      throw new ApiError(410, 'invalid_request_error', 'signing_link_inactive', `This signing request was ${why}; the link no longer works.${reason}`);
     }
     return { token: row, state, participant };
   }
@@ -80,7 +89,10 @@ export class SigningService {
     const p = s.participant;
     const turn = activeParticipants(s.state).some((a) => a.id === p.id);
     const pinRequired = p.auth === 'sms_pin';
-    const pinVerified = pinSessionActive(p.pin, this.clock.now().toISOString());
+    const now = this.clock.now().toISOString();
+    // Once completed, "verified" means what the signed PDF needs (recentlyVerified), so the page
+    // asks a returning sms_pin participant for a PIN before showing it.
+    const pinVerified = s.state.status === 'completed' ? recentlyVerified(p.pin, now) : pinSessionActive(p.pin, now);
     const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined';
     return {
       object: 'signing_session' as const,
@@ -160,6 +172,8 @@ export class SigningService {
       pin_hash: this.infra.secrets.pinHash(s.state.id, s.participant.id, pin),
       ttl_seconds: PIN_TTL_SECONDS,
       cooldown_seconds: PIN_RESEND_COOLDOWN_SECONDS,
+      // After completion the link serves the signed PDF, behind the same PIN check as signing.
+      ...(s.state.status === 'completed' ? { for_download: true } : {}),
     });
     const issued = decision.events.find((e: { type: string }) => e.type === 'PinIssued');
     const p = s.participant;
@@ -183,6 +197,43 @@ export class SigningService {
       expires_at: issued?.data.expires_at,
       resend_available_at: new Date(this.clock.now().getTime() + PIN_RESEND_COOLDOWN_SECONDS * 1000).toISOString(),
     };
+  }
+
+  /**
+   * The signed PDF through the participant's own link (what the completion SMS of a phone-only
+   * participant points to): completed, within the download window, and for sms_pin participants
+   * after a PIN issued for it was verified (POST …/pin, …/verify), like signing.
+   */
+  async completedPdf(s: SigningSession): Promise<Buffer> {
+    return this.pdf.blob(this.completedAccess(s).sha256);
+  }
+
+  /**
+   * Whether the link may show the signed PDF now, in any form (the file or its page images): the
+   * window, then the PIN check; answers the final PDF's pointer.
+   */
+  completedAccess(s: SigningSession): { sha256: string } {
+    const now = this.clock.now().toISOString();
+    const until = downloadAvailableUntil(s.state);
+    if (!until || !s.state.final_pdf) throw new ApiError(409, 'invalid_request_error', 'document_not_completed', 'The document is not completed: there is no signed PDF to download yet.');
+    if (Date.parse(now) > Date.parse(until)) {
+      throw new ApiError(410, 'invalid_request_error', 'download_expired', `The signed PDF could be downloaded through this link until ${until}; ask the sender for a copy.`);
+    }
+    this.requireDownloadCheck(s, now);
+    return s.state.final_pdf;
+  }
+
+  /**
+   * The same proof as signing before the signed PDF leaves through a link: for an sms_pin
+   * participant, a PIN verified within the PIN session — the one they just signed with (the last
+   * signer sees the result at once) or a download PIN requested after completion.
+   */
+  requireDownloadCheck(s: SigningSession, now: string): void {
+    const p = s.participant;
+    if (p.auth !== 'sms_pin') return;
+    if (!recentlyVerified(p.pin, now)) {
+      throw new ApiError(409, 'invalid_request_error', 'pin_verification_required', 'Verify the SMS PIN (POST …/pin, then …/verify) before downloading the signed document.');
+    }
   }
 
   async verifyPin(s: SigningSession, info: RequestInfo, pin: string): Promise<PinVerificationResponse> {

@@ -1,4 +1,4 @@
-import { BlobPointer, ChainHeadProof, DocumentCreated, Field, ParticipantSetup } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentCreated, Field, ParticipantChanges, ParticipantSetup } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
 interface Timed {
@@ -50,6 +50,8 @@ export type IssuePin = Timed & {
   pin_hash: string;
   ttl_seconds: number;
   cooldown_seconds: number;
+  /** After completion: a PIN that lets the participant download the signed PDF (completed-download.decider.ts). */
+  for_download?: boolean;
 };
 export type VerifyPin = Timed & {
   type: 'VerifyPin';
@@ -78,9 +80,22 @@ export type DeclineDocument = Timed & {
   ip: string | null;
   user_agent: string | null;
 };
-export type CancelDocument = Timed & { type: 'CancelDocument' };
+/** reason: shown to the participants in the cancel notice and on their (dead) signing links. */
+export type CancelDocument = Timed & { type: 'CancelDocument'; reason?: string | null };
 export type ExpireDocument = Timed & { type: 'ExpireDocument' };
 export type RemindParticipants = Timed & { type: 'RemindParticipants'; automatic: boolean; cooldown_seconds: number };
+
+export type CorrectParticipant = Timed & {
+  type: 'CorrectParticipant';
+  participant_id: string;
+  changes: ParticipantChanges;
+  /**
+   * After send, the replacement link (the shell derives the token from the version, so only its
+   * hash reaches the decider); ignored for a draft, which has no links yet.
+   */
+  link: { version: number; token_hash: string } | null;
+};
+export type ResendSigningRequest = Timed & { type: 'ResendSigningRequest'; participant_id: string; cooldown_seconds: number };
 
 export type DocumentCommand =
   | CreateDocument
@@ -98,4 +113,6 @@ export type DocumentCommand =
   | DeclineDocument
   | CancelDocument
   | ExpireDocument
-  | RemindParticipants;
+  | RemindParticipants
+  | CorrectParticipant
+  | ResendSigningRequest;

@@ -1,7 +1,9 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { constantTimeEqual, maskPhone } from '../shared/text';
-import { DocumentCommand, SignDocument } from './document.commands';
+import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
+import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
+import { decideDownloadPin } from './completed-download.decider';
 import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
 import {
   DocumentState,
@@ -21,7 +23,11 @@ export const MAX_PARTICIPANTS_PER_BATCH = 50;
 /** Every participant is a signing link, a notification and a row of the audit certificate. */
 export const MAX_PARTICIPANTS_PER_DOCUMENT = 50;
 
-const DIGITS = /^[0-9]{6,15}$/;
+/**
+ * The one stored form: Korean numbers as domestic digits (01012345678), others in E.164
+ * (+14155552671; never +82, which has the domestic form). The shell normalizes what people type.
+ */
+const DIGITS = /^(?:[0-9]{6,15}|\+(?!82)[1-9][0-9]{6,14})$/;
 
 /** Hash and size only: a body read from an old inline event never goes back into a new one. */
 const pointer = (ref: BlobPointer): BlobPointer => ({ sha256: ref.sha256, byte_size: ref.byte_size });
@@ -71,7 +77,7 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   const at = index === undefined ? '' : `participants[${index}].`;
   if (!p.name || !p.name.trim()) throw invalid('missing_parameter', 'A participant needs a name.', `${at}name`);
   if (p.phone !== null && !DIGITS.test(p.phone)) {
-    throw invalid('invalid_parameter', 'phone must be digits only (6 to 15 digits), e.g. 01012345678.', `${at}phone`);
+    throw invalid('invalid_parameter', 'phone must be a Korean number such as 010-1234-5678 or an international one such as +1 415 555 2671.', `${at}phone`);
   }
   if (p.auth === 'sms_pin' && !p.phone) {
     throw invalid('missing_phone', 'A participant with auth sms_pin needs a phone number.', `${at}phone`);
@@ -357,6 +363,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       ];
     }
     case 'IssuePin': {
+      if (command.for_download) return decideDownloadPin(command, state);
       requireSent(state);
       const p = participantOf(state, command.participant_id);
       if (p.auth !== 'sms_pin' || !p.phone) throw conflict('pin_not_required', 'This participant does not sign with an SMS PIN.');
@@ -378,7 +385,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       ];
     }
     case 'VerifyPin': {
-      requireSent(state);
+      // After completion only a download PIN is left to verify (completed-download.decider.ts).
+      if (!(state.status === 'completed' && state.participants.find((x) => x.id === command.participant_id)?.pin?.for_download)) requireSent(state);
       const p = participantOf(state, command.participant_id);
       const pin = p.pin;
       if (!pin || pin.used) throw conflict('pin_not_requested', 'Request a PIN first.');
@@ -434,7 +442,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (state.status === 'draft') throw conflict('document_not_sent', 'A draft has no signature request to cancel; delete it instead.');
       if (state.status === 'completed') throw conflict('document_already_completed', 'A completed document cannot be canceled.');
       if (state.status !== 'sent') throw conflict('document_not_cancelable', `The document is already ${state.status}.`);
-      return [{ type: 'DocumentCanceled', data: { canceled_at: command.now } }];
+      return [cancelEvent(command)];
     case 'ExpireDocument':
       // The expiry saga may fire late or twice; only a still-sent, overdue document expires.
       if (!state.exists || state.status !== 'sent' || !state.expires_at) return [];
@@ -455,9 +463,19 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
         { type: 'ReminderSent', data: { participant_ids: pending.map((p) => p.id), reminded_at: command.now, automatic: command.automatic } },
       ];
     }
+    case 'CorrectParticipant':
+      return decideCorrectParticipant(command, state, (merged) => validateParticipant(merged));
+    case 'ResendSigningRequest':
+      return decideResendSigningRequest(command, state);
     default:
       return assertNever(command);
   }
+}
+
+/** The reason goes into the event only when one was given (events before reasons have none). */
+function cancelEvent(command: CancelDocument): DocumentEvent {
+  const reason = cancelReasonOf(command);
+  return { type: 'DocumentCanceled', data: { canceled_at: command.now, ...(reason ? { reason } : {}) } };
 }
 
 export const documentDecider: Decider<DocumentState, DocumentCommand, DocumentEvent> = {

@@ -100,7 +100,15 @@ export type SigningLinkOpened = DomainEvent<
 >;
 export type PinIssued = DomainEvent<
   'PinIssued',
-  { participant_id: string; pin_hash: string; issued_at: string; expires_at: string; phone_masked: string }
+  {
+    participant_id: string;
+    pin_hash: string;
+    issued_at: string;
+    expires_at: string;
+    phone_masked: string;
+    /** download: issued after completion to fetch the signed PDF (absent: to sign or decline). */
+    purpose?: 'download';
+  }
 >;
 export type PinVerificationFailed = DomainEvent<
   'PinVerificationFailed',
@@ -155,13 +163,33 @@ export type DocumentCompleted = DomainEvent<
   'DocumentCompleted',
   { completed_at: string; original_sha256: string | null; final_pdf: BlobPointer | null; chain_head?: ChainHeadProof | null }
 >;
-export type DocumentCanceled = DomainEvent<'DocumentCanceled', { canceled_at: string }>;
+/** reason: what the sender told the participants (absent on events recorded before cancel reasons). */
+export type DocumentCanceled = DomainEvent<'DocumentCanceled', { canceled_at: string; reason?: string | null }>;
 export type DocumentDeclined = DomainEvent<'DocumentDeclined', { declined_at: string; participant_id: string }>;
 export type DocumentExpired = DomainEvent<'DocumentExpired', { expired_at: string }>;
 export type ReminderSent = DomainEvent<
   'ReminderSent',
   { participant_ids: string[]; reminded_at: string; automatic: boolean }
 >;
+
+/** What a correction may change on a participant who has not signed. */
+export interface ParticipantChanges {
+  name?: string;
+  phone?: string | null;
+  email?: string | null;
+  auth?: ParticipantAuth;
+}
+/**
+ * A participant corrected by the sender. In a draft, an ordinary edit (`link` null). After send the
+ * participant's signing link is replaced: only the new token's SHA-256 is kept, the old link stops
+ * working at once, and any PIN issued to the old contact is void.
+ */
+export type ParticipantCorrected = DomainEvent<
+  'ParticipantCorrected',
+  { participant_id: string; changes: ParticipantChanges; corrected_at: string; link: { version: number; token_hash: string } | null }
+>;
+/** The sender asked for one participant's signing request to go out again (same link). */
+export type SigningRequestResent = DomainEvent<'SigningRequestResent', { participant_id: string; resent_at: string }>;
 
 export type DocumentEvent =
   | DocumentCreated
@@ -182,7 +210,9 @@ export type DocumentEvent =
   | DocumentCanceled
   | DocumentDeclined
   | DocumentExpired
-  | ReminderSent;
+  | ReminderSent
+  | ParticipantCorrected
+  | SigningRequestResent;
 
 export type DocumentEventType = DocumentEvent['type'];
 
@@ -206,6 +236,8 @@ export const DOCUMENT_EVENT_TYPES: readonly DocumentEventType[] = [
   'DocumentDeclined',
   'DocumentExpired',
   'ReminderSent',
+  'ParticipantCorrected',
+  'SigningRequestResent',
 ];
 
 export const documentStreamId = (documentId: string) => `document-${documentId}`;

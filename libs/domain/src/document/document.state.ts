@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/decider';
-import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantSetup, BlobPointer } from './document.events';
+import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantCorrected, ParticipantSetup, BlobPointer } from './document.events';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
 export type ParticipantStatus = 'pending' | 'viewed' | 'signed' | 'declined';
@@ -16,6 +16,8 @@ export interface PinState {
   used: boolean;
   /** The first attempt on this PIN after it expired was recorded; later ones are refused without an event. */
   expiry_recorded?: boolean;
+  /** Issued after completion for the signed PDF: it authorises a download, never a signature. */
+  for_download?: boolean;
 }
 
 export interface ParticipantState extends ParticipantSetup {
@@ -34,6 +36,10 @@ export interface ParticipantState extends ParticipantSetup {
   pin_lockouts: number;
   signature: BlobPointer | null;
   seal: { seal_id: string | null; image: BlobPointer } | null;
+  /** Which derivation of the signing token is live: 0 (absent) at send, +1 per correction after it. */
+  link_version?: number;
+  /** The last time the sender resent this participant's request (the resend cooldown). */
+  request_resent_at?: string | null;
 }
 
 export interface DocumentState {
@@ -61,6 +67,8 @@ export interface DocumentState {
   original_pdf: BlobPointer | null;
   final_pdf: BlobPointer | null;
   last_reminded_at: string | null;
+  /** What the sender said when canceling, shown to participants. */
+  canceled_reason?: string | null;
 }
 
 export const initialDocumentState = (): DocumentState => ({
@@ -187,6 +195,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
           verified: false,
           verified_at: null,
           used: false,
+          ...(event.data.purpose === 'download' ? { for_download: true } : {}),
         },
       }));
     case 'PinVerificationFailed':
@@ -225,7 +234,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
     case 'DocumentCompleted':
       return { ...state, status: 'completed', completed_at: event.data.completed_at, final_pdf: event.data.final_pdf };
     case 'DocumentCanceled':
-      return { ...state, status: 'canceled' };
+      return { ...state, status: 'canceled', canceled_reason: event.data.reason ?? null };
     case 'DocumentDeclined':
       return { ...state, status: 'declined' };
     case 'DocumentExpired':
@@ -240,6 +249,10 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         participants: event.data.automatic ? state.participants : state.participants.map((p) => (reminded.has(p.id) ? { ...p, pin_lockouts: 0 } : p)),
       };
     }
+    case 'ParticipantCorrected':
+      return updateParticipant(state, event.data.participant_id, (p) => correctedParticipant(p, event.data));
+    case 'SigningRequestResent':
+      return updateParticipant(state, event.data.participant_id, (p) => ({ ...p, request_resent_at: event.data.resent_at }));
     default:
       return assertNever(event);
   }
@@ -253,6 +266,27 @@ export const MAX_PIN_LOCKOUTS = 3;
 
 /** Whether the participant's link takes no more PINs until the sender reminds them. */
 export const signingLinkLocked = (p: Pick<ParticipantState, 'pin_lockouts'>): boolean => (p.pin_lockouts ?? 0) >= MAX_PIN_LOCKOUTS;
+
+/**
+ * A correction's effect. With a new link (after send) the participant starts over as whoever now
+ * holds the contact: the old token, a PIN sent to the old phone and the record of the old link's
+ * opening no longer speak for them (the events before stay in the log).
+ */
+function correctedParticipant(p: ParticipantState, data: ParticipantCorrected['data']): ParticipantState {
+  const changed: ParticipantState = { ...p, ...data.changes };
+  if (!data.link) return changed;
+  return {
+    ...changed,
+    token_hash: data.link.token_hash,
+    link_version: data.link.version,
+    status: p.status === 'viewed' ? 'pending' : p.status,
+    viewed_at: null,
+    pin: null,
+    last_pin_issued_at: null,
+    // A new contact holds the new link: the old contact's lockouts say nothing about them.
+    pin_lockouts: 0,
+  };
+}
 
 /** Signers and reviewers must act; cc only receives copies and never blocks completion. */
 export const mustAct = (p: ParticipantSetup) => p.role !== 'cc';

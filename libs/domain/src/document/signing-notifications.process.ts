@@ -16,6 +16,12 @@ function channels(p: ParticipantState, sms: boolean): Array<'email' | 'sms'> {
   return out;
 }
 
+/** Notices (the end of a request) go by e-mail; a participant with only a phone gets them by SMS. */
+function noticeChannels(p: ParticipantState): Array<'email' | 'sms'> {
+  if (p.email) return ['email'];
+  return p.phone ? ['sms'] : [];
+}
+
 /** Who has received a signing request so far: the lowest order not yet fully signed (a decline does not finish it). */
 function askedToAct(state: DocumentState): ParticipantState[] {
   const open = state.participants.filter((p) => mustAct(p) && p.status !== 'signed');
@@ -29,6 +35,18 @@ const request = (kind: 'signing_request' | 'reminder') => (p: ParticipantState):
   participant_id: p.id,
   channels: channels(p, true),
 });
+
+/**
+ * A corrected link, or a resent request, goes to the participant only once their turn has come
+ * (before that, the request that reaches them in order carries the new link anyway).
+ */
+function correctionRequests(event: DocumentEvent & { type: 'ParticipantCorrected' | 'SigningRequestResent' }, after: DocumentState): PlannedNotification[] {
+  if (after.status !== 'sent') return [];
+  if (event.type === 'ParticipantCorrected' && !event.data.link) return [];
+  return activeParticipants(after)
+    .filter((p) => p.id === event.data.participant_id)
+    .map(request('signing_request'));
+}
 
 /**
  * Who is told what after a document event, given the state just before and just after it. Pure,
@@ -50,9 +68,12 @@ export function planSigningNotifications(event: DocumentEvent, before: DocumentS
       const ids = new Set(event.data.participant_ids);
       return after.participants.filter((p) => ids.has(p.id)).map(request('reminder'));
     }
+    case 'ParticipantCorrected':
+    case 'SigningRequestResent':
+      return correctionRequests(event, after);
     case 'DocumentCompleted':
-      // Everyone, cc included, receives the completed document by e-mail.
-      return after.participants.map((p) => ({ kind: 'completed' as const, participant_id: p.id, channels: channels(p, false) }));
+      // Everyone, cc included, receives the completed document: by e-mail, or by SMS (a link) without one.
+      return after.participants.map((p) => ({ kind: 'completed' as const, participant_id: p.id, channels: noticeChannels(p) }));
     case 'DocumentCanceled':
     case 'DocumentExpired':
     case 'DocumentDeclined': {
@@ -62,7 +83,7 @@ export function planSigningNotifications(event: DocumentEvent, before: DocumentS
       // "asked" must not skip the decliner's order: that would reach the next order, never asked.
       const asked = askedToAct(before);
       const reached = after.participants.filter((p) => p.status !== 'pending' || asked.some((a) => a.id === p.id));
-      return reached.map((p) => ({ kind, participant_id: p.id, channels: channels(p, false) }));
+      return reached.map((p) => ({ kind, participant_id: p.id, channels: noticeChannels(p) }));
     }
     default:
       return [];

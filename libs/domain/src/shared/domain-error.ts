@@ -8,7 +8,8 @@ export type DomainErrorKind =
   | 'not_found' // 404
   | 'conflict' // 409: the current state forbids it
   | 'payment_required' // 402
-  | 'too_many'; // 429: slow down (cooldowns)
+  | 'too_many' // 429: slow down (cooldowns)
+  | 'gone'; // 410: it existed and its time is over (a download window)
 
 export class DomainError extends Error {
   readonly name = 'DomainError';
