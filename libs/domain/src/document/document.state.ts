@@ -1,5 +1,6 @@
 import { assertNever } from '../shared/decider';
 import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantSetup, BlobPointer } from './document.events';
+import { FieldValueEntry } from './field-types';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
 export type ParticipantStatus = 'pending' | 'viewed' | 'signed' | 'declined';
@@ -29,6 +30,8 @@ export interface ParticipantState extends ParticipantSetup {
   last_pin_issued_at: string | null;
   signature: BlobPointer | null;
   seal: { seal_id: string | null; image: BlobPointer } | null;
+  /** The values recorded with the signature; absent before it (or when there were none). */
+  values?: FieldValueEntry[];
 }
 
 export interface DocumentState {
@@ -205,6 +208,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         signed_at: event.data.signed_at,
         signature: event.data.signature,
         seal: event.data.seal,
+        ...(event.data.values ? { values: event.data.values } : {}),
         // The PIN is single use: consumed by the signature it authorised.
         pin: p.pin && { ...p.pin, used: true },
       }));
