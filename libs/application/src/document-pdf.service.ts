@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
-import { BlobPointer, DocumentState, ParticipantState } from '@dojang/domain';
+import { BlobPointer, DocumentState, FieldValueEntry, ParticipantState, displayValue } from '@dojang/domain';
 import {
   AUDIT_CERTIFICATE,
   AuditCertificateInput,
@@ -17,6 +17,7 @@ import {
   RenderSvgInput,
   ZIP_FILES,
   ZipFile,
+  PdfValue,
   SigningIdentity,
   checkDocumentBudget,
   evidenceKeyOf,
@@ -115,7 +116,7 @@ export class DocumentPdfService {
    */
   async buildFinal(
     state: DocumentState,
-    pending: { participant_id: string; signature: BlobPointer | null; seal: BlobPointer | null },
+    pending: { participant_id: string; signature: BlobPointer | null; seal: BlobPointer | null; values?: FieldValueEntry[] },
     chainHead?: ChainHead,
   ): Promise<BlobPointer> {
     const original = await this.original(state);
@@ -131,12 +132,14 @@ export class DocumentPdfService {
       if (!pointer) continue;
       stamps.push({ page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });
     }
+    const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
     const identity = await this.signingIdentity();
     const signed = await this.job(
       BUILD_FINAL,
       {
         original,
         stamps,
+        ...(values.length ? { values } : {}),
         sign: {
           p12: identity.p12,
           passphrase: identity.passphrase,
@@ -270,6 +273,27 @@ export class DocumentPdfService {
     this.collection ??= (this.reads as ReadStore).ensureCollection({ name: RENDERED_PDFS });
     return this.collection;
   }
+}
+
+/**
+ * What the final PDF shows of the recorded values: each value field with its participant's value
+ * (those who signed before, from the state; the signature being made now, from `pendingValues`),
+ * text as the certificate writes it (dates per locale), checkboxes and radio buttons as marks.
+ */
+export function pdfValuesOf(state: DocumentState, pendingId: string, pendingValues: FieldValueEntry[]): PdfValue[] {
+  const recorded = new Map<string, FieldValueEntry>();
+  for (const p of state.participants as ParticipantState[]) {
+    for (const v of p.id === pendingId ? pendingValues : (p.values ?? [])) recorded.set(v.field_id, v);
+  }
+  const out: PdfValue[] = [];
+  for (const f of state.fields) {
+    const v = recorded.get(f.id);
+    if (!v) continue;
+    const box = { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false };
+    if (f.type === 'checkbox' || f.type === 'radio') out.push({ ...box, kind: f.type, checked: v.value === true });
+    else out.push({ ...box, kind: 'text', text: displayValue(f, v.value) });
+  }
+  return out;
 }
 
 /** Everything a render's bytes depend on, hashed with the renderer's version. */

@@ -1,6 +1,7 @@
 import { Secrets } from '@dojang/application';
 import { DocumentRow } from '@dojang/projections';
 import { DocumentResponse } from '../openapi/response-schemas';
+import { fieldSettingsOf } from './field-settings';
 
 /**
  * The public shape of a document. Signing links are shown only to the owning organization.
@@ -8,6 +9,7 @@ import { DocumentResponse } from '../openapi/response-schemas';
  */
 export function presentDocument(row: DocumentRow, origin: string, secrets: Secrets, content: string | null): DocumentResponse {
   const linksLive = row.status === 'sent';
+  const signedValues = new Map(row.participants.flatMap((p) => (p.values ?? []).map((v) => [v.field_id, v] as const)));
   return {
     id: row.id,
     object: 'document' as const,
@@ -56,6 +58,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       height: f.height,
       required: f.required,
       upload_only: f.upload_only,
+      ...fieldSettingsOf(f, signedValues.get(f.id)),
     })),
   };
 }

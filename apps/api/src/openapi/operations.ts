@@ -187,6 +187,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'Who was reminded.', json: S.ReminderSchema },
     errors: ['document_not_found', 'document_not_signable', 'nobody_to_remind', 'reminder_cooldown'],
   },
+  FormData_get: {
+    summary: 'Form data: the recorded field values',
+    description:
+      'Every value the participants\' signatures recorded (text, numbers, dates, checkboxes, radio buttons, dropdowns, name/email/phone, signing dates), by field id (values) and in field order with label, participant and signing time (data). Values appear as each participant signs; complete is true once no more can be added. The same values are in the participant.signed and document.completed events.',
+    ok: { status: 200, description: 'The form data.', json: S.FormDataSchema },
+    errors: ['document_not_found'],
+  },
   DocumentLifecycle_audit: {
     summary: 'Audit trail',
     description: 'Every action on the document in time order (created, sent, viewed, PIN sent/failed/verified, signed, declined, reminded, …) with IPs; phone numbers and e-mail addresses are masked. Not paginated.',

@@ -75,7 +75,7 @@ export function resolveSignerValues(
     if (IMAGE_FIELD_TYPES.includes(f.type)) continue;
     let value: FieldValue | null;
     if (AUTO_FIELD_TYPES.includes(f.type)) {
-      value = f.type === 'signing_date' ? dateIn(now, timeZone) : f.type === 'name' ? signer.name : signer[f.type];
+      value = f.type === 'signing_date' ? dateIn(now, timeZone) : f.type === 'name' ? signer.name : f.type === 'email' ? signer.email : signer.phone;
     } else if (f.read_only) {
       value = f.value ?? null;
     } else {
