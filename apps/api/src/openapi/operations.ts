@@ -165,7 +165,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type\'s settings. Coordinates are percentages of the page as displayed, 0 to 100, from its top-left corner. Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft\'s render: 400 field_page_out_of_range).',
     ok: { status: 200, description: 'The fields now on the document.', json: S.FieldListSchema },
-    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter', 'field_page_out_of_range', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
+    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter', 'field_page_out_of_range', 'field_values_too_large', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
   DocumentLifecycle_send: {
     summary: 'Send a draft for signature',

@@ -90,7 +90,7 @@ export const ERROR_CODES = {
   // Field values (POST /v1/signing/{token}/sign)
   field_value_required: invalid(400, 'A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.'),
   field_value_invalid: invalid(400, 'A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.'),
-  field_values_too_large: invalid(413, 'The values of one signature are over 200,000 characters in total.'),
+  field_values_too_large: invalid(413, 'The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.'),
   // Participants and files
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),
   participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),

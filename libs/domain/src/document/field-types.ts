@@ -1,4 +1,4 @@
-import { invalid } from '../shared/domain-error';
+import { DomainError, invalid } from '../shared/domain-error';
 
 /**
  * Every kind of field a participant fills. `signature` and `seal` are SPEC's; the rest carry a
@@ -85,6 +85,8 @@ export const MAX_INITIALS_LENGTH = 10;
 export const MIN_FONT_SIZE = 4;
 export const MAX_FONT_SIZE = 72;
 export const MAX_DECIMALS = 6;
+/** Characters of prefilled values in one field set (they travel in one event). */
+export const MAX_PREFILL_CHARACTERS = 200_000;
 
 let linearEngine: boolean | undefined;
 
@@ -229,6 +231,11 @@ const isInt = (v: unknown, min: number, max: number) => typeof v === 'number' &&
  * each refusal names the exact input (`fields[3].options`), so an integrator fixes it before send.
  */
 export function validateFieldSettings(fields: PlacedField[], participants: FieldOwner[]): void {
+  // Prefills travel in one FieldsReplaced event (EventStoreDB takes 1 MiB per append).
+  const prefilled = fields.reduce((n, f) => n + (typeof f.value === 'string' ? f.value.length : 0), 0);
+  if (prefilled > MAX_PREFILL_CHARACTERS) {
+    throw new DomainError('too_large', 'field_values_too_large', `The prefilled values hold ${prefilled} characters; a field set holds at most ${MAX_PREFILL_CHARACTERS}: shorten the longest.`, 'fields');
+  }
   const groups = new Map<string, number[]>();
   fields.forEach((f, i) => {
     const at = `fields[${i}]`;

@@ -167,6 +167,10 @@ describe('value fields: PUT /fields (ReplaceFields)', () => {
     it('a prefill that does not match the pattern', () =>
       refuses([f('text', { pattern: '\\d+', pattern_message: '숫자만 입력하세요.', value: 'abc' })], 'invalid_parameter', 'fields[0].value', /숫자만 입력하세요/));
     it('a label over 200 characters', () => refuses([f('text', { label: 'x'.repeat(201) })], 'invalid_parameter', 'fields[0].label'));
+    it('prefills over 200,000 characters in all', () => {
+      const many = Array.from({ length: 21 }, () => f('text', { max_length: 10_000, value: 'x'.repeat(10_000) }));
+      spec.given(base()).when(replace(many)).thenThrows('field_values_too_large', { kind: 'too_large', param: 'fields' });
+    });
   });
 });
 
