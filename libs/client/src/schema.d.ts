@@ -229,7 +229,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the fields
-         * @description Sets the complete set of signature and seal fields of a draft (send all of them every time). Coordinates are percentages of the page, 0 to 100, from the top-left corner.
+         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed, 0 to 100, from its top-left corner. Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
          */
         put: operations["Participants_replaceFields"];
         post?: never;
@@ -250,7 +250,7 @@ export interface paths {
         put?: never;
         /**
          * Send a draft for signature
-         * @description Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer's required fields placed, and a phone for every sms_pin participant (400 invalid_request_error lists what is missing). A live send needs a free signature or 1 credit (402). The body is optional.
+         * @description Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer's required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.
          */
         post: operations["DocumentLifecycle_send"];
         delete?: never;
@@ -339,6 +339,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/documents/{id}/form_data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Form data: the recorded field values
+         * @description Every value the participants' signatures recorded (text, numbers, dates, checkboxes, radio buttons, dropdowns, name/email/phone, signing dates), by field id (values) and in field order with label, participant and signing time (data). Values appear as each participant signs; complete is true once no more can be added. The same values are in the participant.signed and document.completed events.
+         */
+        get: operations["FormData_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/signing/{token}": {
         parameters: {
             query?: never;
@@ -410,7 +430,7 @@ export interface paths {
         put?: never;
         /**
          * Sign
-         * @description Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). The last signature completes the document.
+         * @description Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant's value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.
          */
         post: operations["Signing_sign"];
         delete?: never;
@@ -1128,15 +1148,58 @@ export interface components {
         };
         FieldDto: {
             participant_id: string;
-            /** @enum {string} */
-            type: "signature" | "seal";
+            /**
+             * @description signature and seal take images at signing; the other types take values (see docs/API.md, "Field types").
+             * @enum {string}
+             */
+            type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
             page: number;
+            /** @description Percent of the displayed page width from its left edge. */
             x: number;
+            /** @description Percent of the displayed page height from its top edge. */
             y: number;
             width: number;
             height: number;
+            /** @description Default true, except checkboxes in a group (default false: min_checked says how many). */
             required?: boolean;
             upload_only?: boolean;
+            /** @description Shown to the signer, in form_data and in the audit certificate. */
+            label?: string;
+            /** @description The signer sees the sender's value and cannot change it (needs value). */
+            read_only?: boolean;
+            /** @description The sender's prefill: text, a number, a YYYY-MM-DD date, a dropdown option, true/false for checkbox and radio. */
+            value?: string | number | boolean;
+            /** @description Text-like types: points; absent: fitted to the box. */
+            font_size?: number;
+            /** @description text: allow line breaks (the text wraps in its box). */
+            multiline?: boolean;
+            /** @description text: at most this many characters (default 1000). */
+            max_length?: number;
+            /** @description text: a regular expression the whole value must match; it must run in linear time (no backreferences or lookaround). */
+            pattern?: string;
+            /** @description text: the message shown when the value does not match pattern. */
+            pattern_message?: string;
+            /** @description number: the smallest value. */
+            min?: number;
+            /** @description number: the largest value. */
+            max?: number;
+            /** @description number: decimal places allowed (default 0). */
+            decimals?: number;
+            /** @description dropdown: the choices (at least one). */
+            options?: string[];
+            /** @description checkbox and radio: fields of one participant answered together. */
+            group?: string;
+            /** @description radio: the choice this button stands for. */
+            option?: string;
+            /** @description checkbox group: at least this many checked. */
+            min_checked?: number;
+            /** @description checkbox group: at most this many checked. */
+            max_checked?: number;
+            /**
+             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).
+             * @enum {string}
+             */
+            locale?: "ko" | "en";
         };
         ReplaceFieldsDto: {
             fields: components["schemas"]["FieldDto"][];
@@ -1153,6 +1216,10 @@ export interface components {
             signature?: string;
             seal_id?: string;
             seal_image?: string;
+            /** @description The participant's field values by field id: strings for text, initials, date (YYYY-MM-DD) and dropdown, a number or numeric string for number, true/false for checkbox and radio (true on the chosen button). Not for signature, seal, read-only, name, email, phone or signing_date fields. */
+            values?: {
+                [key: string]: string | number | boolean | null;
+            };
         };
         DeclineDto: {
             reason: string;
@@ -1284,7 +1351,6 @@ export interface components {
          *     - `request_timeout` (408): The request took too long to arrive (answered before routing).
          *     - `request_header_too_large` (431): The request line and headers are too large (answered before routing).
          *     - `concurrent_modification` (409): Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-         *     - `invalid_request_error` (400): A send precondition is unmet (no participant, a signer without a required field, an sms_pin participant without a phone); the message lists each.
          *     - `missing_api_key` (401): No Authorization header. Send "Authorization: Bearer sk_test_…".
          *     - `invalid_api_key` (401): The key is malformed, unknown or revoked.
          *     - `invalid_metrics_token` (401): GET /metrics needs Authorization: Bearer <METRICS_TOKEN> when the server sets one.
@@ -1329,6 +1395,13 @@ export interface components {
          *     - `pin_expired` (409): The PIN expired; request a new one.
          *     - `pin_locked` (409): Too many wrong PINs: this PIN is locked; request a new one.
          *     - `pin_verification_required` (409): Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
+         *     - `document_has_no_participants` (400): Send: the document has no participants; add one (POST /v1/documents/{id}/participants).
+         *     - `document_has_no_signer` (400): Send: only cc participants; add a signer or reviewer.
+         *     - `signer_without_required_field` (400): Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
+         *     - `field_page_out_of_range` (400): A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
+         *     - `field_value_required` (400): A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.
+         *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
+         *     - `field_values_too_large` (413): The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
          *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
@@ -1341,7 +1414,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "invalid_request_error" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "insufficient_credits" | "signing_link_inactive" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "pin_verification_required" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "service_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "insufficient_credits" | "signing_link_inactive" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "service_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1537,12 +1610,31 @@ export interface components {
             required: boolean;
             /** @description Seal fields only: the signer must upload a seal image. */
             upload_only: boolean;
+            label?: string;
+            read_only?: boolean;
+            /** @description The sender's prefill; once its participant signed, the value they signed. */
+            value?: string | boolean;
+            font_size?: number;
+            multiline?: boolean;
+            max_length?: number;
+            pattern?: string;
+            pattern_message?: string;
+            min?: number;
+            max?: number;
+            decimals?: number;
+            options?: string[];
+            group?: string;
+            option?: string;
+            min_checked?: number;
+            max_checked?: number;
+            /** @enum {string} */
+            locale?: "ko" | "en";
         };
         /**
-         * @description signature (drawn) or seal (stamped).
+         * @description signature (drawn) or seal (stamped) take images; the rest take values: initials, text, number, date (YYYY-MM-DD), signing_date (filled when its participant signs), checkbox, radio, dropdown, and name, email, phone (filled from the participant).
          * @enum {string}
          */
-        FieldType: "signature" | "seal";
+        FieldType: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
         DocumentList: {
             /** @constant */
             object: "list";
@@ -1616,6 +1708,38 @@ export interface components {
             /** @description Human-readable detail (masked: no full phone numbers or e-mail addresses). */
             detail?: string;
         };
+        FormData: {
+            /** @constant */
+            object: "form_data";
+            /** Format: uuid */
+            document_id: string;
+            status: components["schemas"]["DocumentStatus"];
+            /** @description Every participant with value fields has signed: no value will be added. */
+            complete: boolean;
+            /** @description Every recorded value by field id. */
+            values: {
+                [key: string]: string | boolean;
+            };
+            /** @description Every recorded value in field order, with its label, who filled it and when they signed. */
+            data: {
+                /** Format: uuid */
+                field_id: string;
+                /** Format: uuid */
+                participant_id: string;
+                /**
+                 * @description The field's type (signature and seal record images, not values).
+                 * @enum {string}
+                 */
+                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
+                label: string | null;
+                /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
+                value: string | boolean;
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, ☑/☐ for checkbox and radio). */
+                display_value: string;
+                /** Format: date-time */
+                signed_at: string;
+            }[];
+        };
         SigningSession: {
             /** @constant */
             object: "signing_session";
@@ -1660,6 +1784,25 @@ export interface components {
                 height: number;
                 required: boolean;
                 upload_only: boolean;
+                label?: string;
+                read_only?: boolean;
+                /** @description The sender's prefill; once its participant signed, the value they signed. */
+                value?: string | boolean;
+                font_size?: number;
+                multiline?: boolean;
+                max_length?: number;
+                pattern?: string;
+                pattern_message?: string;
+                min?: number;
+                max?: number;
+                decimals?: number;
+                options?: string[];
+                group?: string;
+                option?: string;
+                min_checked?: number;
+                max_checked?: number;
+                /** @enum {string} */
+                locale?: "ko" | "en";
             }[];
             pin_required: boolean;
             /** @description A verified PIN is good for a few minutes of signing. */
@@ -1760,6 +1903,35 @@ export interface components {
              * @description document.completed.
              */
             completed_at?: string;
+            /** @description participant.signed: the values this participant filled (and the service filled for them), in field order; absent when none. */
+            values?: components["schemas"]["FieldValue"][];
+            /** @description document.completed: every participant's values; absent when none. */
+            form_data?: {
+                /** Format: uuid */
+                participant_id: string;
+                /** Format: uuid */
+                field_id: string;
+                /**
+                 * @description The field's type (signature and seal record images, not values).
+                 * @enum {string}
+                 */
+                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
+                label: string | null;
+                /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
+                value: string | boolean;
+            }[];
+        };
+        FieldValue: {
+            /** Format: uuid */
+            field_id: string;
+            /**
+             * @description The field's type (signature and seal record images, not values).
+             * @enum {string}
+             */
+            type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
+            label: string | null;
+            /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
+            value: string | boolean;
         };
         OutboxMessageList: {
             /** @constant */
@@ -5823,6 +5995,8 @@ export interface operations {
              *
              *     `missing_parameter`: A required parameter is absent or empty; error.param names it.
              *
+             *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -5843,7 +6017,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "invalid_parameter" | "missing_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -5992,7 +6166,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            /**
+             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
+             *
+             *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             *
+             *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6007,7 +6189,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "request_too_large";
+                            code: "field_values_too_large" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "request_too_large";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -6159,7 +6341,15 @@ export interface operations {
                 };
             };
             /**
-             * @description `invalid_request_error`: A send precondition is unmet (no participant, a signer without a required field, an sms_pin participant without a phone); the message lists each.
+             * @description `document_has_no_participants`: Send: the document has no participants; add one (POST /v1/documents/{id}/participants).
+             *
+             *     `document_has_no_signer`: Send: only cc participants; add a signer or reviewer.
+             *
+             *     `signer_without_required_field`: Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
+             *
+             *     `missing_phone`: A participant with auth sms_pin needs a phone number.
+             *
+             *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
              *
@@ -6186,7 +6376,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "invalid_request_error" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "missing_phone" | "field_page_out_of_range" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -7816,6 +8006,243 @@ export interface operations {
             };
         };
     };
+    FormData_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form data. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormData"];
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `document_not_found`: No such document for this key (other organizations' and the other mode's documents are not found either). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     Signing_view: {
         parameters: {
             query?: never;
@@ -8627,6 +9054,10 @@ export interface operations {
              *
              *     `seal_upload_required`: This seal field accepts an uploaded seal image (seal_image) only.
              *
+             *     `field_value_required`: A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.
+             *
+             *     `field_value_invalid`: A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
+             *
              *     `missing_parameter`: A required parameter is absent or empty; error.param names it.
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
@@ -8648,7 +9079,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "consent_required" | "seal_upload_required" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "consent_required" | "seal_upload_required" | "field_value_required" | "field_value_invalid" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -8771,7 +9202,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
+             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
+             *
+             *     `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
              *
              *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
              *
@@ -8790,7 +9223,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "file_too_large" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "request_too_large";
+                            code: "field_values_too_large" | "file_too_large" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "request_too_large";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
