@@ -326,7 +326,7 @@ describe('document states and transitions', () => {
         stream[stream.length - 1].stream_revision,
       );
       await t.infra.runner.catchUp();
-      expect(await sendFails(d.id)).toContain(`participant "전화없음" (${ghost}) uses sms_pin but has no phone`);
+      expect(await sendFails(d.id, 'missing_phone')).toContain(`participant "전화없음" (${ghost}) uses sms_pin but has no phone`);
     });
   });
 });

@@ -95,6 +95,25 @@ describe('GET /v1/documents/{id}/file before completion', () => {
     expect((await c.get(`/documents/${doc.id}`)).body.status).toBe('draft');
   });
 
+  it('prints the title as a heading unless the document is created with show_title: false', async () => {
+    const titled = expectStatus(await c.post('/documents', { title: '제목이 있는 계약서', content: BODY }), 201).body;
+    expect(titled.show_title).toBe(true);
+    const bare = expectStatus(await c.post('/documents', { title: '제목이 없는 계약서', content: BODY, show_title: false }), 201).body;
+    expect(bare.show_title).toBe(false);
+    const titledText = pdftotext((await download(titled.id).expect(200)).body);
+    const bareText = pdftotext((await download(bare.id).expect(200)).body);
+    expect(titledText).toContain('제목이 있는 계약서');
+    expect(bareText).not.toContain('제목이 없는 계약서');
+    expect(bareText).toContain('갑과 을은 성실하게 이 계약을 이행한다.');
+    // The body moves up by the heading: its first line sits higher on the page without it.
+    const top = (text: string) => text.split('\n').findIndex((l) => l.includes('제1조'));
+    expect(top(pdftotext((await download(bare.id).expect(200)).body, true))).toBeLessThan(top(pdftotext((await download(titled.id).expect(200)).body, true)));
+    // A duplicate keeps it; an uploaded PDF has no heading to leave out.
+    expect(expectStatus(await c.post(`/documents/${bare.id}/duplicate`), 201).body.show_title).toBe(false);
+    const file = await uploadFixture(t, org.test, 'chromium-korean-contract-a4.pdf');
+    expectError(await c.post('/documents', { title: TITLE, file_url: file.url, show_title: false }), 400, 'invalid_parameter', 'show_title');
+  });
+
   it('refuses audit values other than true and false', async () => {
     const doc = expectStatus(await c.post('/documents', { title: TITLE, content: BODY }), 201).body;
     expectError(await t.http.get(`/v1/documents/${doc.id}/file?audit=yes`).set(bearer(org.test)), 400, 'invalid_parameter', 'audit');

@@ -47,7 +47,7 @@ export interface RenderedPdfRow extends ReadDoc {
   page_count: number;
 }
 
-type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & WithBody;
+type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & WithBody;
 
 /** Entries of the in-process render cache; the rows and the blobs themselves are not bounded. */
 const MEMORY_CACHE_ENTRIES = 10_000;
@@ -80,7 +80,7 @@ export class DocumentPdfService {
    * The PDF a participant reads: fixed at send; before that the uploaded file, or the body
    * rendered once (deterministic for the same title, body and creation time).
    */
-  async original(state: Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & WithBody): Promise<Buffer> {
+  async original(state: Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & WithBody): Promise<Buffer> {
     if (state.original_pdf) return this.blob(state.original_pdf.sha256);
     if (state.file) return this.blob(state.file.sha256);
     return this.blob((await this.rendered(state)).sha256);
@@ -239,6 +239,7 @@ export class DocumentPdfService {
         content,
         format,
         ...(state.created_at ? { created_at: state.created_at } : {}),
+        ...(state.show_title === false ? { show_title: false } : {}),
         max_pages: DOCUMENT_BUDGETS.max_pages,
         max_image_pixels: DOCUMENT_BUDGETS.max_image_pixels,
       },
@@ -301,5 +302,7 @@ export function renderKey(state: RenderSource): string {
   // The body by its hash (bodies are content-addressed blobs); an old inline body by its text.
   const body = state.content_blob ? (state.content_blob.inline ?? `sha256:${state.content_blob.sha256}`) : (state.content ?? '');
   const inputs = [RENDER_DOCUMENT.id, RENDER_DOCUMENT.version, state.title, body, state.content_format === 'text' ? 'text' : 'html', state.created_at || null];
+  // Only a render without the heading adds an input: every existing key stays as it was.
+  if (state.show_title === false) inputs.push('without-title');
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
 }

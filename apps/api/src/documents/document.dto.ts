@@ -40,6 +40,8 @@ export class CreateDocumentDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() metadata?: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'string', maxLength: 100 }) @Optional() @IsString() @MaxLength(100) from_template?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() variables?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'boolean', description: 'Default true: the rendered PDF prints the title as a centred heading above the body on page 1. false: the body starts at the top margin (content only; fixed at creation).' })
+  @Optional() @IsBoolean() show_title?: boolean;
 }
 
 export class UpdateDocumentDto {

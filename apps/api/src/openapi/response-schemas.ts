@@ -266,6 +266,7 @@ const DOCUMENT_PROPERTIES = {
   file: note('The uploaded PDF the document was made from, or null.', orNull(DocumentFileSchema)),
   author_name: str,
   from_template: note('The template (tmpl_…) the document was made from, or null.', strOrNull),
+  show_title: note('Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out).', bool),
   metadata: { type: 'object', additionalProperties: str },
   edit_locked: bool,
   page_count: note('Pages of the PDF, known once sent (or from an uploaded file).', intOrNull),

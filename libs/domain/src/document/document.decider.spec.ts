@@ -288,6 +288,12 @@ describe('documentDecider', () => {
       expect(state).toMatchObject({ exists: true, id: DOC, status: 'draft', title: 'Service agreement', page_count: null, participants: [], fields: [] });
     });
 
+    it('records show_title only when the heading is left out (the default event is unchanged)', () => {
+      expect(spec.given([]).when(create()).then([created()]).show_title).toBe(true);
+      const state = spec.given([]).when(create({ show_title: false })).then([created({ show_title: false })]);
+      expect(state.show_title).toBe(false);
+    });
+
     it('creates from an uploaded PDF, taking its page count', () => {
       const state = spec
         .given([])

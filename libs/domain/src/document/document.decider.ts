@@ -257,6 +257,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             from_template: command.from_template,
             duplicated_from: command.duplicate_of?.document_id ?? null,
             created_at: command.now,
+            ...(command.show_title === false ? { show_title: false } : {}),
           },
         },
       ];

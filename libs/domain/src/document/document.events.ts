@@ -73,6 +73,8 @@ export type DocumentCreated = DomainEvent<
     from_template: string | null;
     duplicated_from: string | null;
     created_at: string;
+    /** Present (false) only when the rendered PDF has no title heading above the body. */
+    show_title?: boolean;
   }
 >;
 export type DocumentUpdated = DomainEvent<

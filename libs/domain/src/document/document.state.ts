@@ -47,6 +47,8 @@ export interface DocumentState {
   author_name: string;
   metadata: Record<string, string>;
   from_template: string | null;
+  /** Whether the rendered PDF prints the title as a heading above the body. */
+  show_title: boolean;
   edit_locked: boolean;
   trashed: boolean;
   created_at: string;
@@ -74,6 +76,7 @@ export const initialDocumentState = (): DocumentState => ({
   author_name: '',
   metadata: {},
   from_template: null,
+  show_title: true,
   edit_locked: false,
   trashed: false,
   created_at: '',
@@ -113,6 +116,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         author_name: d.author_name,
         metadata: d.metadata,
         from_template: d.from_template ?? null,
+        show_title: d.show_title !== false,
         created_at: d.created_at,
         page_count: d.file?.page_count ?? null,
       };
