@@ -1118,6 +1118,8 @@ export interface components {
             variables?: {
                 [key: string]: unknown;
             };
+            /** @description Default true: the rendered PDF prints the title as a centred heading above the body on page 1. false: the body starts at the top margin (content only; fixed at creation). */
+            show_title?: boolean;
         };
         UpdateDocumentDto: {
             title?: string;
@@ -1508,6 +1510,8 @@ export interface components {
             author_name: string;
             /** @description The template (tmpl_…) the document was made from, or null. */
             from_template: string | null;
+            /** @description Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out). */
+            show_title: boolean;
             metadata: {
                 [key: string]: string;
             };
@@ -2078,6 +2082,8 @@ export interface components {
             author_name: string;
             /** @description The template (tmpl_…) the document was made from, or null. */
             from_template: string | null;
+            /** @description Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out). */
+            show_title: boolean;
             metadata: {
                 [key: string]: string;
             };
