@@ -201,7 +201,7 @@ describe.each([
       // The audit certificate lists every value: label, value, who, when.
       const audited = pdftotext((await download('?audit=true')).body as Buffer);
       expect(audited).toContain('입력 값');
-      for (const shown of ['주소', '계좌번호', '123-45-678901', '근무 시작일', '2027년 1월 4일', '개인정보 수집·이용 동의', '대표 확인', '확인함', '김대표']) {
+      for (const shown of ['주소', '계좌번호', '123-45-678901', '근무 시작일', '2027년 1월 4일', '개인정보 수집·이용 동의', '✓ 선택', '● 정규직', '○ 계약직', '대표 확인', '확인함', '김대표']) {
         expect(audited).toContain(shown);
       }
     });

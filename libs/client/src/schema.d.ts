@@ -1738,7 +1738,7 @@ export interface components {
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, ☑/☐ for checkbox and radio). */
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, ✓/□ for a checkbox, ●/○ and the option for a radio button). */
                 display_value: string;
                 /** Format: date-time */
                 signed_at: string;

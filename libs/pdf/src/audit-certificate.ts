@@ -42,7 +42,7 @@ export interface AuditDelivery {
 export interface AuditFieldValue {
   /** The field's label, or its type when it has none. */
   label: string;
-  /** As the final PDF shows it (dates per the field's locale, ☑/☐ for checkboxes and radio buttons). */
+  /** As printed (dates per the field's locale, ✓/□ for checkboxes, ●/○ and the option for radio buttons). */
   value: string;
   /** The participant whose signature recorded it. */
   participant: string;

@@ -222,7 +222,7 @@ export const FormDataSchema = component(
           type: VALUE_FIELD_TYPE,
           label: strOrNull,
           value: fieldValue,
-          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, ☑/☐ for checkbox and radio).', str),
+          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, ✓/□ for a checkbox, ●/○ and the option for a radio button).', str),
           signed_at: time,
         }),
       ),

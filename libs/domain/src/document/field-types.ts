@@ -183,9 +183,15 @@ export function valueProblem(field: { type: FieldType } & FieldSettings, value: 
   }
 }
 
-/** A value as the PDF and the certificate show it (dates per the field's locale). */
-export function displayValue(field: { type: FieldType; locale?: FieldLocale | null }, value: FieldValue): string {
-  if (typeof value === 'boolean') return value ? '☑' : '☐';
+/**
+ * A value as the certificate and form_data print it (dates per the field's locale; marks that
+ * Noto Sans KR has a glyph for, with the radio button's option).
+ */
+export function displayValue(field: { type: FieldType; locale?: FieldLocale | null; option?: string | null }, value: FieldValue): string {
+  if (typeof value === 'boolean') {
+    if (field.type === 'radio') return `${value ? '●' : '○'} ${field.option ?? ''}`.trim();
+    return value ? '✓ 선택 (checked)' : '□ 미선택 (unchecked)';
+  }
   if ((field.type === 'date' || field.type === 'signing_date') && isIsoDate(value)) {
     if ((field.locale ?? 'ko') === 'en') return value;
     const [y, m, d] = value.split('-').map(Number);

@@ -387,7 +387,9 @@ describe('displayValue', () => {
     expect(displayValue({ type: 'date' }, '2027-01-02')).toBe('2027년 1월 2일');
     expect(displayValue({ type: 'date', locale: 'en' }, '2027-01-02')).toBe('2027-01-02');
     expect(displayValue({ type: 'signing_date', locale: 'ko' }, '2027-12-31')).toBe('2027년 12월 31일');
-    expect(displayValue({ type: 'checkbox' }, true)).toBe('☑');
+    expect(displayValue({ type: 'checkbox' }, true)).toBe('✓ 선택 (checked)');
+    expect(displayValue({ type: 'checkbox' }, false)).toBe('□ 미선택 (unchecked)');
+    expect(displayValue({ type: 'radio', option: '정규직' }, true)).toBe('● 정규직');
     expect(displayValue({ type: 'text' }, '서울')).toBe('서울');
   });
 });
