@@ -106,6 +106,9 @@ export class DocumentPdfService {
       // Read (in the pool) and counted when it was uploaded; reading it again would only cost time.
       return { pointer: { sha256: state.file.sha256, byte_size: state.file.byte_size }, page_count: state.file.page_count };
     }
+    // The body is read (its hash checked, once per process) even when its render is stored
+    // already (PUT /fields renders the draft): a body corrupted in the store is never sent.
+    await readBody(this.blobs, state);
     const render = await this.rendered(state);
     return { pointer: { sha256: render.sha256, byte_size: render.byte_size }, page_count: render.page_count };
   }
