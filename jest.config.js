@@ -21,4 +21,6 @@ module.exports = {
   testTimeout: 60000,
   maxWorkers: 2,
   globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
+  // The domain's field patterns need V8's linear-time RegExp engine, as every server process has it.
+  setupFiles: ['<rootDir>/libs/application/src/linear-regexp.ts'],
 };

@@ -372,7 +372,7 @@ describe('documents: create, read, update, delete, duplicate', () => {
       const fields = [
         field(a.id, { x: 10, y: 80 }),
         field(a.id, { type: 'seal', x: 40, y: 80, upload_only: true, required: false }),
-        field(b.id, { page: 2, x: 60, y: 10 }),
+        field(b.id, { x: 60, y: 10 }),
       ];
       expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields }), 200);
       const source = expectStatus(await c.get(`/documents/${doc.id}`), 200).body;

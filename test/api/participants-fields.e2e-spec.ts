@@ -184,7 +184,7 @@ describe('participants and fields of a draft', () => {
       const doc = await createDoc(c);
       const a = await addParticipant(c, doc.id, { name: '갑' });
       const b = await addParticipant(c, doc.id, { name: '을', phone: '01022223333' });
-      expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(a.id), field(b.id, { x: 50 }), field(a.id, { page: 2 })] }), 200);
+      expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(a.id), field(b.id, { x: 50 }), field(a.id, { y: 10 })] }), 200);
       const res = expectStatus(await c.del(`/documents/${doc.id}/participants/${a.id}`), 200);
       expect(res.body).toEqual({ id: a.id, object: 'participant', deleted: true });
       const after = await read(doc.id);
@@ -225,7 +225,7 @@ describe('participants and fields of a draft', () => {
       const b = await addParticipant(c, doc.id, { name: '을', auth: 'none', phone: undefined, role: 'reviewer' });
       const r1 = expectStatus(
         await c.put(`/documents/${doc.id}/fields`, {
-          fields: [field(a.id), field(a.id, { type: 'seal', upload_only: true, required: false, x: 60, y: 60, width: 15, height: 15 }), field(b.id, { page: 3, x: 0, y: 0, width: 100, height: 100 })],
+          fields: [field(a.id), field(a.id, { type: 'seal', upload_only: true, required: false, x: 60, y: 60, width: 15, height: 15 }), field(b.id, { page: 1, x: 0, y: 0, width: 100, height: 100 })],
         }),
         200,
       );
@@ -233,7 +233,7 @@ describe('participants and fields of a draft', () => {
       expect(r1.body.data).toHaveLength(3);
       expect(r1.body.data[0]).toMatchObject({ object: 'field', participant_id: a.id, type: 'signature', page: 1, x: 10, y: 70, width: 20, height: 8, required: true, upload_only: false });
       expect(r1.body.data[1]).toMatchObject({ type: 'seal', upload_only: true, required: false });
-      expect(r1.body.data[2]).toMatchObject({ participant_id: b.id, page: 3, x: 0, y: 0, width: 100, height: 100 });
+      expect(r1.body.data[2]).toMatchObject({ participant_id: b.id, page: 1, x: 0, y: 0, width: 100, height: 100 });
       for (const f of r1.body.data) expect(f.id).toMatch(UUID_RE);
       expect((await read(doc.id)).fields).toEqual(r1.body.data);
 
@@ -281,7 +281,7 @@ describe('participants and fields of a draft', () => {
         ['a field past the right edge', (p) => [field(p, { x: 90, width: 20 })], 'invalid_parameter', /^fields\[0\]/],
         ['a field past the bottom edge', (p) => [field(p, { y: 95, height: 10 })], 'invalid_parameter', /^fields\[0\]/],
         ['upload_only on a signature field', (p) => [field(p, { type: 'signature', upload_only: true })], 'invalid_parameter', 'fields[0].upload_only'],
-        ['an unknown type', (p) => [field(p, { type: 'initials' })], 'invalid_parameter', 'fields[0].type'],
+        ['an unknown type', (p) => [field(p, { type: 'stamp' })], 'invalid_parameter', 'fields[0].type'],
         ['required not a boolean', (p) => [field(p, { required: 'yes' })], 'invalid_parameter', 'fields[0].required'],
         ['required null', (p) => [field(p, { required: null })], 'invalid_parameter', 'fields[0].required'],
         ['an unknown property', (p) => [field(p, { id: UNKNOWN_UUID })], 'invalid_parameter', 'fields[0].id'],

@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { documentStreamId } from '@dojang/domain';
-import { Client, client, expectStatus } from '../support/api-helpers';
+import { Client, client, expectStatus, field } from '../support/api-helpers';
 import { draftWith, eventTypesOf, expectApiError, sentWith, signer } from '../support/lifecycle';
 import { startTestApp, TestApp, TestOrg } from '../support/test-app';
 
@@ -235,9 +235,9 @@ describe('document states and transitions', () => {
     });
   });
 
-  describe('send preconditions: 400 invalid_request_error naming every unmet condition', () => {
-    const sendFails = async (id: string) => {
-      const err = expectApiError(await c.post(`/documents/${id}/send`, {}), 400, 'invalid_request_error', 'invalid_request_error');
+  describe('send preconditions: 400 invalid_request_error, the first unmet condition\'s code, naming every unmet condition', () => {
+    const sendFails = async (id: string, code: string) => {
+      const err = expectApiError(await c.post(`/documents/${id}/send`, {}), 400, code, 'invalid_request_error');
       expect((await get(id)).status).toBe('draft');
       expect(await eventTypesOf(c, id)).toEqual([]);
       return err.message as string;
@@ -245,7 +245,7 @@ describe('document states and transitions', () => {
 
     it('no participants', async () => {
       const doc = expectStatus(await c.post('/documents', { title: '빈 문서', content: '<p>본문</p>' }), 201).body;
-      expect(await sendFails(doc.id)).toMatch(/no participants/);
+      expect(await sendFails(doc.id, 'document_has_no_participants')).toMatch(/no participants: add one with POST \/v1\/documents\/\{id\}\/participants/);
     });
 
     it('a signer without a required field is named; reviewers and cc need no field', async () => {
@@ -254,15 +254,15 @@ describe('document states and transitions', () => {
         { name: '검토자', role: 'reviewer' },
         { name: '참조인', role: 'cc' },
       ]);
-      const message = await sendFails(d.id);
-      expect(message).toContain(`signer "서명자A" (${d.p['서명자A'].id}) has no required field placed`);
+      const message = await sendFails(d.id, 'signer_without_required_field');
+      expect(message).toContain(`signer "서명자A" (${d.p['서명자A'].id}) has no required field placed: place one for them with PUT /v1/documents/{id}/fields`);
       expect(message).not.toContain('검토자');
       expect(message).not.toContain('참조인');
     });
 
     it('an optional field does not count as the required field', async () => {
       const d = await draftWith(c, [{ name: '서명자B', fields: [{ type: 'signature', required: false }] }]);
-      expect(await sendFails(d.id)).toContain(`signer "서명자B" (${d.p['서명자B'].id}) has no required field placed`);
+      expect(await sendFails(d.id, 'signer_without_required_field')).toContain(`signer "서명자B" (${d.p['서명자B'].id}) has no required field placed`);
     });
 
     it('a reviewer-only document (no fields at all) can be sent', async () => {
@@ -272,27 +272,32 @@ describe('document states and transitions', () => {
 
     it('cc participants alone are not enough', async () => {
       const d = await draftWith(c, [{ name: '참조인', role: 'cc' }]);
-      expect(await sendFails(d.id)).toMatch(/no signer or reviewer/);
+      expect(await sendFails(d.id, 'document_has_no_signer')).toMatch(/no signer or reviewer/);
     });
 
-    it('a field on a page past the last page of the rendered PDF is named', async () => {
-      const d = await draftWith(c, [{ name: '김철수', fields: [{ type: 'signature' }, { type: 'signature', page: 3 }] }]);
-      const message = await sendFails(d.id);
-      expect(message).toContain('fields[1] is on page 3 but the document has 1 page');
-      expect(message).not.toContain('fields[0]');
+    it('a field on a page past the last page of the rendered PDF is refused when it is placed (field_page_out_of_range)', async () => {
+      const d = await draftWith(c, [{ name: '김철수', fields: [] }]);
+      const err = expectApiError(
+        await c.put(`/documents/${d.id}/fields`, { fields: [field(d.p['김철수'].id), field(d.p['김철수'].id, { page: 3 })] }),
+        400,
+        'field_page_out_of_range',
+        'invalid_request_error',
+      );
+      expect(err.param).toBe('fields[1].page');
+      expect(err.message).toContain('fields[1].page is 3 but the document has 1 page');
     });
 
     it('several unmet conditions are all named in one message', async () => {
       const d = await draftWith(c, [
-        { name: '서명자1', fields: [{ type: 'signature', page: 2 }, { type: 'signature', page: 7, required: false }] },
+        { name: '서명자1', fields: [{ type: 'signature', required: false }] },
         { name: '서명자2', fields: [] },
         { name: '서명자3', fields: [] },
       ]);
-      const message = await sendFails(d.id);
-      expect(message).toContain('fields[0] is on page 2');
-      expect(message).toContain('fields[1] is on page 7');
+      const message = await sendFails(d.id, 'signer_without_required_field');
+      expect(message).toContain(`signer "서명자1" (${d.p['서명자1'].id})`);
       expect(message).toContain(`signer "서명자2" (${d.p['서명자2'].id})`);
       expect(message).toContain(`signer "서명자3" (${d.p['서명자3'].id})`);
+      expect(message.split(';')).toHaveLength(3);
     });
 
     it('an sms_pin participant without a phone can not be added through the API (400 missing_phone)', async () => {
@@ -321,7 +326,7 @@ describe('document states and transitions', () => {
         stream[stream.length - 1].stream_revision,
       );
       await t.infra.runner.catchUp();
-      expect(await sendFails(d.id)).toContain(`participant "전화없음" (${ghost}) uses sms_pin but has no phone`);
+      expect(await sendFails(d.id, 'missing_phone')).toContain(`participant "전화없음" (${ghost}) uses sms_pin but has no phone`);
     });
   });
 });

@@ -66,24 +66,52 @@ describe('GET /v1/documents/{id}/file before completion', () => {
     const file = await uploadFixture(t, org.test, 'chromium-korean-contract-a4.pdf');
     const doc = expectStatus(await c.post('/documents', { title: TITLE, file_url: file.url }), 201).body;
     const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
-    const err = expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id, { page: 3 }), field(p.id, { page: 4 })] }), 400, 'invalid_parameter', 'fields[1].page');
+    const err = expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id, { page: 3 }), field(p.id, { page: 4 })] }), 400, 'field_page_out_of_range', 'fields[1].page');
     expect(err.message).toMatch(/page is 4 but the document has 3 pages/);
     // Page 3 alone is fine and the document sends.
     expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id, { page: 3 })] }), 200);
     expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200);
   });
 
-  it('checks fields of an HTML draft against the real page count at send (a page past the last → 400 naming it)', async () => {
+  it('checks fields of an HTML draft against the page count of its render at PUT /fields, and again at send', async () => {
     const doc = expectStatus(await c.post('/documents', { title: TITLE, content: BODY }), 201).body;
     const pages = Number(/Pages:\s+(\d+)/.exec(pdfinfo((await download(doc.id).expect(200)).body))?.[1]);
     expect(pages).toBe(1);
     const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
-    // The page count of rendered HTML is unknown until send, so the draft takes the field...
-    expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id, { page: 4 })] }), 200);
-    // ...and send refuses it, naming the page.
-    const err = expectError(await c.post(`/documents/${doc.id}/send`, {}), 400, 'invalid_request_error');
-    expect(err.message).toMatch(/fields\[0\] is on page 4 but the document has 1 page\b/);
+    // The page count is known as soon as the draft is rendered: a page past the last is refused
+    // when the field is placed, naming it, not only at send.
+    const placed = expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id), field(p.id, { page: 4 })] }), 400, 'field_page_out_of_range', 'fields[1].page');
+    expect(placed.message).toBe('fields[1].page is 4 but the document has 1 page: place it on a page from 1 to 1.');
+    expect((await c.get(`/documents/${doc.id}`)).body.fields).toEqual([]);
+    // A body that shrinks after the fields were placed is caught at send, with its own code.
+    expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
+    const long = `<p>${'가나다라마바사 '.repeat(900)}</p>`;
+    expectStatus(await c.patch(`/documents/${doc.id}`, { content: long }), 200);
+    expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id), field(p.id, { page: 2 })] }), 200);
+    expectStatus(await c.patch(`/documents/${doc.id}`, { content: BODY }), 200);
+    const err = expectError(await c.post(`/documents/${doc.id}/send`, {}), 400, 'field_page_out_of_range');
+    expect(err.type).toBe('invalid_request_error');
+    expect(err.message).toMatch(/fields\[1\] is on page 2 but the document has 1 page: move it with PUT \/v1\/documents\/\{id\}\/fields/);
     expect((await c.get(`/documents/${doc.id}`)).body.status).toBe('draft');
+  });
+
+  it('prints the title as a heading unless the document is created with show_title: false', async () => {
+    const titled = expectStatus(await c.post('/documents', { title: '제목이 있는 계약서', content: BODY }), 201).body;
+    expect(titled.show_title).toBe(true);
+    const bare = expectStatus(await c.post('/documents', { title: '제목이 없는 계약서', content: BODY, show_title: false }), 201).body;
+    expect(bare.show_title).toBe(false);
+    const titledText = pdftotext((await download(titled.id).expect(200)).body);
+    const bareText = pdftotext((await download(bare.id).expect(200)).body);
+    expect(titledText).toContain('제목이 있는 계약서');
+    expect(bareText).not.toContain('제목이 없는 계약서');
+    expect(bareText).toContain('갑과 을은 성실하게 이 계약을 이행한다.');
+    // The body moves up by the heading: its first line sits higher on the page without it.
+    const top = (text: string) => text.split('\n').findIndex((l) => l.includes('제1조'));
+    expect(top(pdftotext((await download(bare.id).expect(200)).body, true))).toBeLessThan(top(pdftotext((await download(titled.id).expect(200)).body, true)));
+    // A duplicate keeps it; an uploaded PDF has no heading to leave out.
+    expect(expectStatus(await c.post(`/documents/${bare.id}/duplicate`), 201).body.show_title).toBe(false);
+    const file = await uploadFixture(t, org.test, 'chromium-korean-contract-a4.pdf');
+    expectError(await c.post('/documents', { title: TITLE, file_url: file.url, show_title: false }), 400, 'invalid_parameter', 'show_title');
   });
 
   it('refuses audit values other than true and false', async () => {

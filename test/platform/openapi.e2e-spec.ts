@@ -132,7 +132,7 @@ describe('OpenAPI reference', () => {
     expect(codes('/signing/{token}/sign', 'post', 410)).toContain('signing_link_inactive');
     expect(codes('/signing/{token}/sign', 'post', 409)).toContain('pin_verification_required');
     expect(codes('/documents/{id}/send', 'post', 402)).toContain('insufficient_credits');
-    expect(codes('/documents/{id}/send', 'post', 400)).toContain('invalid_request_error');
+    expect(codes('/documents/{id}/send', 'post', 400)).toEqual(expect.arrayContaining(['document_has_no_participants', 'signer_without_required_field', 'missing_phone', 'field_page_out_of_range']));
     expect(codes('/files', 'post', 413)).toContain('file_too_large');
     expect(codes('/files', 'post', 415)).toContain('unsupported_file_type');
     expect(codes('/documents/{id}/cancel', 'post', 409)).toContain('document_already_completed');

@@ -14,6 +14,7 @@ import { DocumentAccess } from './documents/document-access.service';
 import { DocumentSources } from './documents/document-sources.service';
 import { DocumentsHttpController } from './documents/documents.http.controller';
 import { ParticipantsHttpController } from './documents/participants.http.controller';
+import { FormDataHttpController } from './documents/form-data.http.controller';
 import { HealthHttpController } from './health/health.http.controller';
 import { MetricsHttpController } from './observability/metrics.http.controller';
 import { OrganizationHttpController } from './organization/organization.http.controller';
@@ -45,6 +46,7 @@ export class AppModule {
         DocumentsHttpController,
         ParticipantsHttpController,
         DocumentLifecycleHttpController,
+        FormDataHttpController,
         SigningHttpController,
         SigningPageHttpController,
         EventsHttpController,

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
-import { BlobPointer, DocumentState, ParticipantState } from '@dojang/domain';
+import { BlobPointer, DocumentState, FieldValueEntry, ParticipantState, displayValue } from '@dojang/domain';
 import {
   AUDIT_CERTIFICATE,
   AuditCertificateInput,
@@ -18,6 +18,7 @@ import {
   RenderSvgInput,
   ZIP_FILES,
   ZipFile,
+  PdfValue,
   SigningIdentity,
   checkDocumentBudget,
   evidenceKeyOf,
@@ -59,7 +60,7 @@ interface PageImageRow extends ReadDoc {
   byte_size: number;
 }
 
-type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & WithBody;
+type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & WithBody;
 
 /** Entries of the in-process render cache; the rows and the blobs themselves are not bounded. */
 const MEMORY_CACHE_ENTRIES = 10_000;
@@ -95,7 +96,7 @@ export class DocumentPdfService {
    * The PDF a participant reads: fixed at send; before that the uploaded file, or the body
    * rendered once (deterministic for the same title, body and creation time).
    */
-  async original(state: Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & WithBody): Promise<Buffer> {
+  async original(state: Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & WithBody): Promise<Buffer> {
     if (state.original_pdf) return this.blob(state.original_pdf.sha256);
     if (state.file) return this.blob(state.file.sha256);
     return this.blob((await this.rendered(state)).sha256);
@@ -121,6 +122,9 @@ export class DocumentPdfService {
       // Read (in the pool) and counted when it was uploaded; reading it again would only cost time.
       return { pointer: { sha256: state.file.sha256, byte_size: state.file.byte_size }, page_count: state.file.page_count };
     }
+    // The body is read (its hash checked, once per process) even when its render is stored
+    // already (PUT /fields renders the draft): a body corrupted in the store is never sent.
+    await readBody(this.blobs, state);
     const render = await this.rendered(state);
     return { pointer: { sha256: render.sha256, byte_size: render.byte_size }, page_count: render.page_count };
   }
@@ -131,7 +135,7 @@ export class DocumentPdfService {
    */
   async buildFinal(
     state: DocumentState,
-    pending: { participant_id: string; signature: BlobPointer | null; seal: BlobPointer | null },
+    pending: { participant_id: string; signature: BlobPointer | null; seal: BlobPointer | null; values?: FieldValueEntry[] },
     chainHead?: ChainHead,
   ): Promise<BlobPointer> {
     const original = await this.original(state);
@@ -147,12 +151,14 @@ export class DocumentPdfService {
       if (!pointer) continue;
       stamps.push({ page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });
     }
+    const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
     const identity = await this.signingIdentity();
     const signed = await this.job(
       BUILD_FINAL,
       {
         original,
         stamps,
+        ...(values.length ? { values } : {}),
         sign: {
           p12: identity.p12,
           passphrase: identity.passphrase,
@@ -302,6 +308,7 @@ export class DocumentPdfService {
         content,
         format,
         ...(state.created_at ? { created_at: state.created_at } : {}),
+        ...(state.show_title === false ? { show_title: false } : {}),
         max_pages: DOCUMENT_BUDGETS.max_pages,
         max_image_pixels: DOCUMENT_BUDGETS.max_image_pixels,
       },
@@ -338,10 +345,33 @@ export class DocumentPdfService {
   }
 }
 
+/**
+ * What the final PDF shows of the recorded values: each value field with its participant's value
+ * (those who signed before, from the state; the signature being made now, from `pendingValues`),
+ * text as the certificate writes it (dates per locale), checkboxes and radio buttons as marks.
+ */
+export function pdfValuesOf(state: DocumentState, pendingId: string, pendingValues: FieldValueEntry[]): PdfValue[] {
+  const recorded = new Map<string, FieldValueEntry>();
+  for (const p of state.participants as ParticipantState[]) {
+    for (const v of p.id === pendingId ? pendingValues : (p.values ?? [])) recorded.set(v.field_id, v);
+  }
+  const out: PdfValue[] = [];
+  for (const f of state.fields) {
+    const v = recorded.get(f.id);
+    if (!v) continue;
+    const box = { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false };
+    if (f.type === 'checkbox' || f.type === 'radio') out.push({ ...box, kind: f.type, checked: v.value === true });
+    else out.push({ ...box, kind: 'text', text: displayValue(f, v.value) });
+  }
+  return out;
+}
+
 /** Everything a render's bytes depend on, hashed with the renderer's version. */
 export function renderKey(state: RenderSource): string {
   // The body by its hash (bodies are content-addressed blobs); an old inline body by its text.
   const body = state.content_blob ? (state.content_blob.inline ?? `sha256:${state.content_blob.sha256}`) : (state.content ?? '');
   const inputs = [RENDER_DOCUMENT.id, RENDER_DOCUMENT.version, state.title, body, state.content_format === 'text' ? 'text' : 'html', state.created_at || null];
+  // Only a render without the heading adds an input: every existing key stays as it was.
+  if (state.show_title === false) inputs.push('without-title');
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
 }

@@ -1,3 +1,4 @@
+export * from './linear-regexp';
 export * from './clock';
 export * from './command-handler';
 export * from './config';

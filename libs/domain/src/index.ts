@@ -5,6 +5,8 @@ export * from './document/document.events';
 export * from './document/document.commands';
 export * from './document/document.state';
 export * from './document/document.decider';
+export * from './document/field-types';
+export * from './document/field-values';
 export * from './organization/organization.events';
 export * from './organization/organization.decider';
 export * from './document/signing-notifications.process';

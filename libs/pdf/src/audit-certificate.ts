@@ -38,6 +38,18 @@ export interface AuditDelivery {
   provider_message_id: string;
 }
 
+/** A value a participant's signature recorded (a form field), as the certificate lists it. */
+export interface AuditFieldValue {
+  /** The field's label, or its type when it has none. */
+  label: string;
+  /** As printed (dates per the field's locale, ✓/□ for checkboxes, ●/○ and the option for radio buttons). */
+  value: string;
+  /** The participant whose signature recorded it. */
+  participant: string;
+  /** When that participant signed. */
+  at: string;
+}
+
 export interface AuditCertificateInput {
   title: string;
   document_id: string;
@@ -66,6 +78,8 @@ export interface AuditCertificateInput {
     head_hash: string | null;
     event_count: number;
   } | null;
+  /** The field values the signatures recorded, in field order; absent or empty: no section. */
+  field_values?: AuditFieldValue[] | null;
 }
 
 const ROLE_LABELS: Record<string, string> = {
@@ -211,6 +225,19 @@ function participantBlock(p: AuditParticipant, index: number): Content {
   };
 }
 
+function fieldValuesTable(values: AuditFieldValue[]): Content {
+  const header: TableCell[] = [label('항목', 'Field'), label('입력 값', 'Value'), label('입력자', 'Filled by'), label('서명 일시', 'Signed at')].map(
+    (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
+  );
+  const rows: TableCell[][] = values.map((v) => [
+    { text: v.label, wordBreak: 'break-all' } as TableCell,
+    { text: v.value, wordBreak: 'break-all' } as TableCell,
+    v.participant,
+    { text: formatKst(v.at), fontSize: 8 },
+  ]);
+  return { table: { headerRows: 1, widths: [110, '*', 80, 96], body: [header, ...rows] }, layout: keyValueLayout, fontSize: 8.5, margin: [0, 0, 0, 10] };
+}
+
 /** A timeline row; a delivery's label spans the event and actor columns (Dojang sent it). */
 type TimelineRow = AuditTimelineEntry & { delivery?: true };
 
@@ -321,6 +348,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
       ]),
       sectionHeading('참여자', 'Participants'),
       ...info.participants.map(participantBlock),
+      ...(info.field_values?.length ? [sectionHeading('입력 값', 'Field values'), fieldValuesTable(info.field_values)] : []),
       sectionHeading('처리 이력', 'Timeline'),
       timelineTable(info.deliveries ? timelineWithDeliveries(info.timeline, info.deliveries.entries) : info.timeline),
       {

@@ -14,6 +14,7 @@ export { inspectPdf, type PdfInspection, type PdfPageInfo, type PageRotation } f
 export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sanitize-pdf';
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
 export { stampPdf, type PdfStamp } from './stamp-pdf';
+export { drawValues, flattenForm, fitText, wrapLines, type PdfValue } from './draw-values';
 export { signPdf, countersignPdf, readPdfEvidence, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
 export {
   loadOrCreateSigningIdentity,
@@ -29,6 +30,7 @@ export {
   buildAuditCertificateDefinition,
   timelineWithDeliveries,
   type AuditCertificateInput,
+  type AuditFieldValue,
   type AuditDelivery,
   type AuditParticipant,
   type AuditTimelineEntry,

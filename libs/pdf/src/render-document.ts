@@ -17,6 +17,8 @@ export interface RenderDocumentInput {
    * without it pdfkit stamps the current time.
    */
   created_at?: Date | string;
+  /** false: no title heading above the body (the body starts at the top margin of page 1). */
+  show_title?: boolean;
 }
 
 /** A4 in points, as pdfmake lays it out. */
@@ -72,7 +74,7 @@ export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinit
       producer: 'Dojang (pdfmake)',
       ...(created ? { creationDate: created } : {}),
     },
-    content: [{ text: title, style: 'title' }, ...body],
+    content: [...(input.show_title === false ? [] : [{ text: title, style: 'title' }]), ...body],
     footer: pageNumberFooter,
     styles: documentStyles,
     defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 10.5, lineHeight: 1.35 },

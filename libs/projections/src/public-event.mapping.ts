@@ -1,4 +1,5 @@
 import { StoredEvent } from '@dojang/event-store';
+import { FieldValueEntry } from '@dojang/domain';
 
 /** Public event types: what GET /events shows and webhooks deliver. */
 export const PUBLIC_EVENT_TYPES = [
@@ -32,7 +33,14 @@ export interface PublicEventData {
   signed_at?: string;
   reason?: string;
   completed_at?: string;
+  /** participant.signed: the participant's field values (evidence recorded with the signature). */
+  values?: PublicFieldValue[];
+  /** document.completed: every participant's values. */
+  form_data?: Array<PublicFieldValue & { participant_id: string }>;
 }
+
+/** A recorded value as events publish it: signature and seal record images, never values. */
+export type PublicFieldValue = Omit<FieldValueEntry, 'type'> & { type: Exclude<FieldValueEntry['type'], 'signature' | 'seal'> };
 
 export interface PublicEvent {
   id: string;
@@ -55,6 +63,8 @@ export function toPublicEvent(event: StoredEvent): PublicEvent | null {
   if (typeof d.participant_id === 'string') data.participant_id = d.participant_id;
   if (event.type === 'DocumentSent') data.expires_at = (d.expires_at as string | null | undefined) ?? null;
   if (event.type === 'ParticipantSigned') data.signed_at = d.signed_at as string;
+  if (event.type === 'ParticipantSigned' && Array.isArray(d.values)) data.values = d.values as PublicFieldValue[];
+  if (event.type === 'DocumentCompleted' && Array.isArray(d.form_data)) data.form_data = d.form_data as PublicEventData['form_data'];
   if (event.type === 'ParticipantDeclined') data.reason = d.reason as string;
   if (event.type === 'DocumentCanceled' && typeof d.reason === 'string') data.reason = d.reason;
   if (event.type === 'DocumentCompleted') data.completed_at = d.completed_at as string;

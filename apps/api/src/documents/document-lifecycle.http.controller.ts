@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { deliveryFacts, DocumentPdfService, sha256Hex } from '@dojang/application';
 import { canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, deliveryStreamId, documentStreamId, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
+import { auditFieldValues } from './form-data';
 import { StoredEvent } from '@dojang/event-store';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
 import { contentDispositionFor } from '@dojang/pdf';
@@ -158,6 +159,7 @@ export class DocumentLifecycleHttpController {
       }),
       timeline: entries.map((e) => ({ at: e.at, event: e.event, actor: e.actor, detail: e.detail ?? (e.ip ? `IP ${e.ip}` : null) })),
       generated_at: this.docs.nowIso(),
+      field_values: auditFieldValues(row),
       chain: await this.chainSummary(row.id),
       deliveries: {
         // Stored masked (DeliveryEvidence): the certificate never sees a full address or number.

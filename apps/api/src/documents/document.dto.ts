@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { FIELD_TYPES, FieldType } from '@dojang/domain';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
@@ -17,6 +18,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
@@ -38,6 +40,8 @@ export class CreateDocumentDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() metadata?: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'string', maxLength: 100 }) @Optional() @IsString() @MaxLength(100) from_template?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() variables?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'boolean', description: 'Default true: the rendered PDF prints the title as a centred heading above the body on page 1. false: the body starts at the top margin (content only; fixed at creation).' })
+  @Optional() @IsBoolean() show_title?: boolean;
 }
 
 export class UpdateDocumentDto {
@@ -75,17 +79,47 @@ export class ParticipantBatchDto {
   participants: ParticipantDto[];
 }
 
+/** A prefilled value: a string, a number (number fields) or a boolean (checkbox, radio); the domain checks it against the field. */
+const IsScalarValue = () =>
+  ValidateBy({
+    name: 'isScalarValue',
+    validator: {
+      validate: (v: unknown) => (typeof v === 'string' && v.length <= 10_000) || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)),
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be a string (at most 10000 characters), a number or a boolean.`,
+    },
+  });
+
 export class FieldDto {
   @ApiProperty({ type: 'string' }) @IsDefined() @IsString() @IsNotEmpty() participant_id: string;
-  @ApiProperty({ enum: ['signature', 'seal'] }) @IsDefined() @IsIn(['signature', 'seal']) type: 'signature' | 'seal';
+  @ApiProperty({ enum: FIELD_TYPES, description: 'signature and seal take images at signing; the other types take values (see docs/API.md, "Field types").' })
+  @IsDefined() @IsIn(FIELD_TYPES as unknown as string[]) type: FieldType;
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsDefined() @IsInt() @Min(1) page: number;
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) x: number;
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 100 }) @IsDefined() @IsNumber() @Min(0) @Max(100) y: number;
+  @ApiProperty({ type: 'number', minimum: 0, maximum: 100, description: 'Percent of the displayed page width from its left edge.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) x: number;
+  @ApiProperty({ type: 'number', minimum: 0, maximum: 100, description: 'Percent of the displayed page height from its top edge.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) y: number;
   // At least MIN_FIELD_SIZE_PERCENT (1): the decider refuses smaller boxes, naming the field.
-  @ApiProperty({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the page width, at least 1.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) width: number;
-  @ApiProperty({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the page height, at least 1.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) height: number;
-  @ApiPropertyOptional({ type: 'boolean' }) @Optional() @IsBoolean() required?: boolean;
+  @ApiProperty({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the displayed page width, at least 1.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) width: number;
+  @ApiProperty({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the displayed page height, at least 1.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) height: number;
+  @ApiPropertyOptional({ type: 'boolean', description: 'Default true, except checkboxes in a group (default false: min_checked says how many).' }) @Optional() @IsBoolean() required?: boolean;
   @ApiPropertyOptional({ type: 'boolean' }) @Optional() @IsBoolean() upload_only?: boolean;
+  @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'Shown to the signer, in form_data and in the audit certificate.' }) @Optional() @IsString() @MaxLength(200) label?: string;
+  @ApiPropertyOptional({ type: 'boolean', description: 'The signer sees the sender\'s value and cannot change it (needs value).' }) @Optional() @IsBoolean() read_only?: boolean;
+  @ApiPropertyOptional({ oneOf: [{ type: 'string', maxLength: 10_000 }, { type: 'number' }, { type: 'boolean' }], description: 'The sender\'s prefill: text, a number, a YYYY-MM-DD date, a dropdown option, true/false for checkbox and radio.' })
+  @Optional() @IsScalarValue() value?: string | number | boolean;
+  @ApiPropertyOptional({ type: 'number', minimum: 4, maximum: 72, description: 'Text-like types: points; absent: fitted to the box.' }) @Optional() @IsNumber() font_size?: number;
+  @ApiPropertyOptional({ type: 'boolean', description: 'text: allow line breaks (the text wraps in its box).' }) @Optional() @IsBoolean() multiline?: boolean;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 10_000, description: 'text: at most this many characters (default 1000).' }) @Optional() @IsInt() max_length?: number;
+  @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'text: a regular expression the whole value must match; it must run in linear time (no backreferences or lookaround).' }) @Optional() @IsString() @MaxLength(200) pattern?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'text: the message shown when the value does not match pattern.' }) @Optional() @IsString() @MaxLength(200) pattern_message?: string;
+  @ApiPropertyOptional({ type: 'number', description: 'number: the smallest value.' }) @Optional() @IsNumber() min?: number;
+  @ApiPropertyOptional({ type: 'number', description: 'number: the largest value.' }) @Optional() @IsNumber() max?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 6, description: 'number: decimal places allowed (default 0).' }) @Optional() @IsInt() decimals?: number;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 100, description: 'dropdown: the choices (at least one).' })
+  @Optional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(200, { each: true }) options?: string[];
+  @ApiPropertyOptional({ type: 'string', maxLength: 100, description: 'checkbox and radio: fields of one participant answered together.' }) @Optional() @IsString() @MaxLength(100) group?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'radio: the choice this button stands for.' }) @Optional() @IsString() @MaxLength(200) option?: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'checkbox group: at least this many checked.' }) @Optional() @IsInt() min_checked?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'checkbox group: at most this many checked.' }) @Optional() @IsInt() max_checked?: number;
+  @ApiPropertyOptional({ enum: ['ko', 'en'], description: 'date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).' }) @Optional() @IsIn(['ko', 'en']) locale?: 'ko' | 'en';
 }
 
 export class ReplaceFieldsDto {

@@ -1,6 +1,7 @@
 import { Secrets } from '@dojang/application';
 import { DocumentRow } from '@dojang/projections';
 import { DocumentResponse } from '../openapi/response-schemas';
+import { fieldSettingsOf } from './field-settings';
 
 /**
  * The public shape of a document. Signing links are shown only to the owning organization.
@@ -8,6 +9,7 @@ import { DocumentResponse } from '../openapi/response-schemas';
  */
 export function presentDocument(row: DocumentRow, origin: string, secrets: Secrets, content: string | null): DocumentResponse {
   const linksLive = row.status === 'sent';
+  const signedValues = new Map(row.participants.flatMap((p) => (p.values ?? []).map((v) => [v.field_id, v] as const)));
   return {
     id: row.id,
     object: 'document' as const,
@@ -19,6 +21,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
     file: row.file ? { id: row.file.file_id, sha256: row.file.sha256, byte_size: row.file.byte_size, page_count: row.file.page_count } : null,
     author_name: row.author_name,
     from_template: row.from_template ?? null,
+    show_title: row.show_title !== false,
     metadata: row.metadata,
     edit_locked: row.edit_locked,
     page_count: row.page_count,
@@ -56,6 +59,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       height: f.height,
       required: f.required,
       upload_only: f.upload_only,
+      ...fieldSettingsOf(f, signedValues.get(f.id)),
     })),
   };
 }

@@ -28,6 +28,7 @@ export class DocumentsHttpController {
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateDocumentDto): Promise<DocumentResponse> {
     if (dto.title === undefined || !dto.title.trim()) throw ApiError.missing('title');
     const body = await this.sources.resolveBody(auth, dto);
+    if (dto.show_title !== undefined && body.file) throw ApiError.invalid('show_title', 'show_title applies to content only: an uploaded PDF is used as it is.');
     // Budgets are checked now, from the content alone, rather than failing at render or send.
     checkDocumentBudget(body.content, body.content_format);
     const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
@@ -48,6 +49,7 @@ export class DocumentsHttpController {
         author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
         metadata: metadata ?? {},
         from_template: body.from_template,
+        ...(dto.show_title === false ? { show_title: false } : {}),
       },
       { allowMissing: true, newStream: true },
     );
@@ -127,6 +129,7 @@ export class DocumentsHttpController {
         author_name: source.author_name,
         metadata: source.metadata,
         from_template: null,
+        ...(source.show_title === false ? { show_title: false } : {}),
         duplicate_of: { document_id: source.id, ...copy },
       },
       { allowMissing: true },

@@ -1,12 +1,13 @@
-import { Body, Controller, Delete, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Inject, Param, Patch, Post, Put } from '@nestjs/common';
 import { randomUUID } from 'crypto';
-import { sha256Hex } from '@dojang/application';
-import { DocumentState, Field, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS } from '@dojang/domain';
+import { DocumentPdfService, sha256Hex } from '@dojang/application';
+import { DocumentState, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS } from '@dojang/domain';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { CorrectParticipantDto, ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
 import { normalizePhone } from './phone-number.normalizer';
 import { ApiError } from '../shared/api-error';
+import { toField } from './field-settings';
 import { DeletedParticipantResponse, FieldListResponse, ParticipantListResponse, ParticipantResponse } from '../openapi/response-schemas';
 
 function toSetup(dto: ParticipantDto, index?: number): ParticipantSetup {
@@ -27,7 +28,10 @@ function toSetup(dto: ParticipantDto, index?: number): ParticipantSetup {
 
 @Controller('documents/:id')
 export class ParticipantsHttpController {
-  constructor(private readonly docs: DocumentAccess) {}
+  constructor(
+    private readonly docs: DocumentAccess,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
+  ) {}
 
   @Post('participants')
   @HttpCode(201)
@@ -102,19 +106,14 @@ export class ParticipantsHttpController {
 
   @Put('fields')
   async replaceFields(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ReplaceFieldsDto): Promise<FieldListResponse> {
-    const fields: Field[] = dto.fields.map((f) => ({
-      id: randomUUID(),
-      participant_id: f.participant_id.toLowerCase(),
-      type: f.type,
-      page: f.page,
-      x: f.x,
-      y: f.y,
-      width: f.width,
-      height: f.height,
-      required: f.required ?? true,
-      upload_only: f.upload_only ?? false,
+    const fields = dto.fields.map(toField);
+    await this.docs.decide(auth, info, id, async (state: DocumentState) => ({
+      type: 'ReplaceFields' as const,
+      fields,
+      // An HTML draft's page count is its render's (cached, and the one send fixes): fields are
+      // checked against it now rather than at send. An uploaded PDF's is in the state already.
+      page_count: state.status === 'draft' && !state.file && state.page_count === null ? (await this.pdf.rendered(state)).page_count : null,
     }));
-    await this.docs.decide(auth, info, id, { type: 'ReplaceFields', fields });
     const doc = await this.docs.presentById(auth, id);
     return { object: 'list', data: doc.fields, has_more: false };
   }

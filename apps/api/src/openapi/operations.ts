@@ -176,16 +176,17 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   Participants_replaceFields: {
     summary: 'Replace the fields',
-    description: 'Sets the complete set of signature and seal fields of a draft (send all of them every time). Coordinates are percentages of the page, 0 to 100, from the top-left corner.',
+    description:
+      'Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type\'s settings. Coordinates are percentages of the page as displayed, 0 to 100, from its top-left corner. Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft\'s render: 400 field_page_out_of_range).',
     ok: { status: 200, description: 'The fields now on the document.', json: S.FieldListSchema },
-    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter'],
+    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter', 'field_page_out_of_range', 'field_values_too_large', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
   DocumentLifecycle_send: {
     summary: 'Send a draft for signature',
     description:
-      'Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer\'s required fields placed, and a phone for every sms_pin participant (400 invalid_request_error lists what is missing). A live send needs a free signature or 1 credit (402). The body is optional.',
+      'Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer\'s required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.',
     ok: { status: 200, description: 'The sent document, with signing links.', json: S.DocumentSchema },
-    errors: ['document_not_found', 'document_not_editable', 'invalid_request_error', 'insufficient_credits', 'invalid_parameter', ...PDF_WORK],
+    errors: ['document_not_found', 'document_not_editable', 'document_has_no_participants', 'document_has_no_signer', 'signer_without_required_field', 'missing_phone', 'field_page_out_of_range', 'insufficient_credits', 'invalid_parameter', ...PDF_WORK],
     bodyRequired: false,
   },
   DocumentLifecycle_cancel: {
@@ -201,6 +202,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description: 'Sends a reminder to the participants whose turn it is and who have not acted. At most once an hour per document (429 reminder_cooldown with Retry-After). No body.',
     ok: { status: 200, description: 'Who was reminded.', json: S.ReminderSchema },
     errors: ['document_not_found', 'document_not_signable', 'nobody_to_remind', 'reminder_cooldown'],
+  },
+  FormData_get: {
+    summary: 'Form data: the recorded field values',
+    description:
+      'Every value the participants\' signatures recorded (text, numbers, dates, checkboxes, radio buttons, dropdowns, name/email/phone, signing dates), by field id (values) and in field order with label, participant and signing time (data). Values appear as each participant signs; complete is true once no more can be added. The same values are in the participant.signed and document.completed events.',
+    ok: { status: 200, description: 'The form data.', json: S.FormDataSchema },
+    errors: ['document_not_found'],
   },
   DocumentLifecycle_audit: {
     summary: 'Audit trail',
@@ -238,9 +246,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Signing_sign: {
     summary: 'Sign',
     description:
-      'Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). The last signature completes the document.',
+      'Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant\'s value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.',
     ok: { status: 200, description: 'The signing session after signing.', json: S.SigningSessionSchema },
-    errors: [...SIGNER_ACTION, 'participant_not_found', 'consent_required', 'seal_upload_required', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', ...PDF_WORK],
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'consent_required', 'seal_upload_required', 'field_value_required', 'field_value_invalid', 'field_values_too_large', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', ...PDF_WORK],
   },
   Signing_decline: {
     summary: 'Decline to sign',

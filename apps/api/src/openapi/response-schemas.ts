@@ -94,7 +94,13 @@ export const ParticipantAuthSchema = component(
 );
 same<Same<FromSchema<typeof ParticipantAuthSchema>, ParticipantAuth>>();
 
-export const FieldTypeSchema = component('FieldType', note('signature (drawn) or seal (stamped).', enumOf(['signature', 'seal'])));
+export const FieldTypeSchema = component(
+  'FieldType',
+  note(
+    'signature (drawn) or seal (stamped) take images; the rest take values: initials, text, number, date (YYYY-MM-DD), signing_date (filled when its participant signs), checkbox, radio, dropdown, and name, email, phone (filled from the participant).',
+    enumOf(['signature', 'seal', 'initials', 'text', 'number', 'date', 'signing_date', 'checkbox', 'radio', 'dropdown', 'name', 'email', 'phone']),
+  ),
+);
 same<Same<FromSchema<typeof FieldTypeSchema>, FieldType>>();
 
 export const ContentFormatSchema = component(
@@ -160,6 +166,71 @@ export const ParticipantSchema = component(
 );
 export type ParticipantResponse = FromSchema<typeof ParticipantSchema>;
 
+/** A value as recorded: text, numbers and dates as strings, checkbox and radio as booleans. */
+const fieldValue = note('A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio).', { type: ['string', 'boolean'] });
+
+/** The settings of value fields: present on a field only when the sender set them. */
+const FIELD_SETTINGS = {
+  label: str,
+  read_only: bool,
+  value: note('The sender\'s prefill; once its participant signed, the value they signed.', fieldValue),
+  font_size: num,
+  multiline: bool,
+  max_length: int,
+  pattern: str,
+  pattern_message: str,
+  min: num,
+  max: num,
+  decimals: int,
+  options: arrayOf(str),
+  group: str,
+  option: str,
+  min_checked: int,
+  max_checked: int,
+  locale: enumOf(['ko', 'en']),
+} as const;
+const FIELD_SETTING_KEYS = Object.keys(FIELD_SETTINGS) as (keyof typeof FIELD_SETTINGS)[];
+const FieldSettingsSchema = obj(FIELD_SETTINGS, FIELD_SETTING_KEYS);
+export type FieldSettingsResponse = FromSchema<typeof FieldSettingsSchema>;
+
+const VALUE_FIELD_TYPE = note('The field\'s type (signature and seal record images, not values).', enumOf(['initials', 'text', 'number', 'date', 'signing_date', 'checkbox', 'radio', 'dropdown', 'name', 'email', 'phone']));
+
+export const FieldValueSchema = component(
+  'FieldValue',
+  obj({
+    field_id: uuid,
+    type: VALUE_FIELD_TYPE,
+    label: strOrNull,
+    value: fieldValue,
+  }),
+);
+
+export const FormDataSchema = component(
+  'FormData',
+  obj({
+    object: konst('form_data'),
+    document_id: uuid,
+    status: DocumentStatusSchema,
+    complete: note('Every participant with value fields has signed: no value will be added.', bool),
+    values: note('Every recorded value by field id.', { type: 'object', additionalProperties: fieldValue }),
+    data: note(
+      'Every recorded value in field order, with its label, who filled it and when they signed.',
+      arrayOf(
+        obj({
+          field_id: uuid,
+          participant_id: uuid,
+          type: VALUE_FIELD_TYPE,
+          label: strOrNull,
+          value: fieldValue,
+          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, ✓/□ for a checkbox, ●/○ and the option for a radio button).', str),
+          signed_at: time,
+        }),
+      ),
+    ),
+  }),
+);
+export type FormDataResponse = FromSchema<typeof FormDataSchema>;
+
 export const FieldSchema = component(
   'Field',
   obj({
@@ -174,7 +245,8 @@ export const FieldSchema = component(
     height: { type: 'number', minimum: 0, maximum: 100 },
     required: bool,
     upload_only: note('Seal fields only: the signer must upload a seal image.', bool),
-  }),
+    ...FIELD_SETTINGS,
+  }, FIELD_SETTING_KEYS),
 );
 export type FieldResponse = FromSchema<typeof FieldSchema>;
 
@@ -194,6 +266,7 @@ const DOCUMENT_PROPERTIES = {
   file: note('The uploaded PDF the document was made from, or null.', orNull(DocumentFileSchema)),
   author_name: str,
   from_template: note('The template (tmpl_…) the document was made from, or null.', strOrNull),
+  show_title: note('Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out).', bool),
   metadata: { type: 'object', additionalProperties: str },
   edit_locked: bool,
   page_count: note('Pages of the PDF, known once sent (or from an uploaded file).', intOrNull),
@@ -279,8 +352,13 @@ export const EventDataSchema = component(
       signed_at: note('participant.signed.', time),
       reason: note('participant.declined: the reason the participant gave; document.canceled: the reason the sender gave, when they gave one.', str),
       completed_at: note('document.completed.', time),
+      values: note('participant.signed: the values this participant filled (and the service filled for them), in field order; absent when none.', arrayOf(FieldValueSchema)),
+      form_data: note(
+        'document.completed: every participant\'s values; absent when none.',
+        arrayOf(obj({ participant_id: uuid, field_id: uuid, type: VALUE_FIELD_TYPE, label: strOrNull, value: fieldValue })),
+      ),
     },
-    ['participant_id', 'expires_at', 'signed_at', 'reason', 'completed_at'],
+    ['participant_id', 'expires_at', 'signed_at', 'reason', 'completed_at', 'values', 'form_data'],
   ),
 );
 same<Same<FromSchema<typeof EventDataSchema>, PublicEventData>>();
@@ -588,7 +666,8 @@ export const SigningSessionSchema = component(
           height: num,
           required: bool,
           upload_only: bool,
-        }),
+          ...FIELD_SETTINGS,
+        }, FIELD_SETTING_KEYS),
       ),
     ),
     pin_required: bool,

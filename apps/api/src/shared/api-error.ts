@@ -36,16 +36,17 @@ const STATUS: Record<DomainErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   payment_required: 402,
+  too_large: 413,
   too_many: 429,
   gone: 410,
 };
 
 export function fromDomainError(err: DomainError): ApiError {
-  // Unmet send preconditions are reported with the type as their code too: SPEC.md names
-  // invalid_request_error for them.
+  // Unmet send preconditions keep the type SPEC.md names (invalid_request_error) and carry the
+  // code of the first unmet condition (document_has_no_participants, missing_phone, …).
   // The domain's codes are plain strings (no HTTP layer there); error-codes.spec.ts checks each
   // one the domain raises is in the catalogue.
-  const code: ErrorCode = err.kind === 'precondition' ? 'invalid_request_error' : (err.code as ErrorCode);
+  const code: ErrorCode = err.code as ErrorCode;
   const type: ErrorType = err.kind === 'too_many' ? 'rate_limit_error' : 'invalid_request_error';
   const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
   return new ApiError(STATUS[err.kind], type, code, err.message, err.param, headers);

@@ -33,7 +33,6 @@ export const ERROR_CODES = {
   request_timeout: invalid(408, 'The request took too long to arrive (answered before routing).'),
   request_header_too_large: invalid(431, 'The request line and headers are too large (answered before routing).'),
   concurrent_modification: invalid(409, 'Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).'),
-  invalid_request_error: invalid(400, 'A send precondition is unmet (no participant, a signer without a required field, an sms_pin participant without a phone); the message lists each.'),
   // Authentication, permission, rate limit
   missing_api_key: { status: 401, type: 'authentication_error', description: 'No Authorization header. Send "Authorization: Bearer sk_test_…".' },
   invalid_api_key: { status: 401, type: 'authentication_error', description: 'The key is malformed, unknown or revoked.' },
@@ -90,6 +89,15 @@ export const ERROR_CODES = {
   pin_locked: invalid(409, 'Too many wrong PINs: this PIN is locked; request a new one.'),
   signing_link_locked: invalid(409, 'Three PINs of this link were locked by wrong attempts: it takes no more PINs until the sender reminds the participant (POST /documents/{id}/remind).'),
   pin_verification_required: invalid(409, 'Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.'),
+  // Send preconditions (type invalid_request_error): the code is the first unmet one, the message lists every one
+  document_has_no_participants: invalid(400, 'Send: the document has no participants; add one (POST /v1/documents/{id}/participants).'),
+  document_has_no_signer: invalid(400, 'Send: only cc participants; add a signer or reviewer.'),
+  signer_without_required_field: invalid(400, 'Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).'),
+  field_page_out_of_range: invalid(400, 'A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.'),
+  // Field values (POST /v1/signing/{token}/sign)
+  field_value_required: invalid(400, 'A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.'),
+  field_value_invalid: invalid(400, 'A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.'),
+  field_values_too_large: invalid(413, 'The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.'),
   // Participants and files
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),
   participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
@@ -112,7 +120,6 @@ export const ERROR_CODES = {
   owner_exists: { ...invalid(409, 'The organization already has an owner (admin CLI).'), internal: true },
   member_exists: { ...invalid(409, 'A member with this e-mail already exists (admin CLI).'), internal: true },
   api_key_not_found: { ...invalid(404, 'No such API key (admin CLI).'), internal: true },
-  send_preconditions_unmet: { ...invalid(400, 'Domain form of invalid_request_error (send preconditions); answered as invalid_request_error.'), internal: true },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

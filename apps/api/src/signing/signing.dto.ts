@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 
 export class VerifyPinDto {
   @ApiProperty({ type: 'string', maxLength: 12 }) @IsDefined() @IsString() @MaxLength(12) pin: string;
@@ -10,6 +10,12 @@ export class SignDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 1_500_000 }) @IsOptional() @IsString() @MaxLength(1_500_000) signature?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 100 }) @IsOptional() @IsString() @MaxLength(100) seal_id?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 1_500_000 }) @IsOptional() @IsString() @MaxLength(1_500_000) seal_image?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
+    description: 'The participant\'s field values by field id: strings for text, initials, date (YYYY-MM-DD) and dropdown, a number or numeric string for number, true/false for checkbox and radio (true on the chosen button). Not for signature, seal, read-only, name, email, phone or signing_date fields.',
+  })
+  @IsOptional() @IsObject() values?: Record<string, unknown>;
 }
 
 export class DeclineDto {

@@ -5,6 +5,7 @@ import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier
 import {
   BlobPointer,
   ChainHeadProof,
+  DEFAULT_TIME_ZONE,
   DocumentCommand,
   DocumentState,
   ParticipantState,
@@ -29,6 +30,7 @@ import { decodeImageDataUrl } from '../shared/data-url-image';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA, NOTIFIER } from '../shared/infrastructure.token';
 import { SEALS, SealRow } from './seal-lookup';
+import { fieldSettingsOf } from '../documents/field-settings';
 import { PinIssuedResponse, PinVerificationResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
 export const PIN_TTL_SECONDS = 10 * 60;
@@ -118,7 +120,18 @@ export class SigningService {
       },
       fields: s.state.fields
         .filter((f) => f.participant_id === p.id)
-        .map((f) => ({ id: f.id, type: f.type, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, required: f.required, upload_only: f.upload_only })),
+        .map((f) => ({
+          id: f.id,
+          type: f.type,
+          page: f.page,
+          x: f.x,
+          y: f.y,
+          width: f.width,
+          height: f.height,
+          required: f.required,
+          upload_only: f.upload_only,
+          ...fieldSettingsOf(f, p.values?.find((v) => v.field_id === f.id)),
+        })),
       pin_required: pinRequired,
       pin_verified: pinVerified,
       // Machine-readable PIN state, so the page needn't parse messages.
@@ -143,7 +156,9 @@ export class SigningService {
   private decide(s: SigningSession, info: RequestInfo, build: WithoutNow<DocumentCommand> | ((state: DocumentState) => Promise<WithoutNow<DocumentCommand>>)) {
     const source = async (state: DocumentState): Promise<DocumentCommand> => {
       const body = typeof build === 'function' ? await build(state) : build;
-      return { ...body, now: this.clock.now().toISOString() } as DocumentCommand;
+      // A builder that dry-ran the decision (sign) passes the time it used, so the values drawn
+      // into the final PDF (signing_date) are the ones recorded.
+      return { now: this.clock.now().toISOString(), ...body } as DocumentCommand;
     };
     return this.commandBus.execute(
       new DecideCommand(documentDecider, documentStreamId(s.state.id), source, {
@@ -260,7 +275,7 @@ export class SigningService {
     return { object: 'pin_verification' as const, verified: true as const };
   }
 
-  async sign(s: SigningSession, info: RequestInfo, body: { consent: boolean; signature?: string; seal_id?: string; seal_image?: string }) {
+  async sign(s: SigningSession, info: RequestInfo, body: { consent: boolean; signature?: string; seal_id?: string; seal_image?: string; values?: Record<string, unknown> }) {
     if (body.seal_id && body.seal_image) throw ApiError.invalid('seal_id', 'Give either seal_id or seal_image, not both.');
     const signature = body.signature ? await this.storeImage(body.signature, 'signature') : null;
     let seal: { seal_id: string | null; image: BlobPointer; uploaded: boolean } | null = null;
@@ -276,6 +291,7 @@ export class SigningService {
     const participantId = s.participant.id;
     await this.decide(s, info, async (state) => {
       const command = {
+        now: this.clock.now().toISOString(),
         type: 'SignDocument' as const,
         participant_id: participantId,
         consent: body.consent,
@@ -285,14 +301,19 @@ export class SigningService {
         user_agent: info.user_agent,
         final_pdf: null as BlobPointer | null,
         chain_head: null as ChainHeadProof | null,
+        ...(body.values ? { values: body.values } : {}),
+        time_zone: DEFAULT_TIME_ZONE,
       };
       // Dry run first: the final PDF is built only for a signature that will be accepted and completes the document.
-      const appending = decideDocument({ ...command, now: this.clock.now().toISOString() }, state).length;
+      const dryRun = decideDocument(command, state);
+      const appending = dryRun.length;
       if (wouldComplete(state, participantId)) {
+        const recorded = dryRun.find((e) => e.type === 'ParticipantSigned');
+        const values = recorded?.type === 'ParticipantSigned' ? (recorded.data.values ?? []) : [];
         // The head this decision extends; had another write landed since, the append's expected
         // revision fails and this runs again on the newer stream.
         const head = chainHeadOf(await this.infra.events.readStream(documentStreamId(state.id)), appending);
-        command.final_pdf = await this.pdf.buildFinal(state, { participant_id: participantId, signature, seal: seal?.image ?? null }, head);
+        command.final_pdf = await this.pdf.buildFinal(state, { participant_id: participantId, signature, seal: seal?.image ?? null, values }, head);
         command.chain_head = signChainHead(
           {
             document_id: state.id,

@@ -29,7 +29,12 @@ export type AddParticipants = Timed & {
   batch?: boolean;
 };
 export type RemoveParticipant = Timed & { type: 'RemoveParticipant'; participant_id: string };
-export type ReplaceFields = Timed & { type: 'ReplaceFields'; fields: Field[] };
+export type ReplaceFields = Timed & {
+  type: 'ReplaceFields';
+  fields: Field[];
+  /** The pages of the draft's current render when the shell knows it (HTML bodies): fields are checked against it now, not at send. */
+  page_count?: number | null;
+};
 export type SendDocument = Timed & {
   type: 'SendDocument';
   expires_at: string | null;
@@ -72,6 +77,10 @@ export type SignDocument = Timed & {
   final_pdf: BlobPointer | null;
   /** Signed with the final PDF, by the shell (see ChainHeadProof). */
   chain_head?: ChainHeadProof | null;
+  /** The signer's field values by field id, as sent (validated by the decider). */
+  values?: Record<string, unknown>;
+  /** The organization's time zone for signing_date fields (default Asia/Seoul). */
+  time_zone?: string;
 };
 export type DeclineDocument = Timed & {
   type: 'DeclineDocument';

@@ -289,6 +289,12 @@ describe('documentDecider', () => {
       expect(state).toMatchObject({ exists: true, id: DOC, status: 'draft', title: 'Service agreement', page_count: null, participants: [], fields: [] });
     });
 
+    it('records show_title only when the heading is left out (the default event is unchanged)', () => {
+      expect(spec.given([]).when(create()).then([created()]).show_title).toBe(true);
+      const state = spec.given([]).when(create({ show_title: false })).then([created({ show_title: false })]);
+      expect(state.show_title).toBe(false);
+    });
+
     it('creates from an uploaded PDF, taking its page count', () => {
       const state = spec
         .given([])
@@ -676,7 +682,7 @@ describe('documentDecider', () => {
 
     it('refuses a page past the page count of an uploaded PDF', () => {
       const pdf = [createdPdf(), added(kim)];
-      spec.given(pdf).when(replace([field(F_KIM, KIM, { page: 2 }), field(F_SEAL, KIM, { page: 3, type: 'seal' })])).thenThrows('invalid_parameter', {
+      spec.given(pdf).when(replace([field(F_KIM, KIM, { page: 2 }), field(F_SEAL, KIM, { page: 3, type: 'seal' })])).thenThrows('field_page_out_of_range', {
         param: 'fields[1].page',
         message: /page is 3 but the document has 2 pages/,
       });
@@ -685,6 +691,14 @@ describe('documentDecider', () => {
 
     it('does not know the page count of an HTML body yet (checked at send)', () => {
       spec.given(draft()).when(replace([field(F_KIM, KIM, { page: 7 })])).then([fieldsSet([field(F_KIM, KIM, { page: 7 })])]);
+    });
+
+    it('checks an HTML body against the page count of its render when the shell has it', () => {
+      spec
+        .given(draft())
+        .when({ ...replace([field(F_KIM, KIM, { page: 3 })]), page_count: 1 })
+        .thenThrows('field_page_out_of_range', { kind: 'invalid', param: 'fields[0].page', message: 'fields[0].page is 3 but the document has 1 page: place it on a page from 1 to 1.' });
+      spec.given(draft()).when({ ...replace([field(F_KIM, KIM, { page: 1 })]), page_count: 1 }).then([fieldsSet([field(F_KIM, KIM, { page: 1 })])]);
     });
 
     it('refuses a sent document: document_not_editable', () => {
@@ -696,22 +710,22 @@ describe('documentDecider', () => {
     const unmet = (message: string | RegExp) => ({ kind: 'precondition' as const, message });
 
     it('refuses a document without participants', () => {
-      spec.given([created()]).when(send()).thenThrows('send_preconditions_unmet', unmet('the document has no participants'));
+      spec.given([created()]).when(send()).thenThrows('document_has_no_participants', unmet('the document has no participants: add one with POST /v1/documents/{id}/participants'));
     });
 
     it('refuses a document with cc participants only', () => {
-      spec.given(draftWith([choi])).when(send({}, [CHOI])).thenThrows('send_preconditions_unmet', unmet(/no signer or reviewer/));
+      spec.given(draftWith([choi])).when(send({}, [CHOI])).thenThrows('document_has_no_signer', unmet(/no signer or reviewer/));
     });
 
     it('refuses a signer without a required field', () => {
-      spec.given(draftWith([kim, lee], [field(F_KIM, KIM)])).when(send()).thenThrows('send_preconditions_unmet', unmet(`signer "Lee Jun" (${LEE}) has no required field placed`));
+      spec.given(draftWith([kim, lee], [field(F_KIM, KIM)])).when(send()).thenThrows('signer_without_required_field', unmet(`signer "Lee Jun" (${LEE}) has no required field placed: place one for them with PUT /v1/documents/{id}/fields`));
     });
 
     it('an optional field does not count as the required one', () => {
       spec
         .given(draftWith([lee], [field(F_LEE, LEE, { required: false })]))
         .when(send({}, [LEE]))
-        .thenThrows('send_preconditions_unmet', unmet(/signer "Lee Jun".*has no required field/));
+        .thenThrows('signer_without_required_field', unmet(/signer "Lee Jun".*has no required field/));
     });
 
     it('a reviewer (and a cc) needs no field', () => {
@@ -725,11 +739,11 @@ describe('documentDecider', () => {
       spec
         .given(draftWith([lee], [field(F_LEE, LEE), field(F_HAN, LEE, { page: 3 })]))
         .when(send({ page_count: 2 }, [LEE]))
-        .thenThrows('send_preconditions_unmet', unmet('fields[1] is on page 3 but the document has 2 pages'));
+        .thenThrows('field_page_out_of_range', unmet('fields[1] is on page 3 but the document has 2 pages'));
       spec
         .given(draftWith([lee], [field(F_LEE, LEE, { page: 2 })]))
         .when(send({ page_count: 1 }, [LEE]))
-        .thenThrows('send_preconditions_unmet', unmet('fields[0] is on page 2 but the document has 1 page'));
+        .thenThrows('field_page_out_of_range', unmet('fields[0] is on page 2 but the document has 1 page'));
     });
 
     it('names every unmet precondition in one message', () => {
@@ -738,7 +752,8 @@ describe('documentDecider', () => {
       const error = spec
         .given(draftWith([noPhone, lee], [field(F_KIM, KIM, { page: 4 })]))
         .when(send({ page_count: 1 }))
-        .thenThrows('send_preconditions_unmet', 'precondition');
+        // The first unmet condition's code; the message lists all three.
+        .thenThrows('missing_phone', 'precondition');
       expect(error.message).toContain(`participant "Kim Minji" (${KIM}) uses sms_pin but has no phone`);
       expect(error.message).toContain(`signer "Lee Jun" (${LEE}) has no required field placed`);
       expect(error.message).toContain('fields[0] is on page 4 but the document has 1 page');

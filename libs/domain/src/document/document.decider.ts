@@ -5,6 +5,8 @@ import { CancelDocument, DocumentCommand, SignDocument } from './document.comman
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
 import { decideDownloadPin } from './completed-download.decider';
 import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
+import { DEFAULT_TIME_ZONE, validateFieldSettings } from './field-types';
+import { resolveSignerValues } from './field-values';
 import {
   DocumentState,
   MAX_PIN_LOCKOUTS,
@@ -115,6 +117,7 @@ export function validateFields(fields: Field[], participants: ParticipantSetup[]
     if (f.x + f.width > 100 || f.y + f.height > 100) throw invalid('invalid_parameter', `${at} extends past the edge of the page.`, at);
     if (f.upload_only && f.type !== 'seal') throw invalid('invalid_parameter', `${at}.upload_only applies to seal fields only.`, `${at}.upload_only`);
   });
+  validateFieldSettings(fields, participants);
 }
 
 function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null>): Record<string, string> {
@@ -130,19 +133,35 @@ function mergeMetadata(current: Record<string, string>, patch: Record<string, st
   return merged;
 }
 
-/** Every unmet send precondition, each named, so the integrator can fix them all at once. */
-export function sendProblems(state: DocumentState, pageCount: number): string[] {
-  const problems: string[] = [];
-  if (state.participants.length === 0) problems.push('the document has no participants');
-  else if (!state.participants.some(mustAct)) problems.push('the document has no signer or reviewer (cc participants only receive copies)');
+/** One unmet send precondition: its catalogued code (a client branches on it) and what to do about it. */
+export interface SendProblem {
+  code: 'document_has_no_participants' | 'document_has_no_signer' | 'signer_without_required_field' | 'missing_phone' | 'field_page_out_of_range';
+  message: string;
+}
+
+/** Every unmet send precondition, each named with what fixes it, so the integrator can fix them all at once. */
+export function sendProblemsOf(state: DocumentState, pageCount: number): SendProblem[] {
+  const problems: SendProblem[] = [];
+  if (state.participants.length === 0) {
+    problems.push({ code: 'document_has_no_participants', message: 'the document has no participants: add one with POST /v1/documents/{id}/participants' });
+  } else if (!state.participants.some(mustAct)) {
+    problems.push({ code: 'document_has_no_signer', message: 'the document has no signer or reviewer (cc participants only receive copies): add a participant with role signer or reviewer' });
+  }
   for (const p of state.participants) {
     if (p.role === 'signer' && !state.fields.some((f) => f.participant_id === p.id && f.required)) {
-      problems.push(`signer "${p.name}" (${p.id}) has no required field placed`);
+      problems.push({ code: 'signer_without_required_field', message: `signer "${p.name}" (${p.id}) has no required field placed: place one for them with PUT /v1/documents/{id}/fields` });
     }
-    if (p.auth === 'sms_pin' && !p.phone) problems.push(`participant "${p.name}" (${p.id}) uses sms_pin but has no phone`);
+    if (p.auth === 'sms_pin' && !p.phone) {
+      problems.push({ code: 'missing_phone', message: `participant "${p.name}" (${p.id}) uses sms_pin but has no phone: give them a phone or auth none` });
+    }
   }
   state.fields.forEach((f, i) => {
-    if (f.page > pageCount) problems.push(`fields[${i}] is on page ${f.page} but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}`);
+    if (f.page > pageCount) {
+      problems.push({
+        code: 'field_page_out_of_range',
+        message: `fields[${i}] is on page ${f.page} but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}: move it with PUT /v1/documents/{id}/fields`,
+      });
+    }
   });
   return problems;
 }
@@ -204,6 +223,7 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   if (cmd.seal && !cmd.seal.uploaded && mine.some((f) => f.type === 'seal' && f.upload_only)) {
     throw invalid('seal_upload_required', 'This seal field accepts an uploaded seal image only.', 'seal_image');
   }
+  const values = resolveSignerValues(state.fields, p, cmd.values ?? {}, cmd.now, cmd.time_zone ?? DEFAULT_TIME_ZONE);
   const events: DocumentEvent[] = [
     {
       type: 'ParticipantSigned',
@@ -216,10 +236,12 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
         auth_phone_masked: p.auth === 'sms_pin' ? maskPhone(p.phone) : null,
         ip: cmd.ip,
         user_agent: cmd.user_agent,
+        ...(values.length ? { values } : {}),
       },
     },
   ];
   if (wouldComplete(state, p.id)) {
+    const formData = state.participants.flatMap((q) => (q.id === p.id ? values : (q.values ?? [])).map((v) => ({ participant_id: q.id, ...v })));
     events.push({
       type: 'DocumentCompleted',
       // From the state, not the command: the original fixed at send is what was signed.
@@ -228,6 +250,7 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
         original_sha256: state.original_pdf?.sha256 ?? null,
         final_pdf: cmd.final_pdf,
         ...(cmd.chain_head ? { chain_head: cmd.chain_head } : {}),
+        ...(formData.length ? { form_data: formData } : {}),
       },
     });
   }
@@ -260,6 +283,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             from_template: command.from_template,
             duplicated_from: command.duplicate_of?.document_id ?? null,
             created_at: command.now,
+            ...(command.show_title === false ? { show_title: false } : {}),
           },
         },
       ];
@@ -322,19 +346,28 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
     case 'ReplaceFields':
       requireEditableDraft(state);
       validateFields(command.fields, state.participants);
-      if (state.page_count !== null) {
-        command.fields.forEach((f, i) => {
-          if (f.page > (state.page_count as number)) {
-            throw invalid('invalid_parameter', `fields[${i}].page is ${f.page} but the document has ${state.page_count} pages.`, `fields[${i}].page`);
-          }
-        });
+      {
+        // Known from an uploaded file, or from the draft's render the shell made for this request.
+        const pages = state.page_count ?? command.page_count ?? null;
+        if (pages !== null) {
+          command.fields.forEach((f, i) => {
+            if (f.page > pages) {
+              throw invalid(
+                'field_page_out_of_range',
+                `fields[${i}].page is ${f.page} but the document has ${pages} page${pages === 1 ? '' : 's'}: place it on a page from 1 to ${pages}.`,
+                `fields[${i}].page`,
+              );
+            }
+          });
+        }
       }
       return [{ type: 'FieldsReplaced', data: { fields: command.fields, replaced_at: command.now } }];
     case 'SendDocument': {
       requireEditableDraft(state, false);
-      const problems = sendProblems(state, command.page_count);
+      const problems = sendProblemsOf(state, command.page_count);
       if (problems.length > 0) {
-        throw new DomainError('precondition', 'send_preconditions_unmet', `The document cannot be sent: ${problems.join('; ')}.`);
+        // The first problem's code, so a client can branch on it; the message lists them all.
+        throw new DomainError('precondition', problems[0].code, `The document cannot be sent: ${problems.map((p) => p.message).join('; ')}.`);
       }
       return [
         {

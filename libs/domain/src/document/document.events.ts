@@ -1,8 +1,10 @@
 import { DomainEvent } from '../shared/decider';
+import { FieldSettings, FieldType, FieldValueEntry } from './field-types';
+
+export type { FieldType } from './field-types';
 
 export type ParticipantRole = 'signer' | 'reviewer' | 'cc';
 export type ParticipantAuth = 'sms_pin' | 'none';
-export type FieldType = 'signature' | 'seal';
 export type ContentFormat = 'html' | 'text' | 'pdf';
 
 export interface ParticipantSetup {
@@ -17,7 +19,8 @@ export interface ParticipantSetup {
   redirect_url?: string | null;
 }
 
-export interface Field {
+/** A placement (SPEC's Field) and, for value fields, its settings (field-types.ts). */
+export interface Field extends FieldSettings {
   id: string;
   participant_id: string;
   type: FieldType;
@@ -70,6 +73,8 @@ export type DocumentCreated = DomainEvent<
     from_template: string | null;
     duplicated_from: string | null;
     created_at: string;
+    /** Present (false) only when the rendered PDF has no title heading above the body. */
+    show_title?: boolean;
   }
 >;
 export type DocumentUpdated = DomainEvent<
@@ -134,6 +139,8 @@ export type ParticipantSigned = DomainEvent<
     auth_phone_masked: string | null;
     ip: string | null;
     user_agent: string | null;
+    /** What the participant filled (and the service filled for them): evidence, in field order. Absent when none. */
+    values?: FieldValueEntry[];
   }
 >;
 export type ParticipantDeclined = DomainEvent<
@@ -161,7 +168,14 @@ export interface ChainHeadProof {
 }
 export type DocumentCompleted = DomainEvent<
   'DocumentCompleted',
-  { completed_at: string; original_sha256: string | null; final_pdf: BlobPointer | null; chain_head?: ChainHeadProof | null }
+  {
+    completed_at: string;
+    original_sha256: string | null;
+    final_pdf: BlobPointer | null;
+    chain_head?: ChainHeadProof | null;
+    /** Every participant's values, as their ParticipantSigned recorded them (for document.completed). Absent when none. */
+    form_data?: Array<FieldValueEntry & { participant_id: string }>;
+  }
 >;
 /** reason: what the sender told the participants (absent on events recorded before cancel reasons). */
 export type DocumentCanceled = DomainEvent<'DocumentCanceled', { canceled_at: string; reason?: string | null }>;

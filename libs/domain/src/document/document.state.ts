@@ -1,5 +1,6 @@
 import { assertNever } from '../shared/decider';
 import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantCorrected, ParticipantSetup, BlobPointer } from './document.events';
+import { FieldValueEntry } from './field-types';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
 export type ParticipantStatus = 'pending' | 'viewed' | 'signed' | 'declined';
@@ -40,6 +41,8 @@ export interface ParticipantState extends ParticipantSetup {
   link_version?: number;
   /** The last time the sender resent this participant's request (the resend cooldown). */
   request_resent_at?: string | null;
+  /** The values recorded with the signature; absent before it (or when there were none). */
+  values?: FieldValueEntry[];
 }
 
 export interface DocumentState {
@@ -55,6 +58,8 @@ export interface DocumentState {
   author_name: string;
   metadata: Record<string, string>;
   from_template: string | null;
+  /** Whether the rendered PDF prints the title as a heading above the body. */
+  show_title: boolean;
   edit_locked: boolean;
   trashed: boolean;
   created_at: string;
@@ -84,6 +89,7 @@ export const initialDocumentState = (): DocumentState => ({
   author_name: '',
   metadata: {},
   from_template: null,
+  show_title: true,
   edit_locked: false,
   trashed: false,
   created_at: '',
@@ -123,6 +129,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         author_name: d.author_name,
         metadata: d.metadata,
         from_template: d.from_template ?? null,
+        show_title: d.show_title !== false,
         created_at: d.created_at,
         page_count: d.file?.page_count ?? null,
       };
@@ -222,6 +229,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         signed_at: event.data.signed_at,
         signature: event.data.signature,
         seal: event.data.seal,
+        ...(event.data.values ? { values: event.data.values } : {}),
         // The PIN is single use: consumed by the signature it authorised.
         pin: p.pin && { ...p.pin, used: true },
       }));

@@ -8,6 +8,7 @@ export type DomainErrorKind =
   | 'not_found' // 404
   | 'conflict' // 409: the current state forbids it
   | 'payment_required' // 402
+  | 'too_large' // 413: an input over a size limit
   | 'too_many' // 429: slow down (cooldowns)
   | 'gone'; // 410: it existed and its time is over (a download window)
 

@@ -1,17 +1,21 @@
 import { PDFDocument } from 'pdf-lib';
 import { signDocument } from '../sign-pdf';
+import { drawValues, flattenForm } from '../draw-values';
 import { stampDocument } from '../stamp-pdf';
 import { jobPhase } from './thread-cpu';
 import { bytes, type BuildFinalJobInput, type Bytes } from './pdf-jobs';
 
 /**
- * The final PDF: every signature and seal stamped into its field, then the PAdES signature. The
- * original is parsed once and written once (stamping and signing share the loaded document).
+ * The final PDF: every signature and seal stamped into its field, every value drawn into its
+ * field and any form of the original flattened, then the PAdES signature. The original is parsed
+ * once and written once (stamping and signing share the loaded document).
  */
 export default async function buildFinalJob(input: BuildFinalJobInput): Promise<Bytes> {
   const doc = await jobPhase('stamp', async () => {
     const loaded = await PDFDocument.load(bytes(input.original), { updateMetadata: false });
     if (input.stamps.length) await stampDocument(loaded, input.stamps.map((s) => ({ ...s, image: bytes(s.image) })));
+    if (input.values?.length) await drawValues(loaded, input.values);
+    flattenForm(loaded);
     return loaded;
   });
   return jobPhase('sign', () => signDocument(doc, { ...input.sign, p12: bytes(input.sign.p12) }));

@@ -1,5 +1,6 @@
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
+import type { PdfValue } from '../draw-values';
 import type { PdfInspection } from '../inspect-pdf';
 import type { StampImageType } from '../image-type';
 import type { RenderDocumentInput } from '../render-document';
@@ -47,6 +48,8 @@ export const INSPECT_PDF: PdfJob<Bytes, PdfInspection> = { id: 'pdf.inspect', ve
 export interface BuildFinalJobInput {
   original: Bytes;
   stamps: Array<{ page: number; x: number; y: number; width: number; height: number; image: Bytes }>;
+  /** Field values drawn into the pages (text in the Korean font, checkboxes, radio buttons). */
+  values?: PdfValue[];
   sign: SignJobOptions;
 }
 
@@ -60,8 +63,8 @@ export interface SignJobOptions {
   tsaUrl?: string;
   evidence?: Record<string, string>;
 }
-/** Stamps every signature and seal, then signs the whole file (PAdES). */
-export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 1, filename: handler('build-final') };
+/** Stamps every signature and seal, draws the field values, flattens any form, then signs the whole file (PAdES). */
+export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 2, filename: handler('build-final') };
 
 export interface CountersignJobInput {
   pdf: Bytes;

@@ -1,0 +1,57 @@
+import { randomUUID } from 'crypto';
+import { Field, FieldSettings, FieldValueEntry } from '@dojang/domain';
+import { FieldDto } from './document.dto';
+import type { FieldSettingsResponse } from '../openapi/response-schemas';
+
+const SETTINGS = [
+  'label',
+  'read_only',
+  'font_size',
+  'multiline',
+  'max_length',
+  'pattern',
+  'pattern_message',
+  'min',
+  'max',
+  'decimals',
+  'options',
+  'group',
+  'option',
+  'min_checked',
+  'max_checked',
+  'locale',
+] as const satisfies readonly (keyof FieldSettings)[];
+
+/**
+ * A field as the sender placed it: only the settings they gave are recorded (fields of SPEC's
+ * shape stay exactly as they were). A number prefill is kept as its canonical string.
+ */
+export function toField(dto: FieldDto): Field {
+  const field: Field = {
+    id: randomUUID(),
+    participant_id: dto.participant_id.toLowerCase(),
+    type: dto.type,
+    page: dto.page,
+    x: dto.x,
+    y: dto.y,
+    width: dto.width,
+    height: dto.height,
+    // A checkbox in a group is answered with the group (min_checked), not one by one.
+    required: dto.required ?? !(dto.type === 'checkbox' && dto.group !== undefined),
+    upload_only: dto.upload_only ?? false,
+  };
+  const settings: Record<string, unknown> = {};
+  for (const key of SETTINGS) if (dto[key] !== undefined) settings[key] = dto[key];
+  if (dto.value !== undefined) settings.value = typeof dto.value === 'number' ? String(dto.value) : dto.value;
+  return { ...field, ...(settings as FieldSettings) };
+}
+
+/** The settings of a field that has them, for responses (absent ones are left out, as in the request). */
+export function fieldSettingsOf(field: Field, signed: FieldValueEntry | undefined): FieldSettingsResponse {
+  const out: Record<string, unknown> = {};
+  for (const key of SETTINGS) if (field[key] !== undefined && field[key] !== null) out[key] = field[key];
+  // Once its participant signed, the value they signed; before, the sender's prefill.
+  if (signed) out.value = signed.value;
+  else if (field.value !== undefined && field.value !== null) out.value = field.value;
+  return out as FieldSettingsResponse;
+}

@@ -1,0 +1,50 @@
+import { AuditFieldValue } from '@dojang/pdf';
+import { displayValue } from '@dojang/domain';
+import { DocumentRow } from '@dojang/projections';
+import { FormDataResponse } from '../openapi/response-schemas';
+
+/**
+ * Every value the participants' signatures recorded, in field order: by field id and with each
+ * field's label, the participant who filled it and when they signed.
+ */
+export function formDataOf(row: DocumentRow): FormDataResponse {
+  const fields = new Map(row.fields.map((f, i) => [f.id, { field: f, index: i }]));
+  const data: FormDataResponse['data'] = [];
+  for (const p of row.participants) {
+    for (const v of p.values ?? []) {
+      const placed = fields.get(v.field_id);
+      data.push({
+        field_id: v.field_id,
+        participant_id: p.id,
+        type: v.type as FormDataResponse['data'][number]['type'],
+        label: v.label,
+        value: v.value,
+        display_value: displayValue(placed?.field ?? v, v.value),
+        signed_at: p.signed_at as string,
+      });
+    }
+  }
+  const order = (id: string) => fields.get(id)?.index ?? Number.MAX_SAFE_INTEGER;
+  data.sort((a, b) => order(a.field_id) - order(b.field_id));
+  const valueFields = row.fields.filter((f) => f.type !== 'signature' && f.type !== 'seal');
+  return {
+    object: 'form_data',
+    document_id: row.id,
+    status: row.status,
+    // Every participant with value fields has signed: no value will be added.
+    complete: valueFields.every((f) => row.participants.find((p) => p.id === f.participant_id)?.status === 'signed'),
+    values: Object.fromEntries(data.map((d) => [d.field_id, d.value])),
+    data,
+  };
+}
+
+/** The certificate's list: label (or type) → value as the PDF shows it, who, when. */
+export function auditFieldValues(row: DocumentRow): AuditFieldValue[] {
+  const names = new Map(row.participants.map((p) => [p.id, p.name]));
+  return formDataOf(row).data.map((d) => ({
+    label: d.label ?? d.type,
+    value: d.display_value,
+    participant: names.get(d.participant_id) ?? d.participant_id,
+    at: d.signed_at,
+  }));
+}

@@ -1,0 +1,373 @@
+import { DomainError, invalid } from '../shared/domain-error';
+
+/**
+ * Every kind of field a participant fills. `signature` and `seal` are SPEC's; the rest carry a
+ * value (evidence in the participant's ParticipantSigned, drawn into the final PDF).
+ */
+export const FIELD_TYPES = [
+  'signature',
+  'seal',
+  'initials',
+  'text',
+  'number',
+  'date',
+  'signing_date',
+  'checkbox',
+  'radio',
+  'dropdown',
+  'name',
+  'email',
+  'phone',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** Images, not values: the signature drawing and the seal. */
+export const IMAGE_FIELD_TYPES: readonly FieldType[] = ['signature', 'seal'];
+/** Filled by the service when the participant signs: never by the sender or the signer. */
+export const AUTO_FIELD_TYPES: readonly FieldType[] = ['signing_date', 'name', 'email', 'phone'];
+/** Drawn as text in the final PDF: these take a font size. */
+export const TEXT_LIKE_FIELD_TYPES: readonly FieldType[] = ['initials', 'text', 'number', 'date', 'signing_date', 'dropdown', 'name', 'email', 'phone'];
+/** Drawn as a mark: their value is a boolean. */
+export const MARK_FIELD_TYPES: readonly FieldType[] = ['checkbox', 'radio'];
+
+export type FieldLocale = 'ko' | 'en';
+
+/** A value as recorded: booleans for checkbox and radio, strings (canonical forms) for the rest. */
+export type FieldValue = string | boolean;
+
+/**
+ * The settings beyond SPEC's placement. All optional, so fields recorded before they existed
+ * replay unchanged; the shell writes only those the sender gave.
+ */
+export interface FieldSettings {
+  label?: string | null;
+  read_only?: boolean;
+  /** The sender's prefill (for a read-only field: the value itself). */
+  value?: FieldValue | null;
+  /** Points; null or absent: chosen to fit the box. */
+  font_size?: number | null;
+  multiline?: boolean;
+  max_length?: number | null;
+  /** A whole-value match, compiled for V8's linear-time engine (see fieldPattern). */
+  pattern?: string | null;
+  pattern_message?: string | null;
+  min?: number | null;
+  max?: number | null;
+  decimals?: number | null;
+  /** dropdown: the choices. */
+  options?: string[] | null;
+  /** checkbox (optional) and radio (required): fields of one participant that are answered together. */
+  group?: string | null;
+  /** radio: the option this button stands for. */
+  option?: string | null;
+  /** checkbox group: how many of its boxes must / may be checked. */
+  min_checked?: number | null;
+  max_checked?: number | null;
+  /** date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02. */
+  locale?: FieldLocale | null;
+}
+
+/** One filled field as its participant's ParticipantSigned records it. */
+export interface FieldValueEntry {
+  field_id: string;
+  type: FieldType;
+  label: string | null;
+  value: FieldValue;
+}
+
+export const MAX_TEXT_LENGTH = 10_000;
+export const DEFAULT_TEXT_LENGTH = 1_000;
+export const MAX_PATTERN_LENGTH = 200;
+export const MAX_LABEL_LENGTH = 200;
+export const MAX_OPTIONS = 100;
+export const MAX_OPTION_LENGTH = 200;
+export const MAX_INITIALS_LENGTH = 10;
+export const MIN_FONT_SIZE = 4;
+export const MAX_FONT_SIZE = 72;
+export const MAX_DECIMALS = 6;
+/** Characters of prefilled values in one field set (they travel in one event). */
+export const MAX_PREFILL_CHARACTERS = 200_000;
+
+let linearEngine: boolean | undefined;
+
+/**
+ * Patterns come from integrators and run on signers' input, so a pattern must not be able to
+ * backtrack catastrophically ((a+)+$ on a long value holds the process for minutes). It is
+ * compiled with V8's linear-time engine (flag `l`, RE2-like: no backreferences, no lookaround,
+ * no nested counted repetition), which refuses any pattern it cannot run in linear time; the
+ * process enables that engine at start (libs/application/src/linear-regexp.ts). Returns the
+ * compiled whole-value matcher, or why the pattern is refused.
+ */
+export function fieldPattern(source: string): RegExp | string {
+  if (linearEngine === undefined) {
+    try {
+      new RegExp('a', 'l');
+      linearEngine = true;
+    } catch {
+      linearEngine = false;
+    }
+  }
+  // Not the client's fault: without the engine no pattern can be run safely.
+  if (!linearEngine) throw new Error('V8 linear-time RegExp engine is not enabled (--enable-experimental-regexp-engine)');
+  try {
+    return new RegExp(`^(?:${source})$`, 'l');
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/linear time/.test(message)) {
+      return 'is not accepted: patterns must run in linear time (no backreferences, lookaround or nested counted repetition such as (a{1,9}){1,9})';
+    }
+    return `is not a valid regular expression (${message.replace(/^Invalid regular expression: /, '')})`;
+  }
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function isIsoDate(value: string): boolean {
+  const m = ISO_DATE.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+const NUMBER = /^-?(\d{1,15})(?:\.(\d{1,6}))?$/;
+
+/**
+ * Why `value` cannot be this field's value, or null when it can. `value` is what the sender
+ * prefilled or the signer sent, already in its recorded form (numbers as canonical strings).
+ */
+export function valueProblem(field: { type: FieldType } & FieldSettings, value: FieldValue): string | null {
+  switch (field.type) {
+    case 'checkbox':
+    case 'radio':
+      return typeof value === 'boolean' ? null : 'must be true or false';
+    case 'signature':
+    case 'seal':
+      return 'takes an image (signature, seal_id or seal_image), not a value';
+    default:
+      break;
+  }
+  if (typeof value !== 'string') return 'must be a string';
+  switch (field.type) {
+    case 'initials':
+      return value.length > MAX_INITIALS_LENGTH ? `must be at most ${MAX_INITIALS_LENGTH} characters` : null;
+    case 'text': {
+      const max = field.max_length ?? DEFAULT_TEXT_LENGTH;
+      if (value.length > max) return `must be at most ${max} characters (it has ${value.length})`;
+      if (!field.multiline && /[\r\n]/.test(value)) return 'must be a single line (the field is not multiline)';
+      if (field.pattern && value !== '') {
+        const re = fieldPattern(field.pattern);
+        if (typeof re !== 'string' && !re.test(value)) return field.pattern_message || `does not match the pattern ${field.pattern}`;
+      }
+      return null;
+    }
+    case 'number': {
+      const m = NUMBER.exec(value);
+      if (!m) return 'must be a number such as 1234 or -12.5 (digits, an optional minus and decimal point, no separators)';
+      const decimals = field.decimals ?? 0;
+      if ((m[2]?.length ?? 0) > decimals) return decimals === 0 ? 'must be a whole number' : `may have at most ${decimals} decimal places`;
+      const n = Number(value);
+      if (field.min != null && n < field.min) return `must be at least ${field.min}`;
+      if (field.max != null && n > field.max) return `must be at most ${field.max}`;
+      return null;
+    }
+    case 'date':
+    case 'signing_date':
+      return isIsoDate(value) ? null : 'must be a date written YYYY-MM-DD, e.g. 2027-01-02';
+    case 'dropdown':
+      return (field.options ?? []).includes(value) ? null : `must be one of the options: ${(field.options ?? []).join(', ')}`;
+    case 'name':
+    case 'email':
+    case 'phone':
+      return null;
+  }
+}
+
+/**
+ * A value as the certificate and form_data print it (dates per the field's locale; marks that
+ * Noto Sans KR has a glyph for, with the radio button's option).
+ */
+export function displayValue(field: { type: FieldType; locale?: FieldLocale | null; option?: string | null }, value: FieldValue): string {
+  if (typeof value === 'boolean') {
+    if (field.type === 'radio') return `${value ? '●' : '○'} ${field.option ?? ''}`.trim();
+    return value ? '✓ 선택 (checked)' : '□ 미선택 (unchecked)';
+  }
+  if ((field.type === 'date' || field.type === 'signing_date') && isIsoDate(value)) {
+    if ((field.locale ?? 'ko') === 'en') return value;
+    const [y, m, d] = value.split('-').map(Number);
+    return `${y}년 ${m}월 ${d}일`;
+  }
+  return value;
+}
+
+/** The calendar date at `instant` in `timeZone` (IANA), as YYYY-MM-DD. */
+export function dateIn(instant: string, timeZone: string): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(instant));
+}
+
+export const DEFAULT_TIME_ZONE = 'Asia/Seoul';
+
+export function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface PlacedField extends FieldSettings {
+  participant_id: string;
+  type: FieldType;
+  required: boolean;
+  upload_only: boolean;
+}
+
+interface FieldOwner {
+  id: string;
+  email: string | null;
+  phone: string | null;
+}
+
+const isInt = (v: unknown, min: number, max: number) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+
+/**
+ * Everything PUT /fields can check about the settings of a field set, beyond the placement:
+ * each refusal names the exact input (`fields[3].options`), so an integrator fixes it before send.
+ */
+export function validateFieldSettings(fields: PlacedField[], participants: FieldOwner[]): void {
+  // Prefills travel in one FieldsReplaced event (EventStoreDB takes 1 MiB per append).
+  const prefilled = fields.reduce((n, f) => n + (typeof f.value === 'string' ? f.value.length : 0), 0);
+  if (prefilled > MAX_PREFILL_CHARACTERS) {
+    throw new DomainError('too_large', 'field_values_too_large', `The prefilled values hold ${prefilled} characters; a field set holds at most ${MAX_PREFILL_CHARACTERS}: shorten the longest.`, 'fields');
+  }
+  const groups = new Map<string, number[]>();
+  fields.forEach((f, i) => {
+    const at = `fields[${i}]`;
+    const bad = (key: string, message: string) => invalid('invalid_parameter', `${at}.${key} ${message}`, `${at}.${key}`);
+    const image = IMAGE_FIELD_TYPES.includes(f.type);
+    const auto = AUTO_FIELD_TYPES.includes(f.type);
+    const onlyFor = (key: keyof FieldSettings, types: readonly FieldType[]) => {
+      if (f[key] != null && !types.includes(f.type)) throw bad(key, `applies to ${types.join(', ')} fields only (this one is ${f.type}).`);
+    };
+    if (f.label != null && (typeof f.label !== 'string' || f.label.length > MAX_LABEL_LENGTH)) throw bad('label', `must be a string of at most ${MAX_LABEL_LENGTH} characters.`);
+    if (f.read_only && (image || auto)) throw bad('read_only', `does not apply to ${f.type} fields (${image ? 'the signer makes them' : 'the service fills them'}).`);
+    onlyFor('font_size', TEXT_LIKE_FIELD_TYPES);
+    if (f.font_size != null && !(typeof f.font_size === 'number' && f.font_size >= MIN_FONT_SIZE && f.font_size <= MAX_FONT_SIZE)) {
+      throw bad('font_size', `must be a number of points between ${MIN_FONT_SIZE} and ${MAX_FONT_SIZE}.`);
+    }
+    onlyFor('multiline', ['text']);
+    onlyFor('max_length', ['text']);
+    onlyFor('pattern', ['text']);
+    onlyFor('pattern_message', ['text']);
+    onlyFor('min', ['number']);
+    onlyFor('max', ['number']);
+    onlyFor('decimals', ['number']);
+    onlyFor('options', ['dropdown']);
+    onlyFor('group', ['checkbox', 'radio']);
+    onlyFor('option', ['radio']);
+    onlyFor('min_checked', ['checkbox']);
+    onlyFor('max_checked', ['checkbox']);
+    onlyFor('locale', ['date', 'signing_date']);
+    if (f.max_length != null && !isInt(f.max_length, 1, MAX_TEXT_LENGTH)) throw bad('max_length', `must be an integer from 1 to ${MAX_TEXT_LENGTH}.`);
+    if (f.pattern != null) {
+      if (typeof f.pattern !== 'string' || f.pattern.length === 0 || f.pattern.length > MAX_PATTERN_LENGTH) throw bad('pattern', `must be a regular expression of 1 to ${MAX_PATTERN_LENGTH} characters.`);
+      const compiled = fieldPattern(f.pattern);
+      if (typeof compiled === 'string') throw bad('pattern', `${compiled}.`);
+    }
+    if (f.pattern_message != null && f.pattern == null) throw bad('pattern_message', 'is shown when the value does not match pattern: set pattern too.');
+    if (f.decimals != null && !isInt(f.decimals, 0, MAX_DECIMALS)) throw bad('decimals', `must be an integer from 0 to ${MAX_DECIMALS}.`);
+    for (const k of ['min', 'max'] as const) {
+      if (f[k] != null && !(typeof f[k] === 'number' && Number.isFinite(f[k]))) throw bad(k, 'must be a number.');
+    }
+    if (f.min != null && f.max != null && f.min > f.max) throw bad('min', `(${f.min}) is greater than max (${f.max}): no value could satisfy both.`);
+    if (f.type === 'dropdown') {
+      const options = f.options;
+      if (!Array.isArray(options) || options.length === 0) throw invalid('missing_parameter', `${at}.options must list at least one choice for a dropdown.`, `${at}.options`);
+      if (options.length > MAX_OPTIONS) throw bad('options', `may list at most ${MAX_OPTIONS} choices.`);
+      options.forEach((o, j) => {
+        if (typeof o !== 'string' || !o.trim() || o.length > MAX_OPTION_LENGTH) {
+          throw invalid('invalid_parameter', `${at}.options[${j}] must be a non-blank string of at most ${MAX_OPTION_LENGTH} characters.`, `${at}.options[${j}]`);
+        }
+        if (options.indexOf(o) !== j) throw invalid('invalid_parameter', `${at}.options[${j}] ("${o}") is listed twice.`, `${at}.options[${j}]`);
+      });
+    }
+    if (f.type === 'radio') {
+      if (!f.group) throw invalid('missing_parameter', `${at}.group is required: a radio button belongs to a group of at least two.`, `${at}.group`);
+      if (typeof f.option !== 'string' || !f.option.trim() || f.option.length > MAX_OPTION_LENGTH) {
+        throw invalid('missing_parameter', `${at}.option must name the choice this radio button stands for (1 to ${MAX_OPTION_LENGTH} characters).`, `${at}.option`);
+      }
+    }
+    if (f.group != null) {
+      if (typeof f.group !== 'string' || !f.group.trim() || f.group.length > 100) throw bad('group', 'must be a non-blank string of at most 100 characters.');
+      const members = groups.get(f.group) ?? [];
+      members.push(i);
+      groups.set(f.group, members);
+    }
+    if (f.min_checked != null && f.group == null) throw bad('min_checked', 'applies to a checkbox group: set group too.');
+    if (f.max_checked != null && f.group == null) throw bad('max_checked', 'applies to a checkbox group: set group too.');
+    if (auto && f.value != null) throw bad('value', `cannot be set: a ${f.type} field is filled when its participant signs.`);
+    if (image && f.value != null) throw bad('value', `cannot be set on a ${f.type} field.`);
+    if (f.value != null) {
+      const problem = valueProblem(f, f.value);
+      if (problem) throw bad('value', `${problem.replace(/\.$/, '')}.`);
+    }
+    if (f.read_only && f.value == null) throw invalid('missing_parameter', `${at}.value is required: a read_only field shows the value the sender set.`, `${at}.value`);
+    if (f.type === 'email' || f.type === 'phone') {
+      const owner = participants.find((p) => p.id === f.participant_id);
+      if (owner && !owner[f.type] && f.required) {
+        throw invalid('invalid_parameter', `${at} is a required ${f.type} field but its participant has no ${f.type}: add it to the participant or make the field optional.`, `${at}.type`);
+      }
+    }
+  });
+  for (const [name, members] of groups) {
+    const first = fields[members[0]];
+    const at = (i: number) => `fields[${i}]`;
+    for (const i of members) {
+      const f = fields[i];
+      if (f.type !== first.type) throw invalid('invalid_parameter', `${at(i)}.group "${name}" mixes ${first.type} and ${f.type} fields; a group holds one type.`, `${at(i)}.group`);
+      if (f.participant_id !== first.participant_id) {
+        throw invalid('invalid_parameter', `${at(i)}.group "${name}" spans several participants; a group is answered by one participant.`, `${at(i)}.group`);
+      }
+    }
+    if (first.type === 'radio') {
+      if (members.length < 2) throw invalid('invalid_parameter', `${at(members[0])}.group "${name}" has one radio button; a radio group needs at least two.`, `${at(members[0])}.group`);
+      const seen = new Set<string>();
+      for (const i of members) {
+        const option = fields[i].option as string;
+        if (seen.has(option)) throw invalid('invalid_parameter', `${at(i)}.option "${option}" appears twice in radio group "${name}".`, `${at(i)}.option`);
+        seen.add(option);
+      }
+      const chosen = members.filter((i) => fields[i].value === true);
+      if (chosen.length > 1) throw invalid('invalid_parameter', `${at(chosen[1])}.value: radio group "${name}" can have only one option chosen.`, `${at(chosen[1])}.value`);
+    }
+    if (first.type === 'checkbox') {
+      const limits = (key: 'min_checked' | 'max_checked') => {
+        const set = members.filter((i) => fields[i][key] != null);
+        for (const i of set) {
+          if (!isInt(fields[i][key], 0, members.length)) {
+            throw invalid('invalid_parameter', `${at(i)}.${key} must be an integer from 0 to ${members.length} (the boxes in group "${name}").`, `${at(i)}.${key}`);
+          }
+          if (fields[i][key] !== fields[set[0]][key]) {
+            throw invalid('invalid_parameter', `${at(i)}.${key} differs from ${at(set[0])}.${key} in group "${name}"; set it once or to the same number.`, `${at(i)}.${key}`);
+          }
+        }
+        return set.length ? { value: fields[set[0]][key] as number, at: set[0] } : null;
+      };
+      const min = limits('min_checked');
+      const max = limits('max_checked');
+      const mustCheck = members.filter((i) => fields[i].required || (fields[i].read_only && fields[i].value === true)).length;
+      if (min && max && min.value > max.value) {
+        throw invalid('invalid_parameter', `${at(min.at)}.min_checked (${min.value}) is greater than max_checked (${max.value}) in group "${name}".`, `${at(min.at)}.min_checked`);
+      }
+      if (max && mustCheck > max.value) {
+        throw invalid('invalid_parameter', `${at(max.at)}.max_checked (${max.value}) is less than the ${mustCheck} boxes of group "${name}" that must be checked (required or read-only checked).`, `${at(max.at)}.max_checked`);
+      }
+      const canCheck = members.filter((i) => !(fields[i].read_only && fields[i].value !== true)).length;
+      if (min && min.value > canCheck) {
+        throw invalid('invalid_parameter', `${at(min.at)}.min_checked (${min.value}) is more than the ${canCheck} boxes of group "${name}" the signer can check.`, `${at(min.at)}.min_checked`);
+      }
+    }
+  }
+}

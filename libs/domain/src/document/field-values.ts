@@ -1,0 +1,124 @@
+import { DomainError, invalid } from '../shared/domain-error';
+import {
+  AUTO_FIELD_TYPES,
+  FieldSettings,
+  FieldType,
+  FieldValue,
+  FieldValueEntry,
+  IMAGE_FIELD_TYPES,
+  dateIn,
+  valueProblem,
+} from './field-types';
+
+interface OwnField extends FieldSettings {
+  id: string;
+  participant_id: string;
+  type: FieldType;
+  required: boolean;
+}
+
+interface Signer {
+  id: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+}
+
+/** At most this many characters of values per signature: they travel in one event (EventStoreDB takes 1 MiB). */
+export const MAX_VALUE_CHARACTERS = 200_000;
+
+const at = (fieldId: string) => `values.${fieldId}`;
+const required = (f: OwnField, why: string) =>
+  invalid('field_value_required', `${f.label ? `"${f.label}" (${f.id})` : `Field ${f.id}`} ${why}`, at(f.id));
+const refused = (f: OwnField, why: string) =>
+  invalid('field_value_invalid', `${f.label ? `"${f.label}" (${f.id})` : `Field ${f.id}`} ${why.replace(/\.$/, '')}.`, at(f.id));
+
+/** A submitted JSON value in its recorded form, or why it cannot be one. */
+function recorded(f: OwnField, raw: unknown): FieldValue | null | { problem: string } {
+  if (raw === null || raw === undefined) return null;
+  if (f.type === 'checkbox' || f.type === 'radio') return typeof raw === 'boolean' ? raw : { problem: 'must be true or false' };
+  if (f.type === 'number' && typeof raw === 'number') {
+    if (!Number.isFinite(raw)) return { problem: 'must be a finite number' };
+    return String(raw);
+  }
+  if (typeof raw !== 'string') return { problem: `must be a string${f.type === 'number' ? ' or a number' : ''}` };
+  // Surrounding blanks are never meant; an emptied field is an absent value.
+  const trimmed = f.multiline ? raw.replace(/^\s*\n|\s+$/g, '') : raw.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+/**
+ * The values a participant's signature records: what they sent in `values` (by field id) over
+ * the sender's prefill, read-only values as the sender set them, and name, email, phone and
+ * signing date from the participant and the moment of signing. Refuses, naming the field
+ * (`values.<field id>`) and why, a value for a field that is not theirs or not theirs to fill,
+ * a missing required value, an invalid one, and a group whose rules are not met.
+ */
+export function resolveSignerValues(
+  fields: readonly OwnField[],
+  signer: Signer,
+  submitted: Record<string, unknown>,
+  now: string,
+  timeZone: string,
+): FieldValueEntry[] {
+  const mine = fields.filter((f) => f.participant_id === signer.id);
+  for (const id of Object.keys(submitted)) {
+    const f = mine.find((x) => x.id === id);
+    if (!f) throw invalid('invalid_parameter', `values.${id} names no field of this participant; use the field ids of GET /v1/signing/{token}.`, at(id));
+    if (IMAGE_FIELD_TYPES.includes(f.type)) throw refused(f, `is a ${f.type} field: send it as ${f.type === 'signature' ? 'signature' : 'seal_id or seal_image'}, not in values`);
+    if (AUTO_FIELD_TYPES.includes(f.type)) throw refused(f, `is filled by the service when you sign (${f.type}); leave it out of values`);
+    if (f.read_only && submitted[id] !== undefined) throw refused(f, 'is read-only: the sender set its value; leave it out of values');
+  }
+  const entries: FieldValueEntry[] = [];
+  let characters = 0;
+  for (const f of mine) {
+    if (IMAGE_FIELD_TYPES.includes(f.type)) continue;
+    let value: FieldValue | null;
+    if (AUTO_FIELD_TYPES.includes(f.type)) {
+      value = f.type === 'signing_date' ? dateIn(now, timeZone) : f.type === 'name' ? signer.name : f.type === 'email' ? signer.email : signer.phone;
+    } else if (f.read_only) {
+      value = f.value ?? null;
+    } else {
+      const given = recorded(f, submitted[f.id]);
+      if (given !== null && typeof given === 'object') throw refused(f, given.problem);
+      value = given ?? f.value ?? null;
+    }
+    if (value === null && (f.type === 'checkbox' || f.type === 'radio')) value = false;
+    const missing = value === null || (f.type === 'checkbox' && value === false);
+    if (missing && f.required && f.type !== 'radio') {
+      throw required(f, f.type === 'checkbox' ? 'must be checked: it is required.' : 'is required: send it in values.');
+    }
+    if (value === null) continue;
+    const problem = valueProblem(f, value);
+    if (problem) throw refused(f, problem);
+    if (typeof value === 'string') characters += value.length;
+    entries.push({ field_id: f.id, type: f.type, label: f.label ?? null, value });
+  }
+  if (characters > MAX_VALUE_CHARACTERS) {
+    throw new DomainError('too_large', 'field_values_too_large', `The values hold ${characters} characters; a signature records at most ${MAX_VALUE_CHARACTERS}: shorten the longest text values.`, 'values');
+  }
+  checkGroups(mine, entries);
+  return entries;
+}
+
+function checkGroups(mine: readonly OwnField[], entries: FieldValueEntry[]): void {
+  const checked = new Set(entries.filter((e) => e.value === true).map((e) => e.field_id));
+  const groups = new Map<string, OwnField[]>();
+  for (const f of mine) {
+    if (f.group == null || (f.type !== 'checkbox' && f.type !== 'radio')) continue;
+    groups.set(f.group, [...(groups.get(f.group) ?? []), f]);
+  }
+  for (const [name, members] of groups) {
+    const count = members.filter((f) => checked.has(f.id)).length;
+    const first = members[0];
+    if (first.type === 'radio') {
+      if (count > 1) throw refused(members.filter((f) => checked.has(f.id))[1], `cannot be chosen too: radio group "${name}" takes one choice (${count} were chosen)`);
+      if (count === 0 && members.some((f) => f.required)) throw required(first, `belongs to radio group "${name}", which is required: choose one of ${members.map((f) => `"${f.option}"`).join(', ')}.`);
+      continue;
+    }
+    const min = members.find((f) => f.min_checked != null)?.min_checked ?? 0;
+    const max = members.find((f) => f.max_checked != null)?.max_checked ?? members.length;
+    if (count < min) throw required(first, `belongs to checkbox group "${name}": check at least ${min} of its ${members.length} boxes (${count} checked).`);
+    if (count > max) throw refused(first, `belongs to checkbox group "${name}": check at most ${max} of its boxes (${count} checked)`);
+  }
+}

@@ -1,0 +1,112 @@
+import { PDFDocument, PDFTextField, StandardFonts } from 'pdf-lib';
+import { drawValues, fitText, flattenForm, PdfValue, wrapLines } from './draw-values';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pdffonts, pdftotext, renderPage } from './testing/poppler';
+
+/** What poppler complains about while reading the file (stderr), e.g. "Invalid XRef entry". */
+function pdfinfoErrors(pdf: Buffer): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dojang-values-'));
+  try {
+    writeFileSync(join(dir, 'f.pdf'), pdf);
+    return execFileSync('sh', ['-c', 'pdftotext f.pdf - 2>&1 >/dev/null'], { cwd: dir, encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const A4: [number, number] = [595.28, 841.89];
+
+async function blank(pages = 1, rotate = 0): Promise<PDFDocument> {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage(A4);
+    if (rotate) page.setRotation({ type: 'degrees', angle: rotate } as never);
+  }
+  return doc;
+}
+
+const save = async (doc: PDFDocument) => Buffer.from(await doc.save());
+const text = (o: Partial<PdfValue>): PdfValue => ({ page: 1, x: 10, y: 10, width: 40, height: 4, kind: 'text', font_size: null, multiline: false, ...o });
+
+/** Dark pixels inside a field's box (percent coordinates) of a page rendered at `dpi`. */
+function inkIn(pdf: Buffer, box: { x: number; y: number; width: number; height: number }, dpi = 40): number {
+  const page = renderPage(pdf, 1, dpi);
+  let dark = 0;
+  for (let y = Math.floor((box.y / 100) * page.height); y < ((box.y + box.height) / 100) * page.height; y++) {
+    for (let x = Math.floor((box.x / 100) * page.width); x < ((box.x + box.width) / 100) * page.width; x++) {
+      const [r, g, b] = page.rgb(x, y);
+      if (r + g + b < 300) dark++;
+    }
+  }
+  return dark;
+}
+
+describe('drawValues: field values in the final PDF', () => {
+  it('draws Korean text in the embedded subset of Noto Sans KR, readable by an independent reader', async () => {
+    const doc = await blank();
+    await drawValues(doc, [text({ text: '서울특별시 중구 세종대로 110' }), text({ y: 20, text: '2027년 1월 2일' })]);
+    const pdf = await save(doc);
+    const out = pdftotext(pdf);
+    expect(out).toContain('서울특별시 중구 세종대로 110');
+    expect(out).toContain('2027년 1월 2일');
+    expect(pdffonts(pdf)).toMatch(/NotoSansKR.*CID TrueType.*yes/);
+    // A subset: a few KB, not the 6 MB font.
+    expect(pdf.length).toBeLessThan(60_000);
+  });
+
+  it('wraps a multi-line value inside its box, and shrinks a long single line to fit', async () => {
+    const long = '근로자는 회사의 취업규칙과 복무규정을 준수하며 성실히 근무한다. '.repeat(3).trim();
+    const lines = fitText(long, { width: 200, height: 60 }, null, true, (s, size) => s.length * size * 0.9);
+    expect(lines.lines.length).toBeGreaterThan(1);
+    expect(lines.lines.length * lines.size * 1.25).toBeLessThanOrEqual(60);
+    const one = fitText('아주 긴 한 줄의 값이 상자보다 넓습니다', { width: 60, height: 20 }, null, false, (s, size) => s.length * size * 0.9);
+    expect(one.lines).toHaveLength(1);
+    expect(one.size).toBeLessThan(12);
+    const doc = await blank();
+    await drawValues(doc, [text({ text: long, multiline: true, height: 10 })]);
+    expect(pdftotext(await save(doc)).replace(/\s+/g, '')).toContain(long.replace(/\s+/g, ''));
+  });
+
+  it('breaks a word wider than the box between characters', () => {
+    expect(wrapLines('가나다라마바', 3, (s) => s.length)).toEqual(['가나다', '라마바']);
+    expect(wrapLines('ab cd\nef', 5, (s) => s.length)).toEqual(['ab cd', 'ef']);
+  });
+
+  it('draws a ticked box for a checked checkbox and a filled dot for the chosen radio button, empty ones otherwise', async () => {
+    const checked = { page: 1, x: 10, y: 10, width: 4, height: 3, kind: 'checkbox' as const, checked: true, font_size: null, multiline: false };
+    const unchecked = { ...checked, x: 20, checked: false };
+    const chosen = { ...checked, x: 30, kind: 'radio' as const };
+    const other = { ...chosen, x: 40, checked: false };
+    const doc = await blank();
+    await drawValues(doc, [checked, unchecked, chosen, other]);
+    const pdf = await save(doc);
+    const ink = [checked, unchecked, chosen, other].map((b) => inkIn(pdf, b));
+    expect(ink.every((n) => n > 0)).toBe(true);
+    expect(ink[0]).toBeGreaterThan(ink[1] * 1.3);
+    expect(ink[2]).toBeGreaterThan(ink[3] * 1.3);
+    // Nothing outside the boxes.
+    expect(inkIn(pdf, { x: 50, y: 10, width: 40, height: 10 })).toBe(0);
+  });
+
+  it('refuses a value on a page the document does not have', async () => {
+    await expect(drawValues(await blank(), [text({ page: 2, text: 'x' })])).rejects.toThrow(/outside 1\.\.1/);
+  });
+
+  it('flattens the form of an original: no live field remains, its value stays on the page', async () => {
+    const doc = await blank();
+    const form = doc.getForm();
+    const field: PDFTextField = form.createTextField('address');
+    field.setText('Seoul');
+    field.addToPage(doc.getPage(0), { x: 50, y: 700, width: 200, height: 20, font: await doc.embedFont(StandardFonts.Helvetica) });
+    flattenForm(doc);
+    // Written as the signer writes the final PDF: no object streams, so the xref table must have no holes.
+    const written = Buffer.from(await doc.save({ useObjectStreams: false }));
+    expect(pdfinfoErrors(written)).toBe('');
+    const reloaded = await PDFDocument.load(written);
+    expect(reloaded.getForm().getFields()).toHaveLength(0);
+    expect(pdftotext(written)).toContain('Seoul');
+  });
+});

@@ -1,0 +1,220 @@
+import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import { degrees, PDFDocument, PDFFont, PDFName, PDFNull, PDFPage, PDFRef, rgb } from 'pdf-lib';
+import type { Font, Fontkit } from 'pdf-lib/cjs/types/fontkit';
+import { cacheParsedKoreanFonts, koreanFontFiles } from './fonts';
+import { normalizeRotation, visibleBox } from './inspect-pdf';
+import { displaySize, displayToUserSpace } from './stamp-pdf';
+
+/**
+ * A field value to draw into the final PDF, in the same coordinates as PdfStamp: percentages of
+ * the page as displayed (after /Rotate), origin top-left.
+ */
+export interface PdfValue {
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** text: `text` set in the Korean font; checkbox: a box, ticked when checked; radio: a circle, filled when chosen. */
+  kind: 'text' | 'checkbox' | 'radio';
+  text?: string;
+  checked?: boolean;
+  /** Points; null: the largest size up to 12 pt at which the text fits its box. */
+  font_size: number | null;
+  /** Wrap at the box's width (and at line breaks); otherwise one line. */
+  multiline: boolean;
+}
+
+export const MIN_VALUE_FONT_SIZE = 4;
+const DEFAULT_MAX_FONT_SIZE = 12;
+const PADDING = 1.5;
+const LINE_HEIGHT = 1.25;
+const INK = rgb(0.05, 0.05, 0.15);
+
+type FontkitCreate = (buffer: Uint8Array, postscriptName?: string) => Record<string | symbol, unknown>;
+
+/**
+ * pdf-lib embeds custom fonts through a fontkit it is handed. The fontkit pdfmake's pdfkit loads
+ * (2.x, whose parsed Noto Sans KR fonts.ts keeps per worker) encodes a subset with `encode()`,
+ * where pdf-lib expects the 1.x `encodeStream()`: this adapter gives its subsets that method, so
+ * only the glyphs a value uses are embedded (a few KB, not the 6 MB font) and the font is parsed
+ * once per worker, shared with pdfmake.
+ */
+function pdfLibFontkit(): Fontkit {
+  cacheParsedKoreanFonts();
+  const fromPdfmake = createRequire(require.resolve('pdfmake/package.json'));
+  const fontkit = createRequire(fromPdfmake.resolve('pdfkit'))('fontkit') as { create: FontkitCreate };
+  return {
+    create: (buffer: Uint8Array, name?: string) => {
+      const font = fontkit.create(buffer, name);
+      // The proxy is the font pdf-lib gets: fontkit 2's Font with a 1.x-style subset encoder.
+      return new Proxy(font, {
+        get(target, key) {
+          if (key === 'createSubset') {
+            return () => {
+              const subset = (target.createSubset as () => Record<string, unknown> & { encode(): Uint8Array }).call(target);
+              subset.encodeStream = () => {
+                const stream = new EventEmitter();
+                setImmediate(() => {
+                  try {
+                    stream.emit('data', subset.encode());
+                    stream.emit('end');
+                  } catch (error) {
+                    stream.emit('error', error);
+                  }
+                });
+                return stream;
+              };
+              return subset;
+            };
+          }
+          const value = target[key];
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      }) as unknown as Font;
+    },
+  };
+}
+
+interface Rect {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** Greedy line breaking at spaces, and inside a word only when the word alone is too wide. */
+export function wrapLines(text: string, maxWidth: number, widthOf: (s: string) => number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split(/\r?\n/)) {
+    let line = '';
+    for (const word of paragraph.split(/(?<=\s)/)) {
+      if (widthOf(line + word) <= maxWidth) {
+        line += word;
+        continue;
+      }
+      if (line !== '') {
+        lines.push(line.trimEnd());
+        line = '';
+      }
+      if (widthOf(word) <= maxWidth) {
+        line = word;
+        continue;
+      }
+      // A word wider than the box (or Korean without spaces): break it between characters.
+      for (const ch of Array.from(word)) {
+        if (line !== '' && widthOf(line + ch) > maxWidth) {
+          lines.push(line.trimEnd());
+          line = '';
+        }
+        line += ch;
+      }
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines;
+}
+
+/** The size and lines of a text in its box: the given size, else the largest that fits (never below 4 pt; then it is clipped by nothing but stays readable). */
+export function fitText(text: string, box: { width: number; height: number }, fontSize: number | null, multiline: boolean, widthAt: (s: string, size: number) => number) {
+  const innerW = Math.max(1, box.width - 2 * PADDING);
+  const innerH = Math.max(1, box.height - 2 * PADDING);
+  const layout = (size: number) => (multiline ? wrapLines(text, innerW, (s) => widthAt(s, size)) : [text.replace(/\s*\r?\n\s*/g, ' ')]);
+  if (fontSize !== null) return { size: fontSize, lines: layout(fontSize) };
+  let size = Math.min(DEFAULT_MAX_FONT_SIZE, innerH / LINE_HEIGHT);
+  while (size > MIN_VALUE_FONT_SIZE) {
+    const lines = layout(size);
+    const fits = lines.length * size * LINE_HEIGHT <= innerH + 0.01 && lines.every((l) => widthAt(l, size) <= innerW + 0.01);
+    if (fits) return { size, lines };
+    size = Math.max(MIN_VALUE_FONT_SIZE, size - 0.5);
+  }
+  return { size: MIN_VALUE_FONT_SIZE, lines: layout(MIN_VALUE_FONT_SIZE) };
+}
+
+function placement(page: PDFPage, v: PdfValue) {
+  const box = visibleBox(page);
+  const rotation = normalizeRotation(page.getRotation().angle);
+  const view = displaySize(box, rotation);
+  const rect: Rect = { left: (v.x / 100) * view.width, top: (v.y / 100) * view.height, width: (v.width / 100) * view.width, height: (v.height / 100) * view.height };
+  const at = (x: number, y: number) => displayToUserSpace({ x, y }, box, rotation);
+  return { rect, rotation, at };
+}
+
+function drawText(page: PDFPage, font: PDFFont, v: PdfValue): void {
+  const { rect, rotation, at } = placement(page, v);
+  const { size, lines } = fitText(v.text ?? '', rect, v.font_size, v.multiline, (s, sz) => font.widthOfTextAtSize(s, sz));
+  const ascent = font.heightAtSize(size, { descender: false });
+  const lineHeight = size * LINE_HEIGHT;
+  // A single line sits in the middle of its box; several start at the top.
+  const block = lines.length * lineHeight;
+  const top = lines.length === 1 && block < rect.height ? rect.top + (rect.height - lineHeight) / 2 : rect.top + PADDING;
+  lines.forEach((line, i) => {
+    if (!line) return;
+    const baseline = top + i * lineHeight + (lineHeight - size) / 2 + Math.min(ascent, size);
+    const origin = at(rect.left + PADDING, baseline);
+    page.drawText(line, { x: origin.x, y: origin.y, size, font, color: INK, rotate: degrees(rotation) });
+  });
+}
+
+function drawMark(page: PDFPage, v: PdfValue): void {
+  const { rect, at } = placement(page, v);
+  const side = Math.min(rect.width, rect.height) * 0.8;
+  const cx = rect.left + rect.width / 2;
+  const cy = rect.top + rect.height / 2;
+  const thickness = Math.max(0.5, side / 14);
+  const line = (x1: number, y1: number, x2: number, y2: number, width = thickness) =>
+    page.drawLine({ start: at(x1, y1), end: at(x2, y2), thickness: width, color: INK });
+  if (v.kind === 'checkbox') {
+    const [l, t, r, b] = [cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2];
+    line(l, t, r, t);
+    line(r, t, r, b);
+    line(r, b, l, b);
+    line(l, b, l, t);
+    if (v.checked) {
+      line(l + side * 0.2, cy, cx - side * 0.08, b - side * 0.2, thickness * 2);
+      line(cx - side * 0.08, b - side * 0.2, r - side * 0.15, t + side * 0.2, thickness * 2);
+    }
+    return;
+  }
+  const center = at(cx, cy);
+  page.drawCircle({ x: center.x, y: center.y, size: side / 2, borderWidth: thickness, borderColor: INK });
+  if (v.checked) page.drawCircle({ x: center.x, y: center.y, size: side / 4, color: INK });
+}
+
+/**
+ * Draws field values into the page content (never as form fields: nothing is left for a reader
+ * to change), and flattens any form the original carried, so the final PDF has no live field.
+ */
+export async function drawValues(doc: PDFDocument, values: PdfValue[]): Promise<void> {
+  const pages = doc.getPages();
+  values.forEach((v, i) => {
+    if (!Number.isInteger(v.page) || v.page < 1 || v.page > pages.length) throw new RangeError(`values[${i}].page ${v.page} is outside 1..${pages.length}`);
+  });
+  if (values.some((v) => v.kind === 'text' && v.text)) {
+    doc.registerFontkit(pdfLibFontkit());
+    const regular = koreanFontFiles().get('NotoSansKR-Regular.ttf') as Buffer;
+    const font = await doc.embedFont(regular, { subset: true });
+    for (const v of values) if (v.kind === 'text' && v.text) drawText(pages[v.page - 1], font, v);
+  }
+  for (const v of values) if (v.kind !== 'text') drawMark(pages[v.page - 1], v);
+}
+
+/** Turns the original's own form fields, if any, into page content: a final PDF has no live field. */
+export function flattenForm(doc: PDFDocument): void {
+  if (!doc.catalog.has(PDFName.of('AcroForm'))) return;
+  try {
+    const form = doc.getForm();
+    if (form.getFields().length > 0) form.flatten();
+  } catch {
+    // A form pdf-lib cannot read: its widgets stay as they are drawn, and the form goes below.
+  }
+  doc.catalog.delete(PDFName.of('AcroForm'));
+  // Flattening deletes the fields' objects; written without object streams (as the signer writes
+  // the final PDF) their numbers would leave holes in the xref table that poppler reports broken.
+  const context = doc.context;
+  for (let n = 1; n <= context.largestObjectNumber; n++) {
+    const ref = PDFRef.of(n);
+    if (!context.lookup(ref)) context.assign(ref, PDFNull);
+  }
+}
