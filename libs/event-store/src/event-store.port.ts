@@ -73,6 +73,18 @@ export class DuplicateEventError extends Error {
   }
 }
 
+/**
+ * The store could not learn whether an append was written (its connection died around the commit
+ * and the store stayed unreachable while it checked). Retrying the very same events (same ids) is
+ * safe: event ids are unique, so at most one copy lands; retrying with new ids is not.
+ */
+export class AppendOutcomeUnknownError extends Error {
+  readonly name = 'AppendOutcomeUnknownError';
+  constructor(readonly streamId: string, readonly cause: unknown) {
+    super(`stream ${streamId}: the append's outcome is unknown (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+}
+
 export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** All events of one stream in revision order; [] when the stream does not exist. */
