@@ -33,6 +33,7 @@ import {
   DuplicateEventError,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
+import { assertStorableEvents } from './storable-events';
 
 export interface EsdbEventStoreOptions {
   /**
@@ -115,6 +116,8 @@ export class EsdbEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
     assertDistinctIds(streamId, events);
+    // The rule every store keeps, so a log moves between stores unchanged.
+    assertStorableEvents(streamId, events);
     const attempts = expected === 'any' ? Math.max(1, this.options.maxAnyAttempts ?? 10) : 1;
     const window = expected === 'any' ? Math.max(1, this.options.duplicateWindow ?? 16) : 1;
 

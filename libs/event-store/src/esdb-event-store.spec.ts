@@ -248,6 +248,15 @@ describe('EsdbEventStore against a fake client', () => {
     await expect(store.readStream('document-5')).rejects.toThrow(/without a position; server 22.6 or later/);
   });
 
+  it('refuses text no store keeps alike (the one rule of every store) before sending anything', async () => {
+    const fake = new FakeEsdbClient();
+    const store = storeOn(fake);
+    const bad = newEvent();
+    bad.data = { title: 'a\u0000b' };
+    await expect(store.append('document-6', [bad], 'no_stream')).rejects.toMatchObject({ name: 'UnstorableEventError', path: 'events[0].data.title' });
+    expect(fake.appendCalls).toBe(0);
+  });
+
   it('ping resolves when the server answers, and names the store when it does not', async () => {
     const fake = new FakeEsdbClient();
     const store = storeOn(fake);

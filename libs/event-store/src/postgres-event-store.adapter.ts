@@ -11,6 +11,7 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
+import { assertStorableEvents } from './storable-events';
 import { EVENT_STORE_MIGRATIONS } from './postgres-event-store.migrations';
 
 /*
@@ -189,6 +190,9 @@ export class PostgresEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
     if (this.closed) throw new Error('the event store is closed');
+    // Refused alone, before it joins a group: a value the group's JSON could not encode, or text
+    // jsonb refuses, would otherwise fail every append of the group.
+    assertStorableEvents(streamId, events);
     return new Promise<AppendResult>((resolve, reject) => {
       this.group.push({ streamId, events, expected, resolve, reject });
       this.schedule();
@@ -561,21 +565,28 @@ function plan(group: PendingAppend[], heads: Heads): PlannedAppend[] {
     }
     let revision = head ? head.revision : -1;
     let prevHash = head ? head.hash : GENESIS_HASH;
-    const rows = append.events.map((event): InsertRow => {
-      revision += 1;
-      const hash = eventHash({ ...event, stream_id: append.streamId, stream_revision: revision }, prevHash);
-      const metadata = { ...event.metadata, prev_hash: prevHash, hash };
-      prevHash = hash;
-      return {
-        ord: ord++,
-        stream_id: append.streamId,
-        stream_revision: revision,
-        event_id: event.event_id,
-        type: event.type,
-        data: event.data,
-        metadata,
-      };
-    });
+    let rows: InsertRow[];
+    try {
+      rows = append.events.map((event, i): InsertRow => {
+        revision += 1;
+        const hash = eventHash({ ...event, stream_id: append.streamId, stream_revision: revision }, prevHash);
+        const metadata = { ...event.metadata, prev_hash: prevHash, hash };
+        prevHash = hash;
+        return {
+          ord: ord + i,
+          stream_id: append.streamId,
+          stream_revision: revision,
+          event_id: event.event_id,
+          type: event.type,
+          data: event.data,
+          metadata,
+        };
+      });
+    } catch (err) {
+      // append() checked the events already; whatever still throws here is this append's alone.
+      return { append, rows: [], error: err };
+    }
+    ord += rows.length;
     heads.streams.set(append.streamId, { revision, hash: prevHash });
     for (const id of ids) heads.taken.add(id);
     return { append, rows };

@@ -10,6 +10,7 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
+import { assertStorableEvents } from './storable-events';
 
 interface PendingAppend {
   streamId: string;
@@ -225,6 +226,8 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
+    // Refused alone, before it joins a group (and with the same rule as every other store).
+    assertStorableEvents(streamId, events);
     const result = await new Promise<AppendResult>((resolve, reject) => {
       this.group.push({ streamId, events, expected, resolve, reject });
       // Every append requested while the event loop handles one round of I/O shares one
