@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@n
 import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
-import { AppendOutcomeUnknownError } from '@dojang/event-store';
+import { AppendOutcomeUnknownError, UnstorableEventError } from '@dojang/event-store';
 import { isPdfLimitError } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { ApiError, fromDomainError } from './api-error';
@@ -50,6 +50,11 @@ export function toApiError(exception: unknown): ApiError {
       'write_outcome_unknown',
       'The store lost the answer to this write and could not be reached to check it: it may or may not have been applied. Check the resource before sending the request again with a new Idempotency-Key.',
     );
+  }
+  // Text the request guard let through (from a source it does not see): still the client's input,
+  // refused before anything was written.
+  if (exception instanceof UnstorableEventError) {
+    return new ApiError(400, 'invalid_request_error', 'invalid_parameter', 'The request holds text that cannot be stored (a control character or an unpaired surrogate).', 'body');
   }
   // Not the client's doing, so a 5xx; but a named one, so an operator knows to restore the file.
   if (exception instanceof EvidenceIntegrityError) {
