@@ -234,9 +234,36 @@ export function sharedPdfPool(options: Pick<PdfPoolOptions, 'threads' | 'maxHeap
   return pool;
 }
 
+/** Holders of each shared pool taken with acquireSharedPdfPool. */
+const holders = new Map<PdfPool, number>();
+
+/**
+ * The shared pool for these limits, held until `release()`: the last holder to release it stops
+ * its workers. (Their message ports keep a process alive: an API closed in a test, or a process
+ * ending without process.exit, would otherwise never exit.)
+ */
+export function acquireSharedPdfPool(options: Pick<PdfPoolOptions, 'threads' | 'maxHeapMb'> = {}): { pool: PdfPool; release(): Promise<void> } {
+  const pool = sharedPdfPool(options);
+  holders.set(pool, (holders.get(pool) ?? 0) + 1);
+  let released = false;
+  return {
+    pool,
+    async release() {
+      if (released) return;
+      released = true;
+      const left = (holders.get(pool) ?? 1) - 1;
+      if (left > 0) return void holders.set(pool, left);
+      holders.delete(pool);
+      for (const [key, p] of shared) if (p === pool) shared.delete(key);
+      await pool.close();
+    },
+  };
+}
+
 /** Stops every shared pool's workers (tests, shutdown). */
 export async function closeSharedPdfPools(): Promise<void> {
   const pools = [...shared.values()];
   shared.clear();
+  holders.clear();
   await Promise.all(pools.map((p) => p.close()));
 }
