@@ -24,5 +24,6 @@ describe('closing an API', () => {
       await second.close();
     }
     expect(ports()).toBe(before);
-  });
+    // Two APIs and a render on a loaded machine: longer than the default hang guard.
+  }, 180_000);
 });

@@ -78,6 +78,30 @@ describe('MongoReadStore.commit', () => {
   });
 });
 
+describe('MongoReadStore.reset', () => {
+  it('refuses a commit of the new generation made while the collections are being dropped, so no checkpoint is left ahead of lost rows', async () => {
+    const { store, db } = open();
+    let gap: Promise<unknown> = Promise.resolve();
+    db.collection('rm_documents').beforeDrop = async () => {
+      // Another runner reloaded after the generation moved and commits before the drop.
+      const generation = (await store.getGenerations(['documents'])).documents;
+      gap = store.commit([put('documents', 'd1', 5, { _generation: generation })], { documents: 5 }, { documents: generation }).then(
+        () => 'committed',
+        (err: Error) => err.name,
+      );
+      await gap;
+    };
+    const generation = await store.reset('documents', ['documents']);
+    expect(await gap).toBe('StaleGenerationError');
+    // Whatever the gap did, no checkpoint is ahead of a row that is gone.
+    expect(await store.getCheckpoint('documents')).toBe(0);
+    // Once the reset is over, the new generation commits.
+    await store.commit([put('documents', 'd1', 5, { _generation: generation })], { documents: 5 }, { documents: generation });
+    expect(await store.get('documents', 'd1')).toMatchObject({ _position: 5 });
+    expect(await store.getCheckpoint('documents')).toBe(5);
+  });
+});
+
 describe('MongoReadStore.incrementWindow', () => {
   it('tries the TTL index again after it failed once, instead of failing every request until restart', async () => {
     const { store, db } = open();

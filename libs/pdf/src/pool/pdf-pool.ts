@@ -160,8 +160,13 @@ export class PdfPool {
     return [...this.workerThreads];
   }
 
+  /**
+   * Stops the workers now; jobs still queued or running are rejected. (Piscina's graceful close
+   * waits for running jobs, warm-ups included, and on a loaded machine ran past its 30 s limit,
+   * which it reports as an 'error' event.)
+   */
   async close(): Promise<void> {
-    await this.piscina.close({ force: true });
+    await this.piscina.destroy();
   }
 
   private async acquire(): Promise<void> {

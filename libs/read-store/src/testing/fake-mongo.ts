@@ -144,8 +144,14 @@ export class FakeCollection {
     return { ...doc };
   }
 
+  /** Runs before the next drop (a test's interleaving: another process acting in the gap). */
+  beforeDrop: (() => Promise<void>) | null = null;
+
   async drop() {
     this.record('drop', []);
+    const before = this.beforeDrop;
+    this.beforeDrop = null;
+    if (before) await before();
     this.docs.clear();
     return true;
   }
