@@ -55,6 +55,27 @@ function field(name: string): string {
  * document backwards; a concurrent commit touching the same documents is a write conflict, which
  * the driver retries with fresh reads.
  */
+/**
+ * Refuses, naming the fix, a MongoDB that cannot run transactions: every commit of the read models
+ * is one (a standalone server answers the first with "Transaction numbers are only allowed on a
+ * replica set member or mongos", long after boot). `hello` names the replica set (`setName`) or a
+ * mongos router (`msg: 'isdbgrid'`); servers before 4.4.2 answer `isMaster` instead.
+ */
+export async function assertMongoRunsTransactions(db: Db): Promise<void> {
+  let hello: Document;
+  try {
+    hello = await db.command({ hello: 1 });
+  } catch {
+    hello = await db.command({ isMaster: 1 });
+  }
+  if (typeof hello.setName === 'string' && hello.setName) return;
+  if (hello.msg === 'isdbgrid') return;
+  throw new Error(
+    'MongoDB (MONGO_URL) is a standalone server: the read models commit in transactions, which need a replica set ' +
+      '(a single-node one will do: start mongod with --replSet rs0 and run rs.initiate(), as docker-compose.yml does) or a sharded cluster',
+  );
+}
+
 /** How long a reset keeps commits of its projection out while it drops the collections, at most. */
 const RESET_FENCE_MS = 60_000;
 

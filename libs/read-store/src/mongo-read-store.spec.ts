@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { ALL_PROJECTIONS } from '@dojang/projections';
-import { MongoReadStore } from './mongo-read-store.adapter';
+import { MongoReadStore, assertMongoRunsTransactions } from './mongo-read-store.adapter';
 import { StaleGenerationError, Write } from './read-store.port';
 import { FakeMongoClient } from './testing/fake-mongo';
 
@@ -99,6 +99,30 @@ describe('MongoReadStore.reset', () => {
     await store.commit([put('documents', 'd1', 5, { _generation: generation })], { documents: 5 }, { documents: generation });
     expect(await store.get('documents', 'd1')).toMatchObject({ _position: 5 });
     expect(await store.getCheckpoint('documents')).toBe(5);
+  });
+});
+
+describe('assertMongoRunsTransactions (boot)', () => {
+  const dbOf = (fake: FakeMongoClient) => fake.db() as unknown as Parameters<typeof assertMongoRunsTransactions>[0];
+
+  it('accepts a replica set member and a mongos router', async () => {
+    const fake = new FakeMongoClient();
+    await expect(assertMongoRunsTransactions(dbOf(fake))).resolves.toBeUndefined();
+    fake.database.hello = { isWritablePrimary: true, msg: 'isdbgrid' };
+    await expect(assertMongoRunsTransactions(dbOf(fake))).resolves.toBeUndefined();
+  });
+
+  it('refuses a standalone server, saying commits need a replica set and how to get one', async () => {
+    const fake = new FakeMongoClient();
+    fake.database.hello = { isWritablePrimary: true };
+    await expect(assertMongoRunsTransactions(dbOf(fake))).rejects.toThrow(/standalone server.*replica set.*--replSet/);
+  });
+
+  it('asks an old server (no hello) with isMaster', async () => {
+    const fake = new FakeMongoClient();
+    fake.database.hello = null;
+    await expect(assertMongoRunsTransactions(dbOf(fake))).resolves.toBeUndefined();
+    expect(fake.database.commands.map((c) => Object.keys(c)[0])).toEqual(['hello', 'isMaster']);
   });
 });
 

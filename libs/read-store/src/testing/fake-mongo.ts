@@ -170,6 +170,17 @@ export class FakeDb {
   async createCollection(name: string) {
     this.collection(name);
   }
+
+  /** What `hello` answers (a replica set member by default); null: an old server without `hello`. */
+  hello: Record<string, unknown> | null = { isWritablePrimary: true, setName: 'rs0', ok: 1 };
+  readonly commands: Array<Record<string, unknown>> = [];
+
+  async command(cmd: Record<string, unknown>) {
+    this.commands.push(cmd);
+    if ('hello' in cmd && this.hello === null) throw new Error('no such command: hello');
+    if ('hello' in cmd || 'isMaster' in cmd) return { ...(this.hello ?? { ismaster: true, setName: 'rs0' }), ok: 1 };
+    return { ok: 1 };
+  }
 }
 
 export class FakeMongoClient {
