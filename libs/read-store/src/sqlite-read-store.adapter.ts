@@ -66,10 +66,11 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
-    this.ensureSync(spec.name);
+    // DDL takes the write lock too (a process booting while a rebuild holds it).
+    await retryWhileBusy(() => this.ensureSync(spec.name));
     // During a bulk load of this collection its indexes are built once, when the load ends.
     if (this.bulk?.has(spec.name)) return;
-    this.createIndexes(spec);
+    await retryWhileBusy(() => this.createIndexes(spec));
   }
 
   private createIndexes(spec: CollectionSpec): void {
@@ -251,7 +252,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
-    this.ensureSync(collection);
+    await retryWhileBusy(() => this.ensureSync(collection));
     if (typeof doc.id !== 'string' || doc.id === '') throw new Error('read-model document without an id');
     const json = JSON.stringify({ ...doc, _version: (expectedVersion ?? 0) + 1 });
     const result = await retryWhileBusy(() =>
