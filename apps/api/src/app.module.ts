@@ -1,4 +1,4 @@
-import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Module, OnModuleDestroy, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
@@ -34,7 +34,14 @@ import { AdminHttpController } from './admin/admin.http.controller';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
-export class AppModule {
+export class AppModule implements OnModuleDestroy {
+  constructor(private readonly pdf: DocumentPdfService) {}
+
+  /** app.close(): the PDF pool's workers stop with the last API that holds them. */
+  async onModuleDestroy(): Promise<void> {
+    await this.pdf.close();
+  }
+
   static register(infra: Infrastructure, clock: Clock, notifier: Notifier, extra: { controllers?: any[]; providers?: Provider[] } = {}): DynamicModule {
     return {
       module: AppModule,

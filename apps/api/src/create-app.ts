@@ -78,6 +78,8 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
     try {
       assertAcceptableJson(req.body);
+      // Query strings by the same rule (parameters are named as in the body: `starting_after`).
+      assertAcceptableJson(req.query);
     } catch (err) {
       const e = toApiError(err);
       return void res.status(e.status).json({ error: { type: e.type, code: e.code, message: e.message, ...(e.param ? { param: e.param } : {}), request_id: req.requestId } });

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Decider } from '@dojang/domain';
-import { EventStore, WrongExpectedRevisionError } from '@dojang/event-store';
+import { AppendOutcomeUnknownError, EventStore, NewEvent, WrongExpectedRevisionError } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { ConcurrentModificationError, GenericCommandHandler } from './command-handler';
 
@@ -73,5 +73,68 @@ describe('GenericCommandHandler', () => {
     expect(again.state).toBe(2);
     expect(read).toHaveBeenCalledTimes(1);
     expect((await store.readStream('count-new')).map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
+  });
+
+  describe('an append whose outcome is unknown (the store lost the answer and could not tell)', () => {
+    /** The store as a command handler sees it when answers are lost: `plan` says what each append call does. */
+    function lossy(plan: Array<'land-then-lose' | 'lose' | 'ok'>) {
+      const calls: NewEvent[][] = [];
+      let late: (() => Promise<unknown>) | null = null;
+      const wrapped: EventStore = Object.assign(Object.create(store), {
+        append: jest.fn(async (streamId: string, events: NewEvent[], expected: Parameters<EventStore['append']>[2]) => {
+          calls.push(events);
+          const step = plan.shift() ?? 'ok';
+          if (step === 'ok') return store.append(streamId, events, expected);
+          if (step === 'land-then-lose') await store.append(streamId, events, expected);
+          // A 'lose' copy that was in flight may still land later: `landLate` lets it.
+          else late = () => store.append(streamId, events, expected);
+          throw new AppendOutcomeUnknownError(streamId, new Error('Connection terminated unexpectedly'));
+        }),
+      });
+      return { store: wrapped, calls, landLate: () => late?.() };
+    }
+
+    it('reports a command whose append landed as done, once, with the landed events and their position', async () => {
+      const { store: s, calls } = lossy(['land-then-lose']);
+      const handler = new GenericCommandHandler(s, 2, 1);
+      const decision = await handler.execute(counter, 'count-l', { type: 'Count' }, { actor: 'test' }, now, { newStream: true });
+      const stored = await store.readStream('count-l');
+      expect(stored.map((e) => e.data)).toEqual([{ n: 1 }]);
+      expect(calls).toHaveLength(1);
+      expect(decision).toEqual({ before: 0, state: 1, events: [{ type: 'Counted', data: { n: 1 } }], position: stored[0].global_position });
+    });
+
+    it('tries again with the very same event ids while the outcome is unknown, and lands once', async () => {
+      const { store: s, calls } = lossy(['lose', 'lose', 'ok']);
+      const handler = new GenericCommandHandler(s, 2, 1);
+      const decision = await handler.execute(counter, 'count-r', { type: 'Count' }, { actor: 'test' }, now);
+      expect(decision.state).toBe(1);
+      expect(calls).toHaveLength(3);
+      expect(new Set(calls.map((c) => c[0].event_id)).size).toBe(1);
+      expect((await store.readStream('count-r')).map((e) => e.event_id)).toEqual([calls[0][0].event_id]);
+    });
+
+    it('finds an earlier copy that landed late instead of writing a second one', async () => {
+      const lossyStore = lossy(['lose']);
+      const s: EventStore = Object.assign(Object.create(lossyStore.store), {
+        append: jest.fn(async (...args: Parameters<EventStore['append']>) => {
+          if (lossyStore.calls.length === 1) await lossyStore.landLate();
+          return lossyStore.store.append(...args);
+        }),
+      });
+      const handler = new GenericCommandHandler(s, 2, 1);
+      const decision = await handler.execute(counter, 'count-late', { type: 'Count' }, { actor: 'test' }, now);
+      const stored = await store.readStream('count-late');
+      expect(stored).toHaveLength(1);
+      expect(decision).toMatchObject({ state: 1, position: stored[0].global_position });
+    });
+
+    it('gives up with AppendOutcomeUnknownError when the outcome stays unknown, having sent only the same ids', async () => {
+      const { store: s, calls } = lossy(['lose', 'lose', 'lose', 'lose', 'lose', 'lose']);
+      const handler = new GenericCommandHandler(s, 8, 1, 3);
+      await expect(handler.execute(counter, 'count-u', { type: 'Count' }, { actor: 'test' }, now)).rejects.toBeInstanceOf(AppendOutcomeUnknownError);
+      expect(calls).toHaveLength(4);
+      expect(new Set(calls.map((c) => c[0].event_id)).size).toBe(1);
+    });
   });
 });

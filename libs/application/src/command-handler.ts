@@ -1,6 +1,14 @@
 import { randomUUID } from 'crypto';
 import { Decider } from '@dojang/domain';
-import { AppendResult, EventMetadata, EventStore, StoredEvent, WrongExpectedRevisionError } from '@dojang/event-store';
+import {
+  AppendOutcomeUnknownError,
+  AppendResult,
+  DuplicateEventError,
+  EventMetadata,
+  EventStore,
+  StoredEvent,
+  WrongExpectedRevisionError,
+} from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
 
 export interface CommandContext {
@@ -66,6 +74,10 @@ export class GenericCommandHandler {
   constructor(
     private readonly store: EventStore,
     private readonly retries = 8,
+    /** First pause before trying again after an append whose outcome is unknown; doubled each time. */
+    private readonly outcomeRetryDelayMs = 250,
+    /** How many times a command whose append's outcome stays unknown tries again before giving up. */
+    private readonly outcomeRetries = 4,
   ) {}
 
   async execute<State, Command, Event extends { type: string; data: object }>(
@@ -97,9 +109,28 @@ export class GenericCommandHandler {
     now: () => string,
     options: ExecuteOptions,
   ): Promise<Decision<State, Event>> {
+    // The event ids of an append whose outcome is unknown (its store lost the answer and could
+    // not tell). Every later attempt of this command reuses them, so at most one of its appends
+    // can ever land (event ids are unique in every store), and each read looks for them first.
+    let inDoubt: string[] | null = null;
+    let doubts = 0;
     for (let attempt = 0; ; attempt++) {
-      // A made-up id names an empty stream: one read fewer per creation.
-      const history = attempt === 0 && options.newStream ? [] : (await this.store.readStream(streamId)).map(upcast);
+      let stored: StoredEvent[];
+      try {
+        // A made-up id names an empty stream: one read fewer per creation.
+        stored = attempt === 0 && options.newStream ? [] : await this.store.readStream(streamId);
+      } catch (err) {
+        if (!inDoubt) throw err;
+        // Still unknown: the store cannot be read either.
+        if (++doubts > this.outcomeRetries) throw new AppendOutcomeUnknownError(streamId, err);
+        await sleep(this.outcomeRetryDelayMs * 2 ** (doubts - 1));
+        continue;
+      }
+      const history = stored.map(upcast);
+      if (inDoubt) {
+        const landed = landedDecision(decider, history, new Set(inDoubt));
+        if (landed) return landed;
+      }
       const before = history.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState());
       const command = typeof source === 'function' ? await (source as (s: State) => Command | Promise<Command>)(before) : source;
       const events = decider.decide(command, before);
@@ -116,14 +147,24 @@ export class GenericCommandHandler {
         causation_id: context.causation_id,
         schema_version: SCHEMA_VERSION,
       };
+      const ids = events.map((_, i) => inDoubt?.[i] ?? randomUUID());
       let result: AppendResult;
       try {
         result = await this.store.append(
           streamId,
-          events.map((e) => ({ event_id: randomUUID(), type: e.type, data: e.data as Record<string, unknown>, metadata })),
+          events.map((e, i) => ({ event_id: ids[i], type: e.type, data: e.data as Record<string, unknown>, metadata })),
           history.length === 0 ? 'no_stream' : history[history.length - 1].stream_revision,
         );
       } catch (err) {
+        if (err instanceof AppendOutcomeUnknownError) {
+          if (++doubts > this.outcomeRetries) throw err;
+          // The first ids in doubt stay the ones reused: any copy that lands carries them.
+          inDoubt ??= ids;
+          await sleep(this.outcomeRetryDelayMs * 2 ** (doubts - 1));
+          continue;
+        }
+        // With ids in doubt, a refusal may be the earlier copy having landed: the next read tells.
+        if (inDoubt && err instanceof DuplicateEventError) continue;
         if (err instanceof WrongExpectedRevisionError) {
           if (attempt >= this.retries) throw new ConcurrentModificationError(streamId, attempt + 1);
           // Jittered back-off so racing writers don't collide again in lockstep.
@@ -141,4 +182,32 @@ export class GenericCommandHandler {
     const events = (await this.store.readStream(streamId)).map(upcast);
     return { state: events.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState()), events };
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The decision an earlier attempt of this command wrote, if the stream holds it: the run of events
+ * carrying ids in doubt (an append is atomic), with the state before and after it.
+ */
+function landedDecision<State, Command, Event>(
+  decider: Decider<State, Command, Event>,
+  history: StoredEvent[],
+  ids: Set<string>,
+): Decision<State, Event> | null {
+  const first = history.findIndex((e) => ids.has(e.event_id));
+  if (first < 0) return null;
+  let end = first;
+  while (end < history.length && ids.has(history[end].event_id)) end++;
+  const fold = (events: StoredEvent[], from: State) => events.reduce((s, e) => decider.evolve(s, e as unknown as Event), from);
+  const before = fold(history.slice(0, first), decider.initialState());
+  const mine = history.slice(first, end);
+  return {
+    before,
+    state: fold(mine, before),
+    events: mine.map((e) => ({ type: e.type, data: e.data }) as unknown as Event),
+    position: mine[mine.length - 1].global_position,
+  };
 }

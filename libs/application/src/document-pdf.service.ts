@@ -24,7 +24,7 @@ import {
   evidenceKeyOf,
   loadOrCreateSigningIdentity,
   sha256Hex,
-  sharedPdfPool,
+  acquireSharedPdfPool,
 } from '@dojang/pdf';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
@@ -85,12 +85,29 @@ export class DocumentPdfService {
   private readonly pagesInFlight = new Map<string, Promise<Buffer | null>>();
   private pageCollection: Promise<void> | null = null;
 
+  readonly pool: PdfPool;
+  /** Set when this service holds the process's shared pool (given none): `close()` lets go of it. */
+  private readonly lease: { release(): Promise<void> } | null = null;
+
   constructor(
     private readonly blobs: BlobStore,
     private readonly config: AppConfig,
     private readonly reads: ReadStore | null = null,
-    readonly pool: PdfPool = sharedPdfPool({ threads: config.pdfPoolThreads, maxHeapMb: config.pdfJobMaxHeapMb }),
-  ) {}
+    pool?: PdfPool,
+  ) {
+    if (pool) {
+      this.pool = pool;
+    } else {
+      const held = acquireSharedPdfPool({ threads: config.pdfPoolThreads, maxHeapMb: config.pdfJobMaxHeapMb });
+      this.pool = held.pool;
+      this.lease = held;
+    }
+  }
+
+  /** Lets go of the shared pool (its workers stop with its last holder); a given pool is the caller's. */
+  async close(): Promise<void> {
+    await this.lease?.release();
+  }
 
   /**
    * The PDF a participant reads: fixed at send; before that the uploaded file, or the body

@@ -22,6 +22,7 @@ import {
   jsonEvent,
 } from '@eventstore/db-client';
 import {
+  AppendOutcomeUnknownError,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -32,6 +33,7 @@ import {
   DuplicateEventError,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
+import { assertStorableEvents } from './storable-events';
 
 export interface EsdbEventStoreOptions {
   /**
@@ -114,6 +116,8 @@ export class EsdbEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
     assertDistinctIds(streamId, events);
+    // The rule every store keeps, so a log moves between stores unchanged.
+    assertStorableEvents(streamId, events);
     const attempts = expected === 'any' ? Math.max(1, this.options.maxAnyAttempts ?? 10) : 1;
     const window = expected === 'any' ? Math.max(1, this.options.duplicateWindow ?? 16) : 1;
 
@@ -158,7 +162,8 @@ export class EsdbEventStore implements EventStore {
         // was written.
         if (!result.success) throw new AppendRejected(result.nextExpectedRevision);
         const nextRevision = result.nextExpectedRevision;
-        const position = result.position && result.position.commit > 0n ? Number(result.position.commit) : await this.positionOf(streamId, nextRevision);
+        const known = knownCommit(result.position?.commit);
+        const position = known !== undefined ? Number(known) : await this.positionOf(streamId, nextRevision);
         this.notify();
         return { next_expected_revision: Number(nextRevision), position };
       } catch (err) {
@@ -194,20 +199,21 @@ export class EsdbEventStore implements EventStore {
    * the very same append again. The server answers a repeat of an append it already wrote (same
    * event ids at the same expected revision) with success and writes nothing, so a first copy
    * that lands late, after the check, is not doubled either. 'taken': another writer holds the
-   * revision. Rethrows the last client error when the server cannot tell.
+   * revision. Fails with AppendOutcomeUnknownError (the last client error its cause) when the server cannot tell.
    */
   private async settle(streamId: string, actual: number | 'no_stream', events: NewEvent[], toWrite: EventData[], lost: unknown): Promise<AppendResult | 'taken'> {
     let last = lost;
     for (let round = 1; round <= Math.max(1, this.options.outcomeChecks ?? 3); round++) {
       const outcome = await this.appendOutcome(streamId, actual, events);
-      if (outcome === 'unknown') throw last;
+      if (outcome === 'unknown') throw new AppendOutcomeUnknownError(streamId, last);
       if (outcome !== 'absent') return outcome;
       try {
         const result = await this.client.appendToStream(streamId, toWrite, {
           expectedRevision: actual === 'no_stream' ? NO_STREAM : BigInt(actual),
         });
         if (!result.success) return 'taken';
-        const position = result.position && result.position.commit > 0n ? Number(result.position.commit) : await this.positionOf(streamId, result.nextExpectedRevision);
+        const known = knownCommit(result.position?.commit);
+        const position = known !== undefined ? Number(known) : await this.positionOf(streamId, result.nextExpectedRevision);
         return { next_expected_revision: Number(result.nextExpectedRevision), position };
       } catch (err) {
         if (err instanceof WrongExpectedVersionError) return 'taken';
@@ -215,7 +221,7 @@ export class EsdbEventStore implements EventStore {
         last = err;
       }
     }
-    throw last;
+    throw new AppendOutcomeUnknownError(streamId, last);
   }
 
   /**
@@ -462,12 +468,19 @@ function isUnknownOutcome(err: unknown): boolean {
 
 /**
  * An event's commit position, or undefined when the server sent none. Stream reads carry one only
- * from server 22.6 on; before that the client fills in the protobuf default, 0, which no
- * non-system event can have (the log starts with the server's own epoch records).
+ * from server 22.6 on; before that the server sends 2^64 - 1 ("none"), or the client fills in the
+ * protobuf default, 0, which no non-system event can have (the log starts with the server's own
+ * epoch records).
  */
 function commitOf(event: Recorded): bigint | undefined {
-  const commit = event.position?.commit;
-  return commit === undefined || commit <= 0n ? undefined : commit;
+  return knownCommit(event.position?.commit);
+}
+
+/** "No position" on the wire: servers before 22.6 send 2^64 - 1 on stream reads, the client's default is 0. */
+const NO_POSITION = 2n ** 64n - 1n;
+
+function knownCommit(commit: bigint | undefined): bigint | undefined {
+  return commit === undefined || commit <= 0n || commit >= NO_POSITION ? undefined : commit;
 }
 
 function toStored(event: Recorded): StoredEvent {

@@ -10,7 +10,7 @@ import {
   WrongExpectedVersionError,
 } from '@eventstore/db-client';
 import { EsdbClient, EsdbEventStore, EventStoreUnreachableError } from './esdb-event-store.adapter';
-import { NewEvent, WrongExpectedRevisionError } from './event-store.port';
+import { AppendOutcomeUnknownError, NewEvent, WrongExpectedRevisionError } from './event-store.port';
 
 /**
  * The EventStoreDB adapter against an in-process fake of the client calls it makes. The fake keeps
@@ -49,7 +49,7 @@ class FakeEsdbClient {
   /** Runs before the next append is processed: a concurrent writer slipping in. */
   beforeNextAppend: (() => void) | null = null;
   /** Stream reads strip positions, as servers before 22.6 (and the client's defaults) do. */
-  streamReadPosition: 'present' | 'absent' | 'zero' = 'present';
+  streamReadPosition: 'present' | 'absent' | 'zero' | 'max' = 'present';
   readAllFails: Error | 'hang' | null = null;
   appendCalls = 0;
 
@@ -117,6 +117,8 @@ class FakeEsdbClient {
         const event = { ...e };
         if (strip === 'absent') delete event.position;
         if (strip === 'zero') event.position = { commit: 0n, prepare: 0n };
+        // What servers before 22.6 send on stream reads: the position as "none", 2^64 - 1.
+        if (strip === 'max') event.position = { commit: 2n ** 64n - 1n, prepare: 2n ** 64n - 1n };
         yield { event };
       }
     })();
@@ -182,7 +184,10 @@ describe('EsdbEventStore against a fake client', () => {
     const fake = new FakeEsdbClient();
     const store = storeOn(fake);
     fake.behaviour = 'lost-before-commit';
-    await expect(store.append('document-3', [newEvent()], 'no_stream')).rejects.toBeInstanceOf(UnavailableError);
+    // Its last copy's fate is unknown too: only the same events (same ids) may be retried.
+    const lost = store.append('document-3', [newEvent()], 'no_stream');
+    await expect(lost).rejects.toBeInstanceOf(AppendOutcomeUnknownError);
+    await expect(lost).rejects.toMatchObject({ cause: expect.any(UnavailableError) });
     expect(await store.readStream('document-3')).toEqual([]);
     expect(fake.appendCalls).toBe(4);
 
@@ -234,13 +239,22 @@ describe('EsdbEventStore against a fake client', () => {
     });
   });
 
-  it.each(['zero', 'absent'] as const)('refuses events a stream read returns without a commit position (%s)', async (how) => {
+  it.each(['zero', 'absent', 'max'] as const)('refuses events a stream read returns without a commit position (%s)', async (how) => {
     const fake = new FakeEsdbClient();
     const store = storeOn(fake);
     await store.append('document-5', [newEvent()], 'no_stream');
     // The real client turns a missing commit position into the protobuf default, 0.
     fake.streamReadPosition = how;
     await expect(store.readStream('document-5')).rejects.toThrow(/without a position; server 22.6 or later/);
+  });
+
+  it('refuses text no store keeps alike (the one rule of every store) before sending anything', async () => {
+    const fake = new FakeEsdbClient();
+    const store = storeOn(fake);
+    const bad = newEvent();
+    bad.data = { title: 'a\u0000b' };
+    await expect(store.append('document-6', [bad], 'no_stream')).rejects.toMatchObject({ name: 'UnstorableEventError', path: 'events[0].data.title' });
+    expect(fake.appendCalls).toBe(0);
   });
 
   it('ping resolves when the server answers, and names the store when it does not', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { DuplicateEventError, EventStore, NewEvent, StoredEvent, WrongExpectedRevisionError } from './event-store.port';
+import { DuplicateEventError, EventStore, NewEvent, StoredEvent, UnstorableEventError, WrongExpectedRevisionError } from './event-store.port';
 import { GENESIS_HASH, verifyChain } from './hash-chain';
 
 export interface EventStoreContractOptions {
@@ -334,6 +334,57 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
         await store.append(newStream(), [event()], 'no_stream');
         await sleep(300);
         expect(signal.count).toBe(0);
+      });
+    });
+
+    describe('values that cannot be stored', () => {
+      const circular: Record<string, unknown> = { name: 'loop' };
+      circular.self = circular;
+      it.each([
+        ['a BigInt', { amount: BigInt(1) }],
+        ['a circular object', { loop: circular }],
+      ])('refuses an append whose data holds %s with UnstorableEventError, and lands the other appends of the same turn', async (_label, bad) => {
+        const [a, b, c] = [newStream(), newStream(), newStream()];
+        // Requested in one turn of the event loop: the stores that group appends put them in one group.
+        const results = await Promise.allSettled([
+          store.append(a, [event()], 'no_stream'),
+          store.append(b, [event('Bad', bad)], 'no_stream'),
+          store.append(c, [event()], 'no_stream'),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+        const err = (results[1] as PromiseRejectedResult).reason;
+        expect(err).toBeInstanceOf(UnstorableEventError);
+        expect(err).toMatchObject({ streamId: b, path: 'events[0]' });
+        expect(await store.readStream(b)).toEqual([]);
+        expect((await store.readStream(a)).length + (await store.readStream(c)).length).toBe(2);
+      });
+
+      // One rule for every store: PostgreSQL's jsonb cannot hold NUL or a lone surrogate, so none
+      // of them takes text PostgreSQL could not (a log then moves between stores unchanged).
+      it.each([
+        ['NUL in a data value', { title: 'a\u0000b' }, {}, 'events[0].data.title'],
+        ['another C0 control in a nested value', { signer: { names: ['ok', 'x\u001by'] } }, {}, 'events[0].data.signer.names[1]'],
+        ['a lone surrogate', { title: 'a\ud800b' }, {}, 'events[0].data.title'],
+        ['NUL in a data key', { ['k\u0000']: 1 }, {}, 'events[0].data'],
+        ['NUL in metadata', {}, { user_agent: 'curl\u0000' }, 'events[0].metadata.user_agent'],
+      ])('refuses %s with UnstorableEventError naming where, and writes nothing', async (_label, data, metadata, path) => {
+        const s = newStream();
+        const bad = event('Bad', data);
+        Object.assign(bad.metadata, metadata);
+        const good = event();
+        const err = await store.append(s, [good, bad], 'no_stream').catch((e) => e);
+        expect(err).toBeInstanceOf(UnstorableEventError);
+        expect(err).toMatchObject({ streamId: s, path: path.replace('events[0]', 'events[1]') });
+        expect(await store.readStream(s)).toEqual([]);
+      });
+
+      it('keeps tab, line feed, carriage return and paired surrogates as given', async () => {
+        const s = newStream();
+        const data = { text: 'a\tb\nc\r\nd 😀 \u007f' };
+        await store.append(s, [event('Text', data)], 'no_stream');
+        const [stored] = await store.readStream(s);
+        expect(stored.data).toEqual(data);
+        expect(verifyChain([stored]).intact).toBe(true);
       });
     });
 

@@ -73,6 +73,32 @@ export class DuplicateEventError extends Error {
   }
 }
 
+/**
+ * The store could not learn whether an append was written (its connection died around the commit
+ * and the store stayed unreachable while it checked). Retrying the very same events (same ids) is
+ * safe: event ids are unique, so at most one copy lands; retrying with new ids is not.
+ */
+export class AppendOutcomeUnknownError extends Error {
+  readonly name = 'AppendOutcomeUnknownError';
+  constructor(readonly streamId: string, readonly cause: unknown) {
+    super(`stream ${streamId}: the append's outcome is unknown (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+}
+
+/**
+ * An append refused before anything was written because an event cannot be stored the same way by
+ * every adapter: a value JSON cannot encode (BigInt, a circular object), or text holding NUL,
+ * another C0 control character (tab, line feed and carriage return are fine) or an unpaired
+ * surrogate, which PostgreSQL's jsonb refuses and the other stores would keep. `path` names the
+ * place (`events[1].data.title`).
+ */
+export class UnstorableEventError extends Error {
+  readonly name = 'UnstorableEventError';
+  constructor(readonly streamId: string, readonly path: string, reason: string) {
+    super(`stream ${streamId}: ${path} ${reason}`);
+  }
+}
+
 export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** All events of one stream in revision order; [] when the stream does not exist. */

@@ -2,3 +2,4 @@
 // (`@dojang/event-store/sqlite`, `/postgres`, `/esdb`), so a process loads only the driver it uses.
 export * from './event-store.port';
 export * from './hash-chain';
+export * from './storable-events';

@@ -1,6 +1,7 @@
 import { ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
 import { ListeningConnection, prepared, runMigrations } from '@dojang/postgres';
 import {
+  AppendOutcomeUnknownError,
   AppendResult,
   DuplicateEventError,
   EventStore,
@@ -10,6 +11,7 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
+import { assertStorableEvents } from './storable-events';
 import { EVENT_STORE_MIGRATIONS } from './postgres-event-store.migrations';
 
 /*
@@ -78,6 +80,11 @@ export interface PostgresEventStoreOptions {
    * server ends it and so frees the append lock (default 10 s; a healthy one idles for a round trip).
    */
   appendIdleTimeoutMs?: number;
+  /**
+   * How long an append whose connection died around its commit keeps trying to learn whether it
+   * landed, while the server is unreachable (default 30 s); then AppendOutcomeUnknownError.
+   */
+  settleTimeoutMs?: number;
   /** Where trouble with the LISTEN connection is reported (default console.warn). */
   log?: (message: string) => void;
 }
@@ -183,6 +190,9 @@ export class PostgresEventStore implements EventStore {
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
     if (this.closed) throw new Error('the event store is closed');
+    // Refused alone, before it joins a group: a value the group's JSON could not encode, or text
+    // jsonb refuses, would otherwise fail every append of the group.
+    assertStorableEvents(streamId, events);
     return new Promise<AppendResult>((resolve, reject) => {
       this.group.push({ streamId, events, expected, resolve, reject });
       this.schedule();
@@ -284,10 +294,23 @@ export class PostgresEventStore implements EventStore {
       }
       release(lost);
     } catch (err) {
-      // The transaction's fate is unknown (e.g. the connection died at COMMIT): reject every
-      // append; a retry is told by the event ids or the revision whether it did land.
       release(err instanceof Error ? err : true);
-      for (const a of group) a.reject(err);
+      if (!outcomeInDoubt(err)) {
+        // The server answered: the transaction did not commit.
+        for (const a of group) a.reject(err);
+        return;
+      }
+      // The connection died around the commit: the group may have landed with its answer lost.
+      // Answering an error then would have the caller retry a command that already took effect.
+      // pg's Client knows its server process id (BackendKeyData) but does not declare it.
+      const settled = await this.settle((client as unknown as { processID?: number | null }).processID, group, err);
+      head = Math.max(0, ...settled.map((o) => (o.ok ? o.result.position : 0)));
+      if (head > 0) this.noticed(head);
+      group.forEach((a, i) => {
+        const outcome = settled[i];
+        if (outcome.ok) a.resolve(outcome.result);
+        else a.reject(outcome.error);
+      });
       return;
     }
     if (head > 0) this.noticed(head);
@@ -303,6 +326,46 @@ export class PostgresEventStore implements EventStore {
         a.reject(outcome.error);
       }
     });
+  }
+
+  /**
+   * Learns what became of a group whose connection died around its commit. First the session that
+   * ran it must be over: it may still be executing, or not yet have read the query the client
+   * sent, and could commit after a look that found nothing. So it is ended
+   * (`pg_terminate_backend`: a transaction not yet committed rolls back, one committing finishes)
+   * and awaited until it has left `pg_stat_activity`. Then each append's event ids are looked up:
+   * all stored → it landed, answered with its stored position; none → it did not, and its error
+   * stands (a retry is safe). While the server cannot be reached this keeps trying, up to
+   * `settleTimeoutMs`; past that each append fails with AppendOutcomeUnknownError.
+   */
+  private async settle(pid: number | null | undefined, group: PendingAppend[], lost: unknown): Promise<Outcome[]> {
+    const giveUp = Date.now() + (this.options.settleTimeoutMs ?? 30_000);
+    let pause = 25;
+    for (;;) {
+      try {
+        if (typeof pid === 'number') {
+          const { rows } = await this.pool.query(prepared(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1`, [pid]));
+          if (rows.length > 0) throw new Error(`the append's session ${pid} is still ending`);
+        }
+        const ids = group.flatMap((a) => a.events.map((e) => e.event_id));
+        const { rows } = await this.pool.query<{ event_id: string; stream_id: string; stream_revision: number; global_position: string; hash: string }>(
+          prepared(`SELECT event_id, stream_id, stream_revision, global_position, metadata->>'hash' AS hash FROM events WHERE event_id = ANY($1::text[])`, [ids]),
+        );
+        const stored = new Map(rows.map((r) => [r.event_id, r]));
+        return group.map((a): Outcome => {
+          const found = a.events.map((e) => stored.get(e.event_id));
+          const last = found[found.length - 1];
+          // An append is atomic: all of its rows or none.
+          if (!last || found.some((r) => !r || r.stream_id !== a.streamId)) return { ok: false, error: lost };
+          this.remember(a.streamId, last.stream_revision, last.hash);
+          return { ok: true, result: { next_expected_revision: last.stream_revision, position: Number(last.global_position) } };
+        });
+      } catch (err) {
+        if (Date.now() + pause > giveUp) return group.map((a) => ({ ok: false, error: new AppendOutcomeUnknownError(a.streamId, err) }));
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(pause * 2, 1000);
+      }
+    }
   }
 
   /**
@@ -502,21 +565,28 @@ function plan(group: PendingAppend[], heads: Heads): PlannedAppend[] {
     }
     let revision = head ? head.revision : -1;
     let prevHash = head ? head.hash : GENESIS_HASH;
-    const rows = append.events.map((event): InsertRow => {
-      revision += 1;
-      const hash = eventHash({ ...event, stream_id: append.streamId, stream_revision: revision }, prevHash);
-      const metadata = { ...event.metadata, prev_hash: prevHash, hash };
-      prevHash = hash;
-      return {
-        ord: ord++,
-        stream_id: append.streamId,
-        stream_revision: revision,
-        event_id: event.event_id,
-        type: event.type,
-        data: event.data,
-        metadata,
-      };
-    });
+    let rows: InsertRow[];
+    try {
+      rows = append.events.map((event, i): InsertRow => {
+        revision += 1;
+        const hash = eventHash({ ...event, stream_id: append.streamId, stream_revision: revision }, prevHash);
+        const metadata = { ...event.metadata, prev_hash: prevHash, hash };
+        prevHash = hash;
+        return {
+          ord: ord + i,
+          stream_id: append.streamId,
+          stream_revision: revision,
+          event_id: event.event_id,
+          type: event.type,
+          data: event.data,
+          metadata,
+        };
+      });
+    } catch (err) {
+      // append() checked the events already; whatever still throws here is this append's alone.
+      return { append, rows: [], error: err };
+    }
+    ord += rows.length;
     heads.streams.set(append.streamId, { revision, hash: prevHash });
     for (const id of ids) heads.taken.add(id);
     return { append, rows };
@@ -543,10 +613,26 @@ async function insertRows(client: PoolClient, rows: InsertRow[]): Promise<Map<st
   return new Map(inserted.map((r) => [r.event_id, Number(r.global_position)]));
 }
 
+/** The server answered an append transaction's COMMIT with ROLLBACK: a definite failure. */
+class NotCommittedError extends Error {}
+
 /** COMMIT of a transaction that failed answers ROLLBACK, not an error. */
 function assertCommitted(results: QueryResult[]): void {
   const tag = results[results.length - 1]?.command;
-  if (tag !== 'COMMIT') throw new Error(`append transaction ended with ${String(tag)}, not COMMIT`);
+  if (tag !== 'COMMIT') throw new NotCommittedError(`append transaction ended with ${String(tag)}, not COMMIT`);
+}
+
+/**
+ * Whether an append transaction that failed with `err` may have committed. An error the server
+ * sent (a SQLSTATE) aborted it, except the classes that mean the session itself ended
+ * (08 connection exception, 57 operator intervention, 58 system error, XX internal); anything
+ * else (a socket closed, a timeout, a lost connection) leaves the COMMIT's fate unknown.
+ */
+function outcomeInDoubt(err: unknown): boolean {
+  if (err instanceof NotCommittedError) return false;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57|58|XX)/.test(code);
+  return true;
 }
 
 function outcomeOf(planned: PlannedAppend, positions: Map<string, number>): Outcome {

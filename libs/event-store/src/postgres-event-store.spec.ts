@@ -2,7 +2,8 @@ import { randomUUID } from 'crypto';
 import { Client, Pool, PoolClient } from 'pg';
 import { createPostgresPool } from '@dojang/postgres';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
-import { DuplicateEventError, NewEvent, StoredEvent, WrongExpectedRevisionError } from './event-store.port';
+import { lostReplyProxy } from '@dojang/postgres/testing/lost-reply-proxy';
+import { AppendOutcomeUnknownError, DuplicateEventError, NewEvent, StoredEvent, WrongExpectedRevisionError } from './event-store.port';
 import { verifyChain } from './hash-chain';
 import { PostgresEventStore, PostgresEventStoreOptions } from './postgres-event-store.adapter';
 
@@ -268,6 +269,71 @@ if (server) {
           await writer.append(`reconnect-${randomUUID()}`, [event()], 'no_stream');
           await signal.next(10_000);
           signal.stop();
+        });
+      });
+
+      describe('a connection lost around COMMIT', () => {
+        let proxy: Awaited<ReturnType<typeof lostReplyProxy>>;
+        let proxied: Pool;
+        beforeAll(async () => {
+          proxy = await lostReplyProxy(database.url());
+          proxied = createPostgresPool(proxy.url, { max: 3, applicationName: 'dojang-events-lost-reply' });
+        });
+        afterAll(async () => {
+          await proxied.end();
+          await proxy.close();
+        });
+
+        it('reports an append whose COMMIT landed but whose answer was lost as done, once, with its position', async () => {
+          const store = await open(new PostgresEventStore(proxied, quiet));
+          const stream = `lost-reply-${randomUUID()}`;
+          const events = [event(), event()];
+          proxy.arm('lose-commit-reply');
+          const result = await store.append(stream, events, 'no_stream');
+          expect(proxy.fired()).toBe(1);
+          const stored = await store.readStream(stream);
+          expect(stored.map((e) => e.event_id)).toEqual(events.map((e) => e.event_id));
+          expect(result).toEqual({ next_expected_revision: 1, position: stored[1].global_position });
+          // A retry of the same append (same ids) is refused, never doubled.
+          await expect(store.append(stream, events, 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+          expect(await store.readStream(stream)).toHaveLength(2);
+        });
+
+        it('settles each append of a group the lost answer covered, and the next append chains on', async () => {
+          const store = await open(new PostgresEventStore(proxied, quiet));
+          const streams = [`lost-group-${randomUUID()}`, `lost-group-${randomUUID()}`];
+          proxy.arm('lose-commit-reply');
+          const results = await Promise.all(streams.map((s) => store.append(s, [event()], 'no_stream')));
+          expect(results.map((r) => r.next_expected_revision)).toEqual([0, 0]);
+          await store.append(streams[0], [event()], 0);
+          const all = await Promise.all(streams.map((s) => store.readStream(s)));
+          expect(all.map((a) => a.length)).toEqual([2, 1]);
+          expect(verifyChain(all[0]).intact).toBe(true);
+        });
+
+        it('fails with AppendOutcomeUnknownError when the server stays out of reach past the settle time, and the events may have landed', async () => {
+          const store = await open(new PostgresEventStore(proxied, { ...quiet, settleTimeoutMs: 400 }));
+          const stream = `lost-unknown-${randomUUID()}`;
+          const events = [event()];
+          proxy.arm('lose-commit-reply', { thenRefuse: true });
+          try {
+            await expect(store.append(stream, events, 'no_stream')).rejects.toBeInstanceOf(AppendOutcomeUnknownError);
+          } finally {
+            proxy.restore();
+          }
+          // It had landed: only the very same events may be retried (their ids refuse a second copy).
+          expect((await store.readStream(stream)).map((e) => e.event_id)).toEqual([events[0].event_id]);
+        });
+
+        it('reports an append whose COMMIT never reached the server as failed, with nothing written; the same append then lands once', async () => {
+          const store = await open(new PostgresEventStore(proxied, quiet));
+          const stream = `lost-request-${randomUUID()}`;
+          const events = [event()];
+          proxy.arm('drop-before-commit');
+          await expect(store.append(stream, events, 'no_stream')).rejects.toThrow();
+          expect(await store.readStream(stream)).toEqual([]);
+          await store.append(stream, events, 'no_stream');
+          expect((await store.readStream(stream)).map((e) => e.event_id)).toEqual([events[0].event_id]);
         });
       });
 

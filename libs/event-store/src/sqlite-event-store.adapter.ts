@@ -10,6 +10,8 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
+import { assertStorableEvents } from './storable-events';
+import { SQLITE_BUSY_BUDGET_MS, SQLITE_SYNC_BUSY_TIMEOUT_MS, isSqliteBusy, nextBusyPause } from './sqlite-busy';
 
 interface PendingAppend {
   streamId: string;
@@ -76,7 +78,7 @@ export class SqliteEventStore implements EventStore {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma(`busy_timeout = ${SQLITE_SYNC_BUSY_TIMEOUT_MS}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         global_position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -225,6 +227,8 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append of no events');
+    // Refused alone, before it joins a group (and with the same rule as every other store).
+    assertStorableEvents(streamId, events);
     const result = await new Promise<AppendResult>((resolve, reject) => {
       this.group.push({ streamId, events, expected, resolve, reject });
       // Every append requested while the event loop handles one round of I/O shares one
@@ -242,6 +246,11 @@ export class SqliteEventStore implements EventStore {
   private readonly commitGroup = (): void => {
     const group = this.group;
     this.group = [];
+    this.tryGroup(group, Date.now() + SQLITE_BUSY_BUDGET_MS, 5);
+  };
+
+  /** One attempt; while another connection holds the write lock, the next after a pause (see sqlite-busy.ts). */
+  private tryGroup(group: PendingAppend[], giveUp: number, pause: number): void {
     const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
     try {
       this.db
@@ -256,6 +265,11 @@ export class SqliteEventStore implements EventStore {
         })
         .immediate();
     } catch (err) {
+      // BEGIN IMMEDIATE did not get the lock: nothing was written, try the group again.
+      if (isSqliteBusy(err) && Date.now() + pause <= giveUp) {
+        setTimeout(() => this.tryGroup(group, giveUp, nextBusyPause(pause)), pause);
+        return;
+      }
       for (const a of group) a.reject(err);
       return;
     }
@@ -265,7 +279,7 @@ export class SqliteEventStore implements EventStore {
       if (!outcome.ok) return a.reject(outcome.error);
       a.resolve(outcome.result);
     });
-  };
+  }
 
 
   private translate(err: unknown, streamId: string, expected: ExpectedRevision): unknown {

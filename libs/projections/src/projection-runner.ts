@@ -145,6 +145,9 @@ export class ProjectionRunner {
         // A rebuild reset a projection under us: nothing of the batch was kept. Continue from
         // where the store stands (the rebuild's progress, at its generation).
         if (!isStaleGeneration(err) || ++reloads > 100) throw err;
+        // Growing pauses: a reset still dropping its collections (MongoDB) refuses every commit
+        // of the projection until it is done.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(10 * reloads, 500)));
         this.named = null;
         await this.load();
       }

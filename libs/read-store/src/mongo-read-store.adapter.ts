@@ -24,6 +24,8 @@ interface CheckpointDoc {
   position: number;
   /** Absent on checkpoints written before generations existed: generation 0. */
   generation?: number;
+  /** While a reset drops the collections (ms since the epoch): no commit of this projection lands. */
+  resetting_until?: number;
 }
 
 type Op = AnyBulkWriteOperation<StoredDoc>;
@@ -53,6 +55,30 @@ function field(name: string): string {
  * document backwards; a concurrent commit touching the same documents is a write conflict, which
  * the driver retries with fresh reads.
  */
+/**
+ * Refuses, naming the fix, a MongoDB that cannot run transactions: every commit of the read models
+ * is one (a standalone server answers the first with "Transaction numbers are only allowed on a
+ * replica set member or mongos", long after boot). `hello` names the replica set (`setName`) or a
+ * mongos router (`msg: 'isdbgrid'`); servers before 4.4.2 answer `isMaster` instead.
+ */
+export async function assertMongoRunsTransactions(db: Db): Promise<void> {
+  let hello: Document;
+  try {
+    hello = await db.command({ hello: 1 });
+  } catch {
+    hello = await db.command({ isMaster: 1 });
+  }
+  if (typeof hello.setName === 'string' && hello.setName) return;
+  if (hello.msg === 'isdbgrid') return;
+  throw new Error(
+    'MongoDB (MONGO_URL) is a standalone server: the read models commit in transactions, which need a replica set ' +
+      '(a single-node one will do: start mongod with --replSet rs0 and run rs.initiate(), as docker-compose.yml does) or a sharded cluster',
+  );
+}
+
+/** How long a reset keeps commits of its projection out while it drops the collections, at most. */
+const RESET_FENCE_MS = 60_000;
+
 export class MongoReadStore implements ReadStore {
   private readonly client: MongoClient;
   private readonly ownsClient: boolean;
@@ -155,6 +181,11 @@ export class MongoReadStore implements ReadStore {
     // A checkpoint moves only within its generation (absent = 0): the fence against a rebuild.
     const stale = names.filter((name) => (stored.get(name)?.generation ?? 0) !== (generations[name] ?? 0));
     if (stale.length) throw new StaleGenerationError(stale);
+    // A reset is dropping the collections (outside any transaction: MongoDB cannot drop inside
+    // one): a commit now, even of the new generation, could lose rows to the drop while its
+    // checkpoint stayed ahead of them. The runner reloads and tries again.
+    const resetting = names.filter((name) => (stored.get(name)?.resetting_until ?? 0) > Date.now());
+    if (resetting.length) throw new StaleGenerationError(resetting);
 
     const byCollection = new Map<string, Write[]>();
     for (const w of writes) {
@@ -244,14 +275,19 @@ export class MongoReadStore implements ReadStore {
   async reset(name: string, collections: string[]): Promise<number> {
     // Checkpoint first: if we stop halfway, a checkpoint of 0 over leftover documents rebuilds
     // correctly (guarded puts), while a kept checkpoint over dropped collections would not. The
-    // document stays, at the next generation, so runners of the old one are fenced off.
+    // document stays, at the next generation, so runners of the old one are fenced off; and until
+    // the drops are done it refuses commits of the new generation too (a runner that reloaded in
+    // the gap would write rows the drop then loses, its checkpoint ahead of them). A reset that
+    // dies halfway lifts that fence by itself after RESET_FENCE_MS.
     const doc = await this.checkpoints.findOneAndUpdate(
       { _id: name },
-      { $set: { position: 0 }, $inc: { generation: 1 } },
+      { $set: { position: 0, resetting_until: Date.now() + RESET_FENCE_MS }, $inc: { generation: 1 } },
       { upsert: true, returnDocument: 'after' },
     );
+    const generation = doc?.generation ?? 1;
     for (const c of collections) await this.coll(c).drop();
-    return doc?.generation ?? 1;
+    await this.checkpoints.updateOne({ _id: name, generation }, { $set: { resetting_until: 0 } });
+    return generation;
   }
 
   async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {

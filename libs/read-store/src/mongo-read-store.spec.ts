@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { ALL_PROJECTIONS } from '@dojang/projections';
-import { MongoReadStore } from './mongo-read-store.adapter';
+import { MongoReadStore, assertMongoRunsTransactions } from './mongo-read-store.adapter';
 import { StaleGenerationError, Write } from './read-store.port';
 import { FakeMongoClient } from './testing/fake-mongo';
 
@@ -75,6 +75,54 @@ describe('MongoReadStore.commit', () => {
     await expect(store.commit([put('documents', 'd1', 10)], { documents: 10 }, { documents: 0 })).rejects.toBeInstanceOf(StaleGenerationError);
     expect(await store.get('documents', 'd1')).toBeNull();
     expect(await store.getCheckpoint('documents')).toBe(0);
+  });
+});
+
+describe('MongoReadStore.reset', () => {
+  it('refuses a commit of the new generation made while the collections are being dropped, so no checkpoint is left ahead of lost rows', async () => {
+    const { store, db } = open();
+    let gap: Promise<unknown> = Promise.resolve();
+    db.collection('rm_documents').beforeDrop = async () => {
+      // Another runner reloaded after the generation moved and commits before the drop.
+      const generation = (await store.getGenerations(['documents'])).documents;
+      gap = store.commit([put('documents', 'd1', 5, { _generation: generation })], { documents: 5 }, { documents: generation }).then(
+        () => 'committed',
+        (err: Error) => err.name,
+      );
+      await gap;
+    };
+    const generation = await store.reset('documents', ['documents']);
+    expect(await gap).toBe('StaleGenerationError');
+    // Whatever the gap did, no checkpoint is ahead of a row that is gone.
+    expect(await store.getCheckpoint('documents')).toBe(0);
+    // Once the reset is over, the new generation commits.
+    await store.commit([put('documents', 'd1', 5, { _generation: generation })], { documents: 5 }, { documents: generation });
+    expect(await store.get('documents', 'd1')).toMatchObject({ _position: 5 });
+    expect(await store.getCheckpoint('documents')).toBe(5);
+  });
+});
+
+describe('assertMongoRunsTransactions (boot)', () => {
+  const dbOf = (fake: FakeMongoClient) => fake.db() as unknown as Parameters<typeof assertMongoRunsTransactions>[0];
+
+  it('accepts a replica set member and a mongos router', async () => {
+    const fake = new FakeMongoClient();
+    await expect(assertMongoRunsTransactions(dbOf(fake))).resolves.toBeUndefined();
+    fake.database.hello = { isWritablePrimary: true, msg: 'isdbgrid' };
+    await expect(assertMongoRunsTransactions(dbOf(fake))).resolves.toBeUndefined();
+  });
+
+  it('refuses a standalone server, saying commits need a replica set and how to get one', async () => {
+    const fake = new FakeMongoClient();
+    fake.database.hello = { isWritablePrimary: true };
+    await expect(assertMongoRunsTransactions(dbOf(fake))).rejects.toThrow(/standalone server.*replica set.*--replSet/);
+  });
+
+  it('asks an old server (no hello) with isMaster', async () => {
+    const fake = new FakeMongoClient();
+    fake.database.hello = null;
+    await expect(assertMongoRunsTransactions(dbOf(fake))).resolves.toBeUndefined();
+    expect(fake.database.commands.map((c) => Object.keys(c)[0])).toEqual(['hello', 'isMaster']);
   });
 });
 

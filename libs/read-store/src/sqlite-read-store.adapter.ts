@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
+import { SQLITE_SYNC_BUSY_TIMEOUT_MS, retryWhileBusy } from './sqlite-busy';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -50,7 +51,7 @@ export class SqliteReadStore implements ReadStore {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma(`busy_timeout = ${SQLITE_SYNC_BUSY_TIMEOUT_MS}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL, generation INTEGER NOT NULL DEFAULT 0)`);
     addColumnIfMissing(this.db, 'checkpoints', 'generation', 'INTEGER NOT NULL DEFAULT 0');
   }
@@ -65,10 +66,11 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
-    this.ensureSync(spec.name);
+    // DDL takes the write lock too (a process booting while a rebuild holds it).
+    await retryWhileBusy(() => this.ensureSync(spec.name));
     // During a bulk load of this collection its indexes are built once, when the load ends.
     if (this.bulk?.has(spec.name)) return;
-    this.createIndexes(spec);
+    await retryWhileBusy(() => this.createIndexes(spec));
   }
 
   private createIndexes(spec: CollectionSpec): void {
@@ -171,7 +173,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): Promise<void> {
-    this.commitSync(writes, checkpoints, generations);
+    await retryWhileBusy(() => this.commitSync(writes, checkpoints, generations));
   }
 
   /** The put and delete of a collection, prepared once (a rebuild commits thousands of rows). */
@@ -250,17 +252,18 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async putIfVersion(collection: string, doc: ReadDoc, expectedVersion: number | null): Promise<boolean> {
-    this.ensureSync(collection);
+    await retryWhileBusy(() => this.ensureSync(collection));
     if (typeof doc.id !== 'string' || doc.id === '') throw new Error('read-model document without an id');
     const json = JSON.stringify({ ...doc, _version: (expectedVersion ?? 0) + 1 });
-    const result =
+    const result = await retryWhileBusy(() =>
       expectedVersion === null
         ? this.stmt(`INSERT INTO ${table(collection)} (id, doc, position) VALUES (?, ?, NULL) ON CONFLICT(id) DO NOTHING`).run(doc.id, json)
         : this.stmt(`UPDATE ${table(collection)} SET doc = ? WHERE id = ? AND IFNULL(json_extract(doc, '$._version'), 0) = ?`).run(
             json,
             doc.id,
             expectedVersion,
-          );
+          ),
+    );
     return result.changes === 1;
   }
 
@@ -281,6 +284,10 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async reset(name: string, collections: string[]): Promise<number> {
+    return retryWhileBusy(() => this.resetSync(name, collections));
+  }
+
+  private resetSync(name: string, collections: string[]): number {
     const generation = this.db.transaction(() => {
       // Emptied rather than dropped: another connection (a running server) keeps reading and
       // writing these tables during a rebuild, and must never meet a missing table.
@@ -303,6 +310,10 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async incrementWindow(key: string, windowStart: number, ttlMs: number, hits = 1): Promise<number> {
+    return retryWhileBusy(() => this.incrementWindowSync(key, windowStart, ttlMs, hits));
+  }
+
+  private incrementWindowSync(key: string, windowStart: number, ttlMs: number, hits: number): number {
     if (!this.windowsReady) {
       this.db.exec(
         `CREATE TABLE IF NOT EXISTS windows (key TEXT NOT NULL, window_start INTEGER NOT NULL, count INTEGER NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (key, window_start))`,

@@ -91,3 +91,48 @@ describe('SqliteReadStore bulk loads (rebuilds from zero)', () => {
     expect(indexes(store)).toEqual(['ix_docs_org_sort', 'ix_docs_status', 'ix_people_org']);
   });
 });
+
+/**
+ * Another process on the same DATA_DIR holding the write lock (a CLI rebuild): the writes of this
+ * one wait for it without freezing the event loop (a synchronous busy_timeout of 10 s did).
+ */
+describe('SqliteReadStore while another connection holds the write lock', () => {
+  let dir: string;
+  let store: SqliteReadStore;
+  let other: SqliteReadStore;
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'dojang-read-busy-'));
+    store = new SqliteReadStore(path.join(dir, 'read.db'));
+    other = new SqliteReadStore(path.join(dir, 'read.db'));
+    await store.ensureCollection({ name: 'docs' });
+  });
+  afterEach(async () => {
+    await store.close();
+    await other.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('commits, compare-and-swaps and counts once the lock is free, with timers firing all along', async () => {
+    other.db.exec('BEGIN IMMEDIATE');
+    let last = Date.now();
+    let longestStall = 0;
+    const ticker = setInterval(() => {
+      longestStall = Math.max(longestStall, Date.now() - last);
+      last = Date.now();
+    }, 10);
+    setTimeout(() => other.db.exec('COMMIT'), 600);
+    try {
+      const [, swapped, count] = await Promise.all([
+        store.commit([{ op: 'put', collection: 'docs', doc: { id: 'd1', _position: 1 } }], { p: 1 }),
+        store.putIfVersion('docs', { id: 'd2' }, null),
+        store.incrementWindow('k', 0, 60_000),
+      ]);
+      expect(swapped).toBe(true);
+      expect(count).toBe(1);
+      expect(await store.get('docs', 'd1')).toMatchObject({ _position: 1 });
+      expect(longestStall).toBeLessThan(400);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+});

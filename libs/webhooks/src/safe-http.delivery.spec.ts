@@ -200,6 +200,19 @@ describe('deliverWebhook', () => {
     }
   });
 
+  it('never cuts the snippet inside a surrogate pair (a lone surrogate is text no store can keep)', async () => {
+    const receiver = await startReceiver((_hit, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('x'.repeat(1023) + '😀 and more');
+    });
+    try {
+      const failed = await deliverWebhook({ url: receiver.url('/err'), headers, body, allowPrivateNetworks: true });
+      expect(failed.responseBodySnippet).toBe('x'.repeat(1023));
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('times out against a receiver that never answers', async () => {
     const receiver = await startReceiver(() => {
       /* never respond */

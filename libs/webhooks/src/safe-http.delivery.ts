@@ -187,7 +187,11 @@ export function deliverWebhook(input: DeliverWebhookInput): Promise<WebhookDeliv
       request?.destroy();
       const result: WebhookDeliveryResult = { ...outcome, durationMs: elapsed() };
       if (status !== null && received > 0) {
-        result.responseBodySnippet = Buffer.concat(chunks).toString('utf8').slice(0, WEBHOOK_RESPONSE_SNIPPET_CHARS);
+        const text = Buffer.concat(chunks).toString('utf8');
+        let end = Math.min(text.length, WEBHOOK_RESPONSE_SNIPPET_CHARS);
+        // Cut before a pair, never inside it: half of one is text no store keeps (jsonb refuses it).
+        if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1])) end--;
+        result.responseBodySnippet = text.slice(0, end);
       }
       resolvePromise(result);
     };

@@ -78,7 +78,8 @@ function collect(req: Request): Promise<Buffer> {
  * kept 24 hours and replayed with `Idempotent-Replayed: true` to a repeat of the same request
  * (method, path and canonical JSON body); the same key with a different request is 400
  * idempotency_key_reused, and while the first is still running 409 idempotency_key_in_use. A 5xx
- * releases the key so a retry runs again.
+ * releases the key so a retry runs again, except 503 write_outcome_unknown (kept: the write may
+ * have landed).
  *
  * Runs after the body parsers. A body they did not parse (multipart uploads) is fingerprinted from
  * its bytes as the route reads them.
@@ -177,8 +178,11 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         if (b) chunks.push(b);
         const claim = { id: begin.id, lock: begin.lock, version: begin.version };
         const settle = async () => {
-          // A refusal of the caller (401, 403) says nothing about the request: never kept.
-          if (res.statusCode >= 500 || res.statusCode === 401 || res.statusCode === 403) return store.release(claim);
+          // A refusal of the caller (401, 403) says nothing about the request: never kept. A 5xx gives
+          // the key back for a retry, except a write whose outcome is unknown: it may have landed, so
+          // the key keeps that answer and a retry can never apply it twice.
+          if (res.statusCode === 401 || res.statusCode === 403) return store.release(claim);
+          if (res.statusCode >= 500 && res.locals.writeOutcomeUnknown !== true) return store.release(claim);
           let fp = fingerprint;
           if (fp === null) {
             // The route answered without reading the whole body: nothing to compare a retry with.

@@ -141,7 +141,8 @@ function commonErrors(method: string, isPublic: boolean, counted: boolean, spec:
   if (['post', 'put', 'patch'].includes(method)) codes.push('invalid_json', 'invalid_request_body', 'request_too_large', 'unsupported_media_type');
   if (method === 'post' && !isPublic) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_parameter');
   // Commands retry on a version conflict and give up with 409 after several.
-  if (method !== 'get') codes.push('concurrent_modification');
+  // A write whose outcome the store could not learn (its answer lost, the store then out of reach).
+  if (method !== 'get') codes.push('concurrent_modification', 'write_outcome_unknown');
   if (spec.query) codes.push('invalid_parameter');
   // Answering with a document or a template reads its body from the blob store, checked against its hash.
   if (spec.ok.json && embeds(spec.ok.json, [DocumentSchema, TemplateSchema])) codes.push('evidence_integrity_failure');

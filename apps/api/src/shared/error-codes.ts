@@ -105,6 +105,12 @@ export const ERROR_CODES = {
   file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB).'),
   // Service
   service_unavailable: { status: 503, type: 'api_error', description: 'A store is unreachable right now; retry shortly (with the same Idempotency-Key).' },
+  write_outcome_unknown: {
+    status: 503,
+    type: 'api_error',
+    description:
+      'The store lost the answer to this request\'s write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.',
+  },
   not_ready: { status: 503, type: 'api_error', description: 'A store is unavailable or the read models lag too far behind.' },
   document_budget_exceeded: invalid(413, 'The document\'s content is over a per-document budget (images, pages); error.param names the input.'),
   pdf_job_limit_exceeded: invalid(413, 'The PDF work for this request passed the service\'s time or memory limit; nothing was written.'),

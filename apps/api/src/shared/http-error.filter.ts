@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@n
 import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure, isStoreUnavailable } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
+import { AppendOutcomeUnknownError, UnstorableEventError } from '@dojang/event-store';
 import { isPdfLimitError } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { ApiError, fromDomainError } from './api-error';
@@ -16,6 +17,9 @@ export class HttpErrorFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request & { requestId?: string }>();
     const error = toApiError(exception);
+    // The idempotency middleware keeps this answer for the key instead of releasing it: a retry
+    // with the key must not run the command a second time when the first may have landed.
+    if (exception instanceof AppendOutcomeUnknownError) res.locals.writeOutcomeUnknown = true;
     if (exception instanceof EvidenceIntegrityError) {
       this.infra.logger.error({ request_id: req.requestId, method: req.method, route: req.route?.path ?? null, err: exception }, 'evidence_integrity_failure');
     } else if (error.code === 'service_unavailable') this.infra.logger.warn({ err: exception, request_id: req.requestId }, 'store unavailable');
@@ -39,6 +43,19 @@ export function toApiError(exception: unknown): ApiError {
   if (exception instanceof DomainError) return fromDomainError(exception);
   if (exception instanceof ConcurrentModificationError) {
     return new ApiError(409, 'invalid_request_error', 'concurrent_modification', 'The resource was changed by other requests while this one was being applied; nothing was written. Retry the request.', undefined, { 'Retry-After': '1' });
+  }
+  if (exception instanceof AppendOutcomeUnknownError) {
+    return new ApiError(
+      503,
+      'api_error',
+      'write_outcome_unknown',
+      'The store lost the answer to this write and could not be reached to check it: it may or may not have been applied. Check the resource before sending the request again with a new Idempotency-Key.',
+    );
+  }
+  // Text the request guard let through (from a source it does not see): still the client's input,
+  // refused before anything was written.
+  if (exception instanceof UnstorableEventError) {
+    return new ApiError(400, 'invalid_request_error', 'invalid_parameter', 'The request holds text that cannot be stored (a control character or an unpaired surrogate).', 'body');
   }
   // Not the client's doing, so a 5xx; but a named one, so an operator knows to restore the file.
   if (exception instanceof EvidenceIntegrityError) {

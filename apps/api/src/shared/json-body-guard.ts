@@ -14,22 +14,39 @@ export function hasLoneSurrogate(text: string): boolean {
   return LONE_SURROGATE.test(text);
 }
 
+/**
+ * C0 control characters other than tab, line feed and carriage return. PostgreSQL's jsonb cannot
+ * hold NUL, so one rule for every store refuses it at the door (with the parameter named) rather
+ * than a 500 on one store and a stored value on another; the rest of C0 has no place in a title,
+ * a name or a document either (terminal escapes in logs, invisible text in PDFs).
+ */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+
+/** Why a string cannot be accepted, or null. */
+function textProblem(text: string): string | null {
+  if (CONTROL.test(text)) return 'contains a control character (NUL or another C0 character other than tab, line feed or carriage return)';
+  if (hasLoneSurrogate(text)) return 'is not valid Unicode text (it contains an unpaired surrogate)';
+  return null;
+}
+
 function pathOf(parent: string, key: string, inArray: boolean): string {
   if (inArray) return `${parent}[${key}]`;
   return parent ? `${parent}.${key}` : key;
 }
 
 /**
- * Checks a parsed JSON body without recursion (it may be nested deeper than the stack allows):
- * at most MAX_JSON_DEPTH levels, and every string and key valid Unicode, so nothing downstream
- * (PDF rendering, Content-Disposition, e-mail) meets text it cannot encode.
+ * Checks a parsed JSON body (or query string) without recursion (it may be nested deeper than the
+ * stack allows): at most MAX_JSON_DEPTH levels, and every string and key valid Unicode without C0
+ * controls but tab, line feed and carriage return, so nothing downstream (a store, PDF rendering,
+ * Content-Disposition, e-mail) meets text it cannot keep or encode.
  */
 export function assertAcceptableJson(body: unknown): void {
   const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      if (hasLoneSurrogate(value)) throw ApiError.invalid(path || 'body', `${path || 'The body'} is not valid Unicode text (it contains an unpaired surrogate).`);
+      const problem = textProblem(value);
+      if (problem) throw ApiError.invalid(path || 'body', `${path || 'The body'} ${problem}.`);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -39,7 +56,8 @@ export function assertAcceptableJson(body: unknown): void {
     const inArray = Array.isArray(value);
     for (const key of Object.keys(value)) {
       const here = pathOf(path, key, inArray);
-      if (hasLoneSurrogate(key)) throw ApiError.invalid(path || 'body', `A key in ${path || 'the body'} is not valid Unicode text (it contains an unpaired surrogate).`);
+      const problem = textProblem(key);
+      if (problem) throw ApiError.invalid(path || 'body', `A key in ${path || 'the body'} ${problem}.`);
       stack.push({ value: (value as Record<string, unknown>)[key], path: here, depth: depth + 1 });
     }
   }

@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { GridFsBlobStore } from '@dojang/blob-store/gridfs';
 import { EsdbEventStore } from '@dojang/event-store/esdb';
-import { MongoReadStore } from '@dojang/read-store/mongo';
+import { MongoReadStore, assertMongoRunsTransactions } from '@dojang/read-store/mongo';
 import { AppConfig } from '../config';
 import { Stores } from './stores';
 
@@ -16,12 +16,16 @@ export async function openEsdbMongoStores(config: AppConfig): Promise<Stores> {
   const client = new MongoClient(config.mongoUrl!, { serverSelectionTimeoutMS: timeoutMs });
   const events = new EsdbEventStore(config.eventStoreUrl!);
   const [mongo, esdb] = await Promise.allSettled([
-    client.connect().then(() => client.db().command({ ping: 1 })),
+    // Reachable, and able to run the transactions every read-model commit needs.
+    client.connect().then(() => assertMongoRunsTransactions(client.db())),
     events.ping(timeoutMs),
   ]);
   const failures: string[] = [];
   if (esdb.status === 'rejected') failures.push(`EventStoreDB (EVENTSTORE_URL) is unreachable: ${(esdb.reason as Error).message}`);
-  if (mongo.status === 'rejected') failures.push(`MongoDB (MONGO_URL) is unreachable: ${(mongo.reason as Error).message}`);
+  if (mongo.status === 'rejected') {
+    const message = (mongo.reason as Error).message;
+    failures.push(message.startsWith('MongoDB (MONGO_URL)') ? message : `MongoDB (MONGO_URL) is unreachable: ${message}`);
+  }
   if (failures.length) {
     await Promise.allSettled([client.close(), events.close()]);
     throw new Error(failures.join('; '));

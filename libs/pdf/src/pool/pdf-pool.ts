@@ -160,8 +160,13 @@ export class PdfPool {
     return [...this.workerThreads];
   }
 
+  /**
+   * Stops the workers now; jobs still queued or running are rejected. (Piscina's graceful close
+   * waits for running jobs, warm-ups included, and on a loaded machine ran past its 30 s limit,
+   * which it reports as an 'error' event.)
+   */
   async close(): Promise<void> {
-    await this.piscina.close({ force: true });
+    await this.piscina.destroy();
   }
 
   private async acquire(): Promise<void> {
@@ -234,9 +239,36 @@ export function sharedPdfPool(options: Pick<PdfPoolOptions, 'threads' | 'maxHeap
   return pool;
 }
 
+/** Holders of each shared pool taken with acquireSharedPdfPool. */
+const holders = new Map<PdfPool, number>();
+
+/**
+ * The shared pool for these limits, held until `release()`: the last holder to release it stops
+ * its workers. (Their message ports keep a process alive: an API closed in a test, or a process
+ * ending without process.exit, would otherwise never exit.)
+ */
+export function acquireSharedPdfPool(options: Pick<PdfPoolOptions, 'threads' | 'maxHeapMb'> = {}): { pool: PdfPool; release(): Promise<void> } {
+  const pool = sharedPdfPool(options);
+  holders.set(pool, (holders.get(pool) ?? 0) + 1);
+  let released = false;
+  return {
+    pool,
+    async release() {
+      if (released) return;
+      released = true;
+      const left = (holders.get(pool) ?? 1) - 1;
+      if (left > 0) return void holders.set(pool, left);
+      holders.delete(pool);
+      for (const [key, p] of shared) if (p === pool) shared.delete(key);
+      await pool.close();
+    },
+  };
+}
+
 /** Stops every shared pool's workers (tests, shutdown). */
 export async function closeSharedPdfPools(): Promise<void> {
   const pools = [...shared.values()];
   shared.clear();
+  holders.clear();
   await Promise.all(pools.map((p) => p.close()));
 }

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-/** /work/shared sits beside the repository checkout (DOJANG_SHARED_DIR elsewhere, e.g. from a worktree). */
-export const repoRoot = resolve(__dirname, '..', '..', '..', '..');
-export const pdfFixturesDir = resolve(process.env.DOJANG_SHARED_DIR ?? resolve(repoRoot, '..', 'shared'), 'fixtures', 'pdf');
+/** Carried in the repository (see its README), so a clone runs its tests with nothing beside it. */
+export const pdfFixturesDir = resolve(__dirname, 'pdf-fixtures');
 
 export function pdfFixture(name: string): Buffer {
   return readFileSync(resolve(pdfFixturesDir, name));

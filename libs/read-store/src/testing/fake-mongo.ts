@@ -144,8 +144,14 @@ export class FakeCollection {
     return { ...doc };
   }
 
+  /** Runs before the next drop (a test's interleaving: another process acting in the gap). */
+  beforeDrop: (() => Promise<void>) | null = null;
+
   async drop() {
     this.record('drop', []);
+    const before = this.beforeDrop;
+    this.beforeDrop = null;
+    if (before) await before();
     this.docs.clear();
     return true;
   }
@@ -163,6 +169,17 @@ export class FakeDb {
 
   async createCollection(name: string) {
     this.collection(name);
+  }
+
+  /** What `hello` answers (a replica set member by default); null: an old server without `hello`. */
+  hello: Record<string, unknown> | null = { isWritablePrimary: true, setName: 'rs0', ok: 1 };
+  readonly commands: Array<Record<string, unknown>> = [];
+
+  async command(cmd: Record<string, unknown>) {
+    this.commands.push(cmd);
+    if ('hello' in cmd && this.hello === null) throw new Error('no such command: hello');
+    if ('hello' in cmd || 'isMaster' in cmd) return { ...(this.hello ?? { ismaster: true, setName: 'rs0' }), ok: 1 };
+    return { ok: 1 };
   }
 }
 
