@@ -234,7 +234,7 @@ describe('hostile input', () => {
     });
 
     it('the real signing page assets are still served', async () => {
-      const res = await t.http.get('/sign/assets/app.js');
+      const res = await t.http.get('/sign/assets/main.js');
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/javascript/);
     });

@@ -69,7 +69,7 @@ describe('signing link locked after repeated PIN lockouts', () => {
   }, 180_000); // a send renders a PDF and the last signature stamps and signs one: slow on a busy machine
 
   it('says so in Korean and English on the signing page', async () => {
-    const script = expectStatus(await t.http.get('/sign/assets/app.js'), 200).text;
+    const script = expectStatus(await t.http.get('/sign/assets/i18n.js'), 200).text;
     expect(script).toContain("err_signing_link_locked: '인증번호를 여러 번 잘못 입력해 이 서명 링크가 잠겼습니다.");
     expect(script).toContain("err_signing_link_locked: 'Too many wrong PINs: this signing link is locked. Ask the sender to send the request again.'");
   });

@@ -71,6 +71,8 @@ describe('PDF work in the worker pool: budgets, limits, render once, a free even
 
   it('refuses send with 413 when its render passes the time limit, and appends nothing', async () => {
     const built = await draftWith(c, [{ name: '이영희' }], { title: '시간 초과 계약서', content: '<p>제1조</p>'.repeat(200) });
+    // Placing fields rendered the draft (its page count); a new body leaves send a render to do.
+    expectStatus(await c.patch(`/documents/${built.id}`, { content: '<p>제2조</p>'.repeat(200) }), 200);
     const events = await eventTypes(built.id);
     t.infra.config.pdfJobTimeoutMs = 1;
     const err = expectError(await c.post(`/documents/${built.id}/send`, {}), 413, 'pdf_job_limit_exceeded');

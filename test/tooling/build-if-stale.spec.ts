@@ -39,10 +39,10 @@ describe('npm start builds only when sources changed', () => {
     expect(second.status).toBe(0);
     expect(second.stdout).toBe('build: dist/ is up to date (no source changed since the last build)\n');
 
-    // A source saved after the build: the next start compiles it.
-    const later = fs.statSync(path.join(root, 'dist', '.build-stamp')).mtimeMs + 5_000;
+    // A source saved after the build: the next start compiles it. The build is moved into the past
+    // rather than the source into the future, so the rebuild's own stamp (its start) is newer.
+    touch('dist/.build-stamp', fs.statSync(path.join(root, 'dist', '.build-stamp')).mtimeMs - 10_000);
     fs.writeFileSync(path.join(root, 'apps', 'api', 'src', 'main.ts'), 'export const answer: number = 43;\n');
-    touch('apps/api/src/main.ts', later);
     expect(staleReason(root)).toBe(`${path.join('apps', 'api', 'src', 'main.ts')} changed since the last build`);
     const third = start();
     expect(third.stdout).toContain('changed since the last build; compiling');
