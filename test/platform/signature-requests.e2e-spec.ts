@@ -1,5 +1,7 @@
+import { DocumentPdfService } from '@dojang/application';
 import { startTestApp, TestApp, TestOrg, bearer } from '../support/test-app';
 import { solidPng } from './images';
+import { MainThreadPdfWorkError, pdfWorkRefusedOnMainThread, renderDocumentPdf, runPdfWorkOnThisThread } from '@dojang/pdf';
 
 describe('POST /signature_requests', () => {
   let t: TestApp;
@@ -54,6 +56,20 @@ describe('POST /signature_requests', () => {
     const signed = await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: solidPng() });
     expect(signed.status).toBe(200);
     expect(signed.body.document.status).toBe('completed');
+  });
+
+  it('lays the body out in the PDF pool, never on the API thread (issue 24, item 15)', async () => {
+    const before = t.app.get(DocumentPdfService).pool.stats()['pdf.place-signature']?.jobs ?? 0;
+    const res = await post('sr-pool');
+    expect(res.status).toBe(201);
+    expect(t.app.get(DocumentPdfService).pool.stats()['pdf.place-signature']?.jobs).toBe(before + 1);
+    expect(pdfWorkRefusedOnMainThread()).toEqual([]);
+  });
+
+  it('the API thread refuses to lay out a PDF itself; a test may opt in for its own fixture', async () => {
+    await expect(renderDocumentPdf({ title: 'x', content: 'y', format: 'text' })).rejects.toBeInstanceOf(MainThreadPdfWorkError);
+    const own = await runPdfWorkOnThisThread(() => renderDocumentPdf({ title: 'x', content: 'y', format: 'text' }));
+    expect(own.subarray(0, 5).toString()).toBe('%PDF-');
   });
 
   it('puts the field on the last page when the body is long, never across a page end', async () => {

@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@dojang/application';
+import { forbidPdfWorkOnMainThread } from '@dojang/pdf';
 import { randomBytes } from 'crypto';
 import { Express, json, NextFunction, Request, Response, urlencoded } from 'express';
 import { Logger, PinoLogger } from 'nestjs-pino';
@@ -30,6 +31,9 @@ export interface CreateAppOptions {
  */
 export async function createApp(infra: Infrastructure, options: CreateAppOptions = {}): Promise<INestApplication> {
   const clock = options.clock ?? systemClock;
+  // PDF layout, parsing and image decoding on this thread would stall every request: from here on
+  // they throw unless they run in the PDF pool (the embedded worker shares this thread too).
+  forbidPdfWorkOnMainThread();
   const notifier = options.notifier ?? (await createNotifier(infra, { clock }));
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock, notifier), {
     bufferLogs: true,

@@ -12,7 +12,10 @@ import {
   DOCUMENT_BUDGETS,
   PdfJob,
   PdfPool,
+  PLACE_SIGNATURE,
   RENDER_DOCUMENT,
+  SignatureBlock,
+  SignatureBlockInput,
   RENDER_SVG,
   RenderSvgInput,
   ZIP_FILES,
@@ -155,6 +158,11 @@ export class DocumentPdfService {
   /** `base` with the audit certificate appended, rendered in the pool. */
   async withAuditCertificate(base: Buffer, certificate: AuditCertificateInput): Promise<Buffer> {
     return asBuffer(await this.job(AUDIT_CERTIFICATE, { base, certificate }));
+  }
+
+  /** Where the recipient's signature box goes at the end of a body: laid out in the pool. */
+  placeSignature(input: SignatureBlockInput): Promise<SignatureBlock> {
+    return this.job(PLACE_SIGNATURE, input);
   }
 
   /** Whether the stamper will take this signature or seal image, decoded in the pool as it will be. */

@@ -1,5 +1,6 @@
 import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFPage } from 'pdf-lib';
 import { ActiveContentKind, removeActiveContent } from './sanitize-pdf';
+import { assertOffMainThread } from './main-thread-guard';
 
 export type PageRotation = 0 | 90 | 180 | 270;
 
@@ -77,6 +78,7 @@ export function describeEncryption(doc: PDFDocument): string {
  * without breaking them later, which is worse than a clear "no" now.
  */
 export async function inspectPdf(bytes: Buffer): Promise<PdfInspection> {
+  assertOffMainThread('inspectPdf');
   if (bytes.length < PDF_MAGIC.length || !bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
     return { ok: false, reason: 'not_pdf', message: 'File does not start with a PDF header (%PDF-).' };
   }

@@ -4,6 +4,7 @@ import { htmlToPdfmake, textToPdfmake } from './html-to-pdfmake.converter';
 import { renderDocDefinition } from './pdfmake-render';
 import { stripInvisible } from './printable-text';
 import { sanitizeContentHtml } from './sanitize-content-html';
+import { assertOffMainThread } from './main-thread-guard';
 
 export { renderDocDefinition };
 
@@ -54,6 +55,7 @@ export function pageNumberFooter(currentPage: number, pageCount: number): Conten
  * measure or adjust it; pdfmake consumes it, so build one per render.
  */
 export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinitions {
+  assertOffMainThread('buildDocDefinition');
   const body =
     input.format === 'html'
       ? htmlToPdfmake(sanitizeContentHtml(input.content), { contentWidth: CONTENT_WIDTH })

@@ -1,5 +1,6 @@
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from 'pdf-lib';
 import './native-deflate';
+import { assertOffMainThread } from './main-thread-guard';
 
 /**
  * Active content a signer must never be served: scripts, programs to launch, actions that run
@@ -140,6 +141,7 @@ export function removeActiveContent(doc: PDFDocument): ActiveContentKind[] {
 
 /** The PDF without its active content, or null when it had none (then the upload is kept byte for byte). */
 export async function sanitizePdf(bytes: Buffer): Promise<{ bytes: Buffer; removed: ActiveContentKind[] } | null> {
+  assertOffMainThread('sanitizePdf');
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
   const removed = removeActiveContent(doc);
   if (removed.length === 0) return null;

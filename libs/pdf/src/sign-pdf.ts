@@ -7,6 +7,7 @@ import { updateIncrementally } from './append-pdfs';
 import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
 import { signerFromP12 } from './signing-identity';
+import { assertOffMainThread } from './main-thread-guard';
 
 export interface SignPdfOptions {
   p12: Buffer;
@@ -73,6 +74,7 @@ function infoDictionary(doc: PDFDocument): PDFDict {
 
 /** The `evidence` entries a PDF's information dictionary carries (keys starting with `Dojang`). */
 export async function readPdfEvidence(pdf: Buffer): Promise<Record<string, string>> {
+  assertOffMainThread('readPdfEvidence');
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
   const ref = doc.context.trailerInfo.Info;
   const info = ref ? doc.context.lookup(ref) : undefined;
@@ -102,6 +104,7 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
  * parse and one write.
  */
 export async function signDocument(doc: PDFDocument, opts: SignPdfOptions): Promise<Buffer> {
+  assertOffMainThread('signDocument');
   const signer = signerFromP12(opts.p12, opts.passphrase);
   if (opts.evidence) {
     const info = infoDictionary(doc);
@@ -138,6 +141,7 @@ function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof sig
  * signature worth keeping and is signed as a whole by signPdf.
  */
 export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
+  assertOffMainThread('countersignPdf');
   const signer = signerFromP12(opts.p12, opts.passphrase);
   const withPlaceholder = await updateIncrementally(pdf, (doc) => {
     const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
