@@ -66,6 +66,35 @@ describe('POST /signature_requests', () => {
     expect(pdfWorkRefusedOnMainThread()).toEqual([]);
   });
 
+  it('a 12,000-character word is placed in the pool in seconds while GET /v1/health keeps answering (issue 24, items 15 and 16)', async () => {
+    const started = Date.now();
+    let done = false;
+    const pending = post('sr-long-word', { ...body, content: `<p>${'a'.repeat(12_000)}</p>` }).then((res) => {
+      done = true;
+      return res;
+    });
+    const health: number[] = [];
+    while (!done) {
+      const t0 = Date.now();
+      expect((await t.http.get('/v1/health')).status).toBe(200);
+      health.push(Date.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const res = await pending;
+    expect(res.status).toBe(201);
+    // It took 109 s and held health for 79 s on the event loop; generous bounds for a shared machine.
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(Math.max(...health)).toBeLessThan(1_000);
+  }, 120_000);
+
+  it('more text than a render can lay out is refused with 413 before any layout', async () => {
+    const before = t.app.get(DocumentPdfService).pool.stats()['pdf.place-signature']?.jobs ?? 0;
+    const res = await post('sr-too-much', { ...body, content: 'ab '.repeat(200_000), content_format: 'text' });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ code: 'document_budget_exceeded', param: 'content' });
+    expect(t.app.get(DocumentPdfService).pool.stats()['pdf.place-signature']?.jobs ?? 0).toBe(before);
+  });
+
   it('the API thread refuses to lay out a PDF itself; a test may opt in for its own fixture', async () => {
     await expect(renderDocumentPdf({ title: 'x', content: 'y', format: 'text' })).rejects.toBeInstanceOf(MainThreadPdfWorkError);
     const own = await runPdfWorkOnThisThread(() => renderDocumentPdf({ title: 'x', content: 'y', format: 'text' }));

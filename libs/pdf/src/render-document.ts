@@ -1,6 +1,7 @@
 import type { Content, StyleDictionary, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { KOREAN_FONT_FAMILY } from './fonts';
 import { htmlToPdfmake, textToPdfmake } from './html-to-pdfmake.converter';
+import { boundLayoutWork } from './layout-bounds';
 import { renderDocDefinition } from './pdfmake-render';
 import { stripInvisible } from './printable-text';
 import { sanitizeContentHtml } from './sanitize-content-html';
@@ -74,7 +75,8 @@ export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinit
       producer: 'Dojang (pdfmake)',
       ...(created ? { creationDate: created } : {}),
     },
-    content: [{ text: title, style: 'title' }, ...body],
+    // Long words and paragraphs bounded before pdfmake sees them (layout-bounds.ts).
+    content: boundLayoutWork([{ text: title, style: 'title' }, ...body]),
     footer: pageNumberFooter,
     styles: documentStyles,
     defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 10.5, lineHeight: 1.35 },

@@ -83,7 +83,7 @@ export class SignatureRequestsHttpController {
     const title = dto.title.trim();
     // Over a budget is refused from the text alone, before any worker lays it out.
     checkDocumentBudget(dto.content, format);
-    const block = await this.pdf.placeSignature({ title, content: dto.content, format, signer_name: name });
+    const block = await this.pdf.placeSignature({ title, content: dto.content, format, signer_name: name }, auth.organization_id);
     const contentBlob = await putBody(this.docs.infra.blobs, block.content);
     const documentId = randomUUID();
     const participantId = randomUUID();
