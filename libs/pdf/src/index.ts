@@ -10,7 +10,7 @@ export {
   renderDocumentPdf,
   type RenderDocumentInput,
 } from './render-document';
-export { inspectPdf, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
+export { inspectPdf, MAX_PDF_OBJECTS, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
 export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sanitize-pdf';
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
 export { stampPdf, type PdfStamp } from './stamp-pdf';

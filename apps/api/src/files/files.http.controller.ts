@@ -38,6 +38,9 @@ export class FilesHttpController {
     // In a worker thread with a time limit: a file built to make the parser spin costs its
     // uploader a 415, not everybody a stalled server.
     const inspection = await inspectPdfIsolated(part.bytes, { timeoutMs: this.infra.config.pdfReadTimeoutMs });
+    if (!inspection.ok && inspection.reason === 'too_complex') {
+      throw new ApiError(413, 'invalid_request_error', 'file_too_complex', inspection.message, 'file');
+    }
     if (!inspection.ok) {
       const message =
         inspection.reason === 'encrypted'
