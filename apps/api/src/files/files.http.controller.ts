@@ -48,7 +48,8 @@ export class FilesHttpController {
           : `Only PDF files are accepted, and this file is not one we can read (judged by its bytes, not by its Content-Type): ${inspection.message}`;
       throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', message, 'file');
     }
-    // Scripts, launch actions, open/page actions and embedded files are removed before anything is
+    // Scripts, launch actions, open/page actions, embedded files and links other than http, https
+    // and mailto are removed before anything is
     // stored, so neither a signer nor the final PDF ever carries them; a clean file stays byte for byte.
     const stored = inspection.sanitized ? Buffer.from(inspection.sanitized) : part.bytes;
     const blob = await this.infra.blobs.put(stored);
