@@ -519,7 +519,8 @@
       renderSign(mode);
       renderDecline(mode);
     }
-    document.title = S.view && !S.fatal ? t('pageTitle', { title: S.view.document.title }) : t('pageTitleBare');
+    // First strong isolate … pop directional isolate: the title's own bidi controls end with it.
+    document.title = S.view && !S.fatal ? t('pageTitle', { title: '\u2068' + S.view.document.title + '\u2069' }) : t('pageTitleBare');
     if (S.announce) {
       var target = $(S.announce);
       S.announce = null;
@@ -570,9 +571,15 @@
       show(row, Boolean(d.expires_at));
     }
     var p = v.participant;
-    var who = p.name + ' (' + t('role_' + p.role) + ')';
+    // The name in a <bdi>: a bidi control in it (U+202E) must not reverse the role after it.
+    var who = ' (' + t('role_' + p.role) + ')';
     if (p.signed_at) who += ' · ' + t('signedOn', { date: formatDate(p.signed_at) });
-    setText($('doc-participant'), who);
+    var line = $('doc-participant');
+    var name = line.querySelector('bdi') || document.createElement('bdi');
+    setText(name, p.name);
+    if (!name.parentNode) line.appendChild(name);
+    if (!name.nextSibling) line.appendChild(document.createTextNode(''));
+    setText(name.nextSibling, who);
     var fields = v.fields || [];
     show($('row-fields'), fields.length > 0 && p.role !== 'cc');
     if (fields.length) {
