@@ -80,6 +80,8 @@ describe('PdfPool', () => {
     try {
       // Every worker up before the clock matters.
       await fair.whenReady();
+      // Organization B has been active lately.
+      await fair.run(TEST_JOB, { kind: 'echo', value: 1 }, { tenant: 'org_b' });
       const t0 = Date.now();
       const startedAt = (p: Promise<number | string>) => p.then((endedAt) => Number(endedAt) - t0);
       // Organization A queues three slow renders, then B asks for one.
@@ -95,6 +97,19 @@ describe('PdfPool', () => {
       expect(ends[2]).toBeGreaterThanOrEqual(1_700);
     } finally {
       await fair.close();
+    }
+  });
+
+  it('lets an organization alone use every worker', async () => {
+    const alone = new PdfPool({ threads: 2, maxHeapMb: 48, timeoutMs: 60_000, warmUpFile: HANDLER });
+    try {
+      await alone.whenReady();
+      const both = [1, 2].map(() => alone.run(TEST_JOB, { kind: 'sleep', value: 300 }, { tenant: 'org_a' }));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(alone.load).toEqual({ running: 2, waiting: 0 });
+      await Promise.all(both);
+    } finally {
+      await alone.close();
     }
   });
 

@@ -16,10 +16,13 @@ export interface PdfPoolOptions {
   /** Handler file every worker loads first (tests substitute one). */
   warmUpFile?: string;
   /**
-   * Jobs of one tenant (an organization) running at once, at most; default: all workers but one,
-   * so one organization's worst cases always leave a worker to everyone else.
+   * Jobs of one tenant (an organization) running at once, at most, while another tenant has been
+   * active lately; default: all workers but one, so one organization's worst cases always leave a
+   * worker to everyone else. Alone, a tenant may use every worker.
    */
   maxJobsPerTenant?: number;
+  /** How long a tenant counts as active after its last job was asked for (ms); default 60 s. */
+  tenantActiveMs?: number;
 }
 
 export interface PdfRunOptions {
@@ -68,12 +71,15 @@ export class PdfPool {
   private readonly waiting: Waiter[] = [];
   readonly maxJobsPerTenant: number;
   private readonly runningByTenant = new Map<string, number>();
+  private readonly tenantSeen = new Map<string, number>();
+  private readonly tenantActiveMs: number;
 
   constructor(options: PdfPoolOptions = {}) {
     this.threads = Math.max(1, options.threads ?? availableParallelism());
     this.maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_JOB_MAX_HEAP_MB;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_PDF_JOB_TIMEOUT_MS;
     this.maxJobsPerTenant = Math.max(1, options.maxJobsPerTenant ?? this.threads - 1);
+    this.tenantActiveMs = options.tenantActiveMs ?? 60_000;
     const warmUp: JobTask = { file: options.warmUpFile ?? WARM_UP_FILE, input: null };
     this.piscina = new Piscina({
       filename: RUN_JOB_FILE,
@@ -185,16 +191,30 @@ export class PdfPool {
   }
 
   /**
-   * Waits for a free worker. Fair between tenants: a tenant at its cap (maxJobsPerTenant) waits
-   * even when a worker is free, and of the jobs that may start, the one whose tenant runs the
-   * fewest jobs goes first (first come, first served among equals). One organization's queue of
-   * slow renders therefore never holds every worker, nor keeps another's job waiting behind it.
+   * Waits for a free worker. Fair between tenants: while another tenant has been active lately, a
+   * tenant at its cap (maxJobsPerTenant) waits even when a worker is free, and of the jobs that
+   * may start, the one whose tenant runs the fewest jobs goes first (first come, first served
+   * among equals). One organization's queue of slow renders therefore never holds every worker,
+   * nor keeps another's job waiting behind it; an organization alone uses them all.
    */
   private async acquire(tenant: string | undefined): Promise<void> {
+    if (tenant !== undefined) {
+      const now = Date.now();
+      this.tenantSeen.set(tenant, now);
+      // Forget tenants long gone, so the map stays the size of the active ones.
+      if (this.tenantSeen.size > 64) for (const [t, at] of this.tenantSeen) if (now - at > this.tenantActiveMs) this.tenantSeen.delete(t);
+    }
     await new Promise<void>((start) => {
       this.waiting.push({ tenant, start });
       this.wake();
     });
+  }
+
+  /** Whether a tenant other than `tenant` has asked for a job lately or still runs one. */
+  private othersActive(tenant: string): boolean {
+    const since = Date.now() - this.tenantActiveMs;
+    for (const [other, at] of this.tenantSeen) if (other !== tenant && (at >= since || this.runningByTenant.has(other))) return true;
+    return false;
   }
 
   private release(tenant: string | undefined): void {
@@ -214,7 +234,7 @@ export class PdfPool {
       for (let i = 0; i < this.waiting.length; i++) {
         const tenant = this.waiting[i].tenant;
         const load = tenant === undefined ? 0 : (this.runningByTenant.get(tenant) ?? 0);
-        if (tenant !== undefined && load >= this.maxJobsPerTenant) continue;
+        if (tenant !== undefined && load >= this.maxJobsPerTenant && this.othersActive(tenant)) continue;
         if (load < bestLoad) {
           best = i;
           bestLoad = load;
