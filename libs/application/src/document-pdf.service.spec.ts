@@ -21,7 +21,7 @@ describe('DocumentPdfService remembers refusals (issue 24, item 16)', () => {
     return { pool: { run } as unknown as PdfPool, run };
   }
 
-  const draft = { title: '계약서', content: '<p>본문</p>', content_format: 'html' as const, created_at: '2026-03-02T09:00:00.000Z', organization_id: 'org_a' };
+  const draft = { title: '계약서', content: '<p>본문</p>', content_format: 'html' as const, created_at: '2026-03-02T09:00:00.000Z', organization_id: 'org_a', file: null, original_pdf: null };
 
   it('a render refused once is refused again from memory, without a second job', async () => {
     const { pool, run } = refusingPool();

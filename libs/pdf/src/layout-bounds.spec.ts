@@ -61,12 +61,13 @@ describe('layout bounds (issue 24, item 16)', () => {
       [`<p>${'word '.repeat(5_000)}</p>`, 'html'],
     ] as const) {
       const def = buildDocDefinition({ title: 't', content, format });
-      const blocks = (def.content as Array<{ text?: unknown; stack?: Array<{ text: unknown }> }>).flatMap((node) => node.stack ?? [node]);
+      type Block = { text?: unknown; stack?: Block[] };
+      const blocks: Block[] = (def.content as Block[]).flatMap((node) => node.stack ?? [node]);
       for (const block of blocks) {
-        const inlines = (Array.isArray(block.text) ? block.text : [block.text]).map((i) => (typeof i === 'string' ? i : (i as { text: string }).text));
+        const inlines: string[] = (Array.isArray(block.text) ? (block.text as unknown[]) : [block.text]).map((i) => (typeof i === 'string' ? i : (i as { text: string }).text));
         // No inline holds a word longer than the bound, and no block more words than its bound.
         // (Hangul needs no pieces: pdfmake may break after every syllable.)
-        if (format === 'html') for (const inline of inlines) expect(Math.max(...inline.split(/\s+/).map((w) => Array.from(w).length))).toBeLessThanOrEqual(MAX_UNBROKEN_CHARS);
+        if (format === 'html') for (const inline of inlines) expect(Math.max(...inline.split(/\s+/).map((w: string) => Array.from(w).length))).toBeLessThanOrEqual(MAX_UNBROKEN_CHARS);
         const units = inlines.join('').match(/[\uac00-\ud7af]|[^\s\uac00-\ud7af]+/g) ?? [];
         expect(units.length).toBeLessThanOrEqual(MAX_UNITS_PER_TEXT + 1);
       }

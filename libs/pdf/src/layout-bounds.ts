@@ -104,7 +104,7 @@ function boundTextNode(node: Content): Content {
     return parts ? { stack: parts.map((text) => ({ text })) } : node;
   }
   if (typeof node !== 'object' || node === null) return node;
-  const n = node as Record<string, unknown>;
+  const n = node as unknown as Record<string, unknown>;
   if ('text' in n) {
     const text = n.text;
     const inlines = Array.isArray(text) ? text : [text];
@@ -122,7 +122,7 @@ function boundTextNode(node: Content): Content {
   }
   const table = n.table as { body?: Content[][] } | undefined;
   if (table && Array.isArray(table.body)) out.table = { ...table, body: table.body.map((row) => row.map(boundTextNode)) };
-  return out as Content;
+  return out as unknown as Content;
 }
 
 /** The content with long words cut and long paragraphs split (see above); ordinary content unchanged. */
