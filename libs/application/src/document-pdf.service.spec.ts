@@ -38,6 +38,19 @@ describe('DocumentPdfService remembers refusals (issue 24, item 16)', () => {
     expect(run).toHaveBeenCalledTimes(2);
   });
 
+  it('a time refusal is tried again once the time limit is raised', async () => {
+    const { pool, run } = refusingPool();
+    const config = loadConfig({ DATA_DIR: dir, NODE_ENV: 'test' });
+    const service = new DocumentPdfService(new FileBlobStore(dir), config, null, pool);
+    const other = { ...draft, content: '<p>세 번째 본문</p>' };
+    await expect(service.original(other)).rejects.toMatchObject({ limit: 'time' });
+    await expect(service.original(other)).rejects.toMatchObject({ limit: 'time' });
+    expect(run).toHaveBeenCalledTimes(1);
+    config.pdfJobTimeoutMs *= 2;
+    await expect(service.original(other)).rejects.toMatchObject({ limit: 'time' });
+    expect(run).toHaveBeenCalledTimes(2);
+  });
+
   it('a refused signature placement is not laid out again either', async () => {
     const { pool, run } = refusingPool();
     const service = new DocumentPdfService(new FileBlobStore(dir), loadConfig({ DATA_DIR: dir, NODE_ENV: 'test' }), null, pool);

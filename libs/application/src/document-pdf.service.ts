@@ -81,7 +81,7 @@ export class DocumentPdfService {
   private readonly inFlight = new Map<string, Promise<RenderedPdfRow>>();
   private collection: Promise<void> | null = null;
   /** Refused renders and placements by the hash of their inputs: a refusal is not paid for twice. */
-  private readonly refusals = new Map<string, { error: PdfLimitError; until: number }>();
+  private readonly refusals = new Map<string, { error: PdfLimitError; until: number; timeoutMs: number }>();
   /** Refusals answered from memory (tests and metrics). */
   refusalsRemembered = 0;
 
@@ -184,7 +184,9 @@ export class DocumentPdfService {
   /** Runs `work` unless the same inputs were refused lately; remembers a refusal for next time. */
   private async remembering<T>(key: string, work: () => Promise<T>): Promise<T> {
     const known = this.refusals.get(key);
-    if (known && known.until > Date.now()) {
+    // A time refusal holds only for the time limit it was given: with more time (an operator
+    // raising PDF_JOB_TIMEOUT_MS) the work is tried again.
+    if (known && known.until > Date.now() && (known.error.limit !== 'time' || this.config.pdfJobTimeoutMs <= known.timeoutMs)) {
       this.refusalsRemembered++;
       throw known.error;
     }
@@ -194,7 +196,7 @@ export class DocumentPdfService {
       if (isPdfLimitError(err)) {
         if (this.refusals.size >= REFUSAL_ENTRIES) this.refusals.delete(this.refusals.keys().next().value as string);
         const ttl = err.code === 'document_budget_exceeded' ? REFUSAL_MEMORY_MS.budget : REFUSAL_MEMORY_MS.limit;
-        this.refusals.set(key, { error: err, until: Date.now() + ttl });
+        this.refusals.set(key, { error: err, until: Date.now() + ttl, timeoutMs: this.config.pdfJobTimeoutMs });
       }
       throw err;
     }
