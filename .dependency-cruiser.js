@@ -42,6 +42,20 @@ module.exports = {
       to: { path: '^(libs|apps)/', pathNot: '^libs/$1/' },
     },
     {
+      name: 'pdf-work-through-the-pool',
+      comment:
+        'apps/ and libs/application reach PDF work through @dojang/pdf (the pool client and cheap helpers), never a layout, parsing or imaging library nor a module of libs/pdf directly: that work runs in the PDF pool, and the layout functions also refuse the main thread at run time (main-thread-guard.ts).',
+      severity: 'error',
+      from: { path: '^(apps/|libs/application/)', pathNot: TEST_CODE },
+      to: {
+        path: [
+          '^libs/pdf/src/(?!index\\.ts$)',
+          '^(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/.+|node-forge)(/|$)',
+          'node_modules/(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/[^/]+|node-forge)/',
+        ],
+      },
+    },
+    {
       name: 'postgres-pool-stands-alone',
       comment: 'libs/postgres (pool, migrations) is a driver helper for the PostgreSQL adapters: pg only.',
       severity: 'error',

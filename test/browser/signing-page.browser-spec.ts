@@ -178,6 +178,29 @@ describe('signing page (browser)', () => {
     }
   });
 
+  it('isolates what people wrote: a bidi override in a name cannot reverse the text after it (issue 24, item 18)', async () => {
+    const { participants } = await sentDocument('\u202egnp.exe', [{ name: 'Signer\u202e', auth: 'none', fields: ['signature'] }]);
+    const { page } = await open(participants[0].url, DESKTOP);
+    await expect(page.locator('#doc-participant bdi').textContent()).resolves.toBe('Signer\u202e');
+    // The role after the name reads left to right: "(" before ")" on screen, not "(rengiS)"-style reversed.
+    const parens = await page.evaluate(() => {
+      const bdi = document.querySelector('#doc-participant bdi') as HTMLElement;
+      const text = bdi.nextSibling as Text;
+      const at = (ch: string) => {
+        const range = document.createRange();
+        const i = text.data.indexOf(ch);
+        range.setStart(text, i);
+        range.setEnd(text, i + 1);
+        return range.getBoundingClientRect().left;
+      };
+      return { open: at('('), close: at(')'), name: bdi.getBoundingClientRect().right };
+    });
+    expect(parens.open).toBeLessThan(parens.close);
+    expect(parens.open).toBeGreaterThanOrEqual(parens.name - 1);
+    expect(await page.evaluate(() => getComputedStyle(document.getElementById('doc-title') as HTMLElement).unicodeBidi)).toBe('isolate');
+    expect(await page.title()).toBe('\u2068\u202egnp.exe\u2069 – Dojang 전자서명');
+  });
+
   it('sms_pin signer signs on a phone; the second signer waits, then signs and completes the document', async () => {
     const doc = await sentDocument('근로계약서', [
       { name: '김철수', phone: '01012345678', signing_order: 1, fields: ['signature'] },

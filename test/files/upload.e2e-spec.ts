@@ -3,7 +3,7 @@ import { AddressInfo } from 'net';
 import { MAX_FILE_BYTES } from '@dojang/domain';
 import { FILES } from '@dojang/projections';
 import { pdfinfo } from '@dojang/pdf/testing/poppler';
-import { manyObjectsPdf } from '@dojang/pdf/testing/fixtures';
+import { manyObjectsPdf, pdfLibManyObjects } from '@dojang/pdf/testing/fixtures';
 import { expectError } from '../support/api-helpers';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 import { binary, blobFiles, pathOf, pdfFixture, sha256, uploadFile, uploadFixture } from './file-helpers';
@@ -271,6 +271,24 @@ describe('POST /v1/files', () => {
   });
 });
 
+describe('POST /v1/files with a PDF of too many objects (issue 24, item 17)', () => {
+  let t: TestApp;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    org = await t.createOrg();
+  });
+  afterAll(() => t.close());
+
+  it('refuses it with 413 file_too_complex (param file) and stores nothing', async () => {
+    const heavy = await pdfLibManyObjects(60_000);
+    const err = expectError(await uploadFile(t, org.test, heavy, { filename: 'heavy.pdf' }), 413, 'file_too_complex', 'file');
+    expect(err.message).toMatch(/holds 6\d{4} objects; at most 50000 are accepted/);
+    expect(await t.infra.blobs.has(sha256(heavy))).toBe(false);
+  });
+});
+
 describe('POST /v1/files with a PDF that takes too long to read', () => {
   let t: TestApp;
   let org: TestOrg;
@@ -282,7 +300,8 @@ describe('POST /v1/files with a PDF that takes too long to read', () => {
   afterAll(() => t.close());
 
   it('refuses it with 415 naming the time limit and stores nothing', async () => {
-    const slow = manyObjectsPdf(60_000);
+    // Under the object budget (50,000), yet slower to read than this test's 0.3 s limit.
+    const slow = manyObjectsPdf(45_000);
     const err = expectError(await uploadFile(t, org.test, slow, { filename: 'slow.pdf' }), 415, 'unsupported_file_type', 'file');
     expect(err.message).toMatch(/took longer than 0\.3 s to read/);
     expect(await t.infra.blobs.has(sha256(slow))).toBe(false);

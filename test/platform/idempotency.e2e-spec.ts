@@ -1,6 +1,6 @@
 import { client } from '../support/api-helpers';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { renderDocumentPdf } from '@dojang/pdf';
+import { renderDocumentPdf, runPdfWorkOnThisThread } from '@dojang/pdf';
 import { IDEMPOTENCY_TTL_MS } from '../../apps/api/src/idempotency/idempotency.store';
 
 describe('Idempotency-Key on creating POSTs', () => {
@@ -123,8 +123,9 @@ describe('Idempotency-Key on creating POSTs', () => {
   });
 
   it('fingerprints a multipart upload by its bytes: the same file replays, another file is idempotency_key_reused', async () => {
-    const pdfA = await renderDocumentPdf({ title: 'A', content: '<p>a</p>', format: 'html', created_at: '2026-01-01T00:00:00Z' });
-    const pdfB = await renderDocumentPdf({ title: 'B', content: '<p>b</p>', format: 'html', created_at: '2026-01-01T00:00:00Z' });
+    // Fixtures made by the test itself, on its own thread (the app's thread refuses PDF work).
+    const pdfA = await runPdfWorkOnThisThread(() => renderDocumentPdf({ title: 'A', content: '<p>a</p>', format: 'html', created_at: '2026-01-01T00:00:00Z' }));
+    const pdfB = await runPdfWorkOnThisThread(() => renderDocumentPdf({ title: 'B', content: '<p>b</p>', format: 'html', created_at: '2026-01-01T00:00:00Z' }));
     const upload = (pdf: Buffer) =>
       t.http.post('/v1/files').set(bearer(org.test)).set('Idempotency-Key', 'upload-1').attach('file', pdf, { filename: 'a.pdf', contentType: 'application/pdf' });
     const first = await upload(pdfA);

@@ -1,5 +1,7 @@
+import { DocumentPdfService } from '@dojang/application';
 import { startTestApp, TestApp, TestOrg, bearer } from '../support/test-app';
 import { solidPng } from './images';
+import { MainThreadPdfWorkError, pdfWorkRefusedOnMainThread, renderDocumentPdf, runPdfWorkOnThisThread } from '@dojang/pdf';
 
 describe('POST /signature_requests', () => {
   let t: TestApp;
@@ -54,6 +56,49 @@ describe('POST /signature_requests', () => {
     const signed = await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: solidPng() });
     expect(signed.status).toBe(200);
     expect(signed.body.document.status).toBe('completed');
+  });
+
+  it('lays the body out in the PDF pool, never on the API thread (issue 24, item 15)', async () => {
+    const before = t.app.get(DocumentPdfService).pool.stats()['pdf.place-signature']?.jobs ?? 0;
+    const res = await post('sr-pool');
+    expect(res.status).toBe(201);
+    expect(t.app.get(DocumentPdfService).pool.stats()['pdf.place-signature']?.jobs).toBe(before + 1);
+    expect(pdfWorkRefusedOnMainThread()).toEqual([]);
+  });
+
+  it('a 12,000-character word is placed in the pool in seconds while GET /v1/health keeps answering (issue 24, items 15 and 16)', async () => {
+    const started = Date.now();
+    let done = false;
+    const pending = post('sr-long-word', { ...body, content: `<p>${'a'.repeat(12_000)}</p>` }).then((res) => {
+      done = true;
+      return res;
+    });
+    const health: number[] = [];
+    while (!done) {
+      const t0 = Date.now();
+      expect((await t.http.get('/v1/health')).status).toBe(200);
+      health.push(Date.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const res = await pending;
+    expect(res.status).toBe(201);
+    // It took 109 s and held health for 79 s on the event loop; generous bounds for a shared machine.
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(Math.max(...health)).toBeLessThan(1_000);
+  }, 120_000);
+
+  it('more text than a render can lay out is refused with 413 before any layout', async () => {
+    const before = t.app.get(DocumentPdfService).pool.stats()['pdf.place-signature']?.jobs ?? 0;
+    const res = await post('sr-too-much', { ...body, content: 'ab '.repeat(200_000), content_format: 'text' });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ code: 'document_budget_exceeded', param: 'content' });
+    expect(t.app.get(DocumentPdfService).pool.stats()['pdf.place-signature']?.jobs ?? 0).toBe(before);
+  });
+
+  it('the API thread refuses to lay out a PDF itself; a test may opt in for its own fixture', async () => {
+    await expect(renderDocumentPdf({ title: 'x', content: 'y', format: 'text' })).rejects.toBeInstanceOf(MainThreadPdfWorkError);
+    const own = await runPdfWorkOnThisThread(() => renderDocumentPdf({ title: 'x', content: 'y', format: 'text' }));
+    expect(own.subarray(0, 5).toString()).toBe('%PDF-');
   });
 
   it('puts the field on the last page when the body is long, never across a page end', async () => {

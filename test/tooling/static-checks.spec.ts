@@ -63,6 +63,10 @@ describe('dependency-cruiser layer rules (.dependency-cruiser.js)', () => {
       'libs/application/src/uses-nest.ts': "import { Module } from '@nestjs/common';\nexport const m = Module;\n",
       'libs/application/src/reaches-app.ts': "import { x } from '../../../apps/api/src/x';\nexport const y = x;\n",
       'apps/api/src/x.ts': 'export const x = 1;\n',
+      'libs/pdf/src/index.ts': "export { r } from './render';\n",
+      'libs/application/src/lays-out.ts': "import { r } from '../../pdf/src/render';\nexport const l = r;\n",
+      'libs/application/src/parses.ts': "import { PDFDocument } from 'pdf-lib';\nexport const d = PDFDocument;\n",
+      'libs/application/src/uses-pool.ts': "import { r } from '../../pdf/src';\nexport const u = r;\n",
       'libs/webhooks/src/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
       'libs/webhooks/src/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
     });
@@ -78,6 +82,9 @@ describe('dependency-cruiser layer rules (.dependency-cruiser.js)', () => {
     expect(has('libs-without-nest', 'libs/application/src/uses-nest.ts')).toBe(true);
     expect(has('libs-do-not-import-shells', 'libs/application/src/reaches-app.ts')).toBe(true);
     expect(has('no-circular', 'libs/webhooks/src/a.ts')).toBe(true);
+    expect(has('pdf-work-through-the-pool', 'libs/application/src/lays-out.ts')).toBe(true);
+    expect(has('pdf-work-through-the-pool', 'libs/application/src/parses.ts')).toBe(true);
+    expect(violations.filter((v) => v.from === 'libs/application/src/uses-pool.ts')).toEqual([]);
     // The allowed imports stay quiet.
     const allowed = ['libs/domain/src/index.ts', 'libs/event-store/src/event-store.port.ts', 'libs/event-store/src/sqlite-event-store.adapter.ts', 'libs/projections/src/document.projection.ts'];
     expect(violations.filter((v) => allowed.includes(v.from))).toEqual([]);

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@dojang/application';
 import type { HostResolver } from '@dojang/webhooks';
+import { forbidPdfWorkOnMainThread } from '@dojang/pdf';
 import { randomBytes } from 'crypto';
 import { Express, json, NextFunction, Request, Response, urlencoded } from 'express';
 import { Logger, PinoLogger } from 'nestjs-pino';
@@ -34,6 +35,9 @@ export interface CreateAppOptions {
  */
 export async function createApp(infra: Infrastructure, options: CreateAppOptions = {}): Promise<INestApplication> {
   const clock = options.clock ?? systemClock;
+  // PDF layout, parsing and image decoding on this thread would stall every request: from here on
+  // they throw unless they run in the PDF pool (the embedded worker shares this thread too).
+  forbidPdfWorkOnMainThread();
   const notifier = options.notifier ?? (await createNotifier(infra, { clock }));
   const providers = options.webhookHostResolver ? [{ provide: WEBHOOK_HOST_RESOLVER, useValue: options.webhookHostResolver }] : [];
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock, notifier, { providers }), {

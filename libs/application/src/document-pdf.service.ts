@@ -12,8 +12,11 @@ import {
   DOCUMENT_BUDGETS,
   PdfJob,
   PdfPool,
+  PLACE_SIGNATURE,
   RENDER_DOCUMENT,
   RENDER_PAGE,
+  SignatureBlock,
+  SignatureBlockInput,
   RENDER_SVG,
   RenderSvgInput,
   ZIP_FILES,
@@ -21,6 +24,8 @@ import {
   PdfValue,
   SigningIdentity,
   checkDocumentBudget,
+  isPdfLimitError,
+  PdfLimitError,
   evidenceKeyOf,
   loadOrCreateSigningIdentity,
   sha256Hex,
@@ -60,10 +65,18 @@ interface PageImageRow extends ReadDoc {
   byte_size: number;
 }
 
-type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & WithBody;
+type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & Partial<Pick<DocumentState, 'organization_id'>> & WithBody;
 
 /** Entries of the in-process render cache; the rows and the blobs themselves are not bounded. */
 const MEMORY_CACHE_ENTRIES = 10_000;
+
+/**
+ * How long a refused render is answered from memory instead of rendered again. A budget refusal
+ * is a property of the content (forever would do; the entry only makes room); a time or memory
+ * refusal may owe something to a busy machine, so it is retried after a while.
+ */
+const REFUSAL_MEMORY_MS = { budget: 24 * 60 * 60 * 1000, limit: 10 * 60 * 1000 };
+const REFUSAL_ENTRIES = 10_000;
 
 /**
  * What a document's PDF is made of at each stage: the original to read, then the signed final.
@@ -88,6 +101,10 @@ export class DocumentPdfService {
   readonly pool: PdfPool;
   /** Set when this service holds the process's shared pool (given none): `close()` lets go of it. */
   private readonly lease: { release(): Promise<void> } | null = null;
+  /** Refused renders and placements by the hash of their inputs: a refusal is not paid for twice. */
+  private readonly refusals = new Map<string, { error: PdfLimitError; until: number; timeoutMs: number }>();
+  /** Refusals answered from memory (tests and metrics). */
+  refusalsRemembered = 0;
 
   constructor(
     private readonly blobs: BlobStore,
@@ -126,7 +143,7 @@ export class DocumentPdfService {
     if (known) return known;
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = this.render(key, state).finally(() => this.inFlight.delete(key));
+      pending = this.remembering(key, () => this.render(key, state)).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, pending);
     }
     return pending;
@@ -186,14 +203,42 @@ export class DocumentPdfService {
           ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
         },
       },
+      state.organization_id || undefined,
     );
     const ref = await this.blobs.put(asBuffer(signed));
     return { sha256: ref.sha256, byte_size: ref.byte_size };
   }
 
   /** `base` with the audit certificate appended, rendered in the pool. */
-  async withAuditCertificate(base: Buffer, certificate: AuditCertificateInput): Promise<Buffer> {
-    return asBuffer(await this.job(AUDIT_CERTIFICATE, { base, certificate }));
+  async withAuditCertificate(base: Buffer, certificate: AuditCertificateInput, tenant?: string): Promise<Buffer> {
+    return asBuffer(await this.job(AUDIT_CERTIFICATE, { base, certificate }, tenant));
+  }
+
+  /** Where the recipient's signature box goes at the end of a body: laid out in the pool. */
+  placeSignature(input: SignatureBlockInput, tenant?: string): Promise<SignatureBlock> {
+    const key = createHash('sha256').update(JSON.stringify([PLACE_SIGNATURE.id, PLACE_SIGNATURE.version, input])).digest('hex');
+    return this.remembering(`place:${key}`, () => this.job(PLACE_SIGNATURE, input, tenant));
+  }
+
+  /** Runs `work` unless the same inputs were refused lately; remembers a refusal for next time. */
+  private async remembering<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const known = this.refusals.get(key);
+    // A time refusal holds only for the time limit it was given: with more time (an operator
+    // raising PDF_JOB_TIMEOUT_MS) the work is tried again.
+    if (known && known.until > Date.now() && (known.error.limit !== 'time' || this.config.pdfJobTimeoutMs <= known.timeoutMs)) {
+      this.refusalsRemembered++;
+      throw known.error;
+    }
+    try {
+      return await work();
+    } catch (err) {
+      if (isPdfLimitError(err)) {
+        if (this.refusals.size >= REFUSAL_ENTRIES) this.refusals.delete(this.refusals.keys().next().value as string);
+        const ttl = err.code === 'document_budget_exceeded' ? REFUSAL_MEMORY_MS.budget : REFUSAL_MEMORY_MS.limit;
+        this.refusals.set(key, { error: err, until: Date.now() + ttl, timeoutMs: this.config.pdfJobTimeoutMs });
+      }
+      throw err;
+    }
   }
 
   /** Whether the stamper will take this signature or seal image, decoded in the pool as it will be. */
@@ -261,9 +306,12 @@ export class DocumentPdfService {
     this.pageImages.set(key, sha256);
   }
 
-  /** A job in the pool under the configured time limit (the pool's heap limit applies to all). */
-  private job<I, O>(job: PdfJob<I, O>, input: I) {
-    return this.pool.run(job, input, { timeoutMs: this.config.pdfJobTimeoutMs });
+  /**
+   * A job in the pool under the configured time limit (the pool's heap limit applies to all),
+   * counted against `tenant` (the organization) so that one organization cannot hold every worker.
+   */
+  private job<I, O>(job: PdfJob<I, O>, input: I, tenant?: string) {
+    return this.pool.run(job, input, { timeoutMs: this.config.pdfJobTimeoutMs, ...(tenant ? { tenant } : {}) });
   }
 
   signingIdentity(): Promise<SigningIdentity> {
@@ -329,6 +377,7 @@ export class DocumentPdfService {
         max_pages: DOCUMENT_BUDGETS.max_pages,
         max_image_pixels: DOCUMENT_BUDGETS.max_image_pixels,
       },
+      state.organization_id || undefined,
     );
     const ref = await this.blobs.put(asBuffer(out.pdf));
     const row: RenderedPdfRow = { id: key, sha256: ref.sha256, byte_size: ref.byte_size, page_count: out.page_count };

@@ -1,5 +1,6 @@
 import { PDFDocument, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
 import './native-deflate';
+import { assertOffMainThread } from './main-thread-guard';
 
 function serialize(object: PDFObject): Buffer {
   const bytes = Buffer.alloc(object.sizeInBytes());
@@ -95,6 +96,7 @@ function incrementalUpdate(base: Buffer, doc: PDFDocument, before: Map<number, F
  * in a classic cross-reference table (pdf-lib cannot append to a cross-reference stream).
  */
 export async function updateIncrementally(base: Buffer, change: (doc: PDFDocument) => void | Promise<void>): Promise<Buffer | undefined> {
+  assertOffMainThread('updateIncrementally');
   const prevXref = classicXrefOffset(base);
   if (prevXref === undefined) return undefined;
   const doc = await PDFDocument.load(base, { updateMetadata: false });

@@ -43,6 +43,13 @@ describe('document budgets', () => {
   it('refuses text certainly longer than the page budget, and leaves plain text alone otherwise', () => {
     expect(refusal(() => checkDocumentBudget('가'.repeat(1_700_000), 'text')).limit).toBe('pages');
     expect(() => checkDocumentBudget('가'.repeat(100_000), 'text')).not.toThrow();
+  });
+
+  it('refuses, before any layout, more text than a render can lay out in its time (issue 24, item 16)', () => {
+    const err = refusal(() => checkDocumentBudget(`<p>${'가나다 '.repeat(150_000)}</p>`, 'html'));
+    expect({ code: err.code, limit: err.limit, param: err.param }).toEqual({ code: 'document_budget_exceeded', limit: 'layout', param: 'content' });
+    expect(err.message).toContain(String(DOCUMENT_BUDGETS.max_layout_chars));
+    expect(() => checkDocumentBudget('가'.repeat(DOCUMENT_BUDGETS.max_layout_chars), 'text')).not.toThrow();
     // Text is not HTML: a data URL in it is words, not an image.
     expect(() => checkDocumentBudget(img(pngHeader(9000, 9000)), 'text')).not.toThrow();
   });

@@ -11,6 +11,14 @@ export const DOCUMENT_BUDGETS = {
   max_image_pixels: 20_000_000,
   max_images: 200,
   max_pages: 200,
+  /**
+   * Characters of text one render may lay out. With long words and paragraphs bounded
+   * (layout-bounds.ts) layout time grows with the text: 200,000 characters took about 7 s on a
+   * busy 2-core machine, so this keeps a render well inside the 30 s job limit and a body that
+   * would not fit is refused before any worker spends time on it (about 100 dense pages of Latin
+   * text, over 200 of Korean).
+   */
+  max_layout_chars: 500_000,
 } as const;
 
 /**
@@ -37,7 +45,11 @@ export function countImagePixels(html: string): { images: number; total: number 
 }
 
 /** Throws PdfLimitError (document_budget_exceeded) when content is certainly over a budget. */
-export function checkDocumentBudget(content: string | null | undefined, format: string | null | undefined, budgets = DOCUMENT_BUDGETS): void {
+export function checkDocumentBudget(
+  content: string | null | undefined,
+  format: string | null | undefined,
+  budgets: { [K in keyof typeof DOCUMENT_BUDGETS]: number } = DOCUMENT_BUDGETS,
+): void {
   // An uploaded PDF's body is not rendered.
   if (!content || format === 'pdf') return;
   if (format !== 'text') {
@@ -57,5 +69,13 @@ export function checkDocumentBudget(content: string | null | undefined, format: 
   const text = format === 'text' ? content : content.replace(DATA_IMAGE, '').replace(/<[^>]*>/g, '');
   if (text.length > budgets.max_pages * MIN_CHARS_PER_PAGE_BOUND) {
     throw new PdfLimitError('document_budget_exceeded', 'pages', `content is longer than ${budgets.max_pages} pages; at most ${budgets.max_pages} are accepted per document.`, 'content');
+  }
+  if (text.length > budgets.max_layout_chars) {
+    throw new PdfLimitError(
+      'document_budget_exceeded',
+      'layout',
+      `content has ${text.length} characters of text to lay out; at most ${budgets.max_layout_chars} are accepted per document.`,
+      'content',
+    );
   }
 }

@@ -9,9 +9,17 @@
 
 const MAX_TITLE_CHARS = 150;
 
+/**
+ * Bidirectional controls (embeddings, overrides, isolates, marks, the Arabic letter mark): a title
+ * "\u202egnp.exe" would be shown by a file manager as "exe.png", so a download's name is never
+ * what it seems (issue 24, item 18). File names carry none of them.
+ */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 function baseName(title: string): string {
   const cleaned = title
     .normalize('NFC')
+    .replace(BIDI_CONTROLS, '')
     // Control characters and path separators have no place in a file name.
     .replace(/[\u0000-\u001f\u007f/\\]/g, ' ')
     .replace(/\s+/g, ' ')

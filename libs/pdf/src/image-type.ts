@@ -1,5 +1,6 @@
 import { decodePngStrict, PngDecodeError } from './png-decode';
 import { encodePngPixels } from './png-encode';
+import { assertOffMainThread } from './main-thread-guard';
 
 export type StampImageType = 'png' | 'jpeg';
 
@@ -91,6 +92,7 @@ export class UnsafeImageError extends Error {
  * synchronously — so a well-formed frame header is all we check.
  */
 export function sanitizeImage(bytes: Buffer): { type: StampImageType; bytes: Buffer } {
+  assertOffMainThread('sanitizeImage');
   const info = readImageInfo(bytes);
   if (!info) throw new UnsafeImageError('image is neither PNG nor JPEG');
   if (!acceptableSize(info)) {

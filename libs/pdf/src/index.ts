@@ -10,7 +10,7 @@ export {
   renderDocumentPdf,
   type RenderDocumentInput,
 } from './render-document';
-export { inspectPdf, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
+export { inspectPdf, MAX_PDF_OBJECTS, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
 export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sanitize-pdf';
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
 export { stampPdf, type PdfStamp } from './stamp-pdf';
@@ -44,6 +44,7 @@ export { zipFiles } from './zip-files';
 export { PdfPool, sharedPdfPool, acquireSharedPdfPool, closeSharedPdfPools, onPdfJob, type PdfJobListener, type PdfJobOutcome, DEFAULT_PDF_JOB_TIMEOUT_MS, DEFAULT_PDF_JOB_MAX_HEAP_MB, type PdfPoolOptions, type PdfRunOptions, type PdfJobStats } from './pool/pdf-pool';
 export {
   RENDER_DOCUMENT,
+  PLACE_SIGNATURE,
   INSPECT_PDF,
   BUILD_FINAL,
   AUDIT_CERTIFICATE,
@@ -68,4 +69,11 @@ export {
 } from './pool/pdf-jobs';
 export { PdfLimitError, isPdfLimitError, PDF_LIMIT_CODES, type PdfLimit, type PdfLimitCode } from './pool/pdf-limit.error';
 export { checkDocumentBudget, countImagePixels, DOCUMENT_BUDGETS } from './content-budget';
+export { SIGNATURE_BOX, type SignatureBlock, type SignatureBlockInput } from './signature-placement';
+export {
+  forbidPdfWorkOnMainThread,
+  pdfWorkRefusedOnMainThread,
+  runPdfWorkOnThisThread,
+  MainThreadPdfWorkError,
+} from './main-thread-guard';
 export { threadCpuMs, taskCpuMs, jobPhase } from './pool/thread-cpu';

@@ -85,3 +85,15 @@ describe('normalizeRotation', () => {
     expect([0, 90, 180, 270, 360, 450, -90, -180, -270].map(normalizeRotation)).toEqual([0, 90, 180, 270, 0, 90, 270, 180, 90]);
   });
 });
+
+describe('inspectPdf object budget (issue 24, item 17)', () => {
+  it('refuses a PDF with more objects than MAX_PDF_OBJECTS, and reads one just under it', async () => {
+    const { pdfLibManyObjects } = await import('./testing/fixtures');
+    const { MAX_PDF_OBJECTS } = await import('./inspect-pdf');
+    const over = await inspectPdf(await pdfLibManyObjects(MAX_PDF_OBJECTS + 10));
+    expect(over).toMatchObject({ ok: false, reason: 'too_complex' });
+    expect((over as { message: string }).message).toMatch(/holds 5\d{4} objects; at most 50000/);
+    const under = await inspectPdf(await pdfLibManyObjects(MAX_PDF_OBJECTS - 2_000));
+    expect(under).toMatchObject({ ok: true, page_count: 1 });
+  }, 120_000);
+});

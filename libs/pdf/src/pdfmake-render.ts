@@ -2,6 +2,7 @@
 import { koreanFontDescriptors, koreanFontFiles } from './fonts';
 import PdfPrinter, { PrinterUrlResolver, PrinterVirtualFs } from 'pdfmake/js/Printer';
 import type { TDocumentDefinitions } from 'pdfmake/interfaces';
+import { assertOffMainThread } from './main-thread-guard';
 
 /**
  * Fonts are served from memory; nothing else exists in this file system, so a
@@ -52,6 +53,7 @@ export async function renderDocDefinition(def: TDocumentDefinitions): Promise<Bu
 
 /** The laid-out pdfkit document, not yet ended (tests look at its fonts). */
 export async function layOut(def: TDocumentDefinitions) {
+  assertOffMainThread('layOut');
   // A new printer per call: the printer keeps the last pdfkit document on itself.
   const printer = new PdfPrinter(koreanFontDescriptors(), fontOnlyFileSystem(), offlineResolver, denyLocalFiles);
   return printer.createPdfKitDocument(def);

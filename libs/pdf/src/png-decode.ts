@@ -1,4 +1,5 @@
 import { inflateSync } from 'node:zlib';
+import { assertOffMainThread } from './main-thread-guard';
 
 /**
  * A strict, bounded PNG decoder for untrusted images (contract bodies,
@@ -119,6 +120,7 @@ function unfilter(data: Buffer, offset: number, rows: number, stride: number, bp
 
 /** Decodes any standard PNG into RGBA; throws PngDecodeError on anything malformed or larger than maxPixels. */
 export function decodePngStrict(png: Buffer, maxPixels: number): DecodedPng {
+  assertOffMainThread('decodePngStrict');
   const { header: h, idat, palette, transparency } = readChunks(png);
   const channels = CHANNELS[h.colorType];
   if (!channels || !BIT_DEPTHS[h.colorType].includes(h.bitDepth)) throw new PngDecodeError(`unsupported colour type ${h.colorType} / depth ${h.bitDepth}`);

@@ -1,9 +1,11 @@
 import type { Content, StyleDictionary, TDocumentDefinitions } from 'pdfmake/interfaces';
 import { KOREAN_FONT_FAMILY } from './fonts';
 import { htmlToPdfmake, textToPdfmake } from './html-to-pdfmake.converter';
+import { boundLayoutWork } from './layout-bounds';
 import { renderDocDefinition } from './pdfmake-render';
 import { stripInvisible } from './printable-text';
 import { sanitizeContentHtml } from './sanitize-content-html';
+import { assertOffMainThread } from './main-thread-guard';
 
 export { renderDocDefinition };
 
@@ -56,6 +58,7 @@ export function pageNumberFooter(currentPage: number, pageCount: number): Conten
  * measure or adjust it; pdfmake consumes it, so build one per render.
  */
 export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinitions {
+  assertOffMainThread('buildDocDefinition');
   const body =
     input.format === 'html'
       ? htmlToPdfmake(sanitizeContentHtml(input.content), { contentWidth: CONTENT_WIDTH })
@@ -74,7 +77,8 @@ export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinit
       producer: 'Dojang (pdfmake)',
       ...(created ? { creationDate: created } : {}),
     },
-    content: [...(input.show_title === false ? [] : [{ text: title, style: 'title' }]), ...body],
+    // Long words and paragraphs bounded before pdfmake sees them (layout-bounds.ts).
+    content: boundLayoutWork([...(input.show_title === false ? [] : [{ text: title, style: 'title' }]), ...body]),
     footer: pageNumberFooter,
     styles: documentStyles,
     defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 10.5, lineHeight: 1.35 },

@@ -1,4 +1,5 @@
 import sanitizeHtml from 'sanitize-html';
+import { assertOffMainThread } from './main-thread-guard';
 
 /**
  * Contract bodies are HTML written by API users and rendered on our servers,
@@ -58,5 +59,6 @@ const OPTIONS: sanitizeHtml.IOptions = {
 };
 
 export function sanitizeContentHtml(html: string): string {
+  assertOffMainThread('sanitizeContentHtml');
   return sanitizeHtml(html, OPTIONS);
 }

@@ -1,6 +1,6 @@
 import { inspectPdf } from './inspect-pdf';
-import { sanitizePdf } from './sanitize-pdf';
-import { ACTIVE_KEYS, ACTIVE_VALUES, activeContentPdf, qpdfNames } from './testing/active-content';
+import { isSafeLinkUri, sanitizePdf } from './sanitize-pdf';
+import { ACTIVE_KEYS, ACTIVE_VALUES, activeContentPdf, qpdfNames, qpdfStrings, unsafeLinksPdf } from './testing/active-content';
 import { pdfFixture } from './testing/fixtures';
 import { pdftotext } from './testing/poppler';
 
@@ -40,3 +40,25 @@ describe('sanitizePdf', () => {
     expect(qpdfNames(Buffer.from(inspection.sanitized!)).values).not.toContain('/JavaScript');
   });
 });
+
+describe('link annotations (issue 24, item 19)', () => {
+  it('keeps only http, https and mailto link targets, read as a viewer reads them', () => {
+    for (const safe of ['https://example.com', 'HTTP://example.com', 'mailto:a@example.com', ' https://x']) expect(isSafeLinkUri(safe)).toBe(true);
+    for (const bad of ['javascript:alert(1)', '\tJaVaScRiPt:alert(1)', 'file:///etc/passwd', 'data:text/html,x', '../x.pdf', 'vbscript:x', 'https:/x', '']) expect(isSafeLinkUri(bad)).toBe(false);
+  });
+
+  it('removes javascript:, file:, data: and relative /URI actions, inline ones too, and keeps the others', async () => {
+    const fixture = await unsafeLinksPdf();
+    // The fixture carries them, as qpdf reads it.
+    expect(qpdfStrings(fixture).filter((s) => /javascript:/i.test(s))).toHaveLength(2);
+    const result = await sanitizePdf(fixture);
+    expect(result?.removed).toEqual(['unsafe_link']);
+    const strings = qpdfStrings(result!.bytes);
+    expect(strings.filter((s) => /javascript:|file:|data:|secret\.pdf/i.test(s))).toEqual([]);
+    expect(strings).toEqual(expect.arrayContaining(['https://example.com/terms', 'http://example.com/privacy', 'mailto:legal@example.com']));
+    // Read at upload, the stored file is the sanitized one.
+    const inspection = await inspectPdf(fixture);
+    expect(inspection).toMatchObject({ ok: true, active_content: ['unsafe_link'] });
+  });
+});
+

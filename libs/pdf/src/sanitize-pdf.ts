@@ -1,12 +1,36 @@
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFStream, PDFString } from 'pdf-lib';
 import './native-deflate';
+import { assertOffMainThread } from './main-thread-guard';
 
 /**
  * Active content a signer must never be served: scripts, programs to launch, actions that run
  * on opening or on page and field events, forms that post elsewhere, and embedded files. Links
- * (/URI, /GoTo) are plain navigation and stay.
+ * (/GoTo, and /URI to an http, https or mailto address) are plain navigation and stay; a /URI to
+ * anything else (`javascript:`, `file:`, `data:`, a scheme-less path) is an `unsafe_link`.
  */
-export type ActiveContentKind = 'javascript' | 'launch' | 'open_action' | 'additional_actions' | 'embedded_files' | 'other_actions' | 'xfa';
+export type ActiveContentKind =
+  | 'javascript'
+  | 'launch'
+  | 'open_action'
+  | 'additional_actions'
+  | 'embedded_files'
+  | 'other_actions'
+  | 'xfa'
+  | 'unsafe_link';
+
+/** The only link targets a signer may be sent to from a contract (issue 24, item 19). */
+const SAFE_URI = /^(https?:\/\/|mailto:)/i;
+
+/** Whether a /URI action's target is an http, https or mailto address, read as a viewer would. */
+export function isSafeLinkUri(uri: string): boolean {
+  // Viewers skip leading white space and control characters before the scheme ("\tjavascript:").
+  return SAFE_URI.test(uri.replace(/^[\u0000-\u0020]+/, ''));
+}
+
+function uriOf(action: PDFDict): string | null {
+  const uri = action.lookup(name('URI'));
+  return uri instanceof PDFString || uri instanceof PDFHexString ? uri.decodeText() : null;
+}
 
 /** Action types that run something or send something; anything else (URI, GoTo, Named…) is navigation. */
 const ACTIVE_ACTIONS: Record<string, ActiveContentKind> = {
@@ -32,6 +56,7 @@ function actionKind(doc: PDFDocument, value: PDFObject | undefined): ActiveConte
   const type = action.lookup(name('S'));
   const kind = type instanceof PDFName ? ACTIVE_ACTIONS[type.decodeText()] : undefined;
   if (kind) return kind;
+  if (type instanceof PDFName && type.decodeText() === 'URI' && !isSafeLinkUri(uriOf(action) ?? '')) return 'unsafe_link';
   // An allowed action may chain to one that is not.
   const next = action.get(name('Next'));
   if (next instanceof PDFArray) {
@@ -120,6 +145,12 @@ export function removeActiveContent(doc: PDFDocument): ActiveContentKind[] {
     if (annots) {
       for (let i = annots.size() - 1; i >= 0; i--) {
         const annot = dictOf(doc.context.lookup(annots.get(i)));
+        // An annotation written inline in /Annots is not an indirect object: its link is checked here.
+        const linkKind = annot?.has(name('A')) ? actionKind(doc, annot.get(name('A'))) : null;
+        if (annot && linkKind) {
+          found.add(linkKind);
+          annot.delete(name('A'));
+        }
         const subtype = annot?.lookup(name('Subtype'));
         if (subtype instanceof PDFName && ['FileAttachment', 'RichMedia', 'Movie', 'Sound', 'Screen'].includes(subtype.decodeText())) {
           found.add(subtype.decodeText() === 'FileAttachment' ? 'embedded_files' : 'other_actions');
@@ -140,6 +171,7 @@ export function removeActiveContent(doc: PDFDocument): ActiveContentKind[] {
 
 /** The PDF without its active content, or null when it had none (then the upload is kept byte for byte). */
 export async function sanitizePdf(bytes: Buffer): Promise<{ bytes: Buffer; removed: ActiveContentKind[] } | null> {
+  assertOffMainThread('sanitizePdf');
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
   const removed = removeActiveContent(doc);
   if (removed.length === 0) return null;

@@ -12,6 +12,8 @@ import { GENERATED_CERTIFICATE_CN, loadOrCreateSigningIdentity, SigningIdentity,
 import { pdfFixture } from './testing/fixtures';
 import { opensslAsn1parse, opensslCmsPrint, opensslCmsVerify } from './testing/openssl';
 import { pdfsig, pdftotext } from './testing/poppler';
+import { qpdfStrings } from './testing/active-content';
+import { countersignPdf } from './sign-pdf';
 
 function extractSignature(pdf: Buffer): { byteRange: number[]; cms: Buffer; signedBytes: Buffer } {
   const match = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(pdf.toString('latin1'));
@@ -51,6 +53,24 @@ describe('signPdf (PAdES B-B)', () => {
       location: 'Seoul, KR',
       signingTime: new Date('2026-03-01T00:00:00Z'),
     });
+  });
+
+  it('writes a Korean /Reason, /Name and /Location as UTF-16BE with a BOM, read back intact (issue 25, item 5)', async () => {
+    const korean = await signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), {
+      p12: identity.p12,
+      passphrase: identity.passphrase,
+      reason: 'Signed by all parties: 근로계약서',
+      name: '도장',
+      location: '서울',
+    });
+    const strings = qpdfStrings(korean);
+    expect(strings).toEqual(expect.arrayContaining(['Signed by all parties: 근로계약서', '도장', '서울']));
+    // The raw bytes hold the BOM-led hex string, not the low bytes of the UTF-16 code units.
+    expect(korean.toString('latin1')).toContain(`/Reason <FEFF${Buffer.from('\ufeffSigned by all parties: 근로계약서', 'utf16le').swap16().subarray(2).toString('hex').toUpperCase()}>`);
+    expect(pdfsig(korean)).toContain('Signature Validation: Signature is Valid.');
+    // The countersignature (the audit bundle) too.
+    const audit = await countersignPdf(korean, { p12: identity.p12, passphrase: identity.passphrase, reason: 'Audit trail certificate: 근로계약서' });
+    expect(qpdfStrings(audit)).toContain('Audit trail certificate: 근로계약서');
   });
 
   it('is a valid signature over the whole file according to pdfsig', () => {

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import './native-deflate';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import signpdf, { Signer } from '@signpdf/signpdf';
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFInvalidObject, PDFName, PDFRef, PDFString } from 'pdf-lib';
 import { updateIncrementally } from './append-pdfs';
 import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
 import { signerFromP12 } from './signing-identity';
+import { assertOffMainThread } from './main-thread-guard';
 
 export interface SignPdfOptions {
   p12: Buffer;
@@ -73,6 +74,7 @@ function infoDictionary(doc: PDFDocument): PDFDict {
 
 /** The `evidence` entries a PDF's information dictionary carries (keys starting with `Dojang`). */
 export async function readPdfEvidence(pdf: Buffer): Promise<Record<string, string>> {
+  assertOffMainThread('readPdfEvidence');
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
   const ref = doc.context.trailerInfo.Info;
   const info = ref ? doc.context.lookup(ref) : undefined;
@@ -102,6 +104,7 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
  * parse and one write.
  */
 export async function signDocument(doc: PDFDocument, opts: SignPdfOptions): Promise<Buffer> {
+  assertOffMainThread('signDocument');
   const signer = signerFromP12(opts.p12, opts.passphrase);
   if (opts.evidence) {
     const info = infoDictionary(doc);
@@ -114,20 +117,48 @@ export async function signDocument(doc: PDFDocument, opts: SignPdfOptions): Prom
   return signpdf.sign(withPlaceholder, new CadesSigner(signer, opts.tsaUrl), opts.signingTime);
 }
 
+/**
+ * PDF text strings are PDFDocEncoding or UTF-16BE with a byte order mark (ISO 32000-1, 7.9.2.2).
+ * @signpdf writes /Reason, /Name, /Location and /ContactInfo as literal strings of the UTF-16 code
+ * units' low bytes, so a Korean title read back as garbage in every viewer and in pdfsig (issue 25,
+ * item 5). Text beyond printable ASCII goes in as a marker and is swapped for its UTF-16BE hex
+ * string (with BOM) in the dictionary's bytes, which @signpdf has already serialized.
+ */
+const isPlainAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
+const utf16Hex = (text: string) => PDFHexString.fromText(text).toString();
+
 /** The PAdES signature dictionary and its empty /Contents, sized for this signer (and a token). */
 function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof signerFromP12>, opts: SignPdfOptions): void {
+  const swaps = new Map<string, string>();
+  const text = (value: string | undefined) => {
+    const plain = value ?? '';
+    if (isPlainAscii(plain)) return plain;
+    const marker = `DojangText${swaps.size}x${Date.now()}`;
+    swaps.set(`(${marker})`, utf16Hex(plain));
+    return marker;
+  };
   pdflibAddPlaceholder({
     pdfDoc: doc,
-    reason: opts.reason ?? '',
+    reason: text(opts.reason),
     contactInfo: '',
-    name: opts.name ?? '',
-    location: opts.location ?? '',
+    name: text(opts.name),
+    location: text(opts.location),
     signingTime: opts.signingTime,
     subFilter: PADES_SUBFILTER,
     // @signpdf counts hex digits here, two per CMS byte.
     signatureLength: 2 * contentsCapacity(signer, !!opts.tsaUrl),
     appName: 'Dojang',
   });
+  if (swaps.size === 0) return;
+  const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
+  const ref = fields.lookup(fields.size() - 1, PDFDict).get(PDFName.of('V'));
+  const serialized = ref instanceof PDFRef ? doc.context.lookup(ref) : undefined;
+  if (!(ref instanceof PDFRef) || !(serialized instanceof PDFInvalidObject)) throw new Error('pdf: the signature dictionary is not where @signpdf puts it');
+  const bytes = new Uint8Array(serialized.sizeInBytes());
+  serialized.copyBytesInto(bytes, 0);
+  let dict = Buffer.from(bytes).toString('latin1');
+  for (const [marker, hex] of swaps) dict = dict.replace(marker, hex);
+  doc.context.assign(ref, PDFInvalidObject.of(Buffer.from(dict, 'latin1')));
 }
 
 /**
@@ -138,6 +169,7 @@ function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof sig
  * signature worth keeping and is signed as a whole by signPdf.
  */
 export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
+  assertOffMainThread('countersignPdf');
   const signer = signerFromP12(opts.p12, opts.passphrase);
   const withPlaceholder = await updateIncrementally(pdf, (doc) => {
     const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);

@@ -3,6 +3,7 @@ import './native-deflate';
 import { degrees, PDFDocument, PDFImage, PDFPage } from 'pdf-lib';
 import { sanitizeImage, UnsafeImageError } from './image-type';
 import { normalizeRotation, PageRotation, visibleBox } from './inspect-pdf';
+import { assertOffMainThread } from './main-thread-guard';
 
 export interface PdfStamp {
   /** 1-based page number. */
@@ -105,6 +106,7 @@ export async function stampPdf(pdf: Buffer, stamps: PdfStamp[]): Promise<Buffer>
 
 /** stampPdf on a loaded document, so a caller that goes on to sign it parses and writes it once. */
 export async function stampDocument(doc: PDFDocument, stamps: PdfStamp[]): Promise<void> {
+  assertOffMainThread('stampDocument');
   const pages = doc.getPages();
   stamps.forEach((stamp, i) => assertStamp(stamp, pages.length, i));
 

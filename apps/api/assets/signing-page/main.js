@@ -47,7 +47,8 @@ function renderPage() {
     renderSign(mode);
     renderDecline(mode);
   }
-  document.title = S.view && !S.fatal ? t('pageTitle', { title: S.view.document.title }) : t('pageTitleBare');
+  // First strong isolate … pop directional isolate: the title's own bidi controls end with it.
+  document.title = S.view && !S.fatal ? t('pageTitle', { title: '\u2068' + S.view.document.title + '\u2069' }) : t('pageTitleBare');
   if (S.announce) {
     var target = $(S.announce);
     S.announce = null;

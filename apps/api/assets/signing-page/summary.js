@@ -29,9 +29,15 @@ export function renderSummary() {
     show(row, Boolean(d.expires_at));
   }
   var p = v.participant;
-  var who = p.name + ' (' + t('role_' + p.role) + ')';
+  // The name in a <bdi>: a bidi control in it (U+202E) must not reverse the role after it.
+  var who = ' (' + t('role_' + p.role) + ')';
   if (p.signed_at) who += ' · ' + t('signedOn', { date: formatDate(p.signed_at) });
-  setText($('doc-participant'), who);
+  var line = $('doc-participant');
+  var name = line.querySelector('bdi') || document.createElement('bdi');
+  setText(name, p.name);
+  if (!name.parentNode) line.appendChild(name);
+  if (!name.nextSibling) line.appendChild(document.createTextNode(''));
+  setText(name.nextSibling, who);
   var fields = v.fields || [];
   show($('row-fields'), fields.length > 0 && p.role !== 'cc');
   if (fields.length) {

@@ -173,7 +173,7 @@ export class DocumentLifecycleHttpController {
         head_hash: deliveryHead.head_hash,
         event_count: deliveryHead.event_count,
       },
-    });
+    }, row.organization_id);
     // Signed again after the certificate is appended, so a reader sees the whole file covered.
     return this.pdf.countersign(bytes, `Audit trail certificate: ${row.title}`, { [DELIVERY_HEAD_PDF_KEY]: JSON.stringify(deliveryHead) });
   }

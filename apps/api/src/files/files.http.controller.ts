@@ -38,6 +38,9 @@ export class FilesHttpController {
     // In a worker thread with a time limit: a file built to make the parser spin costs its
     // uploader a 415, not everybody a stalled server.
     const inspection = await inspectPdfIsolated(part.bytes, { timeoutMs: this.infra.config.pdfReadTimeoutMs });
+    if (!inspection.ok && inspection.reason === 'too_complex') {
+      throw new ApiError(413, 'invalid_request_error', 'file_too_complex', inspection.message, 'file');
+    }
     if (!inspection.ok) {
       const message =
         inspection.reason === 'encrypted'
@@ -45,7 +48,8 @@ export class FilesHttpController {
           : `Only PDF files are accepted, and this file is not one we can read (judged by its bytes, not by its Content-Type): ${inspection.message}`;
       throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', message, 'file');
     }
-    // Scripts, launch actions, open/page actions and embedded files are removed before anything is
+    // Scripts, launch actions, open/page actions, embedded files and links other than http, https
+    // and mailto are removed before anything is
     // stored, so neither a signer nor the final PDF ever carries them; a clean file stays byte for byte.
     const stored = inspection.sanitized ? Buffer.from(inspection.sanitized) : part.bytes;
     const blob = await this.infra.blobs.put(stored);

@@ -340,7 +340,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Upload a PDF',
     description: 'multipart/form-data with the PDF in the part `file` (at most 20 MB; judged by its bytes, not its Content-Type). The url in the answer is what POST /documents takes as file_url; it expires after an hour (GET /files/{id} issues a fresh one).',
     ok: { status: 201, description: 'The stored file.', json: S.FileSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'unsupported_file_type', 'file_too_large'],
+    errors: ['missing_parameter', 'invalid_parameter', 'unsupported_file_type', 'file_too_large', 'file_too_complex'],
     multipart: {
       schema: {
         type: 'object',

@@ -103,6 +103,7 @@ export const ERROR_CODES = {
   participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
   unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.'),
   file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB).'),
+  file_too_complex: invalid(413, 'The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.'),
   // Service
   service_unavailable: { status: 503, type: 'api_error', description: 'A store is unreachable right now; retry shortly (with the same Idempotency-Key).' },
   write_outcome_unknown: {
@@ -112,7 +113,7 @@ export const ERROR_CODES = {
       'The store lost the answer to this request\'s write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.',
   },
   not_ready: { status: 503, type: 'api_error', description: 'A store is unavailable or the read models lag too far behind.' },
-  document_budget_exceeded: invalid(413, 'The document\'s content is over a per-document budget (images, pages); error.param names the input.'),
+  document_budget_exceeded: invalid(413, 'The document\'s content is over a per-document budget (images, pages, text to lay out); error.param names the input.'),
   pdf_job_limit_exceeded: invalid(413, 'The PDF work for this request passed the service\'s time or memory limit; nothing was written.'),
   evidence_integrity_failure: { status: 500, type: 'api_error', description: 'A stored file failed its integrity check and was not served; the operator must restore it.' },
   internal_error: { status: 500, type: 'api_error', description: 'Something went wrong on the service side; retry later (with the same Idempotency-Key).' },

@@ -13,6 +13,7 @@ import {
   documentDecider,
   documentStreamId,
 } from '@dojang/domain';
+import { checkDocumentBudget } from '@dojang/pdf';
 import { Request } from 'express';
 import { DocumentAccess } from '../documents/document-access.service';
 import { DocumentSources } from '../documents/document-sources.service';
@@ -20,7 +21,6 @@ import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { CreateSignatureRequestDto } from './signature-request.dto';
-import { appendSignatureBlock } from './signature-placement';
 import { SignatureRequestResponse } from '../openapi/response-schemas';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -81,7 +81,9 @@ export class SignatureRequestsHttpController {
     }
     const format = dto.content_format ?? 'html';
     const title = dto.title.trim();
-    const block = await appendSignatureBlock(title, dto.content, format, name);
+    // Over a budget is refused from the text alone, before any worker lays it out.
+    checkDocumentBudget(dto.content, format);
+    const block = await this.pdf.placeSignature({ title, content: dto.content, format, signer_name: name }, auth.organization_id);
     const contentBlob = await putBody(this.docs.infra.blobs, block.content);
     const documentId = randomUUID();
     const participantId = randomUUID();

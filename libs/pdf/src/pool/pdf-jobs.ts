@@ -4,6 +4,7 @@ import type { PdfValue } from '../draw-values';
 import type { PdfInspection } from '../inspect-pdf';
 import type { StampImageType } from '../image-type';
 import type { RenderDocumentInput } from '../render-document';
+import type { SignatureBlock, SignatureBlockInput } from '../signature-placement';
 import type { PdfJobRefusal } from './pdf-limit.error';
 
 /**
@@ -41,6 +42,16 @@ export const RENDER_DOCUMENT: PdfJob<RenderDocumentJobInput, RenderedPdf | PdfJo
   id: 'pdf.render-document',
   version: 1,
   filename: handler('render-document'),
+};
+
+/**
+ * Where the recipient's signature box goes at the end of a body (POST /signature_requests): lays
+ * the document out at least twice, so it runs here under the job time limit like any render.
+ */
+export const PLACE_SIGNATURE: PdfJob<SignatureBlockInput, SignatureBlock> = {
+  id: 'pdf.place-signature',
+  version: 1,
+  filename: handler('place-signature'),
 };
 
 export const INSPECT_PDF: PdfJob<Bytes, PdfInspection> = { id: 'pdf.inspect', version: 1, filename: handler('inspect-pdf') };

@@ -3,12 +3,12 @@
  * with 413 in the error envelope (`code`, and `limit` named in the message); nothing is written,
  * because every job runs before the command that would record its result.
  */
-export type PdfLimit = 'time' | 'memory' | 'pages' | 'image_pixels' | 'images';
+export type PdfLimit = 'time' | 'memory' | 'pages' | 'image_pixels' | 'images' | 'layout';
 
 export const PDF_LIMIT_CODES = {
   /** A job was stopped: it ran past its time limit or its worker's heap limit. */
   pdf_job_limit_exceeded: 'The PDF work for this request passed a limit of the service.',
-  /** The document's content is over a per-document budget (images, pixels, pages). */
+  /** The document's content is over a per-document budget (images, pixels, pages, text to lay out). */
   document_budget_exceeded: "The document's content is over a per-document budget.",
 } as const;
 export type PdfLimitCode = keyof typeof PDF_LIMIT_CODES;

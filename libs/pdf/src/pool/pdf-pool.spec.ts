@@ -4,7 +4,7 @@ import { isPdfLimitError, PdfLimitError } from './pdf-limit.error';
 import { PdfPool } from './pdf-pool';
 
 const HANDLER = path.join(__dirname, '..', 'testing', `pool-test.handlers${path.extname(__filename)}`);
-const TEST_JOB: PdfJob<{ kind: 'echo' | 'spin' | 'greedy' | 'phased'; value?: number }, number | string> = { id: 'test.misbehave', version: 1, filename: HANDLER };
+const TEST_JOB: PdfJob<{ kind: 'echo' | 'spin' | 'greedy' | 'phased' | 'sleep'; value?: number }, number | string> = { id: 'test.misbehave', version: 1, filename: HANDLER };
 
 async function refusal(promise: Promise<unknown>): Promise<PdfLimitError> {
   const err = await promise.then(
@@ -73,5 +73,56 @@ describe('PdfPool', () => {
     expect(pool.load.waiting).toBeGreaterThanOrEqual(1);
     expect(await Promise.all(spinning)).toEqual(['stopped', 'stopped']);
     expect(await queued).toBe(9);
+  });
+
+  it('shares the workers fairly: one tenant never holds them all, and another tenant goes ahead of its queue', async () => {
+    const fair = new PdfPool({ threads: 2, maxHeapMb: 48, timeoutMs: 60_000, warmUpFile: HANDLER });
+    try {
+      // Every worker up before the clock matters.
+      await fair.whenReady();
+      // Organization B has been active lately.
+      await fair.run(TEST_JOB, { kind: 'echo', value: 1 }, { tenant: 'org_b' });
+      const t0 = Date.now();
+      const startedAt = (p: Promise<number | string>) => p.then((endedAt) => Number(endedAt) - t0);
+      // Organization A queues three slow renders, then B asks for one.
+      const a = [1, 2, 3].map(() => startedAt(fair.run(TEST_JOB, { kind: 'sleep', value: 600 }, { tenant: 'org_a' })));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // A is at its cap (all workers but one): only one of its jobs runs.
+      expect(fair.load).toEqual({ running: 1, waiting: 2 });
+      const b = startedAt(fair.run(TEST_JOB, { kind: 'sleep', value: 50 }, { tenant: 'org_b' }));
+      // B took the free worker at once instead of waiting behind A's queue (ends ~50 ms in, not 1.2 s).
+      expect(await b).toBeLessThan(500);
+      const ends = await Promise.all(a);
+      // A's three ran one after another: ~0.6, ~1.2, ~1.8 s.
+      expect(ends[2]).toBeGreaterThanOrEqual(1_700);
+    } finally {
+      await fair.close();
+    }
+  });
+
+  it('lets an organization alone use every worker', async () => {
+    const alone = new PdfPool({ threads: 2, maxHeapMb: 48, timeoutMs: 60_000, warmUpFile: HANDLER });
+    try {
+      await alone.whenReady();
+      const both = [1, 2].map(() => alone.run(TEST_JOB, { kind: 'sleep', value: 300 }, { tenant: 'org_a' }));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(alone.load).toEqual({ running: 2, waiting: 0 });
+      await Promise.all(both);
+    } finally {
+      await alone.close();
+    }
+  });
+
+  it('lets jobs without a tenant (tools, warm-up) use every worker', async () => {
+    const open = new PdfPool({ threads: 2, maxHeapMb: 48, timeoutMs: 60_000, warmUpFile: HANDLER });
+    try {
+      await open.whenReady();
+      const both = [open.run(TEST_JOB, { kind: 'sleep', value: 300 }), open.run(TEST_JOB, { kind: 'sleep', value: 300 })];
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(open.load).toEqual({ running: 2, waiting: 0 });
+      await Promise.all(both);
+    } finally {
+      await open.close();
+    }
   });
 });

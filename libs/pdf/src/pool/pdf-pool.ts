@@ -15,11 +15,26 @@ export interface PdfPoolOptions {
   timeoutMs?: number;
   /** Handler file every worker loads first (tests substitute one). */
   warmUpFile?: string;
+  /**
+   * Jobs of one tenant (an organization) running at once, at most, while another tenant has been
+   * active lately; default: all workers but one, so one organization's worst cases always leave a
+   * worker to everyone else. Alone, a tenant may use every worker.
+   */
+  maxJobsPerTenant?: number;
+  /** How long a tenant counts as active after its last job was asked for (ms); default 60 s. */
+  tenantActiveMs?: number;
 }
 
 export interface PdfRunOptions {
   /** This job's time limit (ms), instead of the pool's. */
   timeoutMs?: number;
+  /** Whose job it is (an organization id): the pool shares its workers fairly between tenants. */
+  tenant?: string;
+}
+
+interface Waiter {
+  tenant: string | undefined;
+  start: () => void;
 }
 
 export const DEFAULT_PDF_JOB_TIMEOUT_MS = 30_000;
@@ -53,12 +68,18 @@ export class PdfPool {
   private running = 0;
   private readonly timings = new Map<string, PdfJobStats>();
   private readonly workerThreads = new Set<number>();
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Waiter[] = [];
+  readonly maxJobsPerTenant: number;
+  private readonly runningByTenant = new Map<string, number>();
+  private readonly tenantSeen = new Map<string, number>();
+  private readonly tenantActiveMs: number;
 
   constructor(options: PdfPoolOptions = {}) {
     this.threads = Math.max(1, options.threads ?? availableParallelism());
     this.maxHeapMb = options.maxHeapMb ?? DEFAULT_PDF_JOB_MAX_HEAP_MB;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_PDF_JOB_TIMEOUT_MS;
+    this.maxJobsPerTenant = Math.max(1, options.maxJobsPerTenant ?? this.threads - 1);
+    this.tenantActiveMs = options.tenantActiveMs ?? 60_000;
     const warmUp: JobTask = { file: options.warmUpFile ?? WARM_UP_FILE, input: null };
     this.piscina = new Piscina({
       filename: RUN_JOB_FILE,
@@ -108,7 +129,7 @@ export class PdfPool {
   /** Runs `job` in a worker; its result, or PdfLimitError when it passed a limit or a budget. */
   async run<I, O>(job: PdfJob<I, O>, input: I, options: PdfRunOptions = {}): Promise<Exclude<O, PdfJobRefusal>> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    await this.acquire();
+    await this.acquire(options.tenant);
     let outcome: PdfJobOutcome = 'error';
     let started = performance.now();
     try {
@@ -139,10 +160,15 @@ export class PdfPool {
       outcome = 'ok';
       return result as Exclude<O, PdfJobRefusal>;
     } finally {
-      this.release();
+      this.release(options.tenant);
       const seconds = (performance.now() - started) / 1000;
       for (const listener of jobListeners) listener(job.id, outcome, seconds);
     }
+  }
+
+  /** Resolves once every worker has loaded (tests that time jobs against each other). */
+  async whenReady(): Promise<void> {
+    while (!this.startedUp || this.booting > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   /** Jobs running and waiting (metrics, bench). */
@@ -169,23 +195,62 @@ export class PdfPool {
     await this.piscina.destroy();
   }
 
-  private async acquire(): Promise<void> {
-    if (this.waiting.length === 0 && this.running < this.threads - this.booting) {
-      this.running++;
-      return;
+  /**
+   * Waits for a free worker. Fair between tenants: while another tenant has been active lately, a
+   * tenant at its cap (maxJobsPerTenant) waits even when a worker is free, and of the jobs that
+   * may start, the one whose tenant runs the fewest jobs goes first (first come, first served
+   * among equals). One organization's queue of slow renders therefore never holds every worker,
+   * nor keeps another's job waiting behind it; an organization alone uses them all.
+   */
+  private async acquire(tenant: string | undefined): Promise<void> {
+    if (tenant !== undefined) {
+      const now = Date.now();
+      this.tenantSeen.set(tenant, now);
+      // Forget tenants long gone, so the map stays the size of the active ones.
+      if (this.tenantSeen.size > 64) for (const [t, at] of this.tenantSeen) if (now - at > this.tenantActiveMs) this.tenantSeen.delete(t);
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((start) => {
+      this.waiting.push({ tenant, start });
+      this.wake();
+    });
   }
 
-  private release(): void {
+  /** Whether a tenant other than `tenant` has asked for a job lately or still runs one. */
+  private othersActive(tenant: string): boolean {
+    const since = Date.now() - this.tenantActiveMs;
+    for (const [other, at] of this.tenantSeen) if (other !== tenant && (at >= since || this.runningByTenant.has(other))) return true;
+    return false;
+  }
+
+  private release(tenant: string | undefined): void {
     this.running--;
+    if (tenant !== undefined) {
+      const n = (this.runningByTenant.get(tenant) ?? 1) - 1;
+      if (n > 0) this.runningByTenant.set(tenant, n);
+      else this.runningByTenant.delete(tenant);
+    }
     this.wake();
   }
 
   private wake(): void {
     while (this.waiting.length > 0 && this.running < this.threads - this.booting) {
+      let best = -1;
+      let bestLoad = Infinity;
+      for (let i = 0; i < this.waiting.length; i++) {
+        const tenant = this.waiting[i].tenant;
+        const load = tenant === undefined ? 0 : (this.runningByTenant.get(tenant) ?? 0);
+        if (tenant !== undefined && load >= this.maxJobsPerTenant && this.othersActive(tenant)) continue;
+        if (load < bestLoad) {
+          best = i;
+          bestLoad = load;
+          if (load === 0) break;
+        }
+      }
+      if (best < 0) return; // every waiting tenant is at its cap
+      const [next] = this.waiting.splice(best, 1);
       this.running++;
-      this.waiting.shift()?.();
+      if (next.tenant !== undefined) this.runningByTenant.set(next.tenant, (this.runningByTenant.get(next.tenant) ?? 0) + 1);
+      next.start();
     }
   }
 }

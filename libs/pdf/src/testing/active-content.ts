@@ -66,3 +66,50 @@ export function qpdfNames(pdf: Buffer): { keys: Set<string>; values: Set<string>
 
 export const ACTIVE_KEYS = ['/OpenAction', '/AA', '/JS', '/EmbeddedFiles', '/EF'];
 export const ACTIVE_VALUES = ['/JavaScript', '/Launch', '/FileAttachment', '/EmbeddedFile'];
+
+/**
+ * A PDF whose link annotations point at javascript:, file:, data: and a scheme-less path (one of
+ * them written inline in /Annots, one hex-encoded with a leading tab and odd case), beside http,
+ * https and mailto links that must survive.
+ */
+export async function unsafeLinksPdf(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  page.drawText('Links fixture', { x: 50, y: 780, size: 18, font: await doc.embedFont(StandardFonts.Helvetica) });
+  const ctx = doc.context;
+  const link = (y: number, uri: PDFString | PDFHexString) => ctx.obj({ Type: 'Annot', Subtype: 'Link', Rect: [50, y, 250, y + 20], A: { S: 'URI', URI: uri } });
+  page.node.set(
+    PDFName.of('Annots'),
+    ctx.obj([
+      ctx.register(link(700, PDFString.of('javascript:alert(1)'))),
+      link(660, PDFHexString.fromText('\tJaVaScRiPt:alert(2)')),
+      ctx.register(link(620, PDFString.of('file:///etc/passwd'))),
+      ctx.register(link(580, PDFString.of('data:text/html,<script>alert(3)</script>'))),
+      ctx.register(link(540, PDFString.of('../../secret.pdf'))),
+      ctx.register(link(500, PDFString.of('https://example.com/terms'))),
+      ctx.register(link(460, PDFString.of('http://example.com/privacy'))),
+      link(420, PDFString.of('mailto:legal@example.com')),
+    ]),
+  );
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+/** Every string value qpdf reads in the file (qpdf --json v2 writes them as "u:…" or "b:…"). */
+export function qpdfStrings(pdf: Buffer): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'dojang-qpdf-'));
+  try {
+    const file = join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    const json = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+    const out: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') Object.values(node).forEach(walk);
+      else if (typeof node === 'string' && /^[ub]:/.test(node)) out.push(node.startsWith('b:') ? Buffer.from(node.slice(2), 'hex').toString('latin1') : node.slice(2));
+    };
+    walk(json);
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

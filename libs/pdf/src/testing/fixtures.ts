@@ -23,3 +23,15 @@ export function manyObjectsPdf(objects: number): Buffer {
   parts.push(`trailer\n<< /Root 1 0 R /Size ${objects} >>\n%%EOF\n`);
   return Buffer.from(parts.join(''), 'latin1');
 }
+
+/**
+ * A valid one-page PDF made by pdf-lib holding `objects` extra small objects, packed in object
+ * streams as real producers do (so a count of `obj` keywords in the bytes would miss them).
+ */
+export async function pdfLibManyObjects(objects: number): Promise<Buffer> {
+  const { PDFDocument, PDFNumber } = await import('pdf-lib');
+  const doc = await PDFDocument.create();
+  doc.addPage([595, 842]);
+  for (let i = 0; i < objects; i++) doc.context.register(doc.context.obj({ N: PDFNumber.of(i) }));
+  return Buffer.from(await doc.save({ useObjectStreams: true }));
+}

@@ -1,5 +1,6 @@
 import { decodePngStrict } from '../png-decode';
 import { encodePngPixels } from '../png-encode';
+import { runPdfWorkOnThisThread } from '../main-thread-guard';
 
 /**
  * PNG helpers for tests and benchmarks: RGBA pictures (signature stand-ins)
@@ -40,7 +41,8 @@ export interface DecodedImage {
 
 /** Decodes a PNG (e.g. pdftoppm output) for pixel checks. */
 export function decodePng(png: Buffer): DecodedImage {
-  const { width, height, rgba } = decodePngStrict(png, 100_000_000);
+  // A test's own check, on the test's thread (an app in the same process forbids PDF work there).
+  const { width, height, rgba } = runPdfWorkOnThisThread(() => decodePngStrict(png, 100_000_000));
   return {
     width,
     height,

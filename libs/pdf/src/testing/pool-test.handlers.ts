@@ -5,7 +5,7 @@
  */
 import { jobPhase } from '../pool/thread-cpu';
 
-export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'greedy' | 'phased'; value?: number } | null): Promise<number | string> {
+export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'greedy' | 'phased' | 'sleep'; value?: number } | null): Promise<number | string> {
   // null: the pool's warm-up call.
   if (!input) return 'ready';
   if (input.kind === 'spin') {
@@ -18,6 +18,11 @@ export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'gree
     // A parser building an object graph without end: only the heap limit stops it.
     const kept: Array<{ n: number; s: string }> = [];
     for (let n = 0; ; n++) kept.push({ n, s: `entry ${n}` });
+  }
+  if (input.kind === 'sleep') {
+    // A slow render, without the CPU: holds its worker for `value` ms.
+    await new Promise((resolve) => setTimeout(resolve, input.value ?? 100));
+    return Date.now();
   }
   if (input.kind === 'phased') {
     // Two marked phases of about `value` ms of CPU each.

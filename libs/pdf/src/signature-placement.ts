@@ -1,5 +1,8 @@
-import { buildDocDefinition, renderDocDefinition } from '@dojang/pdf';
-import { escapeHtml } from '@dojang/seals';
+import { buildDocDefinition } from './render-document';
+import { renderDocDefinition } from './pdfmake-render';
+
+const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]);
 
 /** A4 in points, as the renderer lays it out. */
 const A4_WIDTH = 595.28;
@@ -12,6 +15,13 @@ interface Position {
   pageNumber: number;
   top: number;
   left: number;
+}
+
+export interface SignatureBlockInput {
+  title: string;
+  content: string;
+  format: 'html' | 'text';
+  signer_name: string;
 }
 
 export interface SignatureBlock {
@@ -40,12 +50,15 @@ async function endOf(title: string, content: string, format: 'html' | 'text'): P
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /**
+ * Runs in the PDF pool only (the PLACE_SIGNATURE job): every try lays the whole document out twice,
+ * which for a long body took seconds to minutes on the API's event loop (issue 24, item 15).
+ *
  * Appends the recipient's signature line to the end of the body, followed by blank lines that
  * reserve room for the signature, and returns the field that covers that room. When the room
  * would run over the page end, blank lines before the signature line push it to the next page, so
  * the box never crosses a page boundary.
  */
-export async function appendSignatureBlock(title: string, content: string, format: 'html' | 'text', signerName: string): Promise<SignatureBlock> {
+export async function appendSignatureBlock({ title, content, format, signer_name: signerName }: SignatureBlockInput): Promise<SignatureBlock> {
   // The renderer drops empty paragraphs; a zero-width space keeps a blank line.
   const blank = format === 'html' ? '<p>\u200b</p>' : '\u200b\n';
   const label = format === 'html' ? `<p><strong>서명 / Signature</strong>: ${escapeHtml(signerName)}</p>` : `\n\n서명 / Signature: ${signerName}\n`;
