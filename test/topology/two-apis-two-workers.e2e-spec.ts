@@ -1,8 +1,8 @@
 import * as fs from 'fs';
-import http from 'node:http';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
 import { ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
 import { solidPng } from '../support/png';
+import { Answer, Cut, request } from '../support/process-request';
 import {
   startSmtpReceiver,
   startTwilioReceiver,
@@ -28,58 +28,6 @@ const LIFECYCLES = 8;
 /** API-key writes acknowledged before API A and worker 1 are killed. */
 const KILL_AFTER_ACKS = 14;
 const SECRET_KEY = 'topology-test-secret-0123456789abcdef';
-
-interface Answer {
-  status: number;
-  body: any;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** A request whose answer never came: the process died with it in flight. */
-class Cut extends Error {}
-
-/**
- * One request on a connection of its own (no keep-alive): a pooled connection that the server
- * closes as idle just when the client reuses it fails like a killed process would, and on a
- * loaded machine that race is not rare.
- */
-function request(baseUrl: string, method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      baseUrl + path,
-      {
-        method,
-        agent: false,
-        timeout: 30_000,
-        headers: {
-          ...(key ? { Authorization: `Bearer ${key}` } : {}),
-          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => reject(new Cut(`${method} ${path} (answer): ${err.message}`)));
-        res.on('end', () => {
-          if (!res.complete) return reject(new Cut(`${method} ${path}: the answer was cut off`));
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : null;
-          } catch {
-            // not JSON
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('no answer in 30 s')));
-    req.on('error', (err: NodeJS.ErrnoException) => reject(new Cut(`${method} ${path}: ${err.code ?? ''} ${err.message}`)));
-    req.end(payload);
-  });
-}
 
 interface Lifecycle {
   n: number;
@@ -143,6 +91,8 @@ function topology(store: Store) {
       RATE_LIMIT_PER_MINUTE: '100000',
       // A killed worker's reactors are taken over after this (the default is 15 s).
       REACTOR_LEASE_MS: '3000',
+      // A message a killed worker had claimed is sent again after this (the default is 2 minutes).
+      MESSAGE_CLAIM_MS: '5000',
       ...(store.kind === 'postgres' ? { DATABASE_URL: store.databaseUrl(), DATABASE_POOL_SIZE: '4' } : {}),
     };
     const org = await runCli(['org', 'create', '--name', '토폴로지 주식회사'], { dataDir: dataDir('cli'), env });
@@ -289,6 +239,16 @@ function topology(store: Store) {
       L.token = url.split('/sign/')[1];
       await readBack(L, turn, 'send', (d) => d.status === 'sent');
 
+      // The signer opens the link from the request they received, as people do: a request still on
+      // its way when they have signed is rightly not sent any more (it would ask for what is done).
+      await eventually(
+        async () =>
+          smtp.received.some((m) => m.subject.includes(L.title) && m.to.includes(L.signerEmail)) && twilio.received.some((m) => m.to === `+82${L.phone.slice(1)}` && m.body.includes('/sign/'))
+            ? true
+            : undefined,
+        `L${L.n}'s signing request by e-mail and SMS`,
+        90_000,
+      );
       // The signer: no API key, the token is the credential.
       const base = `/v1/signing/${L.token}`;
       const view = await signerRequest(turn++, 'GET', base);
