@@ -32,7 +32,7 @@ module.exports = {
       comment: 'libs/event-store|read-store|blob-store import domain types, their own code, their drivers and the shared PostgreSQL pool.',
       severity: 'error',
       from: { path: `^libs/${STORES}/`, pathNot: TEST_CODE },
-      to: { path: '^(libs|apps)/', pathNot: ['^libs/domain/', '^libs/postgres/', `^libs/$1/`] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/domain/', '^libs/postgres/', '^libs/sqlite/', `^libs/$1/`] },
     },
     {
       name: 'pure-libraries-stand-alone',
@@ -61,6 +61,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^libs/postgres/' },
       to: { path: '^(libs|apps)/', pathNot: '^libs/postgres/' },
+    },
+    {
+      name: 'sqlite-helpers-stand-alone',
+      comment: 'libs/sqlite (the lock-wait rule) is a driver helper for the SQLite adapters: no other lib.',
+      severity: 'error',
+      from: { path: '^libs/sqlite/' },
+      to: { path: '^(libs|apps)/', pathNot: '^libs/sqlite/' },
     },
     {
       name: 'projections-see-domain-and-ports',

@@ -11,7 +11,7 @@ import {
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
 import { assertStorableEvents } from './storable-events';
-import { SQLITE_BUSY_BUDGET_MS, SQLITE_SYNC_BUSY_TIMEOUT_MS, isSqliteBusy, nextBusyPause } from './sqlite-busy';
+import { SQLITE_BUSY_BUDGET_MS, SQLITE_SYNC_BUSY_TIMEOUT_MS, isSqliteBusy, nextBusyPause } from '@dojang/sqlite';
 
 interface PendingAppend {
   streamId: string;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
-import { SQLITE_SYNC_BUSY_TIMEOUT_MS, retryWhileBusy } from './sqlite-busy';
+import { SQLITE_SYNC_BUSY_TIMEOUT_MS, retryWhileBusy } from '@dojang/sqlite';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

@@ -2,7 +2,7 @@
  * SQLite waits for another connection's write lock inside the call (busy_timeout), and
  * better-sqlite3's calls are synchronous: a long busy_timeout froze the whole event loop while
  * another process (a CLI rebuild) held the lock. So the synchronous wait is short, and the longer
- * waits happen between attempts, asynchronously. (The event store has the same rule.)
+ * waits happen between attempts, asynchronously. Both SQLite adapters (events, read models) follow it.
  */
 export const SQLITE_SYNC_BUSY_TIMEOUT_MS = 50;
 
