@@ -1,9 +1,9 @@
 import * as fs from 'fs';
-import http from 'node:http';
 import { Client } from 'pg';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
 import { ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
 import { FaultProxy, startFaultProxy } from '../support/fault-proxy';
+import { Answer, request } from '../support/process-request';
 import { startSmtpReceiver } from '../support/topology-receivers';
 import { eventually, startWorkerProcess, WorkerProcess } from '../support/worker-process';
 
@@ -13,50 +13,6 @@ const pgServer = postgresTestServer();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEASE_MS = 3000;
 const CLAIM_MS = 4000;
-
-interface Answer {
-  status: number;
-  body: any;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** One request on a connection of its own; rejects when no answer came (the process is down or cut it). */
-function request(baseUrl: string, method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      baseUrl + path,
-      {
-        method,
-        agent: false,
-        timeout: 30_000,
-        headers: {
-          ...(key ? { Authorization: `Bearer ${key}` } : {}),
-          ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : null;
-          } catch {
-            // not JSON
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('no answer in 30 s')));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 /**
  * Issue 24: faults an operator meets, with the real processes (a ROLE=api server and workers,
