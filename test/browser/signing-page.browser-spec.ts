@@ -415,7 +415,8 @@ describe('signing page (browser)', () => {
     await expect(page.locator('label[for="consent"]').textContent()).resolves.toBe('I agree to sign electronically');
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     expect(await page.getAttribute('.lang-btn[data-lang="en"]', 'aria-pressed')).toBe('true');
-    expect(await page.title()).toBe('Lease agreement 임대차계약서 – Dojang e-Signature');
+    // The title people wrote sits between bidi isolates (FSI … PDI) in the tab title.
+    expect(await page.title()).toBe('\u2068Lease agreement 임대차계약서\u2069 – Dojang e-Signature');
 
     await page.click('.lang-btn[data-lang="ko"]');
     await expect(page.locator('#send-pin').textContent()).resolves.toBe('인증번호 받기');
