@@ -1,4 +1,4 @@
-import { onPdfJob, RENDER_PAGE } from '@dojang/pdf';
+import { onPdfJob, RENDER_PAGE, runPdfWorkOnThisThread } from '@dojang/pdf';
 import { decodePngStrict } from '@dojang/pdf/png-decode';
 import { solidPng } from '../support/png';
 import { client, expectError, expectStatus } from '../support/api-helpers';
@@ -98,7 +98,8 @@ describe('signing page images', () => {
     const signed = (await get(`/v1/signing/${token}/pages/1.png?w=480&v=${after.document.pages_version}`)).body as Buffer;
     expect(signed.equals(original)).toBe(false);
     // The red signature is in the field's box (x 10–40 %, y 70–80 %): pixels decoded from the PNG.
-    const img = decodePngStrict(signed, 10_000_000);
+    // The test decodes on its own thread (the API's guard is on in this process).
+    const img = runPdfWorkOnThisThread(() => decodePngStrict(signed, 10_000_000));
     const at = (fx: number, fy: number) => {
       const x = Math.floor(img.width * fx);
       const y = Math.floor(img.height * fy);

@@ -1554,16 +1554,17 @@ export interface components {
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
          *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
          *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB).
+         *     - `file_too_complex` (413): The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
          *     - `service_unavailable` (503): A store is unreachable right now; retry shortly (with the same Idempotency-Key).
          *     - `write_outcome_unknown` (503): The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
          *     - `not_ready` (503): A store is unavailable or the read models lag too far behind.
-         *     - `document_budget_exceeded` (413): The document's content is over a per-document budget (images, pages); error.param names the input.
+         *     - `document_budget_exceeded` (413): The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
          *     - `pdf_job_limit_exceeded` (413): The PDF work for this request passed the service's time or memory limit; nothing was written.
          *     - `evidence_integrity_failure` (500): A stored file failed its integrity check and was not served; the operator must restore it.
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -3824,7 +3825,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              *
@@ -4782,7 +4783,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              *
@@ -7422,7 +7423,7 @@ export interface operations {
             /**
              * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
              *
-             *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              *
@@ -7845,7 +7846,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              *
@@ -9234,7 +9235,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              */
@@ -10815,7 +10816,7 @@ export interface operations {
              *
              *     `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
              *
-             *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              *
@@ -11509,7 +11510,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              */
@@ -11811,7 +11812,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              */
@@ -12128,7 +12129,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              */
@@ -13789,6 +13790,8 @@ export interface operations {
             /**
              * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
              *
+             *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
+             *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
             413: {
@@ -13806,7 +13809,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "file_too_large" | "request_too_large";
+                            code: "file_too_large" | "file_too_complex" | "request_too_large";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -14342,7 +14345,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              */
@@ -16721,7 +16724,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              *
@@ -20483,7 +20486,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages); error.param names the input.
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
              *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
              */
