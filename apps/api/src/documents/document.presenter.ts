@@ -1,7 +1,7 @@
 import { Secrets } from '@dojang/application';
 import { DocumentRow } from '@dojang/projections';
 import { DocumentResponse } from '../openapi/response-schemas';
-import { fieldSettingsOf } from './field-settings';
+import { presentField } from './field-settings';
 
 /**
  * The public shape of a document. Signing links are shown only to the owning organization.
@@ -47,20 +47,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       declined_at: p.declined_at,
       signing_url: linksLive && p.token_hash ? `${origin}/sign/${secrets.signingToken(row.id, p.id, p.link_version ?? 0)}` : null,
     })),
-    fields: row.fields.map((f) => ({
-      object: 'field' as const,
-      id: f.id,
-      participant_id: f.participant_id,
-      type: f.type,
-      page: f.page,
-      x: f.x,
-      y: f.y,
-      width: f.width,
-      height: f.height,
-      required: f.required,
-      upload_only: f.upload_only,
-      ...fieldSettingsOf(f, signedValues.get(f.id)),
-    })),
+    fields: row.fields.map((f) => ({ object: 'field' as const, participant_id: f.participant_id, ...presentField(f, signedValues.get(f.id)) })),
   };
 }
 

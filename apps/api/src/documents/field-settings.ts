@@ -55,3 +55,19 @@ export function fieldSettingsOf(field: Field, signed: FieldValueEntry | undefine
   else if (field.value !== undefined && field.value !== null) out.value = field.value;
   return out as FieldSettingsResponse;
 }
+
+/** A field in a response: where it is, what it asks for, and its settings (documents and the signing session alike). */
+export function presentField(field: Field, signed: FieldValueEntry | undefined) {
+  return {
+    id: field.id,
+    type: field.type,
+    page: field.page,
+    x: field.x,
+    y: field.y,
+    width: field.width,
+    height: field.height,
+    required: field.required,
+    upload_only: field.upload_only,
+    ...fieldSettingsOf(field, signed),
+  };
+}

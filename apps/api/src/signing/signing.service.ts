@@ -30,7 +30,7 @@ import { decodeImageDataUrl } from '../shared/data-url-image';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA, NOTIFIER } from '../shared/infrastructure.token';
 import { SEALS, SealRow } from './seal-lookup';
-import { fieldSettingsOf } from '../documents/field-settings';
+import { presentField } from '../documents/field-settings';
 import { PinIssuedResponse, PinVerificationResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
 export const PIN_TTL_SECONDS = 10 * 60;
@@ -120,18 +120,7 @@ export class SigningService {
       },
       fields: s.state.fields
         .filter((f) => f.participant_id === p.id)
-        .map((f) => ({
-          id: f.id,
-          type: f.type,
-          page: f.page,
-          x: f.x,
-          y: f.y,
-          width: f.width,
-          height: f.height,
-          required: f.required,
-          upload_only: f.upload_only,
-          ...fieldSettingsOf(f, p.values?.find((v) => v.field_id === f.id)),
-        })),
+        .map((f) => presentField(f, p.values?.find((v) => v.field_id === f.id))),
       pin_required: pinRequired,
       pin_verified: pinVerified,
       // Machine-readable PIN state, so the page needn't parse messages.
