@@ -34,6 +34,9 @@ export interface PartSpec {
   auth?: 'sms_pin' | 'none';
   phone?: string;
   email?: string;
+  /** A signing group (routing): the first member to sign signs for all. */
+  group?: string;
+  allow_delegation?: boolean;
   /** Fields for this participant; by default a signer gets one required signature field on page 1. */
   fields?: Array<Record<string, unknown>>;
 }

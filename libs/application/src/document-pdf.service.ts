@@ -178,6 +178,12 @@ export class DocumentPdfService {
       images.set(p.id, { signature: p.signature, seal: p.seal?.image ?? null });
     }
     images.set(pending.participant_id, { signature: pending.signature, seal: pending.seal });
+    // A signing group's fields carry the image of the member who signed for it.
+    const pendingGroup = state.participants.find((p) => p.id === pending.participant_id)?.group ?? null;
+    for (const p of state.participants as ParticipantState[]) {
+      const by = p.group_signed_by ?? (pendingGroup !== null && p.group === pendingGroup && p.id !== pending.participant_id ? pending.participant_id : null);
+      if (by && images.get(by)) images.set(p.id, images.get(by) as { signature: BlobPointer | null; seal: BlobPointer | null });
+    }
     const stamps: BuildFinalJobInput['stamps'] = [];
     for (const f of state.fields) {
       const img = images.get(f.participant_id);
@@ -427,7 +433,7 @@ export function pdfValuesOf(state: DocumentState, pendingId: string, pendingValu
     if (!v) continue;
     const box = { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false };
     if (f.type === 'checkbox' || f.type === 'radio') out.push({ ...box, kind: f.type, checked: v.value === true });
-    else out.push({ ...box, kind: 'text', text: displayValue(f, v.value) });
+    else out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v) });
   }
   return out;
 }

@@ -37,6 +37,8 @@ const HANDLED = [
   'DocumentDeclined',
   'ParticipantCorrected',
   'SigningRequestResent',
+  'ParticipantDelegated',
+  'SigningGroupSatisfied',
 ];
 /** Messages that ask the participant to act through their link (checked against the current state before sending). */
 const ASKS_TO_ACT = new Set(['signing_request', 'reminder']);
@@ -124,7 +126,7 @@ export class SigningNotificationsReactor implements Reactor {
       .reduce((state, e) => documentDecider.evolve(state, e as unknown as DocumentEvent), documentDecider.initialState());
     const current = now.participants.find((x) => x.id === p.id);
     if (now.status !== 'sent' || now.trashed || !current) return false;
-    if (current.status === 'signed' || current.status === 'declined') return false;
+    if (current.status === 'signed' || current.status === 'declined' || current.group_signed_by) return false;
     return (current.link_version ?? 0) === (p.link_version ?? 0);
   }
 

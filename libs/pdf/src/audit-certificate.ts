@@ -136,6 +136,9 @@ const EVENT_LABELS: Record<string, string> = {
   ReminderSent: '알림 재발송 (Reminder sent)',
   ParticipantCorrected: '참여자 정정 (Participant corrected)',
   SigningRequestResent: '서명 요청 재발송 (Request resent)',
+  ParticipantDelegated: '서명 위임 (Delegated)',
+  SigningGroupSatisfied: '그룹 서명 완료 (Group signed)',
+  AttachmentUploaded: '첨부 파일 제출 (Attachment uploaded)',
 };
 
 const DELIVERY_LABELS: Record<string, string> = {

@@ -21,7 +21,10 @@ export type AuditEventKind =
   | 'expired'
   | 'completed'
   | 'corrected'
-  | 'resent';
+  | 'resent'
+  | 'delegated'
+  | 'group_signed'
+  | 'attachment_uploaded';
 
 export interface AuditEntryRow extends ReadDoc {
   object: 'audit_entry';
@@ -56,6 +59,9 @@ const TRAIL_TYPES: Record<string, AuditEventKind> = {
   DocumentCompleted: 'completed',
   ParticipantCorrected: 'corrected',
   SigningRequestResent: 'resent',
+  ParticipantDelegated: 'delegated',
+  SigningGroupSatisfied: 'group_signed',
+  AttachmentUploaded: 'attachment_uploaded',
 };
 
 const EMAIL_IN_TEXT = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
@@ -145,6 +151,28 @@ export const auditTrailProjection: Projection = {
     // The sender acts on the participant here, not the participant: the actor is the sender's side.
     if (event.type === 'ParticipantCorrected' || event.type === 'SigningRequestResent') entry.actor = 'system';
     if (event.type === 'SigningRequestResent') entry.detail = `signing request resent to ${who?.name ?? d.participant_id}`;
+    if (event.type === 'AttachmentUploaded') {
+      entry.ip = d.ip ?? null;
+      entry.detail = `attachment ${d.filename} (${d.content_type}, ${d.blob?.byte_size} bytes, sha256 ${d.blob?.sha256})`;
+    }
+    if (event.type === 'SigningGroupSatisfied') {
+      const by = peopleRow.people[d.signed_by]?.name ?? d.signed_by;
+      entry.actor = by;
+      entry.detail = `group "${d.group}" signed by ${by} for ${(d.released as string[]).map((id) => peopleRow.people[id]?.name ?? id).join(', ')}`;
+    }
+    if (event.type === 'ParticipantDelegated') {
+      entry.ip = d.ip ?? null;
+      entry.user_agent = d.user_agent ?? null;
+      entry.detail = `delegated to ${d.to.name} (${[maskPhone(d.to.phone), maskEmail(d.to.email)].filter(Boolean).join(', ')}), new signing link`;
+      // Later entries name the delegate, who now holds the participant.
+      if (who) {
+        const now = { ...who, name: d.to.name, phone: maskPhone(d.to.phone), email: maskEmail(d.to.email) };
+        return [
+          { op: 'put', collection: AUDIT_ENTRIES, doc: entry },
+          { op: 'put', collection: AUDIT_PEOPLE, doc: { ...peopleRow, people: { ...peopleRow.people, [d.participant_id]: now } } },
+        ];
+      }
+    }
     if (event.type === 'ParticipantCorrected') {
       entry.detail = correctionDetail(d.changes ?? {}, Boolean(d.link));
       // The trail names people as they are now (masked), so a later entry shows the corrected name.

@@ -14,12 +14,12 @@ export interface SigningTokenRow extends ReadDoc {
 }
 
 /**
- * The links an event creates: every participant's at send, the replacement after a correction. A
+ * The links an event creates: every participant's at send, the replacement after a correction or a delegation. A
  * replaced token keeps its row: the lookup compares it with the stream's current token hash, so
  * the old link answers 404 from the moment the correction is appended.
  */
 function linksOf(event: StoredEvent): Array<{ participant_id: string; token_hash: string }> {
-  if (event.type === 'ParticipantCorrected') {
+  if (event.type === 'ParticipantCorrected' || event.type === 'ParticipantDelegated') {
     const link = event.data.link as { token_hash: string } | null;
     return link ? [{ participant_id: String(event.data.participant_id), token_hash: link.token_hash }] : [];
   }
@@ -29,7 +29,7 @@ function linksOf(event: StoredEvent): Array<{ participant_id: string; token_hash
 export const signingTokenProjection: Projection = {
   name: 'signing_tokens',
   collections: [{ name: SIGNING_TOKENS }],
-  handles: new Set(['DocumentSent', 'ParticipantCorrected']),
+  handles: new Set(['DocumentSent', 'ParticipantCorrected', 'ParticipantDelegated']),
   keys: (event) => linksOf(event).map((l) => ({ collection: SIGNING_TOKENS, id: l.token_hash })),
   evolve(event: StoredEvent): Write[] {
     const links = linksOf(event);

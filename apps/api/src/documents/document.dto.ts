@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { FIELD_TYPES, FieldType } from '@dojang/domain';
+import { AttachmentKind, FIELD_TYPES, FieldType } from '@dojang/domain';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
@@ -71,6 +71,10 @@ export class ParticipantDto {
   @ApiPropertyOptional({ enum: ['sms_pin', 'none'] }) @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
   @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, description: 'https URL the signing page sends the signer to after signing or declining, with ?dojang_event=signed|declined&document_id=…&participant_id=…' })
   @Optional() @IsString() @MaxLength(2048) redirect_url?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 100, description: 'Signing group: participants with the same group (same role and signing_order) are asked together; the first of them to sign signs for all.' })
+  @Optional() @IsString() @MaxLength(100) group?: string;
+  @ApiPropertyOptional({ type: 'boolean', description: 'Lets this signer hand their signing to another person through their link (POST /v1/signing/{token}/delegate). Default false.' })
+  @Optional() @IsBoolean() allow_delegation?: boolean;
 }
 
 export class ParticipantBatchDto {
@@ -120,6 +124,10 @@ export class FieldDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'checkbox group: at least this many checked.' }) @Optional() @IsInt() min_checked?: number;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'checkbox group: at most this many checked.' }) @Optional() @IsInt() max_checked?: number;
   @ApiPropertyOptional({ enum: ['ko', 'en'], description: 'date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).' }) @Optional() @IsIn(['ko', 'en']) locale?: 'ko' | 'en';
+  // The domain checks each entry (fields[i].accept[j]) so the refusal names it.
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: ['pdf', 'jpeg', 'png'] }, maxItems: 3, description: 'attachment: the kinds of file it takes, judged by the bytes (default all three).' })
+  @Optional() @IsArray() @ArrayMaxSize(3) accept?: AttachmentKind[];
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 26214400, description: 'attachment: the largest upload in bytes (default 10485760 = 10 MiB, at most 25 MiB).' }) @Optional() @IsInt() max_bytes?: number;
 }
 
 export class ReplaceFieldsDto {

@@ -46,6 +46,10 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       signed_at: p.signed_at,
       declined_at: p.declined_at,
       signing_url: linksLive && p.token_hash ? `${origin}/sign/${secrets.signingToken(row.id, p.id, p.link_version ?? 0)}` : null,
+      group: p.group ?? null,
+      allow_delegation: p.allow_delegation === true,
+      group_signed_by: p.group_signed_by ?? null,
+      delegated_from: p.delegated_from ?? [],
     })),
     fields: row.fields.map((f) => ({ object: 'field' as const, participant_id: f.participant_id, ...presentField(f, signedValues.get(f.id)) })),
   };

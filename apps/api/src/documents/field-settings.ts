@@ -20,6 +20,8 @@ const SETTINGS = [
   'min_checked',
   'max_checked',
   'locale',
+  'accept',
+  'max_bytes',
 ] as const satisfies readonly (keyof FieldSettings)[];
 
 /**

@@ -1,5 +1,5 @@
 import { AuditFieldValue } from '@dojang/pdf';
-import { displayValue } from '@dojang/domain';
+import { AttachmentValue, displayValue } from '@dojang/domain';
 import { DocumentRow } from '@dojang/projections';
 import { FormDataResponse } from '../openapi/response-schemas';
 
@@ -19,8 +19,9 @@ export function formDataOf(row: DocumentRow): FormDataResponse {
         type: v.type as FormDataResponse['data'][number]['type'],
         label: v.label,
         value: v.value,
-        display_value: displayValue(placed?.field ?? v, v.value),
+        display_value: displayValue(placed?.field ?? v, v.value, v),
         signed_at: p.signed_at as string,
+        ...(v.attachment ? { attachment: v.attachment } : {}),
       });
     }
   }
@@ -47,4 +48,19 @@ export function auditFieldValues(row: DocumentRow): AuditFieldValue[] {
     participant: names.get(d.participant_id) ?? d.participant_id,
     at: d.signed_at,
   }));
+}
+
+/** The files signatures recorded as attachment values (uploads never named by a signature are not evidence). */
+export function recordedAttachments(row: DocumentRow): AttachmentValue[] {
+  const seen = new Set<string>();
+  const out: AttachmentValue[] = [];
+  for (const p of row.participants) {
+    for (const v of p.values ?? []) {
+      if (v.attachment && !seen.has(v.attachment.attachment_id)) {
+        seen.add(v.attachment.attachment_id);
+        out.push(v.attachment);
+      }
+    }
+  }
+  return out;
 }

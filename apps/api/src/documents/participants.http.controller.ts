@@ -23,6 +23,9 @@ function toSetup(dto: ParticipantDto, index?: number): ParticipantSetup {
     // A cc only receives copies and never authenticates: no PIN, so no phone needed.
     auth: dto.auth ?? (role === 'cc' ? 'none' : 'sms_pin'),
     ...(dto.redirect_url !== undefined ? { redirect_url: dto.redirect_url.trim() } : {}),
+    // Recorded only when given: participants of SPEC's shape stay exactly as they were.
+    ...(dto.group !== undefined ? { group: dto.group.trim() } : {}),
+    ...(dto.allow_delegation ? { allow_delegation: true } : {}),
   };
 }
 

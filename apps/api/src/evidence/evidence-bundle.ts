@@ -14,6 +14,8 @@ export interface EvidenceParts {
   final: Buffer | null;
   audit_certificate: Buffer;
   signing_chain_pem: string;
+  /** Files signatures recorded for attachment fields, under attachments/ (listed in the manifest with their hashes). */
+  attachments?: Array<{ attachment_id: string; filename: string; bytes: Buffer }>;
 }
 
 /** SHA-256 on libuv's thread pool (WebCrypto), not the event loop: a bundle can hold 40 MB of PDFs. */
@@ -42,6 +44,7 @@ export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Pr
   ];
   if (parts.original) files.push([BUNDLE_FILES.original, parts.original]);
   if (parts.final) files.push([BUNDLE_FILES.final, parts.final]);
+  for (const a of parts.attachments ?? []) files.push([`attachments/${a.attachment_id}-${a.filename.replace(/[\\/]/g, '_')}`, a.bytes]);
   files.push([BUNDLE_FILES.auditCertificate, parts.audit_certificate]);
   files.push([BUNDLE_FILES.signingChain, Buffer.from(parts.signing_chain_pem, 'utf8')]);
   const completed = parts.status === 'completed';
@@ -63,6 +66,7 @@ export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Pr
   const manifestJson = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
   // PDFs are already compressed inside, so they are stored; the text is deflated.
   const entries: ZipFile[] = [{ name: BUNDLE_FILES.manifest, bytes: manifestJson, compress: true }];
-  for (const [name, bytes] of files) entries.push({ name, bytes, compress: !name.endsWith('.pdf') });
+  // Attached images and PDFs are compressed already.
+  for (const [name, bytes] of files) entries.push({ name, bytes, compress: !name.endsWith('.pdf') && !name.startsWith('attachments/') });
   return zip(entries, parts.generated_at);
 }

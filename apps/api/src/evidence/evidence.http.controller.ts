@@ -8,6 +8,7 @@ import { DocumentAccess } from '../documents/document-access.service';
 import { DocumentLifecycleHttpController } from '../documents/document-lifecycle.http.controller';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { buildEvidenceBundle } from './evidence-bundle';
+import { recordedAttachments } from '../documents/form-data';
 
 /**
  * `GET /v1/documents/{id}/evidence`: everything an auditor needs to check a document offline
@@ -46,6 +47,9 @@ export class EvidenceHttpController {
         final,
         audit_certificate: await this.lifecycle().auditVersion(row, deliveries),
         signing_chain_pem: identity.certificatePem,
+        attachments: await Promise.all(
+          recordedAttachments(row).map(async (a) => ({ attachment_id: a.attachment_id, filename: a.filename, bytes: await this.pdf.blob(a.sha256) })),
+        ),
       },
       (files, mtime) => this.pdf.zip(files, mtime),
     );

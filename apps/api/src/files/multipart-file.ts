@@ -23,6 +23,8 @@ export interface UploadedFilePart {
   filename: string | null;
   /** What the client claimed; never trusted (the bytes decide), kept for messages only. */
   mime_type: string;
+  /** The text fields sent with the file (first value of each name), for operations that take some. */
+  fields: Record<string, string>;
 }
 
 export interface ReadFilePartOptions {
@@ -32,6 +34,8 @@ export interface ReadFilePartOptions {
   maxBytes: number;
   /** A human form of maxBytes for the error message. */
   maxLabel: string;
+  /** What the operation takes, for messages (default "a PDF"). */
+  what?: string;
 }
 
 /** Room for boundaries, part headers and a few small text fields around the file itself. */
@@ -44,7 +48,7 @@ export function fileTooLarge(opts: ReadFilePartOptions): ApiError {
     413,
     'invalid_request_error',
     'file_too_large',
-    `The file is larger than ${opts.maxLabel} (${opts.maxBytes.toLocaleString('en-US')} bytes); upload a PDF of at most ${opts.maxLabel}.`,
+    `The file is larger than ${opts.maxLabel} (${opts.maxBytes.toLocaleString('en-US')} bytes); upload ${opts.what ?? 'a PDF'} of at most ${opts.maxLabel}.`,
     opts.field,
   );
 }
@@ -54,7 +58,7 @@ function unreadable(opts: ReadFilePartOptions, err: Error): ApiError {
 }
 
 function missingFile(opts: ReadFilePartOptions): ApiError {
-  return ApiError.missing(opts.field, `Send the PDF as multipart/form-data in a part named "${opts.field}".`);
+  return ApiError.missing(opts.field, `Send ${opts.what ?? 'the PDF'} as multipart/form-data in a part named "${opts.field}".`);
 }
 
 /** Strips any path, control characters and excess length from a client-supplied file name. */
@@ -100,6 +104,7 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
     }
 
     let settled = false;
+    const fields: Record<string, string> = {};
     let part: { chunks: Buffer[]; size: number; filename: string | null; mime_type: string } | null = null;
 
     const fail = (error: Error) => {
@@ -135,7 +140,8 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
         current.size += chunk.length;
       });
     });
-    parser.on('field', (name: string) => {
+    parser.on('field', (name: string, value: string) => {
+      if (name !== opts.field && typeof value === 'string' && !(name in fields)) fields[name] = value;
       if (name === opts.field) fail(ApiError.invalid(opts.field, `"${opts.field}" must be a file part (a Content-Disposition with a filename), not a text field.`));
     });
     for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
@@ -149,7 +155,7 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
         return;
       }
       settled = true;
-      resolve({ bytes: Buffer.concat(part.chunks, part.size), filename: part.filename, mime_type: part.mime_type });
+      resolve({ bytes: Buffer.concat(part.chunks, part.size), filename: part.filename, mime_type: part.mime_type, fields });
     });
     req.on('aborted', () => fail(new Error('the client aborted the upload')));
     req.on('error', (err) => fail(err));

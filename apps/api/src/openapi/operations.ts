@@ -32,7 +32,7 @@ const cursor = (what: string) => ({ description: `Cursor: the id of the last ${w
 const PDF_WORK: ErrorCode[] = ['document_budget_exceeded', 'pdf_job_limit_exceeded', 'evidence_integrity_failure'];
 const DRAFT_EDIT: ErrorCode[] = ['document_not_found', 'document_not_editable', 'document_edit_locked'];
 /** Signing operations are rate limited per link and per client address (they carry no API key). */
-const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_inactive', 'rate_limit_error'];
+const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_replaced', 'signing_link_inactive', 'rate_limit_error'];
 const SIGNER_ACTION: ErrorCode[] = [
   ...SIGNING_LINK,
   'document_not_signable',
@@ -163,7 +163,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Participants_correct: {
     summary: 'Correct a participant',
     description:
-      'Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant\'s signing link: the old link answers 404 signing_link_invalid at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.',
+      'Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant\'s signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.',
     ok: { status: 200, description: 'The participant as it is now (with its new signing link while the document is sent).', json: S.ParticipantSchema },
     errors: ['document_not_found', 'document_not_editable', 'document_edit_locked', 'participant_not_found', 'participant_already_signed', 'participant_declined', 'missing_phone', 'missing_parameter', 'invalid_parameter'],
   },
@@ -202,6 +202,21 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description: 'Sends a reminder to the participants whose turn it is and who have not acted. At most once an hour per document (429 reminder_cooldown with Retry-After). No body.',
     ok: { status: 200, description: 'Who was reminded.', json: S.ReminderSchema },
     errors: ['document_not_found', 'document_not_signable', 'nobody_to_remind', 'reminder_cooldown'],
+  },
+  FormData_attachment: {
+    summary: 'Download an attachment a signature recorded',
+    description:
+      'The file an attachment field\'s value names (attachment_id from form_data, the document.completed payload or the participant.signed payload), exactly as stored: its SHA-256 is the one form_data, the audit certificate and the evidence bundle (attachments/) list. Only files a signature recorded; an upload no signature named is 404 attachment_not_found. Readable with auditor keys.',
+    ok: {
+      status: 200,
+      description: 'The file, with its content type (application/pdf, image/jpeg or image/png).',
+      media: {
+        'application/pdf': { type: 'string', contentMediaType: 'application/pdf' },
+        'image/jpeg': { type: 'string', contentMediaType: 'image/jpeg' },
+        'image/png': { type: 'string', contentMediaType: 'image/png' },
+      },
+    },
+    errors: ['document_not_found', 'attachment_not_found', 'evidence_integrity_failure'],
   },
   FormData_get: {
     summary: 'Form data: the recorded field values',
@@ -248,13 +263,37 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant\'s value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.',
     ok: { status: 200, description: 'The signing session after signing.', json: S.SigningSessionSchema },
-    errors: [...SIGNER_ACTION, 'participant_not_found', 'consent_required', 'seal_upload_required', 'field_value_required', 'field_value_invalid', 'field_values_too_large', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', ...PDF_WORK],
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'consent_required', 'seal_upload_required', 'field_value_required', 'field_value_invalid', 'field_values_too_large', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', ...PDF_WORK],
   },
   Signing_decline: {
     summary: 'Decline to sign',
     description: 'Declines with a reason; the document ends as declined for everyone. sms_pin participants verify their PIN first.',
     ok: { status: 200, description: 'Declined.', json: S.SigningDeclineSchema },
     errors: [...SIGNER_ACTION, 'participant_not_found', 'missing_parameter', 'invalid_parameter'],
+  },
+  Signing_attachment: {
+    summary: 'Upload a file for an attachment field',
+    description:
+      'multipart/form-data with the file in the part `file` and the attachment field\'s id in the form field `field_id`. The file must be of a kind the field accepts (pdf, jpeg, png; judged by its bytes, not its name or Content-Type: 415 unsupported_file_type otherwise) and within its max_bytes (413 file_too_large). Same access rules as signing: the participant\'s turn, and for sms_pin a PIN verified within 30 minutes. Stored content-addressed and recorded as AttachmentUploaded; the file becomes the field\'s value when the signature sends its attachment_id in values. A field that is not an attachment field of this participant (or their signing group): 400 with param field_id.',
+    ok: { status: 201, description: 'The stored file.', json: S.AttachmentSchema },
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'attachment_limit_reached', 'missing_parameter', 'invalid_parameter', 'unsupported_file_type', 'file_too_large', 'file_too_complex'],
+    multipart: {
+      schema: {
+        type: 'object',
+        required: ['file', 'field_id'],
+        properties: {
+          file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The PDF, JPEG or PNG, as a file part (with a filename).' },
+          field_id: { type: 'string', format: 'uuid', description: 'The attachment field the file is for.' },
+        },
+      },
+    },
+  },
+  Signing_delegate: {
+    summary: 'Delegate signing to another person',
+    description:
+      'When the sender allowed it (participant allow_delegation), the link\'s holder hands their signing to another person: `name` and a `phone` and/or `email` (a phone is needed when the participant signs with an SMS PIN; the delegate verifies a PIN sent there). The participant keeps its id, role, order and fields; its name and contact become the delegate\'s. This link answers 404 signing_link_replaced at once and a new link goes to the delegate (SMS and/or e-mail) if it is their turn. sms_pin participants verify their PIN first. Recorded as ParticipantDelegated. Not allowed: 409 delegation_not_allowed. A delegate cannot delegate again.',
+    ok: { status: 200, description: 'Delegated.', json: S.DelegationSchema },
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'delegation_not_allowed', 'missing_parameter', 'invalid_parameter', 'missing_phone'],
   },
   Signing_completedPdf: {
     summary: 'The signed PDF, for a participant',
@@ -493,7 +532,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Evidence_bundle: {
     summary: 'Download the evidence bundle',
     description:
-      'One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.',
+      'One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.',
     ok: { status: 200, description: 'The ZIP.', media: { 'application/zip': { type: 'string', contentMediaType: 'application/zip' } } },
     errors: ['document_not_found', ...PDF_WORK],
   },

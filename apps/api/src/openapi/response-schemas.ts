@@ -97,8 +97,8 @@ same<Same<FromSchema<typeof ParticipantAuthSchema>, ParticipantAuth>>();
 export const FieldTypeSchema = component(
   'FieldType',
   note(
-    'signature (drawn) or seal (stamped) take images; the rest take values: initials, text, number, date (YYYY-MM-DD), signing_date (filled when its participant signs), checkbox, radio, dropdown, and name, email, phone (filled from the participant).',
-    enumOf(['signature', 'seal', 'initials', 'text', 'number', 'date', 'signing_date', 'checkbox', 'radio', 'dropdown', 'name', 'email', 'phone']),
+    'signature (drawn) or seal (stamped) take images; the rest take values: initials, text, number, date (YYYY-MM-DD), signing_date (filled when its participant signs), checkbox, radio, dropdown, name, email, phone (filled from the participant), and attachment (a PDF, JPEG or PNG the signer uploads; its value is the attachment_id).',
+    enumOf(['signature', 'seal', 'initials', 'text', 'number', 'date', 'signing_date', 'checkbox', 'radio', 'dropdown', 'name', 'email', 'phone', 'attachment']),
   ),
 );
 same<Same<FromSchema<typeof FieldTypeSchema>, FieldType>>();
@@ -162,6 +162,10 @@ export const ParticipantSchema = component(
     declined_at: timeOrNull,
     signing_url: note('This participant\'s signing link while the document is sent; null otherwise (and always null for auditor keys).', { type: ['string', 'null'], format: 'uri' }),
     redirect_url: note('Where the signing page sends the signer after signing or declining (https), with dojang_event, document_id and participant_id in the query; null when none.', { type: ['string', 'null'], format: 'uri' }),
+    group: note('Signing group: participants with the same group (same role and signing_order) are asked together and the first of them to sign signs for all; null when none.', strOrNull),
+    allow_delegation: note('Whether the participant may hand their signing to another person (POST /v1/signing/{token}/delegate).', bool),
+    group_signed_by: note('In a signing group, the member who signed for this participant; null otherwise.', { type: ['string', 'null'], format: 'uuid' }),
+    delegated_from: note('Who held this participant before each delegation, oldest first (names only).', arrayOf(obj({ name: str, delegated_at: time }))),
   }),
 );
 export type ParticipantResponse = FromSchema<typeof ParticipantSchema>;
@@ -188,12 +192,20 @@ const FIELD_SETTINGS = {
   min_checked: int,
   max_checked: int,
   locale: enumOf(['ko', 'en']),
+  accept: note('attachment: the kinds of file it takes, judged by the bytes (default all three).', arrayOf(enumOf(['pdf', 'jpeg', 'png']))),
+  max_bytes: note('attachment: the largest upload in bytes (default 10 MiB, at most 25 MiB).', { type: 'integer', minimum: 1, maximum: 26214400 }),
 } as const;
 const FIELD_SETTING_KEYS = Object.keys(FIELD_SETTINGS) as (keyof typeof FIELD_SETTINGS)[];
 const FieldSettingsSchema = obj(FIELD_SETTINGS, FIELD_SETTING_KEYS);
 export type FieldSettingsResponse = FromSchema<typeof FieldSettingsSchema>;
 
-const VALUE_FIELD_TYPE = note('The field\'s type (signature and seal record images, not values).', enumOf(['initials', 'text', 'number', 'date', 'signing_date', 'checkbox', 'radio', 'dropdown', 'name', 'email', 'phone']));
+const VALUE_FIELD_TYPE = note('The field\'s type (signature and seal record images, not values).', enumOf(['initials', 'text', 'number', 'date', 'signing_date', 'checkbox', 'radio', 'dropdown', 'name', 'email', 'phone', 'attachment']));
+
+/** An attachment field's value: the uploaded file the attachment_id names. */
+const AttachmentValueSchema = component(
+  'AttachmentValue',
+  obj({ attachment_id: str, filename: str, content_type: enumOf(['application/pdf', 'image/jpeg', 'image/png']), sha256, byte_size: int }),
+);
 
 export const FieldValueSchema = component(
   'FieldValue',
@@ -202,7 +214,8 @@ export const FieldValueSchema = component(
     type: VALUE_FIELD_TYPE,
     label: strOrNull,
     value: fieldValue,
-  }),
+    attachment: note('attachment fields: the file (in the evidence bundle and the completed package under attachments/).', AttachmentValueSchema),
+  }, ['attachment']),
 );
 
 export const FormDataSchema = component(
@@ -222,9 +235,10 @@ export const FormDataSchema = component(
           type: VALUE_FIELD_TYPE,
           label: strOrNull,
           value: fieldValue,
-          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, ✓/□ for a checkbox, ●/○ and the option for a radio button).', str),
+          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment).', str),
           signed_at: time,
-        }),
+          attachment: note('attachment fields: the uploaded file.', AttachmentValueSchema),
+        }, ['attachment']),
       ),
     ),
   }),
@@ -314,7 +328,7 @@ export const AuditEntrySchema = component(
   obj(
     {
       object: konst('audit_entry'),
-      event: enumOf(['created', 'sent', 'viewed', 'pin_sent', 'pin_failed', 'pin_verified', 'signed', 'declined', 'reminded', 'canceled', 'expired', 'completed', 'corrected', 'resent']),
+      event: enumOf(['created', 'sent', 'viewed', 'pin_sent', 'pin_failed', 'pin_verified', 'signed', 'declined', 'reminded', 'canceled', 'expired', 'completed', 'corrected', 'resent', 'delegated', 'group_signed', 'attachment_uploaded']),
       actor: note('"system" or the participant\'s name.', str),
       at: time,
       participant_id: uuid,
@@ -355,7 +369,7 @@ export const EventDataSchema = component(
       values: note('participant.signed: the values this participant filled (and the service filled for them), in field order; absent when none.', arrayOf(FieldValueSchema)),
       form_data: note(
         'document.completed: every participant\'s values; absent when none.',
-        arrayOf(obj({ participant_id: uuid, field_id: uuid, type: VALUE_FIELD_TYPE, label: strOrNull, value: fieldValue })),
+        arrayOf(obj({ participant_id: uuid, field_id: uuid, type: VALUE_FIELD_TYPE, label: strOrNull, value: fieldValue, attachment: AttachmentValueSchema }, ['attachment'])),
       ),
     },
     ['participant_id', 'expires_at', 'signed_at', 'reason', 'completed_at', 'values', 'form_data'],
@@ -701,6 +715,31 @@ export const SigningDeclineSchema = component(
   }),
 );
 export type SigningDeclineResponse = FromSchema<typeof SigningDeclineSchema>;
+
+export const AttachmentSchema = component(
+  'Attachment',
+  obj({
+    attachment_id: note('att_…: send it as the attachment field\'s value when signing.', str),
+    field_id: uuid,
+    filename: note('The file name the client sent (path and control characters removed).', str),
+    content_type: note('What the bytes are (not what the client declared).', enumOf(['application/pdf', 'image/jpeg', 'image/png'])),
+    size: note('Bytes stored (a PDF is stored without scripts, actions and embedded files).', int),
+    sha256: note('SHA-256 of the stored file: the hash form_data, the audit certificate and the evidence bundle list.', sha256),
+  }),
+);
+export type AttachmentResponse = FromSchema<typeof AttachmentSchema>;
+
+export const DelegationSchema = component(
+  'Delegation',
+  obj({
+    object: konst('delegation'),
+    document_id: uuid,
+    participant_id: note('The participant, now held by the delegate (same id, fields and order).', uuid),
+    delegate: obj({ name: str, phone_masked: strOrNull, email_masked: strOrNull }),
+    delegated_at: time,
+  }),
+);
+export type DelegationResponse = FromSchema<typeof DelegationSchema>;
 
 export const PinIssuedSchema = component(
   'PinIssued',

@@ -58,8 +58,10 @@ export const ERROR_CODES = {
   seal_not_found: invalid(404, 'No such seal.'),
   webhook_endpoint_not_found: invalid(404, 'No such webhook endpoint.'),
   organization_not_found: invalid(404, 'The key\'s organization no longer exists.'),
-  signing_link_invalid: invalid(404, 'The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).'),
+  signing_link_invalid: invalid(404, 'The signing link is not valid (mistyped, or never issued).'),
+  signing_link_replaced: invalid(404, 'The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.'),
   page_not_found: invalid(404, 'The document has no such page.'),
+  attachment_not_found: invalid(404, 'No attachment with this id was recorded by a signature on this document (uploads a signature did not name are not part of the record).'),
   // Document state
   document_not_editable: invalid(409, 'The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.'),
   document_edit_locked: invalid(409, 'The draft is edit-locked; release the lock in the document settings first.'),
@@ -76,6 +78,9 @@ export const ERROR_CODES = {
   document_not_completed: invalid(409, 'The document is not completed: there is no signed PDF to download through the link yet.'),
   download_expired: invalid(410, 'The signed PDF could be downloaded through this link for 30 days after completion; that time is over. Ask the sender for a copy.'),
   not_your_turn: invalid(409, 'Participants with a lower signing_order must act first.'),
+  group_already_signed: invalid(409, 'Another member of this participant\'s signing group already signed for the group: nothing is left for this link to do.'),
+  delegation_not_allowed: invalid(409, 'The sender did not allow this participant to delegate signing (allow_delegation), or the participant is already a delegate.'),
+  attachment_limit_reached: invalid(409, 'The participant uploaded the most files a signing link takes (20).'),
   participant_already_signed: invalid(409, 'This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.'),
   participant_declined: invalid(409, 'This participant has declined.'),
   participant_cannot_sign: invalid(409, 'A cc participant receives a copy and has nothing to sign or decline.'),
@@ -101,8 +106,8 @@ export const ERROR_CODES = {
   // Participants and files
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),
   participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
-  unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.'),
-  file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB).'),
+  unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.'),
+  file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).'),
   file_too_complex: invalid(413, 'The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.'),
   // Service
   service_unavailable: { status: 503, type: 'api_error', description: 'A store is unreachable right now; retry shortly (with the same Idempotency-Key).' },

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsDefined, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 export class VerifyPinDto {
   @ApiProperty({ type: 'string', maxLength: 12 }) @IsDefined() @IsString() @MaxLength(12) pin: string;
@@ -20,4 +20,14 @@ export class SignDto {
 
 export class DeclineDto {
   @ApiProperty({ type: 'string', maxLength: 1000 }) @IsDefined() @IsString() @MaxLength(1000) reason: string;
+}
+
+/** Who the signer hands their signing to; the link goes to the phone (SMS) and/or the e-mail. */
+export class DelegateDto {
+  @ApiProperty({ type: 'string', maxLength: 200 }) @IsDefined() @IsString() @IsNotEmpty() @MaxLength(200) name: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 32, description: 'Needed when the participant signs with an SMS PIN: the delegate verifies a PIN sent to this phone.' })
+  @IsOptional() @IsString() @MaxLength(32) phone?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 320, format: 'email' })
+  @IsOptional() @IsString() @MaxLength(320) @Matches(/^\s*([^\s@]+@[^\s@]+\.[^\s@]+)?\s*$/, { message: 'email must be an e-mail address, e.g. hong@example.com.' })
+  email?: string;
 }

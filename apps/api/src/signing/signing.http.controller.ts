@@ -1,12 +1,12 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { DocumentPdfService, PAGE_IMAGE_WIDTHS } from '@dojang/application';
 import { contentDispositionFor } from '@dojang/pdf';
-import { Response } from 'express';
+import { Request, Response } from 'express';
 import { Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
-import { DeclineDto, SignDto, VerifyPinDto } from './signing.dto';
+import { DeclineDto, DelegateDto, SignDto, VerifyPinDto } from './signing.dto';
 import { ApiError } from '../shared/api-error';
 import { displayedPdf, SigningService } from './signing.service';
-import { PinIssuedResponse, PinVerificationResponse, SigningDeclineResponse, SigningSessionResponse } from '../openapi/response-schemas';
+import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificationResponse, SigningDeclineResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
 /** The JSON API behind the signing page. The link's token is the credential: no API key. */
 @Public()
@@ -56,6 +56,20 @@ export class SigningHttpController {
     const session = await this.acting(token, info);
     await this.signing.decline(session, info, dto.reason);
     return { object: 'signing_session' as const, document: { id: session.state.id, status: 'declined' as const }, participant: { id: session.participant.id, status: 'declined' as const } };
+  }
+
+  /** A file for an attachment field (multipart: file, field_id); the signature names it by attachment_id. */
+  @Post('attachments')
+  @HttpCode(201)
+  async attachment(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Req() req: Request): Promise<AttachmentResponse> {
+    return this.signing.uploadAttachment(await this.acting(token, info), info, req);
+  }
+
+  /** Hands the signing to another person when the sender allowed it; this link stops working. */
+  @Post('delegate')
+  @HttpCode(200)
+  async delegate(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: DelegateDto): Promise<DelegationResponse> {
+    return this.signing.delegate(await this.acting(token, info), info, dto);
   }
 
   /** The signed PDF for a participant, after the same PIN check as signing (completion SMS link). */

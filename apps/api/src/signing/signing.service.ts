@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomInt } from 'crypto';
-import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, sha256Hex, signChainHead } from '@dojang/application';
+import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, prefixedId, sha256Hex, signChainHead } from '@dojang/application';
+import { inspectPdfIsolated } from '@dojang/pdf';
 import {
   BlobPointer,
   ChainHeadProof,
@@ -10,11 +11,17 @@ import {
   DocumentState,
   ParticipantState,
   WithoutNow,
+  ATTACHMENT_CONTENT_TYPES,
+  AttachmentKind,
+  MAX_ATTACHMENT_BYTES,
   activeParticipants,
+  attachmentRules,
   decideDocument,
+  groupOf,
   documentDecider,
   documentStreamId,
   downloadAvailableUntil,
+  maskEmail,
   maskPhone,
   PIN_SESSION_SECONDS,
   pinSessionActive,
@@ -31,7 +38,19 @@ import { DecideCommand } from '../shared/decide.command';
 import { INFRA, NOTIFIER } from '../shared/infrastructure.token';
 import { SEALS, SealRow } from './seal-lookup';
 import { presentField } from '../documents/field-settings';
-import { PinIssuedResponse, PinVerificationResponse, SigningSessionResponse } from '../openapi/response-schemas';
+import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificationResponse, SigningSessionResponse } from '../openapi/response-schemas';
+import { readFilePart } from '../files/multipart-file';
+import { normalizePhone } from '../documents/phone-number.normalizer';
+import { Request } from 'express';
+
+/** What the bytes are, by their first bytes (never the name or the declared type); null: none we take. */
+export function sniffAttachment(bytes: Buffer): AttachmentKind | null {
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
+  // PDF readers accept the header anywhere in the first kilobyte.
+  if (bytes.subarray(0, 1024).includes('%PDF-')) return 'pdf';
+  return null;
+}
 
 export const PIN_TTL_SECONDS = 10 * 60;
 export const PIN_RESEND_COOLDOWN_SECONDS = 60;
@@ -75,7 +94,12 @@ export class SigningService {
     if (!row) throw invalid();
     const { state } = await this.infra.commands.load(documentDecider, documentStreamId(row.document_id));
     const participant = state.participants.find((p) => p.id === row.participant_id);
-    if (!state.exists || !participant || participant.token_hash !== sha256Hex(token)) throw invalid();
+    if (!state.exists || !participant) throw invalid();
+    // A token the service issued whose participant now holds a newer link (a correction or a
+    // delegation replaced it): told apart from a mistyped link so the page can say what happened.
+    if (participant.token_hash !== sha256Hex(token)) {
+      throw ApiError.notFound('signing_link_replaced', 'This signing link was replaced by a newer one: the request was corrected or delegated. Use the latest link you received.');
+    }
     if (state.trashed || state.status === 'canceled' || state.status === 'expired' || state.status === 'declined') {
       // The page words each case from this message's "was <why>": a trashed document may still be
       // 'sent' or 'completed', which is not why the link stopped working.
@@ -95,7 +119,9 @@ export class SigningService {
     // Once completed, "verified" means what the signed PDF needs (recentlyVerified), so the page
     // asks a returning sms_pin participant for a PIN before showing it.
     const pinVerified = s.state.status === 'completed' ? recentlyVerified(p.pin, now) : pinSessionActive(p.pin, now);
-    const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined';
+    // A group member another member signed for has nothing left to do.
+    const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined' && !p.group_signed_by;
+    const owners = new Set(groupOf(s.state, p).map((m) => m.id));
     return {
       object: 'signing_session' as const,
       document: {
@@ -119,7 +145,8 @@ export class SigningService {
         redirect_url: p.redirect_url ?? null,
       },
       fields: s.state.fields
-        .filter((f) => f.participant_id === p.id)
+        // A signing group's fields are filled by whichever member signs.
+        .filter((f) => owners.has(f.participant_id))
         .map((f) => presentField(f, p.values?.find((v) => v.field_id === f.id))),
       pin_required: pinRequired,
       pin_verified: pinVerified,
@@ -316,6 +343,102 @@ export class SigningService {
       }
       return command;
     });
+  }
+
+  /**
+   * A file for one of the participant's attachment fields: read (at most the largest max_bytes of
+   * their fields), recognised by its bytes, then inspected in the PDF pool like any upload (a PDF
+   * read and cleaned in an isolated worker, an image decoded), stored content-addressed and
+   * recorded as AttachmentUploaded. The signature names it by attachment_id.
+   */
+  async uploadAttachment(s: SigningSession, info: RequestInfo, req: Request): Promise<AttachmentResponse> {
+    const owners = new Set(groupOf(s.state, s.participant).map((m) => m.id));
+    const theirs = s.state.fields.filter((f) => f.type === 'attachment' && owners.has(f.participant_id));
+    const limit = Math.min(MAX_ATTACHMENT_BYTES, Math.max(1, ...theirs.map((f) => attachmentRules(f).max_bytes)));
+    const part = await readFilePart(req, { field: 'file', maxBytes: limit, maxLabel: `${limit.toLocaleString('en-US')} bytes`, what: 'a PDF, JPEG or PNG file' });
+    const fieldId = (part.fields.field_id ?? '').trim().toLowerCase();
+    if (!fieldId) throw ApiError.missing('field_id', 'field_id (a form field) must name the attachment field the file is for.');
+    const field = s.state.fields.find((f) => f.id === fieldId && owners.has(f.participant_id));
+    if (!field) throw ApiError.invalid('field_id', 'field_id names no field of this participant.');
+    if (field.type !== 'attachment') throw ApiError.invalid('field_id', `field_id names a ${field.type} field; files go to attachment fields only.`);
+    const rules = attachmentRules(field);
+    if (part.bytes.length > rules.max_bytes) {
+      throw new ApiError(413, 'invalid_request_error', 'file_too_large', `The file has ${part.bytes.length.toLocaleString('en-US')} bytes; this field takes at most ${rules.max_bytes.toLocaleString('en-US')}.`, 'file');
+    }
+    const kind = part.bytes.length ? sniffAttachment(part.bytes) : null;
+    const unsupported = (why: string) => new ApiError(415, 'invalid_request_error', 'unsupported_file_type', why, 'file');
+    const allowed = rules.accept.map((k) => k.toUpperCase()).join(', ');
+    if (!kind || !rules.accept.includes(kind)) {
+      throw unsupported(`This field takes ${allowed} files, judged by the file's bytes (not its name or Content-Type)${kind ? `; this one is ${kind.toUpperCase()}` : ''}.`);
+    }
+    let stored = part.bytes;
+    if (kind === 'pdf') {
+      const inspection = await inspectPdfIsolated(part.bytes, { timeoutMs: this.infra.config.pdfReadTimeoutMs });
+      if (!inspection.ok && inspection.reason === 'too_complex') throw new ApiError(413, 'invalid_request_error', 'file_too_complex', inspection.message, 'file');
+      if (!inspection.ok) throw unsupported(inspection.reason === 'encrypted' ? inspection.message : `The file is not a PDF we can read: ${inspection.message}`);
+      // Scripts, actions and embedded files are removed before anything is stored, as for document uploads.
+      if (inspection.sanitized) stored = Buffer.from(inspection.sanitized);
+    } else {
+      const check = await this.pdf.checkStampImage(part.bytes);
+      if (!check.ok) throw unsupported(`The image cannot be read: ${check.message}.`);
+    }
+    const ref = await this.infra.blobs.put(stored);
+    const attachmentId = prefixedId('att');
+    const filename = part.filename ?? `attachment.${kind === 'jpeg' ? 'jpg' : kind}`;
+    const decision = await this.decide(s, info, {
+      type: 'UploadAttachment',
+      participant_id: s.participant.id,
+      field_id: field.id,
+      attachment_id: attachmentId,
+      filename,
+      kind,
+      blob: { sha256: ref.sha256, byte_size: ref.byte_size },
+      ip: info.ip,
+    });
+    const uploaded = decision.events.find((e: { type: string }) => e.type === 'AttachmentUploaded');
+    return {
+      attachment_id: attachmentId,
+      field_id: field.id,
+      filename: uploaded?.data.filename ?? filename,
+      content_type: ATTACHMENT_CONTENT_TYPES[kind],
+      size: ref.byte_size,
+      sha256: ref.sha256,
+    };
+  }
+
+  /**
+   * Hands the participant's signing to another person (when the sender allowed it): the next link
+   * version's token is derived as a correction's is, so the old link answers signing_link_replaced
+   * from the moment ParticipantDelegated is appended, and the notifier sends the new link to the
+   * delegate when it is their turn.
+   */
+  async delegate(s: SigningSession, info: RequestInfo, body: { name: string; phone?: string; email?: string }): Promise<DelegationResponse> {
+    const delegate = {
+      name: body.name.trim(),
+      phone: normalizePhone(body.phone, 'phone'),
+      email: body.email?.trim() || null,
+    };
+    const pid = s.participant.id;
+    const decision = await this.decide(s, info, (state: DocumentState) => {
+      const current = state.participants.find((p) => p.id === pid);
+      const version = (current?.link_version ?? 0) + 1;
+      return Promise.resolve({
+        type: 'DelegateSigning' as const,
+        participant_id: pid,
+        delegate,
+        link: { version, token_hash: sha256Hex(this.infra.secrets.signingToken(state.id, pid, version)) },
+        ip: info.ip,
+        user_agent: info.user_agent,
+      });
+    });
+    const event = decision.events.find((e: { type: string }) => e.type === 'ParticipantDelegated');
+    return {
+      object: 'delegation' as const,
+      document_id: s.state.id,
+      participant_id: pid,
+      delegate: { name: delegate.name, phone_masked: maskPhone(delegate.phone), email_masked: maskEmail(delegate.email) },
+      delegated_at: event?.data.delegated_at,
+    };
   }
 
   async decline(s: SigningSession, info: RequestInfo, reason: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { AttachmentKind } from './field-types';
 import { BlobPointer, ChainHeadProof, DocumentCreated, Field, ParticipantChanges, ParticipantSetup } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
@@ -106,6 +107,28 @@ export type CorrectParticipant = Timed & {
 };
 export type ResendSigningRequest = Timed & { type: 'ResendSigningRequest'; participant_id: string; cooldown_seconds: number };
 
+/** The signer hands their signing to `delegate`; the shell derives the new link's token from `link.version`. */
+export type DelegateSigning = Timed & {
+  type: 'DelegateSigning';
+  participant_id: string;
+  delegate: { name: string; phone: string | null; email: string | null };
+  link: { version: number; token_hash: string };
+  ip: string | null;
+  user_agent: string | null;
+};
+/** A file for an attachment field, already checked by its bytes and in the blob store. */
+export type UploadAttachment = Timed & {
+  type: 'UploadAttachment';
+  participant_id: string;
+  field_id: string;
+  attachment_id: string;
+  filename: string;
+  /** What the bytes are (magic bytes), as the shell recognised them. */
+  kind: AttachmentKind;
+  blob: BlobPointer;
+  ip: string | null;
+};
+
 export type DocumentCommand =
   | CreateDocument
   | UpdateDocument
@@ -124,4 +147,6 @@ export type DocumentCommand =
   | ExpireDocument
   | RemindParticipants
   | CorrectParticipant
-  | ResendSigningRequest;
+  | ResendSigningRequest
+  | DelegateSigning
+  | UploadAttachment;

@@ -3,6 +3,7 @@ import { DomainError, conflict, invalid, notFound } from '../shared/domain-error
 import { constantTimeEqual, maskPhone } from '../shared/text';
 import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
+import { decideDelegateSigning, decideUploadAttachment } from './signing-routing.decider';
 import { decideDownloadPin } from './completed-download.decider';
 import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
 import { DEFAULT_TIME_ZONE, validateFieldSettings } from './field-types';
@@ -12,8 +13,10 @@ import {
   MAX_PIN_LOCKOUTS,
   ParticipantState,
   PinState,
+  actedFor,
   activeParticipants,
   evolveDocument,
+  groupOf,
   initialDocumentState,
   mustAct,
   signingLinkLocked,
@@ -24,6 +27,28 @@ export const MAX_METADATA_KEYS = 20;
 export const MAX_PARTICIPANTS_PER_BATCH = 50;
 /** Every participant is a signing link, a notification and a row of the audit certificate. */
 export const MAX_PARTICIPANTS_PER_DOCUMENT = 50;
+export const MAX_GROUP_LENGTH = 100;
+
+/**
+ * The members of a signing group act as one: one role and one signing_order, or "any one of them
+ * signs" would mean different things for different members. Checked against the members already
+ * on the document and those earlier in the batch.
+ */
+function validateGroups(existing: ParticipantSetup[], added: ParticipantSetup[], batch: boolean): void {
+  const seen = [...existing];
+  added.forEach((p, i) => {
+    const at = batch ? `participants[${i}].group` : 'group';
+    const other = p.group != null ? seen.find((x) => x.group === p.group) : undefined;
+    if (other && (other.role !== p.role || other.signing_order !== p.signing_order)) {
+      throw invalid(
+        'invalid_parameter',
+        `group "${p.group}" already has ${other.role} "${other.name}" at signing_order ${other.signing_order}; the members of a signing group share role and signing_order.`,
+        at,
+      );
+    }
+    seen.push(p);
+  });
+}
 
 /**
  * The one stored form: Korean numbers as domestic digits (01012345678), others in E.164
@@ -87,6 +112,15 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   if (!Number.isInteger(p.signing_order) || p.signing_order < 1) {
     throw invalid('invalid_parameter', 'signing_order must be a positive integer.', `${at}signing_order`);
   }
+  if (p.group != null) {
+    if (typeof p.group !== 'string' || !p.group.trim() || p.group.length > MAX_GROUP_LENGTH) {
+      throw invalid('invalid_parameter', `group must be a non-blank string of at most ${MAX_GROUP_LENGTH} characters.`, `${at}group`);
+    }
+    if (p.role === 'cc') throw invalid('invalid_parameter', 'A cc participant cannot be in a signing group: a group signs, a cc only receives a copy.', `${at}group`);
+  }
+  if (p.allow_delegation && p.role === 'cc') {
+    throw invalid('invalid_parameter', 'allow_delegation applies to signers and reviewers: a cc has nothing to delegate.', `${at}allow_delegation`);
+  }
   if (p.redirect_url != null && !isHttpsUrl(p.redirect_url)) {
     throw invalid('invalid_parameter', 'redirect_url must be an absolute https URL (at most 2048 characters).', `${at}redirect_url`);
   }
@@ -148,7 +182,9 @@ export function sendProblemsOf(state: DocumentState, pageCount: number): SendPro
     problems.push({ code: 'document_has_no_signer', message: 'the document has no signer or reviewer (cc participants only receive copies): add a participant with role signer or reviewer' });
   }
   for (const p of state.participants) {
-    if (p.role === 'signer' && !state.fields.some((f) => f.participant_id === p.id && f.required)) {
+    // A signing group needs a required field among its members' (whoever signs fills them all).
+    const owners = new Set(groupOf(state, p).map((m) => m.id));
+    if (p.role === 'signer' && !state.fields.some((f) => owners.has(f.participant_id) && f.required)) {
       problems.push({ code: 'signer_without_required_field', message: `signer "${p.name}" (${p.id}) has no required field placed: place one for them with PUT /v1/documents/{id}/fields` });
     }
     if (p.auth === 'sms_pin' && !p.phone) {
@@ -190,7 +226,7 @@ export function pinSessionActive(pin: PinState | null, now: string): boolean {
   return pin.verified_at === null || Date.parse(now) - Date.parse(pin.verified_at) <= PIN_SESSION_SECONDS * 1000;
 }
 
-function requirePinSession(p: ParticipantState, now: string, action: 'signing' | 'declining'): void {
+export function requirePinSession(p: ParticipantState, now: string, action: 'signing' | 'declining' | 'delegating' | 'uploading'): void {
   if (p.auth !== 'sms_pin' || pinSessionActive(p.pin, now)) return;
   if (p.pin?.verified && !p.pin.used) {
     throw conflict(
@@ -201,16 +237,25 @@ function requirePinSession(p: ParticipantState, now: string, action: 'signing' |
   throw conflict('pin_verification_required', `Verify the SMS PIN before ${action}.`);
 }
 
+function groupAlreadySigned(state: DocumentState, p: ParticipantState): DomainError {
+  const by = state.participants.find((x) => x.id === p.group_signed_by);
+  return conflict('group_already_signed', `${by ? `"${by.name}"` : 'Another member'} already signed for signing group "${p.group}"; nothing is left for this link to do.`);
+}
+
 function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   requireSent(state);
   const p = participantOf(state, cmd.participant_id);
   if (p.role === 'cc') throw conflict('participant_cannot_sign', 'A cc participant receives a copy and has nothing to sign.');
   if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
   if (p.status === 'declined') throw conflict('participant_declined', 'This participant has declined.');
+  if (p.group_signed_by) throw groupAlreadySigned(state, p);
   if (!hasActiveTurn(state, p)) throw conflict('not_your_turn', 'Participants with a lower signing_order must act first.');
   requirePinSession(p, cmd.now, 'signing');
   if (cmd.consent !== true) throw invalid('consent_required', 'Explicit consent to sign electronically is required.', 'consent');
-  const mine = state.fields.filter((f) => f.participant_id === p.id);
+  // In a signing group the one who signs fills the fields placed for any member.
+  const members = groupOf(state, p);
+  const owners = new Set(members.map((m) => m.id));
+  const mine = state.fields.filter((f) => owners.has(f.participant_id)).map((f) => ({ ...f, participant_id: p.id }));
   const needsSignature = mine.some((f) => f.type === 'signature' && f.required);
   const needsSeal = mine.some((f) => f.type === 'seal' && f.required);
   const hasSealFields = mine.some((f) => f.type === 'seal');
@@ -223,7 +268,7 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   if (cmd.seal && !cmd.seal.uploaded && mine.some((f) => f.type === 'seal' && f.upload_only)) {
     throw invalid('seal_upload_required', 'This seal field accepts an uploaded seal image only.', 'seal_image');
   }
-  const values = resolveSignerValues(state.fields, p, cmd.values ?? {}, cmd.now, cmd.time_zone ?? DEFAULT_TIME_ZONE);
+  const values = resolveSignerValues(mine, p, cmd.values ?? {}, cmd.now, cmd.time_zone ?? DEFAULT_TIME_ZONE, state.attachments ?? []);
   const events: DocumentEvent[] = [
     {
       type: 'ParticipantSigned',
@@ -240,6 +285,10 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
       },
     },
   ];
+  const released = members.filter((m) => m.id !== p.id && !actedFor(m) && m.status !== 'declined').map((m) => m.id);
+  if (p.group && released.length > 0) {
+    events.push({ type: 'SigningGroupSatisfied', data: { group: p.group, signed_by: p.id, released, satisfied_at: cmd.now } });
+  }
   if (wouldComplete(state, p.id)) {
     const formData = state.participants.flatMap((q) => (q.id === p.id ? values : (q.values ?? [])).map((v) => ({ participant_id: q.id, ...v })));
     events.push({
@@ -334,6 +383,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       }
       const batch = command.batch ?? command.participants.length > 1;
       command.participants.forEach((p, i) => validateParticipant(p, batch ? i : undefined));
+      validateGroups(state.participants, command.participants, batch);
       return command.participants.map((participant) => ({
         type: 'ParticipantAdded' as const,
         data: { participant, added_at: command.now },
@@ -457,6 +507,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (p.role === 'cc') throw conflict('participant_cannot_sign', 'A cc participant has nothing to decline.');
       if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
       if (p.status === 'declined') throw conflict('participant_declined', 'This participant has already declined.');
+      if (p.group_signed_by) throw groupAlreadySigned(state, p);
       if (!hasActiveTurn(state, p)) throw conflict('not_your_turn', 'Participants with a lower signing_order act first.');
       // Declining speaks for the participant as much as signing does, so it needs the same proof.
       requirePinSession(p, command.now, 'declining');
@@ -500,6 +551,20 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       return decideCorrectParticipant(command, state, (merged) => validateParticipant(merged));
     case 'ResendSigningRequest':
       return decideResendSigningRequest(command, state);
+    case 'DelegateSigning':
+      requireSent(state);
+      return decideDelegateSigning(command, state, {
+        validate: (merged) => validateParticipant(merged),
+        requirePin: (p) => requirePinSession(p, command.now, 'delegating'),
+        groupAlreadySigned: (p) => groupAlreadySigned(state, p),
+      });
+    case 'UploadAttachment':
+      requireSent(state);
+      return decideUploadAttachment(command, state, {
+        requirePin: (p) => requirePinSession(p, command.now, 'uploading'),
+        groupAlreadySigned: (p) => groupAlreadySigned(state, p),
+        hasTurn: (p) => hasActiveTurn(state, p),
+      });
     default:
       return assertNever(command);
   }

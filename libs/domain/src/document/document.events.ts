@@ -1,5 +1,5 @@
 import { DomainEvent } from '../shared/decider';
-import { FieldSettings, FieldType, FieldValueEntry } from './field-types';
+import { AttachmentContentType, FieldSettings, FieldType, FieldValueEntry } from './field-types';
 
 export type { FieldType } from './field-types';
 
@@ -17,6 +17,13 @@ export interface ParticipantSetup {
   auth: ParticipantAuth;
   /** Embedded signing: where the signing page sends the signer after signing or declining (https). */
   redirect_url?: string | null;
+  /**
+   * A signing group: participants with the same group (and the same role and signing_order) are
+   * asked together, and the first of them to sign signs for all (SigningGroupSatisfied).
+   */
+  group?: string | null;
+  /** Whether this participant may hand their signing over to another person (ParticipantDelegated). */
+  allow_delegation?: boolean;
 }
 
 /** A placement (SPEC's Field) and, for value fields, its settings (field-types.ts). */
@@ -202,6 +209,42 @@ export type ParticipantCorrected = DomainEvent<
   'ParticipantCorrected',
   { participant_id: string; changes: ParticipantChanges; corrected_at: string; link: { version: number; token_hash: string } | null }
 >;
+/**
+ * A signer handed their signing over to another person, as the sender allowed (allow_delegation).
+ * The participant (its id, role, order, fields) stays; who holds it changes: `from` is who held it,
+ * `to` the delegate. The old link stops working at once; only the new token's SHA-256 is kept.
+ */
+export type ParticipantDelegated = DomainEvent<
+  'ParticipantDelegated',
+  {
+    participant_id: string;
+    delegated_at: string;
+    from: { name: string; phone: string | null; email: string | null };
+    to: { name: string; phone: string | null; email: string | null };
+    link: { version: number; token_hash: string };
+    ip: string | null;
+    user_agent: string | null;
+  }
+>;
+/**
+ * One member of a signing group signed (the ParticipantSigned just before): the group is done, and
+ * the other members (`released`) are no longer asked; their links show the group as signed.
+ */
+export type SigningGroupSatisfied = DomainEvent<'SigningGroupSatisfied', { group: string; signed_by: string; released: string[]; satisfied_at: string }>;
+/** A file a signer uploaded for an attachment field; the signature that names it makes it the field's value. */
+export type AttachmentUploaded = DomainEvent<
+  'AttachmentUploaded',
+  {
+    attachment_id: string;
+    participant_id: string;
+    field_id: string;
+    filename: string;
+    content_type: AttachmentContentType;
+    blob: BlobPointer;
+    uploaded_at: string;
+    ip: string | null;
+  }
+>;
 /** The sender asked for one participant's signing request to go out again (same link). */
 export type SigningRequestResent = DomainEvent<'SigningRequestResent', { participant_id: string; resent_at: string }>;
 
@@ -226,7 +269,10 @@ export type DocumentEvent =
   | DocumentExpired
   | ReminderSent
   | ParticipantCorrected
-  | SigningRequestResent;
+  | SigningRequestResent
+  | ParticipantDelegated
+  | SigningGroupSatisfied
+  | AttachmentUploaded;
 
 export type DocumentEventType = DocumentEvent['type'];
 
@@ -252,6 +298,9 @@ export const DOCUMENT_EVENT_TYPES: readonly DocumentEventType[] = [
   'ReminderSent',
   'ParticipantCorrected',
   'SigningRequestResent',
+  'ParticipantDelegated',
+  'SigningGroupSatisfied',
+  'AttachmentUploaded',
 ];
 
 export const documentStreamId = (documentId: string) => `document-${documentId}`;

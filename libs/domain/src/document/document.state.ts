@@ -1,6 +1,7 @@
 import { assertNever } from '../shared/decider';
 import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantCorrected, ParticipantSetup, BlobPointer } from './document.events';
 import { FieldValueEntry } from './field-types';
+import type { UploadedAttachment } from './field-values';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
 export type ParticipantStatus = 'pending' | 'viewed' | 'signed' | 'declined';
@@ -43,6 +44,10 @@ export interface ParticipantState extends ParticipantSetup {
   request_resent_at?: string | null;
   /** The values recorded with the signature; absent before it (or when there were none). */
   values?: FieldValueEntry[];
+  /** In a signing group another member signed for: the member who did (SigningGroupSatisfied). */
+  group_signed_by?: string | null;
+  /** Who held this participant before each delegation, oldest first (ParticipantDelegated). */
+  delegated_from?: Array<{ name: string; delegated_at: string }>;
 }
 
 export interface DocumentState {
@@ -74,6 +79,8 @@ export interface DocumentState {
   last_reminded_at: string | null;
   /** What the sender said when canceling, shown to participants. */
   canceled_reason?: string | null;
+  /** Files signers uploaded for attachment fields (AttachmentUploaded), in upload order. */
+  attachments?: UploadedAttachment[];
 }
 
 export const initialDocumentState = (): DocumentState => ({
@@ -261,6 +268,50 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
       return updateParticipant(state, event.data.participant_id, (p) => correctedParticipant(p, event.data));
     case 'SigningRequestResent':
       return updateParticipant(state, event.data.participant_id, (p) => ({ ...p, request_resent_at: event.data.resent_at }));
+    case 'ParticipantDelegated': {
+      const d = event.data;
+      return updateParticipant(state, d.participant_id, (p) => ({
+        ...p,
+        name: d.to.name,
+        phone: d.to.phone,
+        email: d.to.email,
+        token_hash: d.link.token_hash,
+        link_version: d.link.version,
+        status: p.status === 'viewed' ? 'pending' : p.status,
+        viewed_at: null,
+        pin: null,
+        last_pin_issued_at: null,
+        pin_lockouts: 0,
+        // The delegate signs; handing it on again is not what the sender allowed.
+        allow_delegation: false,
+        delegated_from: [...(p.delegated_from ?? []), { name: d.from.name, delegated_at: d.delegated_at }],
+      }));
+    }
+    case 'SigningGroupSatisfied': {
+      const released = new Set(event.data.released);
+      return {
+        ...state,
+        participants: state.participants.map((p) => (released.has(p.id) ? { ...p, group_signed_by: event.data.signed_by } : p)),
+      };
+    }
+    case 'AttachmentUploaded': {
+      const d = event.data;
+      return {
+        ...state,
+        attachments: [
+          ...(state.attachments ?? []),
+          {
+            attachment_id: d.attachment_id,
+            participant_id: d.participant_id,
+            field_id: d.field_id,
+            filename: d.filename,
+            content_type: d.content_type,
+            sha256: d.blob.sha256,
+            byte_size: d.blob.byte_size,
+          },
+        ],
+      };
+    }
     default:
       return assertNever(event);
   }
@@ -304,13 +355,24 @@ export const mustAct = (p: ParticipantSetup) => p.role !== 'cc';
  * with the lowest signing_order (equal orders act in parallel).
  */
 export function activeParticipants(state: DocumentState): ParticipantState[] {
-  const open = state.participants.filter((p) => mustAct(p) && p.status !== 'signed' && p.status !== 'declined');
+  const open = state.participants.filter((p) => mustAct(p) && !actedFor(p) && p.status !== 'declined');
   if (open.length === 0) return [];
   const lowest = Math.min(...open.map((p) => p.signing_order));
   return open.filter((p) => p.signing_order === lowest);
 }
 
-/** True when signing by `participantId` would leave nobody who must act. */
+/** Signed, or in a signing group another member signed for. */
+export const actedFor = (p: Pick<ParticipantState, 'status' | 'group_signed_by'>): boolean => p.status === 'signed' || Boolean(p.group_signed_by);
+
+/** The participant and the other members of their signing group (just the participant without one). */
+export function groupOf(state: DocumentState, p: ParticipantSetup): ParticipantState[] {
+  if (!p.group) return state.participants.filter((x) => x.id === p.id);
+  return state.participants.filter((x) => x.group === p.group);
+}
+
+/** True when signing by `participantId` would leave nobody who must act (their group signs with them). */
 export function wouldComplete(state: DocumentState, participantId: string): boolean {
-  return state.participants.every((p) => !mustAct(p) || p.status === 'signed' || p.id === participantId);
+  const signer = state.participants.find((p) => p.id === participantId);
+  const group = signer?.group ?? null;
+  return state.participants.every((p) => !mustAct(p) || actedFor(p) || p.id === participantId || (group !== null && p.group === group));
 }

@@ -18,6 +18,7 @@ export const FIELD_TYPES = [
   'name',
   'email',
   'phone',
+  'attachment',
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -31,6 +32,29 @@ export const TEXT_LIKE_FIELD_TYPES: readonly FieldType[] = ['initials', 'text', 
 export const MARK_FIELD_TYPES: readonly FieldType[] = ['checkbox', 'radio'];
 
 export type FieldLocale = 'ko' | 'en';
+
+/** What an attachment field may take, recognised by the file's bytes (never its name or declared type). */
+export const ATTACHMENT_KINDS = ['pdf', 'jpeg', 'png'] as const;
+export type AttachmentKind = (typeof ATTACHMENT_KINDS)[number];
+export type AttachmentContentType = 'application/pdf' | 'image/jpeg' | 'image/png';
+export const ATTACHMENT_CONTENT_TYPES: Record<AttachmentKind, AttachmentContentType> = { pdf: 'application/pdf', jpeg: 'image/jpeg', png: 'image/png' };
+export const DEFAULT_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** An upload is read whole (and inspected in the PDF pool) before it is stored: bounded. */
+export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
+
+/** The limits an attachment field applies to uploads (its settings, or the defaults). */
+export function attachmentRules(field: { accept?: AttachmentKind[] | null; max_bytes?: number | null }): { accept: AttachmentKind[]; max_bytes: number } {
+  return { accept: field.accept?.length ? field.accept : [...ATTACHMENT_KINDS], max_bytes: field.max_bytes ?? DEFAULT_ATTACHMENT_BYTES };
+}
+
+/** An uploaded file as its attachment field's value records it: the id the signer sent, and what it was. */
+export interface AttachmentValue {
+  attachment_id: string;
+  filename: string;
+  content_type: AttachmentContentType;
+  sha256: string;
+  byte_size: number;
+}
 
 /** A value as recorded: booleans for checkbox and radio, strings (canonical forms) for the rest. */
 export type FieldValue = string | boolean;
@@ -65,6 +89,9 @@ export interface FieldSettings {
   max_checked?: number | null;
   /** date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02. */
   locale?: FieldLocale | null;
+  /** attachment: the kinds of file it takes (default all) and the largest upload in bytes. */
+  accept?: AttachmentKind[] | null;
+  max_bytes?: number | null;
 }
 
 /** One filled field as its participant's ParticipantSigned records it. */
@@ -73,6 +100,8 @@ export interface FieldValueEntry {
   type: FieldType;
   label: string | null;
   value: FieldValue;
+  /** attachment: the file the value (its attachment_id) names, with its hash. */
+  attachment?: AttachmentValue;
 }
 
 export const MAX_TEXT_LENGTH = 10_000;
@@ -180,6 +209,9 @@ export function valueProblem(field: { type: FieldType } & FieldSettings, value: 
     case 'email':
     case 'phone':
       return null;
+    case 'attachment':
+      // Which uploads it may name is the signer's check (resolveSignerValues); the sender cannot set one.
+      return /^[A-Za-z0-9_-]{1,100}$/.test(value) ? null : 'must be the attachment_id of a file uploaded for this field (POST /v1/signing/{token}/attachments)';
   }
 }
 
@@ -187,7 +219,13 @@ export function valueProblem(field: { type: FieldType } & FieldSettings, value: 
  * A value as the certificate and form_data print it (dates per the field's locale; marks that
  * Noto Sans KR has a glyph for, with the radio button's option).
  */
-export function displayValue(field: { type: FieldType; locale?: FieldLocale | null; option?: string | null }, value: FieldValue): string {
+export function displayValue(
+  field: { type: FieldType; locale?: FieldLocale | null; option?: string | null },
+  value: FieldValue,
+  entry?: { attachment?: AttachmentValue },
+): string {
+  // The file by name and hash: what a reader compares with the copy in the evidence bundle.
+  if (field.type === 'attachment' && entry?.attachment) return `${entry.attachment.filename} (SHA-256 ${entry.attachment.sha256})`;
   if (typeof value === 'boolean') {
     if (field.type === 'radio') return `${value ? '●' : '○'} ${field.option ?? ''}`.trim();
     return value ? '✓ 선택 (checked)' : '□ 미선택 (unchecked)';
@@ -270,6 +308,18 @@ export function validateFieldSettings(fields: PlacedField[], participants: Field
     onlyFor('min_checked', ['checkbox']);
     onlyFor('max_checked', ['checkbox']);
     onlyFor('locale', ['date', 'signing_date']);
+    onlyFor('accept', ['attachment']);
+    onlyFor('max_bytes', ['attachment']);
+    if (f.accept != null) {
+      if (!Array.isArray(f.accept) || f.accept.length === 0) throw bad('accept', `must list at least one of ${ATTACHMENT_KINDS.join(', ')}.`);
+      f.accept.forEach((k, j) => {
+        if (!ATTACHMENT_KINDS.includes(k)) throw invalid('invalid_parameter', `${at}.accept[${j}] must be one of ${ATTACHMENT_KINDS.join(', ')}.`, `${at}.accept[${j}]`);
+        if (f.accept!.indexOf(k) !== j) throw invalid('invalid_parameter', `${at}.accept[${j}] ("${k}") is listed twice.`, `${at}.accept[${j}]`);
+      });
+    }
+    if (f.max_bytes != null && !isInt(f.max_bytes, 1, MAX_ATTACHMENT_BYTES)) throw bad('max_bytes', `must be an integer from 1 to ${MAX_ATTACHMENT_BYTES} (25 MiB).`);
+    if (f.type === 'attachment' && f.value != null) throw bad('value', 'cannot be set on an attachment field: the signer uploads the file.');
+    if (f.type === 'attachment' && f.read_only) throw bad('read_only', 'does not apply to attachment fields (the signer uploads the file).');
     if (f.max_length != null && !isInt(f.max_length, 1, MAX_TEXT_LENGTH)) throw bad('max_length', `must be an integer from 1 to ${MAX_TEXT_LENGTH}.`);
     if (f.pattern != null) {
       if (typeof f.pattern !== 'string' || f.pattern.length === 0 || f.pattern.length > MAX_PATTERN_LENGTH) throw bad('pattern', `must be a regular expression of 1 to ${MAX_PATTERN_LENGTH} characters.`);

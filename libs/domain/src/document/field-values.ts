@@ -1,6 +1,7 @@
 import { DomainError, invalid } from '../shared/domain-error';
 import {
   AUTO_FIELD_TYPES,
+  AttachmentValue,
   FieldSettings,
   FieldType,
   FieldValue,
@@ -22,6 +23,12 @@ interface Signer {
   name: string;
   email: string | null;
   phone: string | null;
+}
+
+/** A file a participant uploaded for an attachment field (AttachmentUploaded). */
+export interface UploadedAttachment extends AttachmentValue {
+  participant_id: string;
+  field_id: string;
 }
 
 /** At most this many characters of values per signature: they travel in one event (EventStoreDB takes 1 MiB). */
@@ -60,6 +67,7 @@ export function resolveSignerValues(
   submitted: Record<string, unknown>,
   now: string,
   timeZone: string,
+  uploads: readonly UploadedAttachment[] = [],
 ): FieldValueEntry[] {
   const mine = fields.filter((f) => f.participant_id === signer.id);
   for (const id of Object.keys(submitted)) {
@@ -92,6 +100,14 @@ export function resolveSignerValues(
     const problem = valueProblem(f, value);
     if (problem) throw refused(f, problem);
     if (typeof value === 'string') characters += value.length;
+    if (f.type === 'attachment') {
+      // Only a file this participant uploaded for this very field: an id seen elsewhere proves nothing.
+      const file = uploads.find((u) => u.attachment_id === value && u.field_id === f.id && u.participant_id === signer.id);
+      if (!file) throw refused(f, 'names no file you uploaded for this field: upload it with POST /v1/signing/{token}/attachments and send its attachment_id');
+      const { participant_id: _p, field_id: _f, ...attachment } = file;
+      entries.push({ field_id: f.id, type: f.type, label: f.label ?? null, value, attachment });
+      continue;
+    }
     entries.push({ field_id: f.id, type: f.type, label: f.label ?? null, value });
   }
   if (characters > MAX_VALUE_CHARACTERS) {

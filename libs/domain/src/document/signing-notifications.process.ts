@@ -1,5 +1,5 @@
 import { DocumentEvent } from './document.events';
-import { DocumentState, ParticipantState, activeParticipants, mustAct } from './document.state';
+import { DocumentState, ParticipantState, actedFor, activeParticipants, mustAct } from './document.state';
 
 export type PlannedKind = 'signing_request' | 'reminder' | 'completed' | 'canceled' | 'expired' | 'declined';
 
@@ -24,7 +24,7 @@ function noticeChannels(p: ParticipantState): Array<'email' | 'sms'> {
 
 /** Who has received a signing request so far: the lowest order not yet fully signed (a decline does not finish it). */
 function askedToAct(state: DocumentState): ParticipantState[] {
-  const open = state.participants.filter((p) => mustAct(p) && p.status !== 'signed');
+  const open = state.participants.filter((p) => mustAct(p) && !actedFor(p));
   if (open.length === 0) return [];
   const lowest = Math.min(...open.map((p) => p.signing_order));
   return open.filter((p) => p.signing_order === lowest);
@@ -40,7 +40,7 @@ const request = (kind: 'signing_request' | 'reminder') => (p: ParticipantState):
  * A corrected link, or a resent request, goes to the participant only once their turn has come
  * (before that, the request that reaches them in order carries the new link anyway).
  */
-function correctionRequests(event: DocumentEvent & { type: 'ParticipantCorrected' | 'SigningRequestResent' }, after: DocumentState): PlannedNotification[] {
+function correctionRequests(event: DocumentEvent & { type: 'ParticipantCorrected' | 'SigningRequestResent' | 'ParticipantDelegated' }, after: DocumentState): PlannedNotification[] {
   if (after.status !== 'sent') return [];
   if (event.type === 'ParticipantCorrected' && !event.data.link) return [];
   return activeParticipants(after)
@@ -57,8 +57,10 @@ export function planSigningNotifications(event: DocumentEvent, before: DocumentS
   switch (event.type) {
     case 'DocumentSent':
       return activeParticipants(after).map(request('signing_request'));
-    case 'ParticipantSigned': {
-      if (after.participants.every((p) => p.role === 'cc' || p.status === 'signed')) return [];
+    case 'ParticipantSigned':
+    case 'SigningGroupSatisfied': {
+      // A group signed for: its other members leave the turn (SigningGroupSatisfied), which may open the next order.
+      if (after.participants.every((p) => p.role === 'cc' || actedFor(p))) return [];
       const already = new Set(activeParticipants(before).map((p) => p.id));
       return activeParticipants(after)
         .filter((p) => !already.has(p.id))
@@ -70,6 +72,8 @@ export function planSigningNotifications(event: DocumentEvent, before: DocumentS
     }
     case 'ParticipantCorrected':
     case 'SigningRequestResent':
+    case 'ParticipantDelegated':
+      // A delegate gets the new link at once when it is their turn (like a corrected participant).
       return correctionRequests(event, after);
     case 'DocumentCompleted':
       // Everyone, cc included, receives the completed document: by e-mail, or by SMS (a link) without one.
