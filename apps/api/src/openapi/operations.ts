@@ -250,7 +250,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Texts a 6-digit PIN (valid 10 minutes) to an sms_pin participant\'s phone; test keys put it in GET /outbox (message kind pin, field pin). A new PIN at most once a minute (429 pin_resend_cooldown). On a completed document the PIN is for downloading the signed PDF (GET …/completed.pdf), for 30 days after completion (410 download_expired). No body.',
     ok: { status: 200, description: 'The PIN was sent.', json: S.PinIssuedSchema },
-    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'pin_resend_cooldown', 'signing_link_locked', 'document_not_completed', 'download_expired'],
+    errors: [...SIGNING_LINK, 'document_not_signable', 'participant_not_found', 'pin_not_required', 'participant_already_signed', 'group_already_signed', 'pin_resend_cooldown', 'signing_link_locked', 'document_not_completed', 'download_expired'],
   },
   Signing_verify: {
     summary: 'Verify the SMS PIN',

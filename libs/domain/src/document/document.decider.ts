@@ -451,6 +451,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const p = participantOf(state, command.participant_id);
       if (p.auth !== 'sms_pin' || !p.phone) throw conflict('pin_not_required', 'This participant does not sign with an SMS PIN.');
       if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
+      // A PIN is an SMS to a real phone: none for a member whose group has signed.
+      if (p.group_signed_by) throw groupAlreadySigned(state, p);
       if (signingLinkLocked(p)) throw linkLocked();
       if (p.last_pin_issued_at) {
         const elapsed = (Date.parse(command.now) - Date.parse(p.last_pin_issued_at)) / 1000;

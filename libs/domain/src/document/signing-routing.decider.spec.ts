@@ -103,7 +103,7 @@ const fold = (events: DocumentEvent[]): DocumentState => events.reduce(documentD
 
 describe('signing groups', () => {
   // 인사팀 (HR): Kim or Lee signs for the company; then Park (order 2).
-  const kim = person(KIM, { name: 'Kim', group: '인사팀', email: 'kim@example.com' });
+  const kim = person(KIM, { name: 'Kim', group: '인사팀', email: 'kim@example.com', phone: '01012345678', auth: 'sms_pin' });
   const lee = person(LEE, { name: 'Lee', group: '인사팀', email: 'lee@example.com' });
   const park = person(PARK, { name: 'Park', signing_order: 2, email: 'park@example.com' });
   // The group's signature field is placed on one member; whoever signs fills it.
@@ -129,6 +129,7 @@ describe('signing groups', () => {
     const after = [...sent, signed(LEE), { type: 'SigningGroupSatisfied', data: { group: '인사팀', signed_by: LEE, released: [KIM], satisfied_at: T2 } } as DocumentEvent];
     spec.given(after).when(sign(KIM)).thenThrows('group_already_signed', 'conflict');
     spec.given(after).when({ type: 'DeclineDocument', participant_id: KIM, reason: 'no', ip: null, user_agent: null, now: T2 }).thenThrows('group_already_signed', 'conflict');
+    spec.given(after).when({ type: 'IssuePin', participant_id: KIM, pin_hash: HASH('p'), ttl_seconds: 600, cooldown_seconds: 60, now: T2 }).thenThrows('group_already_signed', 'conflict');
   });
 
   it('the last group signing completes the document without the other members', () => {
