@@ -99,6 +99,7 @@ describe('routing: delegation, signing groups, attachments', () => {
     const d = await sentWith(c, [
       {
         name: '근로자',
+        email: 'worker@example.com',
         fields: [{ type: 'signature' }, { type: 'attachment', label: '신분증 사본', accept: ['png', 'jpeg'], max_bytes: 20_000, y: 80 }],
       },
     ]);
@@ -153,6 +154,12 @@ describe('routing: delegation, signing groups, attachments', () => {
     const manifest = JSON.parse(Buffer.from(files['manifest.json']).toString('utf8'));
     expect(manifest.files).toContainEqual({ name, sha256: att.sha256, byte_size: png.length });
     expect(verifyBundle(new Uint8Array(bundle.body)).ok).toBe(true);
+    // The completion e-mail carries the package: the signed PDF and the attached file.
+    const mail = (await outboxOf(t, c, d.id)).find((m) => m.kind === 'completed');
+    expect(mail.attachments).toEqual([
+      { filename: '용역계약서.pdf', content_type: 'application/pdf', byte_size: expect.any(Number) },
+      { filename: `${att.attachment_id}-신분증.png`, content_type: 'image/png', byte_size: png.length },
+    ]);
     const completedEvent = expectStatus(await c.get(`/events?document_id=${d.id}`), 200).body.data.find((e: any) => e.type === 'document.completed');
     expect(completedEvent.data.form_data[0].attachment.sha256).toBe(att.sha256);
   });

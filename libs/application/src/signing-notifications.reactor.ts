@@ -40,6 +40,8 @@ const HANDLED = [
   'ParticipantDelegated',
   'SigningGroupSatisfied',
 ];
+/** Attachment files the completion e-mail carries at most, in bytes, besides the signed PDF. */
+export const MAX_MAILED_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /** Messages that ask the participant to act through their link (checked against the current state before sending). */
 const ASKS_TO_ACT = new Set(['signing_request', 'reminder']);
 
@@ -86,7 +88,11 @@ export class SigningNotificationsReactor implements Reactor {
     const sender = after.author_name || org?.name || 'Dojang';
     const message = history.find((e) => e.type === 'DocumentSent')?.data.message as string | null | undefined;
     let attachment: Buffer | null = null;
-    if (event.type === 'DocumentCompleted' && after.final_pdf) attachment = await this.blobs.get(after.final_pdf.sha256);
+    let files: Array<{ filename: string; content: Buffer; contentType: string }> = [];
+    if (event.type === 'DocumentCompleted' && after.final_pdf) {
+      attachment = await this.blobs.get(after.final_pdf.sha256);
+      files = await this.attachedFiles(after);
+    }
 
     for (const item of plan) {
       const p = after.participants.find((x) => x.id === item.participant_id) as ParticipantState;
@@ -110,10 +116,32 @@ export class SigningNotificationsReactor implements Reactor {
           causation_id: event.event_id,
           origin: { reactor: this.name, stream_id: event.stream_id, event_id: event.event_id },
         } as const;
-        const req = this.compose(item.kind, channel, after, p, sender, signingUrl, message ?? null, attachment);
+        const req = this.compose(item.kind, channel, after, p, sender, signingUrl, message ?? null, attachment, files);
         if (req) await this.notifier.send({ ...base, ...req });
       }
     }
+  }
+
+  /**
+   * The files signatures recorded for attachment fields, for the completion e-mail: in field order,
+   * named "<attachment_id>-<filename>" as in the evidence bundle, while they add up to at most
+   * MAX_MAILED_ATTACHMENT_BYTES (mail servers refuse large messages; the rest stay downloadable
+   * by the sender and in the evidence bundle).
+   */
+  private async attachedFiles(doc: DocumentState): Promise<Array<{ filename: string; content: Buffer; contentType: string }>> {
+    const out: Array<{ filename: string; content: Buffer; contentType: string }> = [];
+    let total = 0;
+    const seen = new Set<string>();
+    for (const p of doc.participants) {
+      for (const v of p.values ?? []) {
+        const a = v.attachment;
+        if (!a || seen.has(a.attachment_id) || total + a.byte_size > MAX_MAILED_ATTACHMENT_BYTES) continue;
+        seen.add(a.attachment_id);
+        total += a.byte_size;
+        out.push({ filename: `${a.attachment_id}-${a.filename}`, content: await this.blobs.get(a.sha256), contentType: a.content_type });
+      }
+    }
+    return out;
   }
 
   /**
@@ -167,6 +195,7 @@ export class SigningNotificationsReactor implements Reactor {
     signingUrl: string,
     message: string | null,
     attachment: Buffer | null,
+    files: Array<{ filename: string; content: Buffer; contentType: string }> = [],
   ): Pick<NotificationRequest, 'to' | 'subject' | 'body' | 'html' | 'attachments' | 'signing_url'> | null {
     const to = channel === 'email' ? (p.email as string) : (p.phone as string);
     if (channel === 'sms') return this.composeSms(kind, to, doc, sender, signingUrl);
@@ -185,7 +214,8 @@ export class SigningNotificationsReactor implements Reactor {
           subject: mail.subject,
           body: mail.text,
           html: mail.html,
-          attachments: attachment ? [{ filename, content: attachment, contentType: 'application/pdf' }] : [],
+          // The signed PDF, then the files signers attached for attachment fields (the completed package).
+          attachments: attachment ? [{ filename, content: attachment, contentType: 'application/pdf' }, ...files] : [],
           signing_url: null,
         };
       }

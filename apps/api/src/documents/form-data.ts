@@ -33,7 +33,11 @@ export function formDataOf(row: DocumentRow): FormDataResponse {
     document_id: row.id,
     status: row.status,
     // Every participant with value fields has signed: no value will be added.
-    complete: valueFields.every((f) => row.participants.find((p) => p.id === f.participant_id)?.status === 'signed'),
+    // (a signing group's fields are done once any member signed for it).
+    complete: valueFields.every((f) => {
+      const owner = row.participants.find((p) => p.id === f.participant_id);
+      return owner?.status === 'signed' || Boolean(owner?.group_signed_by);
+    }),
     values: Object.fromEntries(data.map((d) => [d.field_id, d.value])),
     data,
   };
