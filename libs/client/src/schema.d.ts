@@ -10465,6 +10465,8 @@ export interface operations {
              *
              *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
              *
+             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
+             *
              *     `signing_link_locked`: Three PINs of this link were locked by wrong attempts: it takes no more PINs until the sender reminds the participant (POST /documents/{id}/remind).
              *
              *     `document_not_completed`: The document is not completed: there is no signed PDF to download through the link yet.
@@ -10486,7 +10488,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "document_not_signable" | "pin_not_required" | "participant_already_signed" | "signing_link_locked" | "document_not_completed" | "concurrent_modification";
+                            code: "document_not_signable" | "pin_not_required" | "participant_already_signed" | "group_already_signed" | "signing_link_locked" | "document_not_completed" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
