@@ -7,7 +7,7 @@ import { OPERATIONS, OperationSpec } from './operations';
 import { DocumentSchema, EVENT_DATA_BY_TYPE, EventDataSchema, EventSchema, TemplateSchema } from './response-schemas';
 
 /** Operations reachable without an API key (their controllers are @Public()). */
-const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Files_content$)/;
+const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Files_content$|PublicVerify_|VerifyPage_)/;
 /** Operations no rate limit counts (probes must answer while the store keeping the counts does not). */
 const UNCOUNTED_OPERATIONS = /^(Health_|Metrics_)/;
 
@@ -24,6 +24,7 @@ const TAGS: Array<[RegExp, string]> = [
   [/^\/webhook/, 'Webhooks'],
   [/^\/outbox/, 'Test mode'],
   [/^\/(signing|sign)\//, 'Signing (signer side)'],
+  [/^\/verify/, 'Public verification'],
   [/^\/(health|metrics|docs|openapi)/, 'Service'],
 ];
 
