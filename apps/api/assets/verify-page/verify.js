@@ -123,7 +123,7 @@ const t = (key) => STRINGS[lang][key] ?? STRINGS.ko[key] ?? key;
 function when(iso) {
   if (!iso) return '';
   // Contracts here are Korean: Seoul time, with the zone named so nobody reads it as local.
-  return new Intl.DateTimeFormat(lang === 'ko' ? 'ko-KR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Seoul', timeZoneName: 'short' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(lang === 'ko' ? 'ko-KR' : 'en-GB', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'Asia/Seoul', timeZoneName: 'short' }).format(new Date(iso));
 }
 
 function applyLanguage() {
@@ -200,22 +200,24 @@ async function check(file) {
   $('status').textContent = t('checking');
   const body = new FormData();
   body.append('file', file, file.name || 'document.pdf');
+  let res;
+  let json = null;
   try {
-    const res = await fetch('/v1/verify', { method: 'POST', body, credentials: 'omit' });
-    const json = await res.json().catch(() => null);
-    if (!res.ok || !json) {
-      showError(json?.error?.code ?? 'generic');
-      $('status').textContent = '';
-      return;
-    }
-    $('status').textContent = t('done');
-    render(json);
+    res = await fetch('/v1/verify', { method: 'POST', body, credentials: 'omit' });
+    json = await res.json().catch(() => null);
   } catch {
-    showError('network');
-    $('status').textContent = '';
+    res = null;
   } finally {
     button.disabled = false;
   }
+  if (!res || !res.ok || !json) {
+    $('status').textContent = '';
+    showError(res ? json?.error?.code ?? 'generic' : 'network');
+    return;
+  }
+  $('status').textContent = t('done');
+  // Outside the try: a fault in drawing the answer is a page error, not a "network" message.
+  render(json);
 }
 
 for (const btn of document.querySelectorAll('.lang-btn')) {
