@@ -1,3 +1,9 @@
+import { execFile } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { promisify } from 'util';
+import { unzipSync, zipSync } from 'fflate';
 import { pdfFixture, manyObjectsPdf } from '@dojang/pdf/testing/fixtures';
 import { decompressionBombPdf } from '@dojang/pdf/testing/bomb-pdf';
 import { MAX_PDF_OBJECTS } from '@dojang/pdf';
@@ -9,6 +15,10 @@ import { binary, blobFiles, sha256 } from '../files/file-helpers';
 const MINJUN = { name: '김민준', email: 'minjun.kim@example.com', phone: '010-2345-6789' };
 const SEOYEON = { name: '이서연', email: 'seoyeon.lee@example.com', phone: '010-9876-5432' };
 const PER_MINUTE = 4;
+const run = promisify(execFile);
+const ROOT = path.join(__dirname, '..', '..');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const verifierBuild = require(path.join(ROOT, 'scripts', 'build-verifier.js')) as { build(): string; pack(destination: string): string };
 
 /**
  * POST /v1/verify: anyone (no API key) drops a PDF and learns whether this service issued it
@@ -121,6 +131,39 @@ describe('POST /v1/verify (public verification)', () => {
     // The general limit for requests without a key is another bucket: the page still loads.
     expect((await t.http.get('/verify').set('X-Forwarded-For', ip)).status).toBe(200);
   });
+
+  it('the self-contained dojang-verify, outside the repository, passes this document\'s evidence bundle with plain node and with npx from its packed tarball', async () => {
+    const bundle = await download(`/v1/documents/${documentId}/evidence`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-verify-standalone-'));
+    try {
+      expect(path.relative(ROOT, dir).startsWith('..')).toBe(true);
+      const built = verifierBuild.build();
+      fs.copyFileSync(built, path.join(dir, 'dojang-verify.js'));
+      const tarball = verifierBuild.pack(dir);
+      fs.writeFileSync(path.join(dir, 'evidence.zip'), bundle);
+      // One byte of the final PDF changed: the verifier must say so (exit 1), not pass it.
+      const files = unzipSync(bundle);
+      files['final.pdf'] = Buffer.from(files['final.pdf']);
+      files['final.pdf'][100] ^= 0x01;
+      fs.writeFileSync(path.join(dir, 'tampered.zip'), Buffer.from(zipSync(files)));
+      // Nothing of the checkout: a bare environment, a directory with no node_modules, an npm cache of its own, offline.
+      const env = { PATH: process.env.PATH ?? '', HOME: dir, npm_config_cache: path.join(dir, 'npm-cache'), npm_config_update_notifier: 'false' };
+      const exec = (file: string, args: string[]) =>
+        run(file, args, { cwd: dir, env, timeout: 120_000 }).then(
+          (r) => ({ code: 0, stdout: r.stdout }),
+          (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+        );
+      const plain = await exec(process.execPath, ['dojang-verify.js', 'evidence.zip']);
+      expect(plain.stdout).toContain('Verdict: every check passed.');
+      expect(plain.code).toBe(0);
+      expect((await exec(process.execPath, ['dojang-verify.js', 'tampered.zip'])).code).toBe(1);
+      const viaNpx = await exec('npx', ['--yes', '--offline', `--package=${tarball}`, 'dojang-verify', 'evidence.zip']);
+      expect(viaNpx.stdout).toContain('Verdict: every check passed.');
+      expect(viaNpx.code).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it('serves the page under the strict CSP, never framed', async () => {
     const page = await t.http.get('/verify');
