@@ -2,7 +2,7 @@ import { Clock, Infrastructure } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
 import { requestApiKey } from './request-auth';
 import { isSigningLinkPath } from './signing-link-path';
-import { isPublicVerifyRequest } from './verify-rate-limit.middleware';
+import { isPublicVerifyRequest } from './verify-path';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 

@@ -1,12 +1,7 @@
 import { Clock, Infrastructure } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
 import { clientAddress, refuseOverLimit, setRateHeaders, WindowCounter } from './rate-limit.middleware';
-
-/** POST /v1/verify (and the legacy /api/v1/verify, rewritten before this runs). Express routes case-insensitively. */
-const VERIFY_PATH = /^\/v1\/verify\/?(\?|$)/i;
-
-/** A public verification request: counted in its own bucket, not the general one. */
-export const isPublicVerifyRequest = (req: Pick<Request, 'method' | 'url'>) => req.method === 'POST' && VERIFY_PATH.test(req.url);
+import { isPublicVerifyRequest } from './verify-path';
 
 /**
  * Anyone may drop a PDF on POST /v1/verify without an API key, and each drop costs a worker up to
