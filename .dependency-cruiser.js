@@ -9,6 +9,8 @@ const STORES = '(event-store|read-store|blob-store)';
 const BACKEND = `^libs/${STORES}/src/([^/]+\\.adapter|sqlite|esdb|mongo|file|gridfs|postgres)\\.ts$`;
 const DRIVERS = '^(better-sqlite3|mongodb|@eventstore/db-client|pg)$|node_modules/(better-sqlite3|mongodb|@eventstore/db-client|pg)/';
 const NEST = '^@nestjs/|node_modules/@nestjs/';
+/** libs/pdf's files that read signatures through libs/verifier (the public verify job). */
+const PDF_READS_SIGNATURES = '^libs/pdf/src/pool/(verify-pdf\\.handler|pdf-jobs)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -38,8 +40,16 @@ module.exports = {
       name: 'pure-libraries-stand-alone',
       comment: 'libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib.',
       severity: 'error',
-      from: { path: '^libs/(pdf|notifications|webhooks|seals)/' },
+      from: { path: '^libs/(pdf|notifications|webhooks|seals)/', pathNot: PDF_READS_SIGNATURES },
       to: { path: '^(libs|apps)/', pathNot: '^libs/$1/' },
+    },
+    {
+      name: 'pdf-reads-signatures-with-the-verifier',
+      comment:
+        "The public verify job (and its output type) reads a PDF's signatures with the offline verifier's own code, so the page and dojang-verify judge alike; libs/verifier stands alone itself (rule verifier-offline).",
+      severity: 'error',
+      from: { path: PDF_READS_SIGNATURES },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/verifier/src/'] },
     },
     {
       name: 'pdf-work-through-the-pool',

@@ -46,7 +46,7 @@ export class OpenApiResponseValidator {
       const pattern = new RegExp(`^${literal.join('[^/]+')}/?$`, 'i');
       for (const method of METHODS) {
         if (!item[method]) continue;
-        this.routes.push({ method, template, versioned: !item.servers, pattern, literalLength: template.replace(/\{[^}]+\}/g, '').length, operation: item[method] });
+        this.routes.push({ method, template, versioned: !(item[method].servers ?? item.servers), pattern, literalLength: template.replace(/\{[^}]+\}/g, '').length, operation: item[method] });
       }
     }
     // A literal segment wins over a parameter (/participants/batch before /participants/{id}).

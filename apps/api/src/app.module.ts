@@ -9,6 +9,8 @@ import { FilesHttpController } from './files/files.http.controller';
 import { OutboxHttpController } from './outbox/outbox.http.controller';
 import { SigningHttpController } from './signing/signing.http.controller';
 import { SigningPageHttpController } from './signing/signing-page.http.controller';
+import { PublicVerifyHttpController } from './verification/public-verify.http.controller';
+import { VerifyPageHttpController } from './verification/verify-page.http.controller';
 import { SigningService } from './signing/signing.service';
 import { DocumentAccess } from './documents/document-access.service';
 import { DocumentSources } from './documents/document-sources.service';
@@ -56,6 +58,8 @@ export class AppModule implements OnModuleDestroy {
         FormDataHttpController,
         SigningHttpController,
         SigningPageHttpController,
+        PublicVerifyHttpController,
+        VerifyPageHttpController,
         EventsHttpController,
         ExtensionsHttpController,
         OutboxHttpController,

@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@dojang/application';
@@ -15,6 +15,7 @@ import { buildOpenApiDocument } from './openapi/openapi.document';
 import { OpenApiDocumentHolder } from './openapi/openapi.http.controller';
 import { rateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { signingRateLimitMiddleware } from './rate-limit/signing-rate-limit.middleware';
+import { verifyRateLimitMiddleware } from './rate-limit/verify-rate-limit.middleware';
 import { answerClientErrors } from './shared/client-error';
 import { assertAcceptableJson } from './shared/json-body-guard';
 import { useEncodedStrings } from './shared/json-response';
@@ -68,6 +69,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   // Before body parsing, so a 429 costs nothing and every response with a valid key has the headers.
   app.use(rateLimitMiddleware(infra, clock));
   app.use(signingRateLimitMiddleware(infra, clock));
+  app.use(verifyRateLimitMiddleware(infra, clock));
   // Body-parser errors happen before Nest routes the request, so they get the envelope here.
   for (const parser of [json({ limit: '10mb' }), urlencoded({ extended: false, limit: '1mb' })]) {
     app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) =>
@@ -94,7 +96,10 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   app.use(idempotencyMiddleware(infra, clock));
   // What the middleware above hands to next(err) (a store that is away) gets the envelope.
   app.use(apiErrorMiddleware(infra));
-  app.setGlobalPrefix('v1', { exclude: ['sign/(.*)', 'sign', 'docs', 'docs/(.*)', 'metrics'] });
+  // The verify page is GET /verify at the root; POST /v1/verify, its operation, keeps the prefix.
+  app.setGlobalPrefix('v1', {
+    exclude: ['sign/(.*)', 'sign', 'docs', 'docs/(.*)', 'metrics', { path: 'verify', method: RequestMethod.GET }, { path: 'verify/(.*)', method: RequestMethod.GET }],
+  });
   app.get(OpenApiDocumentHolder).init(() => buildOpenApiDocument(app));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

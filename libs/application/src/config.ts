@@ -21,6 +21,8 @@ export interface AppConfig {
   unauthenticatedRateLimitPerMinute: number;
   /** Requests per minute to /v1/signing/* per signing token and per client address (0: off). */
   signingRateLimit: { perToken: number; perIp: number };
+  /** POST /v1/verify (public PDF verification) per client address per minute, a bucket of its own (0: off). */
+  verifyRateLimitPerMinute: number;
   /** How long an uploaded PDF may take to read before it is refused. */
   pdfReadTimeoutMs: number;
   /** Time limit of one PDF job (render, stamp and sign, certificate) in the worker pool. */
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 600),
     unauthenticatedRateLimitPerMinute: int(env.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE, 300),
     signingRateLimit: { perToken: int(env.SIGNING_RATE_LIMIT_PER_MINUTE, 60), perIp: int(env.SIGNING_IP_RATE_LIMIT_PER_MINUTE, 300) },
+    verifyRateLimitPerMinute: int(env.VERIFY_RATE_LIMIT_PER_MINUTE, 20),
     pdfReadTimeoutMs: int(env.PDF_READ_TIMEOUT_MS, 0) > 0 ? int(env.PDF_READ_TIMEOUT_MS, 0) : 5_000,
     pdfJobTimeoutMs: int(env.PDF_JOB_TIMEOUT_MS, 0) > 0 ? int(env.PDF_JOB_TIMEOUT_MS, 0) : 30_000,
     pdfJobMaxHeapMb: int(env.PDF_JOB_MAX_HEAP_MB, 0) > 0 ? int(env.PDF_JOB_MAX_HEAP_MB, 0) : 512,

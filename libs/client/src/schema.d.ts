@@ -218,7 +218,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a participant
-         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
+         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_invalid at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
          */
         patch: operations["Participants_correct"];
         trace?: never;
@@ -383,26 +383,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/documents/{id}/attachments/{attachmentId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an attachment a signature recorded
-         * @description The file an attachment field's value names (attachment_id from form_data, the document.completed payload or the participant.signed payload), exactly as stored: its SHA-256 is the one form_data, the audit certificate and the evidence bundle (attachments/) list. Only files a signature recorded; an upload no signature named is 404 attachment_not_found. Readable with auditor keys.
-         */
-        get: operations["FormData_attachment"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/signing/{token}": {
         parameters: {
             query?: never;
@@ -503,46 +483,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/signing/{token}/attachments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Upload a file for an attachment field
-         * @description multipart/form-data with the file in the part `file` and the attachment field's id in the form field `field_id`. The file must be of a kind the field accepts (pdf, jpeg, png; judged by its bytes, not its name or Content-Type: 415 unsupported_file_type otherwise) and within its max_bytes (413 file_too_large). Same access rules as signing: the participant's turn, and for sms_pin a PIN verified within 30 minutes. Stored content-addressed and recorded as AttachmentUploaded; the file becomes the field's value when the signature sends its attachment_id in values. A field that is not an attachment field of this participant (or their signing group): 400 with param field_id.
-         */
-        post: operations["Signing_attachment"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/signing/{token}/delegate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Delegate signing to another person
-         * @description When the sender allowed it (participant allow_delegation), the link's holder hands their signing to another person: `name` and a `phone` and/or `email` (a phone is needed when the participant signs with an SMS PIN; the delegate verifies a PIN sent there). The participant keeps its id, role, order and fields; its name and contact become the delegate's. This link answers 404 signing_link_replaced at once and a new link goes to the delegate (SMS and/or e-mail) if it is their turn. sms_pin participants verify their PIN first. Recorded as ParticipantDelegated. Not allowed: 409 delegation_not_allowed. A delegate cannot delegate again.
-         */
-        post: operations["Signing_delegate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/signing/{token}/completed.pdf": {
         parameters: {
             query?: never;
@@ -597,6 +537,30 @@ export interface paths {
         get: operations["Signing_page"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify page
+         * @description The public HTML page (Korean and English) where anyone drops a PDF to check it with POST /verify. No API key.
+         */
+        get: operations["VerifyPage_page"];
+        put?: never;
+        /**
+         * Verify a PDF (public)
+         * @description No API key. multipart/form-data with a PDF in the part `file` (at most 32 MB). Answers whether this service issued exactly that file (its SHA-256 is one of the final PDFs it recorded, or this service's signature covers the whole file), whether it was altered, whether its signatures and timestamps verify and whether long-term validation material is present, and for an issued file whether its document's log verifies, when it was completed and who took part, masked as the audit certificate masks them. Nothing else: no document or organization id. The file is read in the PDF worker pool and not kept (only its hash is answered). Rate limited per client address in a bucket of its own (VERIFY_RATE_LIMIT_PER_MINUTE, 20 by default). The page at /verify calls it.
+         */
+        post: operations["PublicVerify_verify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1072,7 +1036,7 @@ export interface paths {
         };
         /**
          * Download the evidence bundle
-         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.
+         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.
          */
         get: operations["Evidence_bundle"];
         put?: never;
@@ -1328,10 +1292,6 @@ export interface components {
              * @description https URL the signing page sends the signer to after signing or declining, with ?dojang_event=signed|declined&document_id=…&participant_id=…
              */
             redirect_url?: string;
-            /** @description Signing group: participants with the same group (same role and signing_order) are asked together; the first of them to sign signs for all. */
-            group?: string;
-            /** @description Lets this signer hand their signing to another person through their link (POST /v1/signing/{token}/delegate). Default false. */
-            allow_delegation?: boolean;
         };
         ParticipantBatchDto: {
             participants: components["schemas"]["ParticipantDto"][];
@@ -1351,7 +1311,7 @@ export interface components {
              * @description signature and seal take images at signing; the other types take values (see docs/API.md, "Field types").
              * @enum {string}
              */
-            type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+            type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
             page: number;
             /** @description Percent of the displayed page width from its left edge. */
             x: number;
@@ -1401,10 +1361,6 @@ export interface components {
              * @enum {string}
              */
             locale?: "ko" | "en";
-            /** @description attachment: the kinds of file it takes, judged by the bytes (default all three). */
-            accept?: ("pdf" | "jpeg" | "png")[];
-            /** @description attachment: the largest upload in bytes (default 10485760 = 10 MiB, at most 25 MiB). */
-            max_bytes?: number;
         };
         ReplaceFieldsDto: {
             fields: components["schemas"]["FieldDto"][];
@@ -1432,13 +1388,6 @@ export interface components {
         };
         DeclineDto: {
             reason: string;
-        };
-        DelegateDto: {
-            name: string;
-            /** @description Needed when the participant signs with an SMS PIN: the delegate verifies a PIN sent to this phone. */
-            phone?: string;
-            /** Format: email */
-            email?: string;
         };
         CreateTemplateDto: {
             /**
@@ -1589,10 +1538,8 @@ export interface components {
          *     - `seal_not_found` (404): No such seal.
          *     - `webhook_endpoint_not_found` (404): No such webhook endpoint.
          *     - `organization_not_found` (404): The key's organization no longer exists.
-         *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, or never issued).
-         *     - `signing_link_replaced` (404): The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+         *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
          *     - `page_not_found` (404): The document has no such page.
-         *     - `attachment_not_found` (404): No attachment with this id was recorded by a signature on this document (uploads a signature did not name are not part of the record).
          *     - `document_not_editable` (409): The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.
          *     - `document_edit_locked` (409): The draft is edit-locked; release the lock in the document settings first.
          *     - `document_not_sent` (409): A draft has no signature request to cancel; delete it instead.
@@ -1607,9 +1554,6 @@ export interface components {
          *     - `document_not_completed` (409): The document is not completed: there is no signed PDF to download through the link yet.
          *     - `download_expired` (410): The signed PDF could be downloaded through this link for 30 days after completion; that time is over. Ask the sender for a copy.
          *     - `not_your_turn` (409): Participants with a lower signing_order must act first.
-         *     - `group_already_signed` (409): Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
-         *     - `delegation_not_allowed` (409): The sender did not allow this participant to delegate signing (allow_delegation), or the participant is already a delegate.
-         *     - `attachment_limit_reached` (409): The participant uploaded the most files a signing link takes (20).
          *     - `participant_already_signed` (409): This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
          *     - `participant_declined` (409): This participant has declined.
          *     - `participant_cannot_sign` (409): A cc participant receives a copy and has nothing to sign or decline.
@@ -1632,8 +1576,8 @@ export interface components {
          *     - `field_values_too_large` (413): The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
-         *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
-         *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
+         *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
+         *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB).
          *     - `file_too_complex` (413): The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
          *     - `service_unavailable` (503): A store is unreachable right now; retry shortly (with the same Idempotency-Key).
          *     - `write_outcome_unknown` (503): The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
@@ -1644,7 +1588,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1808,21 +1752,6 @@ export interface components {
              * @description Where the signing page sends the signer after signing or declining (https), with dojang_event, document_id and participant_id in the query; null when none.
              */
             redirect_url: string | null;
-            /** @description Signing group: participants with the same group (same role and signing_order) are asked together and the first of them to sign signs for all; null when none. */
-            group: string | null;
-            /** @description Whether the participant may hand their signing to another person (POST /v1/signing/{token}/delegate). */
-            allow_delegation: boolean;
-            /**
-             * Format: uuid
-             * @description In a signing group, the member who signed for this participant; null otherwise.
-             */
-            group_signed_by: string | null;
-            /** @description Who held this participant before each delegation, oldest first (names only). */
-            delegated_from: {
-                name: string;
-                /** Format: date-time */
-                delegated_at: string;
-            }[];
         };
         /**
          * @description signer signs; reviewer approves without a signature field; cc receives a copy only.
@@ -1876,16 +1805,12 @@ export interface components {
             max_checked?: number;
             /** @enum {string} */
             locale?: "ko" | "en";
-            /** @description attachment: the kinds of file it takes, judged by the bytes (default all three). */
-            accept?: ("pdf" | "jpeg" | "png")[];
-            /** @description attachment: the largest upload in bytes (default 10 MiB, at most 25 MiB). */
-            max_bytes?: number;
         };
         /**
-         * @description signature (drawn) or seal (stamped) take images; the rest take values: initials, text, number, date (YYYY-MM-DD), signing_date (filled when its participant signs), checkbox, radio, dropdown, name, email, phone (filled from the participant), and attachment (a PDF, JPEG or PNG the signer uploads; its value is the attachment_id).
+         * @description signature (drawn) or seal (stamped) take images; the rest take values: initials, text, number, date (YYYY-MM-DD), signing_date (filled when its participant signs), checkbox, radio, dropdown, and name, email, phone (filled from the participant).
          * @enum {string}
          */
-        FieldType: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+        FieldType: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
         DocumentList: {
             /** @constant */
             object: "list";
@@ -1944,7 +1869,7 @@ export interface components {
             /** @constant */
             object: "audit_entry";
             /** @enum {string} */
-            event: "created" | "sent" | "viewed" | "pin_sent" | "pin_failed" | "pin_verified" | "signed" | "declined" | "reminded" | "canceled" | "expired" | "completed" | "corrected" | "resent" | "delegated" | "group_signed" | "attachment_uploaded";
+            event: "created" | "sent" | "viewed" | "pin_sent" | "pin_failed" | "pin_verified" | "signed" | "declined" | "reminded" | "canceled" | "expired" | "completed" | "corrected" | "resent";
             /** @description "system" or the participant's name. */
             actor: string;
             /** Format: date-time */
@@ -1981,25 +1906,15 @@ export interface components {
                  * @description The field's type (signature and seal record images, not values).
                  * @enum {string}
                  */
-                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, ✓/□ for a checkbox, ●/○ and the option for a radio button). */
                 display_value: string;
                 /** Format: date-time */
                 signed_at: string;
-                /** @description attachment fields: the uploaded file. */
-                attachment?: components["schemas"]["AttachmentValue"];
             }[];
-        };
-        AttachmentValue: {
-            attachment_id: string;
-            filename: string;
-            /** @enum {string} */
-            content_type: "application/pdf" | "image/jpeg" | "image/png";
-            sha256: string;
-            byte_size: number;
         };
         SigningSession: {
             /** @constant */
@@ -2066,10 +1981,6 @@ export interface components {
                 max_checked?: number;
                 /** @enum {string} */
                 locale?: "ko" | "en";
-                /** @description attachment: the kinds of file it takes, judged by the bytes (default all three). */
-                accept?: ("pdf" | "jpeg" | "png")[];
-                /** @description attachment: the largest upload in bytes (default 10 MiB, at most 25 MiB). */
-                max_bytes?: number;
             }[];
             pin_required: boolean;
             /** @description A verified PIN is good for a few minutes of signing. Once completed: whether the signed PDF may be served now (a PIN verified within the last 30 minutes); otherwise request a new PIN first. */
@@ -2124,40 +2035,81 @@ export interface components {
                 status: "declined";
             };
         };
-        Attachment: {
-            /** @description att_…: send it as the attachment field's value when signing. */
-            attachment_id: string;
-            /** Format: uuid */
-            field_id: string;
-            /** @description The file name the client sent (path and control characters removed). */
-            filename: string;
+        PdfVerification: {
+            /** @constant */
+            object: "pdf_verification";
             /**
-             * @description What the bytes are (not what the client declared).
+             * @description issued_unchanged: this service issued exactly this file; altered: the file carries this service's signature or a document head it sealed, but its bytes were changed; not_issued: this service did not issue it.
              * @enum {string}
              */
-            content_type: "application/pdf" | "image/jpeg" | "image/png";
-            /** @description Bytes stored (a PDF is stored without scripts, actions and embedded files). */
-            size: number;
-            /** @description SHA-256 of the stored file: the hash form_data, the audit certificate and the evidence bundle list. */
+            verdict: "issued_unchanged" | "altered" | "not_issued";
+            /** @description SHA-256 of the file you sent (the file itself is not kept). */
             sha256: string;
-        };
-        Delegation: {
-            /** @constant */
-            object: "delegation";
-            /** Format: uuid */
-            document_id: string;
+            /** @description This service issued exactly this file. */
+            issued: boolean;
+            /** @description true: not a byte differs from what was issued; false: the file was altered; null: nothing to compare with (not issued here). */
+            unchanged: boolean | null;
             /**
-             * Format: uuid
-             * @description The participant, now held by the delegate (same id, fields and order).
+             * @description final_pdf_hash: the hash is one of the final PDFs this service recorded; chain_head_proof: a whole-file signature of this service over a document head it recorded (e.g. the audit certificate version); signature: a whole-file signature of this service, no document recorded for it.
+             * @enum {string|null}
              */
-            participant_id: string;
-            delegate: {
-                name: string;
-                phone_masked: string | null;
-                email_masked: string | null;
+            matched_by: "final_pdf_hash" | "chain_head_proof" | "signature" | null;
+            signatures: {
+                /**
+                 * @description signature: a CMS signature (PAdES); document_timestamp: an RFC 3161 document timestamp (PAdES B-LTA).
+                 * @enum {string}
+                 */
+                kind: "signature" | "document_timestamp";
+                /** @description The bytes it covers hash to what it signed, and it verifies with the certificate in its CMS. */
+                valid: boolean;
+                /** @description It covers the file to its last byte (only the last signature can; earlier ones cover their revision). */
+                covers_whole_file: boolean;
+                /** @description Subject of the signing certificate, as the PDF names it. */
+                signer: string | null;
+                /** @description Signed with this Dojang installation's document-signing certificate. */
+                by_this_service: boolean;
+                /** @description The signature's own RFC 3161 timestamp (PAdES B-T), or null. */
+                timestamp: {
+                    /** @description The token stamps exactly these bytes and its signature verifies with the authority certificate it carries. */
+                    valid: boolean;
+                    /**
+                     * Format: date-time
+                     * @description The time the authority vouches for.
+                     */
+                    time: string | null;
+                    /** @description The timestamp authority certificate subject. */
+                    authority: string | null;
+                } | null;
+            }[];
+            /** @description Long-term validation material in the file. */
+            ltv: {
+                /** @description A DSS dictionary (PAdES B-LT). */
+                dss: boolean;
+                /** @description The DSS holds OCSP responses or CRLs. */
+                revocation_data: boolean;
+                /** @description A document timestamp (PAdES B-LTA). */
+                document_timestamp: boolean;
             };
-            /** Format: date-time */
-            delegated_at: string;
+            /** @description The issued document, when this file is one this service issued; null otherwise. Only what the audit certificate prints, masked the same way: no ids, no organization. */
+            document: {
+                title: string;
+                /** @description false: made with a test key (not a real contract). */
+                livemode: boolean;
+                /** Format: date-time */
+                completed_at: string;
+                /** @description The document's event log verifies: every hash links, and the head sealed at completion verifies with this service's certificate. */
+                chain_verified: boolean;
+                participants: {
+                    name: string;
+                    role: components["schemas"]["ParticipantRole"];
+                    /** @description Masked as the audit certificate masks it (010-****-5678). */
+                    phone_masked: string | null;
+                    /** @description Masked as the audit certificate masks it (k**@example.com). */
+                    email_masked: string | null;
+                    /** Format: date-time */
+                    signed_at: string | null;
+                }[];
+            } | null;
         };
         EventList: {
             /** @constant */
@@ -2219,11 +2171,10 @@ export interface components {
                  * @description The field's type (signature and seal record images, not values).
                  * @enum {string}
                  */
-                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                attachment?: components["schemas"]["AttachmentValue"];
             }[];
         };
         FieldValue: {
@@ -2233,12 +2184,10 @@ export interface components {
              * @description The field's type (signature and seal record images, not values).
              * @enum {string}
              */
-            type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+            type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
             label: string | null;
             /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
             value: string | boolean;
-            /** @description attachment fields: the file (in the evidence bundle and the completed package under attachments/). */
-            attachment?: components["schemas"]["AttachmentValue"];
         };
         ExtensionRowList: {
             /** @constant */
@@ -9794,285 +9743,6 @@ export interface operations {
             };
         };
     };
-    FormData_attachment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-                /** @description attachmentId */
-                attachmentId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The file, with its content type (application/pdf, image/jpeg or image/png). */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": string;
-                    "image/jpeg": string;
-                    "image/png": string;
-                };
-            };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "malformed_request";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `document_not_found`: No such document for this key (other organizations' and the other mode's documents are not found either).
-             *
-             *     `attachment_not_found`: No attachment with this id was recorded by a signature on this document (uploads a signature did not name are not part of the record).
-             */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "document_not_found" | "attachment_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
-             *
-             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
-             */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
     Signing_view: {
         parameters: {
             query?: never;
@@ -10125,9 +9795,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10145,7 +9813,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10401,9 +10069,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10421,7 +10087,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10465,8 +10131,6 @@ export interface operations {
              *
              *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
              *
-             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
-             *
              *     `signing_link_locked`: Three PINs of this link were locked by wrong attempts: it takes no more PINs until the sender reminds the participant (POST /documents/{id}/remind).
              *
              *     `document_not_completed`: The document is not completed: there is no signed PDF to download through the link yet.
@@ -10488,7 +10152,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "document_not_signable" | "pin_not_required" | "participant_already_signed" | "group_already_signed" | "signing_link_locked" | "document_not_completed" | "concurrent_modification";
+                            code: "document_not_signable" | "pin_not_required" | "participant_already_signed" | "signing_link_locked" | "document_not_completed" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10765,9 +10429,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10785,7 +10447,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11127,9 +10789,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -11147,7 +10807,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11197,8 +10857,6 @@ export interface operations {
              *
              *     `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
              *
-             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
-             *
              *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
              */
             409: {
@@ -11216,7 +10874,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "group_already_signed" | "concurrent_modification";
+                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11256,7 +10914,7 @@ export interface operations {
             /**
              * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
              *
-             *     `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
+             *     `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
              *
              *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
@@ -11290,7 +10948,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -11501,9 +11159,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -11521,7 +11177,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11789,742 +11445,6 @@ export interface operations {
             };
         };
     };
-    Signing_attachment: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": {
-                    /** @description The PDF, JPEG or PNG, as a file part (with a filename). */
-                    file: Blob;
-                    /**
-                     * Format: uuid
-                     * @description The attachment field the file is for.
-                     */
-                    field_id: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The stored file. */
-            201: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Attachment"];
-                };
-            };
-            /**
-             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
-             *
-             *     `participant_not_found`: No such participant on this document.
-             */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `document_not_signable`: The document is not out for signature: its links accept no actions.
-             *
-             *     `participant_cannot_sign`: A cc participant receives a copy and has nothing to sign or decline.
-             *
-             *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
-             *
-             *     `participant_declined`: This participant has declined.
-             *
-             *     `not_your_turn`: Participants with a lower signing_order must act first.
-             *
-             *     `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
-             *
-             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
-             *
-             *     `attachment_limit_reached`: The participant uploaded the most files a signing link takes (20).
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "group_already_signed" | "attachment_limit_reached" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
-            410: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "signing_link_inactive";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
-             *
-             *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
-             *
-             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
-             */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "file_too_large" | "file_too_complex" | "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
-             *
-             *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
-             */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_file_type" | "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    Signing_delegate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DelegateDto"];
-            };
-        };
-        responses: {
-            /** @description Delegated. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Delegation"];
-                };
-            };
-            /**
-             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `missing_phone`: A participant with auth sms_pin needs a phone number.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "malformed_request" | "invalid_json" | "invalid_request_body";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
-             *
-             *     `participant_not_found`: No such participant on this document.
-             */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `document_not_signable`: The document is not out for signature: its links accept no actions.
-             *
-             *     `participant_cannot_sign`: A cc participant receives a copy and has nothing to sign or decline.
-             *
-             *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
-             *
-             *     `participant_declined`: This participant has declined.
-             *
-             *     `not_your_turn`: Participants with a lower signing_order must act first.
-             *
-             *     `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
-             *
-             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
-             *
-             *     `delegation_not_allowed`: The sender did not allow this participant to delegate signing (allow_delegation), or the participant is already a delegate.
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "group_already_signed" | "delegation_not_allowed" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
-            410: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "signing_link_inactive";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
     Signing_completedPdf: {
         parameters: {
             query?: never;
@@ -12576,11 +11496,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
-             */
+            /** @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant). */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12595,7 +11511,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced";
+                            code: "signing_link_invalid";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12886,11 +11802,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
-             */
+            /** @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant). */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12905,7 +11817,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced";
+                            code: "signing_link_invalid";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13204,9 +12116,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `page_not_found`: The document has no such page.
              */
@@ -13224,7 +12134,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "page_not_found";
+                            code: "signing_link_invalid" | "page_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13448,6 +12358,480 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    VerifyPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    PublicVerify_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The PDF to check, as a file part (with a filename). */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description The verdict. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PdfVerification"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
+             *
+             *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "file_too_large" | "file_too_complex" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
+             *
+             *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
+             */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_file_type" | "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -14978,7 +14362,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
              *
              *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
              *
@@ -15011,7 +14395,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -16990,7 +16374,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
              *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
@@ -17021,7 +16405,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */

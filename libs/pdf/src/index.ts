@@ -41,6 +41,7 @@ export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMA
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
 export { encodePngPixels } from './png-encode';
 export { zipFiles } from './zip-files';
+export { inflationProblem, MAX_INFLATED_STREAM_BYTES, MAX_INFLATED_TOTAL_BYTES } from './inflate-budget';
 export { PdfPool, sharedPdfPool, acquireSharedPdfPool, closeSharedPdfPools, onPdfJob, type PdfJobListener, type PdfJobOutcome, DEFAULT_PDF_JOB_TIMEOUT_MS, DEFAULT_PDF_JOB_MAX_HEAP_MB, type PdfPoolOptions, type PdfRunOptions, type PdfJobStats } from './pool/pdf-pool';
 export {
   RENDER_DOCUMENT,
@@ -53,6 +54,8 @@ export {
   RENDER_SVG,
   RENDER_PAGE,
   ZIP_FILES,
+  VERIFY_PDF,
+  type VerifiedPdf,
   type RenderPageInput,
   type RenderedPage,
   type ZipFile,

@@ -11,9 +11,11 @@ export * from './webhook-endpoint.projection';
 export * from './file.projection';
 export * from './template.projection';
 export * from './seal.projection';
+export * from './issued-pdf.projection';
 import { auditTrailProjection } from './audit-trail.projection';
 import { documentProjection } from './document.projection';
 import { fileProjection } from './file.projection';
+import { issuedPdfProjection } from './issued-pdf.projection';
 import { apiKeyProjection, organizationProjection } from './organization.projection';
 import { Projection } from './projection';
 import { publicEventProjection } from './public-event.projection';
@@ -34,6 +36,7 @@ export const ALL_PROJECTIONS: Projection[] = [
   fileProjection,
   templateProjection,
   sealProjection,
+  issuedPdfProjection,
 ];
 export * from './coalescing-pass';
 export * from './apply-events';

@@ -7,7 +7,8 @@ import { OPERATIONS, OperationSpec } from './operations';
 import { DocumentSchema, EVENT_DATA_BY_TYPE, EventDataSchema, EventSchema, TemplateSchema } from './response-schemas';
 
 /** Operations reachable without an API key (their controllers are @Public()). */
-const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Files_content$)/;
+const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Files_content$|PublicVerify_|VerifyPage_)/;
+const ROOT_SERVERS = [{ url: '/', description: 'The server root (not under /v1)' }];
 /** Operations no rate limit counts (probes must answer while the store keeping the counts does not). */
 const UNCOUNTED_OPERATIONS = /^(Health_|Metrics_)/;
 
@@ -24,6 +25,7 @@ const TAGS: Array<[RegExp, string]> = [
   [/^\/webhook/, 'Webhooks'],
   [/^\/outbox/, 'Test mode'],
   [/^\/(signing|sign)\//, 'Signing (signer side)'],
+  [/^\/verify/, 'Public verification'],
   [/^\/(health|metrics|docs|openapi)/, 'Service'],
 ];
 
@@ -209,7 +211,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   for (const [nestPath, item] of Object.entries(nest.paths as Record<string, Json>)) {
     const versioned = nestPath.startsWith('/v1/');
     const path = versioned ? nestPath.slice(3) : nestPath;
-    const outItem: Json = (paths[path] ??= versioned ? {} : { servers: [{ url: '/', description: 'The server root (not under /v1)' }] });
+    const outItem: Json = (paths[path] ??= versioned ? {} : { servers: ROOT_SERVERS });
+    // One path served at the root by one method and under /v1 by another (GET /verify, the page;
+    // POST /v1/verify, its operation): the servers move onto the root operations (OpenAPI allows
+    // them per operation), so the /v1 one is not read as a root path.
+    const rootItem = !!outItem.servers;
+    if (rootItem === versioned && Object.keys(outItem).some((k) => k !== 'servers')) {
+      for (const [m, existing] of Object.entries(outItem) as Array<[string, Json]>) if (m !== 'servers' && outItem.servers) existing.servers = outItem.servers;
+      delete outItem.servers;
+    }
     for (const [method, op] of Object.entries(item) as Array<[string, Json]>) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const operationId = String(op.operationId);
@@ -217,7 +227,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       const isPublic = PUBLIC_OPERATIONS.test(operationId);
       const tag = TAGS.find(([re]) => re.test(path))?.[1] ?? 'Other';
       usedTags.add(tag);
-      const out: Json = { operationId, tags: [tag] };
+      const out: Json = { operationId, tags: [tag], ...(!versioned && !outItem.servers ? { servers: ROOT_SERVERS } : {}) };
       outItem[method] = out;
       if (!spec) {
         // Left visibly incomplete: the platform OpenAPI test fails on it.

@@ -339,6 +339,34 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'The slice or its style sheet.', media: { 'font/woff2': { type: 'string', contentMediaType: 'font/woff2' }, 'text/css': { type: 'string' } } },
     errors: ['resource_not_found'],
   },
+  // ---- public verification
+  PublicVerify_verify: {
+    summary: 'Verify a PDF (public)',
+    description:
+      'No API key. multipart/form-data with a PDF in the part `file` (at most 32 MB). Answers whether this service issued exactly that file (its SHA-256 is one of the final PDFs it recorded, or this service\'s signature covers the whole file), whether it was altered, whether its signatures and timestamps verify and whether long-term validation material is present, and for an issued file whether its document\'s log verifies, when it was completed and who took part, masked as the audit certificate masks them. Nothing else: no document or organization id. The file is read in the PDF worker pool and not kept (only its hash is answered). Rate limited per client address in a bucket of its own (VERIFY_RATE_LIMIT_PER_MINUTE, 20 by default). The page at /verify calls it.',
+    ok: { status: 200, description: 'The verdict.', json: S.PdfVerificationSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'unsupported_file_type', 'file_too_large', 'file_too_complex', 'rate_limit_error'],
+    multipart: {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', contentMediaType: 'application/pdf', description: 'The PDF to check, as a file part (with a filename).' } },
+      },
+      encoding: { file: { contentType: 'application/pdf' } },
+    },
+  },
+  VerifyPage_page: {
+    summary: 'Verify page',
+    description: 'The public HTML page (Korean and English) where anyone drops a PDF to check it with POST /verify. No API key.',
+    ok: { status: 200, description: 'HTML page.', media: { 'text/html': { type: 'string' } } },
+    errors: [],
+  },
+  VerifyPage_asset: {
+    summary: 'Verify page asset',
+    description: 'Script and style sheet of the verify page. No API key.',
+    ok: { status: 200, description: 'The asset.', media: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' } } },
+    errors: ['resource_not_found'],
+  },
   // ---- events, outbox
   Events_list: {
     summary: 'List events',

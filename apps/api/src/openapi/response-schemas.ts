@@ -796,3 +796,61 @@ export type ExtensionRowResponse = FromSchema<typeof ExtensionRowSchema>;
 export const ExtensionRowListSchema = list('ExtensionRowList', ExtensionRowSchema);
 export type ExtensionRowListResponse = FromSchema<typeof ExtensionRowListSchema>;
 
+
+// ---- public verification (POST /verify) ----------------------------------------------------
+
+const TimestampSchema = obj({
+  valid: note('The token stamps exactly these bytes and its signature verifies with the authority certificate it carries.', bool),
+  time: note('The time the authority vouches for.', timeOrNull),
+  authority: note('The timestamp authority certificate subject.', strOrNull),
+});
+
+const PdfSignatureSchema = obj({
+  kind: note('signature: a CMS signature (PAdES); document_timestamp: an RFC 3161 document timestamp (PAdES B-LTA).', enumOf(['signature', 'document_timestamp'])),
+  valid: note('The bytes it covers hash to what it signed, and it verifies with the certificate in its CMS.', bool),
+  covers_whole_file: note('It covers the file to its last byte (only the last signature can; earlier ones cover their revision).', bool),
+  signer: note('Subject of the signing certificate, as the PDF names it.', strOrNull),
+  by_this_service: note('Signed with this Dojang installation\'s document-signing certificate.', bool),
+  timestamp: note('The signature\'s own RFC 3161 timestamp (PAdES B-T), or null.', orNull(TimestampSchema)),
+});
+
+const VerifiedParticipantSchema = obj({
+  name: str,
+  role: ParticipantRoleSchema,
+  phone_masked: note('Masked as the audit certificate masks it (010-****-5678).', strOrNull),
+  email_masked: note('Masked as the audit certificate masks it (k**@example.com).', strOrNull),
+  signed_at: timeOrNull,
+});
+
+export const PdfVerificationSchema = component(
+  'PdfVerification',
+  obj({
+    object: konst('pdf_verification'),
+    verdict: note(
+      'issued_unchanged: this service issued exactly this file; altered: the file carries this service\'s signature or a document head it sealed, but its bytes were changed; not_issued: this service did not issue it.',
+      enumOf(['issued_unchanged', 'altered', 'not_issued']),
+    ),
+    sha256: note('SHA-256 of the file you sent (the file itself is not kept).', sha256),
+    issued: note('This service issued exactly this file.', bool),
+    unchanged: note('true: not a byte differs from what was issued; false: the file was altered; null: nothing to compare with (not issued here).', { type: ['boolean', 'null'] }),
+    matched_by: note(
+      'final_pdf_hash: the hash is one of the final PDFs this service recorded; chain_head_proof: a whole-file signature of this service over a document head it recorded (e.g. the audit certificate version); signature: a whole-file signature of this service, no document recorded for it.',
+      { type: ['string', 'null'], enum: ['final_pdf_hash', 'chain_head_proof', 'signature', null] },
+    ),
+    signatures: arrayOf(PdfSignatureSchema),
+    ltv: note('Long-term validation material in the file.', obj({ dss: note('A DSS dictionary (PAdES B-LT).', bool), revocation_data: note('The DSS holds OCSP responses or CRLs.', bool), document_timestamp: note('A document timestamp (PAdES B-LTA).', bool) })),
+    document: note(
+      'The issued document, when this file is one this service issued; null otherwise. Only what the audit certificate prints, masked the same way: no ids, no organization.',
+      orNull(
+        obj({
+          title: str,
+          livemode: note('false: made with a test key (not a real contract).', bool),
+          completed_at: time,
+          chain_verified: note('The document\'s event log verifies: every hash links, and the head sealed at completion verifies with this service\'s certificate.', bool),
+          participants: arrayOf(VerifiedParticipantSchema),
+        }),
+      ),
+    ),
+  }),
+);
+export type PdfVerificationResponse = FromSchema<typeof PdfVerificationSchema>;

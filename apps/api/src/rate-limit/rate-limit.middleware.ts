@@ -2,6 +2,7 @@ import { Clock, Infrastructure } from '@dojang/application';
 import { NextFunction, Request, Response } from 'express';
 import { requestApiKey } from './request-auth';
 import { isSigningLinkPath } from './signing-link-path';
+import { isPublicVerifyRequest } from './verify-path';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
@@ -140,7 +141,8 @@ export function rateLimitMiddleware(infra: Infrastructure, clock: Clock) {
   const counter = new WindowCounter(infra, clock);
   return (req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
     if (!(perKey > 0) && !(perAddress > 0)) return next();
-    if (UNCOUNTED_PATH.test(req.url) || isSigningLinkPath(req.url)) return next();
+    // Signing links and public verification are counted in buckets of their own.
+    if (UNCOUNTED_PATH.test(req.url) || isSigningLinkPath(req.url) || isPublicVerifyRequest(req)) return next();
     void (async () => {
       const auth = await requestApiKey(infra, req);
       if (auth ? !(perKey > 0) : !(perAddress > 0)) return next();

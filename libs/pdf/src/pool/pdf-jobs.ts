@@ -6,6 +6,7 @@ import type { StampImageType } from '../image-type';
 import type { RenderDocumentInput } from '../render-document';
 import type { SignatureBlock, SignatureBlockInput } from '../signature-placement';
 import type { PdfJobRefusal } from './pdf-limit.error';
+import type { PdfSignaturesReport } from '../../../verifier/src/pdf-signatures';
 
 /**
  * A kind of PDF work that runs in the pool: an id, a version (part of every cache key made from
@@ -143,6 +144,15 @@ export interface RenderedPage {
 }
 /** One page of a PDF as a PNG, rendered by PDFium (WebAssembly): the signing page's page images. */
 export const RENDER_PAGE: PdfJob<RenderPageInput, RenderedPage> = { id: 'pdf.render-page', version: 1, filename: handler('render-page') };
+
+/**
+ * A PDF dropped on the public verify page (POST /v1/verify): its hash and signatures, or why it is
+ * refused. Reads the bytes only; the input is never stored.
+ */
+export type VerifiedPdf =
+  | ({ ok: true; sha256: string; byte_size: number } & PdfSignaturesReport)
+  | { ok: false; reason: 'not_pdf' | 'encrypted' | 'too_complex'; message: string };
+export const VERIFY_PDF: PdfJob<Bytes, VerifiedPdf> = { id: 'pdf.verify', version: 1, filename: handler('verify-pdf') };
 
 /** Loaded by every worker as it starts: the libraries and the parsed fonts, before any job. */
 export const WARM_UP_FILE = handler('warm-up');
