@@ -22,6 +22,10 @@ import {
   ZIP_FILES,
   ZipFile,
   PdfValue,
+  PlaceholderBox,
+  FIND_ANCHORS,
+  TextAnchorQuery,
+  TextAnchorResult,
   SigningIdentity,
   checkDocumentBudget,
   isPdfLimitError,
@@ -51,6 +55,8 @@ export interface RenderedPdfRow extends ReadDoc {
   sha256: string;
   byte_size: number;
   page_count: number;
+  /** Where the body's field placeholders went (anchors.ts); absent when it has none. */
+  anchors?: PlaceholderBox[];
 }
 
 /** Page images by the hash of what they are rendered from (see `pageImage`). */
@@ -207,6 +213,11 @@ export class DocumentPdfService {
     );
     const ref = await this.blobs.put(asBuffer(signed));
     return { sha256: ref.sha256, byte_size: ref.byte_size };
+  }
+
+  /** Anchor texts located in a stored PDF, in the pool (PDFium's text layer; anchors.ts). */
+  findAnchors(pdf: Buffer, queries: TextAnchorQuery[], tenant?: string): Promise<TextAnchorResult[]> {
+    return this.job(FIND_ANCHORS, { pdf, queries }, tenant);
   }
 
   /** `base` with the audit certificate appended, rendered in the pool. */
@@ -380,7 +391,7 @@ export class DocumentPdfService {
       state.organization_id || undefined,
     );
     const ref = await this.blobs.put(asBuffer(out.pdf));
-    const row: RenderedPdfRow = { id: key, sha256: ref.sha256, byte_size: ref.byte_size, page_count: out.page_count };
+    const row: RenderedPdfRow = { id: key, sha256: ref.sha256, byte_size: ref.byte_size, page_count: out.page_count, ...(out.anchors ? { anchors: out.anchors } : {}) };
     this.remember(row);
     if (this.reads) {
       await this.ensureCollection();
@@ -395,7 +406,7 @@ export class DocumentPdfService {
     await this.ensureCollection();
     const row = await this.reads.get<RenderedPdfRow>(RENDERED_PDFS, key);
     if (!row || !(await this.blobs.has(row.sha256))) return null;
-    const found = { id: row.id, sha256: row.sha256, byte_size: row.byte_size, page_count: row.page_count };
+    const found: RenderedPdfRow = { id: row.id, sha256: row.sha256, byte_size: row.byte_size, page_count: row.page_count, ...(row.anchors ? { anchors: row.anchors } : {}) };
     this.remember(found);
     return found;
   }

@@ -4,6 +4,7 @@
  * audit certificate. Pure functions: no Nest, no storage.
  */
 export { sanitizeContentHtml } from './sanitize-content-html';
+export { FIELD_PLACEHOLDER, findTextAnchors, markPlaceholders, type AnchorBox, type PlaceholderBox, type TextAnchorQuery, type TextAnchorResult } from './anchors';
 export {
   buildDocDefinition,
   renderDocDefinition,
@@ -53,6 +54,8 @@ export {
   RENDER_SVG,
   RENDER_PAGE,
   ZIP_FILES,
+  FIND_ANCHORS,
+  type FindAnchorsInput,
   type RenderPageInput,
   type RenderedPage,
   type ZipFile,

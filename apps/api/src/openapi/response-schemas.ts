@@ -169,8 +169,22 @@ export type ParticipantResponse = FromSchema<typeof ParticipantSchema>;
 /** A value as recorded: text, numbers and dates as strings, checkbox and radio as booleans. */
 const fieldValue = note('A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio).', { type: ['string', 'boolean'] });
 
+/** How a field was placed by text in the document; page/x/y/width/height beside it are where it was found. */
+const FieldAnchorSchema = component(
+  'FieldAnchor',
+  obj({
+    text: note('The placeholder ({{signature:employee}}) or PDF text ((인)) the field was placed at.', str),
+    occurrence: note('Which appearance of text, 1-based in reading order.', { type: 'integer', minimum: 1 }),
+    offset_x: note('Percent of the page width added to the text\'s left edge.', num),
+    offset_y: note('Percent of the page height added to the text\'s top edge.', num),
+    width: note('The width asked for (percent); null: the text\'s own.', { type: ['number', 'null'] }),
+    height: note('The height asked for (percent); null: the text\'s own.', { type: ['number', 'null'] }),
+  }),
+);
+
 /** The settings of value fields: present on a field only when the sender set them. */
 const FIELD_SETTINGS = {
+  anchor: note('Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved.', FieldAnchorSchema),
   label: str,
   read_only: bool,
   value: note('The sender\'s prefill; once its participant signed, the value they signed.', fieldValue),

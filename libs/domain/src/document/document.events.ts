@@ -1,5 +1,6 @@
 import { DomainEvent } from '../shared/decider';
 import { FieldSettings, FieldType, FieldValueEntry } from './field-types';
+import type { FieldAnchor } from './field-anchor';
 
 export type { FieldType } from './field-types';
 
@@ -31,6 +32,8 @@ export interface Field extends FieldSettings {
   height: number;
   required: boolean;
   upload_only: boolean;
+  /** Placed by an anchor (field-anchor.ts): page/x/y/width/height are where it was found. Absent on coordinate fields. */
+  anchor?: FieldAnchor;
 }
 
 export interface FileRef {

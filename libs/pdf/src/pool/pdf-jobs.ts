@@ -1,5 +1,6 @@
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
+import type { PlaceholderBox, TextAnchorQuery, TextAnchorResult } from '../anchors';
 import type { PdfValue } from '../draw-values';
 import type { PdfInspection } from '../inspect-pdf';
 import type { StampImageType } from '../image-type';
@@ -37,10 +38,13 @@ export interface RenderDocumentJobInput extends RenderDocumentInput {
 export interface RenderedPdf {
   pdf: Bytes;
   page_count: number;
+  /** Where the body's field placeholders (`{{signature:employee}}`) went; absent when it has none. */
+  anchors?: PlaceholderBox[];
 }
 export const RENDER_DOCUMENT: PdfJob<RenderDocumentJobInput, RenderedPdf | PdfJobRefusal> = {
   id: 'pdf.render-document',
-  version: 1,
+  // 2: field placeholders render as blank room and come back as anchors.
+  version: 2,
   filename: handler('render-document'),
 };
 
@@ -53,6 +57,13 @@ export const PLACE_SIGNATURE: PdfJob<SignatureBlockInput, SignatureBlock> = {
   version: 1,
   filename: handler('place-signature'),
 };
+
+export interface FindAnchorsInput {
+  pdf: Bytes;
+  queries: TextAnchorQuery[];
+}
+/** Finds anchor texts ("(인)") in a PDF's text layer with PDFium: each occurrence's box in percent of its page. */
+export const FIND_ANCHORS: PdfJob<FindAnchorsInput, TextAnchorResult[]> = { id: 'pdf.find-anchors', version: 1, filename: handler('find-anchors') };
 
 export const INSPECT_PDF: PdfJob<Bytes, PdfInspection> = { id: 'pdf.inspect', version: 1, filename: handler('inspect-pdf') };
 
