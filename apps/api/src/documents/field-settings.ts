@@ -36,6 +36,8 @@ export function toField(dto: FieldDto, placed: { box: AnchorBox; anchor: FieldAn
     y: placed.box.y,
     width: placed.box.width,
     height: placed.box.height,
+    // Recorded only when given, so one-part documents' fields stay exactly as they were.
+    ...(dto.part !== undefined ? { part: dto.part } : {}),
     // A checkbox in a group is answered with the group (min_checked), not one by one.
     required: dto.required ?? !(dto.type === 'checkbox' && dto.group !== undefined),
     upload_only: dto.upload_only ?? false,
@@ -61,6 +63,7 @@ export function presentField(field: Field, signed: FieldValueEntry | undefined) 
   return {
     id: field.id,
     type: field.type,
+    part: field.part ?? 0,
     page: field.page,
     x: field.x,
     y: field.y,

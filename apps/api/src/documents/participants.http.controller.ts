@@ -121,7 +121,9 @@ export class ParticipantsHttpController {
       fields: await this.placed(state, dto),
       // An HTML draft's page count is its render's (cached, and the one send fixes): fields are
       // checked against it now rather than at send. An uploaded PDF's is in the state already.
-      page_count: state.status === 'draft' && !state.file && state.page_count === null ? (await this.pdf.rendered(state)).page_count : null,
+      page_count: state.status === 'draft' && !state.parts && !state.file && state.page_count === null ? (await this.pdf.rendered(state)).page_count : null,
+      // With parts, each part's (its render's, cached) so a page past its part is refused now.
+      part_page_counts: state.status === 'draft' && state.parts ? (await this.pdf.partPdfs(state)).map((p) => p.page_count) : null,
     }));
     const doc = await this.docs.presentById(auth, id);
     return { object: 'list', data: doc.fields, has_more: false };

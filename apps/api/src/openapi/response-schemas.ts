@@ -252,7 +252,8 @@ export const FieldSchema = component(
     id: uuid,
     participant_id: uuid,
     type: FieldTypeSchema,
-    page: { type: 'integer', minimum: 1 },
+    part: note('The part the field is on (0 for a one-part document).', { type: 'integer', minimum: 0 }),
+    page: note('The page within the field\'s part (for a one-part document, the document\'s page).', { type: 'integer', minimum: 1 }),
     x: note('Percent of the page width from the left edge.', { type: 'number', minimum: 0, maximum: 100 }),
     y: note('Percent of the page height from the top edge.', { type: 'number', minimum: 0, maximum: 100 }),
     width: { type: 'number', minimum: 0, maximum: 100 },
@@ -267,6 +268,24 @@ export type FieldResponse = FromSchema<typeof FieldSchema>;
 const DocumentFileSchema = component(
   'DocumentFile',
   obj({ id: note('The file_… id of the uploaded PDF.', str), sha256, byte_size: int, page_count: int }),
+);
+
+/** Where a part starts in the PDF the participants see, for the signing page (absolute page n = first_page + page - 1). */
+const PART_PLACE = {
+  index: note('The part\'s index; fields name it as part.', { type: 'integer', minimum: 0 }),
+  title: note('The part\'s heading, or null (part 0 of a one-part document: null, the document\'s title applies).', strOrNull),
+  first_page: note('The part\'s first page in the document\'s PDF (fixed at send); null while an earlier part\'s pages are unknown (a body not yet rendered).', intOrNull),
+  page_count: note('The part\'s pages; null until known (a body: at send).', intOrNull),
+} as const;
+
+export const DocumentPartSchema = component(
+  'DocumentPart',
+  obj({
+    ...PART_PLACE,
+    content_format: ContentFormatSchema,
+    content: note('The part\'s body (HTML or text); null for an uploaded PDF.', strOrNull),
+    file: note('The uploaded PDF of the part, or null.', orNull(DocumentFileSchema)),
+  }),
 );
 
 const DOCUMENT_PROPERTIES = {
@@ -291,6 +310,7 @@ const DOCUMENT_PROPERTIES = {
   completed_at: timeOrNull,
   final_pdf_sha256: note('SHA-256 of the signed final PDF once completed.', { type: ['string', 'null'], pattern: '^[0-9a-f]{64}$' }),
   participants: arrayOf(ParticipantSchema),
+  parts: note('The document\'s parts in order (docs/API.md, "Documents of several parts"); a document made with content or file_url has one.', arrayOf(DocumentPartSchema)),
   fields: arrayOf(FieldSchema),
 } as const;
 
@@ -656,6 +676,7 @@ export const SigningSessionSchema = component(
       expires_at: timeOrNull,
       completed_at: timeOrNull,
       pages_version: note('Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good.', strOrNull),
+      parts: note('The document\'s parts in order and where each starts: a field\'s page image is pages/{first_page + page - 1}.png of its part.', arrayOf(obj(PART_PLACE))),
     }),
     participant: obj({
       id: uuid,
@@ -673,6 +694,7 @@ export const SigningSessionSchema = component(
         obj({
           id: uuid,
           type: FieldTypeSchema,
+          part: int,
           page: int,
           x: num,
           y: num,

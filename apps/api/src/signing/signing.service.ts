@@ -31,6 +31,7 @@ import { DecideCommand } from '../shared/decide.command';
 import { INFRA, NOTIFIER } from '../shared/infrastructure.token';
 import { SEALS, SealRow } from './seal-lookup';
 import { presentField } from '../documents/field-settings';
+import { presentParts } from '../documents/document.presenter';
 import { PinIssuedResponse, PinVerificationResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
 export const PIN_TTL_SECONDS = 10 * 60;
@@ -107,6 +108,7 @@ export class SigningService {
         expires_at: s.state.expires_at,
         completed_at: s.state.completed_at,
         pages_version: displayedPdf(s.state)?.slice(0, 16) ?? null,
+        parts: presentParts(s.state, null).map(({ index, title, first_page, page_count }) => ({ index, title, first_page, page_count })),
       },
       participant: {
         id: p.id,

@@ -58,6 +58,19 @@ export const PLACE_SIGNATURE: PdfJob<SignatureBlockInput, SignatureBlock> = {
   filename: handler('place-signature'),
 };
 
+export interface JoinPdfsInput {
+  pdfs: Bytes[];
+  /** The joined file's title (the document's). */
+  title?: string;
+  max_pages: number;
+}
+export interface JoinedPdf {
+  pdf: Bytes;
+  page_counts: number[];
+}
+/** A document's parts as one PDF, in order (join-pdfs.ts). */
+export const JOIN_PDFS: PdfJob<JoinPdfsInput, JoinedPdf | PdfJobRefusal> = { id: 'pdf.join', version: 1, filename: handler('join-pdfs') };
+
 export interface FindAnchorsInput {
   pdf: Bytes;
   queries: TextAnchorQuery[];
