@@ -26,9 +26,17 @@ describe('a document of two parts with anchored fields', () => {
   });
   afterAll(() => t.close());
 
-  it('creates, places by anchors, sends, signs, and delivers one signed PDF of both parts', async () => {
+  // One document through its life; each step is a test of its own (and has its own time budget).
+  let doc: any;
+  let hong: string;
+  let ceo: string;
+  let placed: any[];
+  let htmlPages: number;
+  let links: Record<string, string>;
+
+  it('is created with two parts: an HTML body and an uploaded PDF', async () => {
     const upload = await uploadFixture(t, key, 'chromium-korean-contract-a4.pdf');
-    const doc = expectStatus(
+    doc = expectStatus(
       await c.post('/documents', { title: '근로계약서 묶음', parts: [{ content: HTML }, { title: '표준 근로계약서', file_url: upload.url }] }),
       201,
     ).body;
@@ -47,18 +55,23 @@ describe('a document of two parts with anchored fields', () => {
       }),
       201,
     ).body.data;
-    const [hong, ceo] = people.map((p: any) => p.id);
+    [hong, ceo] = people.map((p: any) => p.id);
+  });
 
-    // Bad anchors and parts: 400 naming the field, nothing recorded.
-    const anchored = (over: Record<string, unknown>) => ({ participant_id: hong, type: 'signature', anchor: { text: '{{signature:employee}}', width: 25, height: 6 }, ...over });
+  const anchored = (over: Record<string, unknown>) => ({ participant_id: hong, type: 'signature', anchor: { text: '{{signature:employee}}', width: 25, height: 6 }, ...over });
+
+  it('refuses anchors that are not there, parts it does not have and pages past a part, naming the field', async () => {
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [anchored({}), anchored({ anchor: { text: '(갑)' }, part: 1 })] }), 400, 'anchor_not_found', 'fields[1].anchor');
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [anchored({ anchor: { text: '{{seal:nobody}}' } })] }), 400, 'anchor_not_found', 'fields[0].anchor');
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [anchored({ part: 2 })] }), 400, 'invalid_parameter', 'fields[0].part');
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [anchored({ x: 10 })] }), 400, 'invalid_parameter', 'fields[0].x');
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [anchored({ anchor: { text: '(인)', offset_x: 90, width: 20, height: 5 }, part: 1 })] }), 400, 'anchor_out_of_page', 'fields[0].anchor');
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [{ participant_id: ceo, type: 'signature', part: 1, page: 4, x: 10, y: 10, width: 20, height: 5 }] }), 400, 'field_page_out_of_range', 'fields[0].page');
+    expect(expectStatus(await c.get(`/documents/${doc.id}`), 200).body.fields).toEqual([]);
+  });
 
-    const placed = expectStatus(
+  it('places fields by placeholder and by PDF text, showing where they resolved', async () => {
+    placed = expectStatus(
       await c.put(`/documents/${doc.id}/fields`, {
         fields: [
           anchored({}),
@@ -76,15 +89,33 @@ describe('a document of two parts with anchored fields', () => {
     const [inPart] = await runPdfWorkOnThisThread(() => findTextAnchors(pdfFixture('chromium-korean-contract-a4.pdf'), [{ text: '(인)', occurrence: 1 }]));
     expect(placed[2]).toMatchObject({ part: 1, page: 3, x: Math.round((inPart.box!.x - 2) * 1000) / 1000, width: 12, height: 6 });
 
+  });
+
+  it('is duplicated with its parts and anchored fields', async () => {
+    // A duplicate carries every part, and its fields keep their parts and anchors.
+    const copy = expectStatus(await c.post(`/documents/${doc.id}/duplicate`), 201).body;
+    expect(copy.parts.map((p: any) => [p.title, p.content_format])).toEqual([
+      [null, 'html'],
+      ['표준 근로계약서', 'pdf'],
+    ]);
+    expect(copy.fields.map((f: any) => [f.part, f.page, f.anchor?.text])).toEqual(placed.map((f: any) => [f.part, f.page, f.anchor?.text]));
+  });
+
+  it('is sent as the parts joined, recording where each starts', async () => {
+    // The draft's PDF is already the parts joined (what the fields' pages are counted in).
+    const draftPdf = (await t.http.get(`/v1/documents/${doc.id}/file`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
     const sent = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
-    const htmlPages = sent.page_count - 3;
+    expect(pdfinfo(draftPdf)).toMatch(new RegExp(`Pages:\\s+${sent.page_count}\\b`));
+    htmlPages = sent.page_count - 3;
     expect(htmlPages).toBeGreaterThanOrEqual(1);
     expect(sent.parts.map((p: any) => [p.first_page, p.page_count])).toEqual([
       [1, htmlPages],
       [htmlPages + 1, 3],
     ]);
-    const links = Object.fromEntries(sent.participants.map((p: any) => [p.name, tokenOf(p.signing_url)]));
+    links = Object.fromEntries(sent.participants.map((p: any) => [p.name, tokenOf(p.signing_url)]));
+  });
 
+  it('is signed by both through the API: one final PDF of both parts, one valid signature', async () => {
     const employee = signer(t, links['홍길동']);
     const session = expectStatus(await employee.view(), 200).body;
     expect(session.document.parts).toEqual([

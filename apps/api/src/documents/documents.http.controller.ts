@@ -190,6 +190,10 @@ export class DocumentsHttpController {
         metadata: source.metadata,
         from_template: null,
         ...(source.show_title === false ? { show_title: false } : {}),
+        // A document of parts is copied with every part (its fields name them).
+        ...(source.parts
+          ? { parts: await Promise.all(source.parts.map(async (p) => ({ ...p, content_blob: p.content_blob && (await storedBody(this.docs.infra.blobs, p.content_blob)) }))) }
+          : {}),
         duplicate_of: { document_id: source.id, ...copy },
       },
       { allowMissing: true },
