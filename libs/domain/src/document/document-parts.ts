@@ -1,5 +1,6 @@
 import { invalid } from '../shared/domain-error';
-import type { BodyRef, ContentFormat, Field, FileRef } from './document.events';
+import type { DocumentPart, Field, PartPages } from './document.events';
+
 
 /**
  * A document of several parts (issue 21, item 5): a 근로계약서, a 개인정보 동의서 and a 취업규칙
@@ -11,20 +12,6 @@ import type { BodyRef, ContentFormat, Field, FileRef } from './document.events';
  * A document made with `content` or a file is a one-part document exactly as before: its events
  * carry no parts, and every field has part 0.
  */
-export interface DocumentPart {
-  /** Printed as the part's heading (HTML/text parts); null: none (part 0: the document's title, as show_title says). */
-  title: string | null;
-  content_blob: BodyRef | null;
-  content_format: ContentFormat;
-  file: FileRef | null;
-}
-
-/** Where a part landed in the joined PDF, fixed at send. */
-export interface PartPages {
-  first_page: number;
-  page_count: number;
-}
-
 export const MAX_DOCUMENT_PARTS = 10;
 
 export function validateParts(parts: DocumentPart[]): void {

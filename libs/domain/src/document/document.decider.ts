@@ -4,9 +4,9 @@ import { constantTimeEqual, maskPhone } from '../shared/text';
 import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
 import { decideDownloadPin } from './completed-download.decider';
-import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
+import { BlobPointer, DocumentEvent, DocumentPart, Field, ParticipantSetup } from './document.events';
 import { DEFAULT_TIME_ZONE, validateFieldSettings } from './field-types';
-import { DocumentPart, partCount, partOf, validateParts } from './document-parts';
+import { partCount, partOf, validateParts } from './document-parts';
 import { resolveSignerValues } from './field-values';
 import {
   DocumentState,

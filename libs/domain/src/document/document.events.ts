@@ -1,9 +1,7 @@
 import { DomainEvent } from '../shared/decider';
 import { FieldSettings, FieldType, FieldValueEntry } from './field-types';
 import type { FieldAnchor } from './field-anchor';
-import type { DocumentPart, PartPages } from './document-parts';
 
-export type { DocumentPart, PartPages } from './document-parts';
 
 export type { FieldType } from './field-types';
 
@@ -63,6 +61,21 @@ export interface BodyRef extends BlobPointer {
    * the upcaster moves their inline `content` here, since stored events are never rewritten.
    */
   inline?: string;
+}
+
+/** One part of a document of several (document-parts.ts). */
+export interface DocumentPart {
+  /** Printed as the part's heading (HTML/text parts); null: none (part 0: the document's title, as show_title says). */
+  title: string | null;
+  content_blob: BodyRef | null;
+  content_format: ContentFormat;
+  file: FileRef | null;
+}
+
+/** Where a part landed in the joined PDF, fixed at send. */
+export interface PartPages {
+  first_page: number;
+  page_count: number;
 }
 
 export type DocumentCreated = DomainEvent<

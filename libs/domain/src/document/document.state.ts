@@ -1,7 +1,6 @@
 import { assertNever } from '../shared/decider';
-import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantCorrected, ParticipantSetup, BlobPointer } from './document.events';
+import { BodyRef, ContentFormat, DocumentEvent, DocumentPart, Field, FileRef, ParticipantCorrected, ParticipantSetup, PartPages, BlobPointer } from './document.events';
 import { FieldValueEntry } from './field-types';
-import { DocumentPart, PartPages } from './document-parts';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
 export type ParticipantStatus = 'pending' | 'viewed' | 'signed' | 'declined';
