@@ -110,3 +110,18 @@ describe('anchors: text in an uploaded PDF', () => {
     }
   });
 });
+
+describe('anchors: the element form of a placeholder', () => {
+  it('<span data-field="signature:employee"> places like {{signature:employee}}, whatever the span held', async () => {
+    const { pdf, anchors } = await renderDocumentWithAnchors({
+      title: 't',
+      content: '<p>근로자 서명: <span data-field="signature:employee">여기에 서명</span></p><p>무시: <span data-field="not a field">그대로</span></p>',
+      format: 'html',
+      created_at: '2026-01-01T00:00:00Z',
+    });
+    expect(anchors.map((a) => a.text)).toEqual(['{{signature:employee}}']);
+    const text = pdftotext(Buffer.from(pdf));
+    expect(text).not.toContain('여기에 서명');
+    expect(text).toContain('그대로');
+  });
+});
