@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
-import { BlobPointer, DocumentState, FieldValueEntry, ParticipantState, displayValue } from '@dojang/domain';
+import { BlobPointer, DocumentPart, DocumentState, FieldValueEntry, FileRef, ParticipantState, PartPages, absolutePage, displayValue, layParts } from '@dojang/domain';
 import {
   AUDIT_CERTIFICATE,
   AuditCertificateInput,
@@ -22,6 +22,11 @@ import {
   ZIP_FILES,
   ZipFile,
   PdfValue,
+  PlaceholderBox,
+  FIND_ANCHORS,
+  JOIN_PDFS,
+  TextAnchorQuery,
+  TextAnchorResult,
   SigningIdentity,
   checkDocumentBudget,
   isPdfLimitError,
@@ -51,6 +56,8 @@ export interface RenderedPdfRow extends ReadDoc {
   sha256: string;
   byte_size: number;
   page_count: number;
+  /** Where the body's field placeholders went (anchors.ts); absent when it has none. */
+  anchors?: PlaceholderBox[];
 }
 
 /** Page images by the hash of what they are rendered from (see `pageImage`). */
@@ -66,6 +73,33 @@ interface PageImageRow extends ReadDoc {
 }
 
 type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & Partial<Pick<DocumentState, 'organization_id'>> & WithBody;
+
+/** What a document's PDF is made from: its body or file, or its parts (document-parts.ts). */
+type PdfSource = Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & {
+  show_title?: boolean;
+  parts?: DocumentPart[] | null;
+} & Partial<Pick<DocumentState, 'organization_id'>> &
+  WithBody;
+
+/** One part's PDF: stored (its hash), its pages, and for a rendered body where its placeholders went. */
+export type PartPdf = Pick<RenderedPdfRow, 'sha256' | 'byte_size' | 'page_count' | 'anchors'>;
+
+/**
+ * How part `index` of a document is rendered: part 0 under the document's title (shown as
+ * show_title says, like a one-part body), any later part under its own title when it has one.
+ */
+export function partRenderSource(doc: PdfSource, part: DocumentPart, index: number): RenderSource {
+  const title = part.title ?? doc.title;
+  const showTitle = index === 0 ? doc.show_title !== false : part.title !== null;
+  return {
+    title,
+    content_format: part.content_format,
+    created_at: doc.created_at,
+    content_blob: part.content_blob,
+    ...(showTitle ? {} : { show_title: false }),
+    ...(doc.organization_id ? { organization_id: doc.organization_id } : {}),
+  };
+}
 
 /** Entries of the in-process render cache; the rows and the blobs themselves are not bounded. */
 const MEMORY_CACHE_ENTRIES = 10_000;
@@ -130,10 +164,54 @@ export class DocumentPdfService {
    * The PDF a participant reads: fixed at send; before that the uploaded file, or the body
    * rendered once (deterministic for the same title, body and creation time).
    */
-  async original(state: Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & WithBody): Promise<Buffer> {
+  async original(state: PdfSource): Promise<Buffer> {
     if (state.original_pdf) return this.blob(state.original_pdf.sha256);
+    if (state.parts) return this.blob((await this.joined(state)).row.sha256);
     if (state.file) return this.blob(state.file.sha256);
     return this.blob((await this.rendered(state)).sha256);
+  }
+
+  /** Each part's PDF, in order: an uploaded part as it was stored, a body rendered (cached) in the pool. */
+  async partPdfs(state: PdfSource): Promise<PartPdf[]> {
+    const parts = state.parts ?? [];
+    return Promise.all(
+      parts.map(async (part, i): Promise<PartPdf> => {
+        if (part.file) return fileAsPart(part.file);
+        return this.rendered(partRenderSource(state, part, i));
+      }),
+    );
+  }
+
+  /** One part's PDF bytes (anchors are searched in the part their field is on). */
+  async partPdf(state: PdfSource, index: number): Promise<{ pdf: Buffer; part: PartPdf }> {
+    const part = (await this.partPdfs(state))[index];
+    return { pdf: await this.blob(part.sha256), part };
+  }
+
+  /**
+   * The parts joined into one PDF (join-pdfs.ts), stored like a render: `rendered_pdfs` maps the
+   * hash of (join version, title, every part's hash) to it, so the draft's GET /file, the
+   * signing page and send all read the same bytes.
+   */
+  async joined(state: PdfSource): Promise<{ row: RenderedPdfRow; parts: PartPages[] }> {
+    const parts = await this.partPdfs(state);
+    const layout = layParts(parts.map((p) => p.page_count));
+    const key = createHash('sha256').update(JSON.stringify([JOIN_PDFS.id, JOIN_PDFS.version, state.title, parts.map((p) => p.sha256)])).digest('hex');
+    const known = this.renders.get(key) ?? (await this.storedRender(key));
+    if (known) return { row: known, parts: layout };
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.remembering(key, async () => {
+        const out = await this.job(
+          JOIN_PDFS,
+          { pdfs: await Promise.all(parts.map((p) => this.blob(p.sha256))), title: state.title, max_pages: DOCUMENT_BUDGETS.max_pages },
+          state.organization_id || undefined,
+        );
+        return this.storeRender(key, out.pdf, out.page_counts.reduce((a, b) => a + b, 0));
+      }).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return { row: await pending, parts: layout };
   }
 
   /** The stored render of a draft's body: from the cache, else rendered in the pool now. */
@@ -150,7 +228,17 @@ export class DocumentPdfService {
   }
 
   /** The original fixed at send: the upload as it was read at upload, or the stored render. */
-  async fixOriginal(state: DocumentState): Promise<{ pointer: BlobPointer; page_count: number }> {
+  async fixOriginal(state: DocumentState): Promise<{ pointer: BlobPointer; page_count: number; parts?: PartPages[] }> {
+    if (state.parts) {
+      // Every body is read (its hash checked) and every upload is there before the parts are joined.
+      for (const part of state.parts) {
+        if (part.file) {
+          if (!(await this.blobs.has(part.file.sha256))) throw new Error(`blob ${part.file.sha256} is missing from the blob store`);
+        } else await readBody(this.blobs, part);
+      }
+      const joined = await this.joined(state);
+      return { pointer: { sha256: joined.row.sha256, byte_size: joined.row.byte_size }, page_count: joined.row.page_count, parts: joined.parts };
+    }
     if (state.file) {
       if (!(await this.blobs.has(state.file.sha256))) throw new Error(`blob ${state.file.sha256} is missing from the blob store`);
       // Read (in the pool) and counted when it was uploaded; reading it again would only cost time.
@@ -189,7 +277,8 @@ export class DocumentPdfService {
       const img = images.get(f.participant_id);
       const pointer = f.type === 'signature' ? img?.signature : img?.seal;
       if (!pointer) continue;
-      stamps.push({ page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });
+      // A field's page counts within its part; the original joins the parts (absolutePage).
+      stamps.push({ page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });
     }
     const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
     const identity = await this.signingIdentity();
@@ -213,6 +302,11 @@ export class DocumentPdfService {
     );
     const ref = await this.blobs.put(asBuffer(signed));
     return { sha256: ref.sha256, byte_size: ref.byte_size };
+  }
+
+  /** Anchor texts located in a stored PDF, in the pool (PDFium's text layer; anchors.ts). */
+  findAnchors(pdf: Buffer, queries: TextAnchorQuery[], tenant?: string): Promise<TextAnchorResult[]> {
+    return this.job(FIND_ANCHORS, { pdf, queries }, tenant);
   }
 
   /** `base` with the audit certificate appended, rendered in the pool. */
@@ -385,8 +479,12 @@ export class DocumentPdfService {
       },
       state.organization_id || undefined,
     );
-    const ref = await this.blobs.put(asBuffer(out.pdf));
-    const row: RenderedPdfRow = { id: key, sha256: ref.sha256, byte_size: ref.byte_size, page_count: out.page_count };
+    return this.storeRender(key, out.pdf, out.page_count, out.anchors);
+  }
+
+  private async storeRender(key: string, pdf: Uint8Array, pageCount: number, anchors?: PlaceholderBox[]): Promise<RenderedPdfRow> {
+    const ref = await this.blobs.put(asBuffer(pdf));
+    const row: RenderedPdfRow = { id: key, sha256: ref.sha256, byte_size: ref.byte_size, page_count: pageCount, ...(anchors ? { anchors } : {}) };
     this.remember(row);
     if (this.reads) {
       await this.ensureCollection();
@@ -401,7 +499,7 @@ export class DocumentPdfService {
     await this.ensureCollection();
     const row = await this.reads.get<RenderedPdfRow>(RENDERED_PDFS, key);
     if (!row || !(await this.blobs.has(row.sha256))) return null;
-    const found = { id: row.id, sha256: row.sha256, byte_size: row.byte_size, page_count: row.page_count };
+    const found: RenderedPdfRow = { id: row.id, sha256: row.sha256, byte_size: row.byte_size, page_count: row.page_count, ...(row.anchors ? { anchors: row.anchors } : {}) };
     this.remember(found);
     return found;
   }
@@ -431,11 +529,15 @@ export function pdfValuesOf(state: DocumentState, pendingId: string, pendingValu
   for (const f of state.fields) {
     const v = recorded.get(f.id);
     if (!v) continue;
-    const box = { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false };
+    const box = { page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false };
     if (f.type === 'checkbox' || f.type === 'radio') out.push({ ...box, kind: f.type, checked: v.value === true });
     else out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v) });
   }
   return out;
+}
+
+function fileAsPart(file: FileRef): PartPdf {
+  return { sha256: file.sha256, byte_size: file.byte_size, page_count: file.page_count };
 }
 
 /** Everything a render's bytes depend on, hashed with the renderer's version. */

@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft document
-         * @description Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires) or `from_template` with `variables` for its {{placeholders}}. Then add participants, place fields and send.
+         * @description Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires), `from_template` with `variables` for its {{placeholders}}, or `parts` (up to 10 bodies and PDFs shown and signed in order and delivered as one signed PDF; fields name their part). HTML may carry field placeholders such as {{signature:employee}}, rendered as blank room, for fields placed by anchor. Then add participants, place fields and send.
          */
         post: operations["Documents_create"];
         delete?: never;
@@ -134,7 +134,7 @@ export interface paths {
         head?: never;
         /**
          * Update a draft
-         * @description Changes title, content, author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Sent documents are frozen (409 document_not_editable).
+         * @description Changes title, content (or every part, with parts), author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Fields keep their coordinates: after changing a body, PUT the fields again to re-resolve anchors. Sent documents are frozen (409 document_not_editable).
          */
         patch: operations["Documents_update"];
         trace?: never;
@@ -253,7 +253,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the fields
-         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed, 0 to 100, from its top-left corner. Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
+         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `part` names the part and `page` counts within it. Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
          */
         put: operations["Participants_replaceFields"];
         post?: never;
@@ -1252,6 +1252,19 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        DocumentPartDto: {
+            /** @description Printed as the part's heading (HTML/text parts). Part 0 defaults to the document's title (shown as show_title says); later parts print none unless given. */
+            title?: string;
+            /** @description The part's body (give content or file_url). */
+            content?: string;
+            /**
+             * @description With content: default html.
+             * @enum {string}
+             */
+            content_format?: "html" | "text";
+            /** @description A PDF uploaded with POST /files (its file_url). */
+            file_url?: string;
+        };
         CreateDocumentDto: {
             title: string;
             content?: string;
@@ -1268,8 +1281,12 @@ export interface components {
             };
             /** @description Default true: the rendered PDF prints the title as a centred heading above the body on page 1. false: the body starts at the top margin (content only; fixed at creation). */
             show_title?: boolean;
+            /** @description Several files in one document, shown and signed in order, delivered as one signed PDF (instead of content, file_url or from_template). */
+            parts?: components["schemas"]["DocumentPartDto"][];
         };
         UpdateDocumentDto: {
+            /** @description Every part, replacing the draft's (a document made with parts; not with content). */
+            parts?: components["schemas"]["DocumentPartDto"][];
             title?: string;
             content?: string;
             author_name?: string;
@@ -1305,6 +1322,20 @@ export interface components {
             /** @enum {string} */
             auth?: "sms_pin" | "none";
         };
+        FieldAnchorDto: {
+            /** @description A {{type:name}} placeholder written in HTML content (e.g. {{signature:employee}}; it renders as blank room), or any text of the PDF, e.g. (인) (white space ignored). */
+            text: string;
+            /** @description Which appearance, counted in reading order over the pages (default 1). */
+            occurrence?: number;
+            /** @description Percent of the page width added to the found text's left edge (default 0). */
+            offset_x?: number;
+            /** @description Percent of the page height added to the found text's top edge (default 0; negative moves up). */
+            offset_y?: number;
+            /** @description The field's width in percent of the page (default: the found text's width, at least 1). */
+            width?: number;
+            /** @description The field's height in percent of the page (default: the found text's height, at least 1). */
+            height?: number;
+        };
         FieldDto: {
             participant_id: string;
             /**
@@ -1312,15 +1343,20 @@ export interface components {
              * @enum {string}
              */
             type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
-            page: number;
-            /** @description Percent of the displayed page width from its left edge. */
-            x: number;
-            /** @description Percent of the displayed page height from its top edge. */
-            y: number;
-            /** @description Percent of the displayed page width, at least 1. */
-            width: number;
-            /** @description Percent of the displayed page height, at least 1. */
-            height: number;
+            /** @description Place the field by text in the document instead of page/x/y/width/height (leave those out). Resolved now against the document's PDF; the response shows the page and box found. */
+            anchor?: components["schemas"]["FieldAnchorDto"];
+            /** @description The part the field is on (documents of several parts; default 0). page counts within the part. */
+            part?: number;
+            /** @description The page within the field's part (the document's page for a one-part document). Required unless anchor is given. */
+            page?: number;
+            /** @description Percent of the displayed page width from its left edge (required unless anchor is given). */
+            x?: number;
+            /** @description Percent of the displayed page height from its top edge (required unless anchor is given). */
+            y?: number;
+            /** @description Percent of the displayed page width, at least 1 (required unless anchor is given). */
+            width?: number;
+            /** @description Percent of the displayed page height, at least 1 (required unless anchor is given). */
+            height?: number;
             /** @description Default true, except checkboxes in a group (default false: min_checked says how many). */
             required?: boolean;
             upload_only?: boolean;
@@ -1570,6 +1606,8 @@ export interface components {
          *     - `document_has_no_participants` (400): Send: the document has no participants; add one (POST /v1/documents/{id}/participants).
          *     - `document_has_no_signer` (400): Send: only cc participants; add a signer or reviewer.
          *     - `signer_without_required_field` (400): Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
+         *     - `anchor_not_found` (400): A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
+         *     - `anchor_out_of_page` (400): A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
          *     - `field_page_out_of_range` (400): A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
          *     - `field_value_required` (400): A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
@@ -1588,7 +1626,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1703,6 +1741,8 @@ export interface components {
             /** @description SHA-256 of the signed final PDF once completed. */
             final_pdf_sha256: string | null;
             participants: components["schemas"]["Participant"][];
+            /** @description The document's parts in order (docs/API.md, "Documents of several parts"); a document made with content or file_url has one. */
+            parts: components["schemas"]["DocumentPart"][];
             fields: components["schemas"]["Field"][];
         };
         /**
@@ -1768,6 +1808,21 @@ export interface components {
          * @enum {string}
          */
         ParticipantStatus: "pending" | "viewed" | "signed" | "declined";
+        DocumentPart: {
+            /** @description The part's index; fields name it as part. */
+            index: number;
+            /** @description The part's heading, or null (part 0 of a one-part document: null, the document's title applies). */
+            title: string | null;
+            /** @description The part's first page in the document's PDF (fixed at send); null while an earlier part's pages are unknown (a body not yet rendered). */
+            first_page: number | null;
+            /** @description The part's pages; null until known (a body: at send). */
+            page_count: number | null;
+            content_format: components["schemas"]["ContentFormat"];
+            /** @description The part's body (HTML or text); null for an uploaded PDF. */
+            content: string | null;
+            /** @description The uploaded PDF of the part, or null. */
+            file: components["schemas"]["DocumentFile"] | null;
+        };
         Field: {
             /** @constant */
             object: "field";
@@ -1776,6 +1831,9 @@ export interface components {
             /** Format: uuid */
             participant_id: string;
             type: components["schemas"]["FieldType"];
+            /** @description The part the field is on (0 for a one-part document). */
+            part: number;
+            /** @description The page within the field's part (for a one-part document, the document's page). */
             page: number;
             /** @description Percent of the page width from the left edge. */
             x: number;
@@ -1786,6 +1844,8 @@ export interface components {
             required: boolean;
             /** @description Seal fields only: the signer must upload a seal image. */
             upload_only: boolean;
+            /** @description Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved. */
+            anchor?: components["schemas"]["FieldAnchor"];
             label?: string;
             read_only?: boolean;
             /** @description The sender's prefill; once its participant signed, the value they signed. */
@@ -1811,6 +1871,20 @@ export interface components {
          * @enum {string}
          */
         FieldType: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
+        FieldAnchor: {
+            /** @description The placeholder ({{signature:employee}}) or PDF text ((인)) the field was placed at. */
+            text: string;
+            /** @description Which appearance of text, 1-based in reading order. */
+            occurrence: number;
+            /** @description Percent of the page width added to the text's left edge. */
+            offset_x: number;
+            /** @description Percent of the page height added to the text's top edge. */
+            offset_y: number;
+            /** @description The width asked for (percent); null: the text's own. */
+            width: number | null;
+            /** @description The height asked for (percent); null: the text's own. */
+            height: number | null;
+        };
         DocumentList: {
             /** @constant */
             object: "list";
@@ -1932,6 +2006,17 @@ export interface components {
                 completed_at: string | null;
                 /** @description Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good. */
                 pages_version: string | null;
+                /** @description The document's parts in order and where each starts: a field's page image is pages/{first_page + page - 1}.png of its part. */
+                parts: {
+                    /** @description The part's index; fields name it as part. */
+                    index: number;
+                    /** @description The part's heading, or null (part 0 of a one-part document: null, the document's title applies). */
+                    title: string | null;
+                    /** @description The part's first page in the document's PDF (fixed at send); null while an earlier part's pages are unknown (a body not yet rendered). */
+                    first_page: number | null;
+                    /** @description The part's pages; null until known (a body: at send). */
+                    page_count: number | null;
+                }[];
             };
             participant: {
                 /** Format: uuid */
@@ -1955,6 +2040,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 type: components["schemas"]["FieldType"];
+                part: number;
                 page: number;
                 x: number;
                 y: number;
@@ -1962,6 +2048,8 @@ export interface components {
                 height: number;
                 required: boolean;
                 upload_only: boolean;
+                /** @description Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved. */
+                anchor?: components["schemas"]["FieldAnchor"];
                 label?: string;
                 read_only?: boolean;
                 /** @description The sender's prefill; once its participant signed, the value they signed. */
@@ -2370,6 +2458,8 @@ export interface components {
             /** @description SHA-256 of the signed final PDF once completed. */
             final_pdf_sha256: string | null;
             participants: components["schemas"]["Participant"][];
+            /** @description The document's parts in order (docs/API.md, "Documents of several parts"); a document made with content or file_url has one. */
+            parts: components["schemas"]["DocumentPart"][];
             fields: components["schemas"]["Field"][];
             /** @description The recipient, as in participants. */
             participant: components["schemas"]["Participant"];
@@ -7348,6 +7438,10 @@ export interface operations {
              *
              *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
              *
+             *     `anchor_not_found`: A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
+             *
+             *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -7368,7 +7462,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

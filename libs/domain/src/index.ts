@@ -7,6 +7,8 @@ export * from './document/document.state';
 export * from './document/document.decider';
 export * from './document/field-types';
 export * from './document/field-values';
+export * from './document/field-anchor';
+export * from './document/document-parts';
 export * from './organization/organization.events';
 export * from './organization/organization.decider';
 export * from './document/signing-notifications.process';

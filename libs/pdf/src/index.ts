@@ -4,6 +4,7 @@
  * audit certificate. Pure functions: no Nest, no storage.
  */
 export { sanitizeContentHtml } from './sanitize-content-html';
+export { FIELD_PLACEHOLDER, findTextAnchors, markPlaceholders, type AnchorBox, type PlaceholderBox, type TextAnchorQuery, type TextAnchorResult } from './anchors';
 export {
   buildDocDefinition,
   renderDocDefinition,
@@ -36,6 +37,7 @@ export {
   type AuditTimelineEntry,
 } from './audit-certificate';
 export { appendPdfs } from './append-pdfs';
+export { joinPdfs } from './join-pdfs';
 export { contentDispositionFor } from './content-disposition';
 export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
@@ -56,6 +58,11 @@ export {
   ZIP_FILES,
   VERIFY_PDF,
   type VerifiedPdf,
+  FIND_ANCHORS,
+  type FindAnchorsInput,
+  JOIN_PDFS,
+  type JoinPdfsInput,
+  type JoinedPdf,
   type RenderPageInput,
   type RenderedPage,
   type ZipFile,

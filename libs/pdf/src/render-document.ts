@@ -6,6 +6,7 @@ import { renderDocDefinition } from './pdfmake-render';
 import { stripInvisible } from './printable-text';
 import { sanitizeContentHtml } from './sanitize-content-html';
 import { assertOffMainThread } from './main-thread-guard';
+import { extractPlaceholderBoxes, markPlaceholders, type PlaceholderBox } from './anchors';
 
 export { renderDocDefinition };
 
@@ -58,14 +59,20 @@ export function pageNumberFooter(currentPage: number, pageCount: number): Conten
  * measure or adjust it; pdfmake consumes it, so build one per render.
  */
 export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinitions {
+  return buildDocDefinitionWithPlaceholders(input).def;
+}
+
+/**
+ * The definition and the field placeholders (`{{signature:employee}}`, HTML only) it carries as
+ * blank room: after rendering, `extractPlaceholderBoxes` reads where they went (anchors.ts).
+ */
+export function buildDocDefinitionWithPlaceholders(input: RenderDocumentInput): { def: TDocumentDefinitions; placeholders: string[] } {
   assertOffMainThread('buildDocDefinition');
-  const body =
-    input.format === 'html'
-      ? htmlToPdfmake(sanitizeContentHtml(input.content), { contentWidth: CONTENT_WIDTH })
-      : textToPdfmake(input.content);
+  const converted = input.format === 'html' ? htmlToPdfmake(sanitizeContentHtml(input.content), { contentWidth: CONTENT_WIDTH }) : textToPdfmake(input.content);
+  const { content: body, placeholders } = input.format === 'html' ? markPlaceholders(converted) : { content: converted, placeholders: [] as string[] };
   const created = creationDate(input.created_at);
   const title = stripInvisible(input.title);
-  return {
+  const def: TDocumentDefinitions = {
     pageSize: 'A4',
     pageMargins: [MARGIN, MARGIN, MARGIN, MARGIN],
     version: '1.7',
@@ -83,8 +90,22 @@ export function buildDocDefinition(input: RenderDocumentInput): TDocumentDefinit
     styles: documentStyles,
     defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 10.5, lineHeight: 1.35 },
   };
+  return { def, placeholders };
 }
 
+/** The rendered PDF; placeholders leave no trace in it (their boxes come back beside it). */
 export async function renderDocumentPdf(input: RenderDocumentInput): Promise<Buffer> {
-  return renderDocDefinition(buildDocDefinition(input));
+  return (await renderDocumentWithAnchors(input)).pdf;
+}
+
+export async function renderDocumentWithAnchors(input: RenderDocumentInput): Promise<{ pdf: Buffer; anchors: PlaceholderBox[] }> {
+  const { def, placeholders } = buildDocDefinitionWithPlaceholders(input);
+  return finishPlaceholders(await renderDocDefinition(def), placeholders);
+}
+
+/** Without placeholders the PDF is pdfmake's bytes untouched; with them, re-saved without their marks. */
+export async function finishPlaceholders(pdf: Buffer, placeholders: string[]): Promise<{ pdf: Buffer; anchors: PlaceholderBox[] }> {
+  if (placeholders.length === 0) return { pdf, anchors: [] };
+  const out = await extractPlaceholderBoxes(pdf, placeholders);
+  return { pdf: Buffer.from(out.pdf.buffer, out.pdf.byteOffset, out.pdf.byteLength), anchors: out.anchors };
 }

@@ -48,6 +48,12 @@ const OPTIONS: sanitizeHtml.IOptions = {
     del: 's',
     ins: 'u',
     img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, src: normalizeDataImageUrl(attribs.src) ?? '' } }),
+    // <span data-field="signature:employee"></span> is the element form of a field placeholder:
+    // it becomes the placeholder's text, which the renderer turns into blank room (anchors.ts).
+    span: (tagName, attribs) => {
+      const field = attribs['data-field'];
+      return field !== undefined && DATA_FIELD.test(field) ? { tagName, attribs: {}, text: `{{${field}}}` } : { tagName, attribs };
+    },
   },
   exclusiveFilter: (frame) => frame.tag === 'img' && !normalizeDataImageUrl(frame.attribs.src),
   disallowedTagsMode: 'discard',
@@ -57,6 +63,9 @@ const OPTIONS: sanitizeHtml.IOptions = {
   nestingLimit: 64,
   enforceHtmlBoundary: true,
 };
+
+/** The value of a data-field attribute: a placeholder's inside (`type:name`, see FIELD_PLACEHOLDER). */
+const DATA_FIELD = /^[a-z_]{1,20}:[^\s{}]{1,60}$/;
 
 export function sanitizeContentHtml(html: string): string {
   assertOffMainThread('sanitizeContentHtml');

@@ -54,7 +54,8 @@ export class DocumentAccess {
    * a past state (`as_of`), whose links may be dead or belong to someone who has since signed.
    */
   async present(row: DocumentRow, auth?: AuthContext, options: { links?: boolean } = {}): Promise<PresentedDocument> {
-    const presented = presentDocument(row, this.origin, this.infra.secrets, await readBody(this.infra.blobs, row));
+    const partContents = row.parts ? await Promise.all(row.parts.map((p) => readBody(this.infra.blobs, p))) : [];
+    const presented = presentDocument(row, this.origin, this.infra.secrets, await readBody(this.infra.blobs, row), partContents);
     if (auth?.role === 'full' && options.links !== false) return presented;
     return { ...presented, participants: presented.participants.map((p) => ({ ...p, signing_url: null })) };
   }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { deliveryFacts, DocumentPdfService, sha256Hex } from '@dojang/application';
-import { canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, deliveryStreamId, documentStreamId, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
+import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, deliveryStreamId, documentStreamId, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
 import { auditFieldValues } from './form-data';
 import { StoredEvent } from '@dojang/event-store';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
@@ -35,13 +35,16 @@ export class DocumentLifecycleHttpController {
     }
     await this.docs.decide(auth, info, id, async (state: DocumentState) => {
       const days = dto.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
-      const original = state.status === 'draft' ? await this.pdf.fixOriginal(state) : { pointer: null, page_count: state.page_count ?? 1 };
+      const original: { pointer: BlobPointer | null; page_count: number; parts?: PartPages[] } =
+        state.status === 'draft' ? await this.pdf.fixOriginal(state) : { pointer: null, page_count: state.page_count ?? 1 };
       return {
         type: 'SendDocument' as const,
         expires_at: new Date(this.docs.clock.now().getTime() + days * DAY).toISOString(),
         message: dto.message?.trim() || null,
         page_count: original.page_count,
         original_pdf: original.pointer,
+        // Documents with parts: where each part starts in the joined original.
+        ...(original.parts ? { parts: original.parts } : {}),
         links: state.participants.map((p) => ({
           participant_id: p.id,
           token_hash: sha256Hex(this.docs.infra.secrets.signingToken(state.id, p.id)),

@@ -7,8 +7,16 @@ import { renderTemplate } from '@dojang/seals';
 import { ApiError } from '../shared/api-error';
 import { AuthContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
-import { CreateDocumentDto } from './document.dto';
+import { CreateDocumentDto, DocumentPartDto } from './document.dto';
 import { FILES, FileRow, TEMPLATES, TemplateRow, parseIssuedFileUrl } from './document-sources';
+
+/** A part as given, its file resolved (bodies go to the blob store in the controller). */
+export interface ResolvedPart {
+  title: string | null;
+  content: string | null;
+  content_format: ContentFormat;
+  file: FileRef | null;
+}
 
 export interface ResolvedBody {
   content: string | null;
@@ -44,9 +52,25 @@ export class DocumentSources {
     return org;
   }
 
+  /** The parts of a document made with several (documents.http.controller.ts): each a body or an issued file URL. */
+  async resolveParts(auth: AuthContext, parts: DocumentPartDto[]): Promise<ResolvedPart[]> {
+    return Promise.all(
+      parts.map(async (p, i): Promise<ResolvedPart> => {
+        const title = p.title?.trim() || null;
+        if ((p.content !== undefined) === (p.file_url !== undefined)) throw ApiError.missing(`parts[${i}].content`, `parts[${i}] needs either content or file_url (one of them).`);
+        if (p.content !== undefined) {
+          if (!p.content.trim()) throw ApiError.missing(`parts[${i}].content`, `parts[${i}].content must not be empty.`);
+          return { title, content: p.content, content_format: p.content_format ?? 'html', file: null };
+        }
+        if (p.content_format !== undefined) throw ApiError.invalid(`parts[${i}].content_format`, `parts[${i}].content_format applies to content only: a file_url part is a PDF.`);
+        return { title, content: null, content_format: 'pdf', file: await this.resolveFile(auth, p.file_url as string, `parts[${i}].file_url`) };
+      }),
+    );
+  }
+
   async resolveBody(auth: AuthContext, dto: CreateDocumentDto): Promise<ResolvedBody> {
     const given = [dto.content !== undefined, dto.file_url !== undefined, dto.from_template !== undefined].filter(Boolean).length;
-    if (given === 0) throw ApiError.missing('content', 'Provide content, file_url or from_template.');
+    if (given === 0) throw ApiError.missing('content', 'Provide content, file_url, from_template or parts.');
     if (given > 1) throw ApiError.invalid('content', 'Provide only one of content, file_url and from_template.');
     if (dto.variables !== undefined && dto.from_template === undefined) {
       throw ApiError.invalid(
@@ -69,8 +93,8 @@ export class DocumentSources {
    * Only URLs this service issued, signed and unexpired, are accepted; nothing is ever fetched, so
    * file_url cannot be turned against the network (SSRF).
    */
-  private async resolveFile(auth: AuthContext, url: string): Promise<FileRef> {
-    const refuse = (why: string) => ApiError.invalid('file_url', `file_url must be a URL returned by POST /files that has not expired (${why}).`);
+  private async resolveFile(auth: AuthContext, url: string, param = 'file_url'): Promise<FileRef> {
+    const refuse = (why: string) => ApiError.invalid(param, `${param} must be a URL returned by POST /files that has not expired (${why}).`);
     const parsed = parseIssuedFileUrl(url);
     if (!parsed) throw refuse('not a file URL of this service');
     const expected = this.infra.secrets.sign(`${parsed.file_id}.${parsed.expires}`);

@@ -30,6 +30,15 @@ import {
  */
 const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
+/** One part of a document of several (docs/API.md, "Documents of several parts"): a body or an uploaded PDF. */
+export class DocumentPartDto {
+  @ApiPropertyOptional({ type: 'string', maxLength: 500, description: 'Printed as the part\'s heading (HTML/text parts). Part 0 defaults to the document\'s title (shown as show_title says); later parts print none unless given.' })
+  @Optional() @IsString() @MaxLength(500) title?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 2_000_000, description: 'The part\'s body (give content or file_url).' }) @Optional() @IsString() @MaxLength(2_000_000) content?: string;
+  @ApiPropertyOptional({ enum: ['html', 'text'], description: 'With content: default html.' }) @Optional() @IsIn(['html', 'text']) content_format?: 'html' | 'text';
+  @ApiPropertyOptional({ type: 'string', maxLength: 2048, description: 'A PDF uploaded with POST /files (its file_url).' }) @Optional() @IsString() @MaxLength(2048) file_url?: string;
+}
+
 export class CreateDocumentDto {
   // Required (the controller answers missing_parameter), though checked there rather than here.
   @ApiProperty({ type: 'string', maxLength: 500 }) @Optional() @IsString() @MaxLength(500) title?: string;
@@ -42,9 +51,13 @@ export class CreateDocumentDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() variables?: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'boolean', description: 'Default true: the rendered PDF prints the title as a centred heading above the body on page 1. false: the body starts at the top margin (content only; fixed at creation).' })
   @Optional() @IsBoolean() show_title?: boolean;
+  @ApiPropertyOptional({ type: () => [DocumentPartDto], minItems: 1, maxItems: 10, description: 'Several files in one document, shown and signed in order, delivered as one signed PDF (instead of content, file_url or from_template).' })
+  @Optional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(10) @ValidateNested({ each: true }) @Type(() => DocumentPartDto) parts?: DocumentPartDto[];
 }
 
 export class UpdateDocumentDto {
+  @ApiPropertyOptional({ type: () => [DocumentPartDto], minItems: 1, maxItems: 10, description: 'Every part, replacing the draft\'s (a document made with parts; not with content).' })
+  @Optional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(10) @ValidateNested({ each: true }) @Type(() => DocumentPartDto) parts?: DocumentPartDto[];
   @ApiPropertyOptional({ type: 'string', maxLength: 500 }) @Optional() @IsString() @MaxLength(500) title?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 2_000_000 }) @Optional() @IsString() @MaxLength(2_000_000) content?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 200 }) @Optional() @IsString() @MaxLength(200) author_name?: string;
@@ -93,16 +106,39 @@ const IsScalarValue = () =>
     },
   });
 
+/** Where a field goes by what the document says (docs/API.md, "Placing fields by anchor"). */
+export class FieldAnchorDto {
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: 200, description: 'A {{type:name}} placeholder written in HTML content (e.g. {{signature:employee}}; it renders as blank room), or any text of the PDF, e.g. (인) (white space ignored).' })
+  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(200) text: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, description: 'Which appearance, counted in reading order over the pages (default 1).' })
+  @Optional() @IsInt() @Min(1) @Max(1000) occurrence?: number;
+  @ApiPropertyOptional({ type: 'number', minimum: -100, maximum: 100, description: 'Percent of the page width added to the found text\'s left edge (default 0).' })
+  @Optional() @IsNumber() @Min(-100) @Max(100) offset_x?: number;
+  @ApiPropertyOptional({ type: 'number', minimum: -100, maximum: 100, description: 'Percent of the page height added to the found text\'s top edge (default 0; negative moves up).' })
+  @Optional() @IsNumber() @Min(-100) @Max(100) offset_y?: number;
+  @ApiPropertyOptional({ type: 'number', minimum: 1, maximum: 100, description: 'The field\'s width in percent of the page (default: the found text\'s width, at least 1).' })
+  @Optional() @IsNumber() @Min(1) @Max(100) width?: number;
+  @ApiPropertyOptional({ type: 'number', minimum: 1, maximum: 100, description: 'The field\'s height in percent of the page (default: the found text\'s height, at least 1).' })
+  @Optional() @IsNumber() @Min(1) @Max(100) height?: number;
+}
+
+/** Coordinates are required unless the field gives an anchor (then they are found, and must be left out). */
+const Placed = () => ValidateIf((o: FieldDto) => o.anchor === undefined);
+
 export class FieldDto {
   @ApiProperty({ type: 'string' }) @IsDefined() @IsString() @IsNotEmpty() participant_id: string;
   @ApiProperty({ enum: FIELD_TYPES, description: 'signature and seal take images at signing; the other types take values (see docs/API.md, "Field types").' })
   @IsDefined() @IsIn(FIELD_TYPES as unknown as string[]) type: FieldType;
-  @ApiProperty({ type: 'integer', minimum: 1 }) @IsDefined() @IsInt() @Min(1) page: number;
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 100, description: 'Percent of the displayed page width from its left edge.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) x: number;
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 100, description: 'Percent of the displayed page height from its top edge.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) y: number;
+  @ApiPropertyOptional({ type: () => FieldAnchorDto, description: 'Place the field by text in the document instead of page/x/y/width/height (leave those out). Resolved now against the document\'s PDF; the response shows the page and box found.' })
+  @Optional() @IsObject() @ValidateNested() @Type(() => FieldAnchorDto) anchor?: FieldAnchorDto;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 9, description: 'The part the field is on (documents of several parts; default 0). page counts within the part.' })
+  @Optional() @IsInt() @Min(0) @Max(9) part?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'The page within the field\'s part (the document\'s page for a one-part document). Required unless anchor is given.' }) @Placed() @IsDefined() @IsInt() @Min(1) page?: number;
+  @ApiPropertyOptional({ type: 'number', minimum: 0, maximum: 100, description: 'Percent of the displayed page width from its left edge (required unless anchor is given).' }) @Placed() @IsDefined() @IsNumber() @Min(0) @Max(100) x?: number;
+  @ApiPropertyOptional({ type: 'number', minimum: 0, maximum: 100, description: 'Percent of the displayed page height from its top edge (required unless anchor is given).' }) @Placed() @IsDefined() @IsNumber() @Min(0) @Max(100) y?: number;
   // At least MIN_FIELD_SIZE_PERCENT (1): the decider refuses smaller boxes, naming the field.
-  @ApiProperty({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the displayed page width, at least 1.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) width: number;
-  @ApiProperty({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the displayed page height, at least 1.' }) @IsDefined() @IsNumber() @Min(0) @Max(100) height: number;
+  @ApiPropertyOptional({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the displayed page width, at least 1 (required unless anchor is given).' }) @Placed() @IsDefined() @IsNumber() @Min(0) @Max(100) width?: number;
+  @ApiPropertyOptional({ type: 'number', minimum: 1, maximum: 100, description: 'Percent of the displayed page height, at least 1 (required unless anchor is given).' }) @Placed() @IsDefined() @IsNumber() @Min(0) @Max(100) height?: number;
   @ApiPropertyOptional({ type: 'boolean', description: 'Default true, except checkboxes in a group (default false: min_checked says how many).' }) @Optional() @IsBoolean() required?: boolean;
   @ApiPropertyOptional({ type: 'boolean' }) @Optional() @IsBoolean() upload_only?: boolean;
   @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'Shown to the signer, in form_data and in the audit certificate.' }) @Optional() @IsString() @MaxLength(200) label?: string;

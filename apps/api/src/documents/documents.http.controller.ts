@@ -4,7 +4,8 @@ import { putBody, storedBody } from '@dojang/application';
 import { FieldDtoShape, remapDuplicate } from './duplicate';
 import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
-import { checkDocumentBudget } from '@dojang/pdf';
+import { checkDocumentBudget, isPdfLimitError, PdfLimitError } from '@dojang/pdf';
+import { DocumentPart } from '@dojang/domain';
 import { ApiError } from '../shared/api-error';
 import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
@@ -27,6 +28,7 @@ export class DocumentsHttpController {
   @HttpCode(201)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateDocumentDto): Promise<DocumentResponse> {
     if (dto.title === undefined || !dto.title.trim()) throw ApiError.missing('title');
+    if (dto.parts !== undefined) return this.createWithParts(auth, info, dto, dto.parts);
     const body = await this.sources.resolveBody(auth, dto);
     if (dto.show_title !== undefined && body.file) throw ApiError.invalid('show_title', 'show_title applies to content only: an uploaded PDF is used as it is.');
     // Budgets are checked now, from the content alone, rather than failing at render or send.
@@ -54,6 +56,61 @@ export class DocumentsHttpController {
       { allowMissing: true, newStream: true },
     );
     return this.docs.presentById(auth, id);
+  }
+
+  /** A document of several parts (document-parts.ts): each body stored, each file resolved, in order. */
+  private async createWithParts(auth: AuthContext, info: RequestInfo, dto: CreateDocumentDto, given: NonNullable<CreateDocumentDto['parts']>): Promise<DocumentResponse> {
+    for (const key of ['content', 'file_url', 'from_template', 'content_format', 'variables'] as const) {
+      if (dto[key] !== undefined) throw ApiError.invalid(key, `${key} cannot be combined with parts: give each part its content or file_url.`);
+    }
+    const parts = await this.storeParts(auth, given);
+    if (dto.show_title !== undefined && parts[0].file) throw ApiError.invalid('show_title', 'show_title applies to a first part with content: an uploaded PDF is used as it is.');
+    const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
+    const id = randomUUID();
+    await this.docs.decide(
+      auth,
+      info,
+      id,
+      {
+        type: 'CreateDocument',
+        document_id: id,
+        organization_id: auth.organization_id,
+        livemode: auth.livemode,
+        title: (dto.title as string).trim(),
+        content_blob: parts[0].content_blob,
+        content_format: parts[0].content_format,
+        file: parts[0].file,
+        parts,
+        author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
+        metadata: metadata ?? {},
+        from_template: null,
+        ...(dto.show_title === false ? { show_title: false } : {}),
+      },
+      { allowMissing: true, newStream: true },
+    );
+    return this.docs.presentById(auth, id);
+  }
+
+  /** Parts resolved, each body held to the document budgets (naming its part) and stored. */
+  private async storeParts(auth: AuthContext, given: NonNullable<CreateDocumentDto['parts']>): Promise<DocumentPart[]> {
+    const resolved = await this.sources.resolveParts(auth, given);
+    resolved.forEach((p, i) => {
+      if (p.content === null) return;
+      try {
+        checkDocumentBudget(p.content, p.content_format);
+      } catch (err) {
+        if (isPdfLimitError(err)) throw new PdfLimitError(err.code, err.limit, `parts[${i}]: ${err.message}`, `parts[${i}].content`);
+        throw err;
+      }
+    });
+    return Promise.all(
+      resolved.map(async (p) => ({
+        title: p.title,
+        content_blob: p.content === null ? null : await putBody(this.docs.infra.blobs, p.content),
+        content_format: p.content_format,
+        file: p.file,
+      })),
+    );
   }
 
   @Get()
@@ -91,8 +148,11 @@ export class DocumentsHttpController {
   async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateDocumentDto): Promise<DocumentResponse> {
     const metadata = normalizeMetadata(dto.metadata, true);
     if (dto.content !== undefined) checkDocumentBudget(dto.content, (await this.docs.row(auth, id)).content_format);
+    if (dto.parts !== undefined && dto.content !== undefined) throw ApiError.invalid('parts', 'Give content or parts, not both.');
+    const parts = dto.parts !== undefined ? await this.storeParts(auth, dto.parts) : undefined;
     await this.docs.decide(auth, info, id, {
       type: 'UpdateDocument',
+      ...(parts !== undefined ? { parts } : {}),
       ...(dto.title !== undefined ? { title: dto.title.trim() } : {}),
       ...(dto.content !== undefined ? { content_blob: await putBody(this.docs.infra.blobs, dto.content) } : {}),
       ...(dto.author_name !== undefined ? { author_name: dto.author_name.trim() } : {}),
@@ -130,6 +190,10 @@ export class DocumentsHttpController {
         metadata: source.metadata,
         from_template: null,
         ...(source.show_title === false ? { show_title: false } : {}),
+        // A document of parts is copied with every part (its fields name them).
+        ...(source.parts
+          ? { parts: await Promise.all(source.parts.map(async (p) => ({ ...p, content_blob: p.content_blob && (await storedBody(this.docs.infra.blobs, p.content_blob)) }))) }
+          : {}),
         duplicate_of: { document_id: source.id, ...copy },
       },
       { allowMissing: true },

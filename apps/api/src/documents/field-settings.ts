@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { Field, FieldSettings, FieldValueEntry } from '@dojang/domain';
+import { AnchorBox, Field, FieldAnchor, FieldSettings, FieldValueEntry } from '@dojang/domain';
 import { FieldDto } from './document.dto';
 import type { FieldSettingsResponse } from '../openapi/response-schemas';
 
@@ -28,16 +28,18 @@ const SETTINGS = [
  * A field as the sender placed it: only the settings they gave are recorded (fields of SPEC's
  * shape stay exactly as they were). A number prefill is kept as its canonical string.
  */
-export function toField(dto: FieldDto): Field {
+export function toField(dto: FieldDto, placed: { box: AnchorBox; anchor: FieldAnchor | null }): Field {
   const field: Field = {
     id: randomUUID(),
     participant_id: dto.participant_id.toLowerCase(),
     type: dto.type,
-    page: dto.page,
-    x: dto.x,
-    y: dto.y,
-    width: dto.width,
-    height: dto.height,
+    page: placed.box.page,
+    x: placed.box.x,
+    y: placed.box.y,
+    width: placed.box.width,
+    height: placed.box.height,
+    // Recorded only when given, so one-part documents' fields stay exactly as they were.
+    ...(dto.part !== undefined ? { part: dto.part } : {}),
     // A checkbox in a group is answered with the group (min_checked), not one by one.
     required: dto.required ?? !(dto.type === 'checkbox' && dto.group !== undefined),
     upload_only: dto.upload_only ?? false,
@@ -45,7 +47,7 @@ export function toField(dto: FieldDto): Field {
   const settings: Record<string, unknown> = {};
   for (const key of SETTINGS) if (dto[key] !== undefined) settings[key] = dto[key];
   if (dto.value !== undefined) settings.value = typeof dto.value === 'number' ? String(dto.value) : dto.value;
-  return { ...field, ...(settings as FieldSettings) };
+  return { ...field, ...(settings as FieldSettings), ...(placed.anchor ? { anchor: placed.anchor } : {}) };
 }
 
 /** The settings of a field that has them, for responses (absent ones are left out, as in the request). */
@@ -63,6 +65,7 @@ export function presentField(field: Field, signed: FieldValueEntry | undefined) 
   return {
     id: field.id,
     type: field.type,
+    part: field.part ?? 0,
     page: field.page,
     x: field.x,
     y: field.y,
@@ -70,6 +73,7 @@ export function presentField(field: Field, signed: FieldValueEntry | undefined) 
     height: field.height,
     required: field.required,
     upload_only: field.upload_only,
+    ...(field.anchor ? { anchor: field.anchor } : {}),
     ...fieldSettingsOf(field, signed),
   };
 }

@@ -8,6 +8,7 @@ import { CorrectParticipantDto, ParticipantBatchDto, ParticipantDto, ReplaceFiel
 import { normalizePhone } from './phone-number.normalizer';
 import { ApiError } from '../shared/api-error';
 import { toField } from './field-settings';
+import { placeFields } from './field-anchors';
 import { DeletedParticipantResponse, FieldListResponse, ParticipantListResponse, ParticipantResponse } from '../openapi/response-schemas';
 
 function toSetup(dto: ParticipantDto, index?: number): ParticipantSetup {
@@ -107,15 +108,25 @@ export class ParticipantsHttpController {
     return found;
   }
 
+  private async placed(state: DocumentState, dto: ReplaceFieldsDto) {
+    const anchored = dto.fields.some((f) => f.anchor !== undefined);
+    // A sent or trashed document answers as before (409/404) rather than being searched.
+    const boxes = anchored && state.exists && !state.trashed && state.status === 'draft' ? await placeFields(this.pdf, state, dto.fields) : null;
+    return dto.fields.map((f, i) => toField(f, boxes ? boxes[i] : { box: { page: f.page ?? 1, x: f.x ?? 0, y: f.y ?? 0, width: f.width ?? 0, height: f.height ?? 0 }, anchor: null }));
+  }
+
   @Put('fields')
   async replaceFields(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ReplaceFieldsDto): Promise<FieldListResponse> {
-    const fields = dto.fields.map(toField);
     await this.docs.decide(auth, info, id, async (state: DocumentState) => ({
       type: 'ReplaceFields' as const,
-      fields,
+      // Anchored fields are found in the draft's PDF first (field-anchors.ts); only drafts get here
+      // with anchors resolved, the decider refuses the rest as it always did.
+      fields: await this.placed(state, dto),
       // An HTML draft's page count is its render's (cached, and the one send fixes): fields are
       // checked against it now rather than at send. An uploaded PDF's is in the state already.
-      page_count: state.status === 'draft' && !state.file && state.page_count === null ? (await this.pdf.rendered(state)).page_count : null,
+      page_count: state.status === 'draft' && !state.parts && !state.file && state.page_count === null ? (await this.pdf.rendered(state)).page_count : null,
+      // With parts, each part's (its render's, cached) so a page past its part is refused now.
+      part_page_counts: state.status === 'draft' && state.parts ? (await this.pdf.partPdfs(state)).map((p) => p.page_count) : null,
     }));
     const doc = await this.docs.presentById(auth, id);
     return { object: 'list', data: doc.fields, has_more: false };

@@ -102,7 +102,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Documents_create: {
     summary: 'Create a draft document',
     description:
-      'Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires) or `from_template` with `variables` for its {{placeholders}}. Then add participants, place fields and send.',
+      'Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires), `from_template` with `variables` for its {{placeholders}}, or `parts` (up to 10 bodies and PDFs shown and signed in order and delivered as one signed PDF; fields name their part). HTML may carry field placeholders such as {{signature:employee}}, rendered as blank room, for fields placed by anchor. Then add participants, place fields and send.',
     ok: { status: 201, description: 'The new draft.', json: S.DocumentSchema },
     errors: ['missing_parameter', 'invalid_parameter', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
@@ -126,7 +126,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   Documents_update: {
     summary: 'Update a draft',
-    description: 'Changes title, content, author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Sent documents are frozen (409 document_not_editable).',
+    description: 'Changes title, content (or every part, with parts), author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Fields keep their coordinates: after changing a body, PUT the fields again to re-resolve anchors. Sent documents are frozen (409 document_not_editable).',
     ok: { status: 200, description: 'The updated document.', json: S.DocumentSchema },
     errors: [...DRAFT_EDIT, 'invalid_parameter', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
@@ -177,9 +177,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Participants_replaceFields: {
     summary: 'Replace the fields',
     description:
-      'Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type\'s settings. Coordinates are percentages of the page as displayed, 0 to 100, from its top-left corner. Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft\'s render: 400 field_page_out_of_range).',
+      'Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type\'s settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `part` names the part and `page` counts within it. Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft\'s render: 400 field_page_out_of_range).',
     ok: { status: 200, description: 'The fields now on the document.', json: S.FieldListSchema },
-    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter', 'field_page_out_of_range', 'field_values_too_large', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
+    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', 'field_values_too_large', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
   DocumentLifecycle_send: {
     summary: 'Send a draft for signature',

@@ -173,8 +173,22 @@ export type ParticipantResponse = FromSchema<typeof ParticipantSchema>;
 /** A value as recorded: text, numbers and dates as strings, checkbox and radio as booleans. */
 const fieldValue = note('A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio).', { type: ['string', 'boolean'] });
 
+/** How a field was placed by text in the document; page/x/y/width/height beside it are where it was found. */
+const FieldAnchorSchema = component(
+  'FieldAnchor',
+  obj({
+    text: note('The placeholder ({{signature:employee}}) or PDF text ((인)) the field was placed at.', str),
+    occurrence: note('Which appearance of text, 1-based in reading order.', { type: 'integer', minimum: 1 }),
+    offset_x: note('Percent of the page width added to the text\'s left edge.', num),
+    offset_y: note('Percent of the page height added to the text\'s top edge.', num),
+    width: note('The width asked for (percent); null: the text\'s own.', { type: ['number', 'null'] }),
+    height: note('The height asked for (percent); null: the text\'s own.', { type: ['number', 'null'] }),
+  }),
+);
+
 /** The settings of value fields: present on a field only when the sender set them. */
 const FIELD_SETTINGS = {
+  anchor: note('Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved.', FieldAnchorSchema),
   label: str,
   read_only: bool,
   value: note('The sender\'s prefill; once its participant signed, the value they signed.', fieldValue),
@@ -252,7 +266,8 @@ export const FieldSchema = component(
     id: uuid,
     participant_id: uuid,
     type: FieldTypeSchema,
-    page: { type: 'integer', minimum: 1 },
+    part: note('The part the field is on (0 for a one-part document).', { type: 'integer', minimum: 0 }),
+    page: note('The page within the field\'s part (for a one-part document, the document\'s page).', { type: 'integer', minimum: 1 }),
     x: note('Percent of the page width from the left edge.', { type: 'number', minimum: 0, maximum: 100 }),
     y: note('Percent of the page height from the top edge.', { type: 'number', minimum: 0, maximum: 100 }),
     width: { type: 'number', minimum: 0, maximum: 100 },
@@ -267,6 +282,24 @@ export type FieldResponse = FromSchema<typeof FieldSchema>;
 const DocumentFileSchema = component(
   'DocumentFile',
   obj({ id: note('The file_… id of the uploaded PDF.', str), sha256, byte_size: int, page_count: int }),
+);
+
+/** Where a part starts in the PDF the participants see, for the signing page (absolute page n = first_page + page - 1). */
+const PART_PLACE = {
+  index: note('The part\'s index; fields name it as part.', { type: 'integer', minimum: 0 }),
+  title: note('The part\'s heading, or null (part 0 of a one-part document: null, the document\'s title applies).', strOrNull),
+  first_page: note('The part\'s first page in the document\'s PDF (fixed at send); null while an earlier part\'s pages are unknown (a body not yet rendered).', intOrNull),
+  page_count: note('The part\'s pages; null until known (a body: at send).', intOrNull),
+} as const;
+
+export const DocumentPartSchema = component(
+  'DocumentPart',
+  obj({
+    ...PART_PLACE,
+    content_format: ContentFormatSchema,
+    content: note('The part\'s body (HTML or text); null for an uploaded PDF.', strOrNull),
+    file: note('The uploaded PDF of the part, or null.', orNull(DocumentFileSchema)),
+  }),
 );
 
 const DOCUMENT_PROPERTIES = {
@@ -291,6 +324,7 @@ const DOCUMENT_PROPERTIES = {
   completed_at: timeOrNull,
   final_pdf_sha256: note('SHA-256 of the signed final PDF once completed.', { type: ['string', 'null'], pattern: '^[0-9a-f]{64}$' }),
   participants: arrayOf(ParticipantSchema),
+  parts: note('The document\'s parts in order (docs/API.md, "Documents of several parts"); a document made with content or file_url has one.', arrayOf(DocumentPartSchema)),
   fields: arrayOf(FieldSchema),
 } as const;
 
@@ -656,6 +690,7 @@ export const SigningSessionSchema = component(
       expires_at: timeOrNull,
       completed_at: timeOrNull,
       pages_version: note('Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good.', strOrNull),
+      parts: note('The document\'s parts in order and where each starts: a field\'s page image is pages/{first_page + page - 1}.png of its part.', arrayOf(obj(PART_PLACE))),
     }),
     participant: obj({
       id: uuid,
@@ -673,6 +708,7 @@ export const SigningSessionSchema = component(
         obj({
           id: uuid,
           type: FieldTypeSchema,
+          part: int,
           page: int,
           x: num,
           y: num,

@@ -42,6 +42,7 @@ import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificat
 import { readFilePart } from '../files/multipart-file';
 import { normalizePhone } from '../documents/phone-number.normalizer';
 import { Request } from 'express';
+import { presentParts } from '../documents/document.presenter';
 
 /** What the bytes are, by their first bytes (never the name or the declared type); null: none we take. */
 export function sniffAttachment(bytes: Buffer): AttachmentKind | null {
@@ -133,6 +134,7 @@ export class SigningService {
         expires_at: s.state.expires_at,
         completed_at: s.state.completed_at,
         pages_version: displayedPdf(s.state)?.slice(0, 16) ?? null,
+        parts: presentParts(s.state, null).map(({ index, title, first_page, page_count }) => ({ index, title, first_page, page_count })),
       },
       participant: {
         id: p.id,

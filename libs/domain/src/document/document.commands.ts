@@ -1,5 +1,5 @@
 import { AttachmentKind } from './field-types';
-import { BlobPointer, ChainHeadProof, DocumentCreated, Field, ParticipantChanges, ParticipantSetup } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentCreated, DocumentPart, Field, ParticipantChanges, ParticipantSetup, PartPages } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
 interface Timed {
@@ -20,6 +20,8 @@ export type UpdateDocument = Timed & {
   content_blob?: BlobPointer;
   author_name?: string;
   metadata?: Record<string, string | null>;
+  /** Every part, bodies already in the blob store (replaces the draft's; document-parts.ts). */
+  parts?: DocumentPart[];
 };
 export type SetEditLock = Timed & { type: 'SetEditLock'; locked: boolean };
 export type TrashDocument = Timed & { type: 'TrashDocument' };
@@ -35,6 +37,8 @@ export type ReplaceFields = Timed & {
   fields: Field[];
   /** The pages of the draft's current render when the shell knows it (HTML bodies): fields are checked against it now, not at send. */
   page_count?: number | null;
+  /** Documents with parts: each part's page count when the shell knows it (uploaded, or rendered for this request). */
+  part_page_counts?: Array<number | null> | null;
 };
 export type SendDocument = Timed & {
   type: 'SendDocument';
@@ -43,6 +47,8 @@ export type SendDocument = Timed & {
   page_count: number;
   original_pdf: BlobPointer | null;
   links: Array<{ participant_id: string; token_hash: string }>;
+  /** Documents with parts: where each part starts in original_pdf (the shell joined them). */
+  parts?: PartPages[];
 };
 export type OpenSigningLink = Timed & {
   type: 'OpenSigningLink';

@@ -5,8 +5,9 @@ import { CancelDocument, DocumentCommand, SignDocument } from './document.comman
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
 import { decideDelegateSigning, decideUploadAttachment } from './signing-routing.decider';
 import { decideDownloadPin } from './completed-download.decider';
-import { BlobPointer, DocumentEvent, Field, ParticipantSetup } from './document.events';
+import { BlobPointer, DocumentEvent, DocumentPart, Field, ParticipantSetup } from './document.events';
 import { DEFAULT_TIME_ZONE, validateFieldSettings } from './field-types';
+import { partCount, partOf, validateParts } from './document-parts';
 import { resolveSignerValues } from './field-values';
 import {
   DocumentState,
@@ -58,6 +59,9 @@ const DIGITS = /^(?:[0-9]{6,15}|\+(?!82)[1-9][0-9]{6,14})$/;
 
 /** Hash and size only: a body read from an old inline event never goes back into a new one. */
 const pointer = (ref: BlobPointer): BlobPointer => ({ sha256: ref.sha256, byte_size: ref.byte_size });
+
+/** A part as recorded: bodies by hash and size only, like the one-part body. */
+const partPointer = (part: DocumentPart): DocumentPart => ({ ...part, content_blob: part.content_blob && pointer(part.content_blob) });
 
 const documentNotFound = () => notFound('document_not_found', 'No such document.');
 
@@ -132,11 +136,18 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
  */
 export const MIN_FIELD_SIZE_PERCENT = 1;
 
-export function validateFields(fields: Field[], participants: ParticipantSetup[]): void {
+export function validateFields(fields: Field[], participants: ParticipantSetup[], parts = 1): void {
   const ids = new Set(participants.map((p) => p.id));
   fields.forEach((f, i) => {
     const at = `fields[${i}]`;
     if (!ids.has(f.participant_id)) throw invalid('invalid_parameter', `${at}.participant_id names no participant of this document.`, `${at}.participant_id`);
+    if (f.part !== undefined && !(Number.isInteger(f.part) && f.part >= 0 && f.part < parts)) {
+      throw invalid(
+        'invalid_parameter',
+        parts === 1 ? `${at}.part must be 0: the document has one part.` : `${at}.part must be a part index from 0 to ${parts - 1}.`,
+        `${at}.part`,
+      );
+    }
     if (!Number.isInteger(f.page) || f.page < 1) throw invalid('invalid_parameter', `${at}.page must be an integer of at least 1.`, `${at}.page`);
     for (const k of ['x', 'y', 'width', 'height'] as const) {
       if (!(Number.isFinite(f[k]) && f[k] >= 0 && f[k] <= 100)) {
@@ -174,7 +185,7 @@ export interface SendProblem {
 }
 
 /** Every unmet send precondition, each named with what fixes it, so the integrator can fix them all at once. */
-export function sendProblemsOf(state: DocumentState, pageCount: number): SendProblem[] {
+export function sendProblemsOf(state: DocumentState, pageCount: number, partPages?: number[]): SendProblem[] {
   const problems: SendProblem[] = [];
   if (state.participants.length === 0) {
     problems.push({ code: 'document_has_no_participants', message: 'the document has no participants: add one with POST /v1/documents/{id}/participants' });
@@ -192,10 +203,13 @@ export function sendProblemsOf(state: DocumentState, pageCount: number): SendPro
     }
   }
   state.fields.forEach((f, i) => {
-    if (f.page > pageCount) {
+    // With parts, a page counts within its part (partPages: the parts' page counts, from the shell).
+    const pages = partPages ? (partPages[partOf(f)] ?? 0) : pageCount;
+    if (f.page > pages) {
+      const of = partPages ? `part ${partOf(f)} has` : 'the document has';
       problems.push({
         code: 'field_page_out_of_range',
-        message: `fields[${i}] is on page ${f.page} but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}: move it with PUT /v1/documents/{id}/fields`,
+        message: `fields[${i}] is on page ${f.page} but ${of} ${pages} page${pages === 1 ? '' : 's'}: move it with PUT /v1/documents/{id}/fields`,
       });
     }
   });
@@ -312,10 +326,13 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (state.exists) throw conflict('document_exists', 'A document with this id already exists.');
       if (!command.title.trim()) throw invalid('missing_parameter', 'title is required.', 'title');
       // A blank body is refused by the shell before it stores the blob; an empty one is seen here.
-      if (!command.content_blob?.byte_size && !command.file) throw invalid('missing_parameter', 'Either content or file_url is required.', 'content');
+      if (command.parts) {
+        validateParts(command.parts);
+      } else if (!command.content_blob?.byte_size && !command.file) throw invalid('missing_parameter', 'Either content or file_url is required.', 'content');
       if (Object.keys(command.metadata).length > MAX_METADATA_KEYS) {
         throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
       }
+      const parts = command.parts?.map(partPointer);
       const events: DocumentEvent[] = [
         {
           type: 'DocumentCreated',
@@ -324,15 +341,17 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             organization_id: command.organization_id,
             livemode: command.livemode,
             title: command.title,
-            content_blob: command.content_blob && pointer(command.content_blob),
-            content_format: command.content_format,
-            file: command.file,
+            // With parts, the first stands for the body (readers that know no parts see it).
+            content_blob: parts ? parts[0].content_blob : command.content_blob && pointer(command.content_blob),
+            content_format: parts ? parts[0].content_format : command.content_format,
+            file: parts ? parts[0].file : command.file,
             author_name: command.author_name,
             metadata: command.metadata,
             from_template: command.from_template,
             duplicated_from: command.duplicate_of?.document_id ?? null,
             created_at: command.now,
             ...(command.show_title === false ? { show_title: false } : {}),
+            ...(parts ? { parts } : {}),
           },
         },
       ];
@@ -349,14 +368,26 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
     case 'UpdateDocument': {
       requireEditableDraft(state);
       if (command.title !== undefined && !command.title.trim()) throw invalid('invalid_parameter', 'title cannot be empty.', 'title');
+      if (command.content_blob !== undefined && state.parts) {
+        throw invalid('invalid_parameter', 'The document has parts: change its bodies with parts (every part, in order).', 'content');
+      }
       if (command.content_blob !== undefined && state.content_format === 'pdf') {
         throw invalid('invalid_parameter', 'The body of an uploaded PDF cannot be replaced with content.', 'content');
+      }
+      if (command.parts !== undefined) {
+        if (command.content_blob !== undefined) throw invalid('invalid_parameter', 'Give content or parts, not both.', 'parts');
+        validateParts(command.parts);
+        const stranded = state.fields.findIndex((f) => partOf(f) >= (command.parts as DocumentPart[]).length);
+        if (stranded >= 0) {
+          throw invalid('invalid_parameter', `fields[${stranded}] is on part ${partOf(state.fields[stranded])}, which this change removes: move or remove the field with PUT /fields first.`, 'parts');
+        }
       }
       const data: Extract<DocumentEvent, { type: 'DocumentUpdated' }>['data'] = { updated_at: command.now };
       if (command.title !== undefined) data.title = command.title;
       if (command.content_blob !== undefined) data.content_blob = pointer(command.content_blob);
       if (command.author_name !== undefined) data.author_name = command.author_name;
       if (command.metadata !== undefined) data.metadata = mergeMetadata(state.metadata, command.metadata);
+      if (command.parts !== undefined) data.parts = command.parts.map(partPointer);
       // Nothing named to change (an empty PATCH): no event, rather than an empty DocumentUpdated.
       if (Object.keys(data).length === 1) return [];
       return [{ type: 'DocumentUpdated', data }];
@@ -395,8 +426,20 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       return [{ type: 'ParticipantRemoved', data: { participant_id: command.participant_id, removed_at: command.now } }];
     case 'ReplaceFields':
       requireEditableDraft(state);
-      validateFields(command.fields, state.participants);
-      {
+      validateFields(command.fields, state.participants, partCount(state));
+      if (state.parts) {
+        // Each part's pages, when known (an uploaded part, or the render made for this request).
+        command.fields.forEach((f, i) => {
+          const pages = state.parts?.[partOf(f)]?.file?.page_count ?? command.part_page_counts?.[partOf(f)] ?? null;
+          if (pages !== null && f.page > pages) {
+            throw invalid(
+              'field_page_out_of_range',
+              `fields[${i}].page is ${f.page} but part ${partOf(f)} has ${pages} page${pages === 1 ? '' : 's'}: place it on a page from 1 to ${pages}.`,
+              `fields[${i}].page`,
+            );
+          }
+        });
+      } else {
         // Known from an uploaded file, or from the draft's render the shell made for this request.
         const pages = state.page_count ?? command.page_count ?? null;
         if (pages !== null) {
@@ -414,7 +457,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       return [{ type: 'FieldsReplaced', data: { fields: command.fields, replaced_at: command.now } }];
     case 'SendDocument': {
       requireEditableDraft(state, false);
-      const problems = sendProblemsOf(state, command.page_count);
+      if (state.parts && command.parts?.length !== state.parts.length) throw new Error('SendDocument: the shell must lay out every part of the document');
+      const problems = sendProblemsOf(state, command.page_count, command.parts?.map((p) => p.page_count));
       if (problems.length > 0) {
         // The first problem's code, so a client can branch on it; the message lists them all.
         throw new DomainError('precondition', problems[0].code, `The document cannot be sent: ${problems.map((p) => p.message).join('; ')}.`);
@@ -428,6 +472,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             message: command.message,
             page_count: command.page_count,
             original_pdf: command.original_pdf,
+            ...(command.parts ? { parts: command.parts } : {}),
             links: command.links,
           },
         },

@@ -1,5 +1,6 @@
 import { DomainEvent } from '../shared/decider';
 import { AttachmentContentType, FieldSettings, FieldType, FieldValueEntry } from './field-types';
+import type { FieldAnchor } from './field-anchor';
 
 export type { FieldType } from './field-types';
 
@@ -38,6 +39,10 @@ export interface Field extends FieldSettings {
   height: number;
   required: boolean;
   upload_only: boolean;
+  /** The part the field is on (document-parts.ts); `page` counts within it. Absent: part 0. */
+  part?: number;
+  /** Placed by an anchor (field-anchor.ts): page/x/y/width/height are where it was found. Absent on coordinate fields. */
+  anchor?: FieldAnchor;
 }
 
 export interface FileRef {
@@ -64,6 +69,21 @@ export interface BodyRef extends BlobPointer {
   inline?: string;
 }
 
+/** One part of a document of several (document-parts.ts). */
+export interface DocumentPart {
+  /** Printed as the part's heading (HTML/text parts); null: none (part 0: the document's title, as show_title says). */
+  title: string | null;
+  content_blob: BodyRef | null;
+  content_format: ContentFormat;
+  file: FileRef | null;
+}
+
+/** Where a part landed in the joined PDF, fixed at send. */
+export interface PartPages {
+  first_page: number;
+  page_count: number;
+}
+
 export type DocumentCreated = DomainEvent<
   'DocumentCreated',
   {
@@ -82,11 +102,24 @@ export type DocumentCreated = DomainEvent<
     created_at: string;
     /** Present (false) only when the rendered PDF has no title heading above the body. */
     show_title?: boolean;
+    /**
+     * Present only on documents made with several parts (document-parts.ts); content_blob,
+     * content_format and file above are then part 0's, so readers that know no parts see the first.
+     */
+    parts?: DocumentPart[];
   }
 >;
 export type DocumentUpdated = DomainEvent<
   'DocumentUpdated',
-  { title?: string; content_blob?: BodyRef; author_name?: string; metadata?: Record<string, string>; updated_at: string }
+  {
+    title?: string;
+    content_blob?: BodyRef;
+    author_name?: string;
+    metadata?: Record<string, string>;
+    /** Every part, replacing the draft's (content_blob, content_format and file then follow part 0). */
+    parts?: DocumentPart[];
+    updated_at: string;
+  }
 >;
 export type DocumentEditLockChanged = DomainEvent<'DocumentEditLockChanged', { locked: boolean; at: string }>;
 export type DocumentTrashed = DomainEvent<'DocumentTrashed', { trashed_at: string }>;
@@ -102,6 +135,8 @@ export type DocumentSent = DomainEvent<
     page_count: number;
     /** The PDF the participants are asked to sign, fixed at send (uploaded or rendered). */
     original_pdf: BlobPointer | null;
+    /** Documents of several parts: where each part starts in original_pdf (absent on one-part documents). */
+    parts?: PartPages[];
     /** Only the SHA-256 of each signing token is kept; the token itself exists in the link alone. */
     links: Array<{ participant_id: string; token_hash: string }>;
   }

@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/decider';
-import { BodyRef, ContentFormat, DocumentEvent, Field, FileRef, ParticipantCorrected, ParticipantSetup, BlobPointer } from './document.events';
+import { BodyRef, ContentFormat, DocumentEvent, DocumentPart, Field, FileRef, ParticipantCorrected, ParticipantSetup, PartPages, BlobPointer } from './document.events';
 import { FieldValueEntry } from './field-types';
 import type { UploadedAttachment } from './field-values';
 
@@ -81,6 +81,10 @@ export interface DocumentState {
   canceled_reason?: string | null;
   /** Files signers uploaded for attachment fields (AttachmentUploaded), in upload order. */
   attachments?: UploadedAttachment[];
+  /** The parts of a document made with several (document-parts.ts); absent or null: one part, the body or file above. */
+  parts?: DocumentPart[] | null;
+  /** Where each part starts in the original PDF, fixed at send (documents with parts only). */
+  part_pages?: PartPages[] | null;
 }
 
 export const initialDocumentState = (): DocumentState => ({
@@ -111,6 +115,11 @@ export const initialDocumentState = (): DocumentState => ({
   last_reminded_at: null,
 });
 
+/** Known before any render only when every part is an uploaded PDF. */
+function pdfOnlyPageCount(parts: DocumentPart[]): number | null {
+  return parts.every((p) => p.file) ? parts.reduce((n, p) => n + (p.file?.page_count ?? 0), 0) : null;
+}
+
 function updateParticipant(
   state: DocumentState,
   id: string,
@@ -138,12 +147,16 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         from_template: d.from_template ?? null,
         show_title: d.show_title !== false,
         created_at: d.created_at,
-        page_count: d.file?.page_count ?? null,
+        page_count: d.parts ? pdfOnlyPageCount(d.parts) : (d.file?.page_count ?? null),
+        ...(d.parts ? { parts: d.parts } : {}),
       };
     }
     case 'DocumentUpdated': {
-      const { updated_at: _at, ...changes } = event.data;
-      return { ...state, ...changes } as DocumentState;
+      const { updated_at: _at, parts, ...changes } = event.data;
+      if (!parts) return { ...state, ...changes } as DocumentState;
+      // The first part stands for the body, as on DocumentCreated.
+      const first = parts[0];
+      return { ...state, ...changes, parts, content_blob: first.content_blob, content_format: first.content_format, file: first.file, page_count: pdfOnlyPageCount(parts) } as DocumentState;
     }
     case 'DocumentEditLockChanged':
       return { ...state, edit_locked: event.data.locked };
@@ -187,6 +200,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         expires_at: event.data.expires_at,
         page_count: event.data.page_count,
         original_pdf: event.data.original_pdf ?? null,
+        ...(event.data.parts ? { part_pages: event.data.parts } : {}),
         participants: state.participants.map((p) => ({ ...p, token_hash: tokens.get(p.id) ?? null })),
       };
     }

@@ -1,5 +1,6 @@
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
+import type { PlaceholderBox, TextAnchorQuery, TextAnchorResult } from '../anchors';
 import type { PdfValue } from '../draw-values';
 import type { PdfInspection } from '../inspect-pdf';
 import type { StampImageType } from '../image-type';
@@ -38,10 +39,13 @@ export interface RenderDocumentJobInput extends RenderDocumentInput {
 export interface RenderedPdf {
   pdf: Bytes;
   page_count: number;
+  /** Where the body's field placeholders (`{{signature:employee}}`) went; absent when it has none. */
+  anchors?: PlaceholderBox[];
 }
 export const RENDER_DOCUMENT: PdfJob<RenderDocumentJobInput, RenderedPdf | PdfJobRefusal> = {
   id: 'pdf.render-document',
-  version: 1,
+  // 2: field placeholders render as blank room and come back as anchors.
+  version: 2,
   filename: handler('render-document'),
 };
 
@@ -54,6 +58,26 @@ export const PLACE_SIGNATURE: PdfJob<SignatureBlockInput, SignatureBlock> = {
   version: 1,
   filename: handler('place-signature'),
 };
+
+export interface JoinPdfsInput {
+  pdfs: Bytes[];
+  /** The joined file's title (the document's). */
+  title?: string;
+  max_pages: number;
+}
+export interface JoinedPdf {
+  pdf: Bytes;
+  page_counts: number[];
+}
+/** A document's parts as one PDF, in order (join-pdfs.ts). */
+export const JOIN_PDFS: PdfJob<JoinPdfsInput, JoinedPdf | PdfJobRefusal> = { id: 'pdf.join', version: 1, filename: handler('join-pdfs') };
+
+export interface FindAnchorsInput {
+  pdf: Bytes;
+  queries: TextAnchorQuery[];
+}
+/** Finds anchor texts ("(인)") in a PDF's text layer with PDFium: each occurrence's box in percent of its page. */
+export const FIND_ANCHORS: PdfJob<FindAnchorsInput, TextAnchorResult[]> = { id: 'pdf.find-anchors', version: 1, filename: handler('find-anchors') };
 
 export const INSPECT_PDF: PdfJob<Bytes, PdfInspection> = { id: 'pdf.inspect', version: 1, filename: handler('inspect-pdf') };
 

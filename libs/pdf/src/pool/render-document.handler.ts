@@ -1,5 +1,5 @@
 import type { Content } from 'pdfmake/interfaces';
-import { buildDocDefinition, renderDocDefinition } from '../render-document';
+import { buildDocDefinitionWithPlaceholders, finishPlaceholders, renderDocDefinition } from '../render-document';
 import { countImagePixels } from '../content-budget';
 import type { RenderDocumentJobInput, RenderedPdf } from './pdf-jobs';
 import type { PdfJobRefusal } from './pdf-limit.error';
@@ -12,7 +12,7 @@ export default async function renderDocumentJob(input: RenderDocumentJobInput): 
       return { refused: { limit: 'image_pixels', param: 'content', message: pixelsMessage(pixels.total, input.max_image_pixels) } };
     }
   }
-  const def = buildDocDefinition(input);
+  const { def, placeholders } = buildDocDefinitionWithPlaceholders(input);
   // pdfmake tells the footer the page count; the page count is also the page budget.
   let pageCount = 0;
   const footer = def.footer as (page: number, count: number) => Content;
@@ -20,11 +20,13 @@ export default async function renderDocumentJob(input: RenderDocumentJobInput): 
     pageCount = count;
     return footer(page, count);
   };
-  const pdf = await renderDocDefinition(def);
+  const rendered = await renderDocDefinition(def);
   if (pageCount > input.max_pages) {
     return { refused: { limit: 'pages', param: 'content', message: `The document renders to ${pageCount} pages; at most ${input.max_pages} are accepted.` } };
   }
-  return { pdf, page_count: pageCount };
+  const { pdf, anchors } = await finishPlaceholders(rendered, placeholders);
+  // Only a body with field placeholders has anchors: other renders keep their exact output.
+  return { pdf, page_count: pageCount, ...(anchors.length ? { anchors } : {}) };
 }
 
 export function pixelsMessage(total: number, max: number): string {
