@@ -37,8 +37,8 @@ describe('corrections, resends and cancel reasons', () => {
       expect(res.signing_url).not.toBe(old.url);
       expect(res.status).toBe('pending');
 
-      expectApiError(await signer(t, old.token).view(), 404, 'signing_link_invalid');
-      expectApiError(await signer(t, old.token).sign(), 404, 'signing_link_invalid');
+      expectApiError(await signer(t, old.token).view(), 404, 'signing_link_replaced');
+      expectApiError(await signer(t, old.token).sign(), 404, 'signing_link_replaced');
       const fresh = signer(t, tokenOf(res.signing_url));
       const view = expectStatus(await fresh.view(), 200).body;
       expect(view).toMatchObject({ participant: { id: old.id, phone_masked: '010-****-5432' }, pin: { requested: false } });

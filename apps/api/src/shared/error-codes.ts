@@ -58,7 +58,8 @@ export const ERROR_CODES = {
   seal_not_found: invalid(404, 'No such seal.'),
   webhook_endpoint_not_found: invalid(404, 'No such webhook endpoint.'),
   organization_not_found: invalid(404, 'The key\'s organization no longer exists.'),
-  signing_link_invalid: invalid(404, 'The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).'),
+  signing_link_invalid: invalid(404, 'The signing link is not valid (mistyped, or never issued).'),
+  signing_link_replaced: invalid(404, 'The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.'),
   page_not_found: invalid(404, 'The document has no such page.'),
   // Document state
   document_not_editable: invalid(409, 'The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.'),

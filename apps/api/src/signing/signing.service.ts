@@ -75,7 +75,13 @@ export class SigningService {
     if (!row) throw invalid();
     const { state } = await this.infra.commands.load(documentDecider, documentStreamId(row.document_id));
     const participant = state.participants.find((p) => p.id === row.participant_id);
-    if (!state.exists || !participant || participant.token_hash !== sha256Hex(token)) throw invalid();
+    if (!state.exists || !participant) throw invalid();
+    // A token we issued whose participant now holds another one: a correction (or a delegation)
+    // replaced it. Only a holder of a once-valid link learns this, and the page says so instead
+    // of calling the link mistyped; the old token itself signs nothing.
+    if (participant.token_hash !== sha256Hex(token)) {
+      throw ApiError.notFound('signing_link_replaced', 'This signing link was replaced by a newer one (the participant was corrected); use the link in the latest message.');
+    }
     if (state.trashed || state.status === 'canceled' || state.status === 'expired' || state.status === 'declined') {
       // The page words each case from this message's "was <why>": a trashed document may still be
       // 'sent' or 'completed', which is not why the link stopped working.
@@ -121,6 +127,19 @@ export class SigningService {
       fields: s.state.fields
         .filter((f) => f.participant_id === p.id)
         .map((f) => presentField(f, p.values?.find((v) => v.field_id === f.id))),
+      // Where the others sign, so the signer sees the whole form; placement and type only (their
+      // values and identities are theirs), and which participant, for one colour each.
+      other_fields: s.state.fields
+        .filter((f) => f.participant_id !== p.id)
+        .map((f) => ({
+          type: f.type,
+          page: f.page,
+          x: f.x,
+          y: f.y,
+          width: f.width,
+          height: f.height,
+          participant_index: s.state.participants.findIndex((q) => q.id === f.participant_id),
+        })),
       pin_required: pinRequired,
       pin_verified: pinVerified,
       // Machine-readable PIN state, so the page needn't parse messages.
