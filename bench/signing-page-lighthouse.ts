@@ -20,6 +20,7 @@ import { bearer, startTestApp } from '../test/support/test-app';
 
 async function main() {
   const chrome = process.env.CHROME_PATH || '/usr/bin/chromium';
+  console.error('starting the app…');
   const t = await startTestApp();
   try {
     const org = await t.createOrg();
@@ -42,11 +43,12 @@ async function main() {
     const view = (await t.http.get(`/v1/signing/${url.split('/sign/')[1]}`)).body;
     for (const w of [480, 960]) await t.http.get(`/v1/signing/${url.split('/sign/')[1]}/pages/1.png?w=${w}&v=${view.document.pages_version}`);
 
+    console.error(`lighthouse on ${origin}/sign/…`);
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-lh-')), 'report.json');
     const bin = path.join(path.dirname(require.resolve('lighthouse/package.json')), 'cli/index.js');
     execFileSync(
       process.execPath,
-      [bin, url, '--quiet', '--output=json', `--output-path=${out}`, '--only-categories=performance,accessibility', '--chrome-flags=--headless=new --no-sandbox --disable-gpu'],
+      [bin, url, '--quiet', '--output=json', `--output-path=${out}`, '--only-categories=performance,accessibility', '--max-wait-for-load=60000', '--chrome-flags=--headless=new --no-sandbox --disable-gpu'],
       { stdio: 'inherit', env: { ...process.env, CHROME_PATH: chrome } },
     );
     const lhr = JSON.parse(fs.readFileSync(out, 'utf8'));

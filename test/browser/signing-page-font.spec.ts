@@ -5,8 +5,9 @@ import * as path from 'path';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const build = require('../../scripts/build-signing-font') as {
   OUTPUT_DIR: string;
+  PEN_CSS: string;
   pageCharacters(): string;
-  readSlices(): Array<{ file: string; codePoints: number[] }>;
+  readSlices(css?: string): Array<{ file: string; codePoints: number[] }>;
   SYLLABLES: [number, number];
   JAMO_RANGES: Array<[number, number]>;
 };
