@@ -142,6 +142,9 @@ describe('signing page: every field type (browser)', () => {
     await dialog.waitFor({ state: 'hidden' });
 
     await fill('주소', '서울시 종로구 똠방길 1');
+    // The value shows on the page in the page's Korean font (buttons do not inherit it by default).
+    await expect(named('주소').locator('.field-value').textContent()).resolves.toBe('서울시 종로구 똠방길 1');
+    await expect(named('주소').locator('.field-value').evaluate((e) => getComputedStyle(e).fontFamily)).resolves.toContain('Dojang Noto Sans KR');
     await fill('특이사항', '첫 줄\n둘째 줄');
     await fill('월 급여', '3500000');
     // The date picker is a native <input type=date>.
@@ -292,5 +295,18 @@ describe('signing page: every field type (browser)', () => {
     await expect(page.locator('#fatal-title').textContent()).resolves.toMatch(/새 링크|replaced/i);
     await shot(page, '06-replaced');
     expect(await axe(page)).toEqual([]);
+  });
+
+  it('serves its text files compressed (brotli, else gzip) and the same bytes uncompressed', async () => {
+    for (const file of ['main.js', 'i18n.js', 'styles.css', 'fonts/fonts.css']) {
+      const plain = await t.http.get(`/sign/assets/${file}`).set('Accept-Encoding', 'identity');
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      const br = await fetch(`${origin}/sign/assets/${file}`, { headers: { 'Accept-Encoding': 'br' } });
+      expect({ file, encoding: br.headers.get('content-encoding'), vary: br.headers.get('vary') }).toEqual({ file, encoding: 'br', vary: 'Accept-Encoding' });
+      expect(await br.text()).toBe(plain.text);
+      const gz = await fetch(`${origin}/sign/assets/${file}`, { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(gz.headers.get('content-encoding')).toBe('gzip');
+      expect(await gz.text()).toBe(plain.text);
+    }
   });
 });
