@@ -190,11 +190,14 @@ export function renderPages(mode) {
   var signing = mode === 'sign';
   var fields = fieldsInOrder();
   var remaining = 0;
+  var groupsCounted = {};
   fields.forEach(function (f, i) {
     var el = $('field-' + i);
     if (!el) return;
     var filled = isFilled(f);
-    if (!filled) remaining++;
+    // A radio group is one answer, however many buttons it has.
+    if (!filled && !(f.type === 'radio' && groupsCounted[f.group])) remaining++;
+    if (f.type === 'radio') groupsCounted[f.group] = true;
     var invalid = S.sign.fieldError === f.id;
     el.classList.toggle('field-filled', filled && !isStatic(f) && !(f.type === 'checkbox' && valueOf(f) !== true));
     el.classList.toggle('field-invalid', invalid);
