@@ -5,8 +5,9 @@ import * as path from 'path';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const build = require('../../scripts/build-signing-font') as {
   OUTPUT_DIR: string;
+  PEN_CSS: string;
   pageCharacters(): string;
-  readSlices(): Array<{ file: string; codePoints: number[] }>;
+  readSlices(css?: string): Array<{ file: string; codePoints: number[] }>;
   SYLLABLES: [number, number];
   JAMO_RANGES: Array<[number, number]>;
 };
@@ -27,7 +28,7 @@ describe('signing page font slices', () => {
   it('are about a hundred small files listed in fonts.css, and nothing else', () => {
     expect(slices.length).toBeGreaterThanOrEqual(90);
     expect(slices.length).toBeLessThanOrEqual(130);
-    const onDisk = fs.readdirSync(build.OUTPUT_DIR).filter((f) => f.endsWith('.woff2')).sort();
+    const onDisk = fs.readdirSync(build.OUTPUT_DIR).filter((f) => f.endsWith('.woff2') && !f.startsWith('pen-')).sort();
     expect(onDisk).toEqual(slices.map((s) => s.file).sort());
     const sizes = onDisk.map((f) => fs.statSync(path.join(build.OUTPUT_DIR, f)).size);
     // The whole set is committed: keep it reasonable, and each slice small.
@@ -55,5 +56,21 @@ describe('signing page font slices', () => {
       for (const cp of s.codePoints) if (!font.hasGlyphForCodePoint(cp)) wrong.push(`${s.file}: U+${cp.toString(16)}`);
     }
     expect(wrong.slice(0, 20)).toEqual([]);
+  });
+
+  it('the typed signature\'s handwriting font (pen.css) covers every syllable, and only what its files hold', () => {
+    const pen = build.readSlices(fs.readFileSync(build.PEN_CSS, 'utf8'));
+    const penOnDisk = fs.readdirSync(build.OUTPUT_DIR).filter((f) => f.startsWith('pen-')).sort();
+    expect(penOnDisk).toEqual(pen.map((s) => s.file).sort());
+    const claimed = new Set(pen.flatMap((s) => s.codePoints));
+    let missing = 0;
+    for (let cp = build.SYLLABLES[0]; cp <= build.SYLLABLES[1]; cp++) if (!claimed.has(cp)) missing++;
+    expect(missing).toBe(0);
+    // Spot checks of the glyphs (all 11,172 are checked by the build's hasGlyph filter).
+    for (const s of [pen[0], pen[1], pen[pen.length - 1]]) {
+      const font = fontkit.openSync(path.join(build.OUTPUT_DIR, s.file));
+      expect(s.codePoints.filter((cp) => !font.hasGlyphForCodePoint(cp))).toEqual([]);
+    }
+    expect(Math.max(...penOnDisk.map((f) => fs.statSync(path.join(build.OUTPUT_DIR, f)).size))).toBeLessThan(60_000);
   });
 });

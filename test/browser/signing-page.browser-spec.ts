@@ -215,8 +215,10 @@ describe('signing page (browser)', () => {
     // The document as page images, readable while waiting; the signer's fields shown but inert.
     const firstImage = b.page.locator('#pages img').first();
     expect(await firstImage.getAttribute('src')).toMatch(new RegExp(`^/v1/signing/${second.url.split('/sign/')[1]}/pages/1\\.png\\?w=480&v=[0-9a-f]{16}$`));
-    expect(await b.page.locator('#pages .field').count()).toBe(2);
-    expect(await b.page.locator('#pages .field').first().isDisabled()).toBe(true);
+    expect(await b.page.locator('#pages .field-own').count()).toBe(2);
+    expect(await b.page.locator('#pages .field-own').first().isDisabled()).toBe(true);
+    // The first signer's field is on the page too, in its colour, and nothing to press.
+    expect(await b.page.locator('#pages .field-other.field-p0').count()).toBe(1);
     const waitingSrc = await firstImage.getAttribute('src');
 
     // The first signer, on a 390 px phone.
@@ -230,7 +232,7 @@ describe('signing page (browser)', () => {
     // The first page image arrives (rendered by the server) and shows; the signer's field is on it.
     await pa.waitForFunction(() => ((document.querySelector('#pages img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
     expect(a.images[0]).toBe('200 image/png');
-    const field = pa.locator('#pages .field-signature');
+    const field = pa.locator('#pages .field-own.field-signature');
     expect(await field.count()).toBe(1);
     const pageBox = (await pa.locator('#pages .page').first().boundingBox())!;
     const fieldBox = (await field.boundingBox())!;

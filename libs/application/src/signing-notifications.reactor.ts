@@ -136,9 +136,12 @@ export class SigningNotificationsReactor implements Reactor {
       for (const v of p.values ?? []) {
         const a = v.attachment;
         if (!a || seen.has(a.attachment_id) || total + a.byte_size > MAX_MAILED_ATTACHMENT_BYTES) continue;
+        const content = await this.blobs.get(a.sha256);
+        // A file the blob store no longer has stays listed, with its hash, in the PDF and the evidence.
+        if (!content) continue;
         seen.add(a.attachment_id);
         total += a.byte_size;
-        out.push({ filename: `${a.attachment_id}-${a.filename}`, content: await this.blobs.get(a.sha256), contentType: a.content_type });
+        out.push({ filename: `${a.attachment_id}-${a.filename}`, content, contentType: a.content_type });
       }
     }
     return out;

@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft document
-         * @description Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires), `from_template` with `variables` for its {{placeholders}}, or `parts` (up to 10 bodies and PDFs shown and signed in order and delivered as one signed PDF; fields name their part). HTML may carry field placeholders such as {{signature:employee}}, rendered as blank room, for fields placed by anchor. Then add participants, place fields and send.
+         * @description Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires) or `from_template` with `variables` for its {{placeholders}}. Then add participants, place fields and send.
          */
         post: operations["Documents_create"];
         delete?: never;
@@ -134,7 +134,7 @@ export interface paths {
         head?: never;
         /**
          * Update a draft
-         * @description Changes title, content (or every part, with parts), author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Fields keep their coordinates: after changing a body, PUT the fields again to re-resolve anchors. Sent documents are frozen (409 document_not_editable).
+         * @description Changes title, content, author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Sent documents are frozen (409 document_not_editable).
          */
         patch: operations["Documents_update"];
         trace?: never;
@@ -218,7 +218,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a participant
-         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_invalid at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
+         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
          */
         patch: operations["Participants_correct"];
         trace?: never;
@@ -253,7 +253,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the fields
-         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `part` names the part and `page` counts within it. Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
+         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed, 0 to 100, from its top-left corner. Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
          */
         put: operations["Participants_replaceFields"];
         post?: never;
@@ -537,30 +537,6 @@ export interface paths {
         get: operations["Signing_page"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/verify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Verify page
-         * @description The public HTML page (Korean and English) where anyone drops a PDF to check it with POST /verify. No API key.
-         */
-        get: operations["VerifyPage_page"];
-        put?: never;
-        /**
-         * Verify a PDF (public)
-         * @description No API key. multipart/form-data with a PDF in the part `file` (at most 32 MB). Answers whether this service issued exactly that file (its SHA-256 is one of the final PDFs it recorded, or this service's signature covers the whole file), whether it was altered, whether its signatures and timestamps verify and whether long-term validation material is present, and for an issued file whether its document's log verifies, when it was completed and who took part, masked as the audit certificate masks them. Nothing else: no document or organization id. The file is read in the PDF worker pool and not kept (only its hash is answered). Rate limited per client address in a bucket of its own (VERIFY_RATE_LIMIT_PER_MINUTE, 20 by default). The page at /verify calls it.
-         */
-        post: operations["PublicVerify_verify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1252,19 +1228,6 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        DocumentPartDto: {
-            /** @description Printed as the part's heading (HTML/text parts). Part 0 defaults to the document's title (shown as show_title says); later parts print none unless given. */
-            title?: string;
-            /** @description The part's body (give content or file_url). */
-            content?: string;
-            /**
-             * @description With content: default html.
-             * @enum {string}
-             */
-            content_format?: "html" | "text";
-            /** @description A PDF uploaded with POST /files (its file_url). */
-            file_url?: string;
-        };
         CreateDocumentDto: {
             title: string;
             content?: string;
@@ -1281,12 +1244,8 @@ export interface components {
             };
             /** @description Default true: the rendered PDF prints the title as a centred heading above the body on page 1. false: the body starts at the top margin (content only; fixed at creation). */
             show_title?: boolean;
-            /** @description Several files in one document, shown and signed in order, delivered as one signed PDF (instead of content, file_url or from_template). */
-            parts?: components["schemas"]["DocumentPartDto"][];
         };
         UpdateDocumentDto: {
-            /** @description Every part, replacing the draft's (a document made with parts; not with content). */
-            parts?: components["schemas"]["DocumentPartDto"][];
             title?: string;
             content?: string;
             author_name?: string;
@@ -1322,20 +1281,6 @@ export interface components {
             /** @enum {string} */
             auth?: "sms_pin" | "none";
         };
-        FieldAnchorDto: {
-            /** @description A {{type:name}} placeholder written in HTML content (e.g. {{signature:employee}}; it renders as blank room), or any text of the PDF, e.g. (인) (white space ignored). */
-            text: string;
-            /** @description Which appearance, counted in reading order over the pages (default 1). */
-            occurrence?: number;
-            /** @description Percent of the page width added to the found text's left edge (default 0). */
-            offset_x?: number;
-            /** @description Percent of the page height added to the found text's top edge (default 0; negative moves up). */
-            offset_y?: number;
-            /** @description The field's width in percent of the page (default: the found text's width, at least 1). */
-            width?: number;
-            /** @description The field's height in percent of the page (default: the found text's height, at least 1). */
-            height?: number;
-        };
         FieldDto: {
             participant_id: string;
             /**
@@ -1343,20 +1288,15 @@ export interface components {
              * @enum {string}
              */
             type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
-            /** @description Place the field by text in the document instead of page/x/y/width/height (leave those out). Resolved now against the document's PDF; the response shows the page and box found. */
-            anchor?: components["schemas"]["FieldAnchorDto"];
-            /** @description The part the field is on (documents of several parts; default 0). page counts within the part. */
-            part?: number;
-            /** @description The page within the field's part (the document's page for a one-part document). Required unless anchor is given. */
-            page?: number;
-            /** @description Percent of the displayed page width from its left edge (required unless anchor is given). */
-            x?: number;
-            /** @description Percent of the displayed page height from its top edge (required unless anchor is given). */
-            y?: number;
-            /** @description Percent of the displayed page width, at least 1 (required unless anchor is given). */
-            width?: number;
-            /** @description Percent of the displayed page height, at least 1 (required unless anchor is given). */
-            height?: number;
+            page: number;
+            /** @description Percent of the displayed page width from its left edge. */
+            x: number;
+            /** @description Percent of the displayed page height from its top edge. */
+            y: number;
+            /** @description Percent of the displayed page width, at least 1. */
+            width: number;
+            /** @description Percent of the displayed page height, at least 1. */
+            height: number;
             /** @description Default true, except checkboxes in a group (default false: min_checked says how many). */
             required?: boolean;
             upload_only?: boolean;
@@ -1574,7 +1514,8 @@ export interface components {
          *     - `seal_not_found` (404): No such seal.
          *     - `webhook_endpoint_not_found` (404): No such webhook endpoint.
          *     - `organization_not_found` (404): The key's organization no longer exists.
-         *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+         *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, or never issued).
+         *     - `signing_link_replaced` (404): The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
          *     - `page_not_found` (404): The document has no such page.
          *     - `document_not_editable` (409): The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.
          *     - `document_edit_locked` (409): The draft is edit-locked; release the lock in the document settings first.
@@ -1606,8 +1547,6 @@ export interface components {
          *     - `document_has_no_participants` (400): Send: the document has no participants; add one (POST /v1/documents/{id}/participants).
          *     - `document_has_no_signer` (400): Send: only cc participants; add a signer or reviewer.
          *     - `signer_without_required_field` (400): Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
-         *     - `anchor_not_found` (400): A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
-         *     - `anchor_out_of_page` (400): A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
          *     - `field_page_out_of_range` (400): A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
          *     - `field_value_required` (400): A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
@@ -1626,7 +1565,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1741,8 +1680,6 @@ export interface components {
             /** @description SHA-256 of the signed final PDF once completed. */
             final_pdf_sha256: string | null;
             participants: components["schemas"]["Participant"][];
-            /** @description The document's parts in order (docs/API.md, "Documents of several parts"); a document made with content or file_url has one. */
-            parts: components["schemas"]["DocumentPart"][];
             fields: components["schemas"]["Field"][];
         };
         /**
@@ -1808,21 +1745,6 @@ export interface components {
          * @enum {string}
          */
         ParticipantStatus: "pending" | "viewed" | "signed" | "declined";
-        DocumentPart: {
-            /** @description The part's index; fields name it as part. */
-            index: number;
-            /** @description The part's heading, or null (part 0 of a one-part document: null, the document's title applies). */
-            title: string | null;
-            /** @description The part's first page in the document's PDF (fixed at send); null while an earlier part's pages are unknown (a body not yet rendered). */
-            first_page: number | null;
-            /** @description The part's pages; null until known (a body: at send). */
-            page_count: number | null;
-            content_format: components["schemas"]["ContentFormat"];
-            /** @description The part's body (HTML or text); null for an uploaded PDF. */
-            content: string | null;
-            /** @description The uploaded PDF of the part, or null. */
-            file: components["schemas"]["DocumentFile"] | null;
-        };
         Field: {
             /** @constant */
             object: "field";
@@ -1831,9 +1753,6 @@ export interface components {
             /** Format: uuid */
             participant_id: string;
             type: components["schemas"]["FieldType"];
-            /** @description The part the field is on (0 for a one-part document). */
-            part: number;
-            /** @description The page within the field's part (for a one-part document, the document's page). */
             page: number;
             /** @description Percent of the page width from the left edge. */
             x: number;
@@ -1844,8 +1763,6 @@ export interface components {
             required: boolean;
             /** @description Seal fields only: the signer must upload a seal image. */
             upload_only: boolean;
-            /** @description Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved. */
-            anchor?: components["schemas"]["FieldAnchor"];
             label?: string;
             read_only?: boolean;
             /** @description The sender's prefill; once its participant signed, the value they signed. */
@@ -1871,20 +1788,6 @@ export interface components {
          * @enum {string}
          */
         FieldType: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
-        FieldAnchor: {
-            /** @description The placeholder ({{signature:employee}}) or PDF text ((인)) the field was placed at. */
-            text: string;
-            /** @description Which appearance of text, 1-based in reading order. */
-            occurrence: number;
-            /** @description Percent of the page width added to the text's left edge. */
-            offset_x: number;
-            /** @description Percent of the page height added to the text's top edge. */
-            offset_y: number;
-            /** @description The width asked for (percent); null: the text's own. */
-            width: number | null;
-            /** @description The height asked for (percent); null: the text's own. */
-            height: number | null;
-        };
         DocumentList: {
             /** @constant */
             object: "list";
@@ -2006,17 +1909,6 @@ export interface components {
                 completed_at: string | null;
                 /** @description Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good. */
                 pages_version: string | null;
-                /** @description The document's parts in order and where each starts: a field's page image is pages/{first_page + page - 1}.png of its part. */
-                parts: {
-                    /** @description The part's index; fields name it as part. */
-                    index: number;
-                    /** @description The part's heading, or null (part 0 of a one-part document: null, the document's title applies). */
-                    title: string | null;
-                    /** @description The part's first page in the document's PDF (fixed at send); null while an earlier part's pages are unknown (a body not yet rendered). */
-                    first_page: number | null;
-                    /** @description The part's pages; null until known (a body: at send). */
-                    page_count: number | null;
-                }[];
             };
             participant: {
                 /** Format: uuid */
@@ -2040,7 +1932,6 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 type: components["schemas"]["FieldType"];
-                part: number;
                 page: number;
                 x: number;
                 y: number;
@@ -2048,8 +1939,6 @@ export interface components {
                 height: number;
                 required: boolean;
                 upload_only: boolean;
-                /** @description Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved. */
-                anchor?: components["schemas"]["FieldAnchor"];
                 label?: string;
                 read_only?: boolean;
                 /** @description The sender's prefill; once its participant signed, the value they signed. */
@@ -2069,6 +1958,16 @@ export interface components {
                 max_checked?: number;
                 /** @enum {string} */
                 locale?: "ko" | "en";
+            }[];
+            /** @description The other participants' fields, placement and type only (no values or identities), so the page can show the whole form; `participant_index` is the participant's position in the document (one colour each). */
+            other_fields: {
+                type: components["schemas"]["FieldType"];
+                page: number;
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+                participant_index: number;
             }[];
             pin_required: boolean;
             /** @description A verified PIN is good for a few minutes of signing. Once completed: whether the signed PDF may be served now (a PIN verified within the last 30 minutes); otherwise request a new PIN first. */
@@ -2122,82 +2021,6 @@ export interface components {
                 /** @constant */
                 status: "declined";
             };
-        };
-        PdfVerification: {
-            /** @constant */
-            object: "pdf_verification";
-            /**
-             * @description issued_unchanged: this service issued exactly this file; altered: the file carries this service's signature or a document head it sealed, but its bytes were changed; not_issued: this service did not issue it.
-             * @enum {string}
-             */
-            verdict: "issued_unchanged" | "altered" | "not_issued";
-            /** @description SHA-256 of the file you sent (the file itself is not kept). */
-            sha256: string;
-            /** @description This service issued exactly this file. */
-            issued: boolean;
-            /** @description true: not a byte differs from what was issued; false: the file was altered; null: nothing to compare with (not issued here). */
-            unchanged: boolean | null;
-            /**
-             * @description final_pdf_hash: the hash is one of the final PDFs this service recorded; chain_head_proof: a whole-file signature of this service over a document head it recorded (e.g. the audit certificate version); signature: a whole-file signature of this service, no document recorded for it.
-             * @enum {string|null}
-             */
-            matched_by: "final_pdf_hash" | "chain_head_proof" | "signature" | null;
-            signatures: {
-                /**
-                 * @description signature: a CMS signature (PAdES); document_timestamp: an RFC 3161 document timestamp (PAdES B-LTA).
-                 * @enum {string}
-                 */
-                kind: "signature" | "document_timestamp";
-                /** @description The bytes it covers hash to what it signed, and it verifies with the certificate in its CMS. */
-                valid: boolean;
-                /** @description It covers the file to its last byte (only the last signature can; earlier ones cover their revision). */
-                covers_whole_file: boolean;
-                /** @description Subject of the signing certificate, as the PDF names it. */
-                signer: string | null;
-                /** @description Signed with this Dojang installation's document-signing certificate. */
-                by_this_service: boolean;
-                /** @description The signature's own RFC 3161 timestamp (PAdES B-T), or null. */
-                timestamp: {
-                    /** @description The token stamps exactly these bytes and its signature verifies with the authority certificate it carries. */
-                    valid: boolean;
-                    /**
-                     * Format: date-time
-                     * @description The time the authority vouches for.
-                     */
-                    time: string | null;
-                    /** @description The timestamp authority certificate subject. */
-                    authority: string | null;
-                } | null;
-            }[];
-            /** @description Long-term validation material in the file. */
-            ltv: {
-                /** @description A DSS dictionary (PAdES B-LT). */
-                dss: boolean;
-                /** @description The DSS holds OCSP responses or CRLs. */
-                revocation_data: boolean;
-                /** @description A document timestamp (PAdES B-LTA). */
-                document_timestamp: boolean;
-            };
-            /** @description The issued document, when this file is one this service issued; null otherwise. Only what the audit certificate prints, masked the same way: no ids, no organization. */
-            document: {
-                title: string;
-                /** @description false: made with a test key (not a real contract). */
-                livemode: boolean;
-                /** Format: date-time */
-                completed_at: string;
-                /** @description The document's event log verifies: every hash links, and the head sealed at completion verifies with this service's certificate. */
-                chain_verified: boolean;
-                participants: {
-                    name: string;
-                    role: components["schemas"]["ParticipantRole"];
-                    /** @description Masked as the audit certificate masks it (010-****-5678). */
-                    phone_masked: string | null;
-                    /** @description Masked as the audit certificate masks it (k**@example.com). */
-                    email_masked: string | null;
-                    /** Format: date-time */
-                    signed_at: string | null;
-                }[];
-            } | null;
         };
         EventList: {
             /** @constant */
@@ -2458,8 +2281,6 @@ export interface components {
             /** @description SHA-256 of the signed final PDF once completed. */
             final_pdf_sha256: string | null;
             participants: components["schemas"]["Participant"][];
-            /** @description The document's parts in order (docs/API.md, "Documents of several parts"); a document made with content or file_url has one. */
-            parts: components["schemas"]["DocumentPart"][];
             fields: components["schemas"]["Field"][];
             /** @description The recipient, as in participants. */
             participant: components["schemas"]["Participant"];
@@ -7438,10 +7259,6 @@ export interface operations {
              *
              *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
              *
-             *     `anchor_not_found`: A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
-             *
-             *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
-             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -7462,7 +7279,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -9889,7 +9706,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -9907,7 +9726,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10163,7 +9982,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10181,7 +10002,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10523,7 +10344,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10541,7 +10364,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10883,7 +10706,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10901,7 +10726,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11253,7 +11078,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -11271,7 +11098,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11590,7 +11417,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant). */
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+             */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11605,7 +11436,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid";
+                            code: "signing_link_invalid" | "signing_link_replaced";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11896,7 +11727,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant). */
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+             */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11911,7 +11746,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid";
+                            code: "signing_link_invalid" | "signing_link_replaced";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12210,7 +12045,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
              *
              *     `page_not_found`: The document has no such page.
              */
@@ -12228,7 +12065,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "page_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "page_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12452,480 +12289,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    VerifyPage_page: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description HTML page. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "malformed_request";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    PublicVerify_verify: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": {
-                    /** @description The PDF to check, as a file part (with a filename). */
-                    file: Blob;
-                };
-            };
-        };
-        responses: {
-            /** @description The verdict. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PdfVerification"];
-                };
-            };
-            /**
-             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
-             *
-             *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
-             *
-             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
-             */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "file_too_large" | "file_too_complex" | "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
-             *
-             *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
-             */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_file_type" | "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

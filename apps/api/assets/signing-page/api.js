@@ -49,6 +49,28 @@ export function api(method, path, body) {
   );
 }
 
+/** A multipart upload (the browser sets the boundary); the answer as api() gives it. */
+export function apiUpload(path, form) {
+  return fetch('/v1/signing/' + encodeURIComponent(S.token) + path, {
+    method: 'POST',
+    headers: { Accept: 'application/json' },
+    body: form,
+    credentials: 'same-origin',
+    cache: 'no-store',
+    referrerPolicy: 'no-referrer',
+  }).then(
+    function (res) {
+      return res.json().then(function (data) { return data; }, function () { return null; }).then(function (data) {
+        if (!res.ok) throw new ApiFailure(res.status, data);
+        return { data: data };
+      });
+    },
+    function () {
+      throw new ApiFailure(0, null);
+    },
+  );
+}
+
 /** Link-level failures end the session on any call: the page switches to the fatal state. */
 export function isLinkFailure(err) {
   return err instanceof ApiFailure && (err.status === 404 || err.status === 410);

@@ -7,6 +7,8 @@ import { S, show } from './state.js';
 
 export function localizedError(err) {
   var m;
+  // A rule checked in the page (field-rules.js) comes already worded.
+  if (err.text) return err.text;
   switch (err.code) {
     case 'pin_incorrect':
       m = /(\d+)\s+attempt/.exec(err.message);

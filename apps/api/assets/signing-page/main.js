@@ -13,7 +13,8 @@ import { initPages, renderPages } from './pages.js';
 import { applyStaticStrings, initialLang, setLang, t } from './i18n.js';
 import { onPinInput, renderPin, sendPin, verifyPin } from './pin.js';
 import { renderSign, sign } from './sign.js';
-import { clearSignature, onSealFile, removeSeal } from './signature.js';
+import { initFields } from './fields.js';
+import { clearSignature, initTypedSignature, onSealFile, removeSeal } from './signature.js';
 import { $, S, render, setRenderer, show } from './state.js';
 import { pageMode, renderFatal, renderNotice } from './states.js';
 import { renderSummary } from './summary.js';
@@ -75,6 +76,8 @@ function checkAgain() {
 function start() {
   setRenderer(renderPage);
   initPages();
+  initFields();
+  initTypedSignature();
   S.lang = initialLang();
   applyStaticStrings();
 

@@ -5,6 +5,7 @@
  * what fills it (the signature pad, the seal image); "Next field" walks the empty ones in order.
  * Android Chrome shows no PDF inline, so images, not an <iframe>, are how the contract is read.
  */
+import { displayOf, isFilled, isImage, isStatic, onMarkChange, openEditor, valueOf } from './fields.js';
 import { t } from './i18n.js';
 import { fileUrl, READ_HINT } from './states.js';
 import { $, S, render, setText, show } from './state.js';
@@ -19,20 +20,63 @@ export function fieldsInOrder() {
   });
 }
 
-/** Whether the signer has filled a field (in this page, before signing). */
-export function isFilled(f) {
-  if (f.type === 'signature') return S.sign.hasSignature;
-  if (f.type === 'seal') return Boolean(S.sign.seal);
-  return false;
-}
-
 function imageUrl(n, width) {
   var v = S.view.document.pages_version;
   return '/v1/signing/' + encodeURIComponent(S.token) + '/pages/' + n + '.png?w=' + width + (v ? '&v=' + encodeURIComponent(v) : '');
 }
 
 function fieldLabel(f) {
-  return t(f.type === 'seal' ? 'fieldSealOn' : 'fieldSignatureOn', { page: f.page });
+  var own = f.label || f.option;
+  var name = own ? own + ' (' + t('type_' + f.type) + ')' : t('type_' + f.type);
+  return t('fieldOn', { name: name, page: f.page });
+}
+
+function place(el, f) {
+  // Position and size from the field's percentages (CSSOM, allowed under the style CSP).
+  el.style.left = f.x + '%';
+  el.style.top = f.y + '%';
+  el.style.width = f.width + '%';
+  el.style.height = f.height + '%';
+}
+
+/** The signer's own field: a native checkbox or radio, text the service fills, or a button. */
+function ownField(f, i) {
+  var el;
+  if (f.type === 'checkbox' || f.type === 'radio') {
+    el = document.createElement('input');
+    el.type = f.type;
+    if (f.type === 'radio') el.name = 'group-' + f.group;
+    el.addEventListener('change', function (ev) { onMarkChange(f, ev.currentTarget); });
+  } else if (isStatic(f)) {
+    el = document.createElement('span');
+    var sr = document.createElement('span');
+    sr.className = 'sr-only';
+    el.appendChild(sr);
+  } else {
+    el = document.createElement('button');
+    el.type = 'button';
+    el.addEventListener('click', function () { tapField(f); });
+  }
+  var value = document.createElement('span');
+  value.className = 'field-value';
+  value.setAttribute('aria-hidden', 'true');
+  if (el.tagName !== 'INPUT') el.appendChild(value);
+  el.className = 'field field-own field-' + f.type + (isStatic(f) ? ' field-static' : '');
+  el.id = 'field-' + i;
+  place(el, f);
+  return el;
+}
+
+/** Another participant's field: where they sign, in their colour, not for this signer. */
+function otherField(f) {
+  var el = document.createElement('span');
+  el.className = 'field field-other field-p' + (Math.max(f.participant_index, 0) % 6);
+  var sr = document.createElement('span');
+  sr.className = 'sr-only';
+  sr.textContent = t('otherField', { n: f.participant_index + 1, name: t('type_' + f.type) });
+  el.appendChild(sr);
+  place(el, f);
+  return el;
 }
 
 function buildPages() {
@@ -40,6 +84,7 @@ function buildPages() {
   while (list.firstChild) list.removeChild(list.firstChild);
   var count = S.view.document.page_count || 1;
   var fields = fieldsInOrder();
+  var others = S.view.other_fields || [];
   for (var n = 1; n <= count; n++) {
     var li = document.createElement('li');
     li.className = 'page';
@@ -50,26 +95,16 @@ function buildPages() {
     img.srcset = imageUrl(n, 480) + ' 480w, ' + imageUrl(n, 960) + ' 960w';
     img.sizes = zoomed ? '200vw' : '(min-width: 960px) 560px, 92vw';
     img.loading = n === 1 ? 'eager' : 'lazy';
+    if (n === 1) img.setAttribute('fetchpriority', 'high');
     img.decoding = 'async';
     img.alt = t('pageAlt', { n: n, count: count });
     img.addEventListener('load', onImageLoad);
     li.appendChild(img);
+    others.forEach(function (f) {
+      if (f.page === n) li.appendChild(otherField(f));
+    });
     fields.forEach(function (f, i) {
-      if (f.page !== n) return;
-      var el = document.createElement('button');
-      el.type = 'button';
-      el.className = 'field field-own field-' + f.type;
-      el.id = 'field-' + i;
-      el.setAttribute('data-field', String(i));
-      // Position and size from the field's percentages (CSSOM, allowed under the style CSP).
-      el.style.left = f.x + '%';
-      el.style.top = f.y + '%';
-      el.style.width = f.width + '%';
-      el.style.height = f.height + '%';
-      el.addEventListener('click', function (ev) {
-        fillField(fields[Number(ev.currentTarget.getAttribute('data-field'))]);
-      });
-      li.appendChild(el);
+      if (f.page === n) li.appendChild(ownField(f, i));
     });
     list.appendChild(li);
   }
@@ -81,10 +116,14 @@ function onImageLoad(ev) {
   if (img.naturalWidth && img.naturalHeight) img.parentNode.style.aspectRatio = img.naturalWidth + ' / ' + img.naturalHeight;
 }
 
-/** Takes the signer to what fills `f`: the signature pad, or the seal image input. */
-export function fillField(f) {
+/** A tap on one of the signer's fields: its editor, or the signature pad / seal input. */
+export function tapField(f) {
   if (!$('sign-step') || $('sign-step').hidden) return;
-  var target = f.type === 'seal' ? $('seal-file') : $('signature-canvas');
+  if (!isImage(f)) {
+    openEditor(f, guideFrom);
+    return;
+  }
+  var target = f.type === 'seal' ? $('seal-file') : S.sign.typed ? $('typed-name') : $('signature-canvas');
   var block = f.type === 'seal' ? $('seal-block') : $('signature-block');
   block.scrollIntoView({ block: 'center', behavior: 'smooth' });
   target.focus({ preventScroll: true });
@@ -92,16 +131,30 @@ export function fillField(f) {
   window.setTimeout(function () { block.classList.remove('flash'); }, 1200);
 }
 
+/** The guided flow: after a value is saved, the next empty field (after `f`) gets the focus. */
+function guideFrom(f) {
+  var fields = fieldsInOrder();
+  var at = fields.indexOf(f);
+  for (var k = 1; k <= fields.length; k++) {
+    var i = (at + k) % fields.length;
+    if (!isFilled(fields[i]) && !isStatic(fields[i])) return focusField(i);
+  }
+  var el = $('field-' + at);
+  if (el) el.focus({ preventScroll: true });
+}
+
+function focusField(i) {
+  var el = $('field-' + i);
+  if (!el) return;
+  el.scrollIntoView({ block: 'center', behavior: 'smooth' });
+  el.focus({ preventScroll: true });
+}
+
 /** "Next field": the first empty field in reading order, shown on its page and focused. */
 function nextField() {
   var fields = fieldsInOrder();
   for (var i = 0; i < fields.length; i++) {
-    if (!isFilled(fields[i])) {
-      var el = $('field-' + i);
-      el.scrollIntoView({ block: 'center', behavior: 'smooth' });
-      el.focus({ preventScroll: true });
-      return;
-    }
+    if (!isFilled(fields[i])) return focusField(i);
   }
   $('consent').focus();
 }
@@ -137,15 +190,37 @@ export function renderPages(mode) {
   var signing = mode === 'sign';
   var fields = fieldsInOrder();
   var remaining = 0;
+  var groupsCounted = {};
   fields.forEach(function (f, i) {
     var el = $('field-' + i);
     if (!el) return;
     var filled = isFilled(f);
-    if (!filled) remaining++;
-    el.classList.toggle('field-filled', filled);
-    el.disabled = !signing;
-    el.setAttribute('aria-label', fieldLabel(f) + ' · ' + t(filled ? 'fieldFilled' : 'fieldEmpty'));
+    // A radio group is one answer, however many buttons it has.
+    if (!filled && !(f.type === 'radio' && groupsCounted[f.group])) remaining++;
+    if (f.type === 'radio') groupsCounted[f.group] = true;
+    var invalid = S.sign.fieldError === f.id;
+    el.classList.toggle('field-filled', filled && !isStatic(f) && !(f.type === 'checkbox' && valueOf(f) !== true));
+    el.classList.toggle('field-invalid', invalid);
+    var shown = displayOf(f);
+    if (el.tagName === 'INPUT') {
+      el.checked = valueOf(f) === true;
+      el.disabled = !signing || Boolean(f.read_only);
+      el.setAttribute('aria-label', fieldLabel(f) + (f.required ? ' · ' + t('hintRequired') : ''));
+      if (invalid) el.setAttribute('aria-invalid', 'true');
+      else el.removeAttribute('aria-invalid');
+      return;
+    }
+    setText(el.querySelector('.field-value'), shown);
+    var state = isStatic(f) ? shown || t('autoAtSign') : filled ? t('fieldFilled') + (shown ? ': ' + shown : '') : t('fieldEmpty');
+    if (el.tagName === 'BUTTON') {
+      el.disabled = !signing;
+      el.setAttribute('aria-label', fieldLabel(f) + ' · ' + state);
+      if (invalid) el.setAttribute('aria-invalid', 'true');
+      else el.removeAttribute('aria-invalid');
+    } else {
+      setText(el.querySelector('.sr-only'), fieldLabel(f) + ' · ' + state);
+    }
   });
-  show($('next-field'), signing && fields.length > 0);
+  show($('next-field'), signing && fields.some(function (f) { return !isStatic(f); }));
   setText($('next-field'), remaining ? t('nextField', { n: remaining }) : t('nextFieldDone'));
 }

@@ -3,6 +3,8 @@
  */
 import { api, failLink, isLinkFailure } from './api.js';
 import { renderError } from './errors.js';
+import { missingValues } from './field-rules.js';
+import { signValues, valueOf } from './fields.js';
 import { t } from './i18n.js';
 import { ensurePad, signatureDataUrl } from './signature.js';
 import { $, S, render, setText, show } from './state.js';
@@ -24,6 +26,7 @@ export function missingForSign() {
   var needsSeal = seal.some(function (f) { return f.required; });
   if (needsSig && !S.sign.hasSignature) missing.push('needSignature');
   if (needsSeal && !S.sign.seal) missing.push('needSeal');
+  if (missingValues(S.view.fields || [], valueOf).length) missing.push('needFields');
   if (!$('consent').checked) missing.push('needConsent');
   return missing;
 }
@@ -37,6 +40,10 @@ export function renderSign(mode) {
   show($('signature-block'), hasSig);
   if (hasSig) ensurePad();
   show($('signature-placeholder'), !S.sign.hasSignature);
+  show($('sig-draw'), !S.sign.typed);
+  show($('sig-type'), S.sign.typed);
+  $('sig-mode-draw').setAttribute('aria-pressed', String(!S.sign.typed));
+  $('sig-mode-type').setAttribute('aria-pressed', String(S.sign.typed));
   show($('seal-block'), sealFields().length > 0);
   renderSealPicker();
   show($('seal-preview-wrap'), Boolean(S.sign.seal));
@@ -91,6 +98,8 @@ export function sign() {
     if (png) body.signature = png;
   }
   if (sealFields().length && st.seal) body.seal_image = st.seal;
+  var values = signValues();
+  if (Object.keys(values).length) body.values = values;
   st.busy = true;
   st.error = null;
   render();
@@ -105,6 +114,9 @@ export function sign() {
     .catch(function (err) {
       if (isLinkFailure(err)) return failLink(err);
       st.error = err;
+      // The server refused a value (`values.<field id>`): that field is marked on the page.
+      var m = /^values\.(.+)$/.exec(err.param || '');
+      st.fieldError = m ? m[1] : null;
       // The PIN may have been used or reset elsewhere: refresh what the server thinks.
       if (err.code === 'pin_verification_required' || err.code === 'not_your_turn' || err.code === 'participant_already_signed') {
         return api('GET', '').then(function (r) { S.view = r.data; }, function () { /* keep the error shown */ });

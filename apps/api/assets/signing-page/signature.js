@@ -17,6 +17,7 @@ export function ensurePad() {
     show($('signature-placeholder'), false);
   });
   pad.addEventListener('endStroke', function () {
+    if (S.sign.typed) return;
     S.sign.hasSignature = !pad.isEmpty();
     S.sign.error = null;
     render();
@@ -66,10 +67,80 @@ export function clearSignature() {
   render();
 }
 
-/** The drawn signature as a PNG data URL, cropped to the ink so it fills the field box. */
+// The typed signature: the name in Nanum Pen Script (fonts/pen.css, unicode-range slices linked
+// on first use, so only the name's characters are fetched), drawn on a canvas and sent as the
+// same PNG a drawing is.
+
+var PEN_FONT = '"Dojang Pen", "Dojang Noto Sans KR", sans-serif';
+var penLinked = false;
+var typedSeq = 0;
+
+export function initTypedSignature() {
+  $('sig-mode-draw').addEventListener('click', function () { setTyped(false); });
+  $('sig-mode-type').addEventListener('click', function () { setTyped(true); });
+  $('typed-name').addEventListener('input', drawTyped);
+}
+
+function setTyped(on) {
+  S.sign.typed = on;
+  S.sign.error = null;
+  if (on) {
+    if (!penLinked) {
+      penLinked = true;
+      var link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = '/sign/assets/fonts/pen.css';
+      link.addEventListener('load', drawTyped);
+      document.head.appendChild(link);
+    }
+    var input = $('typed-name');
+    if (!input.value) input.value = (S.view && S.view.participant.name) || '';
+    drawTyped();
+  } else {
+    S.sign.hasSignature = Boolean(pad && !pad.isEmpty());
+  }
+  render();
+  if (on) $('typed-name').focus();
+  else if (pad) resizeCanvas();
+}
+
+/** Draws the typed name once its glyphs are loaded; a newer keystroke wins over an older load. */
+function drawTyped() {
+  var text = $('typed-name').value.trim();
+  var seq = ++typedSeq;
+  var canvas = $('typed-canvas');
+  var ctx = canvas.getContext('2d');
+  var paint = function () {
+    if (seq !== typedSeq) return;
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    if (text) {
+      var size = 96;
+      ctx.font = size + 'px ' + PEN_FONT;
+      // Long names shrink to fit the box.
+      var width = ctx.measureText(text).width;
+      if (width > canvas.width - 24) size = Math.max(24, Math.floor((size * (canvas.width - 24)) / width));
+      ctx.font = size + 'px ' + PEN_FONT;
+      ctx.fillStyle = '#111827';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(text, canvas.width / 2, canvas.height / 2);
+    }
+    var had = S.sign.hasSignature;
+    S.sign.hasSignature = Boolean(text);
+    if (had !== S.sign.hasSignature || !text) render();
+  };
+  if (!text || !document.fonts || !document.fonts.load) return paint();
+  document.fonts.load('96px ' + PEN_FONT, text).then(paint, paint);
+}
+
+/** The signature as a PNG data URL (drawn or typed), cropped to the ink so it fills the field box. */
 export function signatureDataUrl() {
+  if (S.sign.typed) return $('typed-name').value.trim() ? cropped($('typed-canvas'), 4) : null;
   if (!pad || pad.isEmpty()) return null;
-  var canvas = $('signature-canvas');
+  return cropped($('signature-canvas'), Math.round(4 * Math.max(window.devicePixelRatio || 1, 1)));
+}
+
+function cropped(canvas, padPx) {
   var w = canvas.width;
   var h = canvas.height;
   var pixels = canvas.getContext('2d').getImageData(0, 0, w, h).data;
@@ -89,7 +160,6 @@ export function signatureDataUrl() {
     }
   }
   if (maxX < 0) return null;
-  var padPx = Math.round(4 * Math.max(window.devicePixelRatio || 1, 1));
   minX = Math.max(0, minX - padPx);
   minY = Math.max(0, minY - padPx);
   maxX = Math.min(w - 1, maxX + padPx);

@@ -10,7 +10,16 @@ export var S = {
   fatal: null, // { kind: 'invalid' | 'replaced' | 'inactive' | 'load', reason, error }
   result: null, // 'signed' | 'declined'
   pin: { sending: false, verifying: false, sentTo: null, expiresAt: null, resendAt: 0, needNew: false, info: false, error: null },
-  sign: { busy: false, error: null, seal: null, hasSignature: false },
+  sign: {
+    busy: false,
+    error: null,
+    seal: null,
+    hasSignature: false,
+    typed: false, // the signature is the typed name (signature.js), not a drawing
+    values: {}, // field id → the signer's value (fields.js)
+    attachments: {}, // field id → { filename, size } of the uploaded file
+    fieldError: null, // the field id the server's last refusal named
+  },
   decline: { open: false, busy: false, error: null },
   announce: null, // element id to focus after the next render
 };

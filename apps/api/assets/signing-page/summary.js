@@ -46,6 +46,8 @@ export function renderSummary() {
     var seal = fields.filter(function (f) { return f.type === 'seal'; }).length;
     if (sig) parts.push(t('fieldSignature', { n: sig }));
     if (seal) parts.push(t('fieldSeal', { n: seal }));
+    var others = fields.filter(function (f) { return f.type !== 'signature' && f.type !== 'seal' && !f.read_only && ['name', 'email', 'phone', 'signing_date'].indexOf(f.type) < 0; }).length;
+    if (others) parts.push(t('fieldValues', { n: others }));
     var pages = [];
     fields.forEach(function (f) {
       if (pages.indexOf(f.page) < 0) pages.push(f.page);

@@ -720,6 +720,10 @@ export const SigningSessionSchema = component(
         }, FIELD_SETTING_KEYS),
       ),
     ),
+    other_fields: note(
+      'The other participants\' fields, placement and type only (no values or identities), so the page can show the whole form; `participant_index` is the participant\'s position in the document (one colour each).',
+      arrayOf(obj({ type: FieldTypeSchema, page: int, x: num, y: num, width: num, height: num, participant_index: int })),
+    ),
     pin_required: bool,
     pin_verified: note('A verified PIN is good for a few minutes of signing. Once completed: whether the signed PDF may be served now (a PIN verified within the last 30 minutes); otherwise request a new PIN first.', bool),
     pin: note(

@@ -28,6 +28,7 @@ import {
   signingLinkLocked,
   MAX_PIN_LOCKOUTS,
   wouldComplete,
+  absolutePage,
 } from '@dojang/domain';
 import { pinSms } from '@dojang/notifications';
 import { SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
@@ -149,7 +150,22 @@ export class SigningService {
       fields: s.state.fields
         // A signing group's fields are filled by whichever member signs.
         .filter((f) => owners.has(f.participant_id))
-        .map((f) => presentField(f, p.values?.find((v) => v.field_id === f.id))),
+        // `page` here is the page of the whole PDF the page images show (parts joined in order);
+        // `part` still names the field's part.
+        .map((f) => ({ ...presentField(f, p.values?.find((v) => v.field_id === f.id)), page: absolutePage(s.state, f) })),
+      // Where the others sign, so the signer sees the whole form; placement and type only (their
+      // values and identities are theirs), and which participant, for one colour each.
+      other_fields: s.state.fields
+        .filter((f) => !owners.has(f.participant_id))
+        .map((f) => ({
+          type: f.type,
+          page: absolutePage(s.state, f),
+          x: f.x,
+          y: f.y,
+          width: f.width,
+          height: f.height,
+          participant_index: s.state.participants.findIndex((q) => q.id === f.participant_id),
+        })),
       pin_required: pinRequired,
       pin_verified: pinVerified,
       // Machine-readable PIN state, so the page needn't parse messages.
