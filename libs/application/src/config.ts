@@ -39,6 +39,12 @@ export interface AppConfig {
   twilio: { accountSid: string; authToken: string; from: string; apiBaseUrl: string | null } | null;
   webhookAllowPrivateNetworks: boolean;
   tsaUrl: string | null;
+  /**
+   * PADES_LEVEL: how far final PDFs go with a TSA: `B-T` (signature timestamp), `B-LT` (+ DSS with
+   * chain and OCSP/CRL data) or `B-LTA` (+ document timestamp; the default with TSA_URL). Without
+   * a TSA every final PDF is B-B.
+   */
+  padesLevel: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
   signingP12: string | null;
   signingP12Password: string | null;
   /** LOG_LEVEL (pino levels); `silent` under NODE_ENV=test unless LOG_LEVEL says otherwise. */
@@ -69,6 +75,14 @@ function logLevel(env: NodeJS.ProcessEnv): LogLevel {
   const asked = env.LOG_LEVEL?.toLowerCase();
   if (asked && (LOG_LEVELS as readonly string[]).includes(asked)) return asked as LogLevel;
   return env.NODE_ENV === 'test' ? 'silent' : 'info';
+}
+
+function padesLevel(env: NodeJS.ProcessEnv): AppConfig['padesLevel'] {
+  if (!env.TSA_URL) return 'B-B';
+  const asked = (env.PADES_LEVEL ?? '').toUpperCase();
+  if (asked === 'B-T' || asked === 'B-LT' || asked === 'B-LTA') return asked;
+  if (asked) throw new Error(`PADES_LEVEL=${env.PADES_LEVEL}: expected B-T, B-LT or B-LTA (with TSA_URL)`);
+  return 'B-LTA';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -102,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         : null,
     webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     tsaUrl: env.TSA_URL || null,
+    padesLevel: padesLevel(env),
     signingP12: env.SIGNING_P12 || null,
     signingP12Password: env.SIGNING_P12_PASSWORD || null,
     logLevel: logLevel(env),

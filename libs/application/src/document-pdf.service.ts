@@ -35,6 +35,7 @@ import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
 import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
+import { signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
 
 /** Bytes back from a worker (a Uint8Array) as a Buffer over the same memory. */
@@ -165,7 +166,7 @@ export class DocumentPdfService {
 
   /**
    * Stamps every participant's signature and seal into their fields, then signs the whole file
-   * (PAdES B-B, or B-T with TSA_URL). `pending` supplies the images of the signature being made now.
+   * (PAdES B-B; with TSA_URL B-T, B-LT or B-LTA as PADES_LEVEL says). `pending` supplies the images of the signature being made now.
    */
   async buildFinal(
     state: DocumentState,
@@ -199,12 +200,15 @@ export class DocumentPdfService {
           reason: `Signed by all parties: ${state.title}`.slice(0, 200),
           name: 'Dojang',
           location: 'Dojang e-signature service',
-          ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
+          ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl, level: this.config.padesLevel === 'B-B' ? 'B-T' : this.config.padesLevel } : {}),
           ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
         },
       },
       state.organization_id || undefined,
-    );
+    ).catch((error: unknown) => {
+      // A TSA, responder or key away: 503 and nothing recorded (the completion is not appended).
+      throw signingUnavailableOf(error);
+    });
     const ref = await this.blobs.put(asBuffer(signed));
     return { sha256: ref.sha256, byte_size: ref.byte_size };
   }
@@ -344,7 +348,9 @@ export class DocumentPdfService {
           ...(evidence ? { evidence } : {}),
         },
       },
-    );
+    ).catch((error: unknown) => {
+      throw signingUnavailableOf(error);
+    });
     return asBuffer(out);
   }
 

@@ -26,6 +26,18 @@ export {
 } from './signing-identity';
 export { TimestampError } from './rfc3161-timestamp';
 export {
+  extendPades,
+  addDss,
+  addDocumentTimestamp,
+  collectValidationMaterial,
+  newestTimestampExpiry,
+  LtvError,
+  PADES_LEVELS,
+  DOCUMENT_TIMESTAMP_SUBFILTER,
+  type PadesLevel,
+  type ValidationMaterial,
+} from './pades-ltv';
+export {
   renderAuditCertificate,
   buildAuditCertificateDefinition,
   timelineWithDeliveries,

@@ -72,6 +72,11 @@ export interface SignJobOptions {
   name: string;
   location: string;
   tsaUrl?: string;
+  /**
+   * With `tsaUrl`: B-T (the default) or B-LT / B-LTA (DSS with chain and revocation data, then a
+   * document timestamp), see pades-ltv.ts.
+   */
+  level?: 'B-T' | 'B-LT' | 'B-LTA';
   evidence?: Record<string, string>;
 }
 /** Stamps every signature and seal, draws the field values, flattens any form, then signs the whole file (PAdES). */
