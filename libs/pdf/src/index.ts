@@ -25,6 +25,7 @@ export {
   type SigningIdentityOptions,
 } from './signing-identity';
 export { TimestampError } from './rfc3161-timestamp';
+export { signerFromSpec, probeSigningKey, SigningKeyError, type SigningKeySpec } from './signing-key';
 export {
   extendPades,
   addDss,

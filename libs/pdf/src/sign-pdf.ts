@@ -7,11 +7,15 @@ import { updateIncrementally } from './append-pdfs';
 import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
 import { signerFromP12 } from './signing-identity';
+import { signerFromSpec, type SigningKeySpec } from './signing-key';
 import { assertOffMainThread } from './main-thread-guard';
 
 export interface SignPdfOptions {
-  p12: Buffer;
-  passphrase: string;
+  /** The file adapter's PKCS#12 and passphrase, unless `key` names another adapter. */
+  p12?: Buffer;
+  passphrase?: string;
+  /** Where the key lives (signing-key.ts): a PKCS#11 token, a remote signer, a file. */
+  key?: SigningKeySpec;
   reason?: string;
   name?: string;
   location?: string;
@@ -27,6 +31,12 @@ export interface SignPdfOptions {
 }
 
 export const PADES_SUBFILTER = 'ETSI.CAdES.detached';
+
+function signerOf(opts: SignPdfOptions): CmsSigner {
+  if (opts.key) return signerFromSpec(opts.key);
+  if (!opts.p12) throw new Error('signPdf: neither a key nor a PKCS#12 given');
+  return signerFromP12(opts.p12, opts.passphrase ?? '');
+}
 
 export function sha256Hex(buf: Buffer | Uint8Array): string {
   return createHash('sha256').update(buf).digest('hex');
@@ -105,7 +115,7 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
  */
 export async function signDocument(doc: PDFDocument, opts: SignPdfOptions): Promise<Buffer> {
   assertOffMainThread('signDocument');
-  const signer = signerFromP12(opts.p12, opts.passphrase);
+  const signer = signerOf(opts);
   if (opts.evidence) {
     const info = infoDictionary(doc);
     for (const [key, value] of Object.entries(opts.evidence)) info.set(PDFName.of(key), PDFHexString.fromText(value));
@@ -197,7 +207,7 @@ export function addPlaceholder(doc: PDFDocument, opts: PlaceholderOptions): void
  */
 export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
   assertOffMainThread('countersignPdf');
-  const signer = signerFromP12(opts.p12, opts.passphrase);
+  const signer = signerOf(opts);
   const withPlaceholder = await updateIncrementally(pdf, (doc) => {
     // As signPdf does: written in the update, before the placeholder, so the signature covers it.
     if (opts.evidence) {

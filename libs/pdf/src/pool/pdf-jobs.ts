@@ -1,3 +1,4 @@
+import type { SigningKeySpec } from '../signing-key';
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
 import type { PdfValue } from '../draw-values';
@@ -68,6 +69,8 @@ export interface BuildFinalJobInput {
 export interface SignJobOptions {
   p12: Bytes;
   passphrase: string;
+  /** A key elsewhere (PKCS#11 token, remote signer): used instead of `p12`, see signing-key.ts. */
+  key?: SigningKeySpec;
   reason: string;
   name: string;
   location: string;
