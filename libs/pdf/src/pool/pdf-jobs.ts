@@ -85,6 +85,9 @@ export interface SignJobOptions {
 /** Stamps every signature and seal, draws the field values, flattens any form, then signs the whole file (PAdES). */
 export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 2, filename: handler('build-final') };
 
+/** Opens a PKCS#11 or remote signing key and signs a probe digest (the boot check). */
+export const PROBE_SIGNING_KEY: PdfJob<SigningKeySpec, null> = { id: 'pdf.probe-signing-key', version: 1, filename: handler('probe-signing-key') };
+
 export interface CountersignJobInput {
   pdf: Bytes;
   sign: SignJobOptions;
