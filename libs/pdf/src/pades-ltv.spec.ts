@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { addDocumentTimestamp, collectValidationMaterial, DOCUMENT_TIMESTAMP_SUB
 import { OID, readSignedData } from './cades-cms';
 import { signPdf } from './sign-pdf';
 import { pdfFixture } from './testing/fixtures';
-import { startLocalPki, LocalPki } from './testing/local-pki';
+import { qpdfDss, startLocalPki, LocalPki } from './testing/local-pki';
 import { pdfsig } from './testing/poppler';
 import { verifyLtv, verifyPades } from '@dojang/verifier/pades';
 
@@ -20,29 +20,6 @@ function signatures(pdf: Buffer): Array<{ cms: Buffer; signedBytes: Buffer }> {
     const parsed = asn1js.fromBER(new Uint8Array(der));
     return { cms: der.subarray(0, parsed.offset), signedBytes: Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]) };
   });
-}
-
-/** The catalog's DSS as qpdf reads it: how many streams each array holds. */
-function qpdfDss(pdf: Buffer): Record<string, number> {
-  const dir = mkdtempSync(join(tmpdir(), 'dojang-dss-'));
-  try {
-    writeFileSync(join(dir, 'doc.pdf'), pdf);
-    const json = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', join(dir, 'doc.pdf')], { encoding: 'utf8', maxBuffer: 64 << 20 }));
-    const objects = json.qpdf[1] as Record<string, { value?: Record<string, unknown> }>;
-    const trailer = objects.trailer.value as { '/Root': string };
-    const root = objects[`obj:${trailer['/Root']}`].value as Record<string, string>;
-    const dssRef = root['/DSS'];
-    if (!dssRef) return {};
-    const dss = objects[`obj:${dssRef}`].value as Record<string, string | string[]>;
-    const count = (key: string) => {
-      const value = dss[key];
-      const array = typeof value === 'string' ? (objects[`obj:${value}`].value as unknown as string[]) : value;
-      return Array.isArray(array) ? array.filter((ref) => objects[`obj:${ref}`] && 'stream' in (objects[`obj:${ref}`] as object)).length : 0;
-    };
-    return { Certs: count('/Certs'), OCSPs: count('/OCSPs'), CRLs: count('/CRLs') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 describe('PAdES B-LT and B-LTA with a local TSA, CA and OCSP responder', () => {

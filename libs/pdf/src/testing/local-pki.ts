@@ -153,3 +153,27 @@ export async function startLocalPki(): Promise<LocalPki> {
     },
   });
 }
+
+/** The catalog's DSS as qpdf reads it: how many streams each array holds. */
+export function qpdfDss(pdf: Buffer): Record<string, number> {
+  const dir = mkdtempSync(join(tmpdir(), 'dojang-dss-'));
+  try {
+    writeFileSync(join(dir, 'doc.pdf'), pdf);
+    const json = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', join(dir, 'doc.pdf')], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    const objects = json.qpdf[1] as Record<string, { value?: Record<string, unknown> }>;
+    const trailer = objects.trailer.value as { '/Root': string };
+    const root = objects[`obj:${trailer['/Root']}`].value as Record<string, string>;
+    const dssRef = root['/DSS'];
+    if (!dssRef) return {};
+    const dss = objects[`obj:${dssRef}`].value as Record<string, string | string[]>;
+    const count = (key: string) => {
+      const value = dss[key];
+      const array = typeof value === 'string' ? (objects[`obj:${value}`].value as unknown as string[]) : value;
+      return Array.isArray(array) ? array.filter((ref) => objects[`obj:${ref}`] && 'stream' in (objects[`obj:${ref}`] as object)).length : 0;
+    };
+    return { Certs: count('/Certs'), OCSPs: count('/OCSPs'), CRLs: count('/CRLs') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
