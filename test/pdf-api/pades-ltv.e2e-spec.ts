@@ -48,6 +48,7 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
   describe('with the key in a .p12 (SIGNING_P12)', () => {
     let t: TestApp;
     let key: string;
+    let pdf: Buffer;
     beforeAll(async () => {
       t = await startTestApp({ env: { TSA_URL: pki.tsaUrl, SIGNING_P12: pki.path('signer.p12'), SIGNING_P12_PASSWORD: pki.passphrase } });
       key = (await t.createOrg()).test;
@@ -57,7 +58,7 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
     it('completes to a B-LTA final PDF: valid signature with timestamp, DSS with chain and OCSP, document timestamp, Korean /Reason', async () => {
       const { id, token } = await sentDocument(t, key, '근로계약서');
       expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
-      const pdf = (await t.http.get(`/v1/documents/${id}/file`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+      pdf = (await t.http.get(`/v1/documents/${id}/file`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
       const report = pdfsig(pdf);
       expect(report).toMatch(/Signature #1:[\s\S]*Signer Certificate Common Name: Dojang Test Document Signing[\s\S]*Signature Validation: Signature is Valid\./);
       expect(report).toMatch(/Signature #2:\n\s+- Signature Field Name: Signature2\n\s+- Signer Certificate Common Name: Dojang Test TSA/);
@@ -66,6 +67,26 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
       expect(verifyPades(pdf, der(pki.signerCertPem)).ok).toBe(true);
       const ltv = verifyLtv(pdf);
       expect(ltv).toMatchObject({ ok: true, level: 'B-LTA' });
+    });
+
+    it('the offline verifier reads the timestamps, validity dates and OCSP, and asks for an archive timestamp once the TSA certificate expires', () => {
+      expect(verifyPades(pdf, der(pki.signerCertPem))).toMatchObject({ ok: true, detail: expect.stringContaining('1 document timestamp(s) and validation data follow it') });
+      const findings = verifyLtv(pdf).findings.join('\n');
+      expect(findings).toMatch(/✓ signature timestamp: stamped .* by C=KR, O=Dojang Test, CN=Dojang Test TSA/);
+      expect(findings).toMatch(/✓ signer certificate valid at the timestamp/);
+      expect(findings).toMatch(/✓ DSS: 4 certificate\(s\), 2 OCSP response\(s\), 0 CRL\(s\); signer: OCSP good at/);
+      expect(findings).toMatch(/✓ document timestamp over bytes 0\.\.\d+: stamped/);
+      expect(verifyLtv(pdf, new Date(Date.now() + 2 * 365 * 86400_000))).toMatchObject({ ok: false, findings: expect.arrayContaining([expect.stringMatching(/TSA certificate expired .* re-timestamp/)]) });
+    });
+
+    it('the offline verifier catches a byte changed in the DSS revision, after the signature', () => {
+      const tampered = Buffer.from(pdf);
+      const signedEnd = Number(/\/ByteRange\s*\[\s*0\s+\d+\s+(\d+)\s+(\d+)/.exec(pdf.toString('latin1'))!.slice(1).reduce((a, b) => String(Number(a) + Number(b))));
+      const dssAt = tampered.indexOf('/DSS', signedEnd, 'latin1');
+      expect(dssAt).toBeGreaterThan(signedEnd);
+      tampered[dssAt + 2] = 'X'.charCodeAt(0);
+      expect(verifyPades(tampered, der(pki.signerCertPem))).toMatchObject({ ok: false, detail: expect.stringMatching(/document timestamp .* does not cover these bytes/) });
+      expect(verifyLtv(tampered).ok).toBe(false);
     });
 
     it('answers 503 signing_unavailable with the TSA away, records nothing, and completes once it is back', async () => {
