@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { documentStreamId } from '@dojang/domain';
-import { pdfsig } from '@dojang/pdf/testing/poppler';
+import { createHash } from 'crypto';
+import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { qpdfStrings } from '@dojang/pdf/testing/active-content';
 import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';
 import { verifyLtv, verifyPades } from '@dojang/verifier/pades';
@@ -67,6 +68,14 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
       expect(verifyPades(pdf, der(pki.signerCertPem)).ok).toBe(true);
       const ltv = verifyLtv(pdf);
       expect(ltv).toMatchObject({ ok: true, level: 'B-LTA' });
+    });
+
+    it("prints the signing certificate's fingerprint on the audit certificate", async () => {
+      const { id, token } = await sentDocument(t, key, '위임장');
+      expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
+      const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+      const fingerprint = createHash('sha256').update(der(pki.signerCertPem)).digest('hex');
+      expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`SigningcertificateSHA-256${fingerprint}`);
     });
 
     it('the offline verifier reads the timestamps, validity dates and OCSP, and asks for an archive timestamp once the TSA certificate expires', () => {

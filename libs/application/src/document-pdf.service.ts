@@ -408,6 +408,13 @@ export class DocumentPdfService {
     await this.job(PROBE_SIGNING_KEY, key);
   }
 
+  /** SHA-256 of the certificate that signs final PDFs (DER): printed on the audit certificate. */
+  async signingCertificateSha256(): Promise<string> {
+    const key = await this.signingKey();
+    if (key && key.kind !== 'file') return sha256Hex(key.certificates[0]);
+    return sha256Hex((await this.evidenceKey()).certificate);
+  }
+
   async evidenceKey(): Promise<EvidenceKey> {
     return evidenceKeyOf(await this.signingIdentity());
   }

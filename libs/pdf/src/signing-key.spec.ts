@@ -49,6 +49,14 @@ describe('signing keys outside the process', () => {
     await pki.close();
   });
 
+  it("refuses a wrong PIN, a missing token and a missing key with a clear error at the probe (the process's first login checks the PIN)", async () => {
+    await expect(probeSigningKey({ ...pkcs11, pin: '000000' })).rejects.toThrow(new SigningKeyError('PKCS#11: login refused (wrong PIN)'));
+    await expect(probeSigningKey({ ...pkcs11, tokenLabel: 'nope' })).rejects.toThrow(/PKCS#11: no token labelled "nope"/);
+    await expect(probeSigningKey({ ...pkcs11, tokenLabel: undefined, slot: 7 })).rejects.toThrow(/PKCS#11: no token in slot 7/);
+    await expect(probeSigningKey({ ...pkcs11, keyLabel: 'other' })).rejects.toThrow(/no private key labelled "other"/);
+    await expect(probeSigningKey(pkcs11)).resolves.toBeUndefined();
+  });
+
   it('signs in the SoftHSM2 token: B-LTA with the local TSA and OCSP responder, valid for pdfsig and openssl', async () => {
     const bt = await signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), { key: pkcs11, tsaUrl: pki.tsaUrl, reason: 'Signed by all parties: 근로계약서' });
     const lta = await extendPades(bt, { tsaUrl: pki.tsaUrl, level: 'B-LTA' });
@@ -59,14 +67,6 @@ describe('signing keys outside the process', () => {
     const { cms, signedBytes } = firstSignature(lta);
     expect(opensslCmsVerify(cms, signedBytes).output).toContain('Verification successful');
   }, 30_000);
-
-  it('refuses a wrong PIN, a missing token and a missing key with a clear error at the probe', async () => {
-    await expect(probeSigningKey({ ...pkcs11, pin: '000000' })).rejects.toThrow(new SigningKeyError('PKCS#11: login refused (wrong PIN)'));
-    await expect(probeSigningKey({ ...pkcs11, tokenLabel: 'nope' })).rejects.toThrow(/PKCS#11: no token labelled "nope"/);
-    await expect(probeSigningKey({ ...pkcs11, tokenLabel: undefined, slot: 7 })).rejects.toThrow(/PKCS#11: no token in slot 7/);
-    await expect(probeSigningKey({ ...pkcs11, keyLabel: 'other' })).rejects.toThrow(/no private key labelled "other"/);
-    await expect(probeSigningKey(pkcs11)).resolves.toBeUndefined();
-  });
 
   it('refuses a token key that does not match the configured certificate', async () => {
     await expect(probeSigningKey({ ...pkcs11, certificates: [pki.caDer] })).rejects.toThrow(/does not verify with the configured certificate/);

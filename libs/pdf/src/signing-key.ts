@@ -50,7 +50,6 @@ interface Pkcs11Module {
   C_GetTokenInfo(slot: Buffer): { label: string };
   C_OpenSession(slot: Buffer, flags: number): Buffer;
   C_Login(session: Buffer, userType: number, pin: string): void;
-  C_Logout(session: Buffer): void;
   C_CloseSession(session: Buffer): void;
   C_FindObjectsInit(session: Buffer, template: Array<{ type: number; value?: unknown }>): void;
   C_FindObjects(session: Buffer, count: number): Buffer[];
@@ -71,7 +70,12 @@ function pkcs11Module(path: string) {
     const pkcs11 = new pkcs11js.PKCS11();
     try {
       pkcs11.load(path);
-      pkcs11.C_Initialize();
+      try {
+        pkcs11.C_Initialize();
+      } catch (error) {
+        // Cryptoki is initialized once per process; another pool thread did it already.
+        if (!/CRYPTOKI_ALREADY_INITIALIZED/.test((error as Error).message)) throw error;
+      }
     } catch (error) {
       throw new SigningKeyError(`PKCS#11: cannot load ${path}: ${(error as Error).message}`);
     }
@@ -96,15 +100,14 @@ function pkcs11Signer(spec: Extract<SigningKeySpec, { kind: 'pkcs11' }>): (diges
     if (!slot) throw new SigningKeyError(`PKCS#11: no token in slot ${spec.slot ?? 0} of ${spec.module} (${slots.length} token(s) present)`);
   }
   const session = pkcs11.C_OpenSession(slot, C.CKF_SERIAL_SESSION);
-  // Login is per token for the whole process: a token already logged in (another configuration,
-  // an earlier probe) is logged out first, so this PIN is the one checked.
+  // Login is per token for the whole process: another pool thread (or an earlier probe) may have
+  // logged in already, with this configuration's PIN, checked then. Logging out here would pull
+  // the key handles from under the other threads' sessions.
   const login = () => {
     try {
       pkcs11.C_Login(session, C.CKU_USER, spec.pin);
     } catch (error) {
       if (!/USER_ALREADY_LOGGED_IN/.test((error as Error).message)) throw error;
-      pkcs11.C_Logout(session);
-      pkcs11.C_Login(session, C.CKU_USER, spec.pin);
     }
   };
   try {
@@ -131,7 +134,7 @@ function pkcs11Signer(spec: Extract<SigningKeySpec, { kind: 'pkcs11' }>): (diges
       } catch {
         // already gone with the token
       }
-      // Logged out meanwhile (another PIN tried on the same token) or the token was reinserted:
+      // Logged out meanwhile or the token was reinserted:
       // private-key handles die with the login, so open a session and find the key again, once.
       if (again && /USER_NOT_LOGGED_IN|OBJECT_HANDLE_INVALID|KEY_HANDLE_INVALID|SESSION_HANDLE_INVALID|SESSION_CLOSED|DEVICE_REMOVED|TOKEN_NOT_PRESENT/.test((error as Error).message)) {
         return (pkcs11Signer(spec) as (d: Buffer, again: boolean) => Promise<Buffer>)(digest, false);
