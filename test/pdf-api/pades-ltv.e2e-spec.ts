@@ -75,7 +75,7 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
       expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
       const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
       const fingerprint = createHash('sha256').update(der(pki.signerCertPem)).digest('hex');
-      expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`SigningcertificateSHA-256${fingerprint}`);
+      expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서지문${fingerprint}SigningcertificateSHA-256`);
     });
 
     it('the offline verifier reads the timestamps, validity dates and OCSP, and asks for an archive timestamp once the TSA certificate expires', () => {
