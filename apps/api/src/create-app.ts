@@ -1,3 +1,4 @@
+import { DocumentPdfService } from '@dojang/application';
 import { INestApplication, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -45,6 +46,9 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
     bufferLogs: true,
     bodyParser: false,
   });
+  // A PKCS#11 or remote signing key that cannot sign stops the boot with the reason (wrong PIN, no
+  // such slot or key, signer unreachable) rather than failing the first completion.
+  await app.get(DocumentPdfService).checkSigningKey();
   // Nest's own messages go through the process's pino logger (JSON lines, redaction). Built
   // directly rather than through LoggerModule, whose per-request middleware we do not need (the
   // request log is ours) and which would mount catch-all routes.

@@ -41,7 +41,21 @@ export interface AppConfig {
   twilio: { accountSid: string; authToken: string; from: string; apiBaseUrl: string | null } | null;
   webhookAllowPrivateNetworks: boolean;
   tsaUrl: string | null;
+  /**
+   * PADES_LEVEL: how far final PDFs go with a TSA: `B-T` (signature timestamp), `B-LT` (+ DSS with
+   * chain and OCSP/CRL data) or `B-LTA` (+ document timestamp; the default with TSA_URL). Without
+   * a TSA every final PDF is B-B.
+   */
+  padesLevel: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
   signingP12: string | null;
+  /**
+   * SIGNING_KEY: where the key that signs final PDFs lives when not in a PKCS#12 file: `pkcs11`
+   * (SIGNING_PKCS11_MODULE, SIGNING_PKCS11_TOKEN_LABEL or SIGNING_PKCS11_SLOT,
+   * SIGNING_PKCS11_KEY_LABEL, SIGNING_PKCS11_PIN_FILE) or `remote` (SIGNING_REMOTE_URL,
+   * SIGNING_REMOTE_KEY_ID, SIGNING_REMOTE_TOKEN_FILE); both with SIGNING_CERTIFICATE, a PEM file
+   * of the certificate then its chain. Null: the file identity (SIGNING_P12 or the generated one).
+   */
+  signingKey: SigningKeyConfig | null;
   signingP12Password: string | null;
   /** LOG_LEVEL (pino levels); `silent` under NODE_ENV=test unless LOG_LEVEL says otherwise. */
   logLevel: LogLevel;
@@ -62,6 +76,45 @@ export interface AppConfig {
   readyMaxLagSeconds: number;
 }
 
+export type SigningKeyConfig =
+  | { kind: 'pkcs11'; module: string; slot: number | null; tokenLabel: string | null; keyLabel: string | null; pinFile: string; certificateFile: string }
+  | { kind: 'remote'; url: string; keyId: string; tokenFile: string | null; certificateFile: string };
+
+function required(env: NodeJS.ProcessEnv, name: string, why: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is required ${why}`);
+  return value;
+}
+
+function signingKeyConfig(env: NodeJS.ProcessEnv): SigningKeyConfig | null {
+  const kind = (env.SIGNING_KEY ?? '').toLowerCase();
+  if (!kind || kind === 'file') return null;
+  if (kind === 'pkcs11') {
+    const why = 'with SIGNING_KEY=pkcs11';
+    if (!env.SIGNING_PKCS11_TOKEN_LABEL && !env.SIGNING_PKCS11_SLOT) throw new Error(`SIGNING_PKCS11_TOKEN_LABEL or SIGNING_PKCS11_SLOT is required ${why}`);
+    return {
+      kind,
+      module: required(env, 'SIGNING_PKCS11_MODULE', why),
+      slot: env.SIGNING_PKCS11_SLOT ? int(env.SIGNING_PKCS11_SLOT, 0) : null,
+      tokenLabel: env.SIGNING_PKCS11_TOKEN_LABEL || null,
+      keyLabel: env.SIGNING_PKCS11_KEY_LABEL || null,
+      pinFile: path.resolve(required(env, 'SIGNING_PKCS11_PIN_FILE', why)),
+      certificateFile: path.resolve(required(env, 'SIGNING_CERTIFICATE', why)),
+    };
+  }
+  if (kind === 'remote') {
+    const why = 'with SIGNING_KEY=remote';
+    return {
+      kind,
+      url: required(env, 'SIGNING_REMOTE_URL', why),
+      keyId: required(env, 'SIGNING_REMOTE_KEY_ID', why),
+      tokenFile: env.SIGNING_REMOTE_TOKEN_FILE ? path.resolve(env.SIGNING_REMOTE_TOKEN_FILE) : null,
+      certificateFile: path.resolve(required(env, 'SIGNING_CERTIFICATE', why)),
+    };
+  }
+  throw new Error(`SIGNING_KEY=${env.SIGNING_KEY}: expected file, pkcs11 or remote`);
+}
+
 function int(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value !== undefined && value !== '' && Number.isFinite(n) ? Math.floor(n) : fallback;
@@ -71,6 +124,14 @@ function logLevel(env: NodeJS.ProcessEnv): LogLevel {
   const asked = env.LOG_LEVEL?.toLowerCase();
   if (asked && (LOG_LEVELS as readonly string[]).includes(asked)) return asked as LogLevel;
   return env.NODE_ENV === 'test' ? 'silent' : 'info';
+}
+
+function padesLevel(env: NodeJS.ProcessEnv): AppConfig['padesLevel'] {
+  if (!env.TSA_URL) return 'B-B';
+  const asked = (env.PADES_LEVEL ?? '').toUpperCase();
+  if (asked === 'B-T' || asked === 'B-LT' || asked === 'B-LTA') return asked;
+  if (asked) throw new Error(`PADES_LEVEL=${env.PADES_LEVEL}: expected B-T, B-LT or B-LTA (with TSA_URL)`);
+  return 'B-LTA';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -105,7 +166,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         : null,
     webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     tsaUrl: env.TSA_URL || null,
+    padesLevel: padesLevel(env),
     signingP12: env.SIGNING_P12 || null,
+    signingKey: signingKeyConfig(env),
     signingP12Password: env.SIGNING_P12_PASSWORD || null,
     logLevel: logLevel(env),
     metricsToken: env.METRICS_TOKEN || null,

@@ -35,12 +35,21 @@ import {
   loadOrCreateSigningIdentity,
   sha256Hex,
   acquireSharedPdfPool,
+  PROBE_SIGNING_KEY,
+  type SigningKeySpec,
 } from '@dojang/pdf';
+import { readFile } from 'fs/promises';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
 import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
+import { signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
+
+/** DER certificates of a PEM file, in order. */
+function pemCertificates(pem: string): Buffer[] {
+  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => Buffer.from(m[1].replace(/\s+/g, ''), 'base64'));
+}
 
 /** Bytes back from a worker (a Uint8Array) as a Buffer over the same memory. */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -125,6 +134,7 @@ const REFUSAL_ENTRIES = 10_000;
  */
 export class DocumentPdfService {
   private identity: Promise<SigningIdentity> | null = null;
+  private keySpec: Promise<SigningKeySpec | null> | null = null;
   private readonly renders = new Map<string, RenderedPdfRow>();
   private readonly inFlight = new Map<string, Promise<RenderedPdfRow>>();
   private collection: Promise<void> | null = null;
@@ -253,7 +263,7 @@ export class DocumentPdfService {
 
   /**
    * Stamps every participant's signature and seal into their fields, then signs the whole file
-   * (PAdES B-B, or B-T with TSA_URL). `pending` supplies the images of the signature being made now.
+   * (PAdES B-B; with TSA_URL B-T, B-LT or B-LTA as PADES_LEVEL says). `pending` supplies the images of the signature being made now.
    */
   async buildFinal(
     state: DocumentState,
@@ -282,6 +292,7 @@ export class DocumentPdfService {
     }
     const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
     const identity = await this.signingIdentity();
+    const key = await this.signingKey();
     const signed = await this.job(
       BUILD_FINAL,
       {
@@ -291,15 +302,19 @@ export class DocumentPdfService {
         sign: {
           p12: identity.p12,
           passphrase: identity.passphrase,
+          ...(key ? { key } : {}),
           reason: `Signed by all parties: ${state.title}`.slice(0, 200),
           name: 'Dojang',
           location: 'Dojang e-signature service',
-          ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
+          ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl, level: this.config.padesLevel === 'B-B' ? 'B-T' : this.config.padesLevel } : {}),
           ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
         },
       },
       state.organization_id || undefined,
-    );
+    ).catch((error: unknown) => {
+      // A TSA, responder or key away: 503 and nothing recorded (the completion is not appended).
+      throw signingUnavailableOf(error);
+    });
     const ref = await this.blobs.put(asBuffer(signed));
     return { sha256: ref.sha256, byte_size: ref.byte_size };
   }
@@ -430,6 +445,7 @@ export class DocumentPdfService {
    */
   async countersign(bundle: Buffer, reason: string, evidence?: Record<string, string>): Promise<Buffer> {
     const identity = await this.signingIdentity();
+    const key = await this.signingKey();
     const out = await this.job(
       COUNTERSIGN,
       {
@@ -437,6 +453,7 @@ export class DocumentPdfService {
         sign: {
           p12: identity.p12,
           passphrase: identity.passphrase,
+          ...(key ? { key } : {}),
           reason: reason.slice(0, 200),
           name: 'Dojang',
           location: 'Dojang e-signature service',
@@ -444,8 +461,58 @@ export class DocumentPdfService {
           ...(evidence ? { evidence } : {}),
         },
       },
-    );
+    ).catch((error: unknown) => {
+      throw signingUnavailableOf(error);
+    });
     return asBuffer(out);
+  }
+
+  /**
+   * The PDF-signing key when it lives outside a PKCS#12 (SIGNING_KEY=pkcs11 or remote): its PIN or
+   * token read from its file and its certificate chain from SIGNING_CERTIFICATE, as plain data for
+   * the pool's workers (which open the token themselves: the key never leaves it). Null: the file
+   * identity signs.
+   */
+  signingKey(): Promise<SigningKeySpec | null> {
+    this.keySpec ??= (async (): Promise<SigningKeySpec | null> => {
+      const k = this.config.signingKey;
+      if (!k) return null;
+      const certificates = pemCertificates(await readFile(k.certificateFile, 'utf8'));
+      if (!certificates.length) throw new Error(`SIGNING_CERTIFICATE ${k.certificateFile} holds no PEM certificate`);
+      if (k.kind === 'pkcs11') {
+        const pin = (await readFile(k.pinFile, 'utf8')).trim();
+        return {
+          kind: 'pkcs11',
+          module: k.module,
+          ...(k.slot !== null ? { slot: k.slot } : {}),
+          ...(k.tokenLabel !== null ? { tokenLabel: k.tokenLabel } : {}),
+          ...(k.keyLabel !== null ? { keyLabel: k.keyLabel } : {}),
+          pin,
+          certificates,
+        };
+      }
+      const token = k.tokenFile ? (await readFile(k.tokenFile, 'utf8')).trim() : null;
+      return { kind: 'remote', url: k.url, keyId: k.keyId, ...(token ? { authorization: `Bearer ${token}` } : {}), certificates };
+    })();
+    return this.keySpec;
+  }
+
+  /**
+   * Boot check of a PKCS#11 or remote key, in the pool: opens it and signs a probe digest, so a
+   * wrong PIN, a missing slot or key, an unreachable signer or a key not matching its certificate
+   * stops the process with the reason instead of failing the first completion.
+   */
+  async checkSigningKey(): Promise<void> {
+    const key = await this.signingKey();
+    if (!key) return;
+    await this.job(PROBE_SIGNING_KEY, key);
+  }
+
+  /** SHA-256 of the certificate that signs final PDFs (DER): printed on the audit certificate. */
+  async signingCertificateSha256(): Promise<string> {
+    const key = await this.signingKey();
+    if (key && key.kind !== 'file') return sha256Hex(key.certificates[0]);
+    return sha256Hex((await this.evidenceKey()).certificate);
   }
 
   async evidenceKey(): Promise<EvidenceKey> {

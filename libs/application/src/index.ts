@@ -11,6 +11,7 @@ export * from './reactor-runner';
 export * from './document-pdf.service';
 export * from './bodies';
 export * from './evidence-integrity.error';
+export * from './signing-unavailable.error';
 export * from './store-unavailable';
 export * from './notifier';
 export * from './signing-notifications.reactor';

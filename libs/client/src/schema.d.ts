@@ -218,7 +218,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a participant
-         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
+         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_invalid at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
          */
         patch: operations["Participants_correct"];
         trace?: never;
@@ -1514,8 +1514,7 @@ export interface components {
          *     - `seal_not_found` (404): No such seal.
          *     - `webhook_endpoint_not_found` (404): No such webhook endpoint.
          *     - `organization_not_found` (404): The key's organization no longer exists.
-         *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, or never issued).
-         *     - `signing_link_replaced` (404): The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+         *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
          *     - `page_not_found` (404): The document has no such page.
          *     - `document_not_editable` (409): The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.
          *     - `document_edit_locked` (409): The draft is edit-locked; release the lock in the document settings first.
@@ -1558,6 +1557,7 @@ export interface components {
          *     - `file_too_complex` (413): The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
          *     - `service_unavailable` (503): A store is unreachable right now; retry shortly (with the same Idempotency-Key).
          *     - `write_outcome_unknown` (503): The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+         *     - `signing_unavailable` (503): The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
          *     - `not_ready` (503): A store is unavailable or the read models lag too far behind.
          *     - `document_budget_exceeded` (413): The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
          *     - `pdf_job_limit_exceeded` (413): The PDF work for this request passed the service's time or memory limit; nothing was written.
@@ -1565,7 +1565,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1958,16 +1958,6 @@ export interface components {
                 max_checked?: number;
                 /** @enum {string} */
                 locale?: "ko" | "en";
-            }[];
-            /** @description The other participants' fields, placement and type only (no values or identities), so the page can show the whole form; `participant_index` is the participant's position in the document (one colour each). */
-            other_fields: {
-                type: components["schemas"]["FieldType"];
-                page: number;
-                x: number;
-                y: number;
-                width: number;
-                height: number;
-                participant_index: number;
             }[];
             pin_required: boolean;
             /** @description A verified PIN is good for a few minutes of signing. Once completed: whether the signed PDF may be served now (a PIN verified within the last 30 minutes); otherwise request a new PIN first. */
@@ -9358,7 +9348,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            /**
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9374,7 +9368,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "service_unavailable";
+                            code: "signing_unavailable" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -9706,9 +9700,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -9726,7 +9718,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -9982,9 +9974,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10002,7 +9992,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10344,9 +10334,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10364,7 +10352,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10706,9 +10694,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10726,7 +10712,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10980,7 +10966,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             *
+             *     `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
              *
              *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
              */
@@ -10999,7 +10987,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
+                            code: "signing_unavailable" | "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11078,9 +11066,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -11098,7 +11084,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            code: "signing_link_invalid" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11417,11 +11403,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
-             */
+            /** @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant). */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11436,7 +11418,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced";
+                            code: "signing_link_invalid";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11727,11 +11709,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
-             */
+            /** @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant). */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11746,7 +11724,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced";
+                            code: "signing_link_invalid";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12045,9 +12023,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
-             *
-             *     `signing_link_replaced`: The signing link was replaced by a newer one: its participant was corrected (or delegated); the latest message holds the new link.
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
              *
              *     `page_not_found`: The document has no such page.
              */
@@ -12065,7 +12041,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "signing_link_replaced" | "page_not_found";
+                            code: "signing_link_invalid" | "page_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -20629,7 +20605,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            /**
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -20645,7 +20625,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "service_unavailable";
+                            code: "signing_unavailable" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

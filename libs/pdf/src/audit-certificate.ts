@@ -60,6 +60,11 @@ export interface AuditCertificateInput {
   timeline: AuditTimelineEntry[];
   generated_at: string;
   /**
+   * SHA-256 fingerprint of the certificate that signs the PDFs (DER): what a reader compares with
+   * `openssl x509 -fingerprint -sha256` of the PDF's signer and with the operator's published one.
+   */
+  signing_certificate_sha256?: string | null;
+  /**
    * The document's hash chain when the certificate was made, and the head its completion sealed
    * with the document-signing key (see `cli verify`): what an auditor compares with the log.
    */
@@ -331,6 +336,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
         [label('문서 ID', 'Document ID'), mono(info.document_id)],
         [label('원본 문서 해시', 'Original SHA-256'), mono(info.original_sha256)],
         [label('최종 문서 해시', 'Final SHA-256'), info.final_sha256 ? mono(info.final_sha256) : '서명 미완료 (not completed)'],
+        ...(info.signing_certificate_sha256 ? [[label('서명 인증서 지문', 'Signing certificate SHA-256'), mono(info.signing_certificate_sha256)] as [Content, Content]] : []),
         [label('발급 일시', 'Generated at'), formatKst(info.generated_at)],
         ...(info.chain
           ? ([

@@ -29,7 +29,13 @@ export interface CmsSigner {
   certificate: Buffer;
   /** Further certificates to ship (intermediates), DER. */
   chain: Buffer[];
-  privateKey: KeyObject;
+  /** The key in memory (the file adapter)… */
+  privateKey?: KeyObject;
+  /**
+   * …or a key elsewhere (a PKCS#11 token, a remote signer): RSA PKCS #1 v1.5 over the SHA-256
+   * `digest` of the DER signed attributes, computed outside and signed where the key lives.
+   */
+  signDigest?: (digest: Buffer) => Promise<Buffer>;
 }
 
 export const sha256 = (data: Buffer | Uint8Array): Buffer => createHash('sha256').update(data).digest();
@@ -158,7 +164,10 @@ export async function buildSignedData(input: SignedDataInput): Promise<Buffer> {
     sequence(objectIdentifier(OID.messageDigest), set(octetString(contentDigest))),
     essSigningCertificate,
   ].sort(Buffer.compare);
-  const signatureValue = sign('sha256', set(...attributes), signer.privateKey);
+  const signedAttributes = set(...attributes);
+  const signatureValue = signer.signDigest
+    ? await signer.signDigest(sha256(signedAttributes))
+    : sign('sha256', signedAttributes, signer.privateKey as KeyObject);
   const unsigned = input.unsignedAttributes ? await input.unsignedAttributes(signatureValue) : [];
 
   const signerInfo = sequence(

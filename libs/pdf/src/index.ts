@@ -26,6 +26,19 @@ export {
   type SigningIdentityOptions,
 } from './signing-identity';
 export { TimestampError } from './rfc3161-timestamp';
+export { signerFromSpec, probeSigningKey, SigningKeyError, type SigningKeySpec } from './signing-key';
+export {
+  extendPades,
+  addDss,
+  addDocumentTimestamp,
+  collectValidationMaterial,
+  newestTimestampExpiry,
+  LtvError,
+  PADES_LEVELS,
+  DOCUMENT_TIMESTAMP_SUBFILTER,
+  type PadesLevel,
+  type ValidationMaterial,
+} from './pades-ltv';
 export {
   renderAuditCertificate,
   buildAuditCertificateDefinition,
@@ -52,6 +65,7 @@ export {
   BUILD_FINAL,
   AUDIT_CERTIFICATE,
   COUNTERSIGN,
+  PROBE_SIGNING_KEY,
   CHECK_IMAGE,
   RENDER_SVG,
   RENDER_PAGE,

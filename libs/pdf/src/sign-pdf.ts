@@ -7,11 +7,15 @@ import { updateIncrementally } from './append-pdfs';
 import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
 import { signerFromP12 } from './signing-identity';
+import { signerFromSpec, type SigningKeySpec } from './signing-key';
 import { assertOffMainThread } from './main-thread-guard';
 
 export interface SignPdfOptions {
-  p12: Buffer;
-  passphrase: string;
+  /** The file adapter's PKCS#12 and passphrase, unless `key` names another adapter. */
+  p12?: Buffer;
+  passphrase?: string;
+  /** Where the key lives (signing-key.ts): a PKCS#11 token, a remote signer, a file. */
+  key?: SigningKeySpec;
   reason?: string;
   name?: string;
   location?: string;
@@ -27,6 +31,12 @@ export interface SignPdfOptions {
 }
 
 export const PADES_SUBFILTER = 'ETSI.CAdES.detached';
+
+function signerOf(opts: SignPdfOptions): CmsSigner {
+  if (opts.key) return signerFromSpec(opts.key);
+  if (!opts.p12) throw new Error('signPdf: neither a key nor a PKCS#12 given');
+  return signerFromP12(opts.p12, opts.passphrase ?? '');
+}
 
 export function sha256Hex(buf: Buffer | Uint8Array): string {
   return createHash('sha256').update(buf).digest('hex');
@@ -105,7 +115,7 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
  */
 export async function signDocument(doc: PDFDocument, opts: SignPdfOptions): Promise<Buffer> {
   assertOffMainThread('signDocument');
-  const signer = signerFromP12(opts.p12, opts.passphrase);
+  const signer = signerOf(opts);
   if (opts.evidence) {
     const info = infoDictionary(doc);
     for (const [key, value] of Object.entries(opts.evidence)) info.set(PDFName.of(key), PDFHexString.fromText(value));
@@ -128,7 +138,30 @@ const isPlainAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
 const utf16Hex = (text: string) => PDFHexString.fromText(text).toString();
 
 /** The PAdES signature dictionary and its empty /Contents, sized for this signer (and a token). */
-function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof signerFromP12>, opts: SignPdfOptions): void {
+function addSignaturePlaceholder(doc: PDFDocument, signer: CmsSigner, opts: SignPdfOptions): void {
+  addPlaceholder(doc, { reason: opts.reason, name: opts.name, location: opts.location, signingTime: opts.signingTime, subFilter: PADES_SUBFILTER, capacity: contentsCapacity(signer, !!opts.tsaUrl) });
+}
+
+export interface PlaceholderOptions {
+  reason?: string;
+  name?: string;
+  location?: string;
+  signingTime?: Date;
+  subFilter: string;
+  /** Bytes reserved for /Contents. */
+  capacity: number;
+  /** A document timestamp (`/Type /DocTimeStamp`, ISO 32000-2 12.8.5) rather than a signature. */
+  documentTimestamp?: boolean;
+}
+
+/**
+ * A signature dictionary with an empty /Contents of `capacity` bytes, its invisible widget on page
+ * 1 and a field named after the fields already there (names must be unique). Shared by the PAdES
+ * signature and the document timestamps of B-LTA (pades-ltv.ts).
+ */
+export function addPlaceholder(doc: PDFDocument, opts: PlaceholderOptions): void {
+  const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  const existing = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray)?.size() ?? 0;
   const swaps = new Map<string, string>();
   const text = (value: string | undefined) => {
     const plain = value ?? '';
@@ -144,14 +177,18 @@ function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof sig
     name: text(opts.name),
     location: text(opts.location),
     signingTime: opts.signingTime,
-    subFilter: PADES_SUBFILTER,
+    subFilter: opts.subFilter,
     // @signpdf counts hex digits here, two per CMS byte.
-    signatureLength: 2 * contentsCapacity(signer, !!opts.tsaUrl),
+    signatureLength: 2 * opts.capacity,
     appName: 'Dojang',
   });
-  if (swaps.size === 0) return;
   const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
-  const ref = fields.lookup(fields.size() - 1, PDFDict).get(PDFName.of('V'));
+  const field = fields.lookup(fields.size() - 1, PDFDict);
+  // The placeholder always names its field Signature1; field names must be unique.
+  if (existing > 0) field.set(PDFName.of('T'), PDFString.of(`Signature${existing + 1}`));
+  if (opts.documentTimestamp) swaps.set('/Type /Sig', '/Type /DocTimeStamp');
+  if (swaps.size === 0) return;
+  const ref = field.get(PDFName.of('V'));
   const serialized = ref instanceof PDFRef ? doc.context.lookup(ref) : undefined;
   if (!(ref instanceof PDFRef) || !(serialized instanceof PDFInvalidObject)) throw new Error('pdf: the signature dictionary is not where @signpdf puts it');
   const bytes = new Uint8Array(serialized.sizeInBytes());
@@ -170,19 +207,14 @@ function addSignaturePlaceholder(doc: PDFDocument, signer: ReturnType<typeof sig
  */
 export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
   assertOffMainThread('countersignPdf');
-  const signer = signerFromP12(opts.p12, opts.passphrase);
+  const signer = signerOf(opts);
   const withPlaceholder = await updateIncrementally(pdf, (doc) => {
-    const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
-    const existing = acroForm?.lookupMaybe(PDFName.of('Fields'), PDFArray)?.size() ?? 0;
     // As signPdf does: written in the update, before the placeholder, so the signature covers it.
     if (opts.evidence) {
       const info = infoDictionary(doc);
       for (const [key, value] of Object.entries(opts.evidence)) info.set(PDFName.of(key), PDFHexString.fromText(value));
     }
     addSignaturePlaceholder(doc, signer, opts);
-    // The placeholder always names its field Signature1; field names must be unique.
-    const fields = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict).lookup(PDFName.of('Fields'), PDFArray);
-    fields.lookup(fields.size() - 1, PDFDict).set(PDFName.of('T'), PDFString.of(`Signature${existing + 1}`));
   });
   if (!withPlaceholder) return signPdf(pdf, opts);
   return signpdf.sign(withPlaceholder, new CadesSigner(signer, opts.tsaUrl), opts.signingTime);

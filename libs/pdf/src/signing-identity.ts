@@ -133,7 +133,7 @@ async function readGenerated(dir: string): Promise<SigningIdentity | undefined> 
 /** The key and certificate that sign evidence other than PDFs (a document's chain head). */
 export function evidenceKeyOf(identity: SigningIdentity): { privateKey: KeyObject; certificate: Buffer } {
   const { privateKey, certificate } = signerFromP12(identity.p12, identity.passphrase);
-  return { privateKey, certificate };
+  return { privateKey: privateKey as KeyObject, certificate };
 }
 
 /**

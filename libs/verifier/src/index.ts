@@ -3,3 +3,4 @@ export { DeliveryChainVerdict, deliveryHeadProblem, verifyDeliveryChain } from '
 export { BundleCheck, BundleVerdict, UnreadableBundleError, verifyBundle } from './verify-bundle';
 export { formatVerdict, main, EXIT } from './main';
 export { readPdfSignatures, PdfSignatureReport, PdfSignaturesReport, TimestampReport } from './pdf-signatures';
+export { verifyLtv, verifyTimestampToken, type LtvReport, type TimestampCheck } from './pades';

@@ -24,20 +24,30 @@ export function pemCertificates(pem: string): Buffer[] {
 const toArrayBuffer = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
 /**
- * The last signature of a PDF (the final PDF is signed once, as the last step): its /ByteRange
- * must cover the whole file but the /Contents hole, the CMS's message digest must be the hash of
+ * The last PAdES signature of a PDF (the final PDF is signed once, as the last step): its /ByteRange
+ * must cover the whole file but the /Contents hole (or, at B-LT/B-LTA, its revision, every later one
+ * holding only validation data and document timestamps, the newest covering the whole file), the CMS's message digest must be the hash of
  * those bytes, the signed attributes must verify with `certificate`'s key, and the CMS must name
  * that certificate as its signer.
  */
 export function verifyPades(pdf: Buffer, certificate: Buffer): PadesResult {
-  const text = pdf.toString('latin1');
-  const ranges = [...text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)];
-  const last = ranges[ranges.length - 1];
-  if (!last) return { ok: false, detail: 'no /ByteRange: the PDF carries no signature' };
-  const [a, b, c, d] = last.slice(1, 5).map(Number);
-  if (a !== 0 || c + d !== pdf.length || b > c) {
+  const signatures = signatureDictionaries(pdf);
+  if (!signatures.length) return { ok: false, detail: 'no /ByteRange: the PDF carries no signature' };
+  // B-LT / B-LTA: DSS and document timestamps follow the PAdES signature in later revisions.
+  let lastSignature = signatures.length - 1;
+  while (lastSignature > 0 && signatures[lastSignature].subFilter === DOCUMENT_TIMESTAMP) lastSignature--;
+  const sig = signatures[lastSignature];
+  if (sig.subFilter === DOCUMENT_TIMESTAMP) return { ok: false, detail: 'the PDF holds document timestamps but no PAdES signature' };
+  const [a, b, c, d] = sig.range;
+  const revisionEnd = lastSignature === signatures.length - 1 ? pdf.length : c + d;
+  if (a !== 0 || c + d !== revisionEnd || b > c) {
     return { ok: false, detail: `/ByteRange [${a} ${b} ${c} ${d}] does not cover the whole file (${pdf.length} bytes)` };
   }
+  if (revisionEnd !== pdf.length) {
+    const problem = ltvUpdatesProblem(pdf, revisionEnd, signatures.slice(lastSignature + 1));
+    if (problem) return { ok: false, detail: problem };
+  }
+  const text = pdf.toString('latin1');
   const hole = text.slice(b, c);
   const hex = /^<([0-9A-Fa-f]*)>$/.exec(hole);
   if (!hex) return { ok: false, detail: 'the /Contents hole holds no hex string' };
@@ -84,7 +94,8 @@ export function verifyPades(pdf: Buffer, certificate: Buffer): PadesResult {
     valid = false;
   }
   if (!valid) return { ok: false, detail: "the CMS signature does not verify with the bundle's certificate" };
-  return { ok: true, detail: `signature over bytes 0..${b} and ${c}..${c + d} verifies with ${cert.subject.replace(/\n/g, ', ')}` };
+  const after = revisionEnd === pdf.length ? '' : `; ${signatures.length - 1 - lastSignature} document timestamp(s) and validation data follow it, the newest covering the whole file`;
+  return { ok: true, detail: `signature over bytes 0..${b} and ${c}..${c + d} verifies with ${cert.subject.replace(/\n/g, ', ')}${after}` };
 }
 
 /**
@@ -114,4 +125,296 @@ export function pdfEvidenceEntry<T>(pdf: Buffer, key: string): T | null {
 /** The `DojangChainHead` entry of a PDF's information dictionary (the head its signature was made over), if any. */
 export function pdfChainHead(pdf: Buffer): { revision: number; hash: string; completed_event_count: number } | null {
   return pdfEvidenceEntry(pdf, 'DojangChainHead');
+}
+
+const DOCUMENT_TIMESTAMP = 'ETSI.RFC3161';
+const SIGNATURE_HASHES: Record<string, string> = {
+  '1.2.840.113549.1.1.11': 'sha256',
+  '1.2.840.113549.1.1.12': 'sha384',
+  '1.2.840.113549.1.1.13': 'sha512',
+  '1.2.840.10045.4.3.2': 'sha256',
+  '1.2.840.10045.4.3.3': 'sha384',
+};
+const OID_TST_INFO = '1.2.840.113549.1.9.16.1.4';
+const OID_SIGNATURE_TIMESTAMP = '1.2.840.113549.1.9.16.2.14';
+
+interface SignatureDictionary {
+  range: [number, number, number, number];
+  subFilter: string | null;
+  /** The CMS in /Contents (zero padding removed), or null when unreadable. */
+  cms: Buffer | null;
+}
+
+/** Every signature dictionary of a PDF by its /ByteRange, in file order, with its /SubFilter and CMS. */
+function signatureDictionaries(pdf: Buffer): SignatureDictionary[] {
+  const text = pdf.toString('latin1');
+  const out: SignatureDictionary[] = [];
+  for (const m of text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)) {
+    const range = m.slice(1, 5).map(Number) as [number, number, number, number];
+    // The dictionary around the /ByteRange: from its `obj` to its `endobj`.
+    const start = text.lastIndexOf(' obj', m.index);
+    const end = text.indexOf('endobj', m.index);
+    const dict = text.slice(start < 0 ? 0 : start, end < 0 ? text.length : end);
+    const subFilter = /\/SubFilter\s*\/([^\s/<>[\]()]+)/.exec(dict)?.[1] ?? null;
+    let cms: Buffer | null = null;
+    const hole = /^<([0-9A-Fa-f]*)>$/.exec(text.slice(range[1], range[2]));
+    if (hole) {
+      const der = Buffer.from(hole[1], 'hex');
+      const parsed = asn1js.fromBER(toArrayBuffer(der));
+      if (parsed.offset !== -1) cms = der.subarray(0, parsed.offset);
+    }
+    out.push({ range, subFilter, cms });
+  }
+  return out;
+}
+
+function signedDataOf(cms: Buffer): pkijs.SignedData {
+  const info = pkijs.ContentInfo.fromBER(toArrayBuffer(cms));
+  if (info.contentType !== OID_SIGNED_DATA) throw new Error(`content type ${info.contentType}`);
+  return new pkijs.SignedData({ schema: info.content });
+}
+
+/** The certificate a SignedData's first signer names (IssuerAndSerialNumber) among those it carries. */
+function signerCertificate(signedData: pkijs.SignedData): pkijs.Certificate | null {
+  const sid = signedData.signerInfos[0]?.sid;
+  if (!(sid instanceof pkijs.IssuerAndSerialNumber)) return null;
+  return (signedData.certificates ?? []).find((c): c is pkijs.Certificate => c instanceof pkijs.Certificate && c.serialNumber.isEqual(sid.serialNumber) && c.issuer.isEqual(sid.issuer)) ?? null;
+}
+
+/** The first signer's signed attributes verify with `cert`, and their message digest is `digestOf(content)`. */
+function signerInfoVerifies(signedData: pkijs.SignedData, cert: pkijs.Certificate, content: Buffer): boolean {
+  const info = signedData.signerInfos[0];
+  if (!info?.signedAttrs) return false;
+  const hash = HASHES[info.digestAlgorithm.algorithmId];
+  if (!hash) return false;
+  const digestAttr = info.signedAttrs.attributes.find((attr) => attr.type === OID_MESSAGE_DIGEST);
+  const claimed = digestAttr ? Buffer.from((digestAttr.values[0] as asn1js.OctetString).valueBlock.valueHexView) : null;
+  if (!claimed?.equals(createHash(hash).update(content).digest())) return false;
+  const attrs = Buffer.from(info.signedAttrs.encodedValue);
+  attrs[0] = 0x31;
+  try {
+    const key = new X509Certificate(Buffer.from(cert.toSchema().toBER())).publicKey;
+    return verify(hash, attrs, key, Buffer.from(info.signature.valueBlock.valueHexView));
+  } catch {
+    return false;
+  }
+}
+
+export interface TimestampCheck {
+  ok: boolean;
+  /** The TSA's time (TSTInfo genTime). */
+  time: Date | null;
+  tsa: string | null;
+  /** The TSA certificate's validity. */
+  tsaNotAfter: Date | null;
+  detail: string;
+}
+
+/** An RFC 3161 token over `data`: its imprint is the hash of `data`, its signature verifies with the TSA certificate it carries, valid at its time. */
+export function verifyTimestampToken(token: Buffer, data: Buffer): TimestampCheck {
+  try {
+    const signedData = signedDataOf(token);
+    if (signedData.encapContentInfo.eContentType !== OID_TST_INFO || !signedData.encapContentInfo.eContent) return { ok: false, time: null, tsa: null, tsaNotAfter: null, detail: 'not a timestamp token' };
+    const tstDer = Buffer.from(signedData.encapContentInfo.eContent.getValue());
+    const tst = pkijs.TSTInfo.fromBER(toArrayBuffer(tstDer));
+    const cert = signerCertificate(signedData);
+    const tsa = cert ? new X509Certificate(Buffer.from(cert.toSchema().toBER())).subject.replace(/\n/g, ', ') : null;
+    const base = { time: tst.genTime, tsa, tsaNotAfter: cert?.notAfter.value ?? null };
+    const hash = HASHES[tst.messageImprint.hashAlgorithm.algorithmId];
+    if (!hash || !Buffer.from(tst.messageImprint.hashedMessage.valueBlock.valueHexView).equals(createHash(hash).update(data).digest())) {
+      return { ok: false, ...base, detail: 'the timestamp does not cover these bytes' };
+    }
+    if (!cert) return { ok: false, ...base, detail: 'the token does not carry its TSA certificate' };
+    if (!signerInfoVerifies(signedData, cert, tstDer)) return { ok: false, ...base, detail: "the token's signature does not verify with its TSA certificate" };
+    if (tst.genTime < cert.notBefore.value || tst.genTime > cert.notAfter.value) return { ok: false, ...base, detail: 'the TSA certificate was not valid at the time it stamped' };
+    return { ok: true, ...base, detail: `stamped ${tst.genTime.toISOString()} by ${tsa}` };
+  } catch (error) {
+    return { ok: false, time: null, tsa: null, tsaNotAfter: null, detail: `unreadable timestamp token: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * What the revisions after the PAdES signature may hold: validation data (DSS) and document
+ * timestamps. Each document timestamp must verify over its revision and the newest must cover
+ * the whole file; the appended bytes may not add pages or point a page at other content.
+ */
+function ltvUpdatesProblem(pdf: Buffer, signedEnd: number, later: SignatureDictionary[]): string | null {
+  if (!later.length) return `${pdf.length - signedEnd} bytes after the signed revision are covered by no signature or document timestamp`;
+  for (const ts of later) {
+    if (ts.subFilter !== DOCUMENT_TIMESTAMP || !ts.cms) return 'a revision after the PAdES signature carries something other than a document timestamp';
+    const [a, b, c, d] = ts.range;
+    const check = verifyTimestampToken(ts.cms, Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]));
+    if (!check.ok) return `document timestamp over bytes 0..${c + d}: ${check.detail}`;
+  }
+  const [, , c, d] = later[later.length - 1].range;
+  if (c + d !== pdf.length) return `the newest document timestamp covers ${c + d} of ${pdf.length} bytes`;
+  const signedText = pdf.toString('latin1', 0, signedEnd);
+  const appended = pdf.toString('latin1', signedEnd);
+  if (/\/Kids\s*\[/.test(appended)) return 'a revision after the PAdES signature changes the page tree';
+  for (const m of appended.matchAll(/\/Contents\s+(\d+\s+\d+\s+R|\[[^\]]*\])/g)) {
+    if (!signedText.includes(m[0])) return 'a revision after the PAdES signature points a page at other content';
+  }
+  return null;
+}
+
+export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+
+export interface LtvReport {
+  ok: boolean;
+  level: PadesLevel;
+  /** Each finding, in order; the failing ones start with ✗. */
+  findings: string[];
+}
+
+/** DER objects from the streams a DSS array names (streams written uncompressed, as Dojang writes them). */
+function dssStreams(text: string, pdf: Buffer, key: 'Certs' | 'OCSPs' | 'CRLs'): Buffer[] {
+  const dssRefs = [...text.matchAll(/\/DSS\s+(\d+)\s+0\s+R/g)];
+  const dssNumber = dssRefs[dssRefs.length - 1]?.[1];
+  if (!dssNumber) return [];
+  const body = objectText(text, dssNumber);
+  const array = new RegExp(`/${key}\\s*\\[([^\\]]*)\\]`).exec(body ?? '')?.[1] ?? '';
+  const out: Buffer[] = [];
+  for (const ref of array.matchAll(/(\d+)\s+0\s+R/g)) {
+    const at = lastObjectOffset(text, ref[1]);
+    if (at < 0) continue;
+    const length = /\/Length\s+(\d+)/.exec(text.slice(at, at + 200))?.[1];
+    const streamAt = text.indexOf('stream', at);
+    if (!length || streamAt < 0) continue;
+    const dataAt = streamAt + 6 + (text[streamAt + 6] === '\r' ? 2 : 1);
+    out.push(pdf.subarray(dataAt, dataAt + Number(length)));
+  }
+  return out;
+}
+
+function lastObjectOffset(text: string, num: string): number {
+  const hits = [...text.matchAll(new RegExp(`(?:^|[\\r\\n])${num}\\s+0\\s+obj\\b`, 'g'))];
+  return hits.length ? hits[hits.length - 1].index : -1;
+}
+
+function objectText(text: string, num: string): string | null {
+  const at = lastObjectOffset(text, num);
+  if (at < 0) return null;
+  const end = text.indexOf('endobj', at);
+  return text.slice(at, end < 0 ? text.length : end);
+}
+
+/**
+ * Long-term validation material, checked offline (no network, no trust list): the PAdES level the
+ * file reaches, the signature timestamp (over the signature value, by a TSA valid then), the
+ * signer's certificate valid at that time, the DSS holding the signer's chain and revocation data
+ * for it (an OCSP response that says good, signed by the responder it carries, or a CRL from its
+ * issuer not listing it), and every document timestamp verifying over its revision. `at` is when
+ * the material should still hold (default now): a newest timestamp whose TSA certificate expired
+ * before it asks for an archive timestamp.
+ */
+export function verifyLtv(pdf: Buffer, at: Date = new Date()): LtvReport {
+  const findings: string[] = [];
+  let ok = true;
+  const fail = (message: string) => {
+    ok = false;
+    findings.push(`✗ ${message}`);
+  };
+  const signatures = signatureDictionaries(pdf);
+  const cades = [...signatures].reverse().find((s) => s.subFilter !== DOCUMENT_TIMESTAMP);
+  if (!cades?.cms) return { ok: false, level: 'B-B', findings: ['✗ no PAdES signature'] };
+  const text = pdf.toString('latin1');
+  let level: PadesLevel = 'B-B';
+  let signedData: pkijs.SignedData;
+  try {
+    signedData = signedDataOf(cades.cms);
+  } catch (error) {
+    return { ok: false, level, findings: [`✗ unreadable signature: ${(error as Error).message}`] };
+  }
+  const signer = signerCertificate(signedData);
+  const info = signedData.signerInfos[0];
+  const tokenAttr = info?.unsignedAttrs?.attributes.find((a) => a.type === OID_SIGNATURE_TIMESTAMP);
+  let signedAt: Date | null = null;
+  if (tokenAttr) {
+    const check = verifyTimestampToken(Buffer.from(tokenAttr.values[0].toBER()), Buffer.from(info.signature.valueBlock.valueHexView));
+    if (check.ok) {
+      level = 'B-T';
+      signedAt = check.time;
+      findings.push(`✓ signature timestamp: ${check.detail}`);
+    } else fail(`signature timestamp: ${check.detail}`);
+  } else findings.push('– no signature timestamp (B-B): the signing time is only claimed');
+  if (!signer) fail('the signature does not carry its signer certificate');
+  else if (signedAt) {
+    if (signedAt < signer.notBefore.value || signedAt > signer.notAfter.value) fail(`the signer certificate was not valid at ${signedAt.toISOString()}`);
+    else findings.push(`✓ signer certificate valid at the timestamp (${signer.notBefore.value.toISOString()} – ${signer.notAfter.value.toISOString()})`);
+  }
+
+  const certs = dssStreams(text, pdf, 'Certs');
+  const ocsps = dssStreams(text, pdf, 'OCSPs');
+  const crls = dssStreams(text, pdf, 'CRLs');
+  if (certs.length + ocsps.length + crls.length > 0 && signer) {
+    const signerDer = Buffer.from(signer.toSchema().toBER());
+    const selfSigned = signer.issuer.isEqual(signer.subject);
+    const issuer = certs.map((c) => pkijs.Certificate.fromBER(toArrayBuffer(c))).find((c) => c.subject.isEqual(signer.issuer) && !c.serialNumber.isEqual(signer.serialNumber));
+    const inDss = certs.some((c) => c.equals(signerDer));
+    if (!inDss) fail('the DSS does not hold the signer certificate');
+    else if (!selfSigned && !issuer) fail("the DSS does not hold the signer's issuer");
+    else {
+      const revocation = selfSigned ? 'a self-signed certificate (a trust anchor: nothing to revoke)' : revocationOf(signer, issuer!, ocsps, crls);
+      if (revocation.startsWith('✗')) fail(revocation.slice(2));
+      else {
+        level = level === 'B-T' ? 'B-LT' : level;
+        findings.push(`✓ DSS: ${certs.length} certificate(s), ${ocsps.length} OCSP response(s), ${crls.length} CRL(s); signer: ${revocation}`);
+      }
+    }
+  } else findings.push('– no DSS (validation data) in the file');
+
+  const stamps = signatures.filter((s) => s.subFilter === DOCUMENT_TIMESTAMP);
+  let newest: TimestampCheck | null = null;
+  for (const ts of stamps) {
+    const [a, b, c, d] = ts.range;
+    const check = ts.cms ? verifyTimestampToken(ts.cms, Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)])) : null;
+    if (!check?.ok) fail(`document timestamp over bytes 0..${c + d}: ${check?.detail ?? 'no token'}`);
+    else {
+      newest = check;
+      findings.push(`✓ document timestamp over bytes 0..${c + d}: ${check.detail}`);
+    }
+  }
+  if (newest && level === 'B-LT') level = 'B-LTA';
+  if (newest?.tsaNotAfter && newest.tsaNotAfter < at) fail(`the newest document timestamp's TSA certificate expired ${newest.tsaNotAfter.toISOString()}: re-timestamp (archive) before relying on it`);
+  return { ok, level, findings };
+}
+
+/** Whether `ocsps` or `crls` say `cert` was good, offline: signatures checked, times reported. */
+function revocationOf(cert: pkijs.Certificate, issuer: pkijs.Certificate, ocsps: Buffer[], crls: Buffer[]): string {
+  for (const der of ocsps) {
+    try {
+      const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
+      if (response.responseStatus.valueBlock.valueDec !== 0 || !response.responseBytes) continue;
+      const basic = pkijs.BasicOCSPResponse.fromBER(toArrayBuffer(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView)));
+      const single = basic.tbsResponseData.responses.find((r) => r.certID.serialNumber.isEqual(cert.serialNumber));
+      if (!single) continue;
+      const responder = [...(basic.certs ?? []), issuer].find((c) => {
+        const key = new X509Certificate(Buffer.from(c.toSchema().toBER())).publicKey;
+        try {
+          // The bytes as received (tbsView), not a re-encoding.
+          return verify(SIGNATURE_HASHES[basic.signatureAlgorithm.algorithmId] ?? 'sha256', Buffer.from(basic.tbsResponseData.tbsView), key, Buffer.from(basic.signature.valueBlock.valueHexView));
+        } catch {
+          return false;
+        }
+      });
+      if (!responder) return '✗ the OCSP response for the signer does not verify with its responder';
+      const status = single.certStatus.idBlock.tagNumber;
+      if (status !== 0) return `✗ OCSP says the signer certificate is ${status === 1 ? 'revoked' : 'unknown'}`;
+      return `OCSP good at ${single.thisUpdate.toISOString()}`;
+    } catch {
+      continue;
+    }
+  }
+  for (const der of crls) {
+    try {
+      const crl = pkijs.CertificateRevocationList.fromBER(toArrayBuffer(der));
+      if (!crl.issuer.isEqual(issuer.subject)) continue;
+      const revoked = (crl.revokedCertificates ?? []).some((r) => r.userCertificate.isEqual(cert.serialNumber));
+      if (revoked) return '✗ the CRL lists the signer certificate as revoked';
+      return `not on the CRL of ${crl.thisUpdate.value.toISOString()}`;
+    } catch {
+      continue;
+    }
+  }
+  return '✗ the DSS holds no OCSP response or CRL for the signer certificate';
 }

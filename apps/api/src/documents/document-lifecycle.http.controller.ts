@@ -145,6 +145,7 @@ export class DocumentLifecycleHttpController {
       document_id: row.id,
       original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
       final_sha256: row.final_pdf?.sha256 ?? null,
+      signing_certificate_sha256: await this.pdf.signingCertificateSha256(),
       participants: row.participants.map((p) => {
         const signed = entries.find((e) => e.event === 'signed' && e.participant_id === p.id);
         const viewed = entries.find((e) => e.event === 'viewed' && e.participant_id === p.id);

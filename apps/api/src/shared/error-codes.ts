@@ -119,6 +119,12 @@ export const ERROR_CODES = {
     description:
       'The store lost the answer to this request\'s write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.',
   },
+  signing_unavailable: {
+    status: 503,
+    type: 'api_error',
+    description:
+      'The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.',
+  },
   not_ready: { status: 503, type: 'api_error', description: 'A store is unavailable or the read models lag too far behind.' },
   document_budget_exceeded: invalid(413, 'The document\'s content is over a per-document budget (images, pages, text to lay out); error.param names the input.'),
   pdf_job_limit_exceeded: invalid(413, 'The PDF work for this request passed the service\'s time or memory limit; nothing was written.'),

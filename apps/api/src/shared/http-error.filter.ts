@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure, isStoreUnavailable } from '@dojang/application';
+import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure, isStoreUnavailable, SigningUnavailableError } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
 import { AppendOutcomeUnknownError, UnstorableEventError } from '@dojang/event-store';
@@ -60,6 +60,10 @@ export function toApiError(exception: unknown): ApiError {
   // Not the client's doing, so a 5xx; but a named one, so an operator knows to restore the file.
   if (exception instanceof EvidenceIntegrityError) {
     return new ApiError(500, 'api_error', 'evidence_integrity_failure', 'A stored file failed its integrity check and was not served.');
+  }
+  // The TSA, a revocation source or the signing key is away: nothing was recorded, retry later.
+  if (exception instanceof SigningUnavailableError) {
+    return new ApiError(503, 'api_error', 'signing_unavailable', exception.message, undefined, { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
   }
   // A PDF job past its time or heap limit, or content over a per-document budget: refused, nothing written.
   if (isPdfLimitError(exception)) return new ApiError(413, 'invalid_request_error', exception.code, exception.message, exception.param);

@@ -1,7 +1,12 @@
 import { countersignPdf } from '../sign-pdf';
+import { asSigningUnavailable } from './signing-unavailable';
 import { bytes, type Bytes, type CountersignJobInput } from './pdf-jobs';
 
 /** The audit version's second signature, over the whole file (certificate included). */
 export default async function countersignJob(input: CountersignJobInput): Promise<Bytes> {
-  return countersignPdf(bytes(input.pdf), { ...input.sign, p12: bytes(input.sign.p12) });
+  try {
+    return await countersignPdf(bytes(input.pdf), { ...input.sign, p12: bytes(input.sign.p12) });
+  } catch (error) {
+    throw asSigningUnavailable(error);
+  }
 }

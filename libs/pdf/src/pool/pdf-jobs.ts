@@ -1,3 +1,4 @@
+import type { SigningKeySpec } from '../signing-key';
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
 import type { PlaceholderBox, TextAnchorQuery, TextAnchorResult } from '../anchors';
@@ -93,14 +94,24 @@ export interface BuildFinalJobInput {
 export interface SignJobOptions {
   p12: Bytes;
   passphrase: string;
+  /** A key elsewhere (PKCS#11 token, remote signer): used instead of `p12`, see signing-key.ts. */
+  key?: SigningKeySpec;
   reason: string;
   name: string;
   location: string;
   tsaUrl?: string;
+  /**
+   * With `tsaUrl`: B-T (the default) or B-LT / B-LTA (DSS with chain and revocation data, then a
+   * document timestamp), see pades-ltv.ts.
+   */
+  level?: 'B-T' | 'B-LT' | 'B-LTA';
   evidence?: Record<string, string>;
 }
 /** Stamps every signature and seal, draws the field values, flattens any form, then signs the whole file (PAdES). */
 export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 2, filename: handler('build-final') };
+
+/** Opens a PKCS#11 or remote signing key and signs a probe digest (the boot check). */
+export const PROBE_SIGNING_KEY: PdfJob<SigningKeySpec, null> = { id: 'pdf.probe-signing-key', version: 1, filename: handler('probe-signing-key') };
 
 export interface CountersignJobInput {
   pdf: Bytes;

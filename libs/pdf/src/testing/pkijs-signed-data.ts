@@ -47,7 +47,7 @@ export async function pkijsSignedData(input: SignedDataInput): Promise<Buffer> {
       }),
     ],
   });
-  const pkcs8 = signer.privateKey.export({ format: 'der', type: 'pkcs8' });
+  const pkcs8 = signer.privateKey!.export({ format: 'der', type: 'pkcs8' });
   const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
   await signedData.sign(key as unknown as CryptoKey, 0, 'SHA-256', undefined, cryptoEngine);
   const signerInfo = signedData.signerInfos[0];

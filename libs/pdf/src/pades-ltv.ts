@@ -1,0 +1,330 @@
+import { createHash, X509Certificate } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import signpdf, { Signer } from '@signpdf/signpdf';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
+import { updateIncrementally } from './append-pdfs';
+import { OID, readSignedData } from './cades-cms';
+import { requestTimestampToken } from './rfc3161-timestamp';
+import { addPlaceholder } from './sign-pdf';
+import { assertOffMainThread } from './main-thread-guard';
+
+/**
+ * PAdES baseline B-LT and B-LTA (ETSI EN 319 142-1 §5.4, §5.5) on top of a B-T signature:
+ * - B-LT: a Document Security Store (`/DSS` in the catalog, ISO 32000-2 12.8.4.3) written in an
+ *   incremental update, holding every certificate of every signature's and timestamp's chain
+ *   (`/Certs`) and their revocation data: OCSP responses (`/OCSPs`) from the responder each
+ *   certificate names in its Authority Information Access, or the CRL (`/CRLs`) of its
+ *   distribution point when no responder answers.
+ * - B-LTA: then a document timestamp (`/Type /DocTimeStamp`, `/SubFilter /ETSI.RFC3161`): an RFC
+ *   3161 token over the whole file, DSS included, in a further incremental update.
+ * Archiving repeats the pair (fresh validation data for the newest timestamp, then a new document
+ * timestamp) before that timestamp's certificate expires; every earlier revision's bytes, and so
+ * every earlier signature, stay as they were.
+ *
+ * The certificates come from the file itself (each CMS's certificates, each timestamp token's)
+ * plus `extraCertificates` (the installation's chain); the URLs come from those certificates, so
+ * nothing here reaches a host that neither the operator's certificates nor its TSA named.
+ */
+
+export class LtvError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LtvError';
+  }
+}
+
+export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+export const PADES_LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
+export const DOCUMENT_TIMESTAMP_SUBFILTER = 'ETSI.RFC3161';
+
+const OID_AIA = '1.3.6.1.5.5.7.1.1';
+const OID_AD_OCSP = '1.3.6.1.5.5.7.48.1';
+const OID_CRL_DP = '2.5.29.31';
+const OID_OCSP_BASIC = '1.3.6.1.5.5.7.48.1.1';
+const OID_SHA1 = '1.3.14.3.2.26';
+
+const toArrayBuffer = (b: Uint8Array): ArrayBuffer => new Uint8Array(b).buffer as ArrayBuffer;
+const sha1 = (b: Uint8Array) => createHash('sha1').update(b).digest();
+const hashOf = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+export interface ValidationMaterial {
+  certs: Buffer[];
+  ocsps: Buffer[];
+  crls: Buffer[];
+}
+
+/** Every signature dictionary's CMS (signatures and document timestamps), oldest first. */
+export function signatureContents(pdf: Buffer): Buffer[] {
+  const text = pdf.toString('latin1');
+  const out: Buffer[] = [];
+  for (const m of text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)) {
+    const [b, c] = [Number(m[2]), Number(m[3])];
+    const hole = /^<([0-9A-Fa-f]*)>$/.exec(text.slice(b, c));
+    if (!hole) continue;
+    const der = Buffer.from(hole[1], 'hex');
+    const parsed = asn1js.fromBER(toArrayBuffer(der));
+    if (parsed.offset !== -1) out.push(der.subarray(0, parsed.offset));
+  }
+  return out;
+}
+
+/** The certificates a CMS carries, and those of the timestamp tokens in its unsigned attributes. */
+export function cmsCertificates(cms: Buffer): Buffer[] {
+  const signedData = readSignedData(cms);
+  const out: Buffer[] = [];
+  for (const cert of signedData.certificates ?? []) if (cert instanceof pkijs.Certificate) out.push(Buffer.from(cert.toSchema().toBER()));
+  for (const info of signedData.signerInfos) {
+    for (const attr of info.unsignedAttrs?.attributes ?? []) {
+      if (attr.type === OID.signatureTimeStampToken) out.push(...cmsCertificates(Buffer.from(attr.values[0].toBER())));
+    }
+  }
+  return out;
+}
+
+function extensionOf(cert: pkijs.Certificate, oid: string): pkijs.Extension | undefined {
+  return cert.extensions?.find((e) => e.extnID === oid);
+}
+
+export function ocspUrls(cert: pkijs.Certificate): string[] {
+  const aia = extensionOf(cert, OID_AIA)?.parsedValue as pkijs.InfoAccess | undefined;
+  return (aia?.accessDescriptions ?? [])
+    .filter((d) => d.accessMethod === OID_AD_OCSP && d.accessLocation.type === 6)
+    .map((d) => String(d.accessLocation.value));
+}
+
+export function crlUrls(cert: pkijs.Certificate): string[] {
+  const dps = extensionOf(cert, OID_CRL_DP)?.parsedValue as pkijs.CRLDistributionPoints | undefined;
+  const out: string[] = [];
+  for (const dp of dps?.distributionPoints ?? []) {
+    const names = Array.isArray(dp.distributionPoint) ? dp.distributionPoint : [];
+    for (const name of names) if (name.type === 6) out.push(String(name.value));
+  }
+  return out;
+}
+
+const httpUrl = (url: string) => /^https?:\/\//i.test(url);
+
+/** The issuer of `cert` among `pool`: the one whose subject is its issuer and whose key verifies it. */
+function issuerOf(cert: Buffer, pool: Buffer[]): Buffer | undefined {
+  const x = new X509Certificate(cert);
+  return pool.find((candidate) => {
+    if (candidate.equals(cert)) return false;
+    const issuer = new X509Certificate(candidate);
+    return issuer.subject === x.issuer && x.checkIssued(issuer) && x.verify(issuer.publicKey);
+  });
+}
+
+function ocspRequest(cert: pkijs.Certificate, issuer: pkijs.Certificate): Buffer {
+  const certId = new pkijs.CertID({
+    hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID_SHA1, algorithmParams: new asn1js.Null() }),
+    issuerNameHash: new asn1js.OctetString({ valueHex: toArrayBuffer(sha1(new Uint8Array(issuer.subject.toSchema().toBER()))) }),
+    issuerKeyHash: new asn1js.OctetString({ valueHex: toArrayBuffer(sha1(issuer.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView)) }),
+    serialNumber: cert.serialNumber,
+  });
+  const request = new pkijs.OCSPRequest();
+  request.tbsRequest.requestList = [new pkijs.Request({ reqCert: certId })];
+  return Buffer.from(request.toSchema(true).toBER());
+}
+
+/** A successful OCSPResponse's basic response (RFC 6960 §4.2.1), or an error saying why not. */
+export function readOcspResponse(der: Buffer): pkijs.BasicOCSPResponse {
+  const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
+  const status = response.responseStatus.valueBlock.valueDec;
+  if (status !== 0) throw new LtvError(`OCSP responder refused (status ${status})`);
+  if (!response.responseBytes || response.responseBytes.responseType !== OID_OCSP_BASIC) throw new LtvError('OCSP response is not a basic response');
+  return pkijs.BasicOCSPResponse.fromBER(toArrayBuffer(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView)));
+}
+
+async function post(url: string, body: Buffer, type: string, timeoutMs: number): Promise<Buffer> {
+  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': type }, body: new Uint8Array(body), signal: AbortSignal.timeout(timeoutMs) });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+async function get(url: string, timeoutMs: number): Promise<Buffer> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+export interface CollectOptions {
+  timeoutMs?: number;
+}
+
+/**
+ * The chain and revocation data for `certificates`: each certificate that is not self-signed gets
+ * an OCSP response from its responder (the responder's own certificates go in the chain too) or,
+ * failing that, its distribution point's CRL. A certificate that names neither needs none (a
+ * trust anchor, an installation's self-signed certificate). One that names some, none of which
+ * answers, is an LtvError: a B-LT file without it would not validate once the certificate expires.
+ */
+export async function collectValidationMaterial(certificates: Buffer[], options: CollectOptions = {}): Promise<ValidationMaterial> {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const certs = new Map<string, Buffer>();
+  for (const c of certificates) certs.set(hashOf(c), c);
+  const ocsps: Buffer[] = [];
+  const crls = new Map<string, Buffer>();
+  const done = new Set<string>();
+  // Responders' certificates join the pool as they arrive; loop until nothing new needs data.
+  for (let pass = 0; pass < 4; pass++) {
+    const pending = [...certs.entries()].filter(([h]) => !done.has(h));
+    if (!pending.length) break;
+    for (const [h, der] of pending) {
+      done.add(h);
+      const cert = pkijs.Certificate.fromBER(toArrayBuffer(der));
+      const x = new X509Certificate(der);
+      if (x.subject === x.issuer && x.verify(x.publicKey)) continue;
+      const oUrls = ocspUrls(cert).filter(httpUrl);
+      const cUrls = crlUrls(cert).filter(httpUrl);
+      if (!oUrls.length && !cUrls.length) continue;
+      const issuerDer = issuerOf(der, [...certs.values()]);
+      const failures: string[] = [];
+      let covered = false;
+      if (issuerDer) {
+        const issuer = pkijs.Certificate.fromBER(toArrayBuffer(issuerDer));
+        for (const url of oUrls) {
+          try {
+            const der = await post(url, ocspRequest(cert, issuer), 'application/ocsp-request', timeoutMs);
+            const basic = readOcspResponse(der);
+            for (const c of basic.certs ?? []) {
+              const b = Buffer.from(c.toSchema().toBER());
+              certs.set(hashOf(b), b);
+              // An OCSP responder's certificate is checked by its id-pkix-ocsp-nocheck, not by OCSP.
+              done.add(hashOf(b));
+            }
+            ocsps.push(der);
+            covered = true;
+            break;
+          } catch (error) {
+            failures.push(`OCSP ${url}: ${(error as Error).message}`);
+          }
+        }
+      } else if (oUrls.length) {
+        failures.push('OCSP: the issuer certificate is not in the chain');
+      }
+      if (!covered) {
+        for (const url of cUrls) {
+          try {
+            const crl = await get(url, timeoutMs);
+            pkijs.CertificateRevocationList.fromBER(toArrayBuffer(crl));
+            crls.set(hashOf(crl), crl);
+            covered = true;
+            break;
+          } catch (error) {
+            failures.push(`CRL ${url}: ${(error as Error).message}`);
+          }
+        }
+      }
+      if (!covered) throw new LtvError(`no revocation data for ${x.subject.replace(/\n/g, ', ')}: ${failures.join('; ')}`);
+    }
+  }
+  return { certs: [...certs.values()], ocsps, crls: [...crls.values()] };
+}
+
+function streamContents(doc: PDFDocument, array: PDFArray | undefined): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < (array?.size() ?? 0); i++) {
+    const stream = array!.lookup(i);
+    if (stream instanceof PDFRawStream) out.add(hashOf(stream.contents));
+  }
+  return out;
+}
+
+/**
+ * Adds `material` to the PDF's DSS (creating it) in an incremental update; what the DSS already
+ * holds is not repeated. Streams are stored uncompressed: DER barely compresses, and a reader
+ * without an inflater (the offline verifier) finds them as they are.
+ */
+export async function addDss(pdf: Buffer, material: ValidationMaterial): Promise<Buffer> {
+  assertOffMainThread('addDss');
+  const updated = await updateIncrementally(pdf, (doc) => {
+    const existing = doc.catalog.lookupMaybe(PDFName.of('DSS'), PDFDict);
+    const dss = existing ?? doc.context.obj({ Type: 'DSS' });
+    for (const [key, items] of [
+      ['Certs', material.certs],
+      ['OCSPs', material.ocsps],
+      ['CRLs', material.crls],
+    ] as const) {
+      const array = dss.lookupMaybe(PDFName.of(key), PDFArray) ?? doc.context.obj([]);
+      const have = streamContents(doc, array);
+      for (const item of items) {
+        if (have.has(hashOf(item))) continue;
+        have.add(hashOf(item));
+        array.push(doc.context.register(doc.context.stream(new Uint8Array(item))));
+      }
+      if (array.size()) dss.set(PDFName.of(key), array);
+    }
+    doc.catalog.set(PDFName.of('DSS'), existing ? (doc.catalog.get(PDFName.of('DSS')) as PDFRef) : doc.context.register(dss));
+  });
+  if (!updated) throw new LtvError('the PDF cannot be updated incrementally (no classic cross-reference table)');
+  return updated;
+}
+
+/** @signpdf hands us the file minus the /Contents hole; a document timestamp is the TSA's token over it. */
+class DocumentTimestamper extends Signer {
+  constructor(
+    private readonly tsaUrl: string,
+    private readonly timeoutMs?: number,
+  ) {
+    super();
+  }
+
+  async sign(signedBytes: Buffer): Promise<Buffer> {
+    return requestTimestampToken(this.tsaUrl, signedBytes, this.timeoutMs ? { timeoutMs: this.timeoutMs } : {});
+  }
+}
+
+/** Room for a token: its TSTInfo and signature plus the TSA's chain (certReq), generously. */
+const DOCUMENT_TIMESTAMP_CAPACITY = 24_576;
+
+/** A document timestamp over the whole file (B-LTA), in an incremental update. */
+export async function addDocumentTimestamp(pdf: Buffer, tsaUrl: string, options: CollectOptions = {}): Promise<Buffer> {
+  assertOffMainThread('addDocumentTimestamp');
+  const withPlaceholder = await updateIncrementally(pdf, (doc) => {
+    addPlaceholder(doc, { subFilter: DOCUMENT_TIMESTAMP_SUBFILTER, capacity: DOCUMENT_TIMESTAMP_CAPACITY, documentTimestamp: true });
+  });
+  if (!withPlaceholder) throw new LtvError('the PDF cannot be updated incrementally (no classic cross-reference table)');
+  return signpdf.sign(withPlaceholder, new DocumentTimestamper(tsaUrl, options.timeoutMs));
+}
+
+export interface ExtendOptions extends CollectOptions {
+  tsaUrl: string;
+  level: PadesLevel;
+  /** Certificates to cover besides those in the file (the installation's chain up to its root). */
+  extraCertificates?: Buffer[];
+}
+
+/**
+ * Raises a B-T file to B-LT (DSS) or B-LTA (DSS, then a document timestamp). Also the archive
+ * step: on a B-LTA file it adds validation data for the newest timestamp and a new document
+ * timestamp over everything.
+ */
+export async function extendPades(pdf: Buffer, options: ExtendOptions): Promise<Buffer> {
+  if (options.level !== 'B-LT' && options.level !== 'B-LTA') return pdf;
+  const certificates = [...(options.extraCertificates ?? []), ...signatureContents(pdf).flatMap(cmsCertificates)];
+  const material = await collectValidationMaterial(certificates, options);
+  const withDss = await addDss(pdf, material);
+  if (options.level === 'B-LT') return withDss;
+  return addDocumentTimestamp(withDss, options.tsaUrl, options);
+}
+
+/** When the newest timestamp's certificate (signature or document timestamp) stops being valid. */
+export function newestTimestampExpiry(pdf: Buffer): Date | null {
+  const contents = signatureContents(pdf);
+  for (let i = contents.length - 1; i >= 0; i--) {
+    const signedData = readSignedData(contents[i]);
+    const tokens: Buffer[] = signedData.encapContentInfo.eContentType === OID.tstInfo
+      ? [contents[i]]
+      : signedData.signerInfos.flatMap((s) => (s.unsignedAttrs?.attributes ?? []).filter((a) => a.type === OID.signatureTimeStampToken).map((a) => Buffer.from(a.values[0].toBER())));
+    for (const token of tokens) {
+      const tsa = readSignedData(token);
+      const sid = tsa.signerInfos[0]?.sid;
+      const cert = (tsa.certificates ?? []).find(
+        (c): c is pkijs.Certificate => c instanceof pkijs.Certificate && sid instanceof pkijs.IssuerAndSerialNumber && c.serialNumber.isEqual(sid.serialNumber) && c.issuer.isEqual(sid.issuer),
+      );
+      if (cert) return cert.notAfter.value;
+    }
+  }
+  return null;
+}
