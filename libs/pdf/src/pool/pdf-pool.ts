@@ -4,7 +4,7 @@ import * as path from 'path';
 import { Piscina } from 'piscina';
 import { RUN_JOB_FILE, WARM_UP_FILE, type PdfJob } from './pdf-jobs';
 import { isRefusal, PdfLimitError, type PdfJobRefusal } from './pdf-limit.error';
-import type { JobEnvelope, JobTask } from './run-job';
+import type { JobEnvelope, JobTask, RunJobWorkerData } from './run-job';
 
 export interface PdfPoolOptions {
   /** Worker threads; default: the machine's cores. */
@@ -90,6 +90,7 @@ export class PdfPool {
       // Handlers await I/O (a TSA request); Atomics.wait between tasks would stall it.
       atomics: 'disabled',
       execArgv: EXEC_ARGV,
+      workerData: { warmUpFile: warmUp.file } satisfies RunJobWorkerData,
       // A young generation of 16 MB, not 64: each worker's garbage between scavenges is resident
       // memory of the API's process; 64 MB held the soak's RSS at ~400 MB, 16 MB at ~330, for the
       // same CPU per document within the noise (docs/BENCHMARKS.md).
