@@ -41,8 +41,21 @@ export const DEFAULT_PDF_JOB_TIMEOUT_MS = 30_000;
 export const DEFAULT_PDF_JOB_MAX_HEAP_MB = 512;
 
 // Under ts-jest and ts-node the handlers are .ts sources, which a worker thread can only load
-// through ts-node; compiled, they are plain .js beside this file.
-const EXEC_ARGV = path.extname(__filename) === '.ts' ? ['-r', 'ts-node/register/transpile-only'] : [];
+// through ts-node; compiled, they are plain .js beside this file. A jest run compiles libs/ once
+// for its workers (test/support/compiled-pdf-workers.ts) and names the tree here: a worker then
+// loads plain JavaScript instead of the TypeScript compiler and every source it needs.
+const FROM_SOURCES = path.extname(__filename) === '.ts';
+const COMPILED_WORKERS = FROM_SOURCES ? process.env.DOJANG_PDF_WORKERS_COMPILED || null : null;
+const SOURCE_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+const EXEC_ARGV = !FROM_SOURCES ? [] : COMPILED_WORKERS ? ['-r', path.join(COMPILED_WORKERS, 'register.js')] : ['-r', 'ts-node/register/transpile-only'];
+
+/** The file a worker loads for a handler: its compiled twin when there is one. */
+function workerFile(file: string): string {
+  if (!COMPILED_WORKERS || !file.endsWith('.ts')) return file;
+  const relative = path.relative(SOURCE_ROOT, file);
+  if (relative.startsWith('..') || !relative.startsWith(`libs${path.sep}`)) return file;
+  return path.join(COMPILED_WORKERS, relative.replace(/\.ts$/, '.js'));
+}
 
 /**
  * Every CPU-heavy PDF and image job (render, inspect, decode, stamp, sign, certificate) runs here,
@@ -80,9 +93,9 @@ export class PdfPool {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_PDF_JOB_TIMEOUT_MS;
     this.maxJobsPerTenant = Math.max(1, options.maxJobsPerTenant ?? this.threads - 1);
     this.tenantActiveMs = options.tenantActiveMs ?? 60_000;
-    const warmUp: JobTask = { file: options.warmUpFile ?? WARM_UP_FILE, input: null };
+    const warmUp: JobTask = { file: workerFile(options.warmUpFile ?? WARM_UP_FILE), input: null };
     this.piscina = new Piscina({
-      filename: RUN_JOB_FILE,
+      filename: workerFile(RUN_JOB_FILE),
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: Infinity,
@@ -138,7 +151,7 @@ export class PdfPool {
       started = performance.now();
       let envelope: JobEnvelope<O> | null = null;
       try {
-        const task: JobTask = { file: job.filename, input, measure: this.measureCpu };
+        const task: JobTask = { file: workerFile(job.filename), input, measure: this.measureCpu };
         envelope = (await this.piscina.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as JobEnvelope<O>;
         result = envelope.output;
       } catch (err) {
