@@ -25,6 +25,8 @@ describe('PostgreSQL restarted and stopped under load, as processes', () => {
   let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
   let api: ServerProcess;
   let worker: WorkerProcess;
+  let env: NodeJS.ProcessEnv;
+  const extraWorkers: WorkerProcess[] = [];
   let live: string;
   const dirs: string[] = [];
   const dataDir = (who: string) => {
@@ -56,7 +58,7 @@ describe('PostgreSQL restarted and stopped under load, as processes', () => {
     await setup.query('CREATE DATABASE dojang');
     await setup.end();
     smtp = await startSmtpReceiver();
-    const env = {
+    env = {
       SECRET_KEY: 'pg-restart-test-secret-0123456789abcdef',
       DATABASE_URL: pg.url('dojang'),
       DATABASE_POOL_SIZE: '4',
@@ -78,7 +80,7 @@ describe('PostgreSQL restarted and stopped under load, as processes', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([api?.stop(), worker?.stop()]);
+    await Promise.all([api?.stop(), worker?.stop(), ...extraWorkers.map((w) => w.stop())]);
     await smtp?.close();
     pg?.destroy();
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
@@ -129,5 +131,34 @@ describe('PostgreSQL restarted and stopped under load, as processes', () => {
     await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), 'the mail after the restart recorded', 60_000);
     expect(smtp.received.filter((m) => m.to.includes('after-restart@example.com')).length).toBe(1);
     expect(alive(api) && alive(worker)).toBe(true);
+  });
+
+  it('a second worker whose clock runs 3 minutes ahead (libfaketime): it takes no lease early, each mail goes once, and it takes over from a killed worker', async () => {
+    // The process's own clock really is wrong: libfaketime shifts every wall-clock read of the
+    // process (Date.now(), new Date()), as a host with a broken NTP would. Leases and claims are
+    // timed by the database's clock (ReadStore.serverTime), so the skewed worker must not think
+    // the other's lease has run out.
+    const faketime = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/faketime/libfaketime.so.1'].find((f) => fs.existsSync(f));
+    if (!faketime) throw new Error('libfaketime not found: install the Debian package faketime (.ci/run does)');
+    const ahead = await startWorkerProcess({
+      dataDir: dataDir('ahead'),
+      env: { ...env, ROLE: 'worker', LD_PRELOAD: faketime, FAKETIME: '+180s', FAKETIME_DONT_FAKE_MONOTONIC: '1', FAKETIME_NO_CACHE: '1' },
+      readyTimeoutMs: 120_000,
+    });
+    extraWorkers.push(ahead);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await sendDocument(`skew-${i}@example.com`));
+    for (const id of ids) await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), `the mail of ${id} recorded`, 60_000);
+    // Time for a wrongly expired lease to be taken and the mails sent again.
+    await sleep(4000);
+    for (let i = 0; i < 4; i++) expect(smtp.received.filter((m) => m.to.includes(`skew-${i}@example.com`)).length).toBe(1);
+    for (const id of ids) expect((await delivery(id)).records).toBe(1);
+
+    // The worker on the right clock dies: the one ahead takes over once the lease has run out by the database's clock.
+    await worker.kill();
+    const id = await sendDocument('after-skewed-takeover@example.com');
+    await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), 'the mail sent by the skewed worker', 60_000);
+    expect(smtp.received.filter((m) => m.to.includes('after-skewed-takeover@example.com')).length).toBe(1);
+    expect(alive(ahead)).toBe(true);
   });
 });
