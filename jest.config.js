@@ -17,10 +17,10 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
   },
   moduleNameMapper: paths,
-  // A hang guard, not a speed check: PDF pool workers boot through ts-node under jest.
+  // A hang guard, not a speed check.
   testTimeout: 60000,
   maxWorkers: 2,
-  globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
+  globalSetup: '<rootDir>/test/support/jest-global-setup.ts',
   // The domain's field patterns need V8's linear-time RegExp engine, as every server process has it.
   setupFiles: ['<rootDir>/libs/application/src/linear-regexp.ts'],
 };

@@ -3,7 +3,8 @@ import { Client } from 'pg';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
 import { ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
 import { FaultProxy, startFaultProxy } from '../support/fault-proxy';
-import { Answer, request } from '../support/process-request';
+import { faultFlows } from '../support/fault-flows';
+import { request } from '../support/process-request';
 import { startSmtpReceiver } from '../support/topology-receivers';
 import { eventually, startWorkerProcess, WorkerProcess } from '../support/worker-process';
 
@@ -33,7 +34,6 @@ const CLAIM_MS = 4000;
   const workers: WorkerProcess[] = [];
   let env: NodeJS.ProcessEnv;
   let live: string;
-  let docs = 0;
 
   // Before the database's own afterAll, which drops it and so ends whatever is still connected.
   afterAll(async () => {
@@ -89,84 +89,11 @@ const CLAIM_MS = 4000;
     await eventually(async () => ((await request(api.url, 'GET', '/v1/health/ready', null)).status === 200 ? true : undefined), 'readiness with a worker', 30_000);
   });
 
-  /** Writes documents with Idempotency-Keys, retrying 503s and cut connections with the same key, until stopped. */
-  function load(label: string) {
-    const acked = new Map<string, string>();
-    const statuses: number[] = [];
-    let retryAfterMissing = 0;
-    let stopped = false;
-    const refused: string[] = [];
-    const one = async (i: number) => {
-      const title = `${label} ${i}`;
-      for (const giveUp = Date.now() + 60_000; Date.now() < giveUp && !(stopped && refused.length); ) {
-        try {
-          const res = await request(api.url, 'POST', '/v1/documents', live, { title, content: '<p>본문</p>' }, { 'Idempotency-Key': `${Buffer.from(label).toString('hex')}-${i}` });
-          statuses.push(res.status);
-          if (res.status === 201) return void acked.set(title, res.body.id);
-          if (res.status === 503 && !res.headers['retry-after']) retryAfterMissing++;
-          // A refusal is not an outage: say it, and stop the load (the test fails on it).
-          if (res.status !== 503) {
-            refused.push(`${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-            if (res.status < 500) stopped = true;
-            if (res.status < 500) return;
-          }
-        } catch (err) {
-          statuses.push(0);
-          if (!/ECONNRESET|ECONNREFUSED|socket hang up|no answer/.test(String((err as Error).message))) refused.push(String((err as Error).message));
-        }
-        await sleep(200);
-      }
-    };
-    const running = (async () => {
-      for (let i = 0; !stopped && i < 400; i++) await one(i);
-    })();
-    return {
-      acked,
-      statuses,
-      refused,
-      retryAfterMissing: () => retryAfterMissing,
-      async stop() {
-        stopped = true;
-        await running;
-      },
-    };
-  }
-
-  /** Every acknowledged write is readable, and no title was written twice. */
-  async function noLossNoDuplicates(acked: Map<string, string>, label: string): Promise<void> {
-    expect(acked.size).toBeGreaterThan(0);
-    for (const [title, id] of acked) {
-      const res = await request(api.url, 'GET', `/v1/documents/${id}`, live);
-      expect({ title, status: res.status, got: res.body?.title }).toEqual({ title, status: 200, got: title });
-    }
-    const { rows } = await admin.query<{ title: string; n: string }>(
-      `SELECT data->>'title' AS title, count(*) AS n FROM events WHERE type = 'DocumentCreated' AND data->>'title' LIKE $1 || ' %' GROUP BY 1 HAVING count(*) > 1`,
-      [label],
-    );
-    expect(rows).toEqual([]);
-  }
-
-  /** A live document with one signer, sent: the worker mails the signing request. */
-  async function sendDocument(to: string): Promise<string> {
-    const n = ++docs;
-    const call = async (method: string, path: string, body: unknown, status: number) => {
-      const res = await request(api.url, method, path, live, body);
-      if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body;
-    };
-    const doc = await call('POST', '/v1/documents', { title: `발송 ${n}`, content: '<p>본문</p>' }, 201);
-    const parts = await call('POST', `/v1/documents/${doc.id}/participants/batch`, { participants: [{ name: '김서명', email: to, auth: 'none' }] }, 201);
-    await call('PUT', `/v1/documents/${doc.id}/fields`, { fields: [{ participant_id: parts.data[0].id, type: 'signature', page: 1, x: 5, y: 60, width: 20, height: 8 }] }, 200);
-    await call('POST', `/v1/documents/${doc.id}/send`, {}, 200);
-    return doc.id as string;
-  }
-
-  /** The document's signing request: its message-log status and how many delivery records it has. */
-  async function delivery(documentId: string): Promise<{ status: string | null; records: number }> {
-    const log = await admin.query<{ status: string }>(`SELECT doc->>'status' AS status FROM rm_message_log WHERE doc->>'document_id' = $1`, [documentId]).catch(() => ({ rows: [] }));
-    const records = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE stream_id = $1 AND type = 'MessageDelivered'`, [`delivery-${documentId}`]);
-    return { status: log.rows[0]?.status ?? null, records: Number(records.rows[0].n) };
-  }
+  const { load, noLossNoDuplicates, sendDocument, delivery } = faultFlows({
+    api: () => api.url,
+    key: () => live,
+    query: (sql, params) => admin.query(sql, params),
+  });
 
   it('PostgreSQL stopped for 10 s under load: both processes stay up, the API answers 503 + Retry-After and readiness 503, then all recovers', async () => {
     const writes = load('정지');

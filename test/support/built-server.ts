@@ -30,18 +30,27 @@ const CLI_SCRIPT = path.join(ROOT, 'scripts', 'cli.js');
 
 let built = false;
 
+/** scripts/build-if-stale.js: why dist/ is older than its sources, or null when it is not. */
+function staleReason(): string | null {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { staleReason: reason } = require(path.join(ROOT, 'scripts', 'build-if-stale.js')) as { staleReason(root: string): string | null };
+  return reason(ROOT);
+}
+
 /**
- * Compiles apps/ and libs/ into dist/ once per process. Type errors in files somebody is still
- * editing do not stop tsc from emitting, so they are tolerated; what counts is that the server and
- * CLI entry points exist afterwards. Two test workers building at once would write the same files,
- * so a lock directory serialises them.
+ * Compiles apps/ and libs/ into dist/ when a source is newer than the last build, as `npm start`
+ * does (scripts/build-if-stale.js: modification times, milliseconds when nothing changed). Every
+ * test file runs in a fresh module registry, so a flag here alone would not remember a build; an
+ * incremental tsc that finds nothing to do still checks every file (about a minute on two cores),
+ * and a dozen suites paid that once each. Type errors in files somebody is still editing do not
+ * stop tsc from emitting, so they are tolerated; what counts is that the server and CLI entry
+ * points exist afterwards. Two test workers building at once would write the same files, so a
+ * lock directory serialises them.
  */
 export function ensureBuilt(options: { force?: boolean } = {}): void {
   if (built && !options.force) return;
   const lock = path.join(os.tmpdir(), `dojang-build-${Buffer.from(ROOT).toString('hex').slice(-32)}.lock`);
-  const stamp = `${lock}.done`;
-  const waitStart = Date.now();
-  const deadline = waitStart + 6 * 60_000;
+  const deadline = Date.now() + 6 * 60_000;
   for (;;) {
     try {
       fs.mkdirSync(lock);
@@ -56,10 +65,9 @@ export function ensureBuilt(options: { force?: boolean } = {}): void {
     }
   }
   try {
-    // Another test worker finished a build while this one waited: that build is as fresh as ours would be.
-    const finished = fs.statSync(stamp, { throwIfNoEntry: false });
-    const reuse = !options.force && finished && finished.mtimeMs >= waitStart && [SERVER_ENTRY, CLI_ENTRY].every((e) => fs.existsSync(e));
-    if (!reuse) {
+    // Another test worker may have finished a build while this one waited: then nothing is stale.
+    if (options.force || staleReason() !== null) {
+      const started = new Date();
       const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
       const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], {
         cwd: ROOT,
@@ -72,7 +80,13 @@ export function ensureBuilt(options: { force?: boolean } = {}): void {
           throw new Error(`build did not produce ${path.relative(ROOT, entry)} (tsc exit ${result.status}):\n${result.stdout}${result.stderr}`);
         }
       }
-      fs.writeFileSync(stamp, new Date().toISOString());
+      // The stamp build-if-stale reads, dated when the build started: a source saved during the
+      // build makes the next check build again. A build with type errors leaves no stamp.
+      if (result.status === 0) {
+        const stamp = path.join(ROOT, 'dist', '.build-stamp');
+        fs.writeFileSync(stamp, `${started.toISOString()}\n`);
+        fs.utimesSync(stamp, started, started);
+      }
     }
     built = true;
   } finally {

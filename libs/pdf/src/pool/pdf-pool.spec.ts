@@ -15,6 +15,26 @@ async function refusal(promise: Promise<unknown>): Promise<PdfLimitError> {
   return err;
 }
 
+describe('PdfPool replacing a worker stopped at its limit', () => {
+  jest.setTimeout(90_000);
+  const SLOW = path.join(__dirname, '..', 'testing', `slow-start.handler${path.extname(__filename)}`);
+  const SLOW_JOB: PdfJob<{ kind: 'echo' | 'spin'; value?: number }, number | string> = { id: 'test.slow-start', version: 1, filename: SLOW };
+
+  it("starts the replacement's libraries before giving it a job, so the next job's time limit measures only that job", async () => {
+    // One worker whose handler takes 0.8 s to load; jobs limited to 0.3 s.
+    const pool = new PdfPool({ threads: 1, maxHeapMb: 48, timeoutMs: 300, warmUpFile: SLOW });
+    try {
+      await pool.whenReady();
+      expect((await refusal(pool.run(SLOW_JOB, { kind: 'spin' }))).limit).toBe('time');
+      // The stopped worker's replacement loads for 0.8 s; a job given to it during that load
+      // would be stopped at 0.3 s for a start-up that is not its own.
+      expect(await pool.run(SLOW_JOB, { kind: 'echo', value: 5 })).toBe(5);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('PdfPool', () => {
   jest.setTimeout(90_000);
   // Light workers: the pool's warm-up file is the test handler, not the PDF libraries.

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { Piscina } from 'piscina';
 import { RUN_JOB_FILE, WARM_UP_FILE, type PdfJob } from './pdf-jobs';
 import { isRefusal, PdfLimitError, type PdfJobRefusal } from './pdf-limit.error';
-import type { JobEnvelope, JobTask } from './run-job';
+import type { JobEnvelope, JobTask, RunJobWorkerData } from './run-job';
 
 export interface PdfPoolOptions {
   /** Worker threads; default: the machine's cores. */
@@ -41,8 +41,21 @@ export const DEFAULT_PDF_JOB_TIMEOUT_MS = 30_000;
 export const DEFAULT_PDF_JOB_MAX_HEAP_MB = 512;
 
 // Under ts-jest and ts-node the handlers are .ts sources, which a worker thread can only load
-// through ts-node; compiled, they are plain .js beside this file.
-const EXEC_ARGV = path.extname(__filename) === '.ts' ? ['-r', 'ts-node/register/transpile-only'] : [];
+// through ts-node; compiled, they are plain .js beside this file. A jest run compiles libs/ once
+// for its workers (test/support/compiled-pdf-workers.ts) and names the tree here: a worker then
+// loads plain JavaScript instead of the TypeScript compiler and every source it needs.
+const FROM_SOURCES = path.extname(__filename) === '.ts';
+const COMPILED_WORKERS = FROM_SOURCES ? process.env.DOJANG_PDF_WORKERS_COMPILED || null : null;
+const SOURCE_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+const EXEC_ARGV = !FROM_SOURCES ? [] : COMPILED_WORKERS ? ['-r', path.join(COMPILED_WORKERS, 'register.js')] : ['-r', 'ts-node/register/transpile-only'];
+
+/** The file a worker loads for a handler: its compiled twin when there is one. */
+function workerFile(file: string): string {
+  if (!COMPILED_WORKERS || !file.endsWith('.ts')) return file;
+  const relative = path.relative(SOURCE_ROOT, file);
+  if (relative.startsWith('..') || !relative.startsWith(`libs${path.sep}`)) return file;
+  return path.join(COMPILED_WORKERS, relative.replace(/\.ts$/, '.js'));
+}
 
 /**
  * Every CPU-heavy PDF and image job (render, inspect, decode, stamp, sign, certificate) runs here,
@@ -80,9 +93,9 @@ export class PdfPool {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_PDF_JOB_TIMEOUT_MS;
     this.maxJobsPerTenant = Math.max(1, options.maxJobsPerTenant ?? this.threads - 1);
     this.tenantActiveMs = options.tenantActiveMs ?? 60_000;
-    const warmUp: JobTask = { file: options.warmUpFile ?? WARM_UP_FILE, input: null };
+    const warmUp: JobTask = { file: workerFile(options.warmUpFile ?? WARM_UP_FILE), input: null };
     this.piscina = new Piscina({
-      filename: RUN_JOB_FILE,
+      filename: workerFile(RUN_JOB_FILE),
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: Infinity,
@@ -90,6 +103,7 @@ export class PdfPool {
       // Handlers await I/O (a TSA request); Atomics.wait between tasks would stall it.
       atomics: 'disabled',
       execArgv: EXEC_ARGV,
+      workerData: { warmUpFile: warmUp.file } satisfies RunJobWorkerData,
       // A young generation of 16 MB, not 64: each worker's garbage between scavenges is resident
       // memory of the API's process; 64 MB held the soak's RSS at ~400 MB, 16 MB at ~330, for the
       // same CPU per document within the noise (docs/BENCHMARKS.md).
@@ -137,7 +151,7 @@ export class PdfPool {
       started = performance.now();
       let envelope: JobEnvelope<O> | null = null;
       try {
-        const task: JobTask = { file: job.filename, input, measure: this.measureCpu };
+        const task: JobTask = { file: workerFile(job.filename), input, measure: this.measureCpu };
         envelope = (await this.piscina.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as JobEnvelope<O>;
         result = envelope.output;
       } catch (err) {

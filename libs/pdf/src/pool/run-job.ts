@@ -1,3 +1,4 @@
+import { workerData } from 'worker_threads';
 import { beginJobPhases, endJobPhases, linuxThreadId, threadCpuMs } from './thread-cpu';
 
 /** What a worker hands back for one job: the handler's output and the CPU it took. */
@@ -38,7 +39,7 @@ function handlerOf(file: string): Handler {
  * CPU this thread spent on it and on the phases it marks (wall time in a worker also counts
  * waiting for a core on a busy machine; CPU time does not).
  */
-export default async function runJob(task: JobTask): Promise<JobEnvelope> {
+async function runJob(task: JobTask): Promise<JobEnvelope> {
   const handler = handlerOf(task.file);
   if (!task.measure) return { output: await handler(task.input), cpu_ms: null, phases: {}, thread: linuxThreadId() };
   beginJobPhases();
@@ -51,3 +52,22 @@ export default async function runJob(task: JobTask): Promise<JobEnvelope> {
     endJobPhases();
   }
 }
+
+/** What the pool hands each worker as it starts. */
+export interface RunJobWorkerData {
+  /** The pool's warm-up handler: loaded and called once before the worker takes any job. */
+  warmUpFile?: string;
+}
+
+/**
+ * Piscina awaits a module's exported promise before it marks the worker ready, and a pool
+ * gives jobs only to ready workers. A worker that replaces one stopped at a time or memory
+ * limit therefore loads its libraries and fonts here, before its first job: that job's time
+ * limit measures its own work, not the start-up (a small PDF read right after a refused one
+ * was itself refused, because its 0.3 s included a cold worker's start).
+ */
+export default (async (): Promise<typeof runJob> => {
+  const warmUpFile = (workerData as RunJobWorkerData | null)?.warmUpFile;
+  if (warmUpFile) await handlerOf(warmUpFile)(null);
+  return runJob;
+})();
