@@ -23,3 +23,4 @@ export * from './verification/chain-head-proof';
 export * from './verification/verify-document';
 export * from './projection-plugins';
 export * from './projection-status.query';
+export * from './templates';

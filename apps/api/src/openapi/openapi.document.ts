@@ -264,6 +264,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         out.requestBody = { required: true, content: { 'multipart/form-data': { schema: spec.multipart.schema, ...(spec.multipart.encoding ? { encoding: spec.multipart.encoding } : {}) } } };
       } else if (op.requestBody) {
         out.requestBody = { ...op.requestBody, required: spec.bodyRequired ?? true };
+        const ref = String(op.requestBody.content?.['application/json']?.schema?.$ref ?? '');
+        const body = schemas[ref.replace('#/components/schemas/', '')];
+        if (spec.bodyShapes && body) {
+          // Several accepted shapes: each lists what it requires (the DTO marks them all optional).
+          delete body.required;
+          body.anyOf = spec.bodyShapes.map((required) => ({ required }));
+        }
       }
 
       // Responses: the success, then each error status with the codes it can carry.

@@ -20,6 +20,8 @@ export interface OperationSpec {
   query?: Record<string, { description: string; schema: JsonSchema; required?: boolean }>;
   /** false: the JSON body may be omitted entirely. */
   bodyRequired?: boolean;
+  /** JSON bodies of several shapes: the properties each one requires (published as anyOf). */
+  bodyShapes?: string[][];
   /** A multipart body instead of JSON. */
   multipart?: { schema: JsonSchema; encoding?: Record<string, { contentType: string }> };
 }
@@ -104,7 +106,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires) or `from_template` with `variables` for its {{placeholders}}. Then add participants, place fields and send.',
     ok: { status: 201, description: 'The new draft.', json: S.DocumentSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
+    errors: ['missing_parameter', 'invalid_parameter', 'template_archived', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
   Documents_list: {
     summary: 'List documents',
@@ -369,9 +371,28 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   // ---- templates, seals
   Templates_create: {
     summary: 'Create a template',
-    description: 'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them.',
+    description:
+      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Version 1.',
     ok: { status: 201, description: 'The template.', json: S.TemplateSchema },
-    errors: ['missing_parameter', 'invalid_parameter'],
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large'],
+  },
+  Templates_update: {
+    summary: 'Update a template (new version)',
+    description: 'What is given (name, content, roles, fields) replaces the current version\'s; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.',
+    ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
+  },
+  Templates_replace: {
+    summary: 'Replace a template (new version)',
+    description: 'The whole contract of version n+1: name and content required; roles and fields are none when absent.',
+    ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
+  },
+  Templates_archive: {
+    summary: 'Archive a template',
+    description: 'No longer listed, and no document can be made from it (409 template_archived). GET still shows it with archived: true; documents made from it are unchanged. Archiving twice changes nothing.',
+    ok: { status: 200, description: 'The archived template.', json: S.ArchivedTemplateSchema },
+    errors: ['template_not_found'],
   },
   Templates_list: {
     summary: 'List templates',
@@ -414,9 +435,14 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   SignatureRequests_create: {
     summary: 'Create and send in one call',
     description:
-      'Creates the document, appends the recipient\'s signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice.',
+      'Creates the document, appends the recipient\'s signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice. With template_id instead of content and recipient: the template\'s body (variables filled), its roles filled from roles (several recipients, sms_pin per role), its fields placed (values prefilled by field id) and sent; every participant\'s link is in participants. A role left out, or a bad recipient, is 400 naming it (roles.employee.phone).',
     ok: { status: 201, description: 'The sent document, its recipient and signing link.', json: S.SignatureRequestSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', ...PDF_WORK],
+    // Inline (as SPEC shows it), or from a template.
+    bodyShapes: [
+      ['title', 'content', 'recipient'],
+      ['template_id', 'roles'],
+    ],
+    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', ...PDF_WORK],
   },
   // ---- webhook endpoints
   WebhookEndpoints_create: {

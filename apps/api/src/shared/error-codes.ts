@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   extension_row_not_found: invalid(404, 'No such row in this plugin read endpoint for this key (other organizations\' and the other mode\'s rows are not found either).'),
   file_not_found: invalid(404, 'No such file, or the signed file URL is wrong or expired.'),
   template_not_found: invalid(404, 'No such template.'),
+  template_archived: invalid(409, 'The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.'),
   seal_not_found: invalid(404, 'No such seal.'),
   webhook_endpoint_not_found: invalid(404, 'No such webhook endpoint.'),
   organization_not_found: invalid(404, 'The key\'s organization no longer exists.'),
