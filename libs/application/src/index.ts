@@ -24,3 +24,4 @@ export * from './verification/verify-document';
 export * from './projection-plugins';
 export * from './projection-status.query';
 export * from './templates';
+export * from './bulk-send';

@@ -843,6 +843,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bulk_sends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a bulk send (JSON rows)
+         * @description One template to many recipients: up to 10,000 rows, each assigning the template's roles, its variables, prefilled values, metadata and an external_id (unique in the job). Every row is checked before anything is recorded: any problem refuses the whole job with 400 bulk_send_invalid_rows (param names the first: rows[3].employee.phone), unless skip_invalid_rows records those rows as failed. dry_run: true only validates and answers the report (object bulk_send_validation) with every problem by row and column. Otherwise the job is recorded (object bulk_send) and the worker sends its rows one at a time, resumably; a live job needs free signatures or credits for every valid row (402). The whole job is one request against the rate limit.
+         */
+        post: operations["BulkSends_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a bulk send (CSV or XLSX upload)
+         * @description The rows as a file in the multipart part `file` (at most 10 MB): CSV in UTF-8 (with or without BOM) or EUC-KR, or XLSX (its first sheet). The first row names the columns: <role>.name, <role>.email, <role>.phone, <role>.auth, variables.<name>, values.<field id>, metadata.<key>, external_id. A bad header, an unknown column, a bad encoding or a bad row is 400 bulk_send_invalid_rows naming row and column, before anything is sent. The query takes what the JSON body takes.
+         */
+        post: operations["BulkSends_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a bulk send
+         * @description Its status and rows per state (pending, sent, failed, canceled).
+         */
+        get: operations["BulkSends_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a bulk send's rows
+         * @description Rows with an outcome, in row order: the document a sent row made, or the error of a failed one naming its column. Rows not yet sent are not listed (counts.pending says how many).
+         */
+        get: operations["BulkSends_rows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a bulk send
+         * @description The rows not yet sent are not sent (event BulkSendCanceled); the documents already sent stay sent (POST /bulk_sends/{id}/documents/cancel cancels them). Canceling twice changes nothing.
+         */
+        post: operations["BulkSends_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}/documents/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remind the signers of a bulk send's documents
+         * @description POST /documents/{id}/remind for every document the job sent; those it does not apply to (completed, in the cooldown) are counted as skipped.
+         */
+        post: operations["BulkSends_remindDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}/documents/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a bulk send's documents
+         * @description POST /documents/{id}/cancel for every document the job sent; documents already completed, declined or canceled are counted as skipped.
+         */
+        post: operations["BulkSends_cancelDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1593,6 +1733,36 @@ export interface components {
                 [key: string]: unknown;
             };
         } | unknown | unknown;
+        CreateBulkSendDto: {
+            /** @description The template (tmpl_…) with roles; its current version is kept for the whole job. */
+            template_id: string;
+            /** @description One entry per document: roles ({ [role]: { name, email?, phone?, auth? } }), variables, values (by template field id), metadata, external_id (unique in the job). */
+            rows: {
+                roles?: {
+                    [key: string]: {
+                        [key: string]: string;
+                    };
+                };
+                variables?: {
+                    [key: string]: unknown;
+                };
+                values?: {
+                    [key: string]: unknown;
+                };
+                metadata?: {
+                    [key: string]: string;
+                };
+                external_id?: string;
+            }[];
+            /** @description Every document's title; default the template's name. */
+            title?: string;
+            message?: string;
+            expires_in_days?: number;
+            /** @description Only validate every row: nothing is recorded or sent. */
+            dry_run?: boolean;
+            /** @description Send the valid rows and record the invalid ones as failed (default: any invalid row refuses the job). */
+            skip_invalid_rows?: boolean;
+        };
         CreateWebhookEndpointDto: {
             /**
              * Format: uri
@@ -1660,6 +1830,9 @@ export interface components {
          *     - `extension_row_not_found` (404): No such row in this plugin read endpoint for this key (other organizations' and the other mode's rows are not found either).
          *     - `file_not_found` (404): No such file, or the signed file URL is wrong or expired.
          *     - `template_not_found` (404): No such template.
+         *     - `bulk_send_not_found` (404): No such bulk send.
+         *     - `bulk_send_not_running` (409): The bulk send has completed: there are no rows left to cancel (cancel its documents instead).
+         *     - `bulk_send_invalid_rows` (400): A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
          *     - `template_archived` (409): The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
          *     - `seal_not_found` (404): No such seal.
          *     - `webhook_endpoint_not_found` (404): No such webhook endpoint.
@@ -1714,7 +1887,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -2514,6 +2687,92 @@ export interface components {
             roles?: {
                 [key: string]: string;
             };
+        };
+        BulkSendStart: {
+            /**
+             * @description bulk_send: the job was recorded; bulk_send_validation: a dry run.
+             * @enum {string}
+             */
+            object: "bulk_send" | "bulk_send_validation";
+        } & (components["schemas"]["BulkSend"] | components["schemas"]["BulkSendValidation"]);
+        BulkSend: {
+            /** @description bulk_… */
+            id: string;
+            /** @constant */
+            object: "bulk_send";
+            /** @enum {string} */
+            status: "running" | "completed" | "canceled";
+            template_id: string;
+            template_version: number;
+            row_count: number;
+            /** @description Rows per state: pending = not sent yet. */
+            counts: {
+                pending: number;
+                sent: number;
+                failed: number;
+                canceled: number;
+            };
+            livemode: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        BulkSendValidation: {
+            /** @constant */
+            object: "bulk_send_validation";
+            template_id: string;
+            template_version: number;
+            row_count: number;
+            valid_rows: number;
+            /** @description Every problem found, by row and column; empty when every row can be sent. */
+            errors: components["schemas"]["BulkSendRowError"][];
+        };
+        BulkSendRowError: {
+            /** @description The data row (1 = the first row after the header; null: the header or the file itself). */
+            row: number | null;
+            /** @description The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file. */
+            column: string | null;
+            code: string;
+            message: string;
+        };
+        BulkSendRowList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["BulkSendRow"][];
+            /** @description True when another page follows; pass the last id as starting_after. */
+            has_more: boolean;
+        };
+        BulkSendRow: {
+            /** @constant */
+            object: "bulk_send_row";
+            row: number;
+            /** @enum {string} */
+            state: "sent" | "failed";
+            /**
+             * Format: uuid
+             * @description The document the row made (sent), or null.
+             */
+            document_id: string | null;
+            external_id: string | null;
+            /** @description Why the row failed, naming its column; null when sent. */
+            error: {
+                code: string;
+                message: string;
+                column: string | null;
+            } | null;
+            /** Format: date-time */
+            at: string;
+        };
+        BulkSendDocumentsResult: {
+            /** @constant */
+            object: "bulk_send_documents_result";
+            /** @enum {string} */
+            action: "remind" | "cancel";
+            /** @description Documents acted on. */
+            succeeded: number;
+            /** @description Documents the action did not apply to (already completed, canceled, within the reminder cooldown…). */
+            skipped: number;
         };
         OpenApiDocument: {
             openapi: string;
@@ -18185,6 +18444,2526 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "evidence_integrity_failure" | "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBulkSendDto"];
+            };
+        };
+        responses: {
+            /** @description The job (running), or with dry_run the validation report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendStart"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `bulk_send_invalid_rows`: A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "bulk_send_invalid_rows" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_credits`: A live send needs a free signature left this month or at least 1 credit. */
+            402: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "insufficient_credits";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `template_not_found`: No such template. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
+             *
+             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_upload: {
+        parameters: {
+            query?: {
+                template_id?: string;
+                dry_run?: "true" | "false";
+                skip_invalid_rows?: "true" | "false";
+                /** @description CSV only; default: UTF-8 (with or without BOM), else EUC-KR. */
+                encoding?: "utf-8" | "euc-kr";
+                title?: string;
+                message?: string;
+            };
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The CSV or XLSX, as a file part. */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description The job (running), or with dry_run=true the validation report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendStart"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `bulk_send_invalid_rows`: A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "bulk_send_invalid_rows" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_credits`: A live send needs a free signature left this month or at least 1 credit. */
+            402: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "insufficient_credits";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `template_not_found`: No such template. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
+             *
+             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "file_too_large" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSend"];
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_rows: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (default 100). */
+                limit?: number;
+                /** @description A row number: the rows after it. */
+                starting_after?: number;
+                /** @description Only sent or only failed rows. */
+                state?: "sent" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendRowList"];
+                };
+            };
+            /**
+             * @description `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "invalid_parameter" | "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSend"];
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `bulk_send_not_running`: The bulk send has completed: there are no rows left to cancel (cancel its documents instead).
+             *
+             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_running" | "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_remindDocuments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many were reminded and skipped. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendDocumentsResult"];
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "idempotency_error" | "invalid_request_error";
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_cancelDocuments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many were canceled and skipped. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendDocumentsResult"];
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "idempotency_error" | "invalid_request_error";
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

@@ -11,7 +11,9 @@ export * from './webhook-endpoint.projection';
 export * from './file.projection';
 export * from './template.projection';
 export * from './seal.projection';
+export * from './bulk-send.projection';
 import { auditTrailProjection } from './audit-trail.projection';
+import { bulkSendProjection } from './bulk-send.projection';
 import { documentProjection } from './document.projection';
 import { fileProjection } from './file.projection';
 import { apiKeyProjection, organizationProjection } from './organization.projection';
@@ -34,6 +36,7 @@ export const ALL_PROJECTIONS: Projection[] = [
   fileProjection,
   templateProjection,
   sealProjection,
+  bulkSendProjection,
 ];
 export * from './coalescing-pass';
 export * from './apply-events';

@@ -16,6 +16,7 @@ const TAGS: Array<[RegExp, string]> = [
   [/^\/documents/, 'Documents'],
   [/^\/signature_requests/, 'Signature requests'],
   [/^\/templates/, 'Templates'],
+  [/^\/bulk_sends/, 'Bulk sends'],
   [/^\/seals/, 'Seals'],
   [/^\/files/, 'Files'],
   [/^\/(organization|members)/, 'Organization'],

@@ -799,3 +799,79 @@ export type ExtensionRowResponse = FromSchema<typeof ExtensionRowSchema>;
 export const ExtensionRowListSchema = list('ExtensionRowList', ExtensionRowSchema);
 export type ExtensionRowListResponse = FromSchema<typeof ExtensionRowListSchema>;
 
+
+// ---- bulk sends ----------------------------------------------------------------------------
+
+const BulkRowErrorSchema = component(
+  'BulkSendRowError',
+  obj({
+    row: note('The data row (1 = the first row after the header; null: the header or the file itself).', intOrNull),
+    column: note('The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file.', strOrNull),
+    code: str,
+    message: str,
+  }),
+);
+
+export const BulkSendValidationSchema = component(
+  'BulkSendValidation',
+  obj({
+    object: konst('bulk_send_validation'),
+    template_id: str,
+    template_version: int,
+    row_count: int,
+    valid_rows: int,
+    errors: note('Every problem found, by row and column; empty when every row can be sent.', arrayOf(BulkRowErrorSchema)),
+  }),
+);
+export type BulkSendValidationResponse = FromSchema<typeof BulkSendValidationSchema>;
+
+export const BulkSendSchema = component(
+  'BulkSend',
+  obj({
+    id: note('bulk_…', str),
+    object: konst('bulk_send'),
+    status: enumOf(['running', 'completed', 'canceled']),
+    template_id: str,
+    template_version: int,
+    row_count: int,
+    counts: note('Rows per state: pending = not sent yet.', obj({ pending: int, sent: int, failed: int, canceled: int })),
+    livemode: bool,
+    created_at: time,
+    finished_at: timeOrNull,
+  }),
+);
+export type BulkSendResponse = FromSchema<typeof BulkSendSchema>;
+
+export const BulkSendRowSchema = component(
+  'BulkSendRow',
+  obj({
+    object: konst('bulk_send_row'),
+    row: int,
+    state: enumOf(['sent', 'failed']),
+    document_id: note('The document the row made (sent), or null.', { type: ['string', 'null'], format: 'uuid' }),
+    external_id: strOrNull,
+    error: note('Why the row failed, naming its column; null when sent.', orNull(obj({ code: str, message: str, column: strOrNull }))),
+    at: time,
+  }),
+);
+export const BulkSendRowListSchema = list('BulkSendRowList', BulkSendRowSchema);
+export type BulkSendRowListResponse = FromSchema<typeof BulkSendRowListSchema>;
+
+export const BulkSendDocumentsResultSchema = component(
+  'BulkSendDocumentsResult',
+  obj({
+    object: konst('bulk_send_documents_result'),
+    action: enumOf(['remind', 'cancel']),
+    succeeded: note('Documents acted on.', int),
+    skipped: note('Documents the action did not apply to (already completed, canceled, within the reminder cooldown…).', int),
+  }),
+);
+export type BulkSendDocumentsResultResponse = FromSchema<typeof BulkSendDocumentsResultSchema>;
+
+/** POST /bulk_sends answers the job, or with dry_run the validation report: `object` tells which. */
+export const BulkSendStartSchema = component('BulkSendStart', {
+  type: 'object',
+  properties: { object: note('bulk_send: the job was recorded; bulk_send_validation: a dry run.', enumOf(['bulk_send', 'bulk_send_validation'])) },
+  required: ['object'],
+  oneOf: [BulkSendSchema, BulkSendValidationSchema],
+} as const);

@@ -121,7 +121,8 @@ export class TemplateSender {
     if (!/^tmpl_[A-Za-z0-9]{8,64}$/.test(templateId)) throw missing();
     const { state, events } = await this.infra.commands.load(templateDecider, templateStreamId(templateId));
     if (!state.exists || state.organization_id !== organizationId || state.livemode !== livemode) throw missing();
-    if (state.archived) {
+    // A bulk send keeps the version it started with, even if the template is archived meanwhile.
+    if (state.archived && version === undefined) {
       throw new DomainError('conflict', 'template_archived', `Template ${templateId} is archived: documents can no longer be made from it.`);
     }
     if (version === undefined || version === state.version) return state;
