@@ -142,4 +142,13 @@ describe('bulk sends', () => {
     const other = client(t, (await t.createOrg('다른 회사')).test);
     expectError(await other.get(`/bulk_sends/${job.id}`), 404, 'bulk_send_not_found');
   });
+
+  it('a live job needs a free signature or a credit for every valid row, checked before anything is recorded (402)', async () => {
+    const live = client(t, (await t.createOrg('팀 회사', 'team')).live);
+    const tmpl = expectStatus(await live.post('/templates', { name: '동의서', content: '<p>{{name}}</p>', roles: [{ role: 'employee', auth: 'none' }], fields: [{ role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 }] }), 201).body;
+    const rows = [1, 2].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `e${n}@example.com` } }, variables: { name: `직원${n}` } }));
+    expectError(await live.post('/bulk_sends', { template_id: tmpl.id, rows }), 402, 'insufficient_credits');
+    // A dry run still reports (it sends nothing).
+    expect(expectStatus(await live.post('/bulk_sends', { template_id: tmpl.id, rows, dry_run: true }), 200).body).toMatchObject({ valid_rows: 2, errors: [] });
+  });
 });
