@@ -71,4 +71,25 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
     const docs = expectStatus(await c.get('/documents?limit=100'), 200).body.data.filter((d: { from_template: string }) => d.from_template === template.id);
     expect(docs).toHaveLength(4);
   });
+
+  it('a cancel stops the rows not yet sent; the ones sent stay sent', async () => {
+    const org = await t.createOrg('취소 회사');
+    const c = client(t, org.test);
+    const template = expectStatus(
+      await c.post('/templates', { name: '동의서', content: '<p>{{name}}</p>', roles: [{ role: 'employee', auth: 'none' }], fields: [{ role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 }] }),
+      201,
+    ).body;
+    const rows = [1, 2, 3].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `e${n}@example.com` } }, variables: { name: `직원${n}` } }));
+    const job = expectStatus(await c.post('/bulk_sends', { template_id: template.id, rows }), 200).body;
+    const reactor = new BulkSendReactor(t.infra, new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock), systemClock);
+    const events = async () => t.infra.events.readStream(bulkSendStreamId(job.id));
+    // The worker sends row 1, then the sender cancels.
+    await reactor.react((await events())[0]);
+    const canceled = expectStatus(await c.post(`/bulk_sends/${job.id}/cancel`), 200).body;
+    expect(canceled).toMatchObject({ status: 'canceled', counts: { pending: 0, sent: 1, failed: 0, canceled: 2 } });
+    // Every event delivered (again): nothing more is sent.
+    for (const e of await events()) if (reactor.handles.has(e.type)) await reactor.react(e);
+    expect((await events()).map((e) => e.type)).toEqual(['BulkSendStarted', 'BulkSendRowSent', 'BulkSendCanceled']);
+    expect((await t.infra.events.readStream(`document-${bulkRowDocumentId(job.id, 2)}`)).length).toBe(0);
+  });
 });
