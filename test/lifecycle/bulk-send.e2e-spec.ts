@@ -1,3 +1,4 @@
+import * as ExcelJS from 'exceljs';
 import * as iconv from 'iconv-lite';
 import { BULK_SENDS } from '@dojang/projections';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
@@ -150,5 +151,17 @@ describe('bulk sends', () => {
     expectError(await live.post('/bulk_sends', { template_id: tmpl.id, rows }), 402, 'insufficient_credits');
     // A dry run still reports (it sends nothing).
     expect(expectStatus(await live.post('/bulk_sends', { template_id: tmpl.id, rows, dry_run: true }), 200).body).toMatchObject({ valid_rows: 2, errors: [] });
+  });
+
+  it('reads an XLSX (its first sheet), reporting a bad cell by row and column', async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('입사자');
+    sheet.addRow(['employee.name', 'employee.phone', 'variables.employee_name', 'external_id']);
+    sheet.addRow(['한지민', '010-6000-0001', '한지민', 'X-1']);
+    sheet.addRow(['오세훈', '없음', '오세훈', 'X-2']);
+    const bytes = Buffer.from(await workbook.xlsx.writeBuffer());
+    const report = expectStatus(await upload('&dry_run=true', bytes, 'hires.xlsx'), 200).body;
+    expect(report).toMatchObject({ row_count: 2, valid_rows: 1 });
+    expect(report.errors.map((e: any) => [e.row, e.column])).toEqual([[2, 'employee.phone']]);
   });
 });
