@@ -92,7 +92,7 @@ const CLAIM_MS = 4000;
   const { load, noLossNoDuplicates, sendDocument, delivery } = faultFlows({
     api: () => api.url,
     key: () => live,
-    query: (sql, params) => admin.query(sql, params),
+    query: <R>(sql: string, params: unknown[]) => admin.query(sql, params) as unknown as Promise<{ rows: R[] }>,
   });
 
   it('PostgreSQL stopped for 10 s under load: both processes stay up, the API answers 503 + Retry-After and readiness 503, then all recovers', async () => {

@@ -166,7 +166,11 @@ describe('OpenAPI reference', () => {
     expect(s.CreateTemplateDto.required).toEqual(['name', 'content']);
     expect(s.CreateSealDto.properties.source.enum).toEqual(['generated', 'uploaded']);
     const create = doc.paths['/signature_requests'].post;
-    expect(deref(doc, create.requestBody.content['application/json'].schema).required).toEqual(expect.arrayContaining(['title', 'content', 'recipient']));
+    // Two shapes: inline (SPEC's) or from a template with role assignments (issue 21 item 9).
+    expect(deref(doc, create.requestBody.content['application/json'].schema).anyOf).toEqual([
+      { required: expect.arrayContaining(['title', 'content', 'recipient']) },
+      { required: ['template_id', 'roles'] },
+    ]);
     expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }));
     expect(doc.paths['/documents'].post.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', required: false }));
   });

@@ -1,7 +1,8 @@
 import { DynamicModule, Module, OnModuleDestroy, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
+import { BulkSendService, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, TemplateSender } from '@dojang/application';
+import { BulkSendsHttpController } from './bulk-sends/bulk-sends.http.controller';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
 import { ExtensionsHttpController } from './extensions/extensions.http.controller';
@@ -67,6 +68,7 @@ export class AppModule implements OnModuleDestroy {
         TemplatesHttpController,
         SealsHttpController,
         SignatureRequestsHttpController,
+        BulkSendsHttpController,
         OpenApiHttpController,
         WebhookEndpointsHttpController,
         DocumentHistoryHttpController,
@@ -80,6 +82,9 @@ export class AppModule implements OnModuleDestroy {
         { provide: NOTIFIER, useValue: notifier },
         { provide: DocumentPdfService, useValue: new DocumentPdfService(infra.blobs, infra.config, infra.reads) },
         SigningService,
+        // Create + send from a template (signature requests, bulk sends): one application service.
+        { provide: TemplateSender, useFactory: (pdf: DocumentPdfService) => new TemplateSender(infra, pdf, clock), inject: [DocumentPdfService] },
+        { provide: BulkSendService, useFactory: (sender: TemplateSender) => new BulkSendService(infra, sender, clock), inject: [TemplateSender] },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         DecideCommandHandler,

@@ -24,3 +24,5 @@ export * from './verification/chain-head-proof';
 export * from './verification/verify-document';
 export * from './projection-plugins';
 export * from './projection-status.query';
+export * from './templates';
+export * from './bulk-send';

@@ -8,6 +8,9 @@ import { DeliveryEvidence } from './history/delivery-evidence';
 import { ParkedRetryStats, Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
 import { UsageReactor } from './usage/usage.reactor';
+import { BulkSendReactor, BulkSendReactorOptions } from './bulk-send/bulk-send.reactor';
+import { DocumentPdfService } from './document-pdf.service';
+import { TemplateSender } from './templates/template-send.service';
 import { DEFAULT_TICK_INTERVAL_MS, DeliveryLoop, DeliveryLoopOptions, WebhookDispatcher } from './webhooks';
 import { TickStats } from './timers';
 import { recordEventSpans } from './observability';
@@ -19,6 +22,8 @@ export interface WorkerOptions extends DeliveryLoopOptions {
   /** Extra reactors contributed by other slices (webhooks, timers…). */
   reactors?: (ctx: WorkerContext) => Reactor[];
   retrySleep?: (ms: number) => Promise<void>;
+  /** Pacing of bulk sends (BulkSendReactor). */
+  bulkSend?: BulkSendReactorOptions;
 }
 
 export interface WorkerContext {
@@ -77,11 +82,14 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   const ctx: WorkerContext = { infra, clock, notifier, origin };
   const delivery = new DeliveryLoop(infra, clock, options);
   await delivery.init();
+  // Bulk sends render each row's contract (in the shared PDF pool).
+  const pdf = new DocumentPdfService(infra.blobs, infra.config, infra.reads);
   const reactors: Reactor[] = [
     new SigningNotificationsReactor(infra.events, infra.reads, infra.blobs, notifier, infra.secrets, origin, (skipped) =>
       infra.logger.info(skipped, 'message not sent: the document no longer asks this participant to act'),
     ),
     new UsageReactor(infra.events, infra.commands),
+    new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend),
     ...delivery.reactors,
     ...(options.reactors?.(ctx) ?? []),
   ];
@@ -131,6 +139,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
       await retrying;
       await delivery.stop();
       await runner.stop();
+      await pdf.close();
     },
   };
 }

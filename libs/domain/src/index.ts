@@ -20,3 +20,4 @@ export * from './delivery/delivery.events';
 export * from './document/participant-correction.decider';
 export * from './document/completed-download.decider';
 export * from './document/signing-routing.decider';
+export * from './bulk-send';

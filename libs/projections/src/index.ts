@@ -12,7 +12,9 @@ export * from './file.projection';
 export * from './template.projection';
 export * from './seal.projection';
 export * from './issued-pdf.projection';
+export * from './bulk-send.projection';
 import { auditTrailProjection } from './audit-trail.projection';
+import { bulkSendProjection } from './bulk-send.projection';
 import { documentProjection } from './document.projection';
 import { fileProjection } from './file.projection';
 import { issuedPdfProjection } from './issued-pdf.projection';
@@ -37,6 +39,7 @@ export const ALL_PROJECTIONS: Projection[] = [
   templateProjection,
   sealProjection,
   issuedPdfProjection,
+  bulkSendProjection,
 ];
 export * from './coalescing-pass';
 export * from './apply-events';

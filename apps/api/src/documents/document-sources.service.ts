@@ -23,6 +23,8 @@ export interface ResolvedBody {
   content_format: ContentFormat;
   file: FileRef | null;
   from_template: string | null;
+  /** The template's version the body came from. */
+  template_version?: number;
 }
 
 /** Where a new document's body comes from: inline content, an uploaded file, or a template. */
@@ -110,12 +112,13 @@ export class DocumentSources {
     if (!row || row.organization_id !== auth.organization_id || row.livemode !== auth.livemode) {
       throw ApiError.invalid('from_template', `No such template: ${templateId}.`);
     }
+    if (row.archived) throw new ApiError(409, 'invalid_request_error', 'template_archived', `Template ${templateId} is archived: documents can no longer be made from it.`, 'from_template');
     const result = renderTemplate((await readBody(this.infra.blobs, row)) ?? '', variables);
     if (!result.ok) {
       const names = [...new Set(result.missing)];
       throw ApiError.invalid(`variables.${names[0]}`, `Missing or invalid template variable${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`);
     }
-    return { content: result.html, content_format: 'html', file: null, from_template: row.id };
+    return { content: result.html, content_format: 'html', file: null, from_template: row.id, template_version: row.version ?? 1 };
   }
 }
 

@@ -12,6 +12,8 @@ export interface TemplateRow extends ReadDoc {
   content_blob?: BodyRef;
   /** Rows projected before bodies moved to the blob store. */
   content?: string;
+  version?: number;
+  archived?: boolean;
   created_at: string;
 }
 

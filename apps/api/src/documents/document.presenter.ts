@@ -21,6 +21,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
     file: row.file ? { id: row.file.file_id, sha256: row.file.sha256, byte_size: row.file.byte_size, page_count: row.file.page_count } : null,
     author_name: row.author_name,
     from_template: row.from_template ?? null,
+    template_version: row.template_version ?? null,
     show_title: row.show_title !== false,
     metadata: row.metadata,
     edit_locked: row.edit_locked,

@@ -51,6 +51,7 @@ export class DocumentsHttpController {
         author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
         metadata: metadata ?? {},
         from_template: body.from_template,
+        ...(body.template_version !== undefined ? { template_version: body.template_version } : {}),
         ...(dto.show_title === false ? { show_title: false } : {}),
       },
       { allowMissing: true, newStream: true },

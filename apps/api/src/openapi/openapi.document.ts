@@ -17,6 +17,7 @@ const TAGS: Array<[RegExp, string]> = [
   [/^\/documents/, 'Documents'],
   [/^\/signature_requests/, 'Signature requests'],
   [/^\/templates/, 'Templates'],
+  [/^\/bulk_sends/, 'Bulk sends'],
   [/^\/seals/, 'Seals'],
   [/^\/files/, 'Files'],
   [/^\/(organization|members)/, 'Organization'],
@@ -274,6 +275,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         out.requestBody = { required: true, content: { 'multipart/form-data': { schema: spec.multipart.schema, ...(spec.multipart.encoding ? { encoding: spec.multipart.encoding } : {}) } } };
       } else if (op.requestBody) {
         out.requestBody = { ...op.requestBody, required: spec.bodyRequired ?? true };
+        const ref = String(op.requestBody.content?.['application/json']?.schema?.$ref ?? '');
+        const body = schemas[ref.replace('#/components/schemas/', '')];
+        if (spec.bodyShapes && body) {
+          // Several accepted shapes: each lists what it requires (the DTO marks them all optional).
+          delete body.required;
+          body.anyOf = spec.bodyShapes.map((required) => ({ required }));
+        }
       }
 
       // Responses: the success, then each error status with the codes it can carry.

@@ -20,6 +20,8 @@ export interface OperationSpec {
   query?: Record<string, { description: string; schema: JsonSchema; required?: boolean }>;
   /** false: the JSON body may be omitted entirely. */
   bodyRequired?: boolean;
+  /** JSON bodies of several shapes: the properties each one requires (published as anyOf). */
+  bodyShapes?: string[][];
   /** A multipart body instead of JSON. */
   multipart?: { schema: JsonSchema; encoding?: Record<string, { contentType: string }> };
 }
@@ -104,7 +106,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires), `from_template` with `variables` for its {{placeholders}}, or `parts` (up to 10 bodies and PDFs shown and signed in order and delivered as one signed PDF; fields name their part). HTML may carry field placeholders such as {{signature:employee}}, rendered as blank room, for fields placed by anchor. Then add participants, place fields and send.',
     ok: { status: 201, description: 'The new draft.', json: S.DocumentSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
+    errors: ['missing_parameter', 'invalid_parameter', 'template_archived', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
   Documents_list: {
     summary: 'List documents',
@@ -436,9 +438,28 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   // ---- templates, seals
   Templates_create: {
     summary: 'Create a template',
-    description: 'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them.',
+    description:
+      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Version 1.',
     ok: { status: 201, description: 'The template.', json: S.TemplateSchema },
-    errors: ['missing_parameter', 'invalid_parameter'],
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large'],
+  },
+  Templates_update: {
+    summary: 'Update a template (new version)',
+    description: 'What is given (name, content, roles, fields) replaces the current version\'s; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.',
+    ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
+  },
+  Templates_replace: {
+    summary: 'Replace a template (new version)',
+    description: 'The whole contract of version n+1: name and content required; roles and fields are none when absent.',
+    ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
+  },
+  Templates_archive: {
+    summary: 'Archive a template',
+    description: 'No longer listed, and no document can be made from it (409 template_archived). GET still shows it with archived: true; documents made from it are unchanged. Archiving twice changes nothing.',
+    ok: { status: 200, description: 'The archived template.', json: S.ArchivedTemplateSchema },
+    errors: ['template_not_found'],
   },
   Templates_list: {
     summary: 'List templates',
@@ -481,9 +502,74 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   SignatureRequests_create: {
     summary: 'Create and send in one call',
     description:
-      'Creates the document, appends the recipient\'s signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice.',
+      'Creates the document, appends the recipient\'s signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice. With template_id instead of content and recipient: the template\'s body (variables filled), its roles filled from roles (several recipients, sms_pin per role), its fields placed (values prefilled by field id) and sent; every participant\'s link is in participants. A role left out, or a bad recipient, is 400 naming it (roles.employee.phone).',
     ok: { status: 201, description: 'The sent document, its recipient and signing link.', json: S.SignatureRequestSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', ...PDF_WORK],
+    // Inline (as SPEC shows it), or from a template.
+    bodyShapes: [
+      ['title', 'content', 'recipient'],
+      ['template_id', 'roles'],
+    ],
+    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', ...PDF_WORK],
+  },
+  // ---- bulk sends
+  BulkSends_create: {
+    summary: 'Start a bulk send (JSON rows)',
+    description:
+      'One template to many recipients: up to 10,000 rows, each assigning the template\'s roles, its variables, prefilled values, metadata and an external_id (unique in the job). Every row is checked before anything is recorded: any problem refuses the whole job with 400 bulk_send_invalid_rows (param names the first: rows[3].employee.phone), unless skip_invalid_rows records those rows as failed. dry_run: true only validates and answers the report (object bulk_send_validation) with every problem by row and column. Otherwise the job is recorded (object bulk_send) and the worker sends its rows one at a time, resumably; a live job needs free signatures or credits for every valid row (402). The whole job is one request against the rate limit.',
+    ok: { status: 200, description: 'The job (running), or with dry_run the validation report.', json: S.BulkSendStartSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'bulk_send_invalid_rows', 'template_not_found', 'template_archived', 'insufficient_credits'],
+  },
+  BulkSends_upload: {
+    summary: 'Start a bulk send (CSV or XLSX upload)',
+    description:
+      'The rows as a file in the multipart part `file` (at most 10 MB): CSV in UTF-8 (with or without BOM) or EUC-KR, or XLSX (its first sheet). The first row names the columns: <role>.name, <role>.email, <role>.phone, <role>.auth, variables.<name>, values.<field id>, metadata.<key>, external_id. A bad header, an unknown column, a bad encoding or a bad row is 400 bulk_send_invalid_rows naming row and column, before anything is sent. The query takes what the JSON body takes.',
+    ok: { status: 200, description: 'The job (running), or with dry_run=true the validation report.', json: S.BulkSendStartSchema },
+    errors: ['missing_parameter', 'invalid_parameter', 'bulk_send_invalid_rows', 'template_not_found', 'template_archived', 'insufficient_credits', 'file_too_large'],
+    multipart: {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', contentMediaType: 'text/csv', description: 'The CSV or XLSX, as a file part.' } },
+      },
+    },
+  },
+  BulkSends_get: {
+    summary: 'Retrieve a bulk send',
+    description: 'Its status and rows per state (pending, sent, failed, canceled).',
+    ok: { status: 200, description: 'The job.', json: S.BulkSendSchema },
+    errors: ['bulk_send_not_found'],
+  },
+  BulkSends_rows: {
+    summary: 'List a bulk send\'s rows',
+    description: 'Rows with an outcome, in row order: the document a sent row made, or the error of a failed one naming its column. Rows not yet sent are not listed (counts.pending says how many).',
+    ok: { status: 200, description: 'A page of rows.', json: S.BulkSendRowListSchema },
+    errors: ['bulk_send_not_found', 'invalid_parameter'],
+    query: {
+      limit: { description: 'Page size, 1 to 1000 (default 100).', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+      starting_after: { description: 'A row number: the rows after it.', schema: { type: 'integer', minimum: 0 } },
+      state: { description: 'Only sent or only failed rows.', schema: { type: 'string', enum: ['sent', 'failed'] } },
+    },
+  },
+  BulkSends_cancel: {
+    summary: 'Cancel a bulk send',
+    description: 'The rows not yet sent are not sent (event BulkSendCanceled); the documents already sent stay sent (POST /bulk_sends/{id}/documents/cancel cancels them). Canceling twice changes nothing.',
+    ok: { status: 200, description: 'The job.', json: S.BulkSendSchema },
+    errors: ['bulk_send_not_found', 'bulk_send_not_running'],
+    bodyRequired: false,
+  },
+  BulkSends_remindDocuments: {
+    summary: 'Remind the signers of a bulk send\'s documents',
+    description: 'POST /documents/{id}/remind for every document the job sent; those it does not apply to (completed, in the cooldown) are counted as skipped.',
+    ok: { status: 200, description: 'How many were reminded and skipped.', json: S.BulkSendDocumentsResultSchema },
+    errors: ['bulk_send_not_found'],
+    bodyRequired: false,
+  },
+  BulkSends_cancelDocuments: {
+    summary: 'Cancel a bulk send\'s documents',
+    description: 'POST /documents/{id}/cancel for every document the job sent; documents already completed, declined or canceled are counted as skipped.',
+    ok: { status: 200, description: 'How many were canceled and skipped.', json: S.BulkSendDocumentsResultSchema },
+    errors: ['bulk_send_not_found'],
+    bodyRequired: false,
   },
   // ---- webhook endpoints
   WebhookEndpoints_create: {

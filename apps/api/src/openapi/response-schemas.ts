@@ -313,6 +313,7 @@ const DOCUMENT_PROPERTIES = {
   file: note('The uploaded PDF the document was made from, or null.', orNull(DocumentFileSchema)),
   author_name: str,
   from_template: note('The template (tmpl_…) the document was made from, or null.', strOrNull),
+  template_version: note('The version of from_template the document was made from (it keeps that version when the template changes later); null when not from a template or made before templates had versions.', intOrNull),
   show_title: note('Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out).', bool),
   metadata: { type: 'object', additionalProperties: str },
   edit_locked: bool,
@@ -382,9 +383,10 @@ export const SignatureRequestSchema = component(
   'SignatureRequest',
   obj({
     ...DOCUMENT_PROPERTIES,
-    participant: note('The recipient, as in participants.', ParticipantSchema),
-    signing_url: note('The recipient\'s signing link (also in participant.signing_url).', { type: ['string', 'null'], format: 'uri' }),
-  }),
+    participant: note('The recipient, as in participants. From a template: the first signer (or the first participant).', ParticipantSchema),
+    signing_url: note('The recipient\'s signing link (also in participant.signing_url). From a template every participant\'s link is in participants.', { type: ['string', 'null'], format: 'uri' }),
+    roles: note('From a template only: each role\'s participant id.', { type: 'object', additionalProperties: uuid }),
+  }, ['roles']),
 );
 export type SignatureRequestResponse = FromSchema<typeof SignatureRequestSchema>;
 
@@ -500,18 +502,58 @@ export const FileSchema = component(
 );
 export type FileResponse = FromSchema<typeof FileSchema>;
 
+export const TemplateRoleSchema = component(
+  'TemplateRole',
+  obj({
+    role: note('The template\'s name for the participant (employee, representative…): the key of roles in POST /signature_requests and the column prefix of a bulk send.', str),
+    participant_role: ParticipantRoleSchema,
+    signing_order: { type: 'integer', minimum: 1, maximum: 1000 },
+    auth: ParticipantAuthSchema,
+  }),
+);
+
+export const TemplateFieldSchema = component(
+  'TemplateField',
+  obj({
+    id: note('Stable while the sender keeps it in later versions; what `values` in POST /signature_requests names.', uuid),
+    role: note('The role the field is placed for.', str),
+    type: FieldTypeSchema,
+    page: { type: 'integer', minimum: 1 },
+    x: note('Percent of the page width from the left edge.', { type: 'number', minimum: 0, maximum: 100 }),
+    y: note('Percent of the page height from the top edge.', { type: 'number', minimum: 0, maximum: 100 }),
+    width: { type: 'number', minimum: 0, maximum: 100 },
+    height: { type: 'number', minimum: 0, maximum: 100 },
+    required: bool,
+    upload_only: note('Seal fields only: the signer must upload a seal image.', bool),
+    ...FIELD_SETTINGS,
+  }, FIELD_SETTING_KEYS),
+);
+
 const TEMPLATE_PROPERTIES = {
   id: note('tmpl_…', str),
   object: konst('template'),
   name: str,
   variables: note('The {{variable}} names the content uses; pass them as variables to POST /documents.', arrayOf(str)),
+  version: note('1 at creation, one more per update (PATCH/PUT). Documents record the version they were made from.', { type: 'integer', minimum: 1 }),
+  roles: note('The participants a document made from the template needs (empty for a body-only template).', arrayOf(TemplateRoleSchema)),
+  archived: note('true after DELETE: no longer listed, and no document can be made from it.', bool),
   livemode: bool,
   created_at: time,
+  updated_at: note('When the current version was made (or the template archived).', time),
 } as const;
 export const TemplateSummarySchema = component('TemplateSummary', obj(TEMPLATE_PROPERTIES));
 export type TemplateSummaryResponse = FromSchema<typeof TemplateSummarySchema>;
-export const TemplateSchema = component('Template', obj({ ...TEMPLATE_PROPERTIES, content: note('HTML with {{variable}} placeholders.', str) }));
+export const TemplateSchema = component(
+  'Template',
+  obj({
+    ...TEMPLATE_PROPERTIES,
+    content: note('HTML with {{variable}} placeholders.', str),
+    fields: note('The fields placed for the roles (the shape PUT /documents/{id}/fields takes, with role for participant_id).', arrayOf(TemplateFieldSchema)),
+  }),
+);
 export type TemplateResponse = FromSchema<typeof TemplateSchema>;
+export const ArchivedTemplateSchema = component('ArchivedTemplate', obj({ id: str, object: konst('template'), archived: konst(true), version: int }));
+export type ArchivedTemplateResponse = FromSchema<typeof ArchivedTemplateSchema>;
 export const TemplateListSchema = list('TemplateList', TemplateSummarySchema);
 export type TemplateListResponse = FromSchema<typeof TemplateListSchema>;
 
@@ -894,3 +936,78 @@ export const PdfVerificationSchema = component(
   }),
 );
 export type PdfVerificationResponse = FromSchema<typeof PdfVerificationSchema>;
+// ---- bulk sends ----------------------------------------------------------------------------
+
+const BulkRowErrorSchema = component(
+  'BulkSendRowError',
+  obj({
+    row: note('The data row (1 = the first row after the header; null: the header or the file itself).', intOrNull),
+    column: note('The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file.', strOrNull),
+    code: str,
+    message: str,
+  }),
+);
+
+export const BulkSendValidationSchema = component(
+  'BulkSendValidation',
+  obj({
+    object: konst('bulk_send_validation'),
+    template_id: str,
+    template_version: int,
+    row_count: int,
+    valid_rows: int,
+    errors: note('Every problem found, by row and column; empty when every row can be sent.', arrayOf(BulkRowErrorSchema)),
+  }),
+);
+export type BulkSendValidationResponse = FromSchema<typeof BulkSendValidationSchema>;
+
+export const BulkSendSchema = component(
+  'BulkSend',
+  obj({
+    id: note('bulk_…', str),
+    object: konst('bulk_send'),
+    status: enumOf(['running', 'completed', 'canceled']),
+    template_id: str,
+    template_version: int,
+    row_count: int,
+    counts: note('Rows per state: pending = not sent yet.', obj({ pending: int, sent: int, failed: int, canceled: int })),
+    livemode: bool,
+    created_at: time,
+    finished_at: timeOrNull,
+  }),
+);
+export type BulkSendResponse = FromSchema<typeof BulkSendSchema>;
+
+export const BulkSendRowSchema = component(
+  'BulkSendRow',
+  obj({
+    object: konst('bulk_send_row'),
+    row: int,
+    state: enumOf(['sent', 'failed']),
+    document_id: note('The document the row made (sent), or null.', { type: ['string', 'null'], format: 'uuid' }),
+    external_id: strOrNull,
+    error: note('Why the row failed, naming its column; null when sent.', orNull(obj({ code: str, message: str, column: strOrNull }))),
+    at: time,
+  }),
+);
+export const BulkSendRowListSchema = list('BulkSendRowList', BulkSendRowSchema);
+export type BulkSendRowListResponse = FromSchema<typeof BulkSendRowListSchema>;
+
+export const BulkSendDocumentsResultSchema = component(
+  'BulkSendDocumentsResult',
+  obj({
+    object: konst('bulk_send_documents_result'),
+    action: enumOf(['remind', 'cancel']),
+    succeeded: note('Documents acted on.', int),
+    skipped: note('Documents the action did not apply to (already completed, canceled, within the reminder cooldown…).', int),
+  }),
+);
+export type BulkSendDocumentsResultResponse = FromSchema<typeof BulkSendDocumentsResultSchema>;
+
+/** POST /bulk_sends answers the job, or with dry_run the validation report: `object` tells which. */
+export const BulkSendStartSchema = component('BulkSendStart', {
+  type: 'object',
+  properties: { object: note('bulk_send: the job was recorded; bulk_send_validation: a dry run.', enumOf(['bulk_send', 'bulk_send_validation'])) },
+  required: ['object'],
+  oneOf: [BulkSendSchema, BulkSendValidationSchema],
+} as const);

@@ -1,18 +1,17 @@
 import { Body, CanActivate, Controller, ExecutionContext, HttpCode, Inject, Injectable, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomUUID } from 'crypto';
-import { DocumentPdfService, putBody, sha256Hex } from '@dojang/application';
+import { DocumentPdfService, TemplateSender, documentSequence, putBody, sha256Hex } from '@dojang/application';
 import {
   DEFAULT_EXPIRY_DAYS,
-  Decider,
   DocumentCommand,
-  DocumentEvent,
   DocumentState,
   OrganizationState,
   canAffordSignature,
   documentDecider,
   documentStreamId,
 } from '@dojang/domain';
+import { normalizeMetadata } from '../documents/metadata';
 import { checkDocumentBudget } from '@dojang/pdf';
 import { Request } from 'express';
 import { DocumentAccess } from '../documents/document-access.service';
@@ -36,22 +35,6 @@ export class RequireIdempotencyKey implements CanActivate {
   }
 }
 
-/** Several document commands decided one after another and appended together: all or nothing. */
-const documentSequence: Decider<DocumentState, DocumentCommand[], DocumentEvent> = {
-  initialState: documentDecider.initialState,
-  evolve: documentDecider.evolve,
-  decide(commands, state) {
-    const out: DocumentEvent[] = [];
-    let current = state;
-    for (const command of commands) {
-      const events = documentDecider.decide(command, current);
-      out.push(...events);
-      current = events.reduce(documentDecider.evolve, current);
-    }
-    return out;
-  },
-};
-
 @Controller('signature_requests')
 export class SignatureRequestsHttpController {
   constructor(
@@ -59,6 +42,7 @@ export class SignatureRequestsHttpController {
     private readonly sources: DocumentSources,
     @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
     private readonly commandBus: CommandBus,
+    private readonly templates: TemplateSender,
   ) {}
 
   /**
@@ -70,20 +54,26 @@ export class SignatureRequestsHttpController {
   @HttpCode(201)
   @UseGuards(RequireIdempotencyKey)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateSignatureRequestDto): Promise<SignatureRequestResponse> {
-    if (!dto.title.trim()) throw ApiError.missing('title');
-    if (!dto.content.trim()) throw ApiError.missing('content');
-    const email = dto.recipient.email.trim();
+    if (dto.template_id !== undefined) return this.fromTemplate(auth, info, dto);
+    for (const key of ['roles', 'variables', 'values', 'metadata'] as const) {
+      if (dto[key] !== undefined) throw ApiError.invalid(key, `${key} applies to a template send: give template_id too, or leave ${key} out.`);
+    }
+    const title = (dto.title as string).trim();
+    const content = dto.content as string;
+    const recipient = dto.recipient as NonNullable<CreateSignatureRequestDto['recipient']>;
+    if (!title) throw ApiError.missing('title');
+    if (!content.trim()) throw ApiError.missing('content');
+    const email = recipient.email.trim();
     if (!EMAIL.test(email)) throw ApiError.invalid('recipient.email', 'recipient.email is not a valid e-mail address.');
-    const name = dto.recipient.name?.trim() || email;
+    const name = recipient.name?.trim() || email;
     const org = await this.sources.organization(auth);
     if (auth.livemode && !canAffordSignature(org as unknown as OrganizationState, this.docs.nowIso())) {
       throw new ApiError(402, 'invalid_request_error', 'insufficient_credits', 'A live send needs a free signature left this month or at least 1 credit.');
     }
     const format = dto.content_format ?? 'html';
-    const title = dto.title.trim();
     // Over a budget is refused from the text alone, before any worker lays it out.
-    checkDocumentBudget(dto.content, format);
-    const block = await this.pdf.placeSignature({ title, content: dto.content, format, signer_name: name }, auth.organization_id);
+    checkDocumentBudget(content, format);
+    const block = await this.pdf.placeSignature({ title, content, format, signer_name: name }, auth.organization_id);
     const contentBlob = await putBody(this.docs.infra.blobs, block.content);
     const documentId = randomUUID();
     const participantId = randomUUID();
@@ -138,5 +128,37 @@ export class SignatureRequestsHttpController {
     const participant = document.participants.find((p) => p.id === participantId);
     if (!participant) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
     return { ...document, participant, signing_url: participant.signing_url };
+  }
+
+  /**
+   * The template shape: the whole create + send is TemplateSender's (the same code a bulk send runs
+   * per row); the controller only maps the request and presents the answer.
+   */
+  private async fromTemplate(auth: AuthContext, info: RequestInfo, dto: CreateSignatureRequestDto): Promise<SignatureRequestResponse> {
+    for (const key of ['content', 'content_format', 'recipient'] as const) {
+      if (dto[key] !== undefined) throw ApiError.invalid(key, `${key} comes from the template with template_id: leave ${key} out (recipients go in roles).`);
+    }
+    if (dto.roles === undefined) throw ApiError.missing('roles', 'roles is required with template_id: { "<role>": { "name": …, "phone": …, "email": … } } for every role of the template.');
+    const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
+    const result = await this.templates.send(
+      {
+        organization_id: auth.organization_id,
+        livemode: auth.livemode,
+        template_id: dto.template_id as string,
+        roles: dto.roles,
+        ...(dto.variables !== undefined ? { variables: dto.variables } : {}),
+        ...(dto.values !== undefined ? { values: dto.values } : {}),
+        ...(metadata !== undefined ? { metadata } : {}),
+        ...(dto.title !== undefined ? { title: dto.title } : {}),
+        message: dto.message ?? null,
+        ...(dto.expires_in_days !== undefined ? { expires_in_days: dto.expires_in_days } : {}),
+      },
+      this.docs.context(auth, info),
+      { waitForProjections: true },
+    );
+    const document = await this.docs.presentById(auth, result.document_id);
+    const participant = document.participants.find((p) => p.role === 'signer') ?? document.participants[0];
+    if (!participant) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+    return { ...document, participant, signing_url: participant.signing_url, roles: result.participant_ids };
   }
 }

@@ -1,8 +1,28 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { FieldDto } from '../documents/document.dto';
+
+/** Optional but not nullable (as in document.dto.ts): null is validated and refused. */
+const Optional = () => ValidateIf((_o: object, value: unknown) => value !== undefined);
+
+export class TemplateRoleDto {
+  @ApiProperty({ type: 'string', maxLength: 40, description: 'The template\'s name for the participant: letters, digits, _ and -, starting with a letter (employee, representative).', example: 'employee' })
+  @IsDefined() @IsString() @MaxLength(40) role: string;
+  @ApiPropertyOptional({ enum: ['signer', 'reviewer', 'cc'], default: 'signer' }) @Optional() @IsIn(['signer', 'reviewer', 'cc']) participant_role?: 'signer' | 'reviewer' | 'cc';
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 1 }) @Optional() @IsInt() @Min(1) @Max(1000) signing_order?: number;
+  @ApiPropertyOptional({ enum: ['sms_pin', 'none'], description: 'Default sms_pin, none for cc; a signature request may override it per recipient.' }) @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
+}
+
+/** A field as PUT /documents/{id}/fields takes it, placed for a role instead of a participant. */
+export class TemplateFieldDto extends OmitType(FieldDto, ['participant_id'] as const) {
+  @ApiProperty({ type: 'string', description: 'One of the template\'s roles.', example: 'employee' }) @IsDefined() @IsString() @MaxLength(40) role: string;
+  @ApiPropertyOptional({ type: 'string', format: 'uuid', description: 'Keep a field\'s id across versions by sending it back; a new one is made when absent.' })
+  @Optional() @IsUUID() id?: string;
+}
 
 export class CreateTemplateDto {
-  @ApiProperty({ description: 'Name shown in template lists.', maxLength: 200, example: '근로계약서 표준' })
+  @ApiProperty({ description: 'Name shown in template lists; the default title of documents made from it.', maxLength: 200, example: '근로계약서 표준' })
   @IsDefined()
   @IsString()
   @MaxLength(200)
@@ -16,6 +36,26 @@ export class CreateTemplateDto {
   @IsString()
   @MaxLength(2_000_000)
   content: string;
+
+  @ApiPropertyOptional({ type: () => [TemplateRoleDto], maxItems: 50, description: 'The participants to fill in (names unique).' })
+  @Optional() @IsArray() @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => TemplateRoleDto)
+  roles?: TemplateRoleDto[];
+
+  @ApiPropertyOptional({ type: () => [TemplateFieldDto], maxItems: 500, description: 'Fields placed for the roles, validated as PUT /documents/{id}/fields validates them.' })
+  @Optional() @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => TemplateFieldDto)
+  fields?: TemplateFieldDto[];
+}
+
+/** PATCH: what is given replaces the current version's, the rest is carried over into the new version. */
+export class UpdateTemplateDto {
+  @ApiPropertyOptional({ type: 'string', maxLength: 200 }) @Optional() @IsString() @MaxLength(200) name?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 2_000_000 }) @Optional() @IsString() @MaxLength(2_000_000) content?: string;
+  @ApiPropertyOptional({ type: () => [TemplateRoleDto], maxItems: 50 })
+  @Optional() @IsArray() @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => TemplateRoleDto)
+  roles?: TemplateRoleDto[];
+  @ApiPropertyOptional({ type: () => [TemplateFieldDto], maxItems: 500 })
+  @Optional() @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => TemplateFieldDto)
+  fields?: TemplateFieldDto[];
 }
 
 export class ListTemplatesQuery {

@@ -348,6 +348,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             author_name: command.author_name,
             metadata: command.metadata,
             from_template: command.from_template,
+            ...(command.template_version !== undefined ? { template_version: command.template_version } : {}),
             duplicated_from: command.duplicate_of?.document_id ?? null,
             created_at: command.now,
             ...(command.show_title === false ? { show_title: false } : {}),

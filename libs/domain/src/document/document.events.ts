@@ -98,6 +98,8 @@ export type DocumentCreated = DomainEvent<
     author_name: string;
     metadata: Record<string, string>;
     from_template: string | null;
+    /** The template's version the document was made from (absent when not from a template, and in older events). */
+    template_version?: number;
     duplicated_from: string | null;
     created_at: string;
     /** Present (false) only when the rendered PDF has no title heading above the body. */

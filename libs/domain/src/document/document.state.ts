@@ -63,6 +63,8 @@ export interface DocumentState {
   author_name: string;
   metadata: Record<string, string>;
   from_template: string | null;
+  /** The version of from_template it was made from; null when unknown (older documents) or none. */
+  template_version: number | null;
   /** Whether the rendered PDF prints the title as a heading above the body. */
   show_title: boolean;
   edit_locked: boolean;
@@ -100,6 +102,7 @@ export const initialDocumentState = (): DocumentState => ({
   author_name: '',
   metadata: {},
   from_template: null,
+  template_version: null,
   show_title: true,
   edit_locked: false,
   trashed: false,
@@ -145,6 +148,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         author_name: d.author_name,
         metadata: d.metadata,
         from_template: d.from_template ?? null,
+        template_version: d.template_version ?? null,
         show_title: d.show_title !== false,
         created_at: d.created_at,
         page_count: d.parts ? pdfOnlyPageCount(d.parts) : (d.file?.page_count ?? null),

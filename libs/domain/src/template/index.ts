@@ -1,2 +1,3 @@
 export * from './template.events';
 export * from './template.decider';
+export * from './template-instance';

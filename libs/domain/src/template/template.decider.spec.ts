@@ -1,7 +1,8 @@
 import { DeciderSpecification } from '../shared/decider.spec-helpers';
 import { DomainError } from '../shared/domain-error';
-import { TemplateCommand, templateDecider, validateTemplateContent } from './template.decider';
-import { MAX_TEMPLATE_CONTENT, MAX_TEMPLATE_NAME, TemplateEvent, templateStreamId } from './template.events';
+import { TemplateCommand, templateAtVersion, templateDecider, validateTemplateContent } from './template.decider';
+import { instantiateTemplate } from './template-instance';
+import { MAX_TEMPLATE_CONTENT, MAX_TEMPLATE_NAME, TemplateEvent, TemplateField, TemplateRole, templateStreamId } from './template.events';
 
 const spec = DeciderSpecification.for(templateDecider);
 const T0 = '2026-03-02T09:00:00.000Z';
@@ -77,5 +78,133 @@ describe('template decider', () => {
 
   it('names its stream after the template', () => {
     expect(templateStreamId(ID)).toBe(`template-${ID}`);
+  });
+
+  describe('roles, fields, versions and archiving (issue 21 item 9)', () => {
+    const T1 = '2026-03-03T09:00:00.000Z';
+    const ROLES: TemplateRole[] = [
+      { role: 'employee', participant_role: 'signer', signing_order: 1, auth: 'sms_pin' },
+      { role: 'representative', participant_role: 'signer', signing_order: 2, auth: 'none' },
+      { role: 'hr', participant_role: 'cc', signing_order: 1, auth: 'none' },
+    ];
+    const F1 = '11111111-1111-4111-8111-111111111111';
+    const F2 = '22222222-2222-4222-8222-222222222222';
+    const F3 = '33333333-3333-4333-8333-333333333333';
+    const field = (over: Partial<TemplateField> = {}): TemplateField => ({ id: F1, role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8, required: true, upload_only: false, ...over });
+    const FIELDS: TemplateField[] = [
+      field(),
+      field({ id: F2, role: 'representative', x: 60 }),
+      field({ id: F3, type: 'text', label: '주소', y: 50, max_length: 100 }),
+    ];
+    const withRoles = (): TemplateEvent => ({ type: 'TemplateCreated', data: { ...(created().data as object), roles: ROLES, fields: FIELDS } as never });
+
+    it('creates a template with roles and fields placed for them', () => {
+      const state = spec.given([]).when(create({ roles: ROLES, fields: FIELDS })).then([withRoles()]);
+      expect(state).toMatchObject({ version: 1, archived: false, roles: ROLES, fields: FIELDS });
+    });
+
+    it.each([
+      ['a duplicate role name', { roles: [ROLES[0], { ...ROLES[1], role: 'employee' }], fields: [] }, 'roles[1].role'],
+      ['a role name with a dot (it is a CSV column prefix)', { roles: [{ ...ROLES[0], role: 'employee.main' }], fields: [] }, 'roles[0].role'],
+      ['an unknown participant_role', { roles: [{ ...ROLES[0], participant_role: 'witness' as never }], fields: [] }, 'roles[0].participant_role'],
+      ['a signing_order of 0', { roles: [{ ...ROLES[0], signing_order: 0 }], fields: [] }, 'roles[0].signing_order'],
+      ['an unknown auth', { roles: [{ ...ROLES[0], auth: 'otp' as never }], fields: [] }, 'roles[0].auth'],
+      ['a field for a role the template lacks', { roles: ROLES, fields: [field({ role: 'witness' })] }, 'fields[0].role'],
+      ['a field id used twice', { roles: ROLES, fields: [field(), field({ x: 50 })] }, 'fields[1].id'],
+      // The document's own field rules, reused: the same params PUT /fields answers with.
+      ['a field past the page edge', { roles: ROLES, fields: [field({ x: 90, width: 20 })] }, 'fields[0]'],
+      ['a dropdown without options', { roles: ROLES, fields: [field({ type: 'dropdown' })] }, 'fields[0].options'],
+      ['a radio group of one', { roles: ROLES, fields: [field({ type: 'radio', group: 'g', option: 'a' })] }, 'fields[0].group'],
+      ['a prefill that fails its pattern', { roles: ROLES, fields: [field({ type: 'text', pattern: '^[0-9]+$', value: 'abc' })] }, 'fields[0].value'],
+    ])('refuses %s, naming it', (_what, over, param) => {
+      spec.given([]).when(create(over as Partial<TemplateCommand>)).thenThrows(expect.any(String) as never, { kind: 'invalid', param });
+    });
+
+    it('an update is a new version with the whole contract; what is not given is carried over', () => {
+      spec
+        .given([withRoles()])
+        .when({ type: 'UpdateTemplate', name: '근로계약서 v2', now: T1 })
+        .then([{ type: 'TemplateUpdated', data: { template_id: ID, version: 2, name: '근로계약서 v2', content_blob: BODY, variables: ['name', 'company'], roles: ROLES, fields: FIELDS, updated_at: T1 } }]);
+    });
+
+    it('the same contract again makes no version (a retried update changes nothing)', () => {
+      spec.given([withRoles()]).when({ type: 'UpdateTemplate', name: '근로계약서', roles: ROLES, now: T1 }).thenNothing();
+    });
+
+    it('dropping a role that fields are placed for is refused unless the fields come too', () => {
+      spec.given([withRoles()]).when({ type: 'UpdateTemplate', roles: [ROLES[0], ROLES[2]], now: T1 }).thenThrows('invalid_parameter', { param: 'roles', message: /"representative", which fields\[1\] is placed for/ });
+      const state = spec
+        .given([withRoles()])
+        .when({ type: 'UpdateTemplate', roles: [ROLES[0]], fields: [FIELDS[0]], now: T1 })
+        .thenEvents((events) => expect(events[0]).toMatchObject({ type: 'TemplateUpdated', data: { version: 2, roles: [ROLES[0]], fields: [FIELDS[0]] } }));
+      expect(state.version).toBe(2);
+    });
+
+    it('archives once; an archived template cannot be updated', () => {
+      const archived: TemplateEvent = { type: 'TemplateArchived', data: { template_id: ID, version: 1, archived_at: T1 } };
+      spec.given([withRoles()]).when({ type: 'ArchiveTemplate', now: T1 }).then([archived]);
+      spec.given([withRoles(), archived]).when({ type: 'ArchiveTemplate', now: T1 }).thenNothing();
+      spec.given([withRoles(), archived]).when({ type: 'UpdateTemplate', name: 'x', now: T1 }).thenThrows('template_archived', 'conflict');
+    });
+
+    it('updating or archiving a template that does not exist is template_not_found', () => {
+      spec.given([]).when({ type: 'UpdateTemplate', name: 'x', now: T1 }).thenThrows('template_not_found', 'not_found');
+      spec.given([]).when({ type: 'ArchiveTemplate', now: T1 }).thenThrows('template_not_found', 'not_found');
+    });
+
+    it('templateAtVersion folds the stream up to the version a document or a bulk send kept', () => {
+      const v2: TemplateEvent = { type: 'TemplateUpdated', data: { template_id: ID, version: 2, name: 'v2', content_blob: BODY, variables: [], roles: [ROLES[0]], fields: [FIELDS[0]], updated_at: T1 } };
+      expect(templateAtVersion([withRoles(), v2], 1)).toMatchObject({ version: 1, name: '근로계약서', roles: ROLES });
+      expect(templateAtVersion([withRoles(), v2], 2)).toMatchObject({ version: 2, name: 'v2', roles: [ROLES[0]] });
+      expect(templateAtVersion([withRoles(), v2], 3)).toBeNull();
+    });
+
+    describe('instantiateTemplate: roles filled in, fields placed for the participants', () => {
+      const contract = { roles: ROLES, fields: FIELDS };
+      const ids = (kind: string, key: string) => `${kind}:${key}`;
+      const people = {
+        employee: { name: '김지원', email: null, phone: '01012345678' },
+        representative: { name: '홍길동', email: 'ceo@example.com', phone: null },
+        hr: { name: '인사팀', email: null, phone: null },
+      };
+
+      it('gives each role a participant and each field its participant, with prefilled values', () => {
+        const out = instantiateTemplate(contract, { roles: people, values: { [F3]: '서울시 중구' } }, ids);
+        expect(out.participants).toEqual([
+          { id: 'participant:employee', name: '김지원', phone: '01012345678', email: null, role: 'signer', signing_order: 1, auth: 'sms_pin' },
+          { id: 'participant:representative', name: '홍길동', phone: null, email: 'ceo@example.com', role: 'signer', signing_order: 2, auth: 'none' },
+          { id: 'participant:hr', name: '인사팀', phone: null, email: null, role: 'cc', signing_order: 1, auth: 'none' },
+        ]);
+        expect(out.fields.map((f) => [f.id, f.participant_id, f.value])).toEqual([
+          [`field:${F1}`, 'participant:employee', undefined],
+          [`field:${F2}`, 'participant:representative', undefined],
+          [`field:${F3}`, 'participant:employee', '서울시 중구'],
+        ]);
+      });
+
+      it.each([
+        ['a role the request omits', { roles: { employee: people.employee, hr: people.hr } }, 'missing_parameter', 'roles.representative'],
+        ['a role the template lacks', { roles: { ...people, witness: people.hr } }, 'invalid_parameter', 'roles.witness'],
+        ['an sms_pin role without a phone', { roles: { ...people, employee: { ...people.employee, phone: null } } }, 'missing_phone', 'roles.employee.phone'],
+        ['a blank name', { roles: { ...people, representative: { ...people.representative, name: ' ' } } }, 'missing_parameter', 'roles.representative.name'],
+        ['a bad e-mail', { roles: { ...people, representative: { ...people.representative, email: 'ceo@' } } }, 'invalid_parameter', 'roles.representative.email'],
+        ['a signer no link can reach', { roles: { ...people, representative: { ...people.representative, email: null } } }, 'missing_parameter', 'roles.representative.email'],
+        ['a value for a field the template lacks', { roles: people, values: { nope: 'x' } }, 'invalid_parameter', 'values.nope'],
+        ['a value for a signature field', { roles: people, values: { [F1]: 'x' } }, 'invalid_parameter', `values.${F1}`],
+        ['a value over the field\'s max_length', { roles: people, values: { [F3]: 'x'.repeat(101) } }, 'invalid_parameter', `values.${F3}`],
+      ])('refuses %s, naming it', (_what, input, code, param) => {
+        try {
+          instantiateTemplate(contract, input as never, ids);
+          throw new Error('accepted');
+        } catch (err) {
+          expect(err).toMatchObject({ code, param });
+        }
+      });
+
+      it('a recipient may override the role\'s auth (sms_pin for a role that defaults to none)', () => {
+        const out = instantiateTemplate(contract, { roles: { ...people, representative: { ...people.representative, phone: '01099998888', auth: 'sms_pin' } } }, ids);
+        expect(out.participants[1]).toMatchObject({ auth: 'sms_pin', phone: '01099998888' });
+      });
+    });
   });
 });

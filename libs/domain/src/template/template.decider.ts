@@ -1,17 +1,30 @@
 import { Decider, assertNever } from '../shared/decider';
-import { conflict, invalid } from '../shared/domain-error';
-import { BlobPointer, BodyRef } from '../document/document.events';
-import { MAX_TEMPLATE_CONTENT, MAX_TEMPLATE_NAME, TemplateEvent } from './template.events';
+import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
+import { BlobPointer, BodyRef, Field } from '../document/document.events';
+import { validateFields } from '../document/document.decider';
+import {
+  MAX_ROLE_NAME,
+  MAX_TEMPLATE_CONTENT,
+  MAX_TEMPLATE_FIELDS,
+  MAX_TEMPLATE_NAME,
+  MAX_TEMPLATE_ROLES,
+  TemplateContract,
+  TemplateEvent,
+  TemplateField,
+  TemplateRole,
+} from './template.events';
 
-export interface TemplateState {
+export interface TemplateState extends TemplateContract {
   exists: boolean;
   id: string;
   organization_id: string;
   livemode: boolean;
-  name: string;
-  content_blob: BodyRef | null;
-  variables: string[];
+  /** 1 at creation, one more per TemplateUpdated. */
+  version: number;
+  archived: boolean;
+  content_blob: BodyRef;
   created_at: string;
+  updated_at: string;
 }
 
 export const initialTemplateState = (): TemplateState => ({
@@ -19,14 +32,19 @@ export const initialTemplateState = (): TemplateState => ({
   id: '',
   organization_id: '',
   livemode: false,
+  version: 0,
+  archived: false,
   name: '',
-  content_blob: null,
+  content_blob: { sha256: '', byte_size: 0 },
   variables: [],
+  roles: [],
+  fields: [],
   created_at: '',
+  updated_at: '',
 });
 
 /** The shell extracts the placeholder names (libs/seals) so the domain stays free of parsing. */
-export type TemplateCommand = {
+export type CreateTemplate = {
   type: 'CreateTemplate';
   template_id: string;
   organization_id: string;
@@ -35,8 +53,25 @@ export type TemplateCommand = {
   /** The body, already in the blob store (after validateTemplateContent). */
   content_blob: BlobPointer;
   variables: string[];
+  roles?: TemplateRole[];
+  fields?: TemplateField[];
   now: string;
 };
+
+/** A new version: what is given replaces the current one, the rest is carried over. */
+export type UpdateTemplate = {
+  type: 'UpdateTemplate';
+  name?: string;
+  /** A new body with its placeholder names. */
+  body?: { content_blob: BlobPointer; variables: string[] };
+  roles?: TemplateRole[];
+  fields?: TemplateField[];
+  now: string;
+};
+
+export type ArchiveTemplate = { type: 'ArchiveTemplate'; now: string };
+
+export type TemplateCommand = CreateTemplate | UpdateTemplate | ArchiveTemplate;
 
 /**
  * The body's rules, checked by the shell before it stores the body: the decider sees only the
@@ -48,6 +83,72 @@ export function validateTemplateContent(content: string): void {
 }
 
 const TEMPLATE_ID = /^tmpl_[A-Za-z0-9]{8,64}$/;
+/** A role name is a CSV column prefix (`employee.phone`) and an error param (`roles.employee.phone`): no dots. */
+const ROLE_NAME = new RegExp(`^[A-Za-z][A-Za-z0-9_-]{0,${MAX_ROLE_NAME - 1}}$`);
+const PARTICIPANT_ROLES = ['signer', 'reviewer', 'cc'];
+const AUTHS = ['sms_pin', 'none'];
+
+/**
+ * Roles and the fields placed for them, checked with the very rules PUT /v1/documents/{id}/fields
+ * applies (validateFields), a field's role standing in for its participant. What only a filled-in
+ * document can tell (the page count, a required e-mail field's participant having an e-mail) is
+ * checked again when a document is made from the template.
+ */
+export function validateTemplateContract(roles: TemplateRole[], fields: TemplateField[]): void {
+  if (!Array.isArray(roles)) throw invalid('invalid_parameter', 'roles must be an array.', 'roles');
+  if (roles.length > MAX_TEMPLATE_ROLES) throw invalid('invalid_parameter', `A template has at most ${MAX_TEMPLATE_ROLES} roles.`, 'roles');
+  const names = new Set<string>();
+  roles.forEach((r, i) => {
+    const at = `roles[${i}]`;
+    if (typeof r.role !== 'string' || !r.role) throw invalid('missing_parameter', `${at}.role must name the role (e.g. employee).`, `${at}.role`);
+    if (!ROLE_NAME.test(r.role)) {
+      throw invalid('invalid_parameter', `${at}.role must start with a letter and hold only letters, digits, _ and - (at most ${MAX_ROLE_NAME}); got "${r.role.slice(0, 60)}".`, `${at}.role`);
+    }
+    if (names.has(r.role)) throw invalid('invalid_parameter', `${at}.role "${r.role}" is listed twice; role names are unique.`, `${at}.role`);
+    names.add(r.role);
+    if (!PARTICIPANT_ROLES.includes(r.participant_role)) throw invalid('invalid_parameter', `${at}.participant_role must be one of ${PARTICIPANT_ROLES.join(', ')}.`, `${at}.participant_role`);
+    if (!Number.isInteger(r.signing_order) || r.signing_order < 1 || r.signing_order > 1000) {
+      throw invalid('invalid_parameter', `${at}.signing_order must be an integer from 1 to 1000.`, `${at}.signing_order`);
+    }
+    if (!AUTHS.includes(r.auth)) throw invalid('invalid_parameter', `${at}.auth must be one of ${AUTHS.join(', ')}.`, `${at}.auth`);
+  });
+  if (!Array.isArray(fields)) throw invalid('invalid_parameter', 'fields must be an array.', 'fields');
+  if (fields.length > MAX_TEMPLATE_FIELDS) throw invalid('invalid_parameter', `A template has at most ${MAX_TEMPLATE_FIELDS} fields.`, 'fields');
+  const ids = new Set<string>();
+  fields.forEach((f, i) => {
+    if (!names.has(f.role)) {
+      throw invalid('invalid_parameter', `fields[${i}].role "${String(f.role).slice(0, 60)}" is not one of the template's roles (${[...names].join(', ') || 'none'}).`, `fields[${i}].role`);
+    }
+    if (ids.has(f.id)) throw invalid('invalid_parameter', `fields[${i}].id is used twice.`, `fields[${i}].id`);
+    ids.add(f.id);
+  });
+  const { placed, owners } = asDocumentFields(fields, roles);
+  validateFields(placed, owners);
+}
+
+/**
+ * The fields as a document would hold them, each role standing in for its participant. Contact
+ * details are not known yet: owners count as having both, the document checks them at send.
+ */
+function asDocumentFields(fields: TemplateField[], roles: TemplateRole[]) {
+  const placed: Field[] = fields.map(({ role, ...f }) => ({ ...f, participant_id: role }));
+  const owners = roles.map((r) => ({ id: r.role, name: r.role, email: '?', phone: '?', role: r.participant_role, signing_order: r.signing_order, auth: r.auth }));
+  return { placed, owners };
+}
+
+function validateName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw invalid('missing_parameter', 'name is required.', 'name');
+  if (name.length > MAX_TEMPLATE_NAME) throw invalid('invalid_parameter', `name must be at most ${MAX_TEMPLATE_NAME} characters.`, 'name');
+  return name;
+}
+
+const archivedError = () => new DomainError('conflict', 'template_archived', 'The template is archived: it can no longer be changed or used. Create a new template instead.');
+
+function requireUsable(state: TemplateState): void {
+  if (!state.exists) throw notFound('template_not_found', 'No such template.');
+  if (state.archived) throw archivedError();
+}
 
 export function evolveTemplate(state: TemplateState, event: TemplateEvent): TemplateState {
   switch (event.type) {
@@ -58,26 +159,59 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
         id: d.template_id,
         organization_id: d.organization_id,
         livemode: d.livemode,
+        version: 1,
+        archived: false,
         name: d.name,
         content_blob: d.content_blob,
         variables: d.variables,
+        roles: d.roles ?? [],
+        fields: d.fields ?? [],
         created_at: d.created_at,
+        updated_at: d.created_at,
       };
     }
+    case 'TemplateUpdated': {
+      const d = event.data;
+      return {
+        ...state,
+        version: d.version,
+        name: d.name,
+        content_blob: d.content_blob,
+        variables: d.variables,
+        roles: d.roles,
+        fields: d.fields,
+        updated_at: d.updated_at,
+      };
+    }
+    case 'TemplateArchived':
+      return { ...state, archived: true, updated_at: event.data.archived_at };
     default:
-      return assertNever(event.type);
+      return assertNever(event);
   }
 }
+
+/** The template as it stood at `version` (a document or a bulk send keeps the version it came from). */
+export function templateAtVersion(events: readonly TemplateEvent[], version: number): TemplateState | null {
+  let state = initialTemplateState();
+  for (const event of events) {
+    if (event.type === 'TemplateUpdated' && event.data.version > version) break;
+    state = evolveTemplate(state, event);
+  }
+  return state.exists && state.version === version ? state : null;
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export function decideTemplate(command: TemplateCommand, state: TemplateState): TemplateEvent[] {
   switch (command.type) {
     case 'CreateTemplate': {
       if (state.exists) throw conflict('template_exists', 'The template already exists.');
       if (!TEMPLATE_ID.test(command.template_id)) throw invalid('invalid_parameter', 'template_id is malformed.', 'template_id');
-      const name = command.name.trim();
-      if (!name) throw invalid('missing_parameter', 'name is required.', 'name');
-      if (name.length > MAX_TEMPLATE_NAME) throw invalid('invalid_parameter', `name must be at most ${MAX_TEMPLATE_NAME} characters.`, 'name');
+      const name = validateName(command.name);
       if (!command.content_blob.byte_size) throw invalid('missing_parameter', 'content is required.', 'content');
+      const roles = command.roles ?? [];
+      const fields = command.fields ?? [];
+      validateTemplateContract(roles, fields);
       return [
         {
           type: 'TemplateCreated',
@@ -88,13 +222,42 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
             name,
             content_blob: { sha256: command.content_blob.sha256, byte_size: command.content_blob.byte_size },
             variables: [...command.variables],
+            // Templates without roles record the event exactly as before.
+            ...(command.roles !== undefined || command.fields !== undefined ? { roles, fields } : {}),
             created_at: command.now,
           },
         },
       ];
     }
+    case 'UpdateTemplate': {
+      requireUsable(state);
+      const name = command.name !== undefined ? validateName(command.name) : state.name;
+      if (command.body && !command.body.content_blob.byte_size) throw invalid('missing_parameter', 'content must not be empty.', 'content');
+      const content_blob = command.body ? { sha256: command.body.content_blob.sha256, byte_size: command.body.content_blob.byte_size } : state.content_blob;
+      const variables = command.body ? [...command.body.variables] : state.variables;
+      const roles = command.roles ?? state.roles;
+      const fields = command.fields ?? state.fields;
+      if (command.roles !== undefined && command.fields === undefined) {
+        // The fields kept must still have their roles: name the field, and say to send both.
+        const names = new Set(roles.map((r) => r.role));
+        const orphan = fields.findIndex((f) => !names.has(f.role));
+        if (orphan >= 0) {
+          throw invalid('invalid_parameter', `roles leaves out "${fields[orphan].role}", which fields[${orphan}] is placed for: send fields too.`, 'roles');
+        }
+      }
+      validateTemplateContract(roles, fields);
+      const next = { name, content_blob, variables, roles, fields };
+      const current = { name: state.name, content_blob: state.content_blob, variables: state.variables, roles: state.roles, fields: state.fields };
+      // The same contract again is not a new version: a retried update changes nothing.
+      if (sameJson(next, current)) return [];
+      return [{ type: 'TemplateUpdated', data: { template_id: state.id, version: state.version + 1, ...next, updated_at: command.now } }];
+    }
+    case 'ArchiveTemplate':
+      if (!state.exists) throw notFound('template_not_found', 'No such template.');
+      if (state.archived) return [];
+      return [{ type: 'TemplateArchived', data: { template_id: state.id, version: state.version, archived_at: command.now } }];
     default:
-      return assertNever(command.type);
+      return assertNever(command);
   }
 }
 

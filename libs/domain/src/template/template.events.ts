@@ -1,9 +1,54 @@
-import { BodyRef } from '../document/document.events';
+import { BodyRef, ParticipantAuth, ParticipantRole } from '../document/document.events';
+import { FieldSettings, FieldType } from '../document/field-types';
 import { DomainEvent } from '../shared/decider';
 
 /** Longest template body accepted, in UTF-16 units (the same bound as a document's content). */
 export const MAX_TEMPLATE_CONTENT = 2_000_000;
 export const MAX_TEMPLATE_NAME = 200;
+/** A template's roles, as many as a document's participants in one batch. */
+export const MAX_TEMPLATE_ROLES = 50;
+export const MAX_TEMPLATE_FIELDS = 500;
+export const MAX_ROLE_NAME = 40;
+
+/**
+ * A participant to fill in when a document is made from the template: `role` is the template's
+ * own name for it (employee, representative…), `participant_role` what it does on the document.
+ */
+export interface TemplateRole {
+  role: string;
+  participant_role: ParticipantRole;
+  signing_order: number;
+  auth: ParticipantAuth;
+}
+
+/**
+ * A field placed for a role: the shape PUT /v1/documents/{id}/fields takes, with `role` in place
+ * of `participant_id`. Its id is stable across versions while the sender keeps it, and is what a
+ * signature request's `values` name.
+ */
+export interface TemplateField extends FieldSettings {
+  id: string;
+  role: string;
+  type: FieldType;
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  required: boolean;
+  upload_only: boolean;
+}
+
+/** What one version of a template holds. */
+export interface TemplateContract {
+  name: string;
+  /** HTML with {{variable}} placeholders, in the blob store (bodies never go into events). */
+  content_blob: BodyRef;
+  /** Placeholder names in order of first appearance, extracted when the body was given. */
+  variables: string[];
+  roles: TemplateRole[];
+  fields: TemplateField[];
+}
 
 export type TemplateCreated = DomainEvent<
   'TemplateCreated',
@@ -12,16 +57,30 @@ export type TemplateCreated = DomainEvent<
     organization_id: string;
     livemode: boolean;
     name: string;
-    /** HTML with {{variable}} placeholders, in the blob store (bodies never go into events). */
     content_blob: BodyRef;
-    /** Placeholder names in order of first appearance, extracted when the template was created. */
     variables: string[];
+    /** Absent in templates created before roles and fields (version 1, no roles, no fields). */
+    roles?: TemplateRole[];
+    fields?: TemplateField[];
     created_at: string;
   }
 >;
 
-export type TemplateEvent = TemplateCreated;
+/** A new version: the whole contract as it now stands (version 2, 3…). */
+export type TemplateUpdated = DomainEvent<
+  'TemplateUpdated',
+  TemplateContract & {
+    template_id: string;
+    version: number;
+    updated_at: string;
+  }
+>;
 
-export const TEMPLATE_EVENT_TYPES: readonly TemplateEvent['type'][] = ['TemplateCreated'];
+/** Archived: no longer listed nor usable; documents made from it keep what they copied. */
+export type TemplateArchived = DomainEvent<'TemplateArchived', { template_id: string; version: number; archived_at: string }>;
+
+export type TemplateEvent = TemplateCreated | TemplateUpdated | TemplateArchived;
+
+export const TEMPLATE_EVENT_TYPES: readonly TemplateEvent['type'][] = ['TemplateCreated', 'TemplateUpdated', 'TemplateArchived'];
 
 export const templateStreamId = (templateId: string) => `template-${templateId}`;

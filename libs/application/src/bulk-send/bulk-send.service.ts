@@ -1,0 +1,126 @@
+import { randomBytes } from 'crypto';
+import { BulkSendCommand, DomainError, RowFailure, TemplateState, bulkSendDecider, bulkSendStreamId } from '@dojang/domain';
+import { putBody, readBody } from '../bodies';
+import { Clock } from '../clock';
+import { CommandContext } from '../command-handler';
+import { Infrastructure } from '../infrastructure';
+import { TemplateSender, derivedUuid } from '../templates/template-send.service';
+import { BulkInputError, BulkRow, MAX_EXTERNAL_ID, RowError } from './bulk-rows';
+
+export interface BulkSendRequest {
+  organization_id: string;
+  livemode: boolean;
+  template_id: string;
+  rows: BulkRow[];
+  title?: string | null;
+  message?: string | null;
+  expires_in_days?: number | null;
+  /** Only validate: nothing is recorded or sent. */
+  dry_run?: boolean;
+  /** Start with the valid rows; the invalid ones are recorded as failed. Default: refuse the job. */
+  skip_invalid_rows?: boolean;
+}
+
+export interface BulkSendValidation {
+  template: TemplateState;
+  row_count: number;
+  valid_rows: number;
+  errors: Required<RowError>[];
+}
+
+export const newBulkSendId = () => `bulk_${randomBytes(12).toString('hex')}`;
+
+/** The document a row makes: derived from its job and row, so a resumed worker finds the one it made. */
+export const bulkRowDocumentId = (bulkSendId: string, row: number) => derivedUuid('bulk-send', bulkSendId, String(row));
+
+/** `roles.employee.phone` (the template send's param) as the column a CSV names: `employee.phone`. */
+export function columnOf(param: string | undefined): string | null {
+  if (!param) return null;
+  return param.startsWith('roles.') ? param.slice('roles.'.length) : param;
+}
+
+/**
+ * Bulk sends: every row checked (by the template send's own rules) before anything is recorded;
+ * then one BulkSendStarted with the rows as a blob, which the worker's BulkSendReactor sends row
+ * by row.
+ */
+export class BulkSendService {
+  constructor(
+    private readonly infra: Infrastructure,
+    private readonly sender: TemplateSender,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The template a job would send (its columns are checked against it). */
+  template(organizationId: string, livemode: boolean, templateId: string): Promise<TemplateState> {
+    return this.sender.loadTemplate(organizationId, livemode, templateId);
+  }
+
+  async validate(request: BulkSendRequest): Promise<BulkSendValidation> {
+    const template = await this.sender.loadTemplate(request.organization_id, request.livemode, request.template_id);
+    const body = (await readBody(this.infra.blobs, template)) ?? '';
+    const errors: Required<RowError>[] = [];
+    const externalIds = new Map<string, number>();
+    let valid = 0;
+    for (const row of request.rows) {
+      const before = errors.length;
+      if (row.external_id !== null) {
+        if (row.external_id.length > MAX_EXTERNAL_ID) {
+          errors.push({ row: row.row, column: 'external_id', code: 'invalid_parameter', message: `Row ${row.row}: external_id must be at most ${MAX_EXTERNAL_ID} characters.` });
+        } else if (externalIds.has(row.external_id)) {
+          errors.push({ row: row.row, column: 'external_id', code: 'invalid_parameter', message: `Row ${row.row}: external_id "${row.external_id}" is also row ${externalIds.get(row.external_id)}'s; each row needs its own.` });
+        } else externalIds.set(row.external_id, row.row);
+      }
+      for (const [key, value] of Object.entries(row.metadata)) {
+        if (key.length === 0 || key.length > 40 || typeof value !== 'string' || value.length > 500) {
+          errors.push({ row: row.row, column: `metadata.${key}`, code: 'invalid_parameter', message: `Row ${row.row}: metadata keys are 1 to 40 characters, values strings of at most 500.` });
+        }
+      }
+      if (errors.length === before) {
+        try {
+          await this.sender.prepare(
+            template,
+            { organization_id: request.organization_id, livemode: request.livemode, template_id: template.id, roles: row.roles, variables: row.variables, values: row.values, metadata: row.metadata, ...(request.title ? { title: request.title } : {}) },
+            body,
+          );
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          errors.push({ row: row.row, column: columnOf(err.param), code: err.code, message: `Row ${row.row}: ${err.message}` });
+        }
+      }
+      if (errors.length === before) valid++;
+    }
+    return { template, row_count: request.rows.length, valid_rows: valid, errors };
+  }
+
+  /** Validates, reserves nothing it cannot afford, and records the job; returns its id. */
+  async start(request: BulkSendRequest, context: CommandContext): Promise<{ id: string; validation: BulkSendValidation; position: number | null }> {
+    const validation = await this.validate(request);
+    if (validation.errors.length > 0 && !request.skip_invalid_rows) throw new BulkInputError(validation.errors);
+    const org = await this.sender.organization(request.organization_id);
+    // Every valid row is a live document: the free signatures and credits left must cover them all.
+    this.sender.assertAffordable(org, request.livemode, validation.valid_rows);
+    const id = newBulkSendId();
+    const invalid_rows: RowFailure[] = validation.errors
+      .filter((e, i, all) => e.row !== null && all.findIndex((x) => x.row === e.row) === i)
+      .map((e) => ({ row: e.row as number, external_id: request.rows[(e.row as number) - 1]?.external_id ?? null, code: e.code, message: e.message, column: e.column }));
+    const rowsBlob = await putBody(this.infra.blobs, JSON.stringify(request.rows));
+    const command: BulkSendCommand = {
+      type: 'StartBulkSend',
+      bulk_send_id: id,
+      organization_id: request.organization_id,
+      livemode: request.livemode,
+      template_id: validation.template.id,
+      template_version: validation.template.version,
+      row_count: request.rows.length,
+      rows_blob: rowsBlob,
+      title: request.title ?? null,
+      message: request.message ?? null,
+      expires_in_days: request.expires_in_days ?? null,
+      invalid_rows,
+      now: this.clock.now().toISOString(),
+    };
+    const decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(id), command, context, () => this.clock.now().toISOString(), { newStream: true });
+    return { id, validation, position: decision.position };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './bulk-rows';
+export * from './bulk-send.service';
+export * from './bulk-send.reactor';

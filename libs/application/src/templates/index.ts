@@ -1,0 +1,2 @@
+export * from './role-assignments';
+export * from './template-send.service';

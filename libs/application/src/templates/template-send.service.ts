@@ -1,0 +1,243 @@
+import { createHash, randomUUID } from 'crypto';
+import {
+  DEFAULT_EXPIRY_DAYS,
+  Decider,
+  DocumentCommand,
+  DocumentEvent,
+  DocumentState,
+  DomainError,
+  Field,
+  MAX_METADATA_KEYS,
+  OrganizationState,
+  ParticipantSetup,
+  TemplateEvent,
+  TemplateState,
+  canAffordSignature,
+  freeSignaturesPerMonth,
+  documentDecider,
+  documentStreamId,
+  instantiateTemplate,
+  invalid,
+  notFound,
+  templateAtVersion,
+  templateDecider,
+  templateStreamId,
+} from '@dojang/domain';
+import { checkDocumentBudget } from '@dojang/pdf';
+import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { renderTemplate } from '@dojang/seals';
+import { putBody, readBody } from '../bodies';
+import { Clock } from '../clock';
+import { CommandContext } from '../command-handler';
+import { DocumentPdfService } from '../document-pdf.service';
+import { Infrastructure } from '../infrastructure';
+import { sha256Hex } from '../secrets';
+import { parseRoleAssignments } from './role-assignments';
+
+const DAY = 24 * 60 * 60 * 1000;
+const MAX_TITLE = 500;
+const MAX_MESSAGE = 2000;
+
+/** One send from a template: who fills each role and what fills the template. */
+export interface TemplateSendRequest {
+  organization_id: string;
+  livemode: boolean;
+  template_id: string;
+  /** The version to use (a bulk send keeps the one it started with); the current one when absent. */
+  template_version?: number;
+  /** `{ [role]: { name, email?, phone?, auth? } }`, checked here (refusals name `roles.<role>.<key>`). */
+  roles: unknown;
+  variables?: Record<string, unknown>;
+  /** Prefilled field values by template field id. */
+  values?: Record<string, unknown>;
+  metadata?: Record<string, string>;
+  /** Default: the template's name. */
+  title?: string;
+  message?: string | null;
+  expires_in_days?: number;
+  /** A given id (a bulk row's, derived from its job and row) makes a retried send a no-op. */
+  document_id?: string;
+}
+
+/** Everything a send from a template will write, checked: what a dry run answers with. */
+export interface PreparedTemplateSend {
+  document_id: string;
+  template: TemplateState;
+  title: string;
+  content: string;
+  participants: ParticipantSetup[];
+  fields: Field[];
+  metadata: Record<string, string>;
+}
+
+export interface TemplateSendResult {
+  document_id: string;
+  participant_ids: Record<string, string>;
+  /** false: the document existed already (a retried row): nothing was written. */
+  created: boolean;
+  /** Log position of the append; null when nothing was written. */
+  position: number | null;
+}
+
+/** A UUID (version 8 layout) derived from its inputs: the same document, participant or field on every retry. */
+export function derivedUuid(...parts: string[]): string {
+  const h = createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Several document commands decided one after another and appended together: all or nothing. */
+export const documentSequence: Decider<DocumentState, DocumentCommand[], DocumentEvent> = {
+  initialState: documentDecider.initialState,
+  evolve: documentDecider.evolve,
+  decide(commands, state) {
+    const out: DocumentEvent[] = [];
+    let current = state;
+    for (const command of commands) {
+      const events = documentDecider.decide(command, current);
+      out.push(...events);
+      current = events.reduce(documentDecider.evolve, current);
+    }
+    return out;
+  },
+};
+
+/**
+ * Create + send from a template with role assignments, in one place: POST /v1/signature_requests
+ * calls it once, a bulk send once per row. The document, its participants, its fields and the send
+ * land in one append, so a failure leaves nothing half-made; with a given document id a second
+ * call finds the document made and writes nothing.
+ */
+export class TemplateSender {
+  constructor(
+    private readonly infra: Infrastructure,
+    private readonly pdf: DocumentPdfService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The template (at `version`, or as it is now) if the organization owns it and it is not archived. */
+  async loadTemplate(organizationId: string, livemode: boolean, templateId: string, version?: number): Promise<TemplateState> {
+    const missing = () => notFound('template_not_found', `No such template: ${templateId}.`);
+    if (!/^tmpl_[A-Za-z0-9]{8,64}$/.test(templateId)) throw missing();
+    const { state, events } = await this.infra.commands.load(templateDecider, templateStreamId(templateId));
+    if (!state.exists || state.organization_id !== organizationId || state.livemode !== livemode) throw missing();
+    // A bulk send keeps the version it started with, even if the template is archived meanwhile.
+    if (state.archived && version === undefined) {
+      throw new DomainError('conflict', 'template_archived', `Template ${templateId} is archived: documents can no longer be made from it.`);
+    }
+    if (version === undefined || version === state.version) return state;
+    const at = templateAtVersion(events as unknown as TemplateEvent[], version);
+    if (!at) throw invalid('invalid_parameter', `Template ${templateId} has no version ${version}.`, 'template_version');
+    return at;
+  }
+
+  async organization(organizationId: string): Promise<OrganizationRow> {
+    const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, organizationId);
+    if (!org) throw notFound('organization_not_found', 'No such organization.');
+    return org;
+  }
+
+  /**
+   * Everything that can be checked without rendering: roles, variables, values, title, metadata.
+   * Each refusal names its input (`roles.employee.phone`, `variables.start_date`, `values.<id>`).
+   */
+  async prepare(template: TemplateState, request: TemplateSendRequest, body?: string): Promise<PreparedTemplateSend> {
+    const documentId = request.document_id ?? randomUUID();
+    const roles = parseRoleAssignments(request.roles);
+    if (template.roles.length === 0) {
+      throw invalid('invalid_parameter', `Template ${template.id} has no roles to assign: give it roles and fields (PATCH /v1/templates/${template.id}) or use from_template with POST /v1/documents.`, 'template_id');
+    }
+    const instance = instantiateTemplate(template, { roles, values: request.values ?? {} }, (kind, key) => derivedUuid(documentId, kind, key));
+    const source = body ?? (await readBody(this.infra.blobs, template)) ?? '';
+    const rendered = renderTemplate(source, request.variables ?? {});
+    if (!rendered.ok) {
+      const names = [...new Set(rendered.missing)];
+      throw invalid(names.length && rendered.invalid.includes(names[0]) ? 'invalid_parameter' : 'missing_parameter', `Missing or invalid template variable${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`, `variables.${names[0]}`);
+    }
+    const title = (request.title ?? template.name).trim();
+    if (!title) throw invalid('missing_parameter', 'title must not be blank.', 'title');
+    if (title.length > MAX_TITLE) throw invalid('invalid_parameter', `title must be at most ${MAX_TITLE} characters.`, 'title');
+    if (request.message != null && request.message.length > MAX_MESSAGE) throw invalid('invalid_parameter', `message must be at most ${MAX_MESSAGE} characters.`, 'message');
+    const metadata = request.metadata ?? {};
+    if (Object.keys(metadata).length > MAX_METADATA_KEYS) throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
+    // Over a render budget is refused from the text alone, before any worker lays it out.
+    checkDocumentBudget(rendered.html, 'html');
+    return { document_id: documentId, template, title, content: rendered.html, participants: instance.participants, fields: instance.fields, metadata };
+  }
+
+  /** Refused with 402 insufficient_credits when a live send has no free signature or credit left. */
+  assertAffordable(org: OrganizationRow, livemode: boolean, count = 1): void {
+    if (!livemode) return;
+    if (count === 1 ? canAffordSignature(org as unknown as OrganizationState, this.clock.now().toISOString()) : availableSignatures(org, this.clock.now().toISOString()) >= count) return;
+    throw new DomainError('payment_required', 'insufficient_credits', count === 1 ? 'A live send needs a free signature left this month or at least 1 credit.' : `A live bulk send of ${count} documents needs ${count} free signatures or credits; ${availableSignatures(org, this.clock.now().toISOString())} are left.`);
+  }
+
+  /** Creates the document from the template, adds the participants, places the fields and sends: one append. */
+  async send(request: TemplateSendRequest, context: CommandContext, options: { waitForProjections?: boolean; checkCredits?: boolean } = {}): Promise<TemplateSendResult> {
+    const template = await this.loadTemplate(request.organization_id, request.livemode, request.template_id, request.template_version);
+    const org = await this.organization(request.organization_id);
+    if (options.checkCredits !== false) this.assertAffordable(org, request.livemode);
+    const prepared = await this.prepare(template, request);
+    const documentId = prepared.document_id;
+    const contentBlob = await putBody(this.infra.blobs, prepared.content);
+    const days = request.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
+    let created = true;
+    const source = async (state: DocumentState): Promise<DocumentCommand[]> => {
+      // A retried row: the document was made, with everything, by the one append that made it.
+      if (state.exists) {
+        created = false;
+        return [];
+      }
+      const now = this.clock.now().toISOString();
+      const setup: DocumentCommand[] = [
+        {
+          type: 'CreateDocument',
+          now,
+          document_id: documentId,
+          organization_id: request.organization_id,
+          livemode: request.livemode,
+          title: prepared.title,
+          content_blob: contentBlob,
+          content_format: 'html',
+          file: null,
+          author_name: org.name,
+          metadata: prepared.metadata,
+          from_template: template.id,
+          template_version: template.version,
+        },
+        { type: 'AddParticipants', now, participants: prepared.participants, batch: true },
+        ...(prepared.fields.length ? [{ type: 'ReplaceFields' as const, now, fields: prepared.fields }] : []),
+      ];
+      const draft = documentSequence.decide(setup, state).reduce(documentDecider.evolve, state);
+      const original = await this.pdf.fixOriginal(draft);
+      return [
+        ...setup,
+        {
+          type: 'SendDocument',
+          now,
+          expires_at: new Date(this.clock.now().getTime() + days * DAY).toISOString(),
+          message: request.message?.trim() || null,
+          page_count: original.page_count,
+          original_pdf: original.pointer,
+          links: prepared.participants.map((p) => ({ participant_id: p.id, token_hash: sha256Hex(this.infra.secrets.signingToken(documentId, p.id)) })),
+        },
+      ];
+    };
+    const decision = await this.infra.commands.execute(documentSequence, documentStreamId(documentId), source, context, () => this.clock.now().toISOString(), {
+      newStream: request.document_id === undefined,
+    });
+    if (decision.position !== null && options.waitForProjections) {
+      if (!(await this.infra.projections.waitFor(decision.position))) await this.infra.projections.catchUp();
+    }
+    const participant_ids = Object.fromEntries(template.roles.map((r, i) => [r.role, prepared.participants[i].id]));
+    return { document_id: documentId, participant_ids, created, position: decision.position };
+  }
+}
+
+/** Free signatures left this month plus credits: how many live documents can still be sent. */
+export function availableSignatures(org: Pick<OrganizationRow, 'free_used' | 'credit_balance'> & Partial<OrganizationRow>, now: string): number {
+  const state = org as unknown as OrganizationState;
+  const period = now.slice(0, 7);
+  const free = Math.max(0, freeSignaturesPerMonth(state) - (state.free_used[period] ?? 0));
+  return free + Math.max(0, state.credit_balance);
+}

@@ -1,0 +1,88 @@
+import { DeciderSpecification } from '../shared/decider.spec-helpers';
+import { BulkSendCommand, StartBulkSend, bulkSendDecider } from './bulk-send.decider';
+import { BulkSendEvent, MAX_BULK_SEND_ROWS, bulkSendStreamId } from './bulk-send.events';
+
+const spec = DeciderSpecification.for(bulkSendDecider);
+const T0 = '2027-01-04T01:00:00.000Z';
+const T1 = '2027-01-04T01:00:05.000Z';
+const ID = 'bulk_0123456789abcdef01234567';
+const BLOB = { sha256: 'c'.repeat(64), byte_size: 1234 };
+const DOC = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+const start = (over: Partial<StartBulkSend> = {}): BulkSendCommand => ({
+  type: 'StartBulkSend',
+  bulk_send_id: ID,
+  organization_id: 'org_1',
+  livemode: false,
+  template_id: 'tmpl_0123456789abcdef01234567',
+  template_version: 2,
+  row_count: 3,
+  rows_blob: BLOB,
+  title: null,
+  message: null,
+  expires_in_days: null,
+  invalid_rows: [],
+  now: T0,
+  ...over,
+});
+const started = (rows = 3): BulkSendEvent => ({
+  type: 'BulkSendStarted',
+  data: { bulk_send_id: ID, organization_id: 'org_1', livemode: false, template_id: 'tmpl_0123456789abcdef01234567', template_version: 2, row_count: rows, rows_blob: BLOB, title: null, message: null, expires_in_days: null, started_at: T0 },
+});
+const sent = (row: number): BulkSendEvent => ({ type: 'BulkSendRowSent', data: { row, document_id: DOC(row), external_id: null, sent_at: T1 } });
+const failure = { row: 2, external_id: 'E-2', code: 'invalid_parameter', message: 'bad phone', column: 'employee.phone' };
+const failed: BulkSendEvent = { type: 'BulkSendRowFailed', data: { ...failure, failed_at: T1 } };
+
+describe('bulk send decider', () => {
+  it('starts a job with its rows as a blob reference, and records rows refused at validation as failed in the same append', () => {
+    spec.given([]).when(start()).then([started()]);
+    spec.given([]).when(start({ invalid_rows: [failure] })).then([started(), { ...failed, data: { ...failed.data, failed_at: T0 } }]);
+  });
+
+  it('a retried start is not a second job', () => {
+    spec.given([started()]).when(start()).thenNothing();
+  });
+
+  it.each([
+    ['no rows', { row_count: 0 }, 'missing_parameter'],
+    ['more rows than a job holds', { row_count: MAX_BULK_SEND_ROWS + 1 }, 'invalid_parameter'],
+    ['only invalid rows', { row_count: 1, invalid_rows: [{ ...failure, row: 1 }] }, 'invalid_parameter'],
+  ])('refuses %s', (_what, over, code) => {
+    spec.given([]).when(start(over)).thenThrows(code, { param: 'rows' });
+  });
+
+  it('records each row once: a resumed worker recording a row again changes nothing', () => {
+    spec.given([started()]).when({ type: 'RecordRowSent', row: 1, document_id: DOC(1), external_id: null, now: T1 }).then([sent(1)]);
+    spec.given([started(), sent(1)]).when({ type: 'RecordRowSent', row: 1, document_id: DOC(1), external_id: null, now: T1 }).thenNothing();
+    spec.given([started(), failed]).when({ type: 'RecordRowFailed', failure, now: T1 }).thenNothing();
+  });
+
+  it('the last row completes the job in the same append, with the counts', () => {
+    const state = spec
+      .given([started(), sent(1), failed])
+      .when({ type: 'RecordRowSent', row: 3, document_id: DOC(3), external_id: null, now: T1 })
+      .then([sent(3), { type: 'BulkSendCompleted', data: { sent: 2, failed: 1, completed_at: T1 } }]);
+    expect(state).toMatchObject({ status: 'completed', sent_count: 2, failed_count: 1 });
+  });
+
+  it('refuses a row outside the job', () => {
+    spec.given([started()]).when({ type: 'RecordRowSent', row: 4, document_id: DOC(4), external_id: null, now: T1 }).thenThrows('invalid_parameter', { param: 'row' });
+    spec.given([]).when({ type: 'RecordRowSent', row: 1, document_id: DOC(1), external_id: null, now: T1 }).thenThrows('bulk_send_not_found', 'not_found');
+  });
+
+  it('cancels the rows not yet sent; a document that went out meanwhile is still recorded, a failure no longer', () => {
+    const canceled: BulkSendEvent = { type: 'BulkSendCanceled', data: { sent: 1, failed: 0, canceled_rows: 2, canceled_at: T1 } };
+    spec.given([started(), sent(1)]).when({ type: 'CancelBulkSend', now: T1 }).then([canceled]);
+    spec.given([started(), sent(1), canceled]).when({ type: 'CancelBulkSend', now: T1 }).thenNothing();
+    spec.given([started(), sent(1), canceled]).when({ type: 'RecordRowSent', row: 2, document_id: DOC(2), external_id: null, now: T1 }).then([sent(2)]);
+    spec.given([started(), sent(1), canceled]).when({ type: 'RecordRowFailed', failure, now: T1 }).thenNothing();
+  });
+
+  it('a completed job cannot be canceled (its documents can)', () => {
+    spec.given([started(1), sent(1), { type: 'BulkSendCompleted', data: { sent: 1, failed: 0, completed_at: T1 } }]).when({ type: 'CancelBulkSend', now: T1 }).thenThrows('bulk_send_not_running', 'conflict');
+  });
+
+  it('names its stream bulk-send-<id>', () => {
+    expect(bulkSendStreamId(ID)).toBe(`bulk-send-${ID}`);
+  });
+});

@@ -1,0 +1,194 @@
+import { Decider, assertNever } from '../shared/decider';
+import { DomainError, invalid, notFound } from '../shared/domain-error';
+import { BlobPointer } from '../document/document.events';
+import { BulkSendEvent, MAX_BULK_SEND_ROWS } from './bulk-send.events';
+
+export type BulkSendStatus = 'running' | 'completed' | 'canceled';
+
+export interface BulkSendState {
+  exists: boolean;
+  id: string;
+  organization_id: string;
+  livemode: boolean;
+  status: BulkSendStatus;
+  template_id: string;
+  template_version: number;
+  row_count: number;
+  rows_blob: BlobPointer | null;
+  title: string | null;
+  message: string | null;
+  expires_in_days: number | null;
+  /** Row number → document id, for rows sent. */
+  sent: Record<number, string>;
+  /** Rows failed. */
+  failed: Record<number, true>;
+  sent_count: number;
+  failed_count: number;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export const initialBulkSendState = (): BulkSendState => ({
+  exists: false,
+  id: '',
+  organization_id: '',
+  livemode: false,
+  status: 'running',
+  template_id: '',
+  template_version: 0,
+  row_count: 0,
+  rows_blob: null,
+  title: null,
+  message: null,
+  expires_in_days: null,
+  sent: {},
+  failed: {},
+  sent_count: 0,
+  failed_count: 0,
+  started_at: '',
+  finished_at: null,
+});
+
+export interface RowFailure {
+  row: number;
+  external_id: string | null;
+  code: string;
+  message: string;
+  column: string | null;
+}
+
+export type StartBulkSend = {
+  type: 'StartBulkSend';
+  bulk_send_id: string;
+  organization_id: string;
+  livemode: boolean;
+  template_id: string;
+  template_version: number;
+  row_count: number;
+  rows_blob: BlobPointer;
+  title: string | null;
+  message: string | null;
+  expires_in_days: number | null;
+  /** Rows refused at validation that the job records as failed at once (skip_invalid_rows). */
+  invalid_rows: RowFailure[];
+  now: string;
+};
+export type RecordRowSent = { type: 'RecordRowSent'; row: number; document_id: string; external_id: string | null; now: string };
+export type RecordRowFailed = { type: 'RecordRowFailed'; failure: RowFailure; now: string };
+export type CancelBulkSend = { type: 'CancelBulkSend'; now: string };
+
+export type BulkSendCommand = StartBulkSend | RecordRowSent | RecordRowFailed | CancelBulkSend;
+
+const done = (s: BulkSendState, row: number) => s.sent[row] !== undefined || s.failed[row] === true;
+
+export function evolveBulkSend(state: BulkSendState, event: BulkSendEvent): BulkSendState {
+  switch (event.type) {
+    case 'BulkSendStarted': {
+      const d = event.data;
+      return {
+        ...initialBulkSendState(),
+        exists: true,
+        id: d.bulk_send_id,
+        organization_id: d.organization_id,
+        livemode: d.livemode,
+        template_id: d.template_id,
+        template_version: d.template_version,
+        row_count: d.row_count,
+        rows_blob: d.rows_blob,
+        title: d.title,
+        message: d.message,
+        expires_in_days: d.expires_in_days,
+        started_at: d.started_at,
+      };
+    }
+    case 'BulkSendRowSent':
+      return { ...state, sent: { ...state.sent, [event.data.row]: event.data.document_id }, sent_count: state.sent_count + 1 };
+    case 'BulkSendRowFailed':
+      return { ...state, failed: { ...state.failed, [event.data.row]: true }, failed_count: state.failed_count + 1 };
+    case 'BulkSendCompleted':
+      return { ...state, status: 'completed', finished_at: event.data.completed_at };
+    case 'BulkSendCanceled':
+      return { ...state, status: 'canceled', finished_at: event.data.canceled_at };
+    default:
+      return assertNever(event);
+  }
+}
+
+/** The last row's outcome completes the job in the same append. */
+function withCompletion(state: BulkSendState, events: BulkSendEvent[], now: string): BulkSendEvent[] {
+  const after = events.reduce(evolveBulkSend, state);
+  if (after.status === 'running' && after.sent_count + after.failed_count >= after.row_count) {
+    events.push({ type: 'BulkSendCompleted', data: { sent: after.sent_count, failed: after.failed_count, completed_at: now } });
+  }
+  return events;
+}
+
+const missing = () => notFound('bulk_send_not_found', 'No such bulk send.');
+
+export function decideBulkSend(command: BulkSendCommand, state: BulkSendState): BulkSendEvent[] {
+  switch (command.type) {
+    case 'StartBulkSend': {
+      // A retried start (same id) is not a second job.
+      if (state.exists) return [];
+      if (!Number.isInteger(command.row_count) || command.row_count < 1) throw invalid('missing_parameter', 'A bulk send needs at least one row.', 'rows');
+      if (command.row_count > MAX_BULK_SEND_ROWS) throw invalid('invalid_parameter', `A bulk send holds at most ${MAX_BULK_SEND_ROWS} rows; this one has ${command.row_count}.`, 'rows');
+      if (command.invalid_rows.length >= command.row_count) throw invalid('invalid_parameter', 'Every row is invalid: nothing would be sent.', 'rows');
+      const events: BulkSendEvent[] = [
+        {
+          type: 'BulkSendStarted',
+          data: {
+            bulk_send_id: command.bulk_send_id,
+            organization_id: command.organization_id,
+            livemode: command.livemode,
+            template_id: command.template_id,
+            template_version: command.template_version,
+            row_count: command.row_count,
+            rows_blob: { sha256: command.rows_blob.sha256, byte_size: command.rows_blob.byte_size },
+            title: command.title,
+            message: command.message,
+            expires_in_days: command.expires_in_days,
+            started_at: command.now,
+          },
+        },
+      ];
+      const seen = new Set<number>();
+      for (const f of command.invalid_rows) {
+        if (!Number.isInteger(f.row) || f.row < 1 || f.row > command.row_count || seen.has(f.row)) throw invalid('invalid_parameter', `Row ${f.row} cannot fail twice or outside the job.`, 'rows');
+        seen.add(f.row);
+        events.push({ type: 'BulkSendRowFailed', data: { ...f, failed_at: command.now } });
+      }
+      return events;
+    }
+    case 'RecordRowSent':
+    case 'RecordRowFailed': {
+      if (!state.exists) throw missing();
+      const row = command.type === 'RecordRowSent' ? command.row : command.failure.row;
+      if (!Number.isInteger(row) || row < 1 || row > state.row_count) throw invalid('invalid_parameter', `Row ${row} is not in this job (1 to ${state.row_count}).`, 'row');
+      // At least once: a row recorded already (a resumed worker) changes nothing.
+      if (done(state, row)) return [];
+      // A row whose document went out before a cancel landed is still recorded: it was sent.
+      if (state.status === 'completed') return [];
+      if (state.status === 'canceled' && command.type === 'RecordRowFailed') return [];
+      const event: BulkSendEvent =
+        command.type === 'RecordRowSent'
+          ? { type: 'BulkSendRowSent', data: { row, document_id: command.document_id, external_id: command.external_id, sent_at: command.now } }
+          : { type: 'BulkSendRowFailed', data: { ...command.failure, failed_at: command.now } };
+      return state.status === 'canceled' ? [event] : withCompletion(state, [event], command.now);
+    }
+    case 'CancelBulkSend': {
+      if (!state.exists) throw missing();
+      if (state.status === 'canceled') return [];
+      if (state.status === 'completed') throw new DomainError('conflict', 'bulk_send_not_running', 'The bulk send has completed: every row was sent or failed; cancel its documents instead (POST /v1/bulk_sends/{id}/documents/cancel).');
+      const remaining = state.row_count - state.sent_count - state.failed_count;
+      return [{ type: 'BulkSendCanceled', data: { sent: state.sent_count, failed: state.failed_count, canceled_rows: remaining, canceled_at: command.now } }];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+export const bulkSendDecider: Decider<BulkSendState, BulkSendCommand, BulkSendEvent> = {
+  initialState: initialBulkSendState,
+  evolve: evolveBulkSend,
+  decide: decideBulkSend,
+};

@@ -1,0 +1,48 @@
+import { BlobPointer } from '../document/document.events';
+import { DomainEvent } from '../shared/decider';
+
+/** Rows one job may hold. */
+export const MAX_BULK_SEND_ROWS = 10_000;
+
+/**
+ * A job that sends one template to many recipients: its validated rows are a JSON blob (bodies and
+ * row lists never go into events); each row's outcome is its own event, so a worker that dies
+ * mid-job resumes from the stream.
+ */
+export type BulkSendStarted = DomainEvent<
+  'BulkSendStarted',
+  {
+    bulk_send_id: string;
+    organization_id: string;
+    livemode: boolean;
+    template_id: string;
+    template_version: number;
+    /** Rows in the job (valid ones are sent; invalid ones, when skipped, failed at once). */
+    row_count: number;
+    /** The rows as JSON in the blob store: [{ row, roles, variables, values, metadata, external_id }]. */
+    rows_blob: BlobPointer;
+    title: string | null;
+    message: string | null;
+    expires_in_days: number | null;
+    started_at: string;
+  }
+>;
+
+export type BulkSendRowSent = DomainEvent<'BulkSendRowSent', { row: number; document_id: string; external_id: string | null; sent_at: string }>;
+
+/** A row refused (at validation when the job skips invalid rows, or when its send was refused). */
+export type BulkSendRowFailed = DomainEvent<
+  'BulkSendRowFailed',
+  { row: number; external_id: string | null; code: string; message: string; column: string | null; failed_at: string }
+>;
+
+export type BulkSendCompleted = DomainEvent<'BulkSendCompleted', { sent: number; failed: number; completed_at: string }>;
+
+/** Rows not yet sent are not sent; the ones sent stay sent. */
+export type BulkSendCanceled = DomainEvent<'BulkSendCanceled', { sent: number; failed: number; canceled_rows: number; canceled_at: string }>;
+
+export type BulkSendEvent = BulkSendStarted | BulkSendRowSent | BulkSendRowFailed | BulkSendCompleted | BulkSendCanceled;
+
+export const BULK_SEND_EVENT_TYPES: readonly BulkSendEvent['type'][] = ['BulkSendStarted', 'BulkSendRowSent', 'BulkSendRowFailed', 'BulkSendCompleted', 'BulkSendCanceled'];
+
+export const bulkSendStreamId = (bulkSendId: string) => `bulk-send-${bulkSendId}`;

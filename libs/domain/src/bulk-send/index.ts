@@ -1,0 +1,2 @@
+export * from './bulk-send.events';
+export * from './bulk-send.decider';
