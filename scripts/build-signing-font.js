@@ -25,8 +25,11 @@ const pageDir = path.join(root, 'apps/api/assets/signing-page');
 const OUTPUT_DIR = path.join(pageDir, 'fonts');
 const CSS = path.join(OUTPUT_DIR, 'fonts.css');
 const FAMILY = 'Dojang Noto Sans KR';
-/** The page's own sources whose characters go in the base slice. */
-const SOURCE_DIRS = [pageDir, path.join(pageDir, 'src')];
+/**
+ * The pages' own sources whose characters go in the base slice: the signing page, and the public
+ * verification page, which uses the same fonts.css.
+ */
+const SOURCE_DIRS = [pageDir, path.join(pageDir, 'src'), path.join(root, 'apps/api/assets/verify-page')];
 const SOURCE_EXT = /\.(html|js)$/;
 // Punctuation Korean text commonly mixes in (names, dates, amounts), beyond Latin-1.
 const EXTRA = '·…‘’“”–—•₩€×→←↑↓○●※「」『』〈〉《》【】';

@@ -53,8 +53,14 @@ function toRoles(dtos: TemplateRoleDto[]): TemplateRole[] {
 
 /** The document field conversion (toField), with the role kept and the id kept when sent back. */
 function toTemplateFields(dtos: TemplateFieldDto[]): TemplateField[] {
-  return dtos.map((dto) => {
-    const { participant_id: _p, id, ...field } = toField({ ...dto, participant_id: '' });
+  return dtos.map((dto, i) => {
+    // An anchor is found in a document's own PDF (PUT /v1/documents/{id}/fields); a template has
+    // no rendered PDF of its own, so its fields are placed by coordinates.
+    if (dto.anchor !== undefined) {
+      throw ApiError.invalid(`fields[${i}].anchor`, 'A template places its fields by page, x, y, width and height; anchors are resolved on a document (PUT /v1/documents/{id}/fields).');
+    }
+    const box = { page: dto.page!, x: dto.x!, y: dto.y!, width: dto.width!, height: dto.height! };
+    const { participant_id: _p, id, ...field } = toField({ ...dto, participant_id: '' }, { box, anchor: null });
     return { id: dto.id?.toLowerCase() ?? id, role: dto.role, ...field };
   });
 }
