@@ -17,3 +17,4 @@ export * from './seal';
 export * from './delivery/delivery.events';
 export * from './document/participant-correction.decider';
 export * from './document/completed-download.decider';
+export * from './shared/zoned-time';
