@@ -5,7 +5,7 @@ import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier
 import {
   BlobPointer,
   ChainHeadProof,
-  DEFAULT_TIME_ZONE,
+  timeZoneOf,
   DocumentCommand,
   DocumentState,
   ParticipantState,
@@ -23,7 +23,7 @@ import {
   wouldComplete,
 } from '@dojang/domain';
 import { pinSms } from '@dojang/notifications';
-import { SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
+import { ORGANIZATIONS, OrganizationRow, SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { RequestInfo } from '../shared/auth.guard';
 import { decodeImageDataUrl } from '../shared/data-url-image';
@@ -278,6 +278,8 @@ export class SigningService {
       seal = { seal_id: row.id, image: { sha256: row.image_sha256, byte_size: row.image_byte_size }, uploaded: false };
     }
     const participantId = s.participant.id;
+    // signing_date fields read the day where the organization is (its time_zone setting).
+    const timeZone = timeZoneOf(await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id));
     await this.decide(s, info, async (state) => {
       const command = {
         now: this.clock.now().toISOString(),
@@ -291,7 +293,7 @@ export class SigningService {
         final_pdf: null as BlobPointer | null,
         chain_head: null as ChainHeadProof | null,
         ...(body.values ? { values: body.values } : {}),
-        time_zone: DEFAULT_TIME_ZONE,
+        time_zone: timeZone,
       };
       // Dry run first: the final PDF is built only for a signature that will be accepted and completes the document.
       const dryRun = decideDocument(command, state);

@@ -1,6 +1,7 @@
 import { Decider, assertNever } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/domain-error';
-import { DEFAULT_QUIET_HOURS, DEFAULT_TIME_ZONE, QuietHours, isValidClockTime, isValidTimeZone } from '../shared/zoned-time';
+import { DEFAULT_TIME_ZONE } from '../document/field-types';
+import { DEFAULT_QUIET_HOURS, QuietHours, isValidClockTime, isValidTimeZone } from '../shared/zoned-time';
 import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, WorkspaceKind } from './organization.events';
 
 /** Personal workspaces get this many free signatures a month; team workspaces get none. */

@@ -4,7 +4,6 @@
  * takes the instant it works from.
  */
 
-export const DEFAULT_TIME_ZONE = 'Asia/Seoul';
 
 /** Whether `zone` is an IANA zone name this runtime knows (`Asia/Seoul`, `America/New_York`). */
 export function isValidTimeZone(zone: unknown): zone is string {
