@@ -71,6 +71,13 @@ export class ParticipantDto {
   @ApiPropertyOptional({ enum: ['sms_pin', 'none'] }) @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
   @ApiPropertyOptional({ type: 'string', format: 'uri', maxLength: 2048, description: 'https URL the signing page sends the signer to after signing or declining, with ?dojang_event=signed|declined&document_id=…&participant_id=…' })
   @Optional() @IsString() @MaxLength(2048) redirect_url?: string;
+  @ApiPropertyOptional({
+    enum: ['auto', 'email', 'sms', 'kakao'],
+    description: 'How messages reach them. auto (default): e-mail when there is an address, and requests and reminders to the phone too (KakaoTalk 알림톡 when the organization set it up, else SMS/LMS). email, sms or kakao: only there (kakao falls back to SMS/LMS when KakaoTalk fails).',
+  })
+  @Optional() @IsIn(['auto', 'email', 'sms', 'kakao']) channel?: 'auto' | 'email' | 'sms' | 'kakao';
+  @ApiPropertyOptional({ enum: ['ko', 'en'], description: 'Language of their messages. Default: Korean, or English for a foreign (+country code other than +82) phone number.' })
+  @Optional() @IsIn(['ko', 'en']) language?: 'ko' | 'en';
 }
 
 export class ParticipantBatchDto {

@@ -23,6 +23,8 @@ function toSetup(dto: ParticipantDto, index?: number): ParticipantSetup {
     // A cc only receives copies and never authenticates: no PIN, so no phone needed.
     auth: dto.auth ?? (role === 'cc' ? 'none' : 'sms_pin'),
     ...(dto.redirect_url !== undefined ? { redirect_url: dto.redirect_url.trim() } : {}),
+    ...(dto.channel !== undefined && dto.channel !== 'auto' ? { channel: dto.channel } : {}),
+    ...(dto.language !== undefined ? { language: dto.language } : {}),
   };
 }
 

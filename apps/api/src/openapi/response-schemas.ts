@@ -162,6 +162,8 @@ export const ParticipantSchema = component(
     declined_at: timeOrNull,
     signing_url: note('This participant\'s signing link while the document is sent; null otherwise (and always null for auditor keys).', { type: ['string', 'null'], format: 'uri' }),
     redirect_url: note('Where the signing page sends the signer after signing or declining (https), with dojang_event, document_id and participant_id in the query; null when none.', { type: ['string', 'null'], format: 'uri' }),
+    channel: note('How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails).', enumOf(['auto', 'email', 'sms', 'kakao'])),
+    language: note('Language of their messages when set; null: Korean, or English for a foreign phone number.', { type: ['string', 'null'], enum: ['ko', 'en', null] }),
   }),
 );
 export type ParticipantResponse = FromSchema<typeof ParticipantSchema>;

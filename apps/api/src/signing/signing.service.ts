@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomInt } from 'crypto';
-import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, sha256Hex, signChainHead } from '@dojang/application';
+import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, languageOf, messageOptions, Notifier, sha256Hex, signChainHead } from '@dojang/application';
 import {
   BlobPointer,
   ChainHeadProof,
@@ -181,6 +181,9 @@ export class SigningService {
     });
     const issued = decision.events.find((e: { type: string }) => e.type === 'PinIssued');
     const p = s.participant;
+    // The PIN always goes by SMS (알림톡 templates are for notices, and a code must not wait on a fallback).
+    const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id);
+    const sms = pinSms({ ...messageOptions(org, languageOf(p)), pin });
     await this.notifier.send({
       // One message per issued PIN: the decision's position identifies it.
       key: `pin:${s.state.id}:${p.id}:${decision.position}`,
@@ -191,8 +194,8 @@ export class SigningService {
       participant_id: p.id,
       channel: 'sms',
       to: p.phone as string,
-      subject: null,
-      body: pinSms({ pin }).body,
+      subject: sms.subject,
+      body: sms.body,
       pin,
     });
     return {
