@@ -64,7 +64,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update the brand, time zone and KakaoTalk channel
+         * @description Each part given is changed, the rest kept; all parts are checked before any is recorded. `brand` (display_name, color, reply_to; null clears one) shows in e-mails (From name, subject prefix, colour, Reply-To), as the SMS prefix [display_name] and on the signing page. `time_zone` (IANA) is where expires_on dates end, where signing_date fields are dated and how times in messages read; `quiet_hours` (local HH:MM start and end, null for none) hold automatic reminders until they end. `kakao` (pf_id and a template code per message kind, null to turn off) sends phone messages by KakaoTalk 알림톡, with SMS/LMS when KakaoTalk fails. Answers the organization.
+         */
+        patch: operations["Organization_update"];
         trace?: never;
     };
     "/members": {
@@ -1228,6 +1232,49 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        BrandDto: {
+            /** @description The name people know the sender by: e-mail From name and subject prefix, SMS prefix [name], signing page header. null: the organization's name. */
+            display_name?: string | null;
+            /** @description Hex colour for e-mails and the signing page header. */
+            color?: string | null;
+            /**
+             * Format: email
+             * @description Reply-To of the e-mails.
+             */
+            reply_to?: string | null;
+        };
+        QuietHoursDto: {
+            /** @example 21:00 */
+            start?: string;
+            /** @example 08:00 */
+            end?: string;
+        };
+        KakaoSettingsDto: {
+            /** @description Sender profile key (pfId) of the KakaoTalk business channel. */
+            pf_id?: string;
+            /**
+             * @description Approved 알림톡 template code per message kind: signing_request, reminder, completed, canceled, expired, declined. A kind without one goes by SMS/LMS.
+             * @example {
+             *       "signing_request": "DOJANG_REQ_01",
+             *       "reminder": "DOJANG_REM_01"
+             *     }
+             */
+            templates?: {
+                [key: string]: string;
+            };
+        };
+        UpdateOrganizationDto: {
+            brand?: components["schemas"]["BrandDto"];
+            /**
+             * @description IANA time zone.
+             * @example Asia/Seoul
+             */
+            time_zone?: string;
+            /** @description null: no quiet hours. */
+            quiet_hours?: null & components["schemas"]["QuietHoursDto"];
+            /** @description null: KakaoTalk off. */
+            kakao?: null & components["schemas"]["KakaoSettingsDto"];
+        };
         CreateDocumentDto: {
             title: string;
             content?: string;
@@ -1268,6 +1315,16 @@ export interface components {
              * @description https URL the signing page sends the signer to after signing or declining, with ?dojang_event=signed|declined&document_id=…&participant_id=…
              */
             redirect_url?: string;
+            /**
+             * @description How messages reach them. auto (default): e-mail when there is an address, and requests and reminders to the phone too (KakaoTalk 알림톡 when the organization set it up, else SMS/LMS). email, sms or kakao: only there (kakao falls back to SMS/LMS when KakaoTalk fails).
+             * @enum {string}
+             */
+            channel?: "auto" | "email" | "sms" | "kakao";
+            /**
+             * @description Language of their messages. Default: Korean, or English for a foreign (+country code other than +82) phone number.
+             * @enum {string}
+             */
+            language?: "ko" | "en";
         };
         ParticipantBatchDto: {
             participants: components["schemas"]["ParticipantDto"][];
@@ -1343,6 +1400,12 @@ export interface components {
         };
         SendDocumentDto: {
             expires_in_days?: number;
+            /**
+             * Format: date
+             * @description The last day to sign, instead of expires_in_days: the request ends at 23:59:59.999 of that day in the organization's time_zone.
+             * @example 2026-12-10
+             */
+            expires_on?: string;
             message?: string;
         };
         CancelDocumentDto: {
@@ -1551,6 +1614,7 @@ export interface components {
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
          *     - `field_values_too_large` (413): The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
+         *     - `missing_email` (400): A participant with channel email needs an e-mail address.
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
          *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
          *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB).
@@ -1564,7 +1628,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1615,6 +1679,11 @@ export interface components {
                 /** @description Origins allowed to frame the signing page (CSP frame-ancestors); empty: none. */
                 embed_origins: string[];
             };
+            brand: components["schemas"]["Brand"];
+            /** @description IANA zone (default Asia/Seoul): expires_on dates end at 23:59:59.999 there, and every time in messages, the signing page and the audit certificate is shown there with its zone. */
+            time_zone: string;
+            quiet_hours: components["schemas"]["QuietHours"];
+            kakao: components["schemas"]["KakaoSettings"];
             usage: {
                 /** @description The month usage is counted for, YYYY-MM (UTC). */
                 period: string;
@@ -1624,6 +1693,34 @@ export interface components {
                 credit_balance: number;
             };
         };
+        Brand: {
+            /** @description Shown as the e-mail From name and subject prefix, the SMS prefix ([회사명]) and on the signing page; null: the organization's name. */
+            display_name: string | null;
+            /** @description #rrggbb for e-mail accents and the signing page header; null: Dojang's. */
+            color: string | null;
+            /**
+             * Format: email
+             * @description Reply-To of e-mails; null: none (replies are not read).
+             */
+            reply_to: string | null;
+        };
+        /** @description Local HH:MM window (in time_zone) in which automatic reminders wait until it ends; null: none. Default 21:00–08:00. */
+        QuietHours: {
+            start: string;
+            end: string;
+        } | null;
+        /** @description KakaoTalk 알림톡: the channel's sender profile key and an approved template code per message kind; null: off (phones get SMS/LMS). */
+        KakaoSettings: {
+            pf_id: string;
+            templates: {
+                signing_request?: string;
+                reminder?: string;
+                completed?: string;
+                canceled?: string;
+                expired?: string;
+                declined?: string;
+            };
+        } | null;
         MemberList: {
             /** @constant */
             object: "list";
@@ -1728,6 +1825,16 @@ export interface components {
              * @description Where the signing page sends the signer after signing or declining (https), with dojang_event, document_id and participant_id in the query; null when none.
              */
             redirect_url: string | null;
+            /**
+             * @description How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails).
+             * @enum {string}
+             */
+            channel: "auto" | "email" | "sms" | "kakao";
+            /**
+             * @description Language of their messages when set; null: Korean, or English for a foreign phone number.
+             * @enum {string|null}
+             */
+            language: "ko" | "en" | null;
         };
         /**
          * @description signer signs; reviewer approves without a signature field; cc receives a copy only.
@@ -2117,11 +2224,26 @@ export interface components {
             object: "message";
             /** @enum {string} */
             kind: "signing_request" | "reminder" | "pin" | "completed" | "canceled" | "expired" | "declined";
-            /** @enum {string} */
-            channel: "email" | "sms";
+            /**
+             * @description Which channel carried it: email, sms (SMS or LMS, see sms_type) or kakao (KakaoTalk 알림톡; in live mode an undelivered one is followed by an sms).
+             * @enum {string}
+             */
+            channel: "email" | "sms" | "kakao";
             to: string;
+            /** @description E-mail subject; for an LMS its subject. */
             subject: string | null;
             body: string;
+            /**
+             * @description sms: SMS (at most 90 EUC-KR bytes) or LMS; null otherwise.
+             * @enum {string|null}
+             */
+            sms_type: "SMS" | "LMS" | null;
+            /** @description kakao: the organization's approved template code it used; null otherwise. */
+            template_id: string | null;
+            /** @description email: the organization's name on the From header (its brand display_name); null: the installation's. */
+            from_name: string | null;
+            /** @description email: the Reply-To (the brand's reply_to); null: none. */
+            reply_to: string | null;
             /** Format: uri */
             signing_url: string | null;
             /** @description kind pin: the 6-digit PIN the SMS carries (test mode shows it so you can verify). */
@@ -3106,6 +3228,365 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Organization_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOrganizationDto"];
+            };
+        };
+        responses: {
+            /** @description The organization as changed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /**
+             * @description `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `organization_not_found`: The key's organization no longer exists. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "organization_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13347,7 +13828,7 @@ export interface operations {
             query?: {
                 document_id?: string;
                 participant_id?: string;
-                channel?: "email" | "sms";
+                channel?: "email" | "sms" | "kakao";
                 /** @description Page size, 1 to 100 (default 20). */
                 limit?: number;
                 /** @description id of the last message of the previous page */
