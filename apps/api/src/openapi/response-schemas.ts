@@ -677,6 +677,7 @@ export const SigningSessionSchema = component(
   'SigningSession',
   obj({
     object: konst('signing_session'),
+    sender: note('Who asks: the organization\'s brand name and colour for the page header, and the zone the page shows times in.', obj({ display_name: str, color: { type: ['string', 'null'], pattern: '^#[0-9a-f]{6}$' }, time_zone: str })),
     document: obj({
       id: uuid,
       title: str,

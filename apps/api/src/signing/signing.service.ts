@@ -6,6 +6,7 @@ import {
   BlobPointer,
   ChainHeadProof,
   timeZoneOf,
+  brandOf,
   DocumentCommand,
   DocumentState,
   ParticipantState,
@@ -87,7 +88,10 @@ export class SigningService {
     return { token: row, state, participant };
   }
 
-  view(s: SigningSession): SigningSessionResponse {
+  async view(s: SigningSession): Promise<SigningSessionResponse> {
+    // The sender as the page shows it: the organization's brand and the zone its times are read in.
+    const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id);
+    const brand = brandOf(org);
     const p = s.participant;
     const turn = activeParticipants(s.state).some((a) => a.id === p.id);
     const pinRequired = p.auth === 'sms_pin';
@@ -98,6 +102,7 @@ export class SigningService {
     const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined';
     return {
       object: 'signing_session' as const,
+      sender: { display_name: brand.display_name ?? org?.name ?? 'Dojang', color: brand.color, time_zone: timeZoneOf(org) },
       document: {
         id: s.state.id,
         title: s.state.title,
