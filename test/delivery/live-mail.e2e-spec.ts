@@ -117,10 +117,11 @@ describe('live e-mail and SMS through real servers', () => {
     // Signing request: e-mail (after one 451) and SMS (after one 503), to the signer only.
     const [request] = mailsTo('signer@example.com');
     expect(smtp.dataCommands()).toBe(2);
-    expect(request.subject).toBe('[Dojang] 서명 요청: 물품 공급 계약서 / Please sign: 물품 공급 계약서');
-    expect(request.from?.value).toEqual([{ name: 'Dojang', address: 'sign@dojang.test' }]);
+    expect(request.subject).toBe('[주식회사 도장] 서명 요청: 물품 공급 계약서');
+    // The organization's name (its brand, by default) on the installation's address.
+    expect(request.from?.value).toEqual([{ name: '주식회사 도장', address: 'sign@dojang.test' }]);
     expect(request.text).toMatch(HANGUL);
-    expect(request.text).toContain('Please sign');
+    expect(request.text).not.toContain('Please sign');
     expect(request.text).toContain(doc.participants[0].signing_url);
     expect(request.html).toContain(doc.participants[0].signing_url);
     expect(request.html).toMatch(HANGUL);
@@ -133,7 +134,7 @@ describe('live e-mail and SMS through real servers', () => {
     expectStatus(await live.post(`/documents/${doc.id}/remind`), 200);
     await settle();
     const reminder = mailsTo('signer@example.com')[1];
-    expect(reminder.subject).toBe('[Dojang] 서명 요청 알림: 물품 공급 계약서 / Reminder to sign: 물품 공급 계약서');
+    expect(reminder.subject).toBe('[주식회사 도장] 서명 요청 알림: 물품 공급 계약서');
     expect(reminder.text).toContain(doc.participants[0].signing_url);
 
     // Completion: signer and cc each get the final PDF.
@@ -143,9 +144,9 @@ describe('live e-mail and SMS through real servers', () => {
     expect(finalSha).toMatch(/^[0-9a-f]{64}$/);
     for (const address of ['signer@example.com', 'copy@example.com']) {
       const completion = mailsTo(address).find((m) => m.subject?.includes('서명 완료'))!;
-      expect(completion.subject).toBe('[Dojang] 서명 완료: 물품 공급 계약서 / Completed: 물품 공급 계약서');
+      expect(completion.subject).toBe('[주식회사 도장] 서명 완료: 물품 공급 계약서');
       expect(completion.text).toMatch(HANGUL);
-      expect(completion.text).toContain('All signatures are complete');
+      expect(completion.text).toContain('모든 서명이 완료되었습니다');
       expect(completion.html).toMatch(HANGUL);
       expect(completion.attachments).toHaveLength(1);
       const [pdf] = completion.attachments;

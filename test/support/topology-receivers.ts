@@ -13,6 +13,9 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   attachments: number;
+  /** The From header's name and address, and the Reply-To address (null when none). */
+  from?: { name: string; address: string } | null;
+  replyTo?: string | null;
 }
 
 /**
@@ -37,7 +40,15 @@ export async function startSmtpReceiver(options: { replyDelayMs?: number } = {})
       stream.on('end', () => {
         simpleParser(Buffer.concat(chunks)).then(
           (mail) => {
-            received.push({ to, subject: mail.subject ?? '', text: mail.text ?? '', attachments: mail.attachments.length });
+            const from = mail.from?.value[0];
+            received.push({
+              to,
+              subject: mail.subject ?? '',
+              text: mail.text ?? '',
+              attachments: mail.attachments.length,
+              from: from ? { name: from.name, address: from.address ?? '' } : null,
+              replyTo: mail.replyTo?.value[0]?.address ?? null,
+            });
             later(() => {
               open--;
               callback();

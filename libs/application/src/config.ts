@@ -39,6 +39,10 @@ export interface AppConfig {
   smtpUrl: string | null;
   mailFrom: string;
   twilio: { accountSid: string; authToken: string; from: string; apiBaseUrl: string | null } | null;
+  /** SOLAPI: KakaoTalk 알림톡, and SMS/LMS unless SMS_PROVIDER=twilio. */
+  solapi: { apiKey: string; apiSecret: string; from: string; apiBaseUrl: string | null } | null;
+  /** Which provider sends SMS when both are configured; default solapi (Korean numbers, LMS). */
+  smsProvider: 'solapi' | 'twilio';
   webhookAllowPrivateNetworks: boolean;
   tsaUrl: string | null;
   /**
@@ -164,6 +168,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN && env.TWILIO_FROM
         ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, from: env.TWILIO_FROM, apiBaseUrl: env.TWILIO_API_BASE_URL || null }
         : null,
+    solapi:
+      env.SOLAPI_API_KEY && env.SOLAPI_API_SECRET && env.SOLAPI_FROM
+        ? { apiKey: env.SOLAPI_API_KEY, apiSecret: env.SOLAPI_API_SECRET, from: env.SOLAPI_FROM, apiBaseUrl: env.SOLAPI_API_BASE_URL || null }
+        : null,
+    smsProvider: env.SMS_PROVIDER === 'twilio' ? 'twilio' : 'solapi',
     webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     tsaUrl: env.TSA_URL || null,
     padesLevel: padesLevel(env),

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { maskEmail, maskPhone } from '@dojang/domain';
-import { EmailAttachment, EmailSender, SmsSender, isTransientDeliveryError, withRetries } from '@dojang/notifications';
+import { AlimtalkSender, DeliveryError, EmailAttachment, EmailSender, SmsSender, isTransientDeliveryError, smsTypeFor, withRetries } from '@dojang/notifications';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { Clock } from './clock';
 import { DeliveryRecorder } from './history/delivery-evidence';
@@ -13,6 +13,16 @@ export const OUTBOX = 'outbox';
 export const MESSAGE_LOG = 'message_log';
 
 export type MessageKind = 'signing_request' | 'reminder' | 'pin' | 'completed' | 'canceled' | 'expired' | 'declined';
+export type MessageChannel = 'email' | 'sms' | 'kakao';
+
+/** What a KakaoTalk 알림톡 needs beside the text: the organization's channel and approved template. */
+export interface KakaoMessage {
+  pf_id: string;
+  template_id: string;
+  /** `#{name}` → value, filled into the approved template by the provider. */
+  variables: Record<string, string>;
+  button_url?: string | null;
+}
 
 export interface NotificationRequest {
   /** Stable per logical message (e.g. causing event id + participant + channel): resends are skipped. */
@@ -22,14 +32,23 @@ export interface NotificationRequest {
   livemode: boolean;
   document_id: string;
   participant_id: string | null;
-  channel: 'email' | 'sms';
+  channel: MessageChannel;
   to: string;
+  /** E-mail subject; for SMS the LMS subject (used when the body is over 90 EUC-KR bytes). */
   subject: string | null;
+  /** The text; for `kakao` the rendered 알림톡, which is also the SMS/LMS sent when KakaoTalk fails. */
   body: string;
   html?: string;
   attachments?: EmailAttachment[];
   signing_url?: string | null;
   pin?: string | null;
+  /** Required for `kakao`. */
+  kakao?: KakaoMessage;
+  /** E-mail: the organization's name on the From header and its Reply-To. */
+  from_name?: string | null;
+  reply_to?: string | null;
+  /** Set on the SMS that replaces a failed KakaoTalk message: that message's id. */
+  fallback_of?: string;
   /** The event the message answers, carried into the delivery evidence. */
   causation_id?: string;
   /**
@@ -69,11 +88,18 @@ export interface OutboxRow extends ReadDoc {
   kind: MessageKind;
   organization_id: string;
   livemode: boolean;
-  channel: 'email' | 'sms';
+  /** Which channel carried it: `kakao` is KakaoTalk 알림톡. */
+  channel: MessageChannel;
   to: string;
   subject: string | null;
   body: string;
   html: string | null;
+  /** SMS only: SMS or LMS by its EUC-KR length. */
+  sms_type?: 'SMS' | 'LMS' | null;
+  /** KakaoTalk only: the template code it used. */
+  template_id?: string | null;
+  from_name?: string | null;
+  reply_to?: string | null;
   attachments: Array<{ filename: string; content_type: string; byte_size: number }>;
   signing_url: string | null;
   pin: string | null;
@@ -88,9 +114,10 @@ export interface MessageLogRow extends ReadDoc {
   organization_id: string;
   document_id: string;
   participant_id: string | null;
-  channel: 'email' | 'sms';
+  channel: MessageChannel;
   to_masked: string;
-  status: 'sending' | 'sent' | 'failed' | 'not_configured';
+  /** `fell_back`: a KakaoTalk message that was not delivered; its SMS went under `<key>:fallback`. */
+  status: 'sending' | 'sent' | 'failed' | 'not_configured' | 'fell_back';
   /** While `sending`: until when the claim holds; after it, another pass may take over. */
   lease_until?: string | null;
   /** Sends started so far (claims taken); at most MAX_MESSAGE_CLAIMS. */
@@ -119,9 +146,11 @@ export class Notifier {
     private readonly sms: SmsSender | null,
     private readonly retry: NotifierOptions = { attempts: 4, baseDelayMs: 500 },
     /** Told each message's outcome (metrics). */
-    private readonly observe: (channel: 'email' | 'sms', outcome: MessageOutcome) => void = () => undefined,
+    private readonly observe: (channel: MessageChannel, outcome: MessageOutcome) => void = () => undefined,
     /** Told each message that left (or reached the outbox): it becomes a hash-chained event. */
     private readonly deliveries: DeliveryRecorder | null = null,
+    /** KakaoTalk 알림톡 (SOLAPI); without it, `kakao` messages go by SMS straight away. */
+    private readonly alimtalk: AlimtalkSender | null = null,
   ) {}
 
   /**
@@ -129,7 +158,7 @@ export class Notifier {
    * same message records again, and the store refuses the repeat (the event id derives from the
    * message id), so a message yields exactly one delivery event.
    */
-  private async recordDelivery(req: NotificationRequest, id: string, providerMessageId: string, at: string): Promise<void> {
+  private async recordDelivery(req: NotificationRequest, id: string, providerMessageId: string, at: string, providerStatus?: string): Promise<void> {
     await this.deliveries?.record({
       message_id: id,
       kind: req.kind,
@@ -141,6 +170,33 @@ export class Notifier {
       to: req.to,
       provider_message_id: providerMessageId,
       delivered_at: at,
+      causation_id: req.causation_id,
+      ...(req.channel === 'sms' ? { sms_type: smsTypeFor(req.body) } : {}),
+      ...(providerStatus ? { provider_status: providerStatus } : {}),
+      ...(req.fallback_of ? { fallback_of: req.fallback_of } : {}),
+    });
+  }
+
+  /** The SMS/LMS that replaces a KakaoTalk message: its own key, so it is sent (and recorded) once however often the fallback is reached. */
+  private fallbackOf(req: NotificationRequest, id: string): NotificationRequest {
+    const { kakao: _k, ...rest } = req;
+    return { ...rest, key: `${req.key}:fallback`, channel: 'sms', fallback_of: id };
+  }
+
+  private async recordKakaoFailure(req: NotificationRequest, id: string, failure: { provider_message_id: string | null; provider_status: string | null; reason: string; at: string }) {
+    await this.deliveries?.recordFailure?.({
+      message_id: id,
+      kind: req.kind,
+      organization_id: req.organization_id,
+      livemode: req.livemode,
+      document_id: req.document_id,
+      participant_id: req.participant_id,
+      channel: 'kakao',
+      to: req.to,
+      provider_message_id: failure.provider_message_id,
+      provider_status: failure.provider_status,
+      reason: failure.reason,
+      failed_at: failure.at,
       causation_id: req.causation_id,
     });
   }
@@ -168,6 +224,10 @@ export class Notifier {
         subject: req.subject,
         body: req.body,
         html: req.html ?? null,
+        sms_type: req.channel === 'sms' ? smsTypeFor(req.body) : null,
+        template_id: req.kakao?.template_id ?? null,
+        from_name: req.from_name ?? null,
+        reply_to: req.reply_to ?? null,
         attachments: (req.attachments ?? []).map((a) => ({ filename: a.filename, content_type: a.contentType, byte_size: a.content.length })),
         signing_url: req.signing_url ?? null,
         pin: req.pin ?? null,
@@ -192,6 +252,11 @@ export class Notifier {
       return;
     }
     if (logged && logged.status === 'not_configured') return;
+    // A KakaoTalk message that was not delivered: its failure and its SMS are (re)done idempotently.
+    if (logged && logged.status === 'fell_back') {
+      await this.recordKakaoFailure(req, id, { provider_message_id: logged.provider_id, provider_status: null, reason: logged.error ?? 'not delivered', at: logged.at });
+      return this.send(this.fallbackOf(req, id));
+    }
     // A claim in flight is its claimant's. If it never finishes (the worker died mid-send),
     // sweepStale hands the message back to its reactor once the lease ran out.
     if (logged && logged.status === 'sending' && logged.lease_until && Date.parse(logged.lease_until) > Date.parse(now)) return;
@@ -202,7 +267,7 @@ export class Notifier {
       document_id: req.document_id,
       participant_id: req.participant_id,
       channel: req.channel,
-      to_masked: (req.channel === 'sms' ? maskPhone(req.to) : maskEmail(req.to)) ?? '',
+      to_masked: (req.channel === 'email' ? maskEmail(req.to) : maskPhone(req.to)) ?? '',
       origin: req.origin ?? null,
     };
     let version = logged ? (logged._version ?? 0) : null;
@@ -222,7 +287,9 @@ export class Notifier {
       if (await this.reads.putIfVersion(MESSAGE_LOG, givenUp, version)) this.observe(req.channel, 'failed');
       return;
     }
-    const sender = req.channel === 'email' ? this.email : this.sms;
+    const sender = req.channel === 'email' ? this.email : req.channel === 'kakao' ? this.alimtalk : this.sms;
+    // No KakaoTalk provider (or no template): the phone still gets the message, by SMS.
+    if (req.channel === 'kakao' && (!sender || !req.kakao)) return this.send(this.fallbackOf(req, id));
     // Claim the message before sending, atomically across passes and processes: whoever wins the
     // compare-and-swap sends; a claim whose lease ran out (a crash mid-send) can be taken over.
     const claim: MessageLogRow = {
@@ -246,19 +313,44 @@ export class Notifier {
       return;
     }
     let attempts = 0;
-    let result: { messageId: string };
+    let result: { messageId: string; status?: string };
     try {
       result = await withRetries(
         async () => {
           attempts += 1;
-          return req.channel === 'email'
-            ? (sender as EmailSender).send({ to: req.to, subject: req.subject ?? '', text: req.body, html: req.html ?? req.body, attachments: req.attachments })
-            : (sender as SmsSender).send({ to: req.to, body: req.body });
+          if (req.channel === 'email') {
+            return (sender as EmailSender).send({
+              to: req.to,
+              subject: req.subject ?? '',
+              text: req.body,
+              html: req.html ?? req.body,
+              attachments: req.attachments,
+              ...(req.from_name ? { fromName: req.from_name } : {}),
+              ...(req.reply_to ? { replyTo: req.reply_to } : {}),
+            });
+          }
+          if (req.channel === 'kakao') {
+            const k = req.kakao as KakaoMessage;
+            return (sender as AlimtalkSender).send({ to: req.to, pfId: k.pf_id, templateId: k.template_id, variables: k.variables, text: req.body, buttonUrl: k.button_url ?? null });
+          }
+          return (sender as SmsSender).send({ to: req.to, body: req.body, type: smsTypeFor(req.body), ...(req.subject ? { subject: req.subject } : {}) });
         },
         { attempts: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, ...(this.retry.sleep ? { sleep: this.retry.sleep } : {}) },
       );
     } catch (err) {
-      await finish({ ...base, status: 'failed', provider_id: null, error: String((err as Error)?.message ?? err), attempts, at: this.clock.now().toISOString() });
+      const reason = String((err as Error)?.message ?? err);
+      const failedAt = this.clock.now().toISOString();
+      if (req.channel === 'kakao') {
+        // Not delivered by KakaoTalk (refused, or the provider stayed unreachable through the
+        // retries): the failure joins the evidence and the same text goes by SMS/LMS.
+        const providerId = err instanceof DeliveryError ? (err.providerMessageId ?? null) : null;
+        const status = err instanceof DeliveryError && err.providerCode !== undefined ? String(err.providerCode) : null;
+        await finish({ ...base, status: 'fell_back', provider_id: providerId, error: reason, attempts, at: failedAt });
+        this.observe('kakao', 'failed');
+        await this.recordKakaoFailure(req, id, { provider_message_id: providerId, provider_status: status, reason, at: failedAt });
+        return this.send(this.fallbackOf(req, id));
+      }
+      await finish({ ...base, status: 'failed', provider_id: null, error: reason, attempts, at: failedAt });
       this.observe(req.channel, 'failed');
       // Transient failures go back to the saga, which retries the whole event later (and parks
       // it if the provider stays down): a provider's ECONNREFUSED is not the database's.
@@ -273,7 +365,7 @@ export class Notifier {
     const sentAt = this.clock.now().toISOString();
     await this.untilRecorded(async () => {
       await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: sentAt });
-      await this.recordDelivery(req, id, result.messageId, sentAt);
+      await this.recordDelivery(req, id, result.messageId, sentAt, result.status);
     });
   }
 

@@ -1,10 +1,15 @@
 import {
   DocumentEvent,
   DocumentState,
+  KakaoMessageKind,
+  MessageLanguage,
   ParticipantState,
+  brandOf,
   documentDecider,
   downloadAvailableUntil,
+  formatZonedDateTime,
   planSigningNotifications,
+  timeZoneOf,
 } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import {
@@ -13,6 +18,7 @@ import {
   completionEmail,
   endedSms,
   expiredEmail,
+  MessageOptions,
   reminderEmail,
   reminderSms,
   signingRequestEmail,
@@ -24,7 +30,7 @@ import { BlobStore } from '@dojang/blob-store';
 import { EventStore } from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
 import { Reactor } from './reactor-runner';
-import { NotificationRequest, Notifier } from './notifier';
+import { KakaoMessage, MessageChannel, NotificationRequest, Notifier } from './notifier';
 import { Secrets } from './secrets';
 
 const HANDLED = [
@@ -52,6 +58,30 @@ export interface SkippedMessage {
   participant_id: string;
   kind: string;
   channel: 'email' | 'sms';
+}
+
+/**
+ * The participant's language: as set, else Korean for a Korean number (or none, or only an
+ * e-mail address) and English for a foreign number (stored with its `+` country code).
+ */
+export function languageOf(p: Pick<ParticipantState, 'language' | 'phone'>): MessageLanguage {
+  if (p.language) return p.language;
+  if (p.phone && p.phone.startsWith('+') && !p.phone.startsWith('+82')) return 'en';
+  return 'ko';
+}
+
+/** How one organization's messages look: brand, zone-aware times, the participant's language. */
+export function messageOptions(org: OrganizationRow | null, lang: MessageLanguage): MessageOptions & { timeZone: string } {
+  const brand = brandOf(org);
+  const timeZone = timeZoneOf(org);
+  return {
+    lang,
+    brandName: brand.display_name ?? org?.name ?? null,
+    brandColor: brand.color,
+    replyTo: Boolean(brand.reply_to),
+    formatTime: (value, l) => formatZonedDateTime(value instanceof Date ? value : typeof value === 'number' ? value : String(value), timeZone, l),
+    timeZone,
+  };
 }
 
 /**
@@ -116,8 +146,16 @@ export class SigningNotificationsReactor implements Reactor {
           causation_id: event.event_id,
           origin: { reactor: this.name, stream_id: event.stream_id, event_id: event.event_id },
         } as const;
-        const req = this.compose(item.kind, channel, after, p, sender, signingUrl, message ?? null, attachment, files);
-        if (req) await this.notifier.send({ ...base, ...req });
+        const options = messageOptions(org ?? null, languageOf(p));
+        const req = this.compose(item.kind, channel, after, p, sender, signingUrl, message ?? null, attachment, options, files);
+        if (!req) continue;
+        const brand = brandOf(org);
+        const branded = channel === 'email' ? { from_name: options.brandName ?? null, reply_to: brand.reply_to } : {};
+        const kakao = channel === 'sms' ? this.kakaoFor(org ?? null, p, item.kind, after, sender, signingUrl, options) : null;
+        // The key keeps the phone's slot (`:sms`) whichever channel carries it, so a change of
+        // settings between a crash and its replay cannot send the same message twice.
+        const carried: MessageChannel = kakao ? 'kakao' : channel;
+        await this.notifier.send({ ...base, ...req, ...branded, channel: carried, ...(kakao ? { kakao } : {}) });
       }
     }
   }
@@ -148,6 +186,31 @@ export class SigningNotificationsReactor implements Reactor {
   }
 
   /**
+   * A phone message goes by KakaoTalk when the organization set up 알림톡 with a template for the
+   * kind and the participant did not ask for SMS. The variables are what Dojang's templates use
+   * (docs/OPERATIONS.md lists them); the approved template decides which appear.
+   */
+  private kakaoFor(org: OrganizationRow | null, p: ParticipantState, kind: string, doc: DocumentState, sender: string, signingUrl: string, options: MessageOptions & { timeZone: string }): KakaoMessage | null {
+    if (p.channel === 'sms' || !org?.kakao) return null;
+    const template = org.kakao.templates[kind as KakaoMessageKind];
+    if (!template) return null;
+    const acts = ASKS_TO_ACT.has(kind) || kind === 'completed';
+    return {
+      pf_id: org.kakao.pf_id,
+      template_id: template,
+      variables: {
+        '#{회사명}': options.brandName ?? 'Dojang',
+        '#{요청자}': sender,
+        '#{이름}': p.name,
+        '#{문서명}': doc.title,
+        '#{기한}': doc.expires_at ? formatZonedDateTime(doc.expires_at, options.timeZone, options.lang ?? 'ko') : '',
+        '#{링크}': acts ? signingUrl : '',
+      },
+      button_url: acts ? signingUrl : null,
+    };
+  }
+
+  /**
    * Whether a request or reminder for `p` still makes sense on the document as it is now: still
    * out for signature, the participant not done, and the link the message carries still theirs.
    */
@@ -168,22 +231,26 @@ export class SigningNotificationsReactor implements Reactor {
     doc: DocumentState,
     sender: string,
     signingUrl: string,
+    o: MessageOptions,
   ): Pick<NotificationRequest, 'to' | 'subject' | 'body' | 'signing_url'> | null {
     switch (kind) {
       case 'signing_request':
       case 'reminder': {
-        const sms = kind === 'reminder' ? reminderSms : signingRequestSms;
-        return { to, subject: null, body: sms({ documentTitle: doc.title, senderName: sender, signingUrl }).body, signing_url: signingUrl };
+        const sms = (kind === 'reminder' ? reminderSms : signingRequestSms)({ ...o, documentTitle: doc.title, senderName: sender, signingUrl });
+        return { to, subject: sms.subject, body: sms.body, signing_url: signingUrl };
       }
       case 'completed': {
         const until = downloadAvailableUntil(doc);
         if (!until) return null;
-        return { to, subject: null, body: completedSms({ documentTitle: doc.title, downloadUrl: signingUrl, availableUntil: until }).body, signing_url: signingUrl };
+        const sms = completedSms({ ...o, documentTitle: doc.title, downloadUrl: signingUrl, availableUntil: until });
+        return { to, subject: sms.subject, body: sms.body, signing_url: signingUrl };
       }
       case 'canceled':
       case 'expired':
-      case 'declined':
-        return { to, subject: null, body: endedSms({ documentTitle: doc.title, senderName: sender, kind, reason: kind === 'canceled' ? doc.canceled_reason : null }).body, signing_url: null };
+      case 'declined': {
+        const sms = endedSms({ ...o, documentTitle: doc.title, senderName: sender, kind, reason: kind === 'canceled' ? doc.canceled_reason : null });
+        return { to, subject: sms.subject, body: sms.body, signing_url: null };
+      }
       default:
         return null;
     }
@@ -198,11 +265,12 @@ export class SigningNotificationsReactor implements Reactor {
     signingUrl: string,
     message: string | null,
     attachment: Buffer | null,
+    o: MessageOptions,
     files: Array<{ filename: string; content: Buffer; contentType: string }> = [],
   ): Pick<NotificationRequest, 'to' | 'subject' | 'body' | 'html' | 'attachments' | 'signing_url'> | null {
     const to = channel === 'email' ? (p.email as string) : (p.phone as string);
-    if (channel === 'sms') return this.composeSms(kind, to, doc, sender, signingUrl);
-    const common = { documentTitle: doc.title, participantName: p.name, senderName: sender };
+    if (channel === 'sms') return this.composeSms(kind, to, doc, sender, signingUrl, o);
+    const common = { ...o, documentTitle: doc.title, participantName: p.name, senderName: sender };
     switch (kind) {
       case 'signing_request':
       case 'reminder': {
@@ -210,7 +278,7 @@ export class SigningNotificationsReactor implements Reactor {
         return { to, subject: mail.subject, body: mail.text, html: mail.html, signing_url: signingUrl };
       }
       case 'completed': {
-        const mail = completionEmail({ documentTitle: doc.title, participantName: p.name, completedAt: doc.completed_at ?? new Date().toISOString() });
+        const mail = completionEmail({ ...o, documentTitle: doc.title, participantName: p.name, completedAt: doc.completed_at ?? new Date().toISOString() });
         const filename = `${doc.title.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').slice(0, 100) || 'document'}.pdf`;
         return {
           to,
@@ -224,7 +292,8 @@ export class SigningNotificationsReactor implements Reactor {
       }
       case 'canceled':
       case 'declined': {
-        const mail = canceledEmail({ ...common, reason: kind === 'declined' ? 'A participant declined to sign. / 참여자가 서명을 거절했습니다.' : (doc.canceled_reason ?? null) });
+        const declined = o.lang === 'en' ? 'A participant declined to sign.' : '참여자가 서명을 거절했습니다.';
+        const mail = canceledEmail({ ...common, reason: kind === 'declined' ? declined : (doc.canceled_reason ?? null) });
         return { to, subject: mail.subject, body: mail.text, html: mail.html, signing_url: null };
       }
       case 'expired': {

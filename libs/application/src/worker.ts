@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import * as os from 'os';
-import { EmailSender, SmsSender, SmtpEmailSender, TwilioSmsSender } from '@dojang/notifications';
+import { AlimtalkSender, EmailSender, SmsSender, SmtpEmailSender, SolapiSender, TwilioSmsSender } from '@dojang/notifications';
 import { Clock, systemClock } from './clock';
 import { Infrastructure } from './infrastructure';
 import { Notifier } from './notifier';
@@ -19,6 +19,7 @@ export interface WorkerOptions extends DeliveryLoopOptions {
   clock?: Clock;
   email?: EmailSender | null;
   sms?: SmsSender | null;
+  alimtalk?: AlimtalkSender | null;
   /** Extra reactors contributed by other slices (webhooks, timers…). */
   reactors?: (ctx: WorkerContext) => Reactor[];
   retrySleep?: (ms: number) => Promise<void>;
@@ -54,9 +55,22 @@ export function emailSenderFromConfig(infra: Infrastructure): EmailSender | null
   return infra.config.smtpUrl ? new SmtpEmailSender({ url: infra.config.smtpUrl, from: infra.config.mailFrom }) : null;
 }
 
+function solapiFromConfig(infra: Infrastructure): SolapiSender | null {
+  const s = infra.config.solapi;
+  return s ? new SolapiSender({ apiKey: s.apiKey, apiSecret: s.apiSecret, from: s.from, ...(s.apiBaseUrl ? { apiBaseUrl: s.apiBaseUrl } : {}) }) : null;
+}
+
+/** SMS by SOLAPI (SMS/LMS to Korean numbers) when configured, unless SMS_PROVIDER=twilio; else Twilio. */
 export function smsSenderFromConfig(infra: Infrastructure): SmsSender | null {
   const t = infra.config.twilio;
-  return t ? new TwilioSmsSender({ accountSid: t.accountSid, authToken: t.authToken, from: t.from, ...(t.apiBaseUrl ? { apiBaseUrl: t.apiBaseUrl } : {}) }) : null;
+  const twilio = t ? new TwilioSmsSender({ accountSid: t.accountSid, authToken: t.authToken, from: t.from, ...(t.apiBaseUrl ? { apiBaseUrl: t.apiBaseUrl } : {}) }) : null;
+  if (twilio && (infra.config.smsProvider === 'twilio' || !infra.config.solapi)) return twilio;
+  return solapiFromConfig(infra) ?? twilio;
+}
+
+/** KakaoTalk 알림톡 by SOLAPI, when configured. */
+export function alimtalkSenderFromConfig(infra: Infrastructure): AlimtalkSender | null {
+  return solapiFromConfig(infra);
 }
 
 /** The notifier the API uses for messages it sends itself (PINs). */
@@ -69,6 +83,7 @@ export async function createNotifier(infra: Infrastructure, options: WorkerOptio
     { attempts: 4, baseDelayMs: 500, claimMs: infra.config.messageClaimMs, ...(options.retrySleep ? { sleep: options.retrySleep } : {}) },
     (channel, outcome) => infra.metrics.messages.inc({ channel, outcome }),
     new DeliveryEvidence(infra.events),
+    options.alimtalk !== undefined ? options.alimtalk : alimtalkSenderFromConfig(infra),
   );
   await notifier.init();
   return notifier;

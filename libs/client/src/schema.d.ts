@@ -64,7 +64,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update the brand, time zone and KakaoTalk channel
+         * @description Each part given is changed, the rest kept; all parts are checked before any is recorded. `brand` (display_name, color, reply_to; null clears one) shows in e-mails (From name, subject prefix, colour, Reply-To), as the SMS prefix [display_name] and on the signing page. `time_zone` (IANA) is where expires_on dates end, where signing_date fields are dated and how times in messages read; `quiet_hours` (local HH:MM start and end, null for none) hold automatic reminders until they end. `kakao` (pf_id and a template code per message kind, null to turn off) sends phone messages by KakaoTalk 알림톡, with SMS/LMS when KakaoTalk fails. Answers the organization.
+         */
+        patch: operations["Organization_update"];
         trace?: never;
     };
     "/members": {
@@ -718,7 +722,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template
-         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Version 1.
+         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them.
          */
         post: operations["Templates_create"];
         delete?: never;
@@ -739,24 +743,12 @@ export interface paths {
          * @description The template with its content and variable names.
          */
         get: operations["Templates_get"];
-        /**
-         * Replace a template (new version)
-         * @description The whole contract of version n+1: name and content required; roles and fields are none when absent.
-         */
-        put: operations["Templates_replace"];
+        put?: never;
         post?: never;
-        /**
-         * Archive a template
-         * @description No longer listed, and no document can be made from it (409 template_archived). GET still shows it with archived: true; documents made from it are unchanged. Archiving twice changes nothing.
-         */
-        delete: operations["Templates_archive"];
+        delete?: never;
         options?: never;
         head?: never;
-        /**
-         * Update a template (new version)
-         * @description What is given (name, content, roles, fields) replaces the current version's; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.
-         */
-        patch: operations["Templates_update"];
+        patch?: never;
         trace?: never;
     };
     "/seals": {
@@ -834,149 +826,9 @@ export interface paths {
         put?: never;
         /**
          * Create and send in one call
-         * @description Creates the document, appends the recipient's signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice. With template_id instead of content and recipient: the template's body (variables filled), its roles filled from roles (several recipients, sms_pin per role), its fields placed (values prefilled by field id) and sent; every participant's link is in participants. A role left out, or a bad recipient, is 400 naming it (roles.employee.phone).
+         * @description Creates the document, appends the recipient's signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice.
          */
         post: operations["SignatureRequests_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/bulk_sends": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start a bulk send (JSON rows)
-         * @description One template to many recipients: up to 10,000 rows, each assigning the template's roles, its variables, prefilled values, metadata and an external_id (unique in the job). Every row is checked before anything is recorded: any problem refuses the whole job with 400 bulk_send_invalid_rows (param names the first: rows[3].employee.phone), unless skip_invalid_rows records those rows as failed. dry_run: true only validates and answers the report (object bulk_send_validation) with every problem by row and column. Otherwise the job is recorded (object bulk_send) and the worker sends its rows one at a time, resumably; a live job needs free signatures or credits for every valid row (402). The whole job is one request against the rate limit.
-         */
-        post: operations["BulkSends_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/bulk_sends/upload": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start a bulk send (CSV or XLSX upload)
-         * @description The rows as a file in the multipart part `file` (at most 10 MB): CSV in UTF-8 (with or without BOM) or EUC-KR, or XLSX (its first sheet). The first row names the columns: <role>.name, <role>.email, <role>.phone, <role>.auth, variables.<name>, values.<field id>, metadata.<key>, external_id. A bad header, an unknown column, a bad encoding or a bad row is 400 bulk_send_invalid_rows naming row and column, before anything is sent. The query takes what the JSON body takes.
-         */
-        post: operations["BulkSends_upload"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/bulk_sends/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Retrieve a bulk send
-         * @description Its status and rows per state (pending, sent, failed, canceled).
-         */
-        get: operations["BulkSends_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/bulk_sends/{id}/rows": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List a bulk send's rows
-         * @description Rows with an outcome, in row order: the document a sent row made, or the error of a failed one naming its column. Rows not yet sent are not listed (counts.pending says how many).
-         */
-        get: operations["BulkSends_rows"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/bulk_sends/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a bulk send
-         * @description The rows not yet sent are not sent (event BulkSendCanceled); the documents already sent stay sent (POST /bulk_sends/{id}/documents/cancel cancels them). Canceling twice changes nothing.
-         */
-        post: operations["BulkSends_cancel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/bulk_sends/{id}/documents/remind": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Remind the signers of a bulk send's documents
-         * @description POST /documents/{id}/remind for every document the job sent; those it does not apply to (completed, in the cooldown) are counted as skipped.
-         */
-        post: operations["BulkSends_remindDocuments"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/bulk_sends/{id}/documents/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a bulk send's documents
-         * @description POST /documents/{id}/cancel for every document the job sent; documents already completed, declined or canceled are counted as skipped.
-         */
-        post: operations["BulkSends_cancelDocuments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1380,6 +1232,49 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        BrandDto: {
+            /** @description The name people know the sender by: e-mail From name and subject prefix, SMS prefix [name], signing page header. null: the organization's name. */
+            display_name?: string | null;
+            /** @description Hex colour for e-mails and the signing page header. */
+            color?: string | null;
+            /**
+             * Format: email
+             * @description Reply-To of the e-mails.
+             */
+            reply_to?: string | null;
+        };
+        QuietHoursDto: {
+            /** @example 21:00 */
+            start?: string;
+            /** @example 08:00 */
+            end?: string;
+        };
+        KakaoSettingsDto: {
+            /** @description Sender profile key (pfId) of the KakaoTalk business channel. */
+            pf_id?: string;
+            /**
+             * @description Approved 알림톡 template code per message kind: signing_request, reminder, completed, canceled, expired, declined. A kind without one goes by SMS/LMS.
+             * @example {
+             *       "signing_request": "DOJANG_REQ_01",
+             *       "reminder": "DOJANG_REM_01"
+             *     }
+             */
+            templates?: {
+                [key: string]: string;
+            };
+        };
+        UpdateOrganizationDto: {
+            brand?: components["schemas"]["BrandDto"];
+            /**
+             * @description IANA time zone.
+             * @example Asia/Seoul
+             */
+            time_zone?: string;
+            /** @description null: no quiet hours. */
+            quiet_hours?: null & components["schemas"]["QuietHoursDto"];
+            /** @description null: KakaoTalk off. */
+            kakao?: null & components["schemas"]["KakaoSettingsDto"];
+        };
         CreateDocumentDto: {
             title: string;
             content?: string;
@@ -1420,6 +1315,16 @@ export interface components {
              * @description https URL the signing page sends the signer to after signing or declining, with ?dojang_event=signed|declined&document_id=…&participant_id=…
              */
             redirect_url?: string;
+            /**
+             * @description How messages reach them. auto (default): e-mail when there is an address, and requests and reminders to the phone too (KakaoTalk 알림톡 when the organization set it up, else SMS/LMS). email, sms or kakao: only there (kakao falls back to SMS/LMS when KakaoTalk fails).
+             * @enum {string}
+             */
+            channel?: "auto" | "email" | "sms" | "kakao";
+            /**
+             * @description Language of their messages. Default: Korean, or English for a foreign (+country code other than +82) phone number.
+             * @enum {string}
+             */
+            language?: "ko" | "en";
         };
         ParticipantBatchDto: {
             participants: components["schemas"]["ParticipantDto"][];
@@ -1495,6 +1400,12 @@ export interface components {
         };
         SendDocumentDto: {
             expires_in_days?: number;
+            /**
+             * Format: date
+             * @description The last day to sign, instead of expires_in_days: the request ends at 23:59:59.999 of that day in the organization's time_zone.
+             * @example 2026-12-10
+             */
+            expires_on?: string;
             message?: string;
         };
         CancelDocumentDto: {
@@ -1517,94 +1428,9 @@ export interface components {
         DeclineDto: {
             reason: string;
         };
-        TemplateRoleDto: {
-            /**
-             * @description The template's name for the participant: letters, digits, _ and -, starting with a letter (employee, representative).
-             * @example employee
-             */
-            role: string;
-            /**
-             * @default signer
-             * @enum {string}
-             */
-            participant_role?: "signer" | "reviewer" | "cc";
-            /** @default 1 */
-            signing_order?: number;
-            /**
-             * @description Default sms_pin, none for cc; a signature request may override it per recipient.
-             * @enum {string}
-             */
-            auth?: "sms_pin" | "none";
-        };
-        TemplateFieldDto: {
-            /**
-             * @description signature and seal take images at signing; the other types take values (see docs/API.md, "Field types").
-             * @enum {string}
-             */
-            type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
-            page: number;
-            /** @description Percent of the displayed page width from its left edge. */
-            x: number;
-            /** @description Percent of the displayed page height from its top edge. */
-            y: number;
-            /** @description Percent of the displayed page width, at least 1. */
-            width: number;
-            /** @description Percent of the displayed page height, at least 1. */
-            height: number;
-            /** @description Default true, except checkboxes in a group (default false: min_checked says how many). */
-            required?: boolean;
-            upload_only?: boolean;
-            /** @description Shown to the signer, in form_data and in the audit certificate. */
-            label?: string;
-            /** @description The signer sees the sender's value and cannot change it (needs value). */
-            read_only?: boolean;
-            /** @description The sender's prefill: text, a number, a YYYY-MM-DD date, a dropdown option, true/false for checkbox and radio. */
-            value?: string | number | boolean;
-            /** @description Text-like types: points; absent: fitted to the box. */
-            font_size?: number;
-            /** @description text: allow line breaks (the text wraps in its box). */
-            multiline?: boolean;
-            /** @description text: at most this many characters (default 1000). */
-            max_length?: number;
-            /** @description text: a regular expression the whole value must match; it must run in linear time (no backreferences or lookaround). */
-            pattern?: string;
-            /** @description text: the message shown when the value does not match pattern. */
-            pattern_message?: string;
-            /** @description number: the smallest value. */
-            min?: number;
-            /** @description number: the largest value. */
-            max?: number;
-            /** @description number: decimal places allowed (default 0). */
-            decimals?: number;
-            /** @description dropdown: the choices (at least one). */
-            options?: string[];
-            /** @description checkbox and radio: fields of one participant answered together. */
-            group?: string;
-            /** @description radio: the choice this button stands for. */
-            option?: string;
-            /** @description checkbox group: at least this many checked. */
-            min_checked?: number;
-            /** @description checkbox group: at most this many checked. */
-            max_checked?: number;
-            /**
-             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).
-             * @enum {string}
-             */
-            locale?: "ko" | "en";
-            /**
-             * @description One of the template's roles.
-             * @example employee
-             */
-            role: string;
-            /**
-             * Format: uuid
-             * @description Keep a field's id across versions by sending it back; a new one is made when absent.
-             */
-            id?: string;
-        };
         CreateTemplateDto: {
             /**
-             * @description Name shown in template lists; the default title of documents made from it.
+             * @description Name shown in template lists.
              * @example 근로계약서 표준
              */
             name: string;
@@ -1613,16 +1439,6 @@ export interface components {
              * @example <p>{{employee_name}}님과 {{company}}는 다음과 같이 근로계약을 체결한다.</p>
              */
             content: string;
-            /** @description The participants to fill in (names unique). */
-            roles?: components["schemas"]["TemplateRoleDto"][];
-            /** @description Fields placed for the roles, validated as PUT /documents/{id}/fields validates them. */
-            fields?: components["schemas"]["TemplateFieldDto"][];
-        };
-        UpdateTemplateDto: {
-            name?: string;
-            content?: string;
-            roles?: components["schemas"]["TemplateRoleDto"][];
-            fields?: components["schemas"]["TemplateFieldDto"][];
         };
         CreateSealDto: {
             /**
@@ -1671,97 +1487,25 @@ export interface components {
         };
         CreateSignatureRequestDto: {
             /**
-             * @description Document title. Required without template_id; with one it defaults to the template's name.
+             * @description Document title.
              * @example 용역 계약서
              */
-            title?: string;
+            title: string;
             /**
-             * @description Contract body (HTML, or plain text with content_format text). Required without template_id; not allowed with one.
+             * @description Contract body (HTML, or plain text with content_format text).
              * @example <p>갑과 을은 다음과 같이 용역 계약을 체결한다.</p>
              */
-            content?: string;
+            content: string;
             /**
              * @default html
              * @enum {string}
              */
             content_format?: "html" | "text";
-            /** @description The one recipient (e-mail). Required without template_id; with one, use roles. */
-            recipient?: components["schemas"]["RecipientDto"];
+            recipient: components["schemas"]["RecipientDto"];
             /** @description Note passed to the recipient in the e-mail. */
             message?: string;
             /** @description Days until the request expires; the organization default applies when absent. */
             expires_in_days?: number;
-            /** @description Send a template (tmpl_…) with its roles, fields and placeholders filled: give roles, and variables for its {{placeholders}}. */
-            template_id?: string;
-            /**
-             * @description With template_id: who fills each of the template's roles. Every role must be given; sms_pin needs phone.
-             * @example {
-             *       "employee": {
-             *         "name": "김지원",
-             *         "phone": "010-1234-5678"
-             *       },
-             *       "representative": {
-             *         "name": "홍길동",
-             *         "email": "ceo@example.com",
-             *         "auth": "none"
-             *       }
-             *     }
-             */
-            roles?: {
-                [key: string]: {
-                    name: string;
-                    email?: string;
-                    /** @description Korean (010-1234-5678) or international (+1 415 555 2671). */
-                    phone?: string;
-                    /**
-                     * @description Overrides the role's auth for this recipient.
-                     * @enum {string}
-                     */
-                    auth?: "sms_pin" | "none";
-                };
-            };
-            /** @description With template_id: values of the template's {{placeholders}}. */
-            variables?: {
-                [key: string]: unknown;
-            };
-            /** @description With template_id: prefilled field values by template field id (checked as the field's value). */
-            values?: {
-                [key: string]: string | number | boolean;
-            };
-            /** @description With template_id: the document's metadata. */
-            metadata?: {
-                [key: string]: unknown;
-            };
-        } | unknown | unknown;
-        CreateBulkSendDto: {
-            /** @description The template (tmpl_…) with roles; its current version is kept for the whole job. */
-            template_id: string;
-            /** @description One entry per document: roles ({ [role]: { name, email?, phone?, auth? } }), variables, values (by template field id), metadata, external_id (unique in the job). */
-            rows: {
-                roles?: {
-                    [key: string]: {
-                        [key: string]: string;
-                    };
-                };
-                variables?: {
-                    [key: string]: unknown;
-                };
-                values?: {
-                    [key: string]: unknown;
-                };
-                metadata?: {
-                    [key: string]: string;
-                };
-                external_id?: string;
-            }[];
-            /** @description Every document's title; default the template's name. */
-            title?: string;
-            message?: string;
-            expires_in_days?: number;
-            /** @description Only validate every row: nothing is recorded or sent. */
-            dry_run?: boolean;
-            /** @description Send the valid rows and record the invalid ones as failed (default: any invalid row refuses the job). */
-            skip_invalid_rows?: boolean;
         };
         CreateWebhookEndpointDto: {
             /**
@@ -1830,10 +1574,6 @@ export interface components {
          *     - `extension_row_not_found` (404): No such row in this plugin read endpoint for this key (other organizations' and the other mode's rows are not found either).
          *     - `file_not_found` (404): No such file, or the signed file URL is wrong or expired.
          *     - `template_not_found` (404): No such template.
-         *     - `bulk_send_not_found` (404): No such bulk send.
-         *     - `bulk_send_not_running` (409): The bulk send has completed: there are no rows left to cancel (cancel its documents instead).
-         *     - `bulk_send_invalid_rows` (400): A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
-         *     - `template_archived` (409): The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
          *     - `seal_not_found` (404): No such seal.
          *     - `webhook_endpoint_not_found` (404): No such webhook endpoint.
          *     - `organization_not_found` (404): The key's organization no longer exists.
@@ -1874,6 +1614,7 @@ export interface components {
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
          *     - `field_values_too_large` (413): The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
+         *     - `missing_email` (400): A participant with channel email needs an e-mail address.
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
          *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
          *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB).
@@ -1887,7 +1628,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1938,6 +1679,11 @@ export interface components {
                 /** @description Origins allowed to frame the signing page (CSP frame-ancestors); empty: none. */
                 embed_origins: string[];
             };
+            brand: components["schemas"]["Brand"];
+            /** @description IANA zone (default Asia/Seoul): expires_on dates end at 23:59:59.999 there, and every time in messages, the signing page and the audit certificate is shown there with its zone. */
+            time_zone: string;
+            quiet_hours: components["schemas"]["QuietHours"];
+            kakao: components["schemas"]["KakaoSettings"];
             usage: {
                 /** @description The month usage is counted for, YYYY-MM (UTC). */
                 period: string;
@@ -1947,6 +1693,34 @@ export interface components {
                 credit_balance: number;
             };
         };
+        Brand: {
+            /** @description Shown as the e-mail From name and subject prefix, the SMS prefix ([회사명]) and on the signing page; null: the organization's name. */
+            display_name: string | null;
+            /** @description #rrggbb for e-mail accents and the signing page header; null: Dojang's. */
+            color: string | null;
+            /**
+             * Format: email
+             * @description Reply-To of e-mails; null: none (replies are not read).
+             */
+            reply_to: string | null;
+        };
+        /** @description Local HH:MM window (in time_zone) in which automatic reminders wait until it ends; null: none. Default 21:00–08:00. */
+        QuietHours: {
+            start: string;
+            end: string;
+        } | null;
+        /** @description KakaoTalk 알림톡: the channel's sender profile key and an approved template code per message kind; null: off (phones get SMS/LMS). */
+        KakaoSettings: {
+            pf_id: string;
+            templates: {
+                signing_request?: string;
+                reminder?: string;
+                completed?: string;
+                canceled?: string;
+                expired?: string;
+                declined?: string;
+            };
+        } | null;
         MemberList: {
             /** @constant */
             object: "list";
@@ -1981,8 +1755,6 @@ export interface components {
             author_name: string;
             /** @description The template (tmpl_…) the document was made from, or null. */
             from_template: string | null;
-            /** @description The version of from_template the document was made from (it keeps that version when the template changes later); null when not from a template or made before templates had versions. */
-            template_version: number | null;
             /** @description Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out). */
             show_title: boolean;
             metadata: {
@@ -2053,6 +1825,16 @@ export interface components {
              * @description Where the signing page sends the signer after signing or declining (https), with dojang_event, document_id and participant_id in the query; null when none.
              */
             redirect_url: string | null;
+            /**
+             * @description How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails).
+             * @enum {string}
+             */
+            channel: "auto" | "email" | "sms" | "kakao";
+            /**
+             * @description Language of their messages when set; null: Korean, or English for a foreign phone number.
+             * @enum {string|null}
+             */
+            language: "ko" | "en" | null;
         };
         /**
          * @description signer signs; reviewer approves without a signature field; cc receives a copy only.
@@ -2442,11 +2224,26 @@ export interface components {
             object: "message";
             /** @enum {string} */
             kind: "signing_request" | "reminder" | "pin" | "completed" | "canceled" | "expired" | "declined";
-            /** @enum {string} */
-            channel: "email" | "sms";
+            /**
+             * @description Which channel carried it: email, sms (SMS or LMS, see sms_type) or kakao (KakaoTalk 알림톡; in live mode an undelivered one is followed by an sms).
+             * @enum {string}
+             */
+            channel: "email" | "sms" | "kakao";
             to: string;
+            /** @description E-mail subject; for an LMS its subject. */
             subject: string | null;
             body: string;
+            /**
+             * @description sms: SMS (at most 90 EUC-KR bytes) or LMS; null otherwise.
+             * @enum {string|null}
+             */
+            sms_type: "SMS" | "LMS" | null;
+            /** @description kakao: the organization's approved template code it used; null otherwise. */
+            template_id: string | null;
+            /** @description email: the organization's name on the From header (its brand display_name); null: the installation's. */
+            from_name: string | null;
+            /** @description email: the Reply-To (the brand's reply_to); null: none. */
+            reply_to: string | null;
             /** Format: uri */
             signing_url: string | null;
             /** @description kind pin: the 6-digit PIN the SMS carries (test mode shows it so you can verify). */
@@ -2494,70 +2291,11 @@ export interface components {
             name: string;
             /** @description The {{variable}} names the content uses; pass them as variables to POST /documents. */
             variables: string[];
-            /** @description 1 at creation, one more per update (PATCH/PUT). Documents record the version they were made from. */
-            version: number;
-            /** @description The participants a document made from the template needs (empty for a body-only template). */
-            roles: components["schemas"]["TemplateRole"][];
-            /** @description true after DELETE: no longer listed, and no document can be made from it. */
-            archived: boolean;
             livemode: boolean;
             /** Format: date-time */
             created_at: string;
-            /**
-             * Format: date-time
-             * @description When the current version was made (or the template archived).
-             */
-            updated_at: string;
             /** @description HTML with {{variable}} placeholders. */
             content: string;
-            /** @description The fields placed for the roles (the shape PUT /documents/{id}/fields takes, with role for participant_id). */
-            fields: components["schemas"]["TemplateField"][];
-        };
-        TemplateRole: {
-            /** @description The template's name for the participant (employee, representative…): the key of roles in POST /signature_requests and the column prefix of a bulk send. */
-            role: string;
-            participant_role: components["schemas"]["ParticipantRole"];
-            signing_order: number;
-            auth: components["schemas"]["ParticipantAuth"];
-        };
-        TemplateField: {
-            /**
-             * Format: uuid
-             * @description Stable while the sender keeps it in later versions; what `values` in POST /signature_requests names.
-             */
-            id: string;
-            /** @description The role the field is placed for. */
-            role: string;
-            type: components["schemas"]["FieldType"];
-            page: number;
-            /** @description Percent of the page width from the left edge. */
-            x: number;
-            /** @description Percent of the page height from the top edge. */
-            y: number;
-            width: number;
-            height: number;
-            required: boolean;
-            /** @description Seal fields only: the signer must upload a seal image. */
-            upload_only: boolean;
-            label?: string;
-            read_only?: boolean;
-            /** @description The sender's prefill; once its participant signed, the value they signed. */
-            value?: string | boolean;
-            font_size?: number;
-            multiline?: boolean;
-            max_length?: number;
-            pattern?: string;
-            pattern_message?: string;
-            min?: number;
-            max?: number;
-            decimals?: number;
-            options?: string[];
-            group?: string;
-            option?: string;
-            min_checked?: number;
-            max_checked?: number;
-            /** @enum {string} */
-            locale?: "ko" | "en";
         };
         TemplateList: {
             /** @constant */
@@ -2574,28 +2312,9 @@ export interface components {
             name: string;
             /** @description The {{variable}} names the content uses; pass them as variables to POST /documents. */
             variables: string[];
-            /** @description 1 at creation, one more per update (PATCH/PUT). Documents record the version they were made from. */
-            version: number;
-            /** @description The participants a document made from the template needs (empty for a body-only template). */
-            roles: components["schemas"]["TemplateRole"][];
-            /** @description true after DELETE: no longer listed, and no document can be made from it. */
-            archived: boolean;
             livemode: boolean;
             /** Format: date-time */
             created_at: string;
-            /**
-             * Format: date-time
-             * @description When the current version was made (or the template archived).
-             */
-            updated_at: string;
-        };
-        ArchivedTemplate: {
-            id: string;
-            /** @constant */
-            object: "template";
-            /** @constant */
-            archived: true;
-            version: number;
         };
         Seal: {
             /** @description seal_… */
@@ -2652,8 +2371,6 @@ export interface components {
             author_name: string;
             /** @description The template (tmpl_…) the document was made from, or null. */
             from_template: string | null;
-            /** @description The version of from_template the document was made from (it keeps that version when the template changes later); null when not from a template or made before templates had versions. */
-            template_version: number | null;
             /** @description Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out). */
             show_title: boolean;
             metadata: {
@@ -2676,103 +2393,13 @@ export interface components {
             final_pdf_sha256: string | null;
             participants: components["schemas"]["Participant"][];
             fields: components["schemas"]["Field"][];
-            /** @description The recipient, as in participants. From a template: the first signer (or the first participant). */
+            /** @description The recipient, as in participants. */
             participant: components["schemas"]["Participant"];
             /**
              * Format: uri
-             * @description The recipient's signing link (also in participant.signing_url). From a template every participant's link is in participants.
+             * @description The recipient's signing link (also in participant.signing_url).
              */
             signing_url: string | null;
-            /** @description From a template only: each role's participant id. */
-            roles?: {
-                [key: string]: string;
-            };
-        };
-        BulkSendStart: {
-            /**
-             * @description bulk_send: the job was recorded; bulk_send_validation: a dry run.
-             * @enum {string}
-             */
-            object: "bulk_send" | "bulk_send_validation";
-        } & (components["schemas"]["BulkSend"] | components["schemas"]["BulkSendValidation"]);
-        BulkSend: {
-            /** @description bulk_… */
-            id: string;
-            /** @constant */
-            object: "bulk_send";
-            /** @enum {string} */
-            status: "running" | "completed" | "canceled";
-            template_id: string;
-            template_version: number;
-            row_count: number;
-            /** @description Rows per state: pending = not sent yet. */
-            counts: {
-                pending: number;
-                sent: number;
-                failed: number;
-                canceled: number;
-            };
-            livemode: boolean;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            finished_at: string | null;
-        };
-        BulkSendValidation: {
-            /** @constant */
-            object: "bulk_send_validation";
-            template_id: string;
-            template_version: number;
-            row_count: number;
-            valid_rows: number;
-            /** @description Every problem found, by row and column; empty when every row can be sent. */
-            errors: components["schemas"]["BulkSendRowError"][];
-        };
-        BulkSendRowError: {
-            /** @description The data row (1 = the first row after the header; null: the header or the file itself). */
-            row: number | null;
-            /** @description The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file. */
-            column: string | null;
-            code: string;
-            message: string;
-        };
-        BulkSendRowList: {
-            /** @constant */
-            object: "list";
-            data: components["schemas"]["BulkSendRow"][];
-            /** @description True when another page follows; pass the last id as starting_after. */
-            has_more: boolean;
-        };
-        BulkSendRow: {
-            /** @constant */
-            object: "bulk_send_row";
-            row: number;
-            /** @enum {string} */
-            state: "sent" | "failed";
-            /**
-             * Format: uuid
-             * @description The document the row made (sent), or null.
-             */
-            document_id: string | null;
-            external_id: string | null;
-            /** @description Why the row failed, naming its column; null when sent. */
-            error: {
-                code: string;
-                message: string;
-                column: string | null;
-            } | null;
-            /** Format: date-time */
-            at: string;
-        };
-        BulkSendDocumentsResult: {
-            /** @constant */
-            object: "bulk_send_documents_result";
-            /** @enum {string} */
-            action: "remind" | "cancel";
-            /** @description Documents acted on. */
-            succeeded: number;
-            /** @description Documents the action did not apply to (already completed, canceled, within the reminder cooldown…). */
-            skipped: number;
         };
         OpenApiDocument: {
             openapi: string;
@@ -3613,6 +3240,365 @@ export interface operations {
             };
         };
     };
+    Organization_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOrganizationDto"];
+            };
+        };
+        responses: {
+            /** @description The organization as changed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /**
+             * @description `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `organization_not_found`: The key's organization no longer exists. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "organization_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     Organization_members: {
         parameters: {
             query?: never;
@@ -4288,9 +4274,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
-             *
-             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
              *
              *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
              */
@@ -4308,9 +4292,9 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
+                            type: "idempotency_error" | "invalid_request_error";
                             /** @enum {string} */
-                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
+                            code: "idempotency_key_in_use" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13844,7 +13828,7 @@ export interface operations {
             query?: {
                 document_id?: string;
                 participant_id?: string;
-                channel?: "email" | "sms";
+                channel?: "email" | "sms" | "kakao";
                 /** @description Page size, 1 to 100 (default 20). */
                 limit?: number;
                 /** @description id of the last message of the previous page */
@@ -15418,11 +15402,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
-             *
-             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
-             */
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15438,7 +15418,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "field_values_too_large" | "request_too_large";
+                            code: "request_too_large";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15853,1056 +15833,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    Templates_replace: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateTemplateDto"];
-            };
-        };
-        responses: {
-            /** @description The template at its new version. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Template"];
-                };
-            };
-            /**
-             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `template_not_found`: No such template. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "template_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "template_archived" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
-             *
-             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
-             */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "field_values_too_large" | "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
-             *
-             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
-             */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    Templates_archive: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The archived template. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ArchivedTemplate"];
-                };
-            };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "malformed_request";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `template_not_found`: No such template. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "template_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    Templates_update: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateTemplateDto"];
-            };
-        };
-        responses: {
-            /** @description The template at its new version. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Template"];
-                };
-            };
-            /**
-             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `template_not_found`: No such template. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "template_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "template_archived" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
-             *
-             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
-             */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "field_values_too_large" | "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
-             *
-             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
-             */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -18096,12 +17026,6 @@ export interface operations {
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
              *
-             *     `missing_phone`: A participant with auth sms_pin needs a phone number.
-             *
-             *     `signer_without_required_field`: Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
-             *
-             *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
-             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -18125,7 +17049,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "signer_without_required_field" | "field_page_out_of_range" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -18221,33 +17145,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description `template_not_found`: No such template. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "template_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
             /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
             408: {
                 headers: {
@@ -18276,9 +17173,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
-             *
-             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
              *
              *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
              */
@@ -18296,9 +17191,9 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
+                            type: "idempotency_error" | "invalid_request_error";
                             /** @enum {string} */
-                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
+                            code: "idempotency_key_in_use" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -18444,2526 +17339,6 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "evidence_integrity_failure" | "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BulkSends_create: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateBulkSendDto"];
-            };
-        };
-        responses: {
-            /** @description The job (running), or with dry_run the validation report. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BulkSendStart"];
-                };
-            };
-            /**
-             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `bulk_send_invalid_rows`: A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             *
-             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
-                            /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "bulk_send_invalid_rows" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_credits`: A live send needs a free signature left this month or at least 1 credit. */
-            402: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "insufficient_credits";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `template_not_found`: No such template. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "template_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
-             *
-             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
-                            /** @enum {string} */
-                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BulkSends_upload: {
-        parameters: {
-            query?: {
-                template_id?: string;
-                dry_run?: "true" | "false";
-                skip_invalid_rows?: "true" | "false";
-                /** @description CSV only; default: UTF-8 (with or without BOM), else EUC-KR. */
-                encoding?: "utf-8" | "euc-kr";
-                title?: string;
-                message?: string;
-            };
-            header?: {
-                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": {
-                    /** @description The CSV or XLSX, as a file part. */
-                    file: Blob;
-                };
-            };
-        };
-        responses: {
-            /** @description The job (running), or with dry_run=true the validation report. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BulkSendStart"];
-                };
-            };
-            /**
-             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `bulk_send_invalid_rows`: A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             *
-             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
-                            /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "bulk_send_invalid_rows" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_credits`: A live send needs a free signature left this month or at least 1 credit. */
-            402: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "insufficient_credits";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `template_not_found`: No such template. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "template_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
-             *
-             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
-                            /** @enum {string} */
-                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
-             *
-             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
-             */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "file_too_large" | "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BulkSends_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The job. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BulkSend"];
-                };
-            };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "malformed_request";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `bulk_send_not_found`: No such bulk send. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "bulk_send_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BulkSends_rows: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 1000 (default 100). */
-                limit?: number;
-                /** @description A row number: the rows after it. */
-                starting_after?: number;
-                /** @description Only sent or only failed rows. */
-                state?: "sent" | "failed";
-            };
-            header?: never;
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of rows. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BulkSendRowList"];
-                };
-            };
-            /**
-             * @description `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             *
-             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "invalid_parameter" | "malformed_request";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `bulk_send_not_found`: No such bulk send. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "bulk_send_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BulkSends_cancel: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The job. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BulkSend"];
-                };
-            };
-            /**
-             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             *
-             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
-                            /** @enum {string} */
-                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `bulk_send_not_found`: No such bulk send. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "bulk_send_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `bulk_send_not_running`: The bulk send has completed: there are no rows left to cancel (cancel its documents instead).
-             *
-             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
-                            /** @enum {string} */
-                            code: "bulk_send_not_running" | "idempotency_key_in_use" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BulkSends_remindDocuments: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description How many were reminded and skipped. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BulkSendDocumentsResult"];
-                };
-            };
-            /**
-             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             *
-             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
-                            /** @enum {string} */
-                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `bulk_send_not_found`: No such bulk send. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "bulk_send_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "idempotency_error" | "invalid_request_error";
-                            /** @enum {string} */
-                            code: "idempotency_key_in_use" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-             *
-             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
-             */
-            503: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BulkSends_cancelDocuments: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The resource's id, as returned when it was created. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description How many were canceled and skipped. */
-            200: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BulkSendDocumentsResult"];
-                };
-            };
-            /**
-             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
-             *
-             *     `invalid_json`: The request body is not valid JSON.
-             *
-             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
-             *
-             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
-             *
-             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
-             */
-            400: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error" | "idempotency_error";
-                            /** @enum {string} */
-                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
-             *
-             *     `invalid_api_key`: The key is malformed, unknown or revoked.
-             */
-            401: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "authentication_error";
-                            /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
-            403: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "permission_error";
-                            /** @enum {string} */
-                            code: "insufficient_permissions";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `bulk_send_not_found`: No such bulk send. */
-            404: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "bulk_send_not_found";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
-            408: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_timeout";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /**
-             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
-             *
-             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
-             */
-            409: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "idempotency_error" | "invalid_request_error";
-                            /** @enum {string} */
-                            code: "idempotency_key_in_use" | "concurrent_modification";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
-            413: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
-            415: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "unsupported_media_type";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
-            429: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "rate_limit_error";
-                            /** @enum {string} */
-                            code: "rate_limit_error";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
-            431: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "invalid_request_error";
-                            /** @enum {string} */
-                            code: "request_header_too_large";
-                            /** @description For people: may change; branch on code. */
-                            message: string;
-                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
-                            param?: string;
-                            /** @description Equals the Request-Id header; quote it to support. */
-                            request_id: string;
-                        };
-                    };
-                };
-            };
-            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
-            500: {
-                headers: {
-                    "Request-Id": components["headers"]["Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            /** @enum {string} */
-                            type: "api_error";
-                            /** @enum {string} */
-                            code: "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

@@ -21,3 +21,4 @@ export * from './document/participant-correction.decider';
 export * from './document/completed-download.decider';
 export * from './document/signing-routing.decider';
 export * from './bulk-send';
+export * from './shared/zoned-time';

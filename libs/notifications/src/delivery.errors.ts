@@ -5,19 +5,22 @@
  */
 export class DeliveryError extends Error {
   readonly transient: boolean;
-  readonly channel: 'email' | 'sms';
-  /** Provider detail: an SMTP reply code, an HTTP status, or a Twilio error code. */
+  readonly channel: 'email' | 'sms' | 'kakao';
+  /** Provider detail: an SMTP reply code, an HTTP status, or a Twilio or SOLAPI error code. */
   readonly providerCode?: string | number;
+  /** The provider's id for a message it refused (SOLAPI gives one), for the delivery evidence. */
+  readonly providerMessageId?: string;
 
   constructor(
     message: string,
-    options: { transient: boolean; channel: 'email' | 'sms'; providerCode?: string | number; cause?: unknown },
+    options: { transient: boolean; channel: 'email' | 'sms' | 'kakao'; providerCode?: string | number; providerMessageId?: string; cause?: unknown },
   ) {
     super(message, { cause: options.cause });
     this.name = 'DeliveryError';
     this.transient = options.transient;
     this.channel = options.channel;
     this.providerCode = options.providerCode;
+    this.providerMessageId = options.providerMessageId;
   }
 }
 

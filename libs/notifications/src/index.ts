@@ -6,3 +6,5 @@ export * from './smtp-email.sender';
 export * from './twilio-sms.sender';
 export * from './message.templates';
 export * from './recording.senders';
+export * from './sms-length';
+export * from './solapi.sender';

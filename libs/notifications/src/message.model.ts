@@ -12,12 +12,46 @@ export interface OutgoingEmail {
   text: string;
   html: string;
   attachments?: EmailAttachment[];
+  /** The sending organization's name for the From header (the address stays the installation's). */
+  fromName?: string;
+  /** The organization's reply address. */
+  replyTo?: string;
 }
 
 export interface OutgoingSms {
   /** As stored on the participant: digits only, Korean domestic form such as 01012345678. */
   to: string;
   body: string;
+  /** `LMS` for a body over 90 EUC-KR bytes (sms-length.ts); providers without the distinction send the body as it is. */
+  type?: 'SMS' | 'LMS';
+  /** LMS subject. */
+  subject?: string;
+}
+
+/**
+ * A KakaoTalk 알림톡: a template Kakao approved beforehand, filled with variables. Kakao refuses a
+ * text that does not match the template, so the variables carry the values; `text` is the
+ * rendered message as we would send it by SMS, kept for the record.
+ */
+export interface OutgoingAlimtalk {
+  to: string;
+  /** The KakaoTalk channel's sender profile key. */
+  pfId: string;
+  templateId: string;
+  variables: Record<string, string>;
+  text: string;
+  /** A web-link button to the signing page (templates for requests carry one). */
+  buttonUrl?: string | null;
+}
+
+export interface AlimtalkSendResult {
+  messageId: string;
+  /** The provider's status code at acceptance (SOLAPI: `2000` accepted). */
+  status: string;
+}
+
+export interface AlimtalkSender {
+  send(message: OutgoingAlimtalk): Promise<AlimtalkSendResult>;
 }
 
 export interface EmailSendResult {

@@ -19,7 +19,7 @@ describe('message templates', () => {
     expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
   });
 
-  it('writes the signing request in Korean first, then English, in text and HTML', () => {
+  it('writes the signing request in one language, Korean by default, in text and HTML', () => {
     const email = signingRequestEmail({
       documentTitle: '근로계약서',
       senderName: '주식회사 도장',
@@ -28,15 +28,12 @@ describe('message templates', () => {
       message: '검토 후 서명 부탁드립니다.\n감사합니다.',
       expiresAt: '2025-03-10T14:59:00Z',
     });
-    expect(email.subject).toBe('[Dojang] 서명 요청: 근로계약서 / Please sign: 근로계약서');
+    expect(email.subject).toBe('[Dojang] 서명 요청: 근로계약서');
     for (const body of [email.text, email.html]) {
-      const ko = body.indexOf('주식회사 도장님이 「근로계약서」 문서에 서명을 요청했습니다.');
-      const en = body.indexOf('주식회사 도장 has asked you to sign “근로계약서”.');
-      expect(ko).toBeGreaterThanOrEqual(0);
-      expect(en).toBeGreaterThan(ko);
+      expect(body).toContain('주식회사 도장님이 「근로계약서」 문서에 서명을 요청했습니다.');
+      expect(body).not.toContain('has asked you to sign');
       expect(body).toContain('홍길동님, 안녕하세요.');
       expect(body).toContain('2025년 3월 10일 오후 11:59 (KST)');
-      expect(body).toContain('March 10, 2025, 11:59 PM KST');
     }
     expect(email.text).toContain('문서 확인하고 서명하기: https://dojang.example/sign/tok_123');
     expect(email.text).toContain('검토 후 서명 부탁드립니다.\n감사합니다.');
@@ -44,6 +41,30 @@ describe('message templates', () => {
     expect(email.html).toContain('<a href="https://dojang.example/sign/tok_123"');
     expect(email.html).toMatch(/^<!doctype html>\n<html lang="ko">/);
     expect(email.html).toContain('<meta charset="utf-8">');
+  });
+
+  it('writes English when asked, under the sender\'s brand, colour, reply hint and time zone', () => {
+    const email = signingRequestEmail({
+      documentTitle: 'Offer letter',
+      senderName: 'HR',
+      participantName: 'Jane',
+      signingUrl: 'https://dojang.example/sign/tok_123',
+      expiresAt: '2026-12-11T04:59:59.999Z',
+      lang: 'en',
+      brandName: 'Acme 주식회사',
+      brandColor: '#1a56db',
+      replyTo: true,
+      formatTime: (v, lang) => `${lang}:${new Date(v).toISOString()} (EST)`,
+    });
+    expect(email.subject).toBe('[Acme 주식회사] Please sign: Offer letter');
+    expect(email.text).toContain('HR has asked you to sign “Offer letter”.');
+    expect(email.text).not.toContain('서명을 요청했습니다');
+    expect(email.text).toContain('Please sign by en:2026-12-11T04:59:59.999Z (EST).');
+    expect(email.text).toContain('Replies reach Acme 주식회사.');
+    expect(email.html).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(email.html).toContain('background:#1a56db;');
+    // A colour that is not #rrggbb never reaches a style attribute.
+    expect(signingRequestEmail({ documentTitle: 't', senderName: 's', participantName: 'p', signingUrl: 'https://x.example/s', brandColor: 'red;x:url(y)' }).html).not.toContain('url(y)');
   });
 
   it('escapes every interpolated value in every e-mail', () => {
@@ -54,6 +75,7 @@ describe('message templates', () => {
       completionEmail({ documentTitle: evil, participantName: evil, completedAt: new Date() }),
       canceledEmail({ ...common, reason: evil }),
       expiredEmail({ ...common, expiredAt: Date.now() }),
+      signingRequestEmail({ ...common, signingUrl: 'https://dojang.example/sign/a', brandName: evil, lang: 'en' }),
     ];
     for (const email of emails) {
       expect(email.html).not.toContain('<script>');
@@ -68,7 +90,8 @@ describe('message templates', () => {
 
   it('keeps subjects on one line', () => {
     const email = canceledEmail({ documentTitle: '계약서\r\nBcc: victim@example.com', participantName: 'a', senderName: 'b' });
-    expect(email.subject).toBe('[Dojang] 서명 요청 취소: 계약서 Bcc: victim@example.com / Canceled: 계약서 Bcc: victim@example.com');
+    expect(email.subject).toBe('[Dojang] 서명 요청 취소: 계약서 Bcc: victim@example.com');
+    expect(canceledEmail({ documentTitle: 't', participantName: 'a', senderName: 'b', brandName: 'X\r\nBcc: y@example.com' }).subject).toBe('[X Bcc: y@example.com] 서명 요청 취소: t');
   });
 
   it('refuses non-http signing links', () => {
@@ -80,10 +103,10 @@ describe('message templates', () => {
 
   it('renders completion, cancellation and expiry messages', () => {
     const done = completionEmail({ documentTitle: '임대차계약서', participantName: '김영희', completedAt: '2025-01-01T00:00:00Z' });
-    expect(done.subject).toBe('[Dojang] 서명 완료: 임대차계약서 / Completed: 임대차계약서');
+    expect(done.subject).toBe('[Dojang] 서명 완료: 임대차계약서');
     expect(done.text).toContain('서명이 완료된 문서(PDF)를 첨부합니다.');
     expect(done.text).toContain('2025년 1월 1일 오전 9:00 (KST)');
-    expect(done.text).toContain('The signed PDF is attached');
+    expect(completionEmail({ documentTitle: 'Lease', participantName: 'Kim', completedAt: '2025-01-01T00:00:00Z', lang: 'en' }).text).toContain('The signed PDF is attached');
 
     const canceled = canceledEmail({ documentTitle: '임대차계약서', participantName: '김영희', senderName: '박부동산', reason: '조건 변경' });
     expect(canceled.text).toContain('박부동산님이 「임대차계약서」 문서의 서명 요청을 취소했습니다.');
@@ -91,9 +114,9 @@ describe('message templates', () => {
     expect(canceled.html).not.toContain('href=');
 
     const expired = expiredEmail({ documentTitle: '임대차계약서', participantName: '김영희', senderName: '박부동산', expiredAt: '2025-02-01T03:00:00Z' });
-    expect(expired.subject).toBe('[Dojang] 서명 기한 만료: 임대차계약서 / Expired: 임대차계약서');
+    expect(expired.subject).toBe('[Dojang] 서명 기한 만료: 임대차계약서');
     expect(expired.text).toContain('서명 기한(2025년 2월 1일 오후 12:00 (KST))이 지나');
-    expect(expired.text).toContain('expired on February 1, 2025, 12:00 PM KST.');
+    expect(expiredEmail({ documentTitle: 'Lease', participantName: 'Kim', senderName: 'Park', expiredAt: '2025-02-01T03:00:00Z', lang: 'en' }).text).toContain('expired on February 1, 2025, 12:00 PM KST.');
     expect(expiredEmail({ documentTitle: 'x', participantName: 'y', senderName: 'z' }).text).toContain('서명 기한이 지나');
   });
 
@@ -104,7 +127,8 @@ describe('message templates', () => {
   });
 
   it('writes the PIN SMS exactly', () => {
-    expect(pinSms({ pin: '123456' })).toEqual({ body: '[Dojang] 인증번호 123456 (10분 내 입력) / Your code: 123456' });
+    expect(pinSms({ pin: '123456' })).toEqual({ subject: '[Dojang] 인증번호', body: '[Dojang] 인증번호 123456 (10분 내 입력)' });
+    expect(pinSms({ pin: '123456', lang: 'en', brandName: '도장상사' }).body).toBe('[도장상사] Your code: 123456 (valid 10 minutes)');
     expect(() => pinSms({ pin: '12a456' })).toThrow(TypeError);
   });
 
@@ -116,6 +140,10 @@ describe('message templates', () => {
     expect(sms.body).toContain('…」 서명을 요청했습니다.');
     expect(sms.body.endsWith(url)).toBe(true);
     const reminder = reminderSms({ documentTitle: '근로계약서', senderName: '도장', signingUrl: url });
-    expect(reminder.body).toBe(`[Dojang] 도장님이 요청한 「근로계약서」 서명을 기다리고 있습니다. / Reminder to sign: ${url}`);
+    expect(reminder.body).toBe(`[Dojang] 도장님이 요청한 「근로계약서」 서명을 기다리고 있습니다. ${url}`);
+    const branded = signingRequestSms({ documentTitle: '근로계약서', senderName: '인사팀', signingUrl: url, brandName: '도장상사' });
+    expect(branded.body).toBe(`[도장상사] 인사팀님이 「근로계약서」 서명을 요청했습니다. ${url}`);
+    expect(branded.subject).toBe('[도장상사] 서명 요청');
+    expect(signingRequestSms({ documentTitle: 'Offer', senderName: 'HR', signingUrl: url, lang: 'en' }).body).toBe(`[Dojang] HR asks you to sign "Offer": ${url}`);
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Bilingual notification texts: Korean first, then English, in one message,
- * because we do not know a signer's language and Korean signers are the
- * majority. Every value that reaches HTML goes through the `html` tag below,
+ * Notification texts, one language per message (the recipient's: Korean unless told otherwise),
+ * branded with the sending organization's name and colour. Every value that reaches HTML goes
+ * through the `html` tag below,
  * which escapes anything not explicitly built as HTML: document titles,
  * names and sender messages are integrator or user input.
  */
@@ -15,6 +15,28 @@ export interface RenderedEmail {
 export interface RenderedSms {
   body: string;
 }
+
+export type MessageLanguage = 'ko' | 'en';
+
+/** Who sends and in which language: every template takes these beside its own input. */
+export interface MessageOptions {
+  /** Default `ko`. */
+  lang?: MessageLanguage;
+  /** The organization's display name: subject and SMS prefix `[name]`, e-mail header. Default `Dojang`. */
+  brandName?: string | null;
+  /** `#rrggbb` for the e-mail header and button; anything else is ignored. */
+  brandColor?: string | null;
+  /** The e-mail has a Reply-To: the footer then invites replies instead of forbidding them. */
+  replyTo?: boolean;
+  /** How a time is written (the organization's zone, with its name); default Korean time. */
+  formatTime?: (value: DateInput, lang: MessageLanguage) => string;
+}
+
+const langOf = (o: MessageOptions | undefined): MessageLanguage => (o?.lang === 'en' ? 'en' : 'ko');
+const brandOf = (o: MessageOptions | undefined): string => oneLine(o?.brandName ?? '') || 'Dojang';
+const colorOf = (o: MessageOptions | undefined): string => (o?.brandColor && /^#[0-9a-f]{6}$/i.test(o.brandColor) ? o.brandColor : '#b91c1c');
+const timeOf = (o: MessageOptions | undefined, value: DateInput, lang: MessageLanguage): string =>
+  o?.formatTime ? o.formatTime(value, lang) : lang === 'ko' ? formatKoreanDateTime(value) : formatEnglishDateTime(value);
 
 // ---------------------------------------------------------------- escaping
 
@@ -137,24 +159,33 @@ interface Section {
   notes?: string[];
 }
 
-const FOOTER_KO = '이 메일은 Dojang 전자서명 서비스에서 자동으로 발송되었습니다. 회신하지 마세요.';
-const FOOTER_EN = 'This is an automated message from the Dojang e-signature service. Please do not reply.';
 /** Korean-capable system fonts first; trusted markup, so it is not escaped. */
 const FONT = new SafeHtml("'Apple SD Gothic Neo','Malgun Gothic','Noto Sans KR',Arial,sans-serif");
 
-function sectionHtml(section: Section, lang: 'ko' | 'en'): SafeHtml {
+function footer(lang: MessageLanguage, brand: string, replyTo: boolean): string {
+  if (lang === 'ko') {
+    return replyTo
+      ? `이 메일은 ${brand}의 요청으로 Dojang 전자서명 서비스에서 발송되었습니다. 회신하면 ${brand}에게 전달됩니다.`
+      : `이 메일은 ${brand}의 요청으로 Dojang 전자서명 서비스에서 자동으로 발송되었습니다. 회신하지 마세요.`;
+  }
+  return replyTo
+    ? `Sent for ${brand} by the Dojang e-signature service. Replies reach ${brand}.`
+    : `Sent automatically for ${brand} by the Dojang e-signature service. Please do not reply.`;
+}
+
+function sectionHtml(section: Section, lang: 'ko' | 'en', color: string): SafeHtml {
   return html`<div lang="${lang}">
 <h1 style="font-size:20px;margin:0 0 16px;">${section.heading}</h1>
 <p style="margin:0 0 12px;">${section.greeting}</p>
 ${section.paragraphs.map((p) => html`<p style="margin:0 0 12px;">${p}</p>\n`)}${
     section.quote
       ? html`<p style="margin:16px 0 4px;color:#57534e;">${section.quote.label}</p>
-<blockquote style="margin:0 0 16px;padding:8px 12px;border-left:3px solid #b91c1c;background:#fafaf9;">${multiline(section.quote.text)}</blockquote>
+<blockquote style="margin:0 0 16px;padding:8px 12px;border-left:3px solid ${color};background:#fafaf9;">${multiline(section.quote.text)}</blockquote>
 `
       : ''
   }${
     section.action
-      ? html`<p style="margin:24px 0;"><a href="${section.action.url}" style="display:inline-block;padding:12px 20px;background:#b91c1c;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:700;">${section.action.label}</a></p>
+      ? html`<p style="margin:24px 0;"><a href="${section.action.url}" style="display:inline-block;padding:12px 20px;background:${color};color:#ffffff;text-decoration:none;border-radius:6px;font-weight:700;">${section.action.label}</a></p>
 <p style="margin:0 0 12px;font-size:12px;color:#78716c;">${section.action.fallback}<br><a href="${section.action.url}" style="color:#78716c;word-break:break-all;">${section.action.url}</a></p>
 `
       : ''
@@ -170,11 +201,16 @@ function sectionText(section: Section): string {
   return lines.join('\n').trim();
 }
 
-function renderEmail(subjectKo: string, subjectEn: string, ko: Section, en: Section): RenderedEmail {
-  const subject = oneLine(`[Dojang] ${subjectKo} / ${subjectEn}`);
-  const text = [sectionText(ko), '', '----------------------------------------', '', sectionText(en), '', '--', FOOTER_KO, FOOTER_EN, ''].join('\n');
+function renderEmail(subjectKo: string, subjectEn: string, ko: Section, en: Section, options?: MessageOptions): RenderedEmail {
+  const lang = langOf(options);
+  const brand = brandOf(options);
+  const color = colorOf(options);
+  const section = lang === 'ko' ? ko : en;
+  const foot = footer(lang, brand, options?.replyTo === true);
+  const subject = oneLine(`[${brand}] ${lang === 'ko' ? subjectKo : subjectEn}`);
+  const text = [sectionText(section), '', '--', foot, ''].join('\n');
   const body = html`<!doctype html>
-<html lang="ko">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -182,12 +218,10 @@ function renderEmail(subjectKo: string, subjectEn: string, ko: Section, en: Sect
 </head>
 <body style="margin:0;padding:0;background:#f5f5f4;">
 <div style="max-width:560px;margin:0 auto;padding:24px;background:#ffffff;font-family:${FONT};color:#1c1917;font-size:15px;line-height:1.6;">
-<div style="font-size:16px;font-weight:700;color:#b91c1c;margin-bottom:24px;">Dojang 도장</div>
-${sectionHtml(ko, 'ko')}
-<hr style="border:none;border-top:1px solid #e7e5e4;margin:28px 0;">
-${sectionHtml(en, 'en')}
+<div style="font-size:16px;font-weight:700;color:${color};margin-bottom:24px;">${brand}</div>
+${sectionHtml(section, lang, color)}
 <hr style="border:none;border-top:1px solid #e7e5e4;margin:28px 0 12px;">
-<p style="margin:0;font-size:12px;color:#a8a29e;">${FOOTER_KO}<br>${FOOTER_EN}</p>
+<p style="margin:0;font-size:12px;color:#a8a29e;">${foot}</p>
 </div>
 </body>
 </html>
@@ -197,7 +231,7 @@ ${sectionHtml(en, 'en')}
 
 // ---------------------------------------------------------------- e-mails
 
-export interface SigningRequestEmailInput {
+export interface SigningRequestEmailInput extends MessageOptions {
   documentTitle: string;
   senderName: string;
   participantName: string;
@@ -210,18 +244,18 @@ export interface SigningRequestEmailInput {
 const PERSONAL_LINK_KO = '이 링크는 받는 분 본인에게만 발급되었습니다. 다른 사람에게 전달하지 마세요.';
 const PERSONAL_LINK_EN = 'This link was issued to you personally. Please do not forward it.';
 
-function deadlineNotes(expiresAt: DateInput | null | undefined): { ko: string[]; en: string[] } {
+function deadlineNotes(expiresAt: DateInput | null | undefined, o?: MessageOptions): { ko: string[]; en: string[] } {
   if (expiresAt === undefined || expiresAt === null) return { ko: [], en: [] };
   return {
-    ko: [`서명 기한: ${formatKoreanDateTime(expiresAt)}`],
-    en: [`Please sign by ${formatEnglishDateTime(expiresAt)}.`],
+    ko: [`서명 기한: ${timeOf(o, expiresAt, 'ko')}`],
+    en: [`Please sign by ${timeOf(o, expiresAt, 'en')}.`],
   };
 }
 
 export function signingRequestEmail(input: SigningRequestEmailInput): RenderedEmail {
   const url = assertHttpUrl(input.signingUrl, 'signingUrl');
   const { documentTitle: title, senderName: sender, participantName: name } = input;
-  const deadline = deadlineNotes(input.expiresAt);
+  const deadline = deadlineNotes(input.expiresAt, input);
   const message = input.message?.trim();
   return renderEmail(
     `서명 요청: ${title}`,
@@ -242,6 +276,7 @@ export function signingRequestEmail(input: SigningRequestEmailInput): RenderedEm
       action: { label: 'Review and sign', url, fallback: 'If the button does not work, paste this address into your browser.' },
       notes: [...deadline.en, PERSONAL_LINK_EN],
     },
+    input,
   );
 }
 
@@ -250,7 +285,7 @@ export type ReminderEmailInput = SigningRequestEmailInput;
 export function reminderEmail(input: ReminderEmailInput): RenderedEmail {
   const url = assertHttpUrl(input.signingUrl, 'signingUrl');
   const { documentTitle: title, senderName: sender, participantName: name } = input;
-  const deadline = deadlineNotes(input.expiresAt);
+  const deadline = deadlineNotes(input.expiresAt, input);
   const message = input.message?.trim();
   return renderEmail(
     `서명 요청 알림: ${title}`,
@@ -271,10 +306,11 @@ export function reminderEmail(input: ReminderEmailInput): RenderedEmail {
       action: { label: 'Review and sign', url, fallback: 'If the button does not work, paste this address into your browser.' },
       notes: [...deadline.en, PERSONAL_LINK_EN],
     },
+    input,
   );
 }
 
-export interface CompletionEmailInput {
+export interface CompletionEmailInput extends MessageOptions {
   documentTitle: string;
   participantName: string;
   completedAt: DateInput;
@@ -290,7 +326,7 @@ export function completionEmail(input: CompletionEmailInput): RenderedEmail {
       heading: '모든 서명이 완료되었습니다',
       greeting: `${name}님, 안녕하세요.`,
       paragraphs: [
-        `「${title}」 문서에 모든 참여자가 서명을 마쳤습니다. (완료: ${formatKoreanDateTime(input.completedAt)})`,
+        `「${title}」 문서에 모든 참여자가 서명을 마쳤습니다. (완료: ${timeOf(input, input.completedAt, 'ko')})`,
         '서명이 완료된 문서(PDF)를 첨부합니다. 보관해 두세요.',
       ],
     },
@@ -298,14 +334,15 @@ export function completionEmail(input: CompletionEmailInput): RenderedEmail {
       heading: 'All signatures are complete',
       greeting: `Hello ${name},`,
       paragraphs: [
-        `Everyone has signed “${title}” (completed ${formatEnglishDateTime(input.completedAt)}).`,
+        `Everyone has signed “${title}” (completed ${timeOf(input, input.completedAt, 'en')}).`,
         'The signed PDF is attached for your records.',
       ],
     },
+    input,
   );
 }
 
-export interface CanceledEmailInput {
+export interface CanceledEmailInput extends MessageOptions {
   documentTitle: string;
   participantName: string;
   senderName: string;
@@ -332,10 +369,11 @@ export function canceledEmail(input: CanceledEmailInput): RenderedEmail {
       quote: reason ? { label: 'Reason', text: reason } : undefined,
       notes: [`If you have questions, please contact ${sender}.`],
     },
+    input,
   );
 }
 
-export interface ExpiredEmailInput {
+export interface ExpiredEmailInput extends MessageOptions {
   documentTitle: string;
   participantName: string;
   senderName: string;
@@ -352,7 +390,7 @@ export function expiredEmail(input: ExpiredEmailInput): RenderedEmail {
       heading: '서명 기한이 지났습니다',
       greeting: `${name}님, 안녕하세요.`,
       paragraphs: [
-        `「${title}」 문서의 서명 기한${when === undefined ? '이' : `(${formatKoreanDateTime(when)})이`} 지나 서명 요청이 만료되었습니다.`,
+        `「${title}」 문서의 서명 기한${when === undefined ? '이' : `(${timeOf(input, when, 'ko')})이`} 지나 서명 요청이 만료되었습니다.`,
         '서명 링크는 더 이상 사용할 수 없습니다.',
       ],
       notes: [`서명이 다시 필요하면 ${sender}님에게 새 요청을 받아 주세요.`],
@@ -361,54 +399,68 @@ export function expiredEmail(input: ExpiredEmailInput): RenderedEmail {
       heading: 'The signing deadline has passed',
       greeting: `Hello ${name},`,
       paragraphs: [
-        `The signature request for “${title}” expired${when === undefined ? '' : ` on ${formatEnglishDateTime(when)}`}.`,
+        `The signature request for “${title}” expired${when === undefined ? '' : ` on ${timeOf(input, when, 'en')}`}.`,
         'The signing link no longer works.',
       ],
       notes: [`If a signature is still needed, please ask ${sender} to send a new request.`],
     },
+    input,
   );
 }
 
 // ---------------------------------------------------------------- SMS
 
 /**
- * SMS bodies are plain text, so nothing is escaped; instead every value is
- * forced onto one line and shortened, since a Korean SMS segment holds only
- * 70 characters and each extra segment is billed.
+ * SMS bodies are plain text, so nothing is escaped; instead every value is forced onto one line
+ * and shortened. One language, prefixed with the sender's brand `[회사명]`: a body of at most 90
+ * EUC-KR bytes goes as one SMS, a longer one as LMS with `subject` (see sms-length.ts).
  */
-export interface SigningRequestSmsInput {
+export interface RenderedSmsWithSubject extends RenderedSms {
+  /** The LMS subject, used when the body does not fit an SMS. */
+  subject: string;
+}
+
+const prefixOf = (o: MessageOptions | undefined) => `[${truncate(brandOf(o), 20)}]`;
+
+export interface SigningRequestSmsInput extends MessageOptions {
   documentTitle: string;
   senderName: string;
   signingUrl: string;
 }
 
-export function signingRequestSms(input: SigningRequestSmsInput): RenderedSms {
+export function signingRequestSms(input: SigningRequestSmsInput): RenderedSmsWithSubject {
   const url = assertHttpUrl(input.signingUrl, 'signingUrl');
   const title = truncate(oneLine(input.documentTitle), 30);
   const sender = truncate(oneLine(input.senderName), 20);
-  return { body: `[Dojang] ${sender}님이 「${title}」 서명을 요청했습니다. / ${sender} requests your signature: ${url}` };
+  return langOf(input) === 'ko'
+    ? { subject: `${prefixOf(input)} 서명 요청`, body: `${prefixOf(input)} ${sender}님이 「${title}」 서명을 요청했습니다. ${url}` }
+    : { subject: `${prefixOf(input)} Signature requested`, body: `${prefixOf(input)} ${sender} asks you to sign "${title}": ${url}` };
 }
 
 export type ReminderSmsInput = SigningRequestSmsInput;
 
-export function reminderSms(input: ReminderSmsInput): RenderedSms {
+export function reminderSms(input: ReminderSmsInput): RenderedSmsWithSubject {
   const url = assertHttpUrl(input.signingUrl, 'signingUrl');
   const title = truncate(oneLine(input.documentTitle), 30);
   const sender = truncate(oneLine(input.senderName), 20);
-  return { body: `[Dojang] ${sender}님이 요청한 「${title}」 서명을 기다리고 있습니다. / Reminder to sign: ${url}` };
+  return langOf(input) === 'ko'
+    ? { subject: `${prefixOf(input)} 서명 요청 알림`, body: `${prefixOf(input)} ${sender}님이 요청한 「${title}」 서명을 기다리고 있습니다. ${url}` }
+    : { subject: `${prefixOf(input)} Reminder to sign`, body: `${prefixOf(input)} Reminder: "${title}" from ${sender} awaits your signature: ${url}` };
 }
 
-export interface PinSmsInput {
+export interface PinSmsInput extends MessageOptions {
   pin: string;
 }
 
-/** One SMS segment; "10분" must match the PIN lifetime enforced by the signing flow (DESIGN: SMS PIN). */
-export function pinSms(input: PinSmsInput): RenderedSms {
+/** One SMS; "10분" must match the PIN lifetime enforced by the signing flow (DESIGN: SMS PIN). */
+export function pinSms(input: PinSmsInput): RenderedSmsWithSubject {
   if (!/^\d{4,10}$/.test(input.pin)) throw new TypeError('pin must be 4 to 10 digits');
-  return { body: `[Dojang] 인증번호 ${input.pin} (10분 내 입력) / Your code: ${input.pin}` };
+  return langOf(input) === 'ko'
+    ? { subject: `${prefixOf(input)} 인증번호`, body: `${prefixOf(input)} 인증번호 ${input.pin} (10분 내 입력)` }
+    : { subject: `${prefixOf(input)} Your code`, body: `${prefixOf(input)} Your code: ${input.pin} (valid 10 minutes)` };
 }
 
-export interface CompletedSmsInput {
+export interface CompletedSmsInput extends MessageOptions {
   documentTitle: string;
   /** The participant's link: after PIN verification (sms_pin) it serves the signed PDF. */
   downloadUrl: string;
@@ -420,32 +472,46 @@ export interface CompletedSmsInput {
  * For a participant reachable only by phone, the signed contract must still reach them (an
  * employer hands the employee the signed 근로계약서): a link, checked like signing, time-limited.
  */
-export function completedSms(input: CompletedSmsInput): RenderedSms {
+export function completedSms(input: CompletedSmsInput): RenderedSmsWithSubject {
   const url = assertHttpUrl(input.downloadUrl, 'downloadUrl');
   const title = truncate(oneLine(input.documentTitle), 30);
-  const p = kstParts(input.availableUntil);
-  return { body: `[Dojang] 「${title}」 서명 완료. 계약서 받기(${p.month}/${p.day}까지) / Signed copy: ${url}` };
+  const lang = langOf(input);
+  const until = timeOf(input, input.availableUntil, lang);
+  return lang === 'ko'
+    ? { subject: `${prefixOf(input)} 서명 완료`, body: `${prefixOf(input)} 「${title}」 서명 완료. 계약서 받기(${until}까지): ${url}` }
+    : { subject: `${prefixOf(input)} Signed`, body: `${prefixOf(input)} "${title}" is signed. Your copy (until ${until}): ${url}` };
 }
 
-export interface EndedSmsInput {
+export interface EndedSmsInput extends MessageOptions {
   documentTitle: string;
   senderName: string;
   kind: 'canceled' | 'expired' | 'declined';
-  /** The sender's cancel reason, shortened to keep the message to a segment or two. */
+  /** The sender's cancel reason, shortened to keep the message short. */
   reason?: string | null;
 }
 
 /** The end of a request, told by SMS to a participant with no e-mail address (the link stops working). */
-export function endedSms(input: EndedSmsInput): RenderedSms {
+export function endedSms(input: EndedSmsInput): RenderedSmsWithSubject {
   const title = truncate(oneLine(input.documentTitle), 30);
   const sender = truncate(oneLine(input.senderName), 20);
   const reason = input.reason ? truncate(oneLine(input.reason), 60) : '';
+  const p = prefixOf(input);
+  if (langOf(input) === 'en') {
+    switch (input.kind) {
+      case 'canceled':
+        return { subject: `${p} Request canceled`, body: `${p} ${sender} canceled the request to sign "${title}".${reason ? ` Reason: ${reason}` : ''}` };
+      case 'expired':
+        return { subject: `${p} Request expired`, body: `${p} The request to sign "${title}" has expired.` };
+      case 'declined':
+        return { subject: `${p} Request declined`, body: `${p} The request to sign "${title}" was declined and has ended.` };
+    }
+  }
   switch (input.kind) {
     case 'canceled':
-      return { body: `[Dojang] ${sender}님이 「${title}」 서명 요청을 취소했습니다.${reason ? ` 사유: ${reason}` : ''} / Request canceled` };
+      return { subject: `${p} 서명 요청 취소`, body: `${p} ${sender}님이 「${title}」 서명 요청을 취소했습니다.${reason ? ` 사유: ${reason}` : ''}` };
     case 'expired':
-      return { body: `[Dojang] 「${title}」 서명 기한이 지나 요청이 만료되었습니다. / Request expired` };
+      return { subject: `${p} 서명 기한 만료`, body: `${p} 「${title}」 서명 기한이 지나 요청이 만료되었습니다.` };
     case 'declined':
-      return { body: `[Dojang] 「${title}」 서명 요청이 거절되어 종료되었습니다. / Request declined` };
+      return { subject: `${p} 서명 요청 종료`, body: `${p} 「${title}」 서명 요청이 거절되어 종료되었습니다.` };
   }
 }

@@ -2,9 +2,9 @@ import { completedSms, endedSms } from './message.templates';
 
 /** Notices by SMS for participants without an e-mail address (issue 21 items 7 and 8). */
 describe('notice SMS', () => {
-  it('completed: the link and until when it serves the signed copy (Korean date)', () => {
+  it('completed: the link and until when it serves the signed copy (time with its zone)', () => {
     const sms = completedSms({ documentTitle: '근로계약서\n(2027)', downloadUrl: 'https://dojang.example/sign/abc', availableUntil: '2027-01-31T16:00:00.000Z' });
-    expect(sms.body).toBe('[Dojang] 「근로계약서 (2027)」 서명 완료. 계약서 받기(2/1까지) / Signed copy: https://dojang.example/sign/abc');
+    expect(sms.body).toBe('[Dojang] 「근로계약서 (2027)」 서명 완료. 계약서 받기(2027년 2월 1일 오전 1:00 (KST)까지): https://dojang.example/sign/abc');
   });
 
   it('completed: refuses a link that is not http(s)', () => {
@@ -20,7 +20,8 @@ describe('notice SMS', () => {
   });
 
   it('expired and declined name what happened', () => {
-    expect(endedSms({ documentTitle: 't', senderName: 's', kind: 'expired' }).body).toContain('Request expired');
-    expect(endedSms({ documentTitle: 't', senderName: 's', kind: 'declined' }).body).toContain('Request declined');
+    expect(endedSms({ documentTitle: 't', senderName: 's', kind: 'expired' }).body).toContain('서명 기한이 지나 요청이 만료되었습니다');
+    expect(endedSms({ documentTitle: 't', senderName: 's', kind: 'declined' }).body).toContain('거절되어 종료되었습니다');
+    expect(endedSms({ documentTitle: 't', senderName: 's', kind: 'expired', lang: 'en' }).body).toBe('[Dojang] The request to sign "t" has expired.');
   });
 });

@@ -62,7 +62,7 @@ describe('SmtpEmailSender', () => {
   };
   afterAll(() => senders.forEach((s) => s.close()));
 
-  it('delivers a bilingual e-mail with a PDF attachment that survives byte for byte', async () => {
+  it('delivers an e-mail with a PDF attachment that survives byte for byte', async () => {
     const smtp = await startSmtp();
     try {
       const rendered = completionEmail({ documentTitle: '근로계약서 <2025>', participantName: '김철수', completedAt: '2025-03-01T06:30:00Z' });
@@ -78,7 +78,7 @@ describe('SmtpEmailSender', () => {
       expect(envelope.rcptTo.map((r) => r.address)).toEqual(['chulsoo@example.com']);
 
       const mail: ParsedMail = await simpleParser(raw);
-      expect(mail.subject).toBe('[Dojang] 서명 완료: 근로계약서 <2025> / Completed: 근로계약서 <2025>');
+      expect(mail.subject).toBe('[Dojang] 서명 완료: 근로계약서 <2025>');
       expect(mail.from?.value[0]).toEqual({ name: 'Dojang', address: 'no-reply@dojang.local' });
       expect(mail.messageId).toBe(result.messageId);
       expect(mail.headers.get('auto-submitted')).toBe('auto-generated');
@@ -109,6 +109,21 @@ describe('SmtpEmailSender', () => {
       const mail = await simpleParser(smtp.received[0].raw);
       expect(mail.from?.value[0]).toEqual({ name: '도장 알림', address: 'notify@dojang.example' });
       expect(mail.html).toContain('href="https://dojang.example/sign/abc"');
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('sends under the organization\'s name from the installation\'s address, with its Reply-To', async () => {
+    const smtp = await startSmtp();
+    try {
+      const rendered = signingRequestEmail({ documentTitle: '계약서', senderName: '인사팀', participantName: '이영희', signingUrl: 'https://dojang.example/sign/abc', brandName: '도장상사 "본사"' });
+      await SmtpEmailSender.fromEnv({ SMTP_URL: smtp.url, MAIL_FROM: '도장 알림 <notify@dojang.example>' }).send({ to: 'y@example.com', ...rendered, fromName: '도장상사 "본사"', replyTo: 'hr@dojang-sangsa.example' });
+      const mail = await simpleParser(smtp.received[0].raw);
+      expect(smtp.received[0].envelope.mailFrom && smtp.received[0].envelope.mailFrom.address).toBe('notify@dojang.example');
+      expect(mail.from?.value[0]).toEqual({ name: '도장상사 "본사"', address: 'notify@dojang.example' });
+      expect(mail.replyTo?.value[0].address).toBe('hr@dojang-sangsa.example');
+      expect(mail.subject).toBe('[도장상사 "본사"] 서명 요청: 계약서');
     } finally {
       await smtp.close();
     }

@@ -1,4 +1,5 @@
 import { createTransport, type Transporter } from 'nodemailer';
+import addressparser from 'nodemailer/lib/addressparser';
 import { DeliveryError, isTransientDeliveryError } from './delivery.errors';
 import type { EmailSendResult, EmailSender, OutgoingEmail } from './message.model';
 
@@ -21,10 +22,14 @@ export interface SmtpEmailSenderOptions {
 export class SmtpEmailSender implements EmailSender {
   private readonly transport: Transporter;
   readonly from: string;
+  /** The bare address of `from`: a branded message keeps it (SPF/DKIM are the installation's) under the sender's name. */
+  private readonly fromAddress: string;
 
   constructor(options: SmtpEmailSenderOptions) {
     if (!options.url) throw new Error('SMTP_URL is required for SmtpEmailSender');
     this.from = options.from || DEFAULT_MAIL_FROM;
+    const parsed = addressparser(this.from, { flatten: true })[0] as { address?: string } | undefined;
+    this.fromAddress = parsed?.address || 'no-reply@dojang.local';
     this.transport = createTransport({
       url: options.url,
       connectionTimeout: options.connectionTimeoutMs ?? 15_000,
@@ -43,7 +48,10 @@ export class SmtpEmailSender implements EmailSender {
   async send(email: OutgoingEmail): Promise<EmailSendResult> {
     try {
       const info = await this.transport.sendMail({
-        from: this.from,
+        // nodemailer quotes and encodes the display name (RFC 2047 for Hangul), so a brand name
+        // cannot break the header.
+        from: email.fromName ? { name: email.fromName, address: this.fromAddress } : this.from,
+        ...(email.replyTo ? { replyTo: email.replyTo } : {}),
         to: email.to,
         subject: email.subject,
         text: email.text,

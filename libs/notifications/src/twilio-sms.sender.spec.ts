@@ -90,7 +90,7 @@ describe('TwilioSmsSender through the official twilio client', () => {
       expect(sms.contentType).toMatch(/^application\/x-www-form-urlencoded/);
       expect(sms.form.get('To')).toBe('+821012345678');
       expect(sms.form.get('From')).toBe('+15005550006');
-      expect(sms.form.get('Body')).toBe('[Dojang] 인증번호 123456 (10분 내 입력) / Your code: 123456');
+      expect(sms.form.get('Body')).toBe('[Dojang] 인증번호 123456 (10분 내 입력)');
     } finally {
       await twilioApi.close();
     }

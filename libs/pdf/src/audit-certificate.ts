@@ -34,8 +34,14 @@ export interface AuditDelivery {
   kind: string;
   channel: string;
   recipient_masked: string;
-  /** The SMTP Message-ID or Twilio SID; `outbox` in test mode. */
+  /** The SMTP Message-ID, Twilio SID or SOLAPI message id; `outbox` in test mode. */
   provider_message_id: string;
+  /** `not_delivered`: a KakaoTalk attempt that failed (`at` is when), followed by its SMS/LMS. Absent: delivered. */
+  result?: 'delivered' | 'not_delivered';
+  /** The provider's result code, when it gave one. */
+  provider_status?: string | null;
+  /** On an SMS that replaced a failed KakaoTalk message. */
+  fallback_of?: string | null;
 }
 
 /** A value a participant's signature recorded (a form field), as the certificate lists it. */
@@ -159,6 +165,7 @@ const DELIVERY_LABELS: Record<string, string> = {
 const CHANNEL_LABELS: Record<string, string> = {
   email: '이메일 (Email)',
   sms: '문자 (SMS)',
+  kakao: '카카오 알림톡 (KakaoTalk)',
 };
 
 const KST_OFFSET_MS = 9 * 3600 * 1000;
@@ -253,13 +260,17 @@ type TimelineRow = AuditTimelineEntry & { delivery?: true };
 function deliveryEntry(d: AuditDelivery): TimelineRow {
   return {
     at: d.at,
-    event: DELIVERY_LABELS[d.kind] ?? `메시지 전달 / ${d.kind} delivered`,
+    event:
+      d.result === 'not_delivered'
+        ? '알림톡 미전달 → 문자 대체 / KakaoTalk not delivered, SMS follows'
+        : (DELIVERY_LABELS[d.kind] ?? `메시지 전달 / ${d.kind} delivered`) + (d.fallback_of ? ' (알림톡 대체 / KakaoTalk fallback)' : ''),
     actor: 'system',
     // Short bilingual keys: a masked address must fit the column unbroken to stay legible.
     detail: [
       `채널/Channel: ${CHANNEL_LABELS[d.channel] ?? d.channel}`,
       `수신/To: ${dash(d.recipient_masked)}`,
       `발송 ID/Provider message ID: ${dash(d.provider_message_id)}`,
+      ...(d.provider_status ? [`결과/Result: ${d.provider_status}`] : []),
     ].join('\n'),
     delivery: true,
   };

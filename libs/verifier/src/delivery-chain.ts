@@ -9,7 +9,7 @@ export type DeliveryChainVerdict =
 function foreignProblem(documentId: string, e: HashableEvent): string | null {
   const stream = deliveryStreamOf(documentId);
   if (e.stream_id !== stream) return `the event belongs to stream ${e.stream_id}, not ${stream}`;
-  if (e.type !== 'MessageDelivered') return `a ${e.type} event in a delivery stream`;
+  if (e.type !== 'MessageDelivered' && e.type !== 'MessageDeliveryFailed') return `a ${e.type} event in a delivery stream`;
   const about = (e.data as { document_id?: unknown } | null)?.document_id;
   if (about !== documentId) return `the delivery is about document ${String(about)}, not ${documentId}`;
   return null;
@@ -17,7 +17,7 @@ function foreignProblem(documentId: string, e: HashableEvent): string | null {
 
 /**
  * A document's delivery stream (`delivery-<document_id>`), checked with nothing but its events:
- * every event is a `MessageDelivered` of that stream about that document, revisions run 0..n-1,
+ * every event is a `MessageDelivered` (or a `MessageDeliveryFailed`: a KakaoTalk attempt replaced by SMS) of that stream about that document, revisions run 0..n-1,
  * each `prev_hash` is the previous `hash` and each `hash` recomputes from the event. The one walk
  * behind the offline verifier and `cli verify`; the first problem by position is reported.
  */

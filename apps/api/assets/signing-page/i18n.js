@@ -467,7 +467,9 @@ export function formatDate(iso) {
   var d = new Date(iso);
   if (isNaN(d.getTime())) return iso;
   try {
-    return new Intl.DateTimeFormat(S.lang === 'ko' ? 'ko-KR' : 'en-US', { dateStyle: 'long', timeStyle: 'short' }).format(d);
+    // In the organization's zone, with the zone named (e.g. "December 10, 2026 at 11:59 PM EST").
+    var zone = S.view && S.view.sender && S.view.sender.time_zone;
+    return new Intl.DateTimeFormat(S.lang === 'ko' ? 'ko-KR' : 'en-US', { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone || undefined, timeZoneName: 'short' }).format(d);
   } catch (e) {
     return d.toLocaleString();
   }

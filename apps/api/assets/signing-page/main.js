@@ -8,6 +8,7 @@
  * server data: no inline script or style, no HTML built from strings — every text goes in with textContent.
  */
 import { api, failLink, isLinkFailure } from './api.js';
+import { renderBrand } from './brand.js';
 import { renderDecline, openDecline, cancelDecline, confirmDecline } from './decline.js';
 import { initPages, renderPages } from './pages.js';
 import { applyStaticStrings, initialLang, setLang, t } from './i18n.js';
@@ -40,6 +41,7 @@ function renderPage() {
   renderFatal();
   show($('content'), Boolean(S.view) && !S.fatal);
   if (S.view && !S.fatal) {
+    renderBrand();
     renderSummary();
     var mode = pageMode();
     renderNotice(mode);

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { deliveryFacts, DocumentPdfService, sha256Hex } from '@dojang/application';
-import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, deliveryStreamId, documentStreamId, DocumentState, maskEmail, maskPhone, OrganizationState } from '@dojang/domain';
+import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, deliveryStreamId, documentStreamId, DocumentState, endOfDayInZone, maskEmail, maskPhone, OrganizationState, parseCalendarDate, timeZoneOf } from '@dojang/domain';
 import { auditFieldValues } from './form-data';
 import { StoredEvent } from '@dojang/event-store';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
@@ -33,13 +33,13 @@ export class DocumentLifecycleHttpController {
     if (auth.livemode && !canAffordSignature(org as unknown as OrganizationState, this.docs.nowIso())) {
       throw new ApiError(402, 'invalid_request_error', 'insufficient_credits', 'A live send needs a free signature left this month or at least 1 credit.');
     }
+    const expiresAt = this.expiryOf(dto, org as unknown as OrganizationState);
     await this.docs.decide(auth, info, id, async (state: DocumentState) => {
-      const days = dto.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
       const original: { pointer: BlobPointer | null; page_count: number; parts?: PartPages[] } =
         state.status === 'draft' ? await this.pdf.fixOriginal(state) : { pointer: null, page_count: state.page_count ?? 1 };
       return {
         type: 'SendDocument' as const,
-        expires_at: new Date(this.docs.clock.now().getTime() + days * DAY).toISOString(),
+        expires_at: expiresAt,
         message: dto.message?.trim() || null,
         page_count: original.page_count,
         original_pdf: original.pointer,
@@ -52,6 +52,24 @@ export class DocumentLifecycleHttpController {
       };
     });
     return this.docs.presentById(auth, id);
+  }
+
+  /**
+   * A number of days from now (as before), or a calendar day that ends at midnight where the
+   * organization is: "until 10 December" holds through the whole of 10 December there.
+   */
+  private expiryOf(dto: SendDocumentDto, org: OrganizationState): string {
+    const now = this.docs.clock.now().getTime();
+    if (dto.expires_on === undefined) {
+      const days = dto.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
+      return new Date(now + days * DAY).toISOString();
+    }
+    if (dto.expires_in_days !== undefined) throw ApiError.invalid('expires_on', 'Give expires_on or expires_in_days, not both.');
+    if (!parseCalendarDate(dto.expires_on)) throw ApiError.invalid('expires_on', 'expires_on must be a date YYYY-MM-DD, e.g. 2026-12-10.');
+    const end = endOfDayInZone(dto.expires_on, timeZoneOf(org));
+    if (Date.parse(end) <= now) throw ApiError.invalid('expires_on', `expires_on is over already in ${timeZoneOf(org)}: give today or a later day.`);
+    if (Date.parse(end) > now + 366 * DAY) throw ApiError.invalid('expires_on', 'expires_on may be at most a year ahead.');
+    return end;
   }
 
   @Post('cancel')
@@ -173,6 +191,9 @@ export class DocumentLifecycleHttpController {
           channel: d.channel,
           recipient_masked: d.recipient_masked,
           provider_message_id: d.provider_message_id,
+          result: d.result,
+          provider_status: d.provider_status ?? null,
+          fallback_of: d.fallback_of ?? null,
         })),
         head_hash: deliveryHead.head_hash,
         event_count: deliveryHead.event_count,

@@ -88,6 +88,13 @@ export class ParticipantDto {
   @Optional() @IsString() @MaxLength(100) group?: string;
   @ApiPropertyOptional({ type: 'boolean', description: 'Lets this signer hand their signing to another person through their link (POST /v1/signing/{token}/delegate). Default false.' })
   @Optional() @IsBoolean() allow_delegation?: boolean;
+  @ApiPropertyOptional({
+    enum: ['auto', 'email', 'sms', 'kakao'],
+    description: 'How messages reach them. auto (default): e-mail when there is an address, and requests and reminders to the phone too (KakaoTalk 알림톡 when the organization set it up, else SMS/LMS). email, sms or kakao: only there (kakao falls back to SMS/LMS when KakaoTalk fails).',
+  })
+  @Optional() @IsIn(['auto', 'email', 'sms', 'kakao']) channel?: 'auto' | 'email' | 'sms' | 'kakao';
+  @ApiPropertyOptional({ enum: ['ko', 'en'], description: 'Language of their messages. Default: Korean, or English for a foreign (+country code other than +82) phone number.' })
+  @Optional() @IsIn(['ko', 'en']) language?: 'ko' | 'en';
 }
 
 export class ParticipantBatchDto {

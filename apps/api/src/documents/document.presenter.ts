@@ -42,6 +42,8 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       signing_order: p.signing_order,
       auth: p.auth,
       redirect_url: p.redirect_url ?? null,
+      channel: p.channel ?? 'auto',
+      language: p.language ?? null,
       status: p.status,
       viewed_at: p.viewed_at,
       signed_at: p.signed_at,

@@ -94,6 +94,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'The organization.', json: S.OrganizationSchema },
     errors: ['organization_not_found'],
   },
+  Organization_update: {
+    summary: 'Update the brand, time zone and KakaoTalk channel',
+    description:
+      'Each part given is changed, the rest kept; all parts are checked before any is recorded. `brand` (display_name, color, reply_to; null clears one) shows in e-mails (From name, subject prefix, colour, Reply-To), as the SMS prefix [display_name] and on the signing page. `time_zone` (IANA) is where expires_on dates end, where signing_date fields are dated and how times in messages read; `quiet_hours` (local HH:MM start and end, null for none) hold automatic reminders until they end. `kakao` (pf_id and a template code per message kind, null to turn off) sends phone messages by KakaoTalk 알림톡, with SMS/LMS when KakaoTalk fails. Answers the organization.',
+    ok: { status: 200, description: 'The organization as changed.', json: S.OrganizationSchema },
+    errors: ['organization_not_found', 'invalid_parameter'],
+  },
   Organization_members: {
     summary: 'List members',
     description: 'Everyone in the organization with their role. Not paginated.',

@@ -166,6 +166,8 @@ export const ParticipantSchema = component(
     allow_delegation: note('Whether the participant may hand their signing to another person (POST /v1/signing/{token}/delegate).', bool),
     group_signed_by: note('In a signing group, the member who signed for this participant; null otherwise.', { type: ['string', 'null'], format: 'uuid' }),
     delegated_from: note('Who held this participant before each delegation, oldest first (names only).', arrayOf(obj({ name: str, delegated_at: time }))),
+    channel: note('How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails).', enumOf(['auto', 'email', 'sms', 'kakao'])),
+    language: note('Language of their messages when set; null: Korean, or English for a foreign phone number.', { type: ['string', 'null'], enum: ['ko', 'en', null] }),
   }),
 );
 export type ParticipantResponse = FromSchema<typeof ParticipantSchema>;
@@ -435,6 +437,40 @@ export const EVENT_DATA_BY_TYPE: Record<PublicEventType, { required: string[]; d
 
 // ---- organization, outbox, files, templates, seals -----------------------------------------
 
+const BrandSchema = component(
+  'Brand',
+  obj({
+    display_name: note('Shown as the e-mail From name and subject prefix, the SMS prefix ([회사명]) and on the signing page; null: the organization\'s name.', strOrNull),
+    color: note('#rrggbb for e-mail accents and the signing page header; null: Dojang\'s.', { type: ['string', 'null'], pattern: '^#[0-9a-f]{6}$' }),
+    reply_to: note('Reply-To of e-mails; null: none (replies are not read).', { type: ['string', 'null'], format: 'email' }),
+  }),
+);
+const QuietHoursSchema = component(
+  'QuietHours',
+  note('Local HH:MM window (in time_zone) in which automatic reminders wait until it ends; null: none. Default 21:00–08:00.', {
+    type: ['object', 'null'],
+    properties: { start: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' }, end: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' } },
+    required: ['start', 'end'],
+    additionalProperties: false,
+  } as const),
+);
+const KakaoSettingsSchema = component(
+  'KakaoSettings',
+  note('KakaoTalk 알림톡: the channel\'s sender profile key and an approved template code per message kind; null: off (phones get SMS/LMS).', {
+    type: ['object', 'null'],
+    properties: {
+      pf_id: { type: 'string' },
+      templates: {
+        type: 'object',
+        properties: { signing_request: str, reminder: str, completed: str, canceled: str, expired: str, declined: str },
+        additionalProperties: false,
+      },
+    },
+    required: ['pf_id', 'templates'],
+    additionalProperties: false,
+  } as const),
+);
+
 export const OrganizationSchema = component(
   'Organization',
   obj({
@@ -450,6 +486,10 @@ export const OrganizationSchema = component(
       reminder_interval_days: intOrNull,
       embed_origins: note('Origins allowed to frame the signing page (CSP frame-ancestors); empty: none.', arrayOf(str)),
     }),
+    brand: BrandSchema,
+    time_zone: note('IANA zone (default Asia/Seoul): expires_on dates end at 23:59:59.999 there, and every time in messages, the signing page and the audit certificate is shown there with its zone.', str),
+    quiet_hours: QuietHoursSchema,
+    kakao: KakaoSettingsSchema,
     usage: obj({
       period: note('The month usage is counted for, YYYY-MM (UTC).', { type: 'string', pattern: '^\\d{4}-\\d{2}$' }),
       free_signatures_per_month: int,
@@ -470,10 +510,14 @@ export const OutboxMessageSchema = component(
     id: str,
     object: konst('message'),
     kind: MessageKindSchema,
-    channel: enumOf(['email', 'sms']),
+    channel: note('Which channel carried it: email, sms (SMS or LMS, see sms_type) or kakao (KakaoTalk 알림톡; in live mode an undelivered one is followed by an sms).', enumOf(['email', 'sms', 'kakao'])),
     to: str,
-    subject: strOrNull,
+    subject: note('E-mail subject; for an LMS its subject.', strOrNull),
     body: str,
+    sms_type: note('sms: SMS (at most 90 EUC-KR bytes) or LMS; null otherwise.', { type: ['string', 'null'], enum: ['SMS', 'LMS', null] }),
+    template_id: note('kakao: the organization\'s approved template code it used; null otherwise.', strOrNull),
+    from_name: note('email: the organization\'s name on the From header (its brand display_name); null: the installation\'s.', strOrNull),
+    reply_to: note('email: the Reply-To (the brand\'s reply_to); null: none.', strOrNull),
     signing_url: { type: ['string', 'null'], format: 'uri' },
     pin: note('kind pin: the 6-digit PIN the SMS carries (test mode shows it so you can verify).', { type: ['string', 'null'], pattern: '^\\d{6}$' }),
     attachments: arrayOf(obj({ filename: str, content_type: str, byte_size: int })),
@@ -723,6 +767,7 @@ export const SigningSessionSchema = component(
   'SigningSession',
   obj({
     object: konst('signing_session'),
+    sender: note('Who asks: the organization\'s brand name and colour for the page header, and the zone the page shows times in.', obj({ display_name: str, color: { type: ['string', 'null'], pattern: '^#[0-9a-f]{6}$' }, time_zone: str })),
     document: obj({
       id: uuid,
       title: str,

@@ -1,9 +1,12 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Patch } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { Clock, CLOCK, Infrastructure } from '@dojang/application';
-import { freeSignaturesPerMonth, OrganizationState } from '@dojang/domain';
+import { brandOf, freeSignaturesPerMonth, OrganizationCommand, WithoutNow, organizationDecider, organizationStreamId, OrganizationState, quietHoursOf, timeZoneOf } from '@dojang/domain';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
-import { Auth, AuthContext } from '../shared/auth.guard';
+import { Auth, AuthContext, commandContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
+import { DecideCommand } from '../shared/decide.command';
+import { UpdateOrganizationDto } from './organization-settings.dto';
 import { INFRA } from '../shared/infrastructure.token';
 import { MemberListResponse, OrganizationResponse } from '../openapi/response-schemas';
 
@@ -12,6 +15,7 @@ export class OrganizationHttpController {
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly commandBus: CommandBus,
   ) {}
 
   private async org(auth: AuthContext): Promise<OrganizationRow> {
@@ -35,6 +39,10 @@ export class OrganizationHttpController {
       livemode: auth.livemode,
       created_at: org.created_at,
       settings: { default_expiry_days: org.default_expiry_days, reminder_interval_days: org.reminder_interval_days, embed_origins: org.embed_origins ?? [] },
+      brand: brandOf(org),
+      time_zone: timeZoneOf(org),
+      quiet_hours: quietHoursOf(org),
+      kakao: org.kakao ? { pf_id: org.kakao.pf_id, templates: { ...org.kakao.templates } } : null,
       usage: {
         period,
         free_signatures_per_month: free,
@@ -42,6 +50,34 @@ export class OrganizationHttpController {
         credit_balance: org.credit_balance,
       },
     };
+  }
+
+  /**
+   * The organization's brand, time zone (with quiet hours) and KakaoTalk channel: each part given
+   * is one command on the organization's stream, decided (and validated) there.
+   */
+  @Patch('organization')
+  async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: UpdateOrganizationDto): Promise<OrganizationResponse> {
+    await this.org(auth);
+    const commands: Array<WithoutNow<OrganizationCommand>> = [];
+    if (dto.brand !== undefined) commands.push({ type: 'ChangeBrand', ...dto.brand });
+    if (dto.time_zone !== undefined || dto.quiet_hours !== undefined) {
+      commands.push({ type: 'ChangeTimeZone', ...(dto.time_zone !== undefined ? { time_zone: dto.time_zone } : {}), ...(dto.quiet_hours !== undefined ? { quiet_hours: dto.quiet_hours } : {}) });
+    }
+    if (dto.kakao !== undefined) commands.push({ type: 'ConfigureKakao', kakao: dto.kakao });
+    // Validated all before any is recorded: a bad kakao part must not leave the brand changed.
+    const state = (await this.infra.commands.load(organizationDecider, organizationStreamId(auth.organization_id))).state;
+    let next = state;
+    for (const c of commands) {
+      const events = organizationDecider.decide({ ...c, now: this.clock.now().toISOString() } as OrganizationCommand, next);
+      next = events.reduce(organizationDecider.evolve, next);
+    }
+    for (const c of commands) {
+      await this.commandBus.execute(
+        new DecideCommand(organizationDecider, organizationStreamId(auth.organization_id), () => ({ ...c, now: this.clock.now().toISOString() }) as OrganizationCommand, commandContext(auth, info)),
+      );
+    }
+    return this.get(auth);
   }
 
   @Get('members')

@@ -13,7 +13,7 @@ import { OutboxMessageListResponse } from '../openapi/response-schemas';
 export class ListOutboxQuery {
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() document_id?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() participant_id?: string;
-  @ApiPropertyOptional({ enum: ['email', 'sms'] }) @IsOptional() @IsIn(['email', 'sms']) channel?: string;
+  @ApiPropertyOptional({ enum: ['email', 'sms', 'kakao'] }) @IsOptional() @IsIn(['email', 'sms', 'kakao']) channel?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string', description: 'id of the last message of the previous page' }) @IsOptional() @IsString() starting_after?: string;
   @ApiPropertyOptional({ type: 'string', description: 'id of the first message of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
@@ -53,6 +53,10 @@ export class OutboxHttpController {
         to: r.to,
         subject: r.subject,
         body: r.body,
+        sms_type: r.sms_type ?? null,
+        template_id: r.template_id ?? null,
+        from_name: r.from_name ?? null,
+        reply_to: r.reply_to ?? null,
         signing_url: r.signing_url,
         pin: r.pin,
         attachments: r.attachments,

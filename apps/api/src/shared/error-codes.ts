@@ -111,6 +111,7 @@ export const ERROR_CODES = {
   field_values_too_large: invalid(413, 'The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.'),
   // Participants and files
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),
+  missing_email: invalid(400, 'A participant with channel email needs an e-mail address.'),
   participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
   unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.'),
   file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).'),

@@ -20,7 +20,7 @@ export class SigningHttpController {
   @Get()
   async view(@Param('token') token: string, @ReqInfo() info: RequestInfo): Promise<SigningSessionResponse> {
     const session = await this.signing.open(await this.signing.session(token), info);
-    return this.signing.view(session);
+    return await this.signing.view(session);
   }
 
   /**

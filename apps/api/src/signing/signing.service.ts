@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomInt } from 'crypto';
-import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, prefixedId, sha256Hex, signChainHead } from '@dojang/application';
+import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, languageOf, messageOptions, Notifier, prefixedId, sha256Hex, signChainHead } from '@dojang/application';
 import { inspectPdfIsolated } from '@dojang/pdf';
 import {
   BlobPointer,
   ChainHeadProof,
-  DEFAULT_TIME_ZONE,
+  timeZoneOf,
+  brandOf,
   DocumentCommand,
   DocumentState,
   ParticipantState,
@@ -31,7 +32,7 @@ import {
   absolutePage,
 } from '@dojang/domain';
 import { pinSms } from '@dojang/notifications';
-import { SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
+import { ORGANIZATIONS, OrganizationRow, SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { RequestInfo } from '../shared/auth.guard';
 import { decodeImageDataUrl } from '../shared/data-url-image';
@@ -113,7 +114,10 @@ export class SigningService {
     return { token: row, state, participant };
   }
 
-  view(s: SigningSession): SigningSessionResponse {
+  async view(s: SigningSession): Promise<SigningSessionResponse> {
+    // The sender as the page shows it: the organization's brand and the zone its times are read in.
+    const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id);
+    const brand = brandOf(org);
     const p = s.participant;
     const turn = activeParticipants(s.state).some((a) => a.id === p.id);
     const pinRequired = p.auth === 'sms_pin';
@@ -126,6 +130,7 @@ export class SigningService {
     const owners = new Set(groupOf(s.state, p).map((m) => m.id));
     return {
       object: 'signing_session' as const,
+      sender: { display_name: brand.display_name ?? org?.name ?? 'Dojang', color: brand.color, time_zone: timeZoneOf(org) },
       document: {
         id: s.state.id,
         title: s.state.title,
@@ -226,6 +231,9 @@ export class SigningService {
     });
     const issued = decision.events.find((e: { type: string }) => e.type === 'PinIssued');
     const p = s.participant;
+    // The PIN always goes by SMS (알림톡 templates are for notices, and a code must not wait on a fallback).
+    const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id);
+    const sms = pinSms({ ...messageOptions(org, languageOf(p)), pin });
     await this.notifier.send({
       // One message per issued PIN: the decision's position identifies it.
       key: `pin:${s.state.id}:${p.id}:${decision.position}`,
@@ -236,8 +244,8 @@ export class SigningService {
       participant_id: p.id,
       channel: 'sms',
       to: p.phone as string,
-      subject: null,
-      body: pinSms({ pin }).body,
+      subject: sms.subject,
+      body: sms.body,
       pin,
     });
     return {
@@ -323,6 +331,8 @@ export class SigningService {
       seal = { seal_id: row.id, image: { sha256: row.image_sha256, byte_size: row.image_byte_size }, uploaded: false };
     }
     const participantId = s.participant.id;
+    // signing_date fields read the day where the organization is (its time_zone setting).
+    const timeZone = timeZoneOf(await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id));
     await this.decide(s, info, async (state) => {
       const command = {
         now: this.clock.now().toISOString(),
@@ -336,7 +346,7 @@ export class SigningService {
         final_pdf: null as BlobPointer | null,
         chain_head: null as ChainHeadProof | null,
         ...(body.values ? { values: body.values } : {}),
-        time_zone: DEFAULT_TIME_ZONE,
+        time_zone: timeZone,
       };
       // Dry run first: the final PDF is built only for a signature that will be accepted and completes the document.
       const dryRun = decideDocument(command, state);

@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { DeliveredMessageKind, MessageDelivered, deliveryStreamId, maskEmail, maskPhone } from '@dojang/domain';
+import { DeliveredMessageKind, DeliveryChannel, MessageDelivered, MessageDeliveryFailed, deliveryStreamId, maskEmail, maskPhone } from '@dojang/domain';
 import { DuplicateEventError, EventStore } from '@dojang/event-store';
 import { SCHEMA_VERSION } from '../command-handler';
 
@@ -10,17 +10,29 @@ export interface DeliveryFact {
   livemode: boolean;
   document_id: string;
   participant_id: string | null;
-  channel: 'email' | 'sms';
+  channel: DeliveryChannel;
   /** Unmasked; masked before it is stored. */
   to: string;
   provider_message_id: string;
   delivered_at: string;
   causation_id?: string;
+  sms_type?: 'SMS' | 'LMS';
+  provider_status?: string;
+  fallback_of?: string;
 }
 
-/** Where the notifier reports a message that left (or landed in the outbox). */
+/** A KakaoTalk attempt that was not delivered (see MessageDeliveryFailed). */
+export interface DeliveryFailureFact extends Omit<DeliveryFact, 'provider_message_id' | 'delivered_at' | 'sms_type' | 'fallback_of' | 'provider_status'> {
+  provider_message_id: string | null;
+  provider_status: string | null;
+  reason: string;
+  failed_at: string;
+}
+
+/** Where the notifier reports a message that left (or landed in the outbox), or a KakaoTalk attempt that did not. */
 export interface DeliveryRecorder {
   record(fact: DeliveryFact): Promise<void>;
+  recordFailure?(fact: DeliveryFailureFact): Promise<void>;
 }
 
 /**
@@ -38,11 +50,6 @@ export class DeliveryEvidence implements DeliveryRecorder {
   constructor(private readonly events: EventStore) {}
 
   async record(fact: DeliveryFact): Promise<void> {
-    const streamId = deliveryStreamId(fact.document_id);
-    const eventId = deliveryEventId(fact.message_id);
-    // The stores refuse a repeated event id, but EventStoreDB only within a stream's latest events
-    // on an 'any' append; a delivery stream is short, so look first and let the store catch races.
-    if ((await this.events.readStream(streamId)).some((e) => e.event_id === eventId)) return;
     const event: MessageDelivered = {
       type: 'MessageDelivered',
       data: {
@@ -51,11 +58,47 @@ export class DeliveryEvidence implements DeliveryRecorder {
         participant_id: fact.participant_id,
         kind: fact.kind,
         channel: fact.channel,
-        recipient_masked: (fact.channel === 'sms' ? maskPhone(fact.to) : maskEmail(fact.to)) ?? '',
+        recipient_masked: maskRecipient(fact.channel, fact.to),
         provider_message_id: fact.provider_message_id,
         delivered_at: fact.delivered_at,
+        ...(fact.sms_type ? { sms_type: fact.sms_type } : {}),
+        ...(fact.provider_status ? { provider_status: fact.provider_status } : {}),
+        ...(fact.fallback_of ? { fallback_of: fact.fallback_of } : {}),
       },
     };
+    await this.append(fact, deliveryEventId(fact.message_id), event, fact.delivered_at);
+  }
+
+  /** Its event id derives from the message id under another prefix: one failure per attempt, beside at most one delivery. */
+  async recordFailure(fact: DeliveryFailureFact): Promise<void> {
+    const event: MessageDeliveryFailed = {
+      type: 'MessageDeliveryFailed',
+      data: {
+        message_id: fact.message_id,
+        document_id: fact.document_id,
+        participant_id: fact.participant_id,
+        kind: fact.kind,
+        channel: fact.channel,
+        recipient_masked: maskRecipient(fact.channel, fact.to),
+        provider_message_id: fact.provider_message_id,
+        provider_status: fact.provider_status,
+        reason: fact.reason.slice(0, 500),
+        failed_at: fact.failed_at,
+      },
+    };
+    await this.append(fact, deliveryEventId(`failed:${fact.message_id}`), event, fact.failed_at);
+  }
+
+  private async append(
+    fact: Pick<DeliveryFact, 'document_id' | 'organization_id' | 'livemode' | 'causation_id'>,
+    eventId: string,
+    event: MessageDelivered | MessageDeliveryFailed,
+    occurredAt: string,
+  ): Promise<void> {
+    const streamId = deliveryStreamId(fact.document_id);
+    // The stores refuse a repeated event id, but EventStoreDB only within a stream's latest events
+    // on an 'any' append; a delivery stream is short, so look first and let the store catch races.
+    if ((await this.events.readStream(streamId)).some((e) => e.event_id === eventId)) return;
     try {
       // 'any': the stream is append-only with no invariant; the store still chains each event to
       // the stream's head at append.
@@ -67,7 +110,7 @@ export class DeliveryEvidence implements DeliveryRecorder {
             type: event.type,
             data: event.data,
             metadata: {
-              occurred_at: fact.delivered_at,
+              occurred_at: occurredAt,
               actor: 'system',
               organization_id: fact.organization_id,
               livemode: fact.livemode,
@@ -83,4 +126,8 @@ export class DeliveryEvidence implements DeliveryRecorder {
       throw err;
     }
   }
+}
+
+function maskRecipient(channel: DeliveryChannel, to: string): string {
+  return (channel === 'email' ? maskEmail(to) : maskPhone(to)) ?? '';
 }

@@ -1,4 +1,4 @@
-import { DocumentEvent, DocumentState, MessageDelivered, deliveryStreamId, documentStreamId, evolveDocument, initialDocumentState } from '@dojang/domain';
+import { DocumentEvent, DocumentState, MessageDelivered, MessageDeliveryFailed, deliveryStreamId, documentStreamId, evolveDocument, initialDocumentState } from '@dojang/domain';
 import { EventStore, StoredEvent, verifyChain } from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
 import { maskEventData } from './history-masking';
@@ -93,8 +93,29 @@ export function foldDocument(events: StoredEvent[], asOf: number | null): { stat
 }
 
 /** The facts of a delivery stream as read (oldest first), each with the hash that chains it. */
-export function deliveryFacts(stored: StoredEvent[]): Array<MessageDelivered['data'] & { hash: string }> {
-  return stored.filter((e) => e.type === 'MessageDelivered').map((e) => ({ ...(upcast(e).data as MessageDelivered['data']), hash: e.metadata.hash }));
+export type DeliveryFactView = MessageDelivered['data'] & {
+  hash: string;
+  /** `not_delivered`: a KakaoTalk attempt that failed (MessageDeliveryFailed; `delivered_at` is when it failed). */
+  result: 'delivered' | 'not_delivered';
+  reason?: string;
+};
+
+export function deliveryFacts(stored: StoredEvent[]): DeliveryFactView[] {
+  return stored
+    .filter((e) => e.type === 'MessageDelivered' || e.type === 'MessageDeliveryFailed')
+    .map((e) => {
+      if (e.type === 'MessageDelivered') return { ...(upcast(e).data as MessageDelivered['data']), hash: e.metadata.hash, result: 'delivered' as const };
+      const { failed_at, provider_message_id, provider_status, reason, ...rest } = upcast(e).data as MessageDeliveryFailed['data'];
+      return {
+        ...rest,
+        provider_message_id: provider_message_id ?? '',
+        ...(provider_status ? { provider_status } : {}),
+        delivered_at: failed_at,
+        hash: e.metadata.hash,
+        result: 'not_delivered' as const,
+        reason,
+      };
+    });
 }
 
 export interface HistoryPage {
@@ -145,7 +166,7 @@ export class DocumentHistory {
    * The messages sent about a document, oldest first, each with the hash that chains it: what a
    * presentation such as the audit certificate lists. Recipients are stored masked already.
    */
-  async deliveries(documentId: string): Promise<Array<MessageDelivered['data'] & { hash: string }>> {
+  async deliveries(documentId: string): Promise<DeliveryFactView[]> {
     return deliveryFacts(await this.events.readStream(deliveryStreamId(documentId)));
   }
 

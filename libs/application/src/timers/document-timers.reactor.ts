@@ -1,3 +1,4 @@
+import { QuietHours, deferPastQuietHours, quietHoursOf, timeZoneOf } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Clock } from '../clock';
@@ -19,12 +20,22 @@ export function newTimer(
  * The next automatic reminder after `from`, or null: only while reminders are on for the
  * organization (reminder_interval_days) and strictly before the document expires.
  */
-export function nextReminderDue(from: string, intervalDays: number | null | undefined, expiresAt: string | null): string | null {
+export function nextReminderDue(
+  from: string,
+  intervalDays: number | null | undefined,
+  expiresAt: string | null,
+  /** The organization's zone and quiet hours: a reminder due at night waits for the morning there. */
+  quiet?: { timeZone: string; hours: QuietHours | null },
+): string | null {
   if (!intervalDays || intervalDays < 1) return null;
-  const due = Date.parse(from) + intervalDays * DAY_MS;
-  if (expiresAt && due >= Date.parse(expiresAt)) return null;
-  return new Date(due).toISOString();
+  let due = new Date(Date.parse(from) + intervalDays * DAY_MS).toISOString();
+  if (quiet) due = deferPastQuietHours(due, quiet.timeZone, quiet.hours);
+  if (expiresAt && Date.parse(due) >= Date.parse(expiresAt)) return null;
+  return due;
 }
+
+/** The zone and quiet hours of an organization row, for nextReminderDue. */
+export const quietOf = (org: OrganizationRow | null | undefined) => ({ timeZone: timeZoneOf(org), hours: quietHoursOf(org) });
 
 /**
  * The expiry and reminder saga's scheduling half: a sent document gets a timer at its expires_at,
@@ -62,7 +73,7 @@ export class DocumentTimersReactor implements Reactor {
       // The organization's settings as of the send.
       if (!(await this.infra.projections.waitFor(event.global_position))) throw new Error(`projections have not reached position ${event.global_position} yet`);
       const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, organizationId);
-      const due = nextReminderDue(data.sent_at, org?.reminder_interval_days, data.expires_at);
+      const due = nextReminderDue(data.sent_at, org?.reminder_interval_days, data.expires_at, quietOf(org));
       if (due) {
         await this.infra.reads.putIfVersion(
           TIMERS,

@@ -4,7 +4,7 @@ import { DocumentCommand, DocumentState, DomainError, documentDecider, documentS
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Clock } from '../clock';
 import { Infrastructure } from '../infrastructure';
-import { newTimer, nextReminderDue } from './document-timers.reactor';
+import { newTimer, nextReminderDue, quietOf } from './document-timers.reactor';
 import { TIMERS, TIMERS_COLLECTION, TimerRow, reminderTimerId } from './timers';
 
 /**
@@ -123,7 +123,7 @@ export class TimerService {
     let followUp: TimerRow | null = null;
     if (timer.kind === 'remind_document' && state.status === 'sent') {
       const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, timer.organization_id);
-      const due = nextReminderDue(timer.due_at, org?.reminder_interval_days, state.expires_at);
+      const due = nextReminderDue(timer.due_at, org?.reminder_interval_days, state.expires_at, quietOf(org));
       if (due) followUp = newTimer({ ...timer, id: reminderTimerId(timer.document_id, timer.sequence + 1), due_at: due, sequence: timer.sequence + 1 }, nowIso());
     }
     if (followUp) await this.infra.reads.putIfVersion(TIMERS, followUp, null);

@@ -16,16 +16,48 @@ export type MessageDelivered = DomainEvent<
     document_id: string;
     participant_id: string | null;
     kind: DeliveredMessageKind;
-    channel: 'email' | 'sms';
+    channel: DeliveryChannel;
     recipient_masked: string;
-    /** The provider's id (SMTP Message-ID, Twilio SID), or `outbox` in test mode. */
+    /** The provider's id (SMTP Message-ID, Twilio SID, SOLAPI messageId), or `outbox` in test mode. */
     provider_message_id: string;
     delivered_at: string;
+    /** SMS only: `SMS` (up to 90 EUC-KR bytes) or `LMS` (longer, with a subject). Absent before the split existed. */
+    sms_type?: 'SMS' | 'LMS';
+    /** The provider's status at acceptance (SOLAPI statusCode, e.g. `2000`), when it gives one. */
+    provider_status?: string;
+    /** This message replaces a KakaoTalk message that was not delivered (its `message_id`). */
+    fallback_of?: string;
   }
 >;
 
-export type DeliveryEvent = MessageDelivered;
-export const DELIVERY_EVENT_TYPES: readonly DeliveryEvent['type'][] = ['MessageDelivered'];
+/** Channels a message can leave by. `kakao` is KakaoTalk 알림톡. */
+export type DeliveryChannel = 'email' | 'sms' | 'kakao';
+
+/**
+ * A KakaoTalk 알림톡 the provider did not deliver (refused at acceptance, or failed after its
+ * retries): recorded in the same chain, so the evidence shows both the failed attempt and the
+ * SMS/LMS that replaced it (whose MessageDelivered names this `message_id` in `fallback_of`).
+ */
+export type MessageDeliveryFailed = DomainEvent<
+  'MessageDeliveryFailed',
+  {
+    message_id: string;
+    document_id: string;
+    participant_id: string | null;
+    kind: DeliveredMessageKind;
+    channel: DeliveryChannel;
+    recipient_masked: string;
+    /** The provider's id for the attempt when it gave one (SOLAPI assigns one even to a refused message), else null. */
+    provider_message_id: string | null;
+    /** The provider's result code and text (SOLAPI statusCode / statusMessage), or the transport error. */
+    provider_status: string | null;
+    reason: string;
+    failed_at: string;
+  }
+>;
+
+export type DeliveryEvent = MessageDelivered | MessageDeliveryFailed;
+export const DELIVERY_EVENT_TYPES: readonly DeliveryEvent['type'][] = ['MessageDelivered', 'MessageDeliveryFailed'];
 
 /**
  * Deliveries of a document live in their own append-only stream beside `document-<id>`: they have

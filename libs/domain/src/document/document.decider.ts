@@ -5,7 +5,7 @@ import { CancelDocument, DocumentCommand, SignDocument } from './document.comman
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
 import { decideDelegateSigning, decideUploadAttachment } from './signing-routing.decider';
 import { decideDownloadPin } from './completed-download.decider';
-import { BlobPointer, DocumentEvent, DocumentPart, Field, ParticipantSetup } from './document.events';
+import { BlobPointer, DocumentEvent, DocumentPart, Field, MESSAGE_LANGUAGES, PARTICIPANT_CHANNELS, ParticipantSetup } from './document.events';
 import { DEFAULT_TIME_ZONE, validateFieldSettings } from './field-types';
 import { partCount, partOf, validateParts } from './document-parts';
 import { resolveSignerValues } from './field-values';
@@ -127,6 +127,16 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   }
   if (p.redirect_url != null && !isHttpsUrl(p.redirect_url)) {
     throw invalid('invalid_parameter', 'redirect_url must be an absolute https URL (at most 2048 characters).', `${at}redirect_url`);
+  }
+  if (p.channel !== undefined && !PARTICIPANT_CHANNELS.includes(p.channel)) {
+    throw invalid('invalid_parameter', `channel must be one of ${PARTICIPANT_CHANNELS.join(', ')}.`, `${at}channel`);
+  }
+  if (p.channel === 'email' && !p.email) throw invalid('missing_email', 'A participant with channel email needs an e-mail address.', `${at}email`);
+  if ((p.channel === 'sms' || p.channel === 'kakao') && !p.phone) {
+    throw invalid('missing_phone', `A participant with channel ${p.channel} needs a phone number.`, `${at}phone`);
+  }
+  if (p.language !== undefined && !MESSAGE_LANGUAGES.includes(p.language)) {
+    throw invalid('invalid_parameter', `language must be one of ${MESSAGE_LANGUAGES.join(', ')}.`, `${at}language`);
   }
 }
 

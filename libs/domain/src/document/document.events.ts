@@ -25,7 +25,20 @@ export interface ParticipantSetup {
   group?: string | null;
   /** Whether this participant may hand their signing over to another person (ParticipantDelegated). */
   allow_delegation?: boolean;
+  /**
+   * How messages reach the participant: `auto` (absent: e-mail when there is an address, and the
+   * phone too for requests and reminders, by KakaoTalk when the organization set it up, else SMS),
+   * or only `email`, only `sms`, or only `kakao` (falling back to SMS when KakaoTalk fails).
+   */
+  channel?: ParticipantChannel;
+  /** The language of their messages; absent: Korean for a Korean (or no) number, English for a foreign one. */
+  language?: MessageLanguage;
 }
+
+export type ParticipantChannel = 'auto' | 'email' | 'sms' | 'kakao';
+export const PARTICIPANT_CHANNELS: readonly ParticipantChannel[] = ['auto', 'email', 'sms', 'kakao'];
+export type MessageLanguage = 'ko' | 'en';
+export const MESSAGE_LANGUAGES: readonly MessageLanguage[] = ['ko', 'en'];
 
 /** A placement (SPEC's Field) and, for value fields, its settings (field-types.ts). */
 export interface Field extends FieldSettings {

@@ -6,10 +6,20 @@ export type PlannedKind = 'signing_request' | 'reminder' | 'completed' | 'cancel
 export interface PlannedNotification {
   kind: PlannedKind;
   participant_id: string;
+  /** `sms` is the phone: the notifier sends it by KakaoTalk when the participant and organization allow (see the reactor). */
   channels: Array<'email' | 'sms'>;
 }
 
+/** A participant who chose one channel gets everything there (a phone choice covers KakaoTalk and SMS). */
+function chosen(p: ParticipantState): Array<'email' | 'sms'> | null {
+  if (p.channel === 'email') return p.email ? ['email'] : [];
+  if (p.channel === 'sms' || p.channel === 'kakao') return p.phone ? ['sms'] : [];
+  return null;
+}
+
 function channels(p: ParticipantState, sms: boolean): Array<'email' | 'sms'> {
+  const only = chosen(p);
+  if (only) return only;
   const out: Array<'email' | 'sms'> = [];
   if (p.email) out.push('email');
   if (sms && p.phone) out.push('sms');
@@ -18,6 +28,8 @@ function channels(p: ParticipantState, sms: boolean): Array<'email' | 'sms'> {
 
 /** Notices (the end of a request) go by e-mail; a participant with only a phone gets them by SMS. */
 function noticeChannels(p: ParticipantState): Array<'email' | 'sms'> {
+  const only = chosen(p);
+  if (only) return only;
   if (p.email) return ['email'];
   return p.phone ? ['sms'] : [];
 }

@@ -1,6 +1,8 @@
 import { Decider, assertNever } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/domain-error';
-import { KEY_ROLES, KeyMode, KeyRole, MemberRole, OrganizationEvent, WorkspaceKind } from './organization.events';
+import { DEFAULT_TIME_ZONE } from '../document/field-types';
+import { DEFAULT_QUIET_HOURS, QuietHours, isValidClockTime, isValidTimeZone } from '../shared/zoned-time';
+import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, WorkspaceKind } from './organization.events';
 
 /** Personal workspaces get this many free signatures a month; team workspaces get none. */
 export const PERSONAL_FREE_SIGNATURES_PER_MONTH = 3;
@@ -64,7 +66,25 @@ export interface OrganizationState {
   credit_balance: number;
   free_used: Record<string, number>;
   usage_documents: string[];
+  /** Rows projected before brands existed lack these: read them through brandOf, timeZoneOf, quietHoursOf. */
+  brand?: OrganizationBrand;
+  time_zone?: string;
+  quiet_hours?: QuietHours | null;
+  kakao?: KakaoChannelConfigured['data']['kakao'];
 }
+
+export const EMPTY_BRAND: OrganizationBrand = { display_name: null, color: null, reply_to: null };
+export const brandOf = (s: Pick<OrganizationState, 'brand'> | null | undefined): OrganizationBrand => s?.brand ?? EMPTY_BRAND;
+export const timeZoneOf = (s: Pick<OrganizationState, 'time_zone'> | null | undefined): string => s?.time_zone ?? DEFAULT_TIME_ZONE;
+export const quietHoursOf = (s: Pick<OrganizationState, 'quiet_hours'> | null | undefined): QuietHours | null =>
+  s?.quiet_hours === undefined ? DEFAULT_QUIET_HOURS : s.quiet_hours;
+
+const HEX_COLOR = /^#[0-9a-f]{6}$/;
+/** A display name goes into an SMS prefix and an e-mail From header: one line, no brackets or quotes that would break either. */
+const DISPLAY_NAME_FORBIDDEN = /[\u0000-\u001f\u007f\u2028\u2029<>"\[\]]/;
+export const MAX_DISPLAY_NAME = 40;
+const TEMPLATE_CODE = /^[A-Za-z0-9_-]{1,64}$/;
+const PF_ID = /^[A-Za-z0-9_-]{4,64}$/;
 
 export const initialOrganizationState = (): OrganizationState => ({
   exists: false,
@@ -89,6 +109,9 @@ export type OrganizationCommand =
   | { type: 'IssueApiKey'; key_id: string; mode: KeyMode; role?: KeyRole; key_hash: string; key_hint: string; now: string }
   | { type: 'RevokeApiKey'; key_id: string; now: string }
   | { type: 'ChangeSettings'; default_expiry_days?: number; reminder_interval_days?: number | null; embed_origins?: string[]; now: string }
+  | { type: 'ChangeBrand'; display_name?: string | null; color?: string | null; reply_to?: string | null; now: string }
+  | { type: 'ChangeTimeZone'; time_zone?: string; quiet_hours?: QuietHours | null; now: string }
+  | { type: 'ConfigureKakao'; kakao: { pf_id: string; templates: Record<string, string> } | null; now: string }
   | { type: 'GrantCredits'; amount: number; reason: string; now: string }
   | { type: 'RecordSignatureUsage'; document_id: string; livemode: boolean; now: string };
 
@@ -137,6 +160,14 @@ export function evolveOrganization(state: OrganizationState, event: Organization
         reminder_interval_days: event.data.reminder_interval_days !== undefined ? event.data.reminder_interval_days : state.reminder_interval_days,
         embed_origins: event.data.embed_origins ?? state.embed_origins ?? [],
       };
+    case 'OrganizationBrandChanged': {
+      const { changed_at: _c, ...brand } = event.data;
+      return { ...state, brand };
+    }
+    case 'OrganizationTimeZoneChanged':
+      return { ...state, time_zone: event.data.time_zone, quiet_hours: event.data.quiet_hours };
+    case 'KakaoChannelConfigured':
+      return { ...state, kakao: event.data.kakao };
     case 'CreditsGranted':
       return { ...state, credit_balance: roundCredits(state.credit_balance + event.data.amount) };
     case 'SignatureUsageRecorded':
@@ -210,6 +241,23 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
           },
         },
       ];
+    case 'ChangeBrand':
+      return decideBrand(command, state);
+    case 'ChangeTimeZone': {
+      const time_zone = command.time_zone ?? timeZoneOf(state);
+      if (!isValidTimeZone(time_zone)) throw invalid('invalid_parameter', 'time_zone must be an IANA time zone such as Asia/Seoul or America/New_York.', 'time_zone');
+      const quiet_hours = command.quiet_hours === undefined ? quietHoursOf(state) : command.quiet_hours;
+      if (quiet_hours !== null) {
+        for (const edge of ['start', 'end'] as const) {
+          if (!isValidClockTime(quiet_hours?.[edge])) throw invalid('invalid_parameter', `quiet_hours.${edge} must be a local time HH:MM (00:00 to 23:59).`, `quiet_hours.${edge}`);
+        }
+      }
+      const next = quiet_hours === null ? null : { start: quiet_hours.start, end: quiet_hours.end };
+      if (time_zone === timeZoneOf(state) && JSON.stringify(next) === JSON.stringify(quietHoursOf(state)) && state.time_zone !== undefined) return [];
+      return [{ type: 'OrganizationTimeZoneChanged', data: { time_zone, quiet_hours: next, changed_at: command.now } }];
+    }
+    case 'ConfigureKakao':
+      return [{ type: 'KakaoChannelConfigured', data: { kakao: validKakao(command.kakao), configured_at: command.now } }];
     case 'GrantCredits':
       if (!(Number.isFinite(command.amount) && command.amount > 0)) throw invalid('invalid_parameter', 'amount must be a positive number.', 'amount');
       return [{ type: 'CreditsGranted', data: { amount: command.amount, reason: command.reason, granted_at: command.now } }];
@@ -228,6 +276,39 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
     default:
       return assertNever(command);
   }
+}
+
+function decideBrand(command: Extract<OrganizationCommand, { type: 'ChangeBrand' }>, state: OrganizationState): OrganizationEvent[] {
+  const current = brandOf(state);
+  const pick = <K extends keyof OrganizationBrand>(k: K) => (command[k] === undefined ? current[k] : command[k] === null || String(command[k]).trim() === '' ? null : String(command[k]).trim());
+  const brand: OrganizationBrand = { display_name: pick('display_name'), color: pick('color'), reply_to: pick('reply_to') };
+  if (brand.display_name !== null && (Array.from(brand.display_name).length > MAX_DISPLAY_NAME || DISPLAY_NAME_FORBIDDEN.test(brand.display_name))) {
+    throw invalid('invalid_parameter', `display_name must be one line of at most ${MAX_DISPLAY_NAME} characters, without < > " [ or ].`, 'display_name');
+  }
+  if (brand.color !== null) {
+    brand.color = brand.color.toLowerCase();
+    if (!HEX_COLOR.test(brand.color)) throw invalid('invalid_parameter', 'color must be a hex colour such as #1a56db.', 'color');
+  }
+  if (brand.reply_to !== null && (!EMAIL.test(brand.reply_to) || brand.reply_to.length > 320)) {
+    throw invalid('invalid_parameter', 'reply_to must be an e-mail address, e.g. hr@example.com.', 'reply_to');
+  }
+  if (JSON.stringify(brand) === JSON.stringify(current) && state.brand !== undefined) return [];
+  return [{ type: 'OrganizationBrandChanged', data: { ...brand, changed_at: command.now } }];
+}
+
+function validKakao(kakao: { pf_id: string; templates: Record<string, string> } | null): KakaoChannelConfigured['data']['kakao'] {
+  if (kakao === null) return null;
+  if (typeof kakao?.pf_id !== 'string' || !PF_ID.test(kakao.pf_id)) throw invalid('invalid_parameter', 'kakao.pf_id must be the sender profile key (pfId) of the KakaoTalk channel.', 'kakao.pf_id');
+  const templates: Partial<Record<KakaoMessageKind, string>> = {};
+  if (!kakao.templates || typeof kakao.templates !== 'object' || Array.isArray(kakao.templates)) throw invalid('invalid_parameter', 'kakao.templates must map message kinds to template codes.', 'kakao.templates');
+  for (const [kind, code] of Object.entries(kakao.templates)) {
+    if (!(KAKAO_MESSAGE_KINDS as readonly string[]).includes(kind)) {
+      throw invalid('invalid_parameter', `kakao.templates takes the kinds ${KAKAO_MESSAGE_KINDS.join(', ')}.`, `kakao.templates.${kind}`);
+    }
+    if (typeof code !== 'string' || !TEMPLATE_CODE.test(code)) throw invalid('invalid_parameter', 'A template code is 1 to 64 letters, digits, _ or -.', `kakao.templates.${kind}`);
+    templates[kind as KakaoMessageKind] = code;
+  }
+  return { pf_id: kakao.pf_id, templates };
 }
 
 export const organizationDecider: Decider<OrganizationState, OrganizationCommand, OrganizationEvent> = {

@@ -43,6 +43,37 @@ export type OrganizationSettingsChanged = DomainEvent<
     changed_at: string;
   }
 >;
+/** How messages present the sender: the name people know, its colour, where replies go. */
+export interface OrganizationBrand {
+  /** Shown as the e-mail From name, the SMS prefix ("[회사명]") and on the signing page; null: the organization's name. */
+  display_name: string | null;
+  /** `#rrggbb`: e-mail accents and the signing page header. */
+  color: string | null;
+  /** Where replies to e-mails go (Reply-To); null: nowhere (the sender address is no-reply). */
+  reply_to: string | null;
+}
+export type OrganizationBrandChanged = DomainEvent<'OrganizationBrandChanged', OrganizationBrand & { changed_at: string }>;
+export type OrganizationTimeZoneChanged = DomainEvent<
+  'OrganizationTimeZoneChanged',
+  {
+    /** IANA zone: dates given as days end there, and every time in messages is shown there. */
+    time_zone: string;
+    /** Local `HH:MM` window in which automatic reminders wait (null: none). */
+    quiet_hours: { start: string; end: string } | null;
+    changed_at: string;
+  }
+>;
+/** Message kinds a KakaoTalk 알림톡 template can carry. */
+export type KakaoMessageKind = 'signing_request' | 'reminder' | 'completed' | 'canceled' | 'expired' | 'declined';
+export const KAKAO_MESSAGE_KINDS: readonly KakaoMessageKind[] = ['signing_request', 'reminder', 'completed', 'canceled', 'expired', 'declined'];
+/**
+ * The organization's KakaoTalk business channel: its sender profile key and, per message kind, the
+ * code of a template Kakao approved. `null` turns 알림톡 off (phones get SMS again).
+ */
+export type KakaoChannelConfigured = DomainEvent<
+  'KakaoChannelConfigured',
+  { kakao: { pf_id: string; templates: Partial<Record<KakaoMessageKind, string>> } | null; configured_at: string }
+>;
 export type CreditsGranted = DomainEvent<'CreditsGranted', { amount: number; reason: string; granted_at: string }>;
 export type SignatureUsageRecorded = DomainEvent<
   'SignatureUsageRecorded',
@@ -55,6 +86,9 @@ export type OrganizationEvent =
   | ApiKeyIssued
   | ApiKeyRevoked
   | OrganizationSettingsChanged
+  | OrganizationBrandChanged
+  | OrganizationTimeZoneChanged
+  | KakaoChannelConfigured
   | CreditsGranted
   | SignatureUsageRecorded;
 
@@ -64,6 +98,9 @@ export const ORGANIZATION_EVENT_TYPES: readonly OrganizationEvent['type'][] = [
   'ApiKeyIssued',
   'ApiKeyRevoked',
   'OrganizationSettingsChanged',
+  'OrganizationBrandChanged',
+  'OrganizationTimeZoneChanged',
+  'KakaoChannelConfigured',
   'CreditsGranted',
   'SignatureUsageRecorded',
 ];
