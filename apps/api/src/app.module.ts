@@ -1,7 +1,7 @@
 import { DynamicModule, Module, OnModuleDestroy, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier } from '@dojang/application';
+import { Clock, CLOCK, DocumentPdfService, DocumentSealer, Infrastructure, Notifier } from '@dojang/application';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
 import { ExtensionsHttpController } from './extensions/extensions.http.controller';
@@ -75,6 +75,11 @@ export class AppModule implements OnModuleDestroy {
         { provide: CLOCK, useValue: clock },
         { provide: NOTIFIER, useValue: notifier },
         { provide: DocumentPdfService, useValue: new DocumentPdfService(infra.blobs, infra.config, infra.reads) },
+        {
+          provide: DocumentSealer,
+          useFactory: (pdf: DocumentPdfService) => new DocumentSealer(infra.events, infra.commands, () => pdf.evidenceKey(), clock, infra.config.tsaUrl),
+          inject: [DocumentPdfService],
+        },
         SigningService,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -21,5 +21,6 @@ export * from './observability';
 export * from './history';
 export * from './verification/chain-head-proof';
 export * from './verification/verify-document';
+export * from './verification/document-sealer';
 export * from './projection-plugins';
 export * from './projection-status.query';

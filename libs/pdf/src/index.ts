@@ -34,6 +34,7 @@ export {
   type AuditDelivery,
   type AuditParticipant,
   type AuditTimelineEntry,
+  type AuditConclusion,
 } from './audit-certificate';
 export { appendPdfs } from './append-pdfs';
 export { contentDispositionFor } from './content-disposition';

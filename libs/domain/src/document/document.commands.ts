@@ -1,4 +1,4 @@
-import { BlobPointer, ChainHeadProof, DocumentCreated, Field, ParticipantChanges, ParticipantSetup } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentSeal, DocumentCreated, Field, ParticipantChanges, ParticipantSetup } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
 interface Timed {
@@ -106,6 +106,9 @@ export type CorrectParticipant = Timed & {
 };
 export type ResendSigningRequest = Timed & { type: 'ResendSigningRequest'; participant_id: string; cooldown_seconds: number };
 
+/** Built by the shell after a terminal event (it signs the stored head); a second seal is a no-op. */
+export type SealDocument = Timed & { type: 'SealDocument'; seal: DocumentSeal };
+
 export type DocumentCommand =
   | CreateDocument
   | UpdateDocument
@@ -124,4 +127,5 @@ export type DocumentCommand =
   | ExpireDocument
   | RemindParticipants
   | CorrectParticipant
-  | ResendSigningRequest;
+  | ResendSigningRequest
+  | SealDocument;

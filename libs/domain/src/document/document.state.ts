@@ -74,6 +74,8 @@ export interface DocumentState {
   last_reminded_at: string | null;
   /** What the sender said when canceling, shown to participants. */
   canceled_reason?: string | null;
+  /** A DocumentSealed followed the terminal event. */
+  sealed?: boolean;
 }
 
 export const initialDocumentState = (): DocumentState => ({
@@ -247,6 +249,8 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
       return { ...state, status: 'declined' };
     case 'DocumentExpired':
       return { ...state, status: 'expired' };
+    case 'DocumentSealed':
+      return { ...state, sealed: true };
     case 'ReminderSent': {
       // The sender reminding (not the automatic schedule) vouches for the link again: its PIN
       // lockouts start over. The reminder reaches the participant's own e-mail or phone.
