@@ -8,6 +8,7 @@ import { contentDispositionFor } from '@dojang/pdf';
 import { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, DELIVERY_HEAD_PDF_KEY, DeliveryHead, documentFacts } from '@dojang/verifier';
 import { conclusionOf, timelineOf } from './audit-certificate-facts';
 import { Response } from 'express';
+import { sealedFirst } from '../evidence/sealed-first';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
@@ -130,7 +131,7 @@ export class DocumentLifecycleHttpController {
    */
   async auditVersion(row: DocumentRow, deliveries?: StoredEvent[], events?: StoredEvent[]): Promise<Buffer> {
     // A concluded document is sealed before any certificate states its conclusion.
-    if (!events) await this.sealer.ensureSealed(row.id);
+    if (!events) await sealedFirst(this.sealer, row.id);
     const log = events ?? (await this.docs.infra.events.readStream(documentStreamId(row.id)));
     const delivered = deliveries ?? (await this.docs.infra.events.readStream(deliveryStreamId(row.id)));
     // What the certificate states comes from the log it embeds the facts of (DojangAuditFacts):

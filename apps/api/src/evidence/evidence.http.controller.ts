@@ -5,6 +5,7 @@ import { DocumentPdfService, DocumentSealer } from '@dojang/application';
 import { signManifest } from '@dojang/verifier';
 import { deliveryStreamId, documentStreamId } from '@dojang/domain';
 import { Response } from 'express';
+import { sealedFirst } from '../evidence/sealed-first';
 import { DocumentAccess } from '../documents/document-access.service';
 import { DocumentLifecycleHttpController } from '../documents/document-lifecycle.http.controller';
 import { Auth, AuthContext } from '../shared/auth.guard';
@@ -32,7 +33,7 @@ export class EvidenceHttpController {
   async bundle(@Auth() auth: AuthContext, @Param('id') id: string, @Res() res: Response) {
     const row = await this.docs.row(auth, id);
     // A concluded document is sealed before its evidence leaves (the reactor normally did it already).
-    await this.sealer.ensureSealed(row.id);
+    await sealedFirst(this.sealer, row.id);
     const events = await this.docs.infra.events.readStream(documentStreamId(row.id));
     // Read once: the certificate lists and seals exactly the deliveries the bundle ships.
     const deliveries = await this.docs.infra.events.readStream(deliveryStreamId(row.id));

@@ -1,13 +1,18 @@
 import { sign } from 'crypto';
 import { DocumentSeal, documentDecider, documentStreamId } from '@dojang/domain';
 import { EventStore, StoredEvent } from '@dojang/event-store';
-import { requestTimestampToken } from '@dojang/pdf/rfc3161-timestamp';
+import { requestTimestampToken, TimestampError } from '@dojang/pdf/rfc3161-timestamp';
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
 import { GenericCommandHandler } from '../command-handler';
 import { Reactor } from '../reactor-runner';
 import { certificateSha256, EvidenceKey } from './chain-head-proof';
+
+/** The conclusion cannot be sealed now (the timestamp authority is unreachable or refused): retry later. */
+export class SealUnavailableError extends Error {
+  readonly name = 'SealUnavailableError';
+}
 
 /** Asks a timestamp authority for an RFC 3161 token over `data` (SHA-256 imprint). */
 export type TimestampClient = (tsaUrl: string, data: Buffer) => Promise<Buffer>;
@@ -38,8 +43,17 @@ export class DocumentSealer {
     private readonly timestamp: TimestampClient = (url, data) => requestTimestampToken(url, data),
   ) {}
 
-  /** True when this call appended the seal. A TSA that cannot be reached throws (the reactor retries). */
+  /** True when this call appended the seal. A TSA that cannot be reached throws SealUnavailableError (the reactor retries). */
   async ensureSealed(documentId: string): Promise<boolean> {
+    try {
+      return await this.seal(documentId);
+    } catch (error) {
+      if (error instanceof TimestampError) throw new SealUnavailableError(error.message);
+      throw error;
+    }
+  }
+
+  private async seal(documentId: string): Promise<boolean> {
     const stream = documentStreamId(documentId);
     const stored = await this.events.readStream(stream);
     if (!needsSeal(stored)) return false;
@@ -67,7 +81,7 @@ export class DocumentSealer {
     if (this.tsaUrl) {
       const token = (await this.timestamp(this.tsaUrl, signature)).toString('base64');
       const checked = checkTimestampToken(token, signature);
-      if (!checked.ok) throw new Error(`timestamp authority ${this.tsaUrl}: ${checked.detail}`);
+      if (!checked.ok) throw new TimestampError(`timestamp authority ${this.tsaUrl}: ${checked.detail}`);
       timestamp_token = token;
       timestamped_at = checked.gen_time;
     }
