@@ -75,8 +75,11 @@ describe('evidence served for a completed document', () => {
     });
 
     it('names timeline events in Korean and English and shows IPv4 clients as IPv4', () => {
-      expect(text).toContain('서명 완료 / signed');
-      expect(text).toContain('전체 서명 완료 / completed');
+      // Every stored event, by its domain name (the timeline is generated from the log).
+      expect(text).toContain('서명 완료 (Signed)');
+      expect(text).toContain('전체 서명 완료 (Completed)');
+      expect(text).toContain('참여자 추가 (Participant added)');
+      expect(text).toContain('서명 위치 지정 (Fields placed)');
       expect(text).not.toContain('::ffff:');
       expect(text).toMatch(/IP 127\.0\.0\.1/);
     });

@@ -29,6 +29,7 @@ export {
   renderAuditCertificate,
   buildAuditCertificateDefinition,
   timelineWithDeliveries,
+  formatKst,
   type AuditCertificateInput,
   type AuditFieldValue,
   type AuditDelivery,

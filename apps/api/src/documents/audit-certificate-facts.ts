@@ -1,6 +1,6 @@
 import { maskPhone } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
-import { AuditConclusion, AuditTimelineEntry } from '@dojang/pdf';
+import { AuditConclusion, AuditTimelineEntry, formatKst } from '@dojang/pdf';
 import { DocumentRow, maskContacts } from '@dojang/projections';
 import { DocumentFacts, DocumentSealProof, SEAL_EVENT } from '@dojang/verifier';
 
@@ -34,7 +34,11 @@ function detailOf(e: StoredEvent, row: DocumentRow): string | null {
   if (e.type === 'ParticipantDeclined' || e.type === 'DocumentCanceled') {
     if (str(d.reason)) parts.push(`사유/Reason: ${maskContacts(String(d.reason))}`);
   }
-  if (e.type === 'DocumentSent' && str(d.expires_at)) parts.push(`만료/Expires: ${String(d.expires_at)}`);
+  if (e.type === 'DocumentSent' && str(d.expires_at)) parts.push(`만료/Expires: ${formatKst(String(d.expires_at))}`);
+  if (e.type === 'DocumentCompleted') {
+    const final = (d.final_pdf as { sha256?: string } | null)?.sha256;
+    if (final) parts.push(`final PDF sha256 ${final}`);
+  }
   if (e.type === SEAL_EVENT) {
     const seal = d.seal as DocumentSealProof | undefined;
     if (seal) parts.push(`봉인 헤드/Sealed head: revision ${seal.head.revision} ${seal.head.hash}${seal.timestamped_at ? ` · TSA ${seal.timestamped_at}` : ''}`);
