@@ -311,7 +311,10 @@ describe('the conclusion edited in the store and re-hashed: cli verify, and a bu
   it("a decline's reason edited", async () => {
     const created = await api('POST', '/v1/documents', { title: '거절 문서', content: '<p>본문</p>' });
     const id = created.body.id as string;
-    expect((await api('POST', `/v1/documents/${id}/participants`, { name: '임꺽정', email: 'kj@example.com', auth: 'none' })).status).toBe(201);
+    const participant = await api('POST', `/v1/documents/${id}/participants`, { name: '임꺽정', email: 'kj@example.com', auth: 'none' });
+    expect(participant.status).toBe(201);
+    const field = { participant_id: participant.body.id, type: 'signature', page: 1, x: 10, y: 70, width: 30, height: 8 };
+    expect((await api('PUT', `/v1/documents/${id}/fields`, { fields: [field] })).status).toBe(200);
     const sent = await api('POST', `/v1/documents/${id}/send`, {});
     const token = String(sent.body.participants[0].signing_url).split('/sign/')[1];
     const signer = apiClient(server.url, 'unused');

@@ -24,7 +24,7 @@ export {
   type SigningIdentity,
   type SigningIdentityOptions,
 } from './signing-identity';
-export { TimestampError } from './rfc3161-timestamp';
+export { TimestampError, requestTimestampToken } from './rfc3161-timestamp';
 export {
   renderAuditCertificate,
   buildAuditCertificateDefinition,

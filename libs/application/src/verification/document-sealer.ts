@@ -1,7 +1,7 @@
 import { sign } from 'crypto';
 import { DocumentSeal, documentDecider, documentStreamId } from '@dojang/domain';
 import { EventStore, StoredEvent } from '@dojang/event-store';
-import { requestTimestampToken, TimestampError } from '@dojang/pdf/rfc3161-timestamp';
+import { requestTimestampToken, TimestampError } from '@dojang/pdf';
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
