@@ -119,7 +119,7 @@ describe('document history and time travel', () => {
         if (!page.has_more) break;
         cursor = page.data[page.data.length - 1].revision;
       }
-      expect(pages).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]);
+      expect(pages).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12]]);
     });
 
     it('refuses bad paging parameters with 400 invalid_parameter', async () => {
