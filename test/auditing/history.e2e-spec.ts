@@ -80,6 +80,7 @@ describe('document history and time travel', () => {
         'SigningLinkOpened', // signing without opening the page first still records the open
         'ParticipantSigned',
         'DocumentCompleted',
+        'DocumentSealed', // the worker seals the conclusion right after it
       ]);
       body.data.forEach((e: any, i: number) => {
         expect(Object.keys(e).sort()).toEqual(['actor', 'data', 'hash', 'id', 'object', 'occurred_at', 'prev_hash', 'revision', 'type']);
@@ -118,7 +119,7 @@ describe('document history and time travel', () => {
         if (!page.has_more) break;
         cursor = page.data[page.data.length - 1].revision;
       }
-      expect(pages).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]);
+      expect(pages).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12]]);
     });
 
     it('refuses bad paging parameters with 400 invalid_parameter', async () => {
@@ -177,7 +178,7 @@ describe('document history and time travel', () => {
       expect(body.data.map((e: any) => e.type)).toEqual(['DocumentCreated', 'ParticipantAdded', 'ParticipantAdded', 'FieldsReplaced', 'DocumentSent']);
       expect(body.as_of).toBe(at);
       expect(body.document).toEqual(withoutLinks(snapshots[4].detail));
-      expect(body.chain).toMatchObject({ verified: true, event_count: 12 });
+      expect(body.chain).toMatchObject({ verified: true, event_count: 13 });
     });
   });
 
@@ -224,7 +225,7 @@ describe('document history and time travel', () => {
         db.close();
       }
       const body = expectStatus(await c.get(`/documents/${id}/history?limit=2`), 200).body;
-      expect(body.chain).toMatchObject({ verified: false, broken_at: 0, event_count: 12 });
+      expect(body.chain).toMatchObject({ verified: false, broken_at: 0, event_count: 13 });
       expect(body.chain.reason).toMatch(/altered/);
       expect(body.data[0].data.title).toBe('위조된 계약서');
     });

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import * as fs from 'fs';
 import * as path from 'path';
 import { eventHash, GENESIS_HASH } from '@dojang/event-store';
+import { verifyBundle } from '@dojang/verifier';
 import { solidPng } from '../support/png';
 import { apiClient, ApiCall, ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
 import { eventually } from '../support/worker-process';
@@ -21,6 +22,14 @@ beforeAll(() => ensureBuilt(), BUILD_TIMEOUT);
 
 let server: ServerProcess;
 let api: ApiCall;
+let apiKey: string;
+
+/** The worker seals a concluded document moments after: wait for its DocumentSealed. */
+const sealed = (id: string) =>
+  eventually(async () => {
+    const rows = withEvents((db) => streamRows(db, id));
+    return rows[rows.length - 1]?.type === 'DocumentSealed' ? rows : undefined;
+  }, `${id} sealed`);
 
 async function completedDocument(title: string): Promise<{ id: string; finalSha: string }> {
   const created = await api('POST', '/v1/documents', { title, content: `<p>${title} 본문</p>` });
@@ -38,6 +47,7 @@ async function completedDocument(title: string): Promise<{ id: string; finalSha:
   expect((await signer('POST', `/v1/signing/${token}/sign`, { consent: true, signature: solidPng() })).status).toBe(200);
   const done = await api('GET', `/v1/documents/${id}`);
   expect(done.body.status).toBe('completed');
+  await sealed(id);
   return { id, finalSha: done.body.final_pdf_sha256 };
 }
 
@@ -73,7 +83,8 @@ const deliveriesOf = (id: string, atLeast: number) =>
 beforeAll(async () => {
   server = await startServer({ dataDir: tempDataDir('dojang-verify-') });
   const org = await runCli(['org', 'create', '--name', 'Evidence Co'], { dataDir: server.dataDir });
-  api = apiClient(server.url, org.json().keys.test);
+  apiKey = org.json().keys.test;
+  api = apiClient(server.url, apiKey);
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -92,12 +103,15 @@ it('an untouched completed document verifies: chain, signed head, event count, o
     head_signature: 'ok',
     head_hash: 'ok',
     event_count: 'ok',
+    seal: 'ok',
+    plausible: 'ok',
     original_pdf: 'ok',
     final_pdf: 'ok',
     delivery_chain: 'ok',
+    deliveries_agree: 'ok',
   });
   expect(body.verdict).toMatch(
-    new RegExp(`^intact: \\d+ events, hash chain unbroken, signed chain head matches, final PDF matches its recorded SHA-256, \\d+ deliveries chained in delivery-${id}$`),
+    new RegExp(`^intact: \\d+ events, hash chain unbroken, signed chain head matches, conclusion sealed, final PDF matches its recorded SHA-256, \\d+ deliveries chained in delivery-${id}$`),
   );
 });
 
@@ -125,14 +139,14 @@ it('the completion records the original fixed at send', async () => {
   expect(completed.original_sha256).toBe(sent.original_pdf.sha256);
 });
 
-it('deleting the last event (DocumentCompleted) fails verify, naming the signature left without its completion', async () => {
+it('deleting the completion (and its seal) fails verify, naming the signature left without its completion', async () => {
   const { id } = await completedDocument('NDA');
   const signed = withEvents((db) => {
     const rows = streamRows(db, id);
-    const last = rows[rows.length - 1];
-    expect(last.type).toBe('DocumentCompleted');
-    expect(db.prepare('DELETE FROM events WHERE global_position = ?').run(last.global_position).changes).toBe(1);
-    return rows[rows.length - 2];
+    const last = rows.slice(-2);
+    expect(last.map((r) => r.type)).toEqual(['DocumentCompleted', 'DocumentSealed']);
+    for (const row of last) expect(db.prepare('DELETE FROM events WHERE global_position = ?').run(row.global_position).changes).toBe(1);
+    return rows[rows.length - 3];
   });
   const out = await runCli(['verify', id], { dataDir: server.dataDir });
   expect(out.code).toBe(1);
@@ -183,11 +197,11 @@ it('editing the completing signature (its IP) and re-hashing fails the signed he
   const { id } = await completedDocument('비밀유지서약서');
   const completion = withEvents((db) => {
     const rows = streamRows(db, id);
-    const signed = rows[rows.length - 2];
+    const signed = rows[rows.length - 3];
     expect(signed.type).toBe('ParticipantSigned');
     signed.data = JSON.stringify({ ...JSON.parse(signed.data), ip: '198.51.100.23' });
     rehash(db, rows);
-    return rows[rows.length - 1];
+    return rows[rows.length - 2];
   });
   const out = await runCli(['verify', id], { dataDir: server.dataDir });
   expect(out.code).toBe(1);
@@ -210,9 +224,109 @@ it('a final PDF held by the auditor is compared with the log (--pdf)', async () 
   // for signature, consistent in itself; the PDF the signers were mailed says otherwise.
   withEvents((db) => {
     const rows = streamRows(db, id);
-    for (const row of rows.slice(-2)) db.prepare('DELETE FROM events WHERE global_position = ?').run(row.global_position);
+    for (const row of rows.slice(-3)) db.prepare('DELETE FROM events WHERE global_position = ?').run(row.global_position);
   });
   const cut = await runCli(['verify', id, '--pdf', pdfPath], { dataDir: server.dataDir });
   expect(cut.code).toBe(1);
   expect(cut.json().failure.check).toBe('witness_pdf');
+});
+
+/** Edits stored events of the document in SQLite and re-hashes the whole stream, as an attacker without the key can. */
+function editStored(id: string, edit: (rows: Row[]) => Row[]): void {
+  withEvents((db) => {
+    const before = streamRows(db, id);
+    const after = edit(before.map((r) => ({ ...r })));
+    const kept = new Set(after.map((r) => r.global_position));
+    for (const row of before) if (!kept.has(row.global_position)) db.prepare('DELETE FROM events WHERE global_position = ?').run(row.global_position);
+    rehash(db, after);
+  });
+}
+
+const editData = (row: Row, change: (d: any) => void) => {
+  const d = JSON.parse(row.data);
+  change(d);
+  row.data = JSON.stringify(d);
+};
+
+async function servedBundleVerdict(id: string) {
+  const res = await fetch(`${server.url}/v1/documents/${id}/evidence`, { headers: { Authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(60_000) });
+  expect(res.status).toBe(200);
+  return verifyBundle(Buffer.from(await res.arrayBuffer()));
+}
+
+describe('the conclusion edited in the store and re-hashed: cli verify, and a bundle served afterwards, name the fact', () => {
+  it("the last signer's signed_at and auth_method", async () => {
+    const { id } = await completedDocument('근로계약서 (서명 시각)');
+    editStored(id, (rows) => {
+      editData(rows.filter((r) => r.type === 'ParticipantSigned').pop()!, (d) => {
+        d.signed_at = '2026-01-01T00:00:00.000Z';
+        d.auth_method = 'sms_pin';
+        d.auth_phone_masked = '010-****-0000';
+      });
+      return rows;
+    });
+    const out = await runCli(['verify', id], { dataDir: server.dataDir });
+    expect(out.code).toBe(1);
+    const body = out.json();
+    expect(body.checks.find((c: { check: string }) => c.check === 'hash_chain').status).toBe('ok');
+    const seal = body.checks.find((c: { check: string }) => c.check === 'seal');
+    expect(seal.status).toBe('failed');
+    expect(seal.detail).toMatch(/signatures\[0\]\.auth_method: sealed "none", events "sms_pin"/);
+    expect(seal.detail).toMatch(/signatures\[0\]\.signed_at: sealed "[^"]+", events "2026-01-01T00:00:00.000Z"/);
+    const served = await servedBundleVerdict(id);
+    expect(served.ok).toBe(false);
+    expect(served.checks.find((c) => c.id === 'seal')).toMatchObject({ status: 'fail', en: expect.stringMatching(/signatures\[0\]\.auth_method: sealed "none", events "sms_pin"/) });
+  });
+
+  it('completed_at backdated before the creation', async () => {
+    const { id } = await completedDocument('근로계약서 (완료 시각)');
+    editStored(id, (rows) => {
+      editData(rows.find((r) => r.type === 'DocumentCompleted')!, (d) => (d.completed_at = '2020-01-01T00:00:00.000Z'));
+      return rows;
+    });
+    const body = (await runCli(['verify', id], { dataDir: server.dataDir })).json();
+    const status = (name: string) => body.checks.find((c: { check: string }) => c.check === name);
+    expect(status('seal')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/completed_at: sealed "[^"]+", events "2020-01-01T00:00:00.000Z"/) });
+    expect(status('plausible')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/DocumentCompleted at 2020-01-01T00:00:00.000Z precedes the document's creation/) });
+    const served = await servedBundleVerdict(id);
+    expect(served.checks.find((c) => c.id === 'seal')).toMatchObject({ status: 'fail', en: expect.stringMatching(/completed_at: sealed/) });
+    expect(served.checks.find((c) => c.id === 'consistency')).toMatchObject({ status: 'fail', en: expect.stringMatching(/precedes the document's creation/) });
+  });
+
+  it('a completed document truncated back to "sent" (its last three events deleted)', async () => {
+    const { id } = await completedDocument('근로계약서 (잘림)');
+    await eventually(async () => {
+      const rows = withEvents((db) => streamRows(db, id, 'delivery'));
+      return rows.some((r) => JSON.parse(r.data).kind === 'completed') ? rows : undefined;
+    }, 'completion notice recorded');
+    editStored(id, (rows) => rows.slice(0, -3));
+    const out = await runCli(['verify', id], { dataDir: server.dataDir });
+    expect(out.code).toBe(1);
+    const body = out.json();
+    expect(body.failure).toMatchObject({ check: 'deliveries_agree', detail: expect.stringMatching(/a completed notice sent at .* but the events hold no DocumentCompleted \(status sent\)/) });
+    const served = await servedBundleVerdict(id);
+    expect(served.checks.find((c) => c.id === 'consistency')).toMatchObject({ status: 'fail', en: expect.stringMatching(/hold no DocumentCompleted/) });
+  });
+
+  it("a decline's reason edited", async () => {
+    const created = await api('POST', '/v1/documents', { title: '거절 문서', content: '<p>본문</p>' });
+    const id = created.body.id as string;
+    const participant = await api('POST', `/v1/documents/${id}/participants`, { name: '임꺽정', email: 'kj@example.com', auth: 'none' });
+    expect(participant.status).toBe(201);
+    const field = { participant_id: participant.body.id, type: 'signature', page: 1, x: 10, y: 70, width: 30, height: 8 };
+    expect((await api('PUT', `/v1/documents/${id}/fields`, { fields: [field] })).status).toBe(200);
+    const sent = await api('POST', `/v1/documents/${id}/send`, {});
+    const token = String(sent.body.participants[0].signing_url).split('/sign/')[1];
+    const signer = apiClient(server.url, 'unused');
+    expect((await signer('GET', `/v1/signing/${token}`)).status).toBe(200);
+    expect((await signer('POST', `/v1/signing/${token}/decline`, { reason: '급여 조건이 다릅니다' })).status).toBe(200);
+    await sealed(id);
+    expect((await runCli(['verify', id], { dataDir: server.dataDir })).code).toBe(0);
+    editStored(id, (rows) => {
+      editData(rows.find((r) => r.type === 'ParticipantDeclined')!, (d) => (d.reason = '단순 변심'));
+      return rows;
+    });
+    const body = (await runCli(['verify', id], { dataDir: server.dataDir })).json();
+    expect(body.failure).toMatchObject({ check: 'seal', detail: expect.stringMatching(/declined\.reason: sealed "급여 조건이 다릅니다", events "단순 변심"/) });
+  });
 });

@@ -26,11 +26,15 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 /** How the verdict names each check (the ✓/✗ line is Korean, the English one follows). */
 const LABEL = {
   manifest: '매니페스트',
+  manifest_signature: '매니페스트 서명',
   hash_chain: '해시 체인',
   head_proof: '체인 헤드 증명',
+  seal: '봉인',
+  consistency: '교차 검증',
   pdf_hashes: 'PDF 해시',
   pades: 'PAdES 서명',
   audit_certificate: '감사 추적 인증서 서명',
+  certificate_facts: '감사 추적 인증서 내용',
   deliveries: '전달 기록 체인',
 } as const;
 
@@ -102,10 +106,28 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     return zip(files);
   }
 
-  function editEvent(files: Files, type: string, change: (e: any) => void): void {
+  function editEvent(files: Files, type: string, change: (e: any) => void, which: 'first' | 'last' = 'first'): void {
     const events = eventsOf(files);
-    change(events.find((e) => e.type === type));
+    const matching = events.filter((e) => e.type === type);
+    change(which === 'first' ? matching[0] : matching[matching.length - 1]);
     files['events.jsonl'] = jsonl(events);
+  }
+
+  /** Drops events from `fromType` (its first occurrence) on, keeping the revisions dense, and re-hashes. */
+  function cutFrom(files: Files, fromType: string, alsoDrop: string[] = []): void {
+    const events = eventsOf(files);
+    const at = events.findIndex((e) => e.type === fromType);
+    files['events.jsonl'] = jsonl(events.slice(0, at).filter((e) => !alsoDrop.includes(e.type)).map((e, i) => ({ ...e, stream_revision: i })));
+    rehash(files);
+  }
+
+  /** Rewrites manifest fields (before forge() brings its hashes in line), dropping files it no longer lists. */
+  function editManifest(files: Files, change: (m: any) => void, drop: string[] = []): void {
+    const m = manifestOf(files);
+    change(m);
+    for (const name of drop) delete files[name];
+    m.files = m.files.filter((x: any) => !drop.includes(x.name));
+    files['manifest.json'] = Buffer.from(JSON.stringify(m));
   }
 
   function rehash(files: Files): void {
@@ -134,7 +156,7 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     expect(res.headers['content-type']).toBe('application/zip');
     bundle = res.body;
     // Sending and two signatures render, stamp and sign PDFs in the pool: slow on a busy machine.
-  }, CHILD_TIMEOUT);
+  }, 2 * CHILD_TIMEOUT);
   afterAll(async () => {
     await t?.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -142,11 +164,11 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
 
   it('holds the events as stored, both PDFs, the audit certificate, the certificate and a manifest of SHA-256s', async () => {
     const files = unzip(bundle);
-    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'deliveries.jsonl', 'events.jsonl', 'final.pdf', 'manifest.json', 'original.pdf', 'signing-chain.pem']);
+    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'deliveries.jsonl', 'events.jsonl', 'final.pdf', 'manifest.json', 'manifest.json.jws', 'original.pdf', 'signing-chain.pem']);
     const stored = await t.infra.events.readStream(`document-${documentId}`);
     expect(eventsOf(files)).toEqual(JSON.parse(JSON.stringify(stored)));
     const manifest = manifestOf(files);
-    expect(manifest).toMatchObject({ format: 'dojang-evidence/2', document_id: documentId, completed: true, note: null, chain: { events: stored.length, head_hash: stored[stored.length - 1].metadata.hash } });
+    expect(manifest).toMatchObject({ format: 'dojang-evidence/3', document_id: documentId, completed: true, note: null, chain: { events: stored.length, head_hash: stored[stored.length - 1].metadata.hash } });
     expect(Date.parse(manifest.generated_at)).not.toBeNaN();
     for (const f of manifest.files) expect(f).toEqual({ name: f.name, sha256: sha256(files[f.name]), byte_size: files[f.name].length });
     const doc = expectStatus(await c.get(`/documents/${documentId}`), 200).body;
@@ -259,7 +281,9 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'other.key'), '-out', otherCert, '-subj', '/C=KR/O=Dojang/CN=Dojang Document Signing', '-days', '1'], { stdio: 'pipe' });
     const cases: Array<[string, Buffer, Check[]]> = [
       ['event data edited', forge((f) => editEvent(f, 'DocumentCreated', (e) => (e.data.title = '위조된 계약서'))), ['hash_chain']],
-      ['last event removed (truncation)', forge((f) => (f['events.jsonl'] = jsonl(eventsOf(f).slice(0, -1))), { chainHead: true }), ['head_proof', 'pdf_hashes']],
+      // The last event is the conclusion's seal: without it the completion is unsealed.
+      ['last event removed (truncation)', forge((f) => (f['events.jsonl'] = jsonl(eventsOf(f).slice(0, -1))), { chainHead: true }), ['seal']],
+      ['completion and seal removed (truncation)', forge((f) => (f['events.jsonl'] = jsonl(eventsOf(f).slice(0, -2))), { chainHead: true }), ['head_proof', 'pdf_hashes', 'consistency', 'certificate_facts']],
       [
         'event edited and the chain re-hashed with plain SHA-256',
         forge(
@@ -305,11 +329,106 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
       ],
       ['the last delivery dropped and the manifest rewritten', forge((f) => (f['deliveries.jsonl'] = jsonl(deliveriesOf(f).slice(0, -1))), { deliveryHead: true }), ['deliveries']],
     ];
+    // The conclusion, edited and re-hashed as a forger without the key would: the seal (signed
+    // after the completion) and the audit certificate's embedded facts name the fact.
+    const concluded: Array<[string, Buffer, Check[], RegExp]> = [
+      [
+        "last signer's signed_at",
+        forge((f) => (editEvent(f, 'ParticipantSigned', (e) => (e.data.signed_at = '2026-01-01T00:00:00.000Z'), 'last'), rehash(f)), { chainHead: true }),
+        ['seal', 'certificate_facts'],
+        /signatures\[1\]\.signed_at: sealed "[^"]+", events "2026-01-01T00:00:00.000Z"/,
+      ],
+      [
+        "last signer's auth_method and phone",
+        forge((f) => (editEvent(f, 'ParticipantSigned', (e) => ((e.data.auth_method = e.data.auth_method === 'none' ? 'sms_pin' : 'none'), (e.data.auth_phone_masked = '010-****-0000')), 'last'), rehash(f)), { chainHead: true }),
+        ['seal', 'certificate_facts'],
+        /signatures\[1\]\.auth_method: sealed/,
+      ],
+      [
+        "last signer's actor",
+        forge((f) => (editEvent(f, 'ParticipantSigned', (e) => (e.metadata.actor = 'key_forged'), 'last'), rehash(f)), { chainHead: true }),
+        ['seal', 'certificate_facts'],
+        /signatures\[1\]\.actor: sealed "[^"]+", events "key_forged"/,
+      ],
+      [
+        "last signer's occurred_at",
+        forge((f) => (editEvent(f, 'ParticipantSigned', (e) => (e.metadata.occurred_at = '2026-01-01T00:00:00.000Z'), 'last'), rehash(f)), { chainHead: true }),
+        ['seal', 'consistency', 'certificate_facts'],
+        /signatures\[1\]\.occurred_at: sealed/,
+      ],
+      [
+        'completed_at backdated before the creation',
+        forge((f) => (editEvent(f, 'DocumentCompleted', (e) => (e.data.completed_at = '2020-01-01T00:00:00.000Z')), rehash(f)), { chainHead: true }),
+        ['seal', 'consistency', 'certificate_facts'],
+        /completed_at: sealed "[^"]+", events "2020-01-01T00:00:00.000Z".*DocumentCompleted at 2020-01-01T00:00:00.000Z precedes the document's creation/s,
+      ],
+      [
+        'truncated back to "sent": final.pdf dropped, manifest completed:false, the last signature, completion and seal removed',
+        forge((f) => {
+          cutFrom(f, 'DocumentCompleted', []);
+          const events = eventsOf(f);
+          f['events.jsonl'] = jsonl(events.slice(0, -1));
+          editManifest(f, (m) => ((m.completed = false), (m.status = 'sent')), ['final.pdf']);
+        }, { chainHead: true }),
+        ['manifest_signature', 'consistency', 'certificate_facts'],
+        /a completed notice sent at .* but the events hold no DocumentCompleted/,
+      ],
+    ];
+    for (const [name, z, checks, fact] of concluded) cases.push([name, z, checks]);
     const verdicts = await Promise.all(cases.map(([name, z], i) => verify(z, `tampered-${i}`).then((v) => [name, v] as const)));
+    for (const [name, , , fact] of concluded) {
+      const v = verdicts.find(([n]) => n === name)![1];
+      expect({ name, stdout: v.stdout }).toEqual({ name, stdout: expect.stringMatching(fact) });
+    }
     for (const [i, [name, v]] of verdicts.entries()) {
       const expected = cases[i][2];
       expect({ name, code: v.code, caught: expected.filter((k) => v.failed.includes(k)) }).toEqual({ name, code: 1, caught: expected });
       expect(v.stdout).toMatch(/결과: 검증 실패 .* Verdict: verification FAILED/);
+    }
+  }, CHILD_TIMEOUT);
+
+  it('a declined and a canceled document are sealed too: intact bundles pass, a decline edited or removed fails naming it', async () => {
+    const declined = await sentWith(c, [{ name: '정하늘', email: 'haneul.jung@example.com' }]);
+    expectStatus(await signer(t, declined.p['정하늘'].token).decline('임금 조건이 다릅니다 (연락: 010-1111-2222)'), 200);
+    const canceled = await sentWith(c, [{ name: '한지민', email: 'jimin.han@example.com' }]);
+    expectStatus(await c.post(`/documents/${canceled.id}/cancel`, { reason: '내용 변경' }), 200);
+    const declinedZip = (await download(declined.id, org.test).expect(200)).body as Buffer;
+    const canceledZip = (await download(canceled.id, org.test).expect(200)).body as Buffer;
+    const stored = await t.infra.events.readStream(`document-${declined.id}`);
+    expect(stored.map((e) => e.type).slice(-3)).toEqual(['ParticipantDeclined', 'DocumentDeclined', 'DocumentSealed']);
+    const sealEvent = stored[stored.length - 1];
+    expect((sealEvent.data as any).seal).toMatchObject({ head: { revision: stored.length - 2, hash: stored[stored.length - 2].metadata.hash }, facts: { status: 'declined' } });
+    const certificateText = pdftotext(unzip(declinedZip)['audit-certificate.pdf']);
+    expect(certificateText).toContain('임금 조건이 다릅니다');
+    expect(certificateText).not.toContain('010-1111-2222');
+    expect(certificateText).toContain('결론 봉인');
+
+    const original = bundle;
+    try {
+      bundle = declinedZip;
+      const reasonEdited = forge((f) => (editEvent(f, 'ParticipantDeclined', (e) => (e.data.reason = '단순 변심')), rehash(f)), { chainHead: true });
+      const removed = forge((f) => {
+        cutFrom(f, 'ParticipantDeclined');
+        editManifest(f, (m) => (m.status = 'sent'));
+      }, { chainHead: true });
+      const [intactDeclined, intactCanceled, edited, gone] = await Promise.all([
+        verify(declinedZip, 'declined'),
+        verify(canceledZip, 'canceled'),
+        verify(reasonEdited, 'decline-edited'),
+        verify(removed, 'decline-removed'),
+      ]);
+      expect(intactDeclined).toMatchObject({ code: 0, failed: [] });
+      expect(intactDeclined.stdout).toMatch(/Seal: the DocumentDeclined at revision \d+ and every event up to revision \d+ are sealed \(declined;/);
+      expect(intactCanceled).toMatchObject({ code: 0, failed: [] });
+      expect(intactCanceled.stdout).toMatch(/Seal: the DocumentCanceled at revision \d+ .* sealed \(canceled;/);
+      expect(edited.code).toBe(1);
+      expect(edited.failed).toEqual(expect.arrayContaining(['seal', 'certificate_facts']));
+      expect(edited.stdout).toMatch(/declined\.reason: sealed "임금 조건이 다릅니다 \(연락: 010-1111-2222\)", events "단순 변심"/);
+      expect(gone.code).toBe(1);
+      expect(gone.failed).toEqual(expect.arrayContaining(['manifest_signature', 'certificate_facts']));
+      expect(gone.stdout).toMatch(/the audit certificate lists \d+ events \(status declined\), the log has \d+: missing ParticipantDeclined at revision \d+/);
+    } finally {
+      bundle = original;
     }
   }, CHILD_TIMEOUT);
 
@@ -324,7 +443,7 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
   it('a document not yet completed still gets a bundle of what exists, and says so', async () => {
     const built = await sentWith(c, [{ name: '박지훈' }]);
     const files = unzip((await download(built.id, org.test).expect(200)).body);
-    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'deliveries.jsonl', 'events.jsonl', 'manifest.json', 'original.pdf', 'signing-chain.pem']);
+    expect(Object.keys(files).sort()).toEqual(['audit-certificate.pdf', 'deliveries.jsonl', 'events.jsonl', 'manifest.json', 'manifest.json.jws', 'original.pdf', 'signing-chain.pem']);
     const manifest = manifestOf(files);
     expect(manifest).toMatchObject({ completed: false, status: 'sent' });
     expect(manifest.note).toMatch(/not completed/);

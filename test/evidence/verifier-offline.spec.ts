@@ -7,8 +7,8 @@ import { Writable } from 'stream';
 import { unzipSync, zipSync } from 'fflate';
 import { PDFDocument } from 'pdf-lib';
 import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
-import { countersignPdf, loadOrCreateSigningIdentity, SigningIdentity, zipFiles } from '@dojang/pdf';
-import { BundleVerdict, DELIVERY_HEAD_PDF_KEY, main, verifyBundle } from '@dojang/verifier';
+import { countersignPdf, evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity, zipFiles } from '@dojang/pdf';
+import { AUDIT_FACTS_PDF_KEY, BundleVerdict, DELIVERY_HEAD_PDF_KEY, documentFacts, main, signManifest, verifyBundle } from '@dojang/verifier';
 import { buildEvidenceBundle, Zipper } from '../../apps/api/src/evidence/evidence-bundle';
 
 /**
@@ -116,7 +116,7 @@ describe('dojang-verify on the delivery chain (offline, in-process)', () => {
       message_id: `msg_${i}`,
       document_id: documentId,
       participant_id: 'p1',
-      kind: ['signing_request', 'pin', 'reminder'][i] ?? 'completed',
+      kind: ['signing_request', 'pin', 'reminder'][i] ?? 'reminder',
       channel: i === 1 ? 'sms' : 'email',
       recipient_masked: i === 1 ? '010-****-5678' : 'k***@example.com',
       provider_message_id: i === 1 ? 'SM0123456789abcdef' : `<m${i}@mail.example>`,
@@ -137,20 +137,28 @@ describe('dojang-verify on the delivery chain (offline, in-process)', () => {
             event_count: sealed.length,
             head_hash: sealed.length ? sealed[sealed.length - 1].metadata.hash : null,
           }),
+          [AUDIT_FACTS_PDF_KEY]: JSON.stringify({ document_id: DOC, event_count: events.length, head_hash: events[events.length - 1].metadata.hash, facts: documentFacts(DOC, events) }),
         }
       : undefined;
     return countersignPdf(Buffer.from(await doc.save({ useObjectStreams: false })), { p12: identity.p12, passphrase: identity.passphrase, reason: 'Audit trail certificate', evidence });
   }
 
-  /** Edits files of the bundle, then brings the manifest in line with them as a forger would. */
+  const signed = (manifest: Buffer) => signManifest(manifest, evidenceKeyOf(identity));
+
+  /**
+   * Edits files of the bundle, then brings the manifest in line with them and signs it again, as a
+   * forger holding the key would: what catches the edit is then the delivery head sealed in the
+   * audit certificate, the check these cases are about.
+   */
   function forge(edit: (files: Files, manifest: any) => void, base = bundle): Buffer {
     const files = unzip(base);
     const manifest = JSON.parse(files['manifest.json'].toString('utf8'));
     edit(files, manifest);
     manifest.files = Object.keys(files)
-      .filter((name) => name !== 'manifest.json')
+      .filter((name) => name !== 'manifest.json' && name !== 'manifest.json.jws')
       .map((name) => ({ name, sha256: sha256(files[name]), byte_size: files[name].length }));
     files['manifest.json'] = Buffer.from(JSON.stringify(manifest));
+    if (files['manifest.json.jws']) files['manifest.json.jws'] = Buffer.from(signed(files['manifest.json']));
     return Buffer.from(zipSync(files));
   }
 
@@ -181,19 +189,31 @@ describe('dojang-verify on the delivery chain (offline, in-process)', () => {
     ]);
     deliveries = chained([0, 1, 2].map((i) => deliveryEvent(DOC, i)));
     const parts = { document_id: DOC, status: 'draft', generated_at: '2026-03-02T10:00:00.000Z', events, original: null, final: null, signing_chain_pem: identity.certificatePem };
-    bundle = await buildEvidenceBundle({ ...parts, deliveries, audit_certificate: await auditCertificate(deliveries) }, zipInProcess);
+    bundle = await buildEvidenceBundle({ ...parts, deliveries, audit_certificate: await auditCertificate(deliveries), sign_manifest: signed }, zipInProcess);
     legacyCertificate = await auditCertificate(null);
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('an intact bundle passes, its deliveries checked against the head the audit certificate seals', () => {
     const v = verifyBundle(bundle);
-    expect(status(v)).toEqual({ manifest: 'pass', hash_chain: 'pass', head_proof: 'skip', pdf_hashes: 'pass', pades: 'skip', audit_certificate: 'pass', deliveries: 'pass' });
+    expect(status(v)).toEqual({
+      manifest: 'pass',
+      manifest_signature: 'pass',
+      hash_chain: 'pass',
+      head_proof: 'skip',
+      seal: 'skip',
+      consistency: 'pass',
+      pdf_hashes: 'pass',
+      pades: 'skip',
+      audit_certificate: 'pass',
+      certificate_facts: 'pass',
+      deliveries: 'pass',
+    });
     expect(v).toMatchObject({ ok: true, deliveries: 3 });
     expect(deliveriesCheck(v).en).toBe(`Delivery chain: 3 deliveries in delivery-${DOC}, every prev_hash and hash matches, as sealed in the audit certificate (head ${deliveries[2].metadata.hash})`);
     const files = unzip(bundle);
     expect(JSON.parse(files['manifest.json'].toString('utf8'))).toMatchObject({
-      format: 'dojang-evidence/2',
+      format: 'dojang-evidence/3',
       deliveries: { stream_id: `delivery-${DOC}`, events: 3, head_hash: deliveries[2].metadata.hash },
     });
     expect(linesOf(files['deliveries.jsonl'])).toEqual(deliveries);
@@ -202,7 +222,7 @@ describe('dojang-verify on the delivery chain (offline, in-process)', () => {
   it('a document with no delivery gets an empty deliveries.jsonl and passes', async () => {
     const empty = await buildEvidenceBundle({
       document_id: DOC, status: 'draft', generated_at: '2026-03-02T10:00:00.000Z', events, deliveries: [], original: null, final: null,
-      audit_certificate: await auditCertificate([]), signing_chain_pem: identity.certificatePem,
+      audit_certificate: await auditCertificate([]), signing_chain_pem: identity.certificatePem, sign_manifest: signed,
     }, zipInProcess);
     expect(unzip(empty)['deliveries.jsonl'].length).toBe(0);
     const v = verifyBundle(empty);
@@ -249,6 +269,7 @@ describe('dojang-verify on the delivery chain (offline, in-process)', () => {
     const toLegacy = (certificate: Buffer | null) =>
       forge((f, m) => {
         delete f['deliveries.jsonl'];
+        delete f['manifest.json.jws'];
         delete m.deliveries;
         m.format = 'dojang-evidence/1';
         if (certificate) f['audit-certificate.pdf'] = certificate;

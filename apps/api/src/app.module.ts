@@ -1,7 +1,7 @@
 import { DynamicModule, Module, OnModuleDestroy, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { BulkSendService, Clock, CLOCK, DocumentPdfService, Infrastructure, Notifier, TemplateSender } from '@dojang/application';
+import { BulkSendService, Clock, CLOCK, DocumentPdfService, DocumentSealer, Infrastructure, Notifier, TemplateSender } from '@dojang/application';
 import { BulkSendsHttpController } from './bulk-sends/bulk-sends.http.controller';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
@@ -81,6 +81,11 @@ export class AppModule implements OnModuleDestroy {
         { provide: CLOCK, useValue: clock },
         { provide: NOTIFIER, useValue: notifier },
         { provide: DocumentPdfService, useValue: new DocumentPdfService(infra.blobs, infra.config, infra.reads) },
+        {
+          provide: DocumentSealer,
+          useFactory: (pdf: DocumentPdfService) => new DocumentSealer(infra.events, infra.commands, () => pdf.evidenceKey(), clock, infra.config.tsaUrl),
+          inject: [DocumentPdfService],
+        },
         SigningService,
         // Create + send from a template (signature requests, bulk sends): one application service.
         { provide: TemplateSender, useFactory: (pdf: DocumentPdfService) => new TemplateSender(infra, pdf, clock), inject: [DocumentPdfService] },

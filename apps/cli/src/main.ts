@@ -243,11 +243,12 @@ async function run(argv: string[]): Promise<unknown> {
       const failure = result.failure;
       const finalChecked = result.checks.some((c) => c.check === 'final_pdf' && c.status === 'ok');
       const sealed = result.checks.some((c) => c.check === 'head_signature' && c.status === 'ok');
+      const concluded = result.checks.some((c) => c.check === 'seal' && c.status === 'ok');
       const delivered = result.deliveries === undefined ? '' : `, ${result.deliveries} deliveries chained in delivery-${action}`;
       return {
         ...result,
         verdict: !failure
-          ? `intact: ${result.events} events, hash chain unbroken${sealed ? ', signed chain head matches' : ''}${finalChecked ? ', final PDF matches its recorded SHA-256' : ''}${delivered}`
+          ? `intact: ${result.events} events, hash chain unbroken${sealed ? ', signed chain head matches' : ''}${concluded ? ', conclusion sealed' : ''}${finalChecked ? ', final PDF matches its recorded SHA-256' : ''}${delivered}`
           : `BROKEN (${failure.check})${failure.event ? ` at revision ${failure.event.revision} ${failure.event.type} ${failure.event.id}` : ''}: ${failure.detail}`,
       };
     }

@@ -22,6 +22,7 @@ export * from './observability';
 export * from './history';
 export * from './verification/chain-head-proof';
 export * from './verification/verify-document';
+export * from './verification/document-sealer';
 export * from './projection-plugins';
 export * from './projection-status.query';
 export * from './templates';

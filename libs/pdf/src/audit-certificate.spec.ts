@@ -88,6 +88,47 @@ describe('renderAuditCertificate', () => {
   });
 });
 
+describe('renderAuditCertificate with the conclusion derived from the events', () => {
+  const declined: AuditCertificateInput = {
+    ...input,
+    final_sha256: null,
+    chain: { head_hash: 'd'.repeat(64), event_count: 9, sealed: { revision: 7, hash: 'e'.repeat(64), completed_event_count: 9 } },
+    conclusion: {
+      status: 'declined',
+      event_count: 9,
+      created_at: '2026-03-01T00:00:00Z',
+      created_by: 'key_9c22ab',
+      sender: '인사팀 (org_1)',
+      sent_at: '2026-03-01T00:01:00Z',
+      sent_by: 'key_9c22ab',
+      expires_at: '2026-03-15T00:01:00Z',
+      concluded_at: '2026-03-01T00:08:00Z',
+      concluded_by: 'signer:p_1',
+      last_signature: null,
+      declined: { name: '홍길동', declined_at: '2026-03-01T00:08:00Z', reason: '임금 조건이 다릅니다', ip: '::ffff:203.0.113.7', user_agent: 'Mozilla/5.0 (Android 14)' },
+      canceled: null,
+      sealed: { sealed_at: '2026-03-01T00:08:01Z', timestamped_at: null, revision: 8, hash: 'f'.repeat(64) },
+    },
+  };
+  let text: string;
+  beforeAll(async () => {
+    text = pdftotext(await renderAuditCertificate(declined));
+  });
+
+  it('states the sender, the real actors, the decline with its context, the expiry and the seal, times labelled KST', () => {
+    for (const s of ['결론', 'Conclusion', '인사팀 (org_1)', 'key_9c22ab', '서명 거절 (Declined)', '임금 조건이 다릅니다', '203.0.113.7', 'Mozilla/5.0 (Android 14)', '2026-03-15 09:01:00 KST', '결론 봉인', 'Conclusion sealed', 'generated from the 9 stored events']) {
+      expect(text).toContain(s);
+    }
+    expect(text.replace(/\s+/g, '')).toContain('f'.repeat(64));
+    expect(text).toContain('Times are Korea Standard Time (KST, UTC+9)');
+  });
+
+  it('prints no completed-document footnote on a declined certificate, and no word broken mid-way', () => {
+    expect(text).not.toContain('The final hash is that of the completed');
+    expect(text).toContain('events at completion');
+  });
+});
+
 describe('renderAuditCertificate with the service\'s own audit trail', () => {
   const HEAD = 'c987fec0a1b2c3d4e5f60718293a4b5c6d7e8f90123456789abcdef01629140';
   const SEALED = '5d41402abc4b2a76b9719d911017c592ae1c4f8b0d2d5e0a3f6b7c8d9e0f1a2b';

@@ -56,6 +56,30 @@ export interface AuditFieldValue {
   at: string;
 }
 
+/**
+ * The document's conclusion as the stored events state it (libs/verifier's document facts):
+ * printed in its own section, the same facts the countersignature embeds as `DojangAuditFacts`.
+ */
+export interface AuditConclusion {
+  status: string;
+  event_count: number;
+  created_at: string | null;
+  /** The actor (API key or member) of each event, as the history shows it. */
+  created_by: string | null;
+  /** The sender: the author name and organization the document was created under. */
+  sender: string | null;
+  sent_at: string | null;
+  sent_by: string | null;
+  expires_at: string | null;
+  concluded_at: string | null;
+  concluded_by: string | null;
+  last_signature: { name: string; signed_at: string | null; auth: string | null; phone_masked: string | null; actor: string | null; ip: string | null } | null;
+  declined: { name: string; declined_at: string | null; reason: string | null; ip: string | null; user_agent: string | null } | null;
+  canceled: { canceled_at: string | null; reason: string | null; actor: string | null } | null;
+  /** The DocumentSealed that seals the conclusion; null while not sealed. */
+  sealed: { sealed_at: string; timestamped_at: string | null; revision: number; hash: string } | null;
+}
+
 export interface AuditCertificateInput {
   title: string;
   document_id: string;
@@ -91,6 +115,8 @@ export interface AuditCertificateInput {
   } | null;
   /** The field values the signatures recorded, in field order; absent or empty: no section. */
   field_values?: AuditFieldValue[] | null;
+  /** The conclusion derived from the events; absent: no section. */
+  conclusion?: AuditConclusion | null;
 }
 
 const ROLE_LABELS: Record<string, string> = {
@@ -150,7 +176,53 @@ const EVENT_LABELS: Record<string, string> = {
   ParticipantDelegated: '서명 위임 (Delegated)',
   SigningGroupSatisfied: '그룹 서명 완료 (Group signed)',
   AttachmentUploaded: '첨부 파일 제출 (Attachment uploaded)',
+  DocumentSealed: '결론 봉인 (Sealed)',
 };
+
+const STATUS_LABELS: Record<string, string> = {
+  draft: '초안 (Draft)',
+  sent: '서명 진행 중 (Sent)',
+  completed: '전체 서명 완료 (Completed)',
+  declined: '서명 거절 (Declined)',
+  canceled: '요청 취소 (Canceled)',
+  expired: '기한 만료 (Expired)',
+};
+
+/** The conclusion, as the events state it: every line here is re-derivable from the log. */
+function conclusionTable(c: AuditConclusion): Content {
+  const rows: Array<[Content, Content]> = [
+    [label('상태', 'Status'), STATUS_LABELS[c.status] ?? c.status],
+    [label('발신자', 'Sender'), dash(c.sender)],
+    [label('생성', 'Created'), `${formatKst(c.created_at)} · ${dash(c.created_by)}`],
+    [label('발송', 'Sent'), `${formatKst(c.sent_at)} · ${dash(c.sent_by)}`],
+    [label('만료 기한', 'Expires at'), formatKst(c.expires_at)],
+    [label('결론 일시', 'Concluded at'), c.concluded_at ? `${formatKst(c.concluded_at)} · ${dash(c.concluded_by)}` : '—'],
+  ];
+  if (c.last_signature) {
+    const s = c.last_signature;
+    rows.push([
+      label('마지막 서명', 'Last signature'),
+      `${s.name} · ${formatKst(s.signed_at)} · ${AUTH_LABELS[s.auth ?? ''] ?? dash(s.auth)}${s.phone_masked ? ` ${s.phone_masked}` : ''} · ${dash(s.actor)}${s.ip ? ` · IP ${displayIp(s.ip)}` : ''}`,
+    ]);
+  }
+  if (c.declined) {
+    const d = c.declined;
+    rows.push([label('거절', 'Declined'), `${d.name} · ${formatKst(d.declined_at)}${d.ip ? ` · IP ${displayIp(d.ip)}` : ''}`]);
+    rows.push([label('거절 사유', 'Decline reason'), dash(d.reason)]);
+    rows.push([label('거절 접속 환경', 'Decline user agent'), mono(dash(d.user_agent))]);
+  }
+  if (c.canceled) rows.push([label('취소', 'Canceled'), `${formatKst(c.canceled.canceled_at)} · ${dash(c.canceled.actor)}${c.canceled.reason ? ` · 사유/Reason: ${c.canceled.reason}` : ''}`]);
+  rows.push([
+    label('결론 봉인', 'Conclusion sealed'),
+    c.sealed
+      ? mono(`revision ${c.sealed.revision} ${c.sealed.hash} · ${c.sealed.timestamped_at ? `TSA ${formatKst(c.sealed.timestamped_at)}` : `server clock ${formatKst(c.sealed.sealed_at)}`}`)
+      : ['completed', 'declined', 'canceled', 'expired'].includes(c.status)
+        ? '봉인 대기 (not sealed yet)'
+        : '결론 전 (not concluded)',
+  ]);
+  rows.push([label('근거', 'Source'), `이벤트 기록 ${c.event_count}건에서 생성 / generated from the ${c.event_count} stored events`]);
+  return keyValueTable(rows);
+}
 
 const DELIVERY_LABELS: Record<string, string> = {
   signing_request: '서명 요청 전달 / signing request delivered',
@@ -353,7 +425,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
           ? ([
               [label('이벤트 체인 헤드', 'Event chain head'), mono(`${info.chain.head_hash} (${info.chain.event_count} events)`)],
               ...(info.chain.sealed
-                ? [[label('서명된 체인 헤드', 'Signed chain head'), mono(`${info.chain.sealed.hash} (revision ${info.chain.sealed.revision}, ${info.chain.sealed.completed_event_count} events at completion)`)]]
+                ? [[label('서명된 체인 헤드', 'Signed chain head'), { stack: [mono(info.chain.sealed.hash), { text: `revision ${info.chain.sealed.revision}, ${info.chain.sealed.completed_event_count} events at completion`, fontSize: 7.5 }] }]]
                 : []),
             ] as Array<[Content, Content]>)
           : []),
@@ -366,6 +438,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
             ] as Array<[Content, Content]>)
           : []),
       ]),
+      ...(info.conclusion ? [sectionHeading('결론', 'Conclusion'), conclusionTable(info.conclusion)] : []),
       sectionHeading('참여자', 'Participants'),
       ...info.participants.map(participantBlock),
       ...(info.field_values?.length ? [sectionHeading('입력 값', 'Field values'), fieldValuesTable(info.field_values)] : []),
@@ -373,9 +446,9 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
       timelineTable(info.deliveries ? timelineWithDeliveries(info.timeline, info.deliveries.entries) : info.timeline),
       {
         text: [
-          '해시(SHA-256)는 파일이 한 바이트라도 바뀌면 달라집니다. 최종 문서 해시는 이 인증서를 붙이기 전 서명 완료 문서의 값입니다.\n',
+          '해시(SHA-256)는 파일이 한 바이트라도 바뀌면 달라집니다.' + (info.final_sha256 ? ' 최종 문서 해시는 이 인증서를 붙이기 전 서명 완료 문서의 값입니다.' : '') + ' 시각은 한국 표준시(KST, UTC+9)입니다.\n',
           {
-            text: 'A SHA-256 hash changes if a single byte of the file changes. The final hash is that of the completed, signed document before this certificate was attached.\n',
+            text: `A SHA-256 hash changes if a single byte of the file changes.${info.final_sha256 ? ' The final hash is that of the completed, signed document before this certificate was attached.' : ''} Times are Korea Standard Time (KST, UTC+9).\n`,
             color: '#666666',
           },
           ...(info.deliveries

@@ -25,7 +25,7 @@ export {
   type SigningIdentity,
   type SigningIdentityOptions,
 } from './signing-identity';
-export { TimestampError } from './rfc3161-timestamp';
+export { TimestampError, requestTimestampToken } from './rfc3161-timestamp';
 export { signerFromSpec, probeSigningKey, SigningKeyError, type SigningKeySpec } from './signing-key';
 export {
   extendPades,
@@ -43,11 +43,13 @@ export {
   renderAuditCertificate,
   buildAuditCertificateDefinition,
   timelineWithDeliveries,
+  formatKst,
   type AuditCertificateInput,
   type AuditFieldValue,
   type AuditDelivery,
   type AuditParticipant,
   type AuditTimelineEntry,
+  type AuditConclusion,
 } from './audit-certificate';
 export { appendPdfs } from './append-pdfs';
 export { joinPdfs } from './join-pdfs';

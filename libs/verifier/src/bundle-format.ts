@@ -2,17 +2,24 @@
  * The evidence bundle's layout, shared by the API that writes it and the verifier that reads it.
  * A bundle is one ZIP; every name below is a file at its root.
  */
-export const BUNDLE_FORMAT = 'dojang-evidence/2';
+export const BUNDLE_FORMAT = 'dojang-evidence/3';
 
 /**
  * Every format the verifier reads. `dojang-evidence/1` predates delivery records: its bundles
  * hold no `deliveries.jsonl` and their audit certificate seals no delivery head.
+ * `dojang-evidence/2` predates sealed conclusions and signed manifests.
  */
-export const BUNDLE_FORMATS = ['dojang-evidence/1', BUNDLE_FORMAT] as const;
+export const BUNDLE_FORMATS = ['dojang-evidence/1', 'dojang-evidence/2', BUNDLE_FORMAT] as const;
 export type BundleFormat = (typeof BUNDLE_FORMATS)[number];
 
 /** The first format whose bundles always carry the delivery stream. */
 export const FIRST_FORMAT_WITH_DELIVERIES: BundleFormat = 'dojang-evidence/2';
+
+/**
+ * The first format whose manifest is signed (`manifest.json.jws`), whose concluded documents
+ * carry a `DocumentSealed` and whose audit certificate embeds its facts (`DojangAuditFacts`).
+ */
+export const FIRST_FORMAT_WITH_SEALS: BundleFormat = 'dojang-evidence/3';
 
 export const BUNDLE_FILES = {
   manifest: 'manifest.json',

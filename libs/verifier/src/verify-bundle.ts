@@ -10,12 +10,27 @@ import {
   deliveryStreamOf,
   documentStreamOf,
   FIRST_FORMAT_WITH_DELIVERIES,
+  FIRST_FORMAT_WITH_SEALS,
 } from './bundle-format';
+import { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, CrossCheck, verifyCertificateFacts, verifyDeliveriesAgree, verifyPlausible, verifySeal } from './cross-checks';
+import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
+import { MANIFEST_SIGNATURE_FILE, manifestSignatureProblem } from './manifest-signature';
 import { ChainHeadProof, chainHeadProofProblem, completingSignatureOf, sha256Hex } from './chain-head-proof';
 import { deliveryHeadProblem, verifyDeliveryChain } from './delivery-chain';
 import { pdfChainHead, pdfEvidenceEntry, pemCertificates, verifyPades } from './pades';
 
-export type CheckId = 'manifest' | 'hash_chain' | 'head_proof' | 'pdf_hashes' | 'pades' | 'audit_certificate' | 'deliveries';
+export type CheckId =
+  | 'manifest'
+  | 'manifest_signature'
+  | 'hash_chain'
+  | 'head_proof'
+  | 'seal'
+  | 'consistency'
+  | 'pdf_hashes'
+  | 'pades'
+  | 'audit_certificate'
+  | 'certificate_facts'
+  | 'deliveries';
 
 export interface BundleCheck {
   id: CheckId;
@@ -96,7 +111,7 @@ function checkManifest(manifest: BundleManifest, files: Record<string, Buffer>):
     if (!bytes) problems.push(`${f.name} missing`);
     else if (sha256Hex(bytes) !== f.sha256 || bytes.length !== f.byte_size) problems.push(`${f.name} differs from its SHA-256/size`);
   }
-  for (const name of Object.keys(files)) if (name !== BUNDLE_FILES.manifest && !listed.has(name)) problems.push(`${name} not listed`);
+  for (const name of Object.keys(files)) if (name !== BUNDLE_FILES.manifest && name !== MANIFEST_SIGNATURE_FILE && !listed.has(name)) problems.push(`${name} not listed`);
   return problems.length
     ? fail('manifest', `Manifest: ${problems.join('; ')}`, `매니페스트 불일치: ${problems.join('; ')}`)
     : pass('manifest', `Manifest: ${manifest.files.length} files match their SHA-256 and size`, `매니페스트: 파일 ${manifest.files.length}개의 SHA-256과 크기가 일치합니다`);
@@ -279,6 +294,84 @@ function checkDeliveries(manifest: BundleManifest, files: Record<string, Buffer>
   return { check: pass('deliveries', l.en, l.ko), count };
 }
 
+const sealsFormat = (manifest: BundleManifest) => BUNDLE_FORMATS.indexOf(manifest.format) >= BUNDLE_FORMATS.indexOf(FIRST_FORMAT_WITH_SEALS);
+
+/** Evidence only a sealing (format 3) bundle holds: a bundle carrying it under an older label was relabelled to skip the checks. */
+function newerEvidence(events: BundledEvent[], files: Record<string, Buffer>): string | null {
+  if (files[MANIFEST_SIGNATURE_FILE]) return `a ${MANIFEST_SIGNATURE_FILE}`;
+  if (events.some((e) => e.type === SEAL_EVENT)) return 'a DocumentSealed event';
+  const audit = files[BUNDLE_FILES.auditCertificate];
+  if (audit && pdfEvidenceEntry(audit, AUDIT_FACTS_PDF_KEY)) return 'an audit certificate with embedded facts';
+  return null;
+}
+
+const fromCross = (id: CheckId, en: string, ko: string, c: CrossCheck): BundleCheck =>
+  c.status === 'pass' ? pass(id, `${en}: ${c.detail}`, `${ko}: 일치합니다 (${c.detail})`) : c.status === 'skip' ? skip(id, `${en}: ${c.detail}`, `${ko}: 해당 없음 (${c.detail})`) : fail(id, `${en}: ${c.detail}`, `${ko} 불일치: ${c.detail}`);
+
+/** (h) The manifest (its status, completion and file list) is the one the installation signed. */
+function checkManifestSignature(manifest: BundleManifest, files: Record<string, Buffer>, events: BundledEvent[], certificate: Buffer | undefined): BundleCheck {
+  const label = { en: 'Manifest signature', ko: '매니페스트 서명' };
+  const jws = files[MANIFEST_SIGNATURE_FILE];
+  if (!sealsFormat(manifest)) {
+    const newer = newerEvidence(events, files);
+    if (newer) return fail('manifest_signature', `${label.en}: the bundle says ${manifest.format} but holds ${newer}: a newer bundle relabelled`, `${label.ko}: 이전 형식으로 바뀐 최신 번들입니다`);
+    return skip('manifest_signature', `${label.en}: the ${manifest.format} format predates signed manifests`, `${label.ko}: ${manifest.format} 형식은 서명된 매니페스트 이전의 형식입니다`);
+  }
+  if (!jws) return fail('manifest_signature', `${label.en}: ${MANIFEST_SIGNATURE_FILE} is missing (a ${manifest.format} bundle is always signed)`, `${label.ko}: ${MANIFEST_SIGNATURE_FILE} 파일이 없습니다`);
+  if (!certificate) return fail('manifest_signature', `${label.en}: no certificate in the bundle`, `${label.ko}: 번들에 인증서가 없습니다`);
+  const problem = manifestSignatureProblem(jws.toString('utf8'), files[BUNDLE_FILES.manifest], certificate);
+  return problem
+    ? fail('manifest_signature', `${label.en}: ${problem}`, `${label.ko}: 검증 실패 (${problem})`)
+    : pass('manifest_signature', `${label.en}: manifest.json is signed with the bundle's certificate`, `${label.ko}: manifest.json이 번들의 인증서로 서명되어 있습니다`);
+}
+
+/** (i) Every terminal event is followed by a seal over it (format 3 on). */
+function checkSeal(manifest: BundleManifest, events: BundledEvent[], certificate: Buffer | undefined): BundleCheck {
+  if (!sealsFormat(manifest) && !events.some((e) => e.type === SEAL_EVENT)) {
+    return skip('seal', `Seal: the ${manifest.format} format predates sealed conclusions`, `봉인: ${manifest.format} 형식은 결론 봉인 이전의 형식입니다`);
+  }
+  return fromCross('seal', 'Seal', '봉인', verifySeal(manifest.document_id, events, certificate));
+}
+
+/**
+ * (j) The manifest, the events and the deliveries tell one story: the manifest's status and
+ * `completed` are the events' (the manifest is signed, but by whoever served the bundle), no
+ * time contradicts another, and every conclusion notice delivered has its conclusion in the log.
+ */
+function checkConsistency(manifest: BundleManifest, events: BundledEvent[], files: Record<string, Buffer>): BundleCheck {
+  const problems: string[] = [];
+  const facts = documentFacts(manifest.document_id, events);
+  const terminal = Object.values(TERMINAL_EVENTS);
+  if (!!manifest.completed !== (facts.status === 'completed')) problems.push(`the manifest says completed: ${!!manifest.completed}, the events say status ${facts.status}`);
+  if (terminal.includes(facts.status) ? manifest.status !== facts.status : terminal.includes(manifest.status)) {
+    problems.push(`the manifest says status ${manifest.status}, the events say ${facts.status}`);
+  }
+  const plausible = verifyPlausible(manifest.document_id, events);
+  if (plausible.status === 'fail') problems.push(plausible.detail);
+  const bytes = files[BUNDLE_FILES.deliveries];
+  if (bytes) {
+    try {
+      const agree = verifyDeliveriesAgree(manifest.document_id, events, parseJsonl(bytes));
+      if (agree.status === 'fail') problems.push(agree.detail);
+    } catch {
+      // Unreadable deliveries fail the delivery chain check.
+    }
+  }
+  return problems.length
+    ? fail('consistency', `Cross-check: ${problems.join('; ')}`, `교차 검증 불일치: ${problems.join('; ')}`)
+    : pass('consistency', `Cross-check: manifest, events and deliveries agree (${facts.status})`, `교차 검증: 매니페스트, 이벤트, 전달 기록이 일치합니다 (${facts.status})`);
+}
+
+/** (k) The audit certificate states the facts of the events it was generated from (format 3 on). */
+function checkCertificateFacts(manifest: BundleManifest, events: BundledEvent[], files: Record<string, Buffer>, certificateOk: boolean): BundleCheck {
+  const audit = files[BUNDLE_FILES.auditCertificate];
+  const entry = audit ? pdfEvidenceEntry<AuditFactsEntry>(audit, AUDIT_FACTS_PDF_KEY) : null;
+  if (!sealsFormat(manifest) && !entry) {
+    return skip('certificate_facts', `Audit certificate facts: the ${manifest.format} format predates certificates with embedded facts`, `감사 추적 인증서 내용: ${manifest.format} 형식은 사실 요약 이전의 형식입니다`);
+  }
+  return fromCross('certificate_facts', 'Audit certificate facts', '감사 추적 인증서 내용', verifyCertificateFacts(manifest.document_id, events, entry, certificateOk));
+}
+
 /** Everything a bundle proves, with no server, database or secret: only the bytes in the ZIP. */
 export function verifyBundle(zip: Uint8Array): BundleVerdict {
   const { files, manifest, events } = readBundle(zip);
@@ -295,11 +388,15 @@ export function verifyBundle(zip: Uint8Array): BundleVerdict {
   const deliveries = checkDeliveries(manifest, files, auditCertificate.status === 'pass');
   const checks = [
     checkManifest(manifest, files),
+    checkManifestSignature(manifest, files, events, certificate),
     checkChain(manifest, events),
     checkHeadProof(manifest, events, certificate, finalPdf),
+    checkSeal(manifest, events, certificate),
+    checkConsistency(manifest, events, files),
     checkPdfHashes(events, original, finalPdf),
     checkPades(finalPdf, certificate),
     auditCertificate,
+    checkCertificateFacts(manifest, events, files, auditCertificate.status === 'pass'),
     deliveries.check,
   ];
   return {

@@ -1,12 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
-import { deliveryFacts, DocumentPdfService, sha256Hex } from '@dojang/application';
+import { deliveryFacts, DocumentPdfService, DocumentSealer, sha256Hex } from '@dojang/application';
 import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, deliveryStreamId, documentStreamId, DocumentState, endOfDayInZone, maskEmail, maskPhone, OrganizationState, parseCalendarDate, timeZoneOf } from '@dojang/domain';
 import { auditFieldValues } from './form-data';
 import { StoredEvent } from '@dojang/event-store';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
 import { contentDispositionFor } from '@dojang/pdf';
-import { DELIVERY_HEAD_PDF_KEY, DeliveryHead } from '@dojang/verifier';
+import { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, DELIVERY_HEAD_PDF_KEY, DeliveryHead, documentFacts } from '@dojang/verifier';
+import { conclusionOf, timelineOf } from './audit-certificate-facts';
 import { Response } from 'express';
+import { sealedFirst } from '../evidence/sealed-first';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
@@ -24,6 +26,7 @@ export class DocumentLifecycleHttpController {
     private readonly docs: DocumentAccess,
     private readonly sources: DocumentSources,
     @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
+    @Inject(DocumentSealer) private readonly sealer: DocumentSealer,
   ) {}
 
   @Post('send')
@@ -112,8 +115,7 @@ export class DocumentLifecycleHttpController {
   }
 
   /** The log's head now and the head the completion sealed: printed so an auditor can compare. */
-  private async chainSummary(documentId: string) {
-    const events = await this.docs.infra.events.readStream(documentStreamId(documentId));
+  private chainSummary(events: StoredEvent[]) {
     const last = events[events.length - 1];
     if (!last) return null;
     const sealed = (events.find((e) => e.type === 'DocumentCompleted')?.data.chain_head ?? null) as ChainHeadProof | null;
@@ -148,8 +150,20 @@ export class DocumentLifecycleHttpController {
    * the countersignature as `DojangDeliveryHead`, so the list cannot be re-hashed or cut short
    * afterwards without the certificate's signature disagreeing.
    */
-  async auditVersion(row: DocumentRow, deliveries?: StoredEvent[]): Promise<Buffer> {
+  async auditVersion(row: DocumentRow, deliveries?: StoredEvent[], events?: StoredEvent[]): Promise<Buffer> {
+    // A concluded document is sealed before any certificate states its conclusion.
+    if (!events) await sealedFirst(this.sealer, row.id);
+    const log = events ?? (await this.docs.infra.events.readStream(documentStreamId(row.id)));
     const delivered = deliveries ?? (await this.docs.infra.events.readStream(deliveryStreamId(row.id)));
+    // What the certificate states comes from the log it embeds the facts of (DojangAuditFacts):
+    // a verifier derives them again from the events and names any that differ.
+    const facts = documentFacts(row.id, log);
+    const auditFacts: AuditFactsEntry = {
+      document_id: row.id,
+      event_count: log.length,
+      head_hash: log.length ? String(log[log.length - 1].metadata.hash) : null,
+      facts,
+    };
     const deliveryHead: DeliveryHead = {
       document_id: row.id,
       stream_id: deliveryStreamId(row.id),
@@ -179,10 +193,12 @@ export class DocumentLifecycleHttpController {
           signed_at: p.signed_at,
         };
       }),
-      timeline: entries.map((e) => ({ at: e.at, event: e.event, actor: e.actor, detail: e.detail ?? (e.ip ? `IP ${e.ip}` : null) })),
+      // Every stored event with its recorded time and actor, as the history shows them.
+      timeline: timelineOf(log, row),
       generated_at: this.docs.nowIso(),
       field_values: auditFieldValues(row),
-      chain: await this.chainSummary(row.id),
+      chain: this.chainSummary(log),
+      conclusion: conclusionOf(facts, log, row),
       deliveries: {
         // Stored masked (DeliveryEvidence): the certificate never sees a full address or number.
         entries: deliveryFacts(delivered).map((d) => ({
@@ -200,6 +216,9 @@ export class DocumentLifecycleHttpController {
       },
     }, row.organization_id);
     // Signed again after the certificate is appended, so a reader sees the whole file covered.
-    return this.pdf.countersign(bytes, `Audit trail certificate: ${row.title}`, { [DELIVERY_HEAD_PDF_KEY]: JSON.stringify(deliveryHead) });
+    return this.pdf.countersign(bytes, `Audit trail certificate: ${row.title}`, {
+      [DELIVERY_HEAD_PDF_KEY]: JSON.stringify(deliveryHead),
+      [AUDIT_FACTS_PDF_KEY]: JSON.stringify(auditFacts),
+    });
   }
 }

@@ -1,7 +1,7 @@
 import { webcrypto } from 'node:crypto';
 import type { StoredEvent } from '@dojang/event-store';
 import type { ZipFile } from '@dojang/pdf';
-import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest, deliveryStreamOf } from '@dojang/verifier';
+import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest, deliveryStreamOf, MANIFEST_SIGNATURE_FILE } from '@dojang/verifier';
 
 export interface EvidenceParts {
   document_id: string;
@@ -16,6 +16,8 @@ export interface EvidenceParts {
   signing_chain_pem: string;
   /** Files signatures recorded for attachment fields, under attachments/ (listed in the manifest with their hashes). */
   attachments?: Array<{ attachment_id: string; filename: string; bytes: Buffer }>;
+  /** Signs the manifest's bytes (a detached JWS, `manifest.json.jws`) with the document-signing key. */
+  sign_manifest: (manifest: Buffer) => string | Promise<string>;
 }
 
 /** SHA-256 on libuv's thread pool (WebCrypto), not the event loop: a bundle can hold 40 MB of PDFs. */
@@ -58,14 +60,18 @@ export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Pr
     status: parts.status,
     note: completed
       ? null
-      : `The document is ${parts.status}, not completed: the bundle holds the events and PDFs that exist so far, and no final PDF or sealed chain head yet.`,
+      : `The document is ${parts.status}, not completed: the bundle holds the events and PDFs that exist so far, and no final PDF${['declined', 'canceled', 'expired'].includes(parts.status) ? '' : ' or sealed conclusion yet'}.`,
     chain: { events: parts.events.length, head_hash: last ? String(last.metadata.hash) : null },
     deliveries: { stream_id: deliveryStreamOf(parts.document_id), events: parts.deliveries.length, head_hash: lastDelivery ? String(lastDelivery.metadata.hash) : null },
     files: await Promise.all(files.map(async ([name, bytes]) => ({ name, sha256: await sha256Hex(bytes), byte_size: bytes.length }))),
   };
   const manifestJson = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
   // PDFs are already compressed inside, so they are stored; the text is deflated.
-  const entries: ZipFile[] = [{ name: BUNDLE_FILES.manifest, bytes: manifestJson, compress: true }];
+  const entries: ZipFile[] = [
+    { name: BUNDLE_FILES.manifest, bytes: manifestJson, compress: true },
+    // Signed over the exact bytes above: `completed`, `status` and the file list are the server's word.
+    { name: MANIFEST_SIGNATURE_FILE, bytes: Buffer.from(`${await parts.sign_manifest(manifestJson)}\n`, 'utf8'), compress: true },
+  ];
   // Attached images and PDFs are compressed already.
   for (const [name, bytes] of files) entries.push({ name, bytes, compress: !name.endsWith('.pdf') && !name.startsWith('attachments/') });
   return zip(entries, parts.generated_at);

@@ -1,9 +1,11 @@
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { DocumentPdfService } from '@dojang/application';
+import { DocumentPdfService, DocumentSealer } from '@dojang/application';
+import { signManifest } from '@dojang/verifier';
 import { deliveryStreamId, documentStreamId } from '@dojang/domain';
 import { Response } from 'express';
+import { sealedFirst } from '../evidence/sealed-first';
 import { DocumentAccess } from '../documents/document-access.service';
 import { DocumentLifecycleHttpController } from '../documents/document-lifecycle.http.controller';
 import { Auth, AuthContext } from '../shared/auth.guard';
@@ -19,17 +21,20 @@ export class EvidenceHttpController {
   constructor(
     private readonly docs: DocumentAccess,
     @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
+    @Inject(DocumentSealer) private readonly sealer: DocumentSealer,
     private readonly moduleRef: ModuleRef,
   ) {}
 
   @Get()
   @ApiOperation({ summary: 'Evidence bundle (ZIP) to verify offline with `npx dojang-verify bundle.zip`' })
   @ApiOkResponse({
-    description: 'manifest.json, events.jsonl, deliveries.jsonl, original.pdf, final.pdf, audit-certificate.pdf, signing-chain.pem (docs/EVIDENCE.md)',
+    description: 'manifest.json, manifest.json.jws, events.jsonl, deliveries.jsonl, original.pdf, final.pdf, audit-certificate.pdf, signing-chain.pem (docs/EVIDENCE.md)',
     content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
   })
   async bundle(@Auth() auth: AuthContext, @Param('id') id: string, @Res() res: Response) {
     const row = await this.docs.row(auth, id);
+    // A concluded document is sealed before its evidence leaves (the reactor normally did it already).
+    await sealedFirst(this.sealer, row.id);
     const events = await this.docs.infra.events.readStream(documentStreamId(row.id));
     // Read once: the certificate lists and seals exactly the deliveries the bundle ships.
     const deliveries = await this.docs.infra.events.readStream(deliveryStreamId(row.id));
@@ -45,11 +50,12 @@ export class EvidenceHttpController {
         deliveries,
         original,
         final,
-        audit_certificate: await this.lifecycle().auditVersion(row, deliveries),
+        audit_certificate: await this.lifecycle().auditVersion(row, deliveries, events),
         signing_chain_pem: identity.certificatePem,
         attachments: await Promise.all(
           recordedAttachments(row).map(async (a) => ({ attachment_id: a.attachment_id, filename: a.filename, bytes: await this.pdf.blob(a.sha256) })),
         ),
+        sign_manifest: async (manifest) => signManifest(manifest, await this.pdf.evidenceKey()),
       },
       (files, mtime) => this.pdf.zip(files, mtime),
     );

@@ -3,9 +3,22 @@ import { ChainHeadProof, DocumentEvent, DocumentState, documentDecider, wouldCom
 import { eventHash, GENESIS_HASH, StoredEvent, verifyChain } from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
 import { verifyDeliveryChain } from '@dojang/verifier/delivery-chain';
+import { CrossCheck, verifyDeliveriesAgree, verifyPlausible, verifySeal } from '@dojang/verifier/cross-checks';
 import { chainHeadSignatureValid, ChainHead, completingSignatureOf } from './chain-head-proof';
 
-export type CheckName = 'hash_chain' | 'completion_present' | 'head_signature' | 'head_hash' | 'event_count' | 'original_pdf' | 'final_pdf' | 'witness_pdf' | 'delivery_chain';
+export type CheckName =
+  | 'hash_chain'
+  | 'completion_present'
+  | 'head_signature'
+  | 'head_hash'
+  | 'event_count'
+  | 'seal'
+  | 'plausible'
+  | 'original_pdf'
+  | 'final_pdf'
+  | 'witness_pdf'
+  | 'delivery_chain'
+  | 'deliveries_agree';
 
 export interface EventRef {
   revision: number;
@@ -184,6 +197,11 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
     }
   }
 
+  // The conclusion's seal and the facts' own order, by the same functions as dojang-verify.
+  const documentId = String(events[0]?.data.document_id ?? state.id);
+  checks.push(crossCheck('seal', verifySeal(documentId, events, input.certificate ?? undefined), events));
+  checks.push(crossCheck('plausible', verifyPlausible(documentId, events), events));
+
   if (input.witness) {
     const { head, sha256 } = input.witness;
     const recorded = (completed?.data.final_pdf as { sha256: string } | null | undefined)?.sha256;
@@ -203,7 +221,10 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
     }
   }
 
-  if (input.deliveries) checks.push(deliveryChainCheck(input.deliveries.document_id, input.deliveries.events));
+  if (input.deliveries) {
+    checks.push(deliveryChainCheck(input.deliveries.document_id, input.deliveries.events));
+    checks.push(crossCheck('deliveries_agree', verifyDeliveriesAgree(documentId, events, input.deliveries.events), events));
+  }
 
   const failure = checks.find((c) => c.status === 'failed') ?? null;
   return {
@@ -214,6 +235,11 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
     checks,
     failure,
   };
+}
+
+function crossCheck(check: CheckName, c: CrossCheck, events: StoredEvent[]): VerificationCheck {
+  const at = c.revision === undefined ? undefined : ref(events.find((e) => e.stream_revision === c.revision));
+  return { check, status: c.status === 'pass' ? 'ok' : c.status === 'skip' ? 'not_applicable' : 'failed', detail: c.detail, ...(at ? { event: at } : {}) };
 }
 
 /**

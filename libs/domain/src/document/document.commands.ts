@@ -1,5 +1,5 @@
 import { AttachmentKind } from './field-types';
-import { BlobPointer, ChainHeadProof, DocumentCreated, DocumentPart, Field, ParticipantChanges, ParticipantSetup, PartPages } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentCreated, DocumentPart, DocumentSeal, Field, ParticipantChanges, ParticipantSetup, PartPages } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
 interface Timed {
@@ -134,6 +134,8 @@ export type UploadAttachment = Timed & {
   blob: BlobPointer;
   ip: string | null;
 };
+/** Built by the shell after a terminal event (it signs the stored head); a second seal is a no-op. */
+export type SealDocument = Timed & { type: 'SealDocument'; seal: DocumentSeal };
 
 export type DocumentCommand =
   | CreateDocument
@@ -155,4 +157,5 @@ export type DocumentCommand =
   | CorrectParticipant
   | ResendSigningRequest
   | DelegateSigning
-  | UploadAttachment;
+  | UploadAttachment
+  | SealDocument;

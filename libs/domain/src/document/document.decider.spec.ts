@@ -1266,6 +1266,31 @@ describe('documentDecider', () => {
     });
   });
 
+  describe('SealDocument', () => {
+    const seal = {
+      head: { revision: 9, hash: 'e'.repeat(64), event_count: 10 },
+      facts: { status: 'canceled' },
+      sealed_at: T_LATER,
+      algorithm: 'RSA-SHA256' as const,
+      certificate_sha256: 'c'.repeat(64),
+      signature: 'c2ln',
+      timestamp_token: null,
+      timestamped_at: null,
+    };
+    const sealDocument = () => ({ type: 'SealDocument' as const, now: T_LATER, seal });
+
+    it('seals a concluded document once: the second seal adds nothing', () => {
+      const state = spec.given([...twoSignersSent(), canceled()]).when(sealDocument()).then([{ type: 'DocumentSealed', data: { seal } }]);
+      expect(state.sealed).toBe(true);
+      spec.given([...twoSignersSent(), canceled(), { type: 'DocumentSealed', data: { seal } }]).when(sealDocument()).then([]);
+      spec.given([...twoSignersSent(), expired()]).when(sealDocument()).then([{ type: 'DocumentSealed', data: { seal } }]);
+    });
+
+    it('refuses a document that has not concluded: document_not_concluded', () => {
+      spec.given(twoSignersSent()).when(sealDocument()).thenThrows('document_not_concluded', 'conflict');
+    });
+  });
+
   describe('CancelDocument', () => {
     it('refuses a draft: document_not_sent', () => {
       spec.given([created()]).when(cancel()).thenThrows('document_not_sent', 'conflict');

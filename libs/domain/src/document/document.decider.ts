@@ -623,6 +623,12 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
         groupAlreadySigned: (p) => groupAlreadySigned(state, p),
         hasTurn: (p) => hasActiveTurn(state, p),
       });
+    case 'SealDocument':
+      // Only a concluded document is sealed, once: a retried or racing seal adds nothing.
+      requireExisting(state);
+      if (!['completed', 'declined', 'canceled', 'expired'].includes(state.status)) throw conflict('document_not_concluded', 'Only a completed, declined, canceled or expired document is sealed.');
+      if (state.sealed) return [];
+      return [{ type: 'DocumentSealed', data: { seal: command.seal } }];
     default:
       return assertNever(command);
   }

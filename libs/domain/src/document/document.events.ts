@@ -238,6 +238,24 @@ export type DocumentCompleted = DomainEvent<
 export type DocumentCanceled = DomainEvent<'DocumentCanceled', { canceled_at: string; reason?: string | null }>;
 export type DocumentDeclined = DomainEvent<'DocumentDeclined', { declined_at: string; participant_id: string }>;
 export type DocumentExpired = DomainEvent<'DocumentExpired', { expired_at: string }>;
+/**
+ * The document-signing key's signature over the stream's head once it concluded (completed,
+ * declined, canceled or expired): the head includes the events that concluded it, and `facts`
+ * states what they say (libs/verifier/src/document-facts.ts), so a verifier names the fact an edit
+ * changed. `timestamp_token`: an RFC 3161 token over the signature when a TSA is configured.
+ * The statement's format ('dojang-seal-v1') lives with the offline verifier (document-seal.ts).
+ */
+export interface DocumentSeal {
+  head: { revision: number; hash: string; event_count: number };
+  facts: Record<string, unknown>;
+  sealed_at: string;
+  algorithm: 'RSA-SHA256';
+  certificate_sha256: string;
+  signature: string;
+  timestamp_token: string | null;
+  timestamped_at: string | null;
+}
+export type DocumentSealed = DomainEvent<'DocumentSealed', { seal: DocumentSeal }>;
 export type ReminderSent = DomainEvent<
   'ReminderSent',
   { participant_ids: string[]; reminded_at: string; automatic: boolean }
@@ -317,6 +335,7 @@ export type DocumentEvent =
   | DocumentCanceled
   | DocumentDeclined
   | DocumentExpired
+  | DocumentSealed
   | ReminderSent
   | ParticipantCorrected
   | SigningRequestResent

@@ -87,6 +87,8 @@ export interface DocumentState {
   parts?: DocumentPart[] | null;
   /** Where each part starts in the original PDF, fixed at send (documents with parts only). */
   part_pages?: PartPages[] | null;
+  /** A DocumentSealed followed the terminal event. */
+  sealed?: boolean;
 }
 
 export const initialDocumentState = (): DocumentState => ({
@@ -272,6 +274,8 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
       return { ...state, status: 'declined' };
     case 'DocumentExpired':
       return { ...state, status: 'expired' };
+    case 'DocumentSealed':
+      return { ...state, sealed: true };
     case 'ReminderSent': {
       // The sender reminding (not the automatic schedule) vouches for the link again: its PIN
       // lockouts start over. The reminder reaches the participant's own e-mail or phone.

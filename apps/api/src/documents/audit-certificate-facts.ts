@@ -1,0 +1,98 @@
+import { maskPhone } from '@dojang/domain';
+import { StoredEvent } from '@dojang/event-store';
+import { AuditConclusion, AuditTimelineEntry, formatKst } from '@dojang/pdf';
+import { DocumentRow, maskContacts } from '@dojang/projections';
+import { DocumentFacts, DocumentSealProof, SEAL_EVENT } from '@dojang/verifier';
+
+/**
+ * What the audit certificate prints, derived from the stored events (not a read model), so the
+ * certificate and the log it embeds the facts of (`DojangAuditFacts`) can never disagree unless
+ * one of them was altered. Personal data is masked by the same rule as every auditor read.
+ */
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+
+function nameOf(row: DocumentRow, participantId: unknown): string {
+  return row.participants.find((p) => p.id === participantId)?.name ?? String(participantId ?? '—');
+}
+
+/** A short, masked description of an event: who, from where, why. */
+function detailOf(e: StoredEvent, row: DocumentRow): string | null {
+  const d = (e.data ?? {}) as Record<string, unknown>;
+  const parts: string[] = [];
+  if (d.participant_id !== undefined) parts.push(`참여자/Participant: ${nameOf(row, d.participant_id)}`);
+  if (e.type === 'ParticipantAdded') parts.push(`참여자/Participant: ${String((d.participant as { name?: unknown })?.name ?? '—')}`);
+  if (e.type === 'FieldsReplaced') parts.push(`필드/Fields: ${Array.isArray(d.fields) ? d.fields.length : 0}`);
+  if (e.type === 'ParticipantSigned') {
+    parts.push(`인증/Auth: ${d.auth_method === 'sms_pin' ? `SMS PIN ${str(d.auth_phone_masked) ?? ''}`.trim() : 'none'}`);
+    const seal = d.seal as { seal_id?: string | null; image?: { sha256?: string } } | null;
+    if (seal?.image?.sha256) parts.push(`도장/Seal: ${seal.seal_id ?? 'uploaded'} sha256 ${seal.image.sha256}`);
+    const signature = d.signature as { sha256?: string } | null;
+    if (signature?.sha256) parts.push(`서명 이미지/Signature image sha256 ${signature.sha256}`);
+  }
+  if (e.type === 'PinIssued') parts.push(`수신/To: ${str(d.phone_masked) ?? '—'}`);
+  if (e.type === 'ParticipantDeclined' || e.type === 'DocumentCanceled') {
+    if (str(d.reason)) parts.push(`사유/Reason: ${maskContacts(String(d.reason))}`);
+  }
+  if (e.type === 'DocumentSent' && str(d.expires_at)) parts.push(`만료/Expires: ${formatKst(String(d.expires_at))}`);
+  if (e.type === 'DocumentCompleted') {
+    const final = (d.final_pdf as { sha256?: string } | null)?.sha256;
+    if (final) parts.push(`final PDF sha256 ${final}`);
+  }
+  if (e.type === SEAL_EVENT) {
+    const seal = d.seal as DocumentSealProof | undefined;
+    if (seal) parts.push(`봉인 헤드/Sealed head: revision ${seal.head.revision} ${seal.head.hash}${seal.timestamped_at ? ` · TSA ${seal.timestamped_at}` : ''}`);
+  }
+  const ip = str(d.ip) ?? str(e.metadata.ip);
+  if (ip) parts.push(`IP ${ip}`);
+  const ua = str(d.user_agent);
+  if (ua) parts.push(`UA ${ua}`);
+  return parts.length ? parts.join('\n') : null;
+}
+
+/** Every stored event, in order, with its recorded time and actor. */
+export function timelineOf(events: StoredEvent[], row: DocumentRow): AuditTimelineEntry[] {
+  return events.map((e) => ({ at: String(e.metadata.occurred_at ?? ''), event: e.type, actor: String(e.metadata.actor ?? '—'), detail: detailOf(e, row) }));
+}
+
+/** The conclusion section: status, who concluded it and when, the last signature's identity check, the seal. */
+export function conclusionOf(facts: DocumentFacts, events: StoredEvent[], row: DocumentRow): AuditConclusion {
+  const last = facts.signatures[facts.signatures.length - 1] ?? null;
+  const sealEvent = events.find((e) => e.type === SEAL_EVENT);
+  const created = events.find((e) => e.type === 'DocumentCreated')?.data as { author_name?: string; organization_id?: string } | undefined;
+  const seal = (sealEvent?.data as { seal?: DocumentSealProof } | undefined)?.seal ?? null;
+  return {
+    status: facts.status,
+    event_count: facts.events.length,
+    created_at: facts.created_at,
+    created_by: facts.created_by,
+    sender: created ? `${created.author_name ?? '—'} (${created.organization_id ?? '—'})` : null,
+    sent_at: facts.sent_at,
+    sent_by: facts.sent_by,
+    expires_at: facts.expires_at,
+    concluded_at: facts.concluded?.at ?? null,
+    concluded_by: facts.concluded?.actor ?? null,
+    last_signature:
+      facts.status === 'completed' && last
+        ? {
+            name: nameOf(row, last.participant_id),
+            signed_at: last.signed_at,
+            auth: last.auth_method,
+            phone_masked: last.auth_phone_masked ?? maskPhone(null),
+            actor: last.actor,
+            ip: last.ip,
+          }
+        : null,
+    declined: facts.declined
+      ? {
+          name: nameOf(row, facts.declined.participant_id),
+          declined_at: facts.declined.declined_at,
+          reason: facts.declined.reason === null ? null : maskContacts(facts.declined.reason),
+          ip: facts.declined.ip,
+          user_agent: facts.declined.user_agent,
+        }
+      : null,
+    canceled: facts.canceled ? { canceled_at: facts.canceled.canceled_at, reason: facts.canceled.reason === null ? null : maskContacts(facts.canceled.reason), actor: facts.canceled.actor } : null,
+    sealed: seal ? { sealed_at: seal.sealed_at, timestamped_at: seal.timestamped_at, revision: seal.head.revision, hash: seal.head.hash } : null,
+  };
+}

@@ -1,0 +1,112 @@
+import { sign } from 'crypto';
+import { DocumentSeal, documentDecider, documentStreamId } from '@dojang/domain';
+import { EventStore, StoredEvent } from '@dojang/event-store';
+import { requestTimestampToken, TimestampError } from '@dojang/pdf';
+import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
+import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
+import { Clock } from '../clock';
+import { GenericCommandHandler } from '../command-handler';
+import { Reactor } from '../reactor-runner';
+import { certificateSha256, EvidenceKey } from './chain-head-proof';
+
+/** The conclusion cannot be sealed now (the timestamp authority is unreachable or refused): retry later. */
+export class SealUnavailableError extends Error {
+  readonly name = 'SealUnavailableError';
+}
+
+/** Asks a timestamp authority for an RFC 3161 token over `data` (SHA-256 imprint). */
+export type TimestampClient = (tsaUrl: string, data: Buffer) => Promise<Buffer>;
+
+/** Whether the stored stream has a terminal event with no DocumentSealed after it. */
+export function needsSeal(events: StoredEvent[]): boolean {
+  const terminal = events.find((e) => TERMINAL_EVENTS[e.type]);
+  return !!terminal && !events.some((e) => e.type === SEAL_EVENT && e.stream_revision > terminal.stream_revision);
+}
+
+/**
+ * Seals a concluded document: signs the stored head right after its terminal event (so the last
+ * signature, the decline, the cancel or the expiry are inside) together with the facts derived
+ * from those events, dates the signature with a trusted timestamp when TSA_URL is set, and
+ * appends it as `DocumentSealed` (docs/EVIDENCE.md). The stored hash of the terminal event exists
+ * only once it is appended, so the seal is the next event: the reactor writes it moments after,
+ * and every evidence read (bundle, audit certificate) makes sure it is there first. Idempotent:
+ * the decider adds nothing to a sealed document, and the append's expected revision makes the
+ * seal the event right after the head it signs.
+ */
+export class DocumentSealer {
+  constructor(
+    private readonly events: EventStore,
+    private readonly commands: GenericCommandHandler,
+    private readonly key: () => Promise<EvidenceKey>,
+    private readonly clock: Clock,
+    private readonly tsaUrl: string | null,
+    private readonly timestamp: TimestampClient = (url, data) => requestTimestampToken(url, data),
+  ) {}
+
+  /** True when this call appended the seal. A TSA that cannot be reached throws SealUnavailableError (the reactor retries). */
+  async ensureSealed(documentId: string): Promise<boolean> {
+    try {
+      return await this.seal(documentId);
+    } catch (error) {
+      if (error instanceof TimestampError) throw new SealUnavailableError(error.message);
+      throw error;
+    }
+  }
+
+  private async seal(documentId: string): Promise<boolean> {
+    const stream = documentStreamId(documentId);
+    const stored = await this.events.readStream(stream);
+    if (!needsSeal(stored)) return false;
+    const first = stored[0].metadata as { organization_id?: string; livemode?: boolean };
+    const decision = await this.commands.execute(
+      documentDecider,
+      stream,
+      async () => ({ type: 'SealDocument' as const, now: this.clock.now().toISOString(), seal: await this.sealOf(documentId, await this.events.readStream(stream)) }),
+      { actor: 'system', organization_id: first.organization_id, livemode: first.livemode },
+      () => this.clock.now().toISOString(),
+    );
+    return decision.events.length > 0;
+  }
+
+  /** The seal over `history` as stored (raw, not upcast: the verifier derives the facts from the same bytes). */
+  async sealOf(documentId: string, history: StoredEvent[]): Promise<DocumentSeal> {
+    const last = history[history.length - 1];
+    const head = { revision: last.stream_revision, hash: String(last.metadata.hash), event_count: history.length };
+    const facts = documentFacts(documentId, history);
+    const sealed_at = this.clock.now().toISOString();
+    const key = await this.key();
+    const signature = sign('sha256', sealStatementBytes({ document_id: documentId, head, facts, sealed_at }), key.privateKey);
+    let timestamp_token: string | null = null;
+    let timestamped_at: string | null = null;
+    if (this.tsaUrl) {
+      const token = (await this.timestamp(this.tsaUrl, signature)).toString('base64');
+      const checked = checkTimestampToken(token, signature);
+      if (!checked.ok) throw new TimestampError(`timestamp authority ${this.tsaUrl}: ${checked.detail}`);
+      timestamp_token = token;
+      timestamped_at = checked.gen_time;
+    }
+    return {
+      head,
+      facts: facts as unknown as Record<string, unknown>,
+      sealed_at,
+      algorithm: 'RSA-SHA256',
+      certificate_sha256: certificateSha256(key.certificate),
+      signature: signature.toString('base64'),
+      timestamp_token,
+      timestamped_at,
+    };
+  }
+}
+
+/** Seals every document that concludes, moments after (at-least-once; the sealer is idempotent). */
+export class DocumentSealReactor implements Reactor {
+  readonly name = 'document_seal';
+  readonly handles = new Set(Object.keys(TERMINAL_EVENTS));
+
+  constructor(private readonly sealer: DocumentSealer) {}
+
+  async react(event: StoredEvent): Promise<void> {
+    if (!event.stream_id.startsWith('document-')) return;
+    await this.sealer.ensureSealed(event.stream_id.slice('document-'.length));
+  }
+}

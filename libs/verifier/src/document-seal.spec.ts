@@ -1,0 +1,134 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { GenericCommandHandler, ManualClock } from '@dojang/application';
+import { DocumentSealer } from '@dojang/application/verification/document-sealer';
+import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
+import { SqliteEventStore } from '@dojang/event-store/sqlite';
+import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/pdf';
+import { verifyCertificateFacts, verifyPlausible, verifySeal } from './cross-checks';
+import { documentFacts } from './document-facts';
+import { pemCertificates } from './pades';
+
+/**
+ * The seal the server appends after a conclusion (libs/application DocumentSealer), checked with
+ * the verifier's own code: signed over the head after the terminal event and the facts derived
+ * from the events, dated by an RFC 3161 token when a timestamp authority is configured (here a
+ * local `openssl ts` authority). Every edit names the fact it changed.
+ */
+describe('DocumentSealed: sealed by the server, checked offline', () => {
+  const DOC = '0b6c2a1e-4d3f-4a5b-9c8d-7e6f5a4b3c2d';
+  const STREAM = `document-${DOC}`;
+  let dir: string;
+  let identity: SigningIdentity;
+  let certificate: Buffer;
+  let store: SqliteEventStore;
+
+  const T0 = '2026-03-02T09:00:00.000Z';
+  const clock = new ManualClock(new Date(T0));
+
+  /** A local timestamp authority: `openssl ts -reply` over a query for the data's SHA-256. */
+  function localTsa(data: Buffer): Buffer {
+    const work = fs.mkdtempSync(path.join(dir, 'ts-'));
+    fs.writeFileSync(path.join(work, 'data.bin'), data);
+    execFileSync('openssl', ['ts', '-query', '-data', path.join(work, 'data.bin'), '-sha256', '-cert', '-out', path.join(work, 'q.tsq')], { stdio: 'pipe' });
+    execFileSync('openssl', ['ts', '-reply', '-config', path.join(dir, 'tsa.cnf'), '-queryfile', path.join(work, 'q.tsq'), '-token_out', '-out', path.join(work, 'token.der')], { stdio: 'pipe' });
+    return fs.readFileSync(path.join(work, 'token.der'));
+  }
+
+  async function concluded(id: string, extra: Array<{ type: string; data: Record<string, unknown> }>): Promise<void> {
+    const events = [
+      { type: 'DocumentCreated', data: { document_id: id, organization_id: 'org_1', livemode: false, title: '근로계약서', content_blob: null, content_format: 'text', file: null, author_name: '인사팀', metadata: {}, from_template: null, duplicated_from: null, created_at: T0 } },
+      { type: 'DocumentSent', data: { sent_at: T0, expires_at: '2026-03-16T09:00:00.000Z', message: null, page_count: 1, original_pdf: { sha256: 'a'.repeat(64), byte_size: 10 }, links: [] } },
+      ...extra,
+    ];
+    await store.append(
+      `document-${id}`,
+      events.map((e, i) => ({ event_id: `00000000-0000-4000-8000-${id.slice(0, 8)}000${i}`, type: e.type, data: e.data, metadata: { occurred_at: T0, actor: 'key_9c22', schema_version: 2 } })),
+      'no_stream',
+    );
+  }
+
+  const read = (id = DOC) => store.readStream(`document-${id}`) as Promise<StoredEvent[]>;
+  const rehashed = (events: StoredEvent[]): StoredEvent[] => {
+    let prev = GENESIS_HASH;
+    return events.map((e) => {
+      const hash = eventHash(e, prev);
+      const out = { ...e, metadata: { ...e.metadata, prev_hash: prev, hash } };
+      prev = hash;
+      return out;
+    });
+  };
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-seal-'));
+    identity = await loadOrCreateSigningIdentity({ dataDir: dir });
+    certificate = pemCertificates(identity.certificatePem)[0];
+    store = new SqliteEventStore(path.join(dir, 'events.sqlite'));
+    const tsa = (name: string) => path.join(dir, name);
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', tsa('tsa.key'), '-out', tsa('tsa.crt'), '-subj', '/C=KR/O=Local TSA/CN=Local Test TSA', '-days', '2', '-addext', 'extendedKeyUsage=critical,timeStamping'], { stdio: 'pipe' });
+    fs.writeFileSync(tsa('serial'), '01\n');
+    fs.writeFileSync(
+      tsa('tsa.cnf'),
+      ['[ tsa ]', 'default_tsa = t', '[ t ]', `serial = ${tsa('serial')}`, 'crypto_device = builtin', `signer_cert = ${tsa('tsa.crt')}`, `certs = ${tsa('tsa.crt')}`, `signer_key = ${tsa('tsa.key')}`, 'signer_digest = sha256', 'default_policy = 1.2.3.4.1', 'digests = sha256', 'accuracy = secs:1', 'ordering = no', 'tsa_name = no', 'ess_cert_id_chain = no', 'ess_cert_id_alg = sha256', ''].join('\n'),
+    );
+    await concluded(DOC, [{ type: 'DocumentCanceled', data: { canceled_at: T0, reason: '조건 변경' } }]);
+  });
+  afterAll(async () => {
+    await store?.close?.();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const sealer = (tsaUrl: string | null) =>
+    new DocumentSealer(store, new GenericCommandHandler(store), async () => evidenceKeyOf(identity), clock, tsaUrl, async (_url, data) => localTsa(data));
+
+  it('appends one DocumentSealed right after the terminal event, over the head that includes it; a second call adds nothing', async () => {
+    expect(verifySeal(DOC, await read(), certificate)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/DocumentCanceled at revision 2 is not followed by a DocumentSealed/) });
+    expect(await sealer(null).ensureSealed(DOC)).toBe(true);
+    expect(await sealer(null).ensureSealed(DOC)).toBe(false);
+    const events = await read();
+    expect(events.map((e) => e.type)).toEqual(['DocumentCreated', 'DocumentSent', 'DocumentCanceled', 'DocumentSealed']);
+    const seal = (events[3].data as any).seal;
+    expect(seal).toMatchObject({ head: { revision: 2, hash: events[2].metadata.hash, event_count: 3 }, sealed_at: T0, timestamp_token: null, timestamped_at: null });
+    expect(seal.facts).toEqual(JSON.parse(JSON.stringify(documentFacts(DOC, events, 2))));
+    expect(verifySeal(DOC, events, certificate)).toMatchObject({ status: 'pass', detail: expect.stringMatching(/server clock 2026-03-02T09:00:00.000Z/) });
+  });
+
+  it('names the fact an edit changed, even with the chain re-hashed; a seal edited to match fails its signature', async () => {
+    const events = await read();
+    const edited = rehashed(events.map((e) => (e.type === 'DocumentCanceled' ? { ...e, data: { ...e.data, reason: '단순 변심' }, metadata: { ...e.metadata, actor: 'key_forged' } } : e)));
+    const verdict = verifySeal(DOC, edited, certificate);
+    expect(verdict).toMatchObject({ status: 'fail', revision: 2 });
+    expect(verdict.detail).toContain('canceled.reason: sealed "조건 변경", events "단순 변심"');
+    expect(verdict.detail).toContain('canceled.actor: sealed "key_9c22", events "key_forged"');
+    const matching = rehashed(edited.map((e) => (e.type === 'DocumentSealed' ? { ...e, data: { seal: { ...(e.data as any).seal, facts: documentFacts(DOC, edited, 2), head: { ...(e.data as any).seal.head, hash: edited[2].metadata.hash } } } } : e)));
+    expect(verifySeal(DOC, matching, certificate)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/does not verify: the signature does not match its head, facts or time/) });
+    expect(verifySeal(DOC, events.slice(0, 3), certificate).status).toBe('fail');
+    expect(verifySeal(DOC, rehashed(events.filter((e) => e.type !== 'DocumentCanceled').map((e, i) => ({ ...e, stream_revision: i }))), certificate)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/holds no completion, decline, cancel or expiry \(removed\)/) });
+  });
+
+  it('with a timestamp authority, the time is the token over the signature; a token over something else fails', async () => {
+    const id = '1c7d3b2f-5e4a-4b6c-8d9e-0f1a2b3c4d5e';
+    await concluded(id, [{ type: 'DocumentExpired', data: { expired_at: T0 } }]);
+    expect(await sealer('http://tsa.invalid/').ensureSealed(id)).toBe(true);
+    const events = await read(id);
+    const seal = (events[3].data as any).seal;
+    expect(seal.timestamp_token).toEqual(expect.any(String));
+    expect(Date.parse(seal.timestamped_at)).not.toBeNaN();
+    expect(verifySeal(id, events, certificate)).toMatchObject({ status: 'pass', detail: expect.stringMatching(/timestamped .* by .*Local Test TSA/) });
+    const foreignToken = localTsa(Buffer.from('another signature')).toString('base64');
+    const swapped = rehashed(events.map((e) => (e.type === 'DocumentSealed' ? { ...e, data: { seal: { ...seal, timestamp_token: foreignToken } } } : e)));
+    expect(verifySeal(id, swapped, certificate)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/does not cover this seal/) });
+  });
+
+  it('flags a conclusion dated before the creation, and a certificate whose facts are not the events', async () => {
+    const events = await read();
+    const backdated = rehashed(events.map((e) => (e.type === 'DocumentCanceled' ? { ...e, data: { ...e.data, canceled_at: '2020-01-01T00:00:00.000Z' } } : e)));
+    expect(verifyPlausible(DOC, backdated)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/DocumentCanceled at 2020-01-01T00:00:00.000Z precedes the document's creation/) });
+    const entry = { document_id: DOC, event_count: 4, head_hash: events[3].metadata.hash as string, facts: documentFacts(DOC, events) };
+    expect(verifyCertificateFacts(DOC, events, entry, true).status).toBe('pass');
+    expect(verifyCertificateFacts(DOC, backdated, entry, true)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/canceled\.canceled_at: certificate "2026-03-02T09:00:00.000Z", events "2020-01-01T00:00:00.000Z"/) });
+    expect(verifyCertificateFacts(DOC, events.slice(0, 2), entry, true)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/missing DocumentCanceled at revision 2, DocumentSealed at revision 3/) });
+  });
+});
