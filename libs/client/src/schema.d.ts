@@ -106,7 +106,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft document
-         * @description Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires) or `from_template` with `variables` for its {{placeholders}}. Then add participants, place fields and send.
+         * @description Creates a draft from exactly one source: `content` (HTML, or text with content_format text), `file_url` (the url of a POST /files upload, before it expires), `from_template` with `variables` for its {{placeholders}}, or `parts` (up to 10 bodies and PDFs shown and signed in order and delivered as one signed PDF; fields name their part). HTML may carry field placeholders such as {{signature:employee}}, rendered as blank room, for fields placed by anchor. Then add participants, place fields and send.
          */
         post: operations["Documents_create"];
         delete?: never;
@@ -138,7 +138,7 @@ export interface paths {
         head?: never;
         /**
          * Update a draft
-         * @description Changes title, content, author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Sent documents are frozen (409 document_not_editable).
+         * @description Changes title, content (or every part, with parts), author_name or metadata of a draft; omitted properties are kept and metadata is merged (a null value removes a key). Fields keep their coordinates: after changing a body, PUT the fields again to re-resolve anchors. Sent documents are frozen (409 document_not_editable).
          */
         patch: operations["Documents_update"];
         trace?: never;
@@ -222,7 +222,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a participant
-         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_invalid at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
+         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
          */
         patch: operations["Participants_correct"];
         trace?: never;
@@ -257,7 +257,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the fields
-         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed, 0 to 100, from its top-left corner. Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
+         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `part` names the part and `page` counts within it. Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
          */
         put: operations["Participants_replaceFields"];
         post?: never;
@@ -387,6 +387,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/documents/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an attachment a signature recorded
+         * @description The file an attachment field's value names (attachment_id from form_data, the document.completed payload or the participant.signed payload), exactly as stored: its SHA-256 is the one form_data, the audit certificate and the evidence bundle (attachments/) list. Only files a signature recorded; an upload no signature named is 404 attachment_not_found. Readable with auditor keys.
+         */
+        get: operations["FormData_attachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/signing/{token}": {
         parameters: {
             query?: never;
@@ -487,6 +507,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/signing/{token}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file for an attachment field
+         * @description multipart/form-data with the file in the part `file` and the attachment field's id in the form field `field_id`. The file must be of a kind the field accepts (pdf, jpeg, png; judged by its bytes, not its name or Content-Type: 415 unsupported_file_type otherwise) and within its max_bytes (413 file_too_large). Same access rules as signing: the participant's turn, and for sms_pin a PIN verified within 30 minutes. Stored content-addressed and recorded as AttachmentUploaded; the file becomes the field's value when the signature sends its attachment_id in values. A field that is not an attachment field of this participant (or their signing group): 400 with param field_id.
+         */
+        post: operations["Signing_attachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signing/{token}/delegate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delegate signing to another person
+         * @description When the sender allowed it (participant allow_delegation), the link's holder hands their signing to another person: `name` and a `phone` and/or `email` (a phone is needed when the participant signs with an SMS PIN; the delegate verifies a PIN sent there). The participant keeps its id, role, order and fields; its name and contact become the delegate's. This link answers 404 signing_link_replaced at once and a new link goes to the delegate (SMS and/or e-mail) if it is their turn. sms_pin participants verify their PIN first. Recorded as ParticipantDelegated. Not allowed: 409 delegation_not_allowed. A delegate cannot delegate again.
+         */
+        post: operations["Signing_delegate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/signing/{token}/completed.pdf": {
         parameters: {
             query?: never;
@@ -541,6 +601,30 @@ export interface paths {
         get: operations["Signing_page"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify page
+         * @description The public HTML page (Korean and English) where anyone drops a PDF to check it with POST /verify. No API key.
+         */
+        get: operations["VerifyPage_page"];
+        put?: never;
+        /**
+         * Verify a PDF (public)
+         * @description No API key. multipart/form-data with a PDF in the part `file` (at most 32 MB). Answers whether this service issued exactly that file (its SHA-256 is one of the final PDFs it recorded, or this service's signature covers the whole file), whether it was altered, whether its signatures and timestamps verify and whether long-term validation material is present, and for an issued file whether its document's log verifies, when it was completed and who took part, masked as the audit certificate masks them. Nothing else: no document or organization id. The file is read in the PDF worker pool and not kept (only its hash is answered). Rate limited per client address in a bucket of its own (VERIFY_RATE_LIMIT_PER_MINUTE, 20 by default). The page at /verify calls it.
+         */
+        post: operations["PublicVerify_verify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -722,7 +806,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template
-         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them.
+         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Version 1.
          */
         post: operations["Templates_create"];
         delete?: never;
@@ -743,12 +827,24 @@ export interface paths {
          * @description The template with its content and variable names.
          */
         get: operations["Templates_get"];
-        put?: never;
+        /**
+         * Replace a template (new version)
+         * @description The whole contract of version n+1: name and content required; roles and fields are none when absent.
+         */
+        put: operations["Templates_replace"];
         post?: never;
-        delete?: never;
+        /**
+         * Archive a template
+         * @description No longer listed, and no document can be made from it (409 template_archived). GET still shows it with archived: true; documents made from it are unchanged. Archiving twice changes nothing.
+         */
+        delete: operations["Templates_archive"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a template (new version)
+         * @description What is given (name, content, roles, fields) replaces the current version's; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.
+         */
+        patch: operations["Templates_update"];
         trace?: never;
     };
     "/seals": {
@@ -826,9 +922,149 @@ export interface paths {
         put?: never;
         /**
          * Create and send in one call
-         * @description Creates the document, appends the recipient's signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice.
+         * @description Creates the document, appends the recipient's signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice. With template_id instead of content and recipient: the template's body (variables filled), its roles filled from roles (several recipients, sms_pin per role), its fields placed (values prefilled by field id) and sent; every participant's link is in participants. A role left out, or a bad recipient, is 400 naming it (roles.employee.phone).
          */
         post: operations["SignatureRequests_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a bulk send (JSON rows)
+         * @description One template to many recipients: up to 10,000 rows, each assigning the template's roles, its variables, prefilled values, metadata and an external_id (unique in the job). Every row is checked before anything is recorded: any problem refuses the whole job with 400 bulk_send_invalid_rows (param names the first: rows[3].employee.phone), unless skip_invalid_rows records those rows as failed. dry_run: true only validates and answers the report (object bulk_send_validation) with every problem by row and column. Otherwise the job is recorded (object bulk_send) and the worker sends its rows one at a time, resumably; a live job needs free signatures or credits for every valid row (402). The whole job is one request against the rate limit.
+         */
+        post: operations["BulkSends_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a bulk send (CSV or XLSX upload)
+         * @description The rows as a file in the multipart part `file` (at most 10 MB): CSV in UTF-8 (with or without BOM) or EUC-KR, or XLSX (its first sheet). The first row names the columns: <role>.name, <role>.email, <role>.phone, <role>.auth, variables.<name>, values.<field id>, metadata.<key>, external_id. A bad header, an unknown column, a bad encoding or a bad row is 400 bulk_send_invalid_rows naming row and column, before anything is sent. The query takes what the JSON body takes.
+         */
+        post: operations["BulkSends_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a bulk send
+         * @description Its status and rows per state (pending, sent, failed, canceled).
+         */
+        get: operations["BulkSends_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a bulk send's rows
+         * @description Rows with an outcome, in row order: the document a sent row made, or the error of a failed one naming its column. Rows not yet sent are not listed (counts.pending says how many).
+         */
+        get: operations["BulkSends_rows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a bulk send
+         * @description The rows not yet sent are not sent (event BulkSendCanceled); the documents already sent stay sent (POST /bulk_sends/{id}/documents/cancel cancels them). Canceling twice changes nothing.
+         */
+        post: operations["BulkSends_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}/documents/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remind the signers of a bulk send's documents
+         * @description POST /documents/{id}/remind for every document the job sent; those it does not apply to (completed, in the cooldown) are counted as skipped.
+         */
+        post: operations["BulkSends_remindDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk_sends/{id}/documents/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a bulk send's documents
+         * @description POST /documents/{id}/cancel for every document the job sent; documents already completed, declined or canceled are counted as skipped.
+         */
+        post: operations["BulkSends_cancelDocuments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1016,7 +1252,7 @@ export interface paths {
         };
         /**
          * Download the evidence bundle
-         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.
+         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.
          */
         get: operations["Evidence_bundle"];
         put?: never;
@@ -1275,6 +1511,19 @@ export interface components {
             /** @description null: KakaoTalk off. */
             kakao?: null & components["schemas"]["KakaoSettingsDto"];
         };
+        DocumentPartDto: {
+            /** @description Printed as the part's heading (HTML/text parts). Part 0 defaults to the document's title (shown as show_title says); later parts print none unless given. */
+            title?: string;
+            /** @description The part's body (give content or file_url). */
+            content?: string;
+            /**
+             * @description With content: default html.
+             * @enum {string}
+             */
+            content_format?: "html" | "text";
+            /** @description A PDF uploaded with POST /files (its file_url). */
+            file_url?: string;
+        };
         CreateDocumentDto: {
             title: string;
             content?: string;
@@ -1291,8 +1540,12 @@ export interface components {
             };
             /** @description Default true: the rendered PDF prints the title as a centred heading above the body on page 1. false: the body starts at the top margin (content only; fixed at creation). */
             show_title?: boolean;
+            /** @description Several files in one document, shown and signed in order, delivered as one signed PDF (instead of content, file_url or from_template). */
+            parts?: components["schemas"]["DocumentPartDto"][];
         };
         UpdateDocumentDto: {
+            /** @description Every part, replacing the draft's (a document made with parts; not with content). */
+            parts?: components["schemas"]["DocumentPartDto"][];
             title?: string;
             content?: string;
             author_name?: string;
@@ -1315,6 +1568,10 @@ export interface components {
              * @description https URL the signing page sends the signer to after signing or declining, with ?dojang_event=signed|declined&document_id=…&participant_id=…
              */
             redirect_url?: string;
+            /** @description Signing group: participants with the same group (same role and signing_order) are asked together; the first of them to sign signs for all. */
+            group?: string;
+            /** @description Lets this signer hand their signing to another person through their link (POST /v1/signing/{token}/delegate). Default false. */
+            allow_delegation?: boolean;
             /**
              * @description How messages reach them. auto (default): e-mail when there is an address, and requests and reminders to the phone too (KakaoTalk 알림톡 when the organization set it up, else SMS/LMS). email, sms or kakao: only there (kakao falls back to SMS/LMS when KakaoTalk fails).
              * @enum {string}
@@ -1338,22 +1595,41 @@ export interface components {
             /** @enum {string} */
             auth?: "sms_pin" | "none";
         };
+        FieldAnchorDto: {
+            /** @description A {{type:name}} placeholder written in HTML content (e.g. {{signature:employee}}; it renders as blank room), or any text of the PDF, e.g. (인) (white space ignored). */
+            text: string;
+            /** @description Which appearance, counted in reading order over the pages (default 1). */
+            occurrence?: number;
+            /** @description Percent of the page width added to the found text's left edge (default 0). */
+            offset_x?: number;
+            /** @description Percent of the page height added to the found text's top edge (default 0; negative moves up). */
+            offset_y?: number;
+            /** @description The field's width in percent of the page (default: the found text's width, at least 1). */
+            width?: number;
+            /** @description The field's height in percent of the page (default: the found text's height, at least 1). */
+            height?: number;
+        };
         FieldDto: {
             participant_id: string;
             /**
              * @description signature and seal take images at signing; the other types take values (see docs/API.md, "Field types").
              * @enum {string}
              */
-            type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
-            page: number;
-            /** @description Percent of the displayed page width from its left edge. */
-            x: number;
-            /** @description Percent of the displayed page height from its top edge. */
-            y: number;
-            /** @description Percent of the displayed page width, at least 1. */
-            width: number;
-            /** @description Percent of the displayed page height, at least 1. */
-            height: number;
+            type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+            /** @description Place the field by text in the document instead of page/x/y/width/height (leave those out). Resolved now against the document's PDF; the response shows the page and box found. */
+            anchor?: components["schemas"]["FieldAnchorDto"];
+            /** @description The part the field is on (documents of several parts; default 0). page counts within the part. */
+            part?: number;
+            /** @description The page within the field's part (the document's page for a one-part document). Required unless anchor is given. */
+            page?: number;
+            /** @description Percent of the displayed page width from its left edge (required unless anchor is given). */
+            x?: number;
+            /** @description Percent of the displayed page height from its top edge (required unless anchor is given). */
+            y?: number;
+            /** @description Percent of the displayed page width, at least 1 (required unless anchor is given). */
+            width?: number;
+            /** @description Percent of the displayed page height, at least 1 (required unless anchor is given). */
+            height?: number;
             /** @description Default true, except checkboxes in a group (default false: min_checked says how many). */
             required?: boolean;
             upload_only?: boolean;
@@ -1394,6 +1670,10 @@ export interface components {
              * @enum {string}
              */
             locale?: "ko" | "en";
+            /** @description attachment: the kinds of file it takes, judged by the bytes (default all three). */
+            accept?: ("pdf" | "jpeg" | "png")[];
+            /** @description attachment: the largest upload in bytes (default 10485760 = 10 MiB, at most 25 MiB). */
+            max_bytes?: number;
         };
         ReplaceFieldsDto: {
             fields: components["schemas"]["FieldDto"][];
@@ -1428,9 +1708,110 @@ export interface components {
         DeclineDto: {
             reason: string;
         };
+        DelegateDto: {
+            name: string;
+            /** @description Needed when the participant signs with an SMS PIN: the delegate verifies a PIN sent to this phone. */
+            phone?: string;
+            /** Format: email */
+            email?: string;
+        };
+        TemplateRoleDto: {
+            /**
+             * @description The template's name for the participant: letters, digits, _ and -, starting with a letter (employee, representative).
+             * @example employee
+             */
+            role: string;
+            /**
+             * @default signer
+             * @enum {string}
+             */
+            participant_role?: "signer" | "reviewer" | "cc";
+            /** @default 1 */
+            signing_order?: number;
+            /**
+             * @description Default sms_pin, none for cc; a signature request may override it per recipient.
+             * @enum {string}
+             */
+            auth?: "sms_pin" | "none";
+        };
+        TemplateFieldDto: {
+            /**
+             * @description signature and seal take images at signing; the other types take values (see docs/API.md, "Field types").
+             * @enum {string}
+             */
+            type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+            /** @description Place the field by text in the document instead of page/x/y/width/height (leave those out). Resolved now against the document's PDF; the response shows the page and box found. */
+            anchor?: components["schemas"]["FieldAnchorDto"];
+            /** @description The part the field is on (documents of several parts; default 0). page counts within the part. */
+            part?: number;
+            /** @description The page within the field's part (the document's page for a one-part document). Required unless anchor is given. */
+            page?: number;
+            /** @description Percent of the displayed page width from its left edge (required unless anchor is given). */
+            x?: number;
+            /** @description Percent of the displayed page height from its top edge (required unless anchor is given). */
+            y?: number;
+            /** @description Percent of the displayed page width, at least 1 (required unless anchor is given). */
+            width?: number;
+            /** @description Percent of the displayed page height, at least 1 (required unless anchor is given). */
+            height?: number;
+            /** @description Default true, except checkboxes in a group (default false: min_checked says how many). */
+            required?: boolean;
+            upload_only?: boolean;
+            /** @description Shown to the signer, in form_data and in the audit certificate. */
+            label?: string;
+            /** @description The signer sees the sender's value and cannot change it (needs value). */
+            read_only?: boolean;
+            /** @description The sender's prefill: text, a number, a YYYY-MM-DD date, a dropdown option, true/false for checkbox and radio. */
+            value?: string | number | boolean;
+            /** @description Text-like types: points; absent: fitted to the box. */
+            font_size?: number;
+            /** @description text: allow line breaks (the text wraps in its box). */
+            multiline?: boolean;
+            /** @description text: at most this many characters (default 1000). */
+            max_length?: number;
+            /** @description text: a regular expression the whole value must match; it must run in linear time (no backreferences or lookaround). */
+            pattern?: string;
+            /** @description text: the message shown when the value does not match pattern. */
+            pattern_message?: string;
+            /** @description number: the smallest value. */
+            min?: number;
+            /** @description number: the largest value. */
+            max?: number;
+            /** @description number: decimal places allowed (default 0). */
+            decimals?: number;
+            /** @description dropdown: the choices (at least one). */
+            options?: string[];
+            /** @description checkbox and radio: fields of one participant answered together. */
+            group?: string;
+            /** @description radio: the choice this button stands for. */
+            option?: string;
+            /** @description checkbox group: at least this many checked. */
+            min_checked?: number;
+            /** @description checkbox group: at most this many checked. */
+            max_checked?: number;
+            /**
+             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).
+             * @enum {string}
+             */
+            locale?: "ko" | "en";
+            /** @description attachment: the kinds of file it takes, judged by the bytes (default all three). */
+            accept?: ("pdf" | "jpeg" | "png")[];
+            /** @description attachment: the largest upload in bytes (default 10485760 = 10 MiB, at most 25 MiB). */
+            max_bytes?: number;
+            /**
+             * @description One of the template's roles.
+             * @example employee
+             */
+            role: string;
+            /**
+             * Format: uuid
+             * @description Keep a field's id across versions by sending it back; a new one is made when absent.
+             */
+            id?: string;
+        };
         CreateTemplateDto: {
             /**
-             * @description Name shown in template lists.
+             * @description Name shown in template lists; the default title of documents made from it.
              * @example 근로계약서 표준
              */
             name: string;
@@ -1439,6 +1820,16 @@ export interface components {
              * @example <p>{{employee_name}}님과 {{company}}는 다음과 같이 근로계약을 체결한다.</p>
              */
             content: string;
+            /** @description The participants to fill in (names unique). */
+            roles?: components["schemas"]["TemplateRoleDto"][];
+            /** @description Fields placed for the roles, validated as PUT /documents/{id}/fields validates them. */
+            fields?: components["schemas"]["TemplateFieldDto"][];
+        };
+        UpdateTemplateDto: {
+            name?: string;
+            content?: string;
+            roles?: components["schemas"]["TemplateRoleDto"][];
+            fields?: components["schemas"]["TemplateFieldDto"][];
         };
         CreateSealDto: {
             /**
@@ -1487,25 +1878,97 @@ export interface components {
         };
         CreateSignatureRequestDto: {
             /**
-             * @description Document title.
+             * @description Document title. Required without template_id; with one it defaults to the template's name.
              * @example 용역 계약서
              */
-            title: string;
+            title?: string;
             /**
-             * @description Contract body (HTML, or plain text with content_format text).
+             * @description Contract body (HTML, or plain text with content_format text). Required without template_id; not allowed with one.
              * @example <p>갑과 을은 다음과 같이 용역 계약을 체결한다.</p>
              */
-            content: string;
+            content?: string;
             /**
              * @default html
              * @enum {string}
              */
             content_format?: "html" | "text";
-            recipient: components["schemas"]["RecipientDto"];
+            /** @description The one recipient (e-mail). Required without template_id; with one, use roles. */
+            recipient?: components["schemas"]["RecipientDto"];
             /** @description Note passed to the recipient in the e-mail. */
             message?: string;
             /** @description Days until the request expires; the organization default applies when absent. */
             expires_in_days?: number;
+            /** @description Send a template (tmpl_…) with its roles, fields and placeholders filled: give roles, and variables for its {{placeholders}}. */
+            template_id?: string;
+            /**
+             * @description With template_id: who fills each of the template's roles. Every role must be given; sms_pin needs phone.
+             * @example {
+             *       "employee": {
+             *         "name": "김지원",
+             *         "phone": "010-1234-5678"
+             *       },
+             *       "representative": {
+             *         "name": "홍길동",
+             *         "email": "ceo@example.com",
+             *         "auth": "none"
+             *       }
+             *     }
+             */
+            roles?: {
+                [key: string]: {
+                    name: string;
+                    email?: string;
+                    /** @description Korean (010-1234-5678) or international (+1 415 555 2671). */
+                    phone?: string;
+                    /**
+                     * @description Overrides the role's auth for this recipient.
+                     * @enum {string}
+                     */
+                    auth?: "sms_pin" | "none";
+                };
+            };
+            /** @description With template_id: values of the template's {{placeholders}}. */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @description With template_id: prefilled field values by template field id (checked as the field's value). */
+            values?: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description With template_id: the document's metadata. */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        } | unknown | unknown;
+        CreateBulkSendDto: {
+            /** @description The template (tmpl_…) with roles; its current version is kept for the whole job. */
+            template_id: string;
+            /** @description One entry per document: roles ({ [role]: { name, email?, phone?, auth? } }), variables, values (by template field id), metadata, external_id (unique in the job). */
+            rows: {
+                roles?: {
+                    [key: string]: {
+                        [key: string]: string;
+                    };
+                };
+                variables?: {
+                    [key: string]: unknown;
+                };
+                values?: {
+                    [key: string]: unknown;
+                };
+                metadata?: {
+                    [key: string]: string;
+                };
+                external_id?: string;
+            }[];
+            /** @description Every document's title; default the template's name. */
+            title?: string;
+            message?: string;
+            expires_in_days?: number;
+            /** @description Only validate every row: nothing is recorded or sent. */
+            dry_run?: boolean;
+            /** @description Send the valid rows and record the invalid ones as failed (default: any invalid row refuses the job). */
+            skip_invalid_rows?: boolean;
         };
         CreateWebhookEndpointDto: {
             /**
@@ -1574,11 +2037,17 @@ export interface components {
          *     - `extension_row_not_found` (404): No such row in this plugin read endpoint for this key (other organizations' and the other mode's rows are not found either).
          *     - `file_not_found` (404): No such file, or the signed file URL is wrong or expired.
          *     - `template_not_found` (404): No such template.
+         *     - `bulk_send_not_found` (404): No such bulk send.
+         *     - `bulk_send_not_running` (409): The bulk send has completed: there are no rows left to cancel (cancel its documents instead).
+         *     - `bulk_send_invalid_rows` (400): A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
+         *     - `template_archived` (409): The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
          *     - `seal_not_found` (404): No such seal.
          *     - `webhook_endpoint_not_found` (404): No such webhook endpoint.
          *     - `organization_not_found` (404): The key's organization no longer exists.
-         *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+         *     - `signing_link_invalid` (404): The signing link is not valid (mistyped, or never issued).
+         *     - `signing_link_replaced` (404): The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
          *     - `page_not_found` (404): The document has no such page.
+         *     - `attachment_not_found` (404): No attachment with this id was recorded by a signature on this document (uploads a signature did not name are not part of the record).
          *     - `document_not_editable` (409): The document is no longer a draft: edits, fields and participants are frozen. Cancel it and create a new one.
          *     - `document_edit_locked` (409): The draft is edit-locked; release the lock in the document settings first.
          *     - `document_not_sent` (409): A draft has no signature request to cancel; delete it instead.
@@ -1593,6 +2062,9 @@ export interface components {
          *     - `document_not_completed` (409): The document is not completed: there is no signed PDF to download through the link yet.
          *     - `download_expired` (410): The signed PDF could be downloaded through this link for 30 days after completion; that time is over. Ask the sender for a copy.
          *     - `not_your_turn` (409): Participants with a lower signing_order must act first.
+         *     - `group_already_signed` (409): Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
+         *     - `delegation_not_allowed` (409): The sender did not allow this participant to delegate signing (allow_delegation), or the participant is already a delegate.
+         *     - `attachment_limit_reached` (409): The participant uploaded the most files a signing link takes (20).
          *     - `participant_already_signed` (409): This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
          *     - `participant_declined` (409): This participant has declined.
          *     - `participant_cannot_sign` (409): A cc participant receives a copy and has nothing to sign or decline.
@@ -1609,6 +2081,8 @@ export interface components {
          *     - `document_has_no_participants` (400): Send: the document has no participants; add one (POST /v1/documents/{id}/participants).
          *     - `document_has_no_signer` (400): Send: only cc participants; add a signer or reviewer.
          *     - `signer_without_required_field` (400): Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
+         *     - `anchor_not_found` (400): A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
+         *     - `anchor_out_of_page` (400): A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
          *     - `field_page_out_of_range` (400): A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
          *     - `field_value_required` (400): A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
@@ -1616,11 +2090,12 @@ export interface components {
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
          *     - `missing_email` (400): A participant with channel email needs an e-mail address.
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
-         *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
-         *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB).
+         *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+         *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
          *     - `file_too_complex` (413): The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
          *     - `service_unavailable` (503): A store is unreachable right now; retry shortly (with the same Idempotency-Key).
          *     - `write_outcome_unknown` (503): The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+         *     - `signing_unavailable` (503): The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
          *     - `not_ready` (503): A store is unavailable or the read models lag too far behind.
          *     - `document_budget_exceeded` (413): The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
          *     - `pdf_job_limit_exceeded` (413): The PDF work for this request passed the service's time or memory limit; nothing was written.
@@ -1628,7 +2103,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "page_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -1755,6 +2230,8 @@ export interface components {
             author_name: string;
             /** @description The template (tmpl_…) the document was made from, or null. */
             from_template: string | null;
+            /** @description The version of from_template the document was made from (it keeps that version when the template changes later); null when not from a template or made before templates had versions. */
+            template_version: number | null;
             /** @description Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out). */
             show_title: boolean;
             metadata: {
@@ -1776,6 +2253,8 @@ export interface components {
             /** @description SHA-256 of the signed final PDF once completed. */
             final_pdf_sha256: string | null;
             participants: components["schemas"]["Participant"][];
+            /** @description The document's parts in order (docs/API.md, "Documents of several parts"); a document made with content or file_url has one. */
+            parts: components["schemas"]["DocumentPart"][];
             fields: components["schemas"]["Field"][];
         };
         /**
@@ -1825,6 +2304,21 @@ export interface components {
              * @description Where the signing page sends the signer after signing or declining (https), with dojang_event, document_id and participant_id in the query; null when none.
              */
             redirect_url: string | null;
+            /** @description Signing group: participants with the same group (same role and signing_order) are asked together and the first of them to sign signs for all; null when none. */
+            group: string | null;
+            /** @description Whether the participant may hand their signing to another person (POST /v1/signing/{token}/delegate). */
+            allow_delegation: boolean;
+            /**
+             * Format: uuid
+             * @description In a signing group, the member who signed for this participant; null otherwise.
+             */
+            group_signed_by: string | null;
+            /** @description Who held this participant before each delegation, oldest first (names only). */
+            delegated_from: {
+                name: string;
+                /** Format: date-time */
+                delegated_at: string;
+            }[];
             /**
              * @description How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails).
              * @enum {string}
@@ -1851,6 +2345,21 @@ export interface components {
          * @enum {string}
          */
         ParticipantStatus: "pending" | "viewed" | "signed" | "declined";
+        DocumentPart: {
+            /** @description The part's index; fields name it as part. */
+            index: number;
+            /** @description The part's heading, or null (part 0 of a one-part document: null, the document's title applies). */
+            title: string | null;
+            /** @description The part's first page in the document's PDF (fixed at send); null while an earlier part's pages are unknown (a body not yet rendered). */
+            first_page: number | null;
+            /** @description The part's pages; null until known (a body: at send). */
+            page_count: number | null;
+            content_format: components["schemas"]["ContentFormat"];
+            /** @description The part's body (HTML or text); null for an uploaded PDF. */
+            content: string | null;
+            /** @description The uploaded PDF of the part, or null. */
+            file: components["schemas"]["DocumentFile"] | null;
+        };
         Field: {
             /** @constant */
             object: "field";
@@ -1859,6 +2368,9 @@ export interface components {
             /** Format: uuid */
             participant_id: string;
             type: components["schemas"]["FieldType"];
+            /** @description The part the field is on (0 for a one-part document). */
+            part: number;
+            /** @description The page within the field's part (for a one-part document, the document's page). */
             page: number;
             /** @description Percent of the page width from the left edge. */
             x: number;
@@ -1869,6 +2381,8 @@ export interface components {
             required: boolean;
             /** @description Seal fields only: the signer must upload a seal image. */
             upload_only: boolean;
+            /** @description Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved. */
+            anchor?: components["schemas"]["FieldAnchor"];
             label?: string;
             read_only?: boolean;
             /** @description The sender's prefill; once its participant signed, the value they signed. */
@@ -1888,12 +2402,30 @@ export interface components {
             max_checked?: number;
             /** @enum {string} */
             locale?: "ko" | "en";
+            /** @description attachment: the kinds of file it takes, judged by the bytes (default all three). */
+            accept?: ("pdf" | "jpeg" | "png")[];
+            /** @description attachment: the largest upload in bytes (default 10 MiB, at most 25 MiB). */
+            max_bytes?: number;
         };
         /**
-         * @description signature (drawn) or seal (stamped) take images; the rest take values: initials, text, number, date (YYYY-MM-DD), signing_date (filled when its participant signs), checkbox, radio, dropdown, and name, email, phone (filled from the participant).
+         * @description signature (drawn) or seal (stamped) take images; the rest take values: initials, text, number, date (YYYY-MM-DD), signing_date (filled when its participant signs), checkbox, radio, dropdown, name, email, phone (filled from the participant), and attachment (a PDF, JPEG or PNG the signer uploads; its value is the attachment_id).
          * @enum {string}
          */
-        FieldType: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
+        FieldType: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+        FieldAnchor: {
+            /** @description The placeholder ({{signature:employee}}) or PDF text ((인)) the field was placed at. */
+            text: string;
+            /** @description Which appearance of text, 1-based in reading order. */
+            occurrence: number;
+            /** @description Percent of the page width added to the text's left edge. */
+            offset_x: number;
+            /** @description Percent of the page height added to the text's top edge. */
+            offset_y: number;
+            /** @description The width asked for (percent); null: the text's own. */
+            width: number | null;
+            /** @description The height asked for (percent); null: the text's own. */
+            height: number | null;
+        };
         DocumentList: {
             /** @constant */
             object: "list";
@@ -1952,7 +2484,7 @@ export interface components {
             /** @constant */
             object: "audit_entry";
             /** @enum {string} */
-            event: "created" | "sent" | "viewed" | "pin_sent" | "pin_failed" | "pin_verified" | "signed" | "declined" | "reminded" | "canceled" | "expired" | "completed" | "corrected" | "resent";
+            event: "created" | "sent" | "viewed" | "pin_sent" | "pin_failed" | "pin_verified" | "signed" | "declined" | "reminded" | "canceled" | "expired" | "completed" | "corrected" | "resent" | "delegated" | "group_signed" | "attachment_uploaded";
             /** @description "system" or the participant's name. */
             actor: string;
             /** Format: date-time */
@@ -1989,19 +2521,35 @@ export interface components {
                  * @description The field's type (signature and seal record images, not values).
                  * @enum {string}
                  */
-                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
+                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, ✓/□ for a checkbox, ●/○ and the option for a radio button). */
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
                 display_value: string;
                 /** Format: date-time */
                 signed_at: string;
+                /** @description attachment fields: the uploaded file. */
+                attachment?: components["schemas"]["AttachmentValue"];
             }[];
+        };
+        AttachmentValue: {
+            attachment_id: string;
+            filename: string;
+            /** @enum {string} */
+            content_type: "application/pdf" | "image/jpeg" | "image/png";
+            sha256: string;
+            byte_size: number;
         };
         SigningSession: {
             /** @constant */
             object: "signing_session";
+            /** @description Who asks: the organization's brand name and colour for the page header, and the zone the page shows times in. */
+            sender: {
+                display_name: string;
+                color: string | null;
+                time_zone: string;
+            };
             document: {
                 /** Format: uuid */
                 id: string;
@@ -2015,6 +2563,17 @@ export interface components {
                 completed_at: string | null;
                 /** @description Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good. */
                 pages_version: string | null;
+                /** @description The document's parts in order and where each starts: a field's page image is pages/{first_page + page - 1}.png of its part. */
+                parts: {
+                    /** @description The part's index; fields name it as part. */
+                    index: number;
+                    /** @description The part's heading, or null (part 0 of a one-part document: null, the document's title applies). */
+                    title: string | null;
+                    /** @description The part's first page in the document's PDF (fixed at send); null while an earlier part's pages are unknown (a body not yet rendered). */
+                    first_page: number | null;
+                    /** @description The part's pages; null until known (a body: at send). */
+                    page_count: number | null;
+                }[];
             };
             participant: {
                 /** Format: uuid */
@@ -2038,6 +2597,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 type: components["schemas"]["FieldType"];
+                part: number;
                 page: number;
                 x: number;
                 y: number;
@@ -2045,6 +2605,8 @@ export interface components {
                 height: number;
                 required: boolean;
                 upload_only: boolean;
+                /** @description Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved. */
+                anchor?: components["schemas"]["FieldAnchor"];
                 label?: string;
                 read_only?: boolean;
                 /** @description The sender's prefill; once its participant signed, the value they signed. */
@@ -2064,6 +2626,20 @@ export interface components {
                 max_checked?: number;
                 /** @enum {string} */
                 locale?: "ko" | "en";
+                /** @description attachment: the kinds of file it takes, judged by the bytes (default all three). */
+                accept?: ("pdf" | "jpeg" | "png")[];
+                /** @description attachment: the largest upload in bytes (default 10 MiB, at most 25 MiB). */
+                max_bytes?: number;
+            }[];
+            /** @description The other participants' fields, placement and type only (no values or identities), so the page can show the whole form; `participant_index` is the participant's position in the document (one colour each). */
+            other_fields: {
+                type: components["schemas"]["FieldType"];
+                page: number;
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+                participant_index: number;
             }[];
             pin_required: boolean;
             /** @description A verified PIN is good for a few minutes of signing. Once completed: whether the signed PDF may be served now (a PIN verified within the last 30 minutes); otherwise request a new PIN first. */
@@ -2117,6 +2693,117 @@ export interface components {
                 /** @constant */
                 status: "declined";
             };
+        };
+        Attachment: {
+            /** @description att_…: send it as the attachment field's value when signing. */
+            attachment_id: string;
+            /** Format: uuid */
+            field_id: string;
+            /** @description The file name the client sent (path and control characters removed). */
+            filename: string;
+            /**
+             * @description What the bytes are (not what the client declared).
+             * @enum {string}
+             */
+            content_type: "application/pdf" | "image/jpeg" | "image/png";
+            /** @description Bytes stored (a PDF is stored without scripts, actions and embedded files). */
+            size: number;
+            /** @description SHA-256 of the stored file: the hash form_data, the audit certificate and the evidence bundle list. */
+            sha256: string;
+        };
+        Delegation: {
+            /** @constant */
+            object: "delegation";
+            /** Format: uuid */
+            document_id: string;
+            /**
+             * Format: uuid
+             * @description The participant, now held by the delegate (same id, fields and order).
+             */
+            participant_id: string;
+            delegate: {
+                name: string;
+                phone_masked: string | null;
+                email_masked: string | null;
+            };
+            /** Format: date-time */
+            delegated_at: string;
+        };
+        PdfVerification: {
+            /** @constant */
+            object: "pdf_verification";
+            /**
+             * @description issued_unchanged: this service issued exactly this file; altered: the file carries this service's signature or a document head it sealed, but its bytes were changed; not_issued: this service did not issue it.
+             * @enum {string}
+             */
+            verdict: "issued_unchanged" | "altered" | "not_issued";
+            /** @description SHA-256 of the file you sent (the file itself is not kept). */
+            sha256: string;
+            /** @description This service issued exactly this file. */
+            issued: boolean;
+            /** @description true: not a byte differs from what was issued; false: the file was altered; null: nothing to compare with (not issued here). */
+            unchanged: boolean | null;
+            /**
+             * @description final_pdf_hash: the hash is one of the final PDFs this service recorded; chain_head_proof: a whole-file signature of this service over a document head it recorded (e.g. the audit certificate version); signature: a whole-file signature of this service, no document recorded for it.
+             * @enum {string|null}
+             */
+            matched_by: "final_pdf_hash" | "chain_head_proof" | "signature" | null;
+            signatures: {
+                /**
+                 * @description signature: a CMS signature (PAdES); document_timestamp: an RFC 3161 document timestamp (PAdES B-LTA).
+                 * @enum {string}
+                 */
+                kind: "signature" | "document_timestamp";
+                /** @description The bytes it covers hash to what it signed, and it verifies with the certificate in its CMS. */
+                valid: boolean;
+                /** @description It covers the file to its last byte (only the last signature can; earlier ones cover their revision). */
+                covers_whole_file: boolean;
+                /** @description Subject of the signing certificate, as the PDF names it. */
+                signer: string | null;
+                /** @description Signed with this Dojang installation's document-signing certificate. */
+                by_this_service: boolean;
+                /** @description The signature's own RFC 3161 timestamp (PAdES B-T), or null. */
+                timestamp: {
+                    /** @description The token stamps exactly these bytes and its signature verifies with the authority certificate it carries. */
+                    valid: boolean;
+                    /**
+                     * Format: date-time
+                     * @description The time the authority vouches for.
+                     */
+                    time: string | null;
+                    /** @description The timestamp authority certificate subject. */
+                    authority: string | null;
+                } | null;
+            }[];
+            /** @description Long-term validation material in the file. */
+            ltv: {
+                /** @description A DSS dictionary (PAdES B-LT). */
+                dss: boolean;
+                /** @description The DSS holds OCSP responses or CRLs. */
+                revocation_data: boolean;
+                /** @description A document timestamp (PAdES B-LTA). */
+                document_timestamp: boolean;
+            };
+            /** @description The issued document, when this file is one this service issued; null otherwise. Only what the audit certificate prints, masked the same way: no ids, no organization. */
+            document: {
+                title: string;
+                /** @description false: made with a test key (not a real contract). */
+                livemode: boolean;
+                /** Format: date-time */
+                completed_at: string;
+                /** @description The document's event log verifies: every hash links, and the head sealed at completion verifies with this service's certificate. */
+                chain_verified: boolean;
+                participants: {
+                    name: string;
+                    role: components["schemas"]["ParticipantRole"];
+                    /** @description Masked as the audit certificate masks it (010-****-5678). */
+                    phone_masked: string | null;
+                    /** @description Masked as the audit certificate masks it (k**@example.com). */
+                    email_masked: string | null;
+                    /** Format: date-time */
+                    signed_at: string | null;
+                }[];
+            } | null;
         };
         EventList: {
             /** @constant */
@@ -2178,10 +2865,11 @@ export interface components {
                  * @description The field's type (signature and seal record images, not values).
                  * @enum {string}
                  */
-                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
+                type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
+                attachment?: components["schemas"]["AttachmentValue"];
             }[];
         };
         FieldValue: {
@@ -2191,10 +2879,12 @@ export interface components {
              * @description The field's type (signature and seal record images, not values).
              * @enum {string}
              */
-            type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone";
+            type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
             label: string | null;
             /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
             value: string | boolean;
+            /** @description attachment fields: the file (in the evidence bundle and the completed package under attachments/). */
+            attachment?: components["schemas"]["AttachmentValue"];
         };
         ExtensionRowList: {
             /** @constant */
@@ -2291,11 +2981,76 @@ export interface components {
             name: string;
             /** @description The {{variable}} names the content uses; pass them as variables to POST /documents. */
             variables: string[];
+            /** @description 1 at creation, one more per update (PATCH/PUT). Documents record the version they were made from. */
+            version: number;
+            /** @description The participants a document made from the template needs (empty for a body-only template). */
+            roles: components["schemas"]["TemplateRole"][];
+            /** @description true after DELETE: no longer listed, and no document can be made from it. */
+            archived: boolean;
             livemode: boolean;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the current version was made (or the template archived).
+             */
+            updated_at: string;
             /** @description HTML with {{variable}} placeholders. */
             content: string;
+            /** @description The fields placed for the roles (the shape PUT /documents/{id}/fields takes, with role for participant_id). */
+            fields: components["schemas"]["TemplateField"][];
+        };
+        TemplateRole: {
+            /** @description The template's name for the participant (employee, representative…): the key of roles in POST /signature_requests and the column prefix of a bulk send. */
+            role: string;
+            participant_role: components["schemas"]["ParticipantRole"];
+            signing_order: number;
+            auth: components["schemas"]["ParticipantAuth"];
+        };
+        TemplateField: {
+            /**
+             * Format: uuid
+             * @description Stable while the sender keeps it in later versions; what `values` in POST /signature_requests names.
+             */
+            id: string;
+            /** @description The role the field is placed for. */
+            role: string;
+            type: components["schemas"]["FieldType"];
+            page: number;
+            /** @description Percent of the page width from the left edge. */
+            x: number;
+            /** @description Percent of the page height from the top edge. */
+            y: number;
+            width: number;
+            height: number;
+            required: boolean;
+            /** @description Seal fields only: the signer must upload a seal image. */
+            upload_only: boolean;
+            /** @description Present when the field was placed by an anchor (PUT /fields with anchor): page, x, y, width and height are where it resolved. */
+            anchor?: components["schemas"]["FieldAnchor"];
+            label?: string;
+            read_only?: boolean;
+            /** @description The sender's prefill; once its participant signed, the value they signed. */
+            value?: string | boolean;
+            font_size?: number;
+            multiline?: boolean;
+            max_length?: number;
+            pattern?: string;
+            pattern_message?: string;
+            min?: number;
+            max?: number;
+            decimals?: number;
+            options?: string[];
+            group?: string;
+            option?: string;
+            min_checked?: number;
+            max_checked?: number;
+            /** @enum {string} */
+            locale?: "ko" | "en";
+            /** @description attachment: the kinds of file it takes, judged by the bytes (default all three). */
+            accept?: ("pdf" | "jpeg" | "png")[];
+            /** @description attachment: the largest upload in bytes (default 10 MiB, at most 25 MiB). */
+            max_bytes?: number;
         };
         TemplateList: {
             /** @constant */
@@ -2312,9 +3067,28 @@ export interface components {
             name: string;
             /** @description The {{variable}} names the content uses; pass them as variables to POST /documents. */
             variables: string[];
+            /** @description 1 at creation, one more per update (PATCH/PUT). Documents record the version they were made from. */
+            version: number;
+            /** @description The participants a document made from the template needs (empty for a body-only template). */
+            roles: components["schemas"]["TemplateRole"][];
+            /** @description true after DELETE: no longer listed, and no document can be made from it. */
+            archived: boolean;
             livemode: boolean;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the current version was made (or the template archived).
+             */
+            updated_at: string;
+        };
+        ArchivedTemplate: {
+            id: string;
+            /** @constant */
+            object: "template";
+            /** @constant */
+            archived: true;
+            version: number;
         };
         Seal: {
             /** @description seal_… */
@@ -2371,6 +3145,8 @@ export interface components {
             author_name: string;
             /** @description The template (tmpl_…) the document was made from, or null. */
             from_template: string | null;
+            /** @description The version of from_template the document was made from (it keeps that version when the template changes later); null when not from a template or made before templates had versions. */
+            template_version: number | null;
             /** @description Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out). */
             show_title: boolean;
             metadata: {
@@ -2392,14 +3168,106 @@ export interface components {
             /** @description SHA-256 of the signed final PDF once completed. */
             final_pdf_sha256: string | null;
             participants: components["schemas"]["Participant"][];
+            /** @description The document's parts in order (docs/API.md, "Documents of several parts"); a document made with content or file_url has one. */
+            parts: components["schemas"]["DocumentPart"][];
             fields: components["schemas"]["Field"][];
-            /** @description The recipient, as in participants. */
+            /** @description The recipient, as in participants. From a template: the first signer (or the first participant). */
             participant: components["schemas"]["Participant"];
             /**
              * Format: uri
-             * @description The recipient's signing link (also in participant.signing_url).
+             * @description The recipient's signing link (also in participant.signing_url). From a template every participant's link is in participants.
              */
             signing_url: string | null;
+            /** @description From a template only: each role's participant id. */
+            roles?: {
+                [key: string]: string;
+            };
+        };
+        BulkSendStart: {
+            /**
+             * @description bulk_send: the job was recorded; bulk_send_validation: a dry run.
+             * @enum {string}
+             */
+            object: "bulk_send" | "bulk_send_validation";
+        } & (components["schemas"]["BulkSend"] | components["schemas"]["BulkSendValidation"]);
+        BulkSend: {
+            /** @description bulk_… */
+            id: string;
+            /** @constant */
+            object: "bulk_send";
+            /** @enum {string} */
+            status: "running" | "completed" | "canceled";
+            template_id: string;
+            template_version: number;
+            row_count: number;
+            /** @description Rows per state: pending = not sent yet. */
+            counts: {
+                pending: number;
+                sent: number;
+                failed: number;
+                canceled: number;
+            };
+            livemode: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        BulkSendValidation: {
+            /** @constant */
+            object: "bulk_send_validation";
+            template_id: string;
+            template_version: number;
+            row_count: number;
+            valid_rows: number;
+            /** @description Every problem found, by row and column; empty when every row can be sent. */
+            errors: components["schemas"]["BulkSendRowError"][];
+        };
+        BulkSendRowError: {
+            /** @description The data row (1 = the first row after the header; null: the header or the file itself). */
+            row: number | null;
+            /** @description The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file. */
+            column: string | null;
+            code: string;
+            message: string;
+        };
+        BulkSendRowList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["BulkSendRow"][];
+            /** @description True when another page follows; pass the last id as starting_after. */
+            has_more: boolean;
+        };
+        BulkSendRow: {
+            /** @constant */
+            object: "bulk_send_row";
+            row: number;
+            /** @enum {string} */
+            state: "sent" | "failed";
+            /**
+             * Format: uuid
+             * @description The document the row made (sent), or null.
+             */
+            document_id: string | null;
+            external_id: string | null;
+            /** @description Why the row failed, naming its column; null when sent. */
+            error: {
+                code: string;
+                message: string;
+                column: string | null;
+            } | null;
+            /** Format: date-time */
+            at: string;
+        };
+        BulkSendDocumentsResult: {
+            /** @constant */
+            object: "bulk_send_documents_result";
+            /** @enum {string} */
+            action: "remind" | "cancel";
+            /** @description Documents acted on. */
+            succeeded: number;
+            /** @description Documents the action did not apply to (already completed, canceled, within the reminder cooldown…). */
+            skipped: number;
         };
         OpenApiDocument: {
             openapi: string;
@@ -4274,7 +5142,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
+             *
+             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
              *
              *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
              */
@@ -4292,9 +5162,9 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            type: "idempotency_error" | "invalid_request_error";
+                            type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "idempotency_key_in_use" | "concurrent_modification";
+                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -7729,6 +8599,10 @@ export interface operations {
              *
              *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
              *
+             *     `anchor_not_found`: A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
+             *
+             *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -7749,7 +8623,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -9828,7 +10702,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            /**
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9844,7 +10722,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "service_unavailable";
+                            code: "signing_unavailable" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10124,6 +11002,285 @@ export interface operations {
             };
         };
     };
+    FormData_attachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+                /** @description attachmentId */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, with its content type (application/pdf, image/jpeg or image/png). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `document_not_found`: No such document for this key (other organizations' and the other mode's documents are not found either).
+             *
+             *     `attachment_not_found`: No attachment with this id was recorded by a signature on this document (uploads a signature did not name are not part of the record).
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_not_found" | "attachment_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "evidence_integrity_failure" | "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     Signing_view: {
         parameters: {
             query?: never;
@@ -10176,7 +11333,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10194,7 +11353,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10450,7 +11609,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10468,7 +11629,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10512,6 +11673,8 @@ export interface operations {
              *
              *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
              *
+             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
+             *
              *     `signing_link_locked`: Three PINs of this link were locked by wrong attempts: it takes no more PINs until the sender reminds the participant (POST /documents/{id}/remind).
              *
              *     `document_not_completed`: The document is not completed: there is no signed PDF to download through the link yet.
@@ -10533,7 +11696,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "document_not_signable" | "pin_not_required" | "participant_already_signed" | "signing_link_locked" | "document_not_completed" | "concurrent_modification";
+                            code: "document_not_signable" | "pin_not_required" | "participant_already_signed" | "group_already_signed" | "signing_link_locked" | "document_not_completed" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10810,7 +11973,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -10828,7 +11993,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11170,7 +12335,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -11188,7 +12355,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11238,6 +12405,8 @@ export interface operations {
              *
              *     `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
              *
+             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
+             *
              *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
              */
             409: {
@@ -11255,7 +12424,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "concurrent_modification";
+                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "group_already_signed" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11295,7 +12464,7 @@ export interface operations {
             /**
              * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
              *
-             *     `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
+             *     `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
              *
              *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
@@ -11329,7 +12498,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -11442,7 +12611,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             *
+             *     `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
              *
              *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
              */
@@ -11461,7 +12632,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "write_outcome_unknown" | "service_unavailable";
+                            code: "signing_unavailable" | "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11540,7 +12711,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
              *
              *     `participant_not_found`: No such participant on this document.
              */
@@ -11558,7 +12731,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "participant_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11826,6 +12999,742 @@ export interface operations {
             };
         };
     };
+    Signing_attachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The PDF, JPEG or PNG, as a file part (with a filename). */
+                    file: Blob;
+                    /**
+                     * Format: uuid
+                     * @description The attachment field the file is for.
+                     */
+                    field_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored file. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             *
+             *     `participant_not_found`: No such participant on this document.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `document_not_signable`: The document is not out for signature: its links accept no actions.
+             *
+             *     `participant_cannot_sign`: A cc participant receives a copy and has nothing to sign or decline.
+             *
+             *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
+             *
+             *     `participant_declined`: This participant has declined.
+             *
+             *     `not_your_turn`: Participants with a lower signing_order must act first.
+             *
+             *     `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
+             *
+             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
+             *
+             *     `attachment_limit_reached`: The participant uploaded the most files a signing link takes (20).
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "group_already_signed" | "attachment_limit_reached" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
+            410: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_inactive";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
+             *
+             *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "file_too_large" | "file_too_complex" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             *
+             *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
+             */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_file_type" | "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Signing_delegate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DelegateDto"];
+            };
+        };
+        responses: {
+            /** @description Delegated. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delegation"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `missing_phone`: A participant with auth sms_pin needs a phone number.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             *
+             *     `participant_not_found`: No such participant on this document.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `document_not_signable`: The document is not out for signature: its links accept no actions.
+             *
+             *     `participant_cannot_sign`: A cc participant receives a copy and has nothing to sign or decline.
+             *
+             *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
+             *
+             *     `participant_declined`: This participant has declined.
+             *
+             *     `not_your_turn`: Participants with a lower signing_order must act first.
+             *
+             *     `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
+             *
+             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
+             *
+             *     `delegation_not_allowed`: The sender did not allow this participant to delegate signing (allow_delegation), or the participant is already a delegate.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "group_already_signed" | "delegation_not_allowed" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
+            410: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_inactive";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     Signing_completedPdf: {
         parameters: {
             query?: never;
@@ -11877,7 +13786,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant). */
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11892,7 +13805,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid";
+                            code: "signing_link_invalid" | "signing_link_replaced";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12183,7 +14096,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant). */
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12198,7 +14115,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid";
+                            code: "signing_link_invalid" | "signing_link_replaced";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12497,7 +14414,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_link_invalid`: The signing link is not valid (mistyped, replaced by a later send, or replaced by a correction of its participant).
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
              *
              *     `page_not_found`: The document has no such page.
              */
@@ -12515,7 +14434,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "signing_link_invalid" | "page_not_found";
+                            code: "signing_link_invalid" | "signing_link_replaced" | "page_not_found";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12739,6 +14658,480 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    VerifyPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    PublicVerify_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The PDF to check, as a file part (with a filename). */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description The verdict. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PdfVerification"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
+             *
+             *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "file_too_large" | "file_too_complex" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             *
+             *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
+             */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_file_type" | "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -14269,7 +16662,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
              *
              *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
              *
@@ -14302,7 +16695,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -15402,7 +17795,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            /**
+             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
             413: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15418,7 +17815,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "request_too_large";
+                            code: "field_values_too_large" | "request_too_large";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15833,6 +18230,1056 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Templates_replace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTemplateDto"];
+            };
+        };
+        responses: {
+            /** @description The template at its new version. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `template_not_found`: No such template. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_archived" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "field_values_too_large" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "evidence_integrity_failure" | "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Templates_archive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived template. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArchivedTemplate"];
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `template_not_found`: No such template. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Templates_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTemplateDto"];
+            };
+        };
+        responses: {
+            /** @description The template at its new version. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `template_not_found`: No such template. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_archived" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "field_values_too_large" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "evidence_integrity_failure" | "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -16281,7 +19728,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
              *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
@@ -16312,7 +19759,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -17026,6 +20473,12 @@ export interface operations {
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
              *
+             *     `missing_phone`: A participant with auth sms_pin needs a phone number.
+             *
+             *     `signer_without_required_field`: Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
+             *
+             *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -17049,7 +20502,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "signer_without_required_field" | "field_page_out_of_range" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -17145,6 +20598,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description `template_not_found`: No such template. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
             /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
             408: {
                 headers: {
@@ -17173,7 +20653,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
+             *
+             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
              *
              *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
              */
@@ -17191,9 +20673,9 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            type: "idempotency_error" | "invalid_request_error";
+                            type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "idempotency_key_in_use" | "concurrent_modification";
+                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -17339,6 +20821,2526 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "evidence_integrity_failure" | "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBulkSendDto"];
+            };
+        };
+        responses: {
+            /** @description The job (running), or with dry_run the validation report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendStart"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `bulk_send_invalid_rows`: A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "bulk_send_invalid_rows" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_credits`: A live send needs a free signature left this month or at least 1 credit. */
+            402: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "insufficient_credits";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `template_not_found`: No such template. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
+             *
+             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_upload: {
+        parameters: {
+            query?: {
+                template_id?: string;
+                dry_run?: "true" | "false";
+                skip_invalid_rows?: "true" | "false";
+                /** @description CSV only; default: UTF-8 (with or without BOM), else EUC-KR. */
+                encoding?: "utf-8" | "euc-kr";
+                title?: string;
+                message?: string;
+            };
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The CSV or XLSX, as a file part. */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description The job (running), or with dry_run=true the validation report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendStart"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `bulk_send_invalid_rows`: A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "bulk_send_invalid_rows" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_credits`: A live send needs a free signature left this month or at least 1 credit. */
+            402: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "insufficient_credits";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `template_not_found`: No such template. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
+             *
+             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "file_too_large" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSend"];
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_rows: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000 (default 100). */
+                limit?: number;
+                /** @description A row number: the rows after it. */
+                starting_after?: number;
+                /** @description Only sent or only failed rows. */
+                state?: "sent" | "failed";
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendRowList"];
+                };
+            };
+            /**
+             * @description `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "invalid_parameter" | "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSend"];
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `bulk_send_not_running`: The bulk send has completed: there are no rows left to cancel (cancel its documents instead).
+             *
+             *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_running" | "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_remindDocuments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many were reminded and skipped. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendDocumentsResult"];
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "idempotency_error" | "invalid_request_error";
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BulkSends_cancelDocuments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: makes the request safe to retry (at most 255 characters, kept 24 hours). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many were canceled and skipped. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSendDocumentsResult"];
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was used with a different request (method, path or body).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error" | "idempotency_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `bulk_send_not_found`: No such bulk send. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "bulk_send_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "idempotency_error" | "invalid_request_error";
+                            /** @enum {string} */
+                            code: "idempotency_key_in_use" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB). */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21079,7 +27081,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            /**
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -21095,7 +27101,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "service_unavailable";
+                            code: "signing_unavailable" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
