@@ -1050,9 +1050,7 @@ export const BulkSendDocumentsResultSchema = component(
 export type BulkSendDocumentsResultResponse = FromSchema<typeof BulkSendDocumentsResultSchema>;
 
 /** POST /bulk_sends answers the job, or with dry_run the validation report: `object` tells which. */
+/** The job (bulk_send), or a dry run's report (bulk_send_validation): each closed, told apart by `object`. */
 export const BulkSendStartSchema = component('BulkSendStart', {
-  type: 'object',
-  properties: { object: note('bulk_send: the job was recorded; bulk_send_validation: a dry run.', enumOf(['bulk_send', 'bulk_send_validation'])) },
-  required: ['object'],
   oneOf: [BulkSendSchema, BulkSendValidationSchema],
 } as const);
