@@ -21,6 +21,7 @@ module.exports = {
   testTimeout: 60000,
   maxWorkers: 2,
   globalSetup: '<rootDir>/test/support/jest-global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/jest-global-teardown.ts',
   // The domain's field patterns need V8's linear-time RegExp engine, as every server process has it.
   setupFiles: ['<rootDir>/libs/application/src/linear-regexp.ts'],
 };

@@ -13,8 +13,14 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-/** Inside the checkout (git-ignored), so compiled files resolve node_modules as the sources do. */
-export const COMPILED_WORKERS_DIR = path.join(ROOT, '.tmp', 'pdf-workers');
+/**
+ * Inside the checkout (git-ignored), so compiled files resolve node_modules as the sources do;
+ * one folder per jest run, so a spec run beside a whole-suite run in the same checkout never
+ * replaces the files the other's workers are loading.
+ */
+const COMPILED_WORKERS_ROOT = path.join(ROOT, '.tmp', 'pdf-workers');
+/** A run's folder left by a run that was killed is removed by a later run after this long. */
+const STALE_MS = 6 * 60 * 60 * 1000;
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -30,8 +36,13 @@ function sources(dir: string, out: string[] = []): string[] {
 
 /** Compiles libs/ into COMPILED_WORKERS_DIR and writes the loader workers start with; returns the dir. */
 export function compilePdfWorkers(): string {
-  const out = COMPILED_WORKERS_DIR;
-  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(COMPILED_WORKERS_ROOT, { recursive: true });
+  for (const old of fs.readdirSync(COMPILED_WORKERS_ROOT)) {
+    const dir = path.join(COMPILED_WORKERS_ROOT, old);
+    const stat = fs.statSync(dir, { throwIfNoEntry: false });
+    if (stat && Date.now() - stat.mtimeMs > STALE_MS) fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const out = fs.mkdtempSync(path.join(COMPILED_WORKERS_ROOT, 'run-'));
   const libs = path.join(ROOT, 'libs');
   buildSync({
     entryPoints: sources(libs),
@@ -61,4 +72,9 @@ require.extensions['.ts'] = function loadTypeScript(module, filename) {
 `;
   fs.writeFileSync(path.join(out, 'register.js'), register);
   return out;
+}
+
+/** Removes a run's compiled workers (jest's global teardown). */
+export function removeCompiledPdfWorkers(dir: string | undefined): void {
+  if (dir && path.dirname(dir) === COMPILED_WORKERS_ROOT) fs.rmSync(dir, { recursive: true, force: true });
 }
