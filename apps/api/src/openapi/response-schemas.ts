@@ -562,6 +562,7 @@ export const TemplateFieldSchema = component(
     id: note('Stable while the sender keeps it in later versions; what `values` in POST /signature_requests names.', uuid),
     role: note('The role the field is placed for.', str),
     type: FieldTypeSchema,
+    part: note('The part the field is on (0: the template\'s content).', { type: 'integer', minimum: 0 }),
     page: { type: 'integer', minimum: 1 },
     x: note('Percent of the page width from the left edge.', { type: 'number', minimum: 0, maximum: 100 }),
     y: note('Percent of the page height from the top edge.', { type: 'number', minimum: 0, maximum: 100 }),
