@@ -118,7 +118,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
       infra.logger.info(skipped, 'message not sent: the document no longer asks this participant to act'),
     ),
     new UsageReactor(infra.events, infra.commands),
-    new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend),
+    new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend ?? { paceMs: infra.config.bulkSendPaceMs }),
     new DocumentSealReactor(new DocumentSealer(infra.events, infra.commands, workerEvidenceKey(infra), clock, infra.config.tsaUrl)),
     ...delivery.reactors,
     ...(options.reactors?.(ctx) ?? []),

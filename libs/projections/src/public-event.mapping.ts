@@ -11,6 +11,7 @@ export const PUBLIC_EVENT_TYPES = [
   'document.declined',
   'document.canceled',
   'document.expired',
+  'bulk_send.completed',
 ] as const;
 export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
 
@@ -23,11 +24,13 @@ const MAPPING: Record<string, PublicEventType> = {
   DocumentDeclined: 'document.declined',
   DocumentCanceled: 'document.canceled',
   DocumentExpired: 'document.expired',
+  BulkSendCompleted: 'bulk_send.completed',
 };
 
 /** What an event's data can carry; which fields each type has is in the OpenAPI document's webhooks. */
 export interface PublicEventData {
-  document_id: string;
+  /** Every document.* and participant.* event; absent from bulk_send.completed (a job, not a document). */
+  document_id?: string;
   participant_id?: string;
   expires_at?: string | null;
   signed_at?: string;
@@ -37,6 +40,13 @@ export interface PublicEventData {
   values?: PublicFieldValue[];
   /** document.completed: every participant's values. */
   form_data?: Array<PublicFieldValue & { participant_id: string }>;
+  /** bulk_send.completed: the job (bulk_…), its template, its rows per state and when its last row finished. */
+  bulk_send_id?: string;
+  template_id?: string | null;
+  template_version?: number | null;
+  row_count?: number | null;
+  counts?: { pending: number; sent: number; failed: number; canceled: number };
+  finished_at?: string;
 }
 
 /** A recorded value as events publish it: signature and seal record images, never values. */
@@ -54,9 +64,34 @@ export interface PublicEvent {
 /** evt_ ids derive from the domain event id, so every replay and every webhook retry agree. */
 export const publicEventId = (eventId: string) => `evt_${eventId.replace(/-/g, '')}`;
 
+/** A job's completion: the job's id comes from its stream, everything else from the one event. */
+function bulkSendCompletedData(event: StoredEvent): PublicEventData {
+  const d = event.data as { sent: number; failed: number; completed_at: string; template_id?: string; template_version?: number; row_count?: number };
+  return {
+    bulk_send_id: event.stream_id.slice('bulk-send-'.length),
+    // Completions recorded before they carried the template read null rather than a guess.
+    template_id: d.template_id ?? null,
+    template_version: d.template_version ?? null,
+    row_count: d.row_count ?? null,
+    // Completed means no row is pending; a canceled job never completes (it ends as canceled).
+    counts: { pending: 0, sent: d.sent, failed: d.failed, canceled: 0 },
+    finished_at: d.completed_at,
+  };
+}
+
 export function toPublicEvent(event: StoredEvent): PublicEvent | null {
   const type = MAPPING[event.type];
   if (!type) return null;
+  if (type === 'bulk_send.completed') {
+    return {
+      id: publicEventId(event.event_id),
+      object: 'event',
+      type,
+      created_at: String(event.metadata.occurred_at),
+      livemode: Boolean(event.metadata.livemode),
+      data: bulkSendCompletedData(event),
+    };
+  }
   const document_id = event.stream_id.slice('document-'.length);
   const d = event.data as Record<string, unknown>;
   const data: PublicEventData = { document_id };

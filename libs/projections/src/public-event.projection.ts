@@ -5,7 +5,8 @@ import { PUBLIC_SOURCE_TYPES, PublicEvent, publicEventId, toPublicEvent } from '
 
 export const PUBLIC_EVENTS = 'public_events';
 
-export type PublicEventRow = ReadDoc & PublicEvent & { organization_id: string; document_id: string; seq: number };
+/** document_id is null for a job's event (bulk_send.completed): GET /events?document_id= never lists it. */
+export type PublicEventRow = ReadDoc & PublicEvent & { organization_id: string; document_id: string | null; seq: number };
 
 export const publicEventProjection: Projection = {
   name: 'public_events',
@@ -27,7 +28,7 @@ export const publicEventProjection: Projection = {
     const row: PublicEventRow = {
       ...pub,
       organization_id: String(event.metadata.organization_id),
-      document_id: String(pub.data.document_id),
+      document_id: pub.data.document_id ?? null,
       seq: event.global_position,
     };
     return [{ op: 'put', collection: PUBLIC_EVENTS, doc: row }];

@@ -112,7 +112,7 @@ same<Same<FromSchema<typeof ContentFormatSchema>, ContentFormat>>();
 export const EventTypeSchema = component(
   'EventType',
   note(
-    'Public event types, in the order they happen for a document: document.sent, document.viewed, participant.signed / participant.declined, then one of document.completed, document.declined, document.canceled, document.expired.',
+    'Public event types, in the order they happen for a document: document.sent, document.viewed, participant.signed / participant.declined, then one of document.completed, document.declined, document.canceled, document.expired. bulk_send.completed is a job\'s, not a document\'s: every row of a bulk send was sent or failed.',
     enumOf([
       'document.sent',
       'document.viewed',
@@ -122,6 +122,7 @@ export const EventTypeSchema = component(
       'document.declined',
       'document.canceled',
       'document.expired',
+      'bulk_send.completed',
     ]),
   ),
 );
@@ -398,7 +399,7 @@ export const EventDataSchema = component(
   'EventData',
   obj(
     {
-      document_id: uuid,
+      document_id: note('Every document.* and participant.* event; absent from bulk_send.completed.', uuid),
       participant_id: note('participant.* events and document.viewed / document.declined.', uuid),
       expires_at: note('document.sent: the signing deadline.', timeOrNull),
       signed_at: note('participant.signed.', time),
@@ -409,8 +410,29 @@ export const EventDataSchema = component(
         'document.completed: every participant\'s values; absent when none.',
         arrayOf(obj({ participant_id: uuid, field_id: uuid, type: VALUE_FIELD_TYPE, label: strOrNull, value: fieldValue, attachment: AttachmentValueSchema }, ['attachment'])),
       ),
+      bulk_send_id: note('bulk_send.completed: the job (bulk_…; GET /bulk_sends/{id} and its rows).', str),
+      template_id: note('bulk_send.completed: the template the job sent.', strOrNull),
+      template_version: note('bulk_send.completed: the template version the job sent.', intOrNull),
+      row_count: note('bulk_send.completed: rows in the job.', intOrNull),
+      counts: note('bulk_send.completed: rows per state (pending and canceled are 0 for a completed job).', obj({ pending: int, sent: int, failed: int, canceled: int })),
+      finished_at: note('bulk_send.completed: when the last row was sent or failed.', time),
     },
-    ['participant_id', 'expires_at', 'signed_at', 'reason', 'completed_at', 'values', 'form_data'],
+    [
+      'document_id',
+      'participant_id',
+      'expires_at',
+      'signed_at',
+      'reason',
+      'completed_at',
+      'values',
+      'form_data',
+      'bulk_send_id',
+      'template_id',
+      'template_version',
+      'row_count',
+      'counts',
+      'finished_at',
+    ],
   ),
 );
 same<Same<FromSchema<typeof EventDataSchema>, PublicEventData>>();
@@ -433,6 +455,10 @@ export const EVENT_DATA_BY_TYPE: Record<PublicEventType, { required: string[]; d
   'document.declined': { required: ['document_id', 'participant_id'], description: 'The document ended because a participant declined.' },
   'document.canceled': { required: ['document_id'], description: 'The sender canceled the request; the links no longer work. `reason` when the sender gave one.' },
   'document.expired': { required: ['document_id'], description: 'The deadline passed before everyone signed.' },
+  'bulk_send.completed': {
+    required: ['bulk_send_id', 'template_id', 'template_version', 'row_count', 'counts', 'finished_at'],
+    description: 'Every row of a bulk send was sent or failed (sent once per job; a canceled job does not complete). No document_id: the job\'s documents are its rows (GET /bulk_sends/{id}/rows).',
+  },
 };
 
 // ---- organization, outbox, files, templates, seals -----------------------------------------
@@ -571,7 +597,7 @@ export const TemplateFieldSchema = component(
     required: bool,
     upload_only: note('Seal fields only: the signer must upload a seal image.', bool),
     ...FIELD_SETTINGS,
-  }, FIELD_SETTING_KEYS),
+  }, [...FIELD_SETTING_KEYS, 'part']),
 );
 
 const TEMPLATE_PROPERTIES = {

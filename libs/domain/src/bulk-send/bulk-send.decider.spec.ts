@@ -57,11 +57,14 @@ describe('bulk send decider', () => {
     spec.given([started(), failed]).when({ type: 'RecordRowFailed', failure, now: T1 }).thenNothing();
   });
 
-  it('the last row completes the job in the same append, with the counts', () => {
+  it('the last row completes the job in the same append, with the counts and the template (for the bulk_send.completed webhook)', () => {
     const state = spec
       .given([started(), sent(1), failed])
       .when({ type: 'RecordRowSent', row: 3, document_id: DOC(3), external_id: null, now: T1 })
-      .then([sent(3), { type: 'BulkSendCompleted', data: { sent: 2, failed: 1, completed_at: T1 } }]);
+      .then([
+        sent(3),
+        { type: 'BulkSendCompleted', data: { sent: 2, failed: 1, completed_at: T1, template_id: 'tmpl_0123456789abcdef01234567', template_version: 2, row_count: 3 } },
+      ]);
     expect(state).toMatchObject({ status: 'completed', sent_count: 2, failed_count: 1 });
   });
 

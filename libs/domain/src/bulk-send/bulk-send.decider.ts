@@ -118,7 +118,17 @@ export function evolveBulkSend(state: BulkSendState, event: BulkSendEvent): Bulk
 function withCompletion(state: BulkSendState, events: BulkSendEvent[], now: string): BulkSendEvent[] {
   const after = events.reduce(evolveBulkSend, state);
   if (after.status === 'running' && after.sent_count + after.failed_count >= after.row_count) {
-    events.push({ type: 'BulkSendCompleted', data: { sent: after.sent_count, failed: after.failed_count, completed_at: now } });
+    events.push({
+      type: 'BulkSendCompleted',
+      data: {
+        sent: after.sent_count,
+        failed: after.failed_count,
+        completed_at: now,
+        template_id: after.template_id,
+        template_version: after.template_version,
+        row_count: after.row_count,
+      },
+    });
   }
   return events;
 }

@@ -36,7 +36,14 @@ export type BulkSendRowFailed = DomainEvent<
   { row: number; external_id: string | null; code: string; message: string; column: string | null; failed_at: string }
 >;
 
-export type BulkSendCompleted = DomainEvent<'BulkSendCompleted', { sent: number; failed: number; completed_at: string }>;
+/**
+ * Every row sent or failed. It repeats the job's template and row count so that the public
+ * `bulk_send.completed` event (and its webhook) is made from this one event alone.
+ */
+export type BulkSendCompleted = DomainEvent<
+  'BulkSendCompleted',
+  { sent: number; failed: number; completed_at: string; template_id?: string; template_version?: number; row_count?: number }
+>;
 
 /** Rows not yet sent are not sent; the ones sent stay sent. */
 export type BulkSendCanceled = DomainEvent<'BulkSendCanceled', { sent: number; failed: number; canceled_rows: number; canceled_at: string }>;
