@@ -29,6 +29,12 @@ const AUDIT = process.env.LIFECYCLE_AUDIT !== '0';
 const AUDIT_DURATION_MS = Number(process.env.LIFECYCLE_AUDIT_DURATION_MS ?? 5_000);
 const WARMUP_MS = Number(process.env.LIFECYCLE_WARMUP_MS ?? 10_000);
 const PROFILE = process.env.LIFECYCLE_PROFILE !== '0';
+/**
+ * LIFECYCLE_CONTRACT=form: the form-heavy contract of issue 21 instead of the plain one — two HTML
+ * parts (근로계약서 + 개인정보 동의서), 20 mixed fields (text, number, date, checkbox group, radio,
+ * dropdown, name, signing_date, signature), the signer filling 13 values at signing.
+ */
+const FORM = process.env.LIFECYCLE_CONTRACT === 'form';
 
 /** CPU time (ms) of every thread of this process, by Linux thread id (empty elsewhere). */
 function threadCpu(): Map<number, number> {
@@ -200,10 +206,64 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     });
   const open = { 'Content-Type': 'application/json' };
 
+  /** The form-heavy contract's 20 fields (LIFECYCLE_CONTRACT=form) and the 13 values its signer fills. */
+  function formFields(participant: string) {
+    const f = (type: string, part: number, y: number, over: Record<string, unknown> = {}) => ({ participant_id: participant, type, part, page: 1, x: 20, y, width: 40, height: 3, ...over });
+    return [
+      f('text', 0, 20, { label: '주소' }),
+      f('text', 0, 24, { label: '계좌번호', pattern: '\\d{3}-\\d{2}-\\d{6}' }),
+      f('text', 0, 28, { label: '비상연락처' }),
+      f('number', 0, 32, { label: '월급', min: 0, decimals: 0 }),
+      f('date', 0, 36, { label: '근무 시작일' }),
+      f('date', 0, 40, { label: '계약일', read_only: true, value: '2027-01-02' }),
+      f('dropdown', 0, 44, { label: '부서', options: ['개발팀', '영업팀', '인사팀'] }),
+      f('radio', 0, 48, { label: '근무형태', group: 'kind', option: '정규직', width: 3, height: 2 }),
+      f('radio', 0, 48, { label: '근무형태', group: 'kind', option: '계약직', x: 30, width: 3, height: 2 }),
+      f('name', 0, 52, { label: '성명' }),
+      f('signing_date', 0, 56, { label: '서명일' }),
+      f('signature', 0, 80, { width: 25, height: 8 }),
+      f('checkbox', 1, 20, { label: '필수 동의', width: 3, height: 2 }),
+      f('checkbox', 1, 24, { label: '마케팅 SMS', group: 'marketing', max_checked: 3, width: 3, height: 2 }),
+      f('checkbox', 1, 28, { label: '마케팅 이메일', group: 'marketing', width: 3, height: 2 }),
+      f('checkbox', 1, 32, { label: '마케팅 전화', group: 'marketing', width: 3, height: 2 }),
+      f('text', 1, 40, { label: '동의 메모', required: false }),
+      f('text', 1, 44, { label: '서명자 확인', max_length: 20 }),
+      f('date', 1, 48, { label: '동의일' }),
+      f('signature', 1, 80, { width: 25, height: 8 }),
+    ];
+  }
+  const formValues = (placed: Array<{ id: string; type: string; label?: string; option?: string }>) => {
+    const by = (label: string, option?: string) => placed.find((x) => x.label === label && (option === undefined || x.option === option))?.id as string;
+    return {
+      [by('주소')]: '서울특별시 중구 세종대로 110',
+      [by('계좌번호')]: '123-45-678901',
+      [by('비상연락처')]: '010-9999-8888',
+      [by('월급')]: 3200000,
+      [by('근무 시작일')]: '2027-01-04',
+      [by('부서')]: '개발팀',
+      [by('근무형태', '정규직')]: true,
+      [by('필수 동의')]: true,
+      [by('마케팅 SMS')]: true,
+      [by('마케팅 전화')]: true,
+      [by('동의 메모')]: '없음',
+      [by('서명자 확인')]: '김철수',
+      [by('동의일')]: '2027-01-02',
+    };
+  };
+
   async function oneDocument(i: number): Promise<string> {
-    const doc = await call('POST /documents', 'POST', '/v1/documents', { title: `근로계약서 ${i}`, content: '<h1>근로계약서</h1><p>갑과 을은 다음과 같이 근로계약을 체결한다.</p>' });
+    const doc = await call(
+      'POST /documents',
+      'POST',
+      '/v1/documents',
+      FORM
+        ? { title: `근로계약서 ${i}`, parts: [{ content: '<h1>근로계약서</h1><p>갑과 을은 다음과 같이 근로계약을 체결한다.</p>' }, { title: '개인정보 수집·이용 동의서', content: '<p>회사는 근로자의 개인정보를 수집·이용합니다.</p>' }] }
+        : { title: `근로계약서 ${i}`, content: '<h1>근로계약서</h1><p>갑과 을은 다음과 같이 근로계약을 체결한다.</p>' },
+    );
     const p = await call('POST /participants', 'POST', `/v1/documents/${doc.id}/participants`, { name: '김철수', phone: '01012345678' });
-    await call('PUT /fields', 'PUT', `/v1/documents/${doc.id}/fields`, { fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 60, y: 80, width: 25, height: 8 }] });
+    const placed = await call('PUT /fields', 'PUT', `/v1/documents/${doc.id}/fields`, {
+      fields: FORM ? formFields(p.id) : [{ participant_id: p.id, type: 'signature', page: 1, x: 60, y: 80, width: 25, height: 8 }],
+    });
     const sent = await call('POST /send (render)', 'POST', `/v1/documents/${doc.id}/send`, {});
     const token = String(sent.participants[0].signing_url).split('/sign/')[1];
     await call('GET /signing/{token}', 'GET', `/v1/signing/${token}`, undefined, open);
@@ -211,7 +271,7 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     const outbox = await call('GET /outbox', 'GET', `/v1/outbox?participant_id=${p.id}&channel=sms&limit=10`);
     const pin = outbox.data.find((m: any) => m.kind === 'pin')?.pin;
     await call('POST /signing/{token}/verify', 'POST', `/v1/signing/${token}/verify`, { pin }, open);
-    const done = await call('POST /signing/{token}/sign (final PDF)', 'POST', `/v1/signing/${token}/sign`, { consent: true, signature }, open);
+    const done = await call('POST /signing/{token}/sign (final PDF)', 'POST', `/v1/signing/${token}/sign`, { consent: true, signature, ...(FORM ? { values: formValues(placed.data) } : {}) }, open);
     if (done.document.status !== 'completed') throw new Error(`document ${doc.id} ended ${done.document.status}`);
     return String(doc.id);
   }
@@ -374,7 +434,7 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   ];
   const fmt = (n: number | undefined) => (n === undefined ? '' : round(n).toString());
   const markdown = [
-    `### Full signing lifecycle (${CONCURRENCY} concurrent documents, ${DURATION_MS / 1000} s${audit ? `, then their audit version for ${AUDIT_DURATION_MS / 1000} s` : ''}; ${options.databaseUrl ? 'PostgreSQL' : 'embedded stores'}, test key)`,
+    `### Full signing lifecycle${FORM ? ', form-heavy contract (2 parts, 20 mixed fields, 13 values filled at signing)' : ''} (${CONCURRENCY} concurrent documents, ${DURATION_MS / 1000} s${audit ? `, then their audit version for ${AUDIT_DURATION_MS / 1000} s` : ''}; ${options.databaseUrl ? 'PostgreSQL' : 'embedded stores'}, test key)`,
     '',
     'create → participant (sms_pin) → fields → send (renders and stores the original PDF, in the PDF worker pool) → view → PIN (outbox) → verify → sign (stamps and PAdES-signs the final PDF in the pool) → completed' +
       (audit ? '; then, measured on its own, GET /file?audit=true on the completed documents (audit certificate rendered and appended, the bundle countersigned, in the pool). ' : '. ') +

@@ -165,7 +165,9 @@ describe('OpenAPI reference', () => {
     const s = doc.components.schemas;
     expect(s.CreateDocumentDto.required).toEqual(['title']);
     expect(s.CreateDocumentDto.additionalProperties).toBe(false);
-    expect(s.CreateTemplateDto.required).toEqual(['name', 'content']);
+    // content or parts (a template of several files): neither alone is required.
+    expect(s.CreateTemplateDto.required).toEqual(['name']);
+    expect(Object.keys(s.CreateTemplateDto.properties)).toEqual(expect.arrayContaining(['content', 'parts']));
     expect(s.CreateSealDto.properties.source.enum).toEqual(['generated', 'uploaded']);
     const create = doc.paths['/signature_requests'].post;
     // Two shapes: inline (SPEC's) or from a template with role assignments (issue 21 item 9).

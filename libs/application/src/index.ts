@@ -9,6 +9,7 @@ export * from './ids';
 export * from './admin.service';
 export * from './reactor-runner';
 export * from './document-pdf.service';
+export * from './field-anchors';
 export * from './bodies';
 export * from './evidence-integrity.error';
 export * from './signing-unavailable.error';

@@ -806,7 +806,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template
-         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Version 1.
+         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Version 1.
          */
         post: operations["Templates_create"];
         delete?: never;
@@ -829,7 +829,7 @@ export interface paths {
         get: operations["Templates_get"];
         /**
          * Replace a template (new version)
-         * @description The whole contract of version n+1: name and content required; roles and fields are none when absent.
+         * @description The whole contract of version n+1: name and content (or parts) required; roles and fields are none when absent.
          */
         put: operations["Templates_replace"];
         post?: never;
@@ -842,7 +842,7 @@ export interface paths {
         head?: never;
         /**
          * Update a template (new version)
-         * @description What is given (name, content, roles, fields) replaces the current version's; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.
+         * @description What is given (name, content or parts, roles, fields) replaces the current version's; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.
          */
         patch: operations["Templates_update"];
         trace?: never;
@@ -922,7 +922,7 @@ export interface paths {
         put?: never;
         /**
          * Create and send in one call
-         * @description Creates the document, appends the recipient's signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice. With template_id instead of content and recipient: the template's body (variables filled), its roles filled from roles (several recipients, sms_pin per role), its fields placed (values prefilled by field id) and sent; every participant's link is in participants. A role left out, or a bad recipient, is 400 naming it (roles.employee.phone).
+         * @description Creates the document, appends the recipient's signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice. With template_id instead of content and recipient: the template's body (variables filled), its roles filled from roles (several recipients, sms_pin per role), its fields placed (values prefilled by field id; a field with an anchor found in the document's own parts now, 400 anchor_not_found naming fields[i].anchor, i the template field's index) and sent; every participant's link is in participants. A role left out, or a bad recipient, is 400 naming it (roles.employee.phone).
          */
         post: operations["SignatureRequests_create"];
         delete?: never;
@@ -1445,26 +1445,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "bulk_send.completed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * bulk_send.completed
-         * @description Every row of a bulk send was sent or failed (sent once per job; a canceled job does not complete). No document_id: the job's documents are its rows (GET /bulk_sends/{id}/rows). POSTed to every enabled endpoint subscribed to bulk_send.completed (or "*"). Verify the webhook-signature header (Standard Webhooks: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" with the endpoint secret), deduplicate on webhook-id, and answer 2xx within 10 seconds; anything else is retried with back-off.
-         */
-        post: operations["webhook_bulk_send_completed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1836,10 +1816,12 @@ export interface components {
              */
             name: string;
             /**
-             * @description HTML body with {{variable}} placeholders, filled when a document is created with from_template.
+             * @description HTML body with {{variable}} placeholders, filled when a document is created with from_template. Required unless parts are given.
              * @example <p>{{employee_name}}님과 {{company}}는 다음과 같이 근로계약을 체결한다.</p>
              */
-            content: string;
+            content?: string;
+            /** @description Several files (instead of content), as POST /documents takes them: bodies may hold {{variable}} placeholders and anchors; every document made from the template holds these parts. */
+            parts?: components["schemas"]["DocumentPartDto"][];
             /** @description The participants to fill in (names unique). */
             roles?: components["schemas"]["TemplateRoleDto"][];
             /** @description Fields placed for the roles, validated as PUT /documents/{id}/fields validates them. */
@@ -1848,6 +1830,8 @@ export interface components {
         UpdateTemplateDto: {
             name?: string;
             content?: string;
+            /** @description Every part, replacing the current ones (a new version); content alone makes it a template of one body. */
+            parts?: components["schemas"]["DocumentPartDto"][];
             roles?: components["schemas"]["TemplateRoleDto"][];
             fields?: components["schemas"]["TemplateFieldDto"][];
         };
@@ -1997,14 +1981,14 @@ export interface components {
              */
             url: string;
             /** @description Event types to receive; ["*"] (the default) means all, including types added later. */
-            events?: ("*" | "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired" | "bulk_send.completed")[];
+            events?: ("*" | "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired")[];
             description?: string;
         };
         UpdateWebhookEndpointDto: {
             /** Format: uri */
             url?: string;
             /** @description Event types to receive; ["*"] (the default) means all, including types added later. */
-            events?: ("*" | "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired" | "bulk_send.completed")[];
+            events?: ("*" | "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired")[];
             /** @description null clears it. */
             description?: string | null;
             /** @enum {string} */
@@ -2844,16 +2828,13 @@ export interface components {
             data: components["schemas"]["EventData"];
         };
         /**
-         * @description Public event types, in the order they happen for a document: document.sent, document.viewed, participant.signed / participant.declined, then one of document.completed, document.declined, document.canceled, document.expired. bulk_send.completed is a job's, not a document's: every row of a bulk send was sent or failed.
+         * @description Public event types, in the order they happen for a document: document.sent, document.viewed, participant.signed / participant.declined, then one of document.completed, document.declined, document.canceled, document.expired.
          * @enum {string}
          */
-        EventType: "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired" | "bulk_send.completed";
+        EventType: "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired";
         EventData: {
-            /**
-             * Format: uuid
-             * @description Every document.* and participant.* event; absent from bulk_send.completed.
-             */
-            document_id?: string;
+            /** Format: uuid */
+            document_id: string;
             /**
              * Format: uuid
              * @description participant.* events and document.viewed / document.declined.
@@ -2894,26 +2875,6 @@ export interface components {
                 value: string | boolean;
                 attachment?: components["schemas"]["AttachmentValue"];
             }[];
-            /** @description bulk_send.completed: the job (bulk_…; GET /bulk_sends/{id} and its rows). */
-            bulk_send_id?: string;
-            /** @description bulk_send.completed: the template the job sent. */
-            template_id?: string | null;
-            /** @description bulk_send.completed: the template version the job sent. */
-            template_version?: number | null;
-            /** @description bulk_send.completed: rows in the job. */
-            row_count?: number | null;
-            /** @description bulk_send.completed: rows per state (pending and canceled are 0 for a completed job). */
-            counts?: {
-                pending: number;
-                sent: number;
-                failed: number;
-                canceled: number;
-            };
-            /**
-             * Format: date-time
-             * @description bulk_send.completed: when the last row was sent or failed.
-             */
-            finished_at?: string;
         };
         FieldValue: {
             /** Format: uuid */
@@ -3042,6 +3003,16 @@ export interface components {
             content: string;
             /** @description The fields placed for the roles (the shape PUT /documents/{id}/fields takes, with role for participant_id). */
             fields: components["schemas"]["TemplateField"][];
+            /** @description Templates of several files only: the parts every document made from it holds, in order (content is then part 0's body, or empty when part 0 is a PDF). */
+            parts?: {
+                index: number;
+                title: string | null;
+                content_format: components["schemas"]["ContentFormat"];
+                /** @description The part's body with {{variable}} placeholders; null for an uploaded PDF. */
+                content: string | null;
+                /** @description The uploaded PDF of the part, or null. */
+                file: components["schemas"]["DocumentFile"] | null;
+            }[];
         };
         TemplateRole: {
             /** @description The template's name for the participant (employee, representative…): the key of roles in POST /signature_requests and the column prefix of a bulk send. */
@@ -3059,8 +3030,9 @@ export interface components {
             /** @description The role the field is placed for. */
             role: string;
             type: components["schemas"]["FieldType"];
-            /** @description The part the field is on (0 for a one-part template). */
-            part?: number;
+            /** @description The part the field is on (0 for a template of one body). */
+            part: number;
+            /** @description With an anchor: 1 until a document made from the template finds the anchor. */
             page: number;
             /** @description Percent of the page width from the left edge. */
             x: number;
@@ -3561,12 +3533,6 @@ export interface components {
         Event_document_expired: components["schemas"]["Event"] & {
             /** @constant */
             type?: "document.expired";
-            data?: Record<string, never>;
-        };
-        /** @description Payload of bulk_send.completed: Every row of a bulk send was sent or failed (sent once per job; a canceled job does not complete). No document_id: the job's documents are its rows (GET /bulk_sends/{id}/rows). */
-        Event_bulk_send_completed: components["schemas"]["Event"] & {
-            /** @constant */
-            type?: "bulk_send.completed";
             data?: Record<string, never>;
         };
         /** @description Payload of webhook.test: sent by POST /webhook_endpoints/{id}/test, never retried; data.object is the endpoint. */
@@ -15192,7 +15158,7 @@ export interface operations {
     Events_list: {
         parameters: {
             query?: {
-                type?: "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired" | "bulk_send.completed";
+                type?: "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired";
                 document_id?: string;
                 /** @description Page size, 1 to 100 (default 20). */
                 limit?: number;
@@ -20524,6 +20490,10 @@ export interface operations {
              *
              *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
              *
+             *     `anchor_not_found`: A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
+             *
+             *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -20547,7 +20517,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "signer_without_required_field" | "field_page_out_of_range" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -27645,35 +27615,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Event_document_expired"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged; any other answer (or none within the timeout) is retried. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhook_bulk_send_completed: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id (evt_…): the same on every retry. */
-                "webhook-id": string;
-                /** @description Epoch seconds of this attempt. */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures. */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["Event_bulk_send_completed"];
             };
         };
         responses: {

@@ -51,4 +51,17 @@ describe('template projection (versions and archiving)', () => {
       .then((rows) => expect(rows.get(TEMPLATES, ID)).toMatchObject({ version: 2, name: 'v2', variables: ['x'], archived: true }));
     spec.given([created]).when([updated, archived], { times: 2 }).thenSameAsOnce();
   });
+
+  it('a template of parts keeps its parts; a version of one body drops them; replaying gives the same row', () => {
+    const parts = [
+      { title: null, content_blob: body, content_format: 'html', file: null },
+      { title: '동의서', content_blob: { sha256: 'b'.repeat(64), byte_size: 7 }, content_format: 'html', file: null },
+    ];
+    const withParts = { ...created, data: { ...created.data, parts } };
+    const partsV2 = { ...updated, data: { ...updated.data, parts: [parts[1]] } };
+    spec.given([]).when([withParts]).then((rows) => expect(rows.get(TEMPLATES, ID)).toMatchObject({ version: 1, parts }));
+    spec.given([withParts]).when([partsV2]).then((rows) => expect(rows.get(TEMPLATES, ID)).toMatchObject({ version: 2, parts: [parts[1]] }));
+    spec.given([withParts]).when([updated]).then((rows) => expect(rows.get(TEMPLATES, ID)).not.toHaveProperty('parts'));
+    spec.given([withParts]).when([partsV2, updated], { times: 2 }).thenSameAsOnce();
+  });
 });

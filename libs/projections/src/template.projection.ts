@@ -1,4 +1,4 @@
-import { BodyRef, TEMPLATE_EVENT_TYPES, TemplateEvent, TemplateField, TemplateRole } from '@dojang/domain';
+import { BodyRef, DocumentPart, TEMPLATE_EVENT_TYPES, TemplateEvent, TemplateField, TemplateRole } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ReadDoc, Write } from '@dojang/read-store';
 import { Projection, RowLookup } from './projection';
@@ -18,6 +18,8 @@ export interface TemplateReadRow extends ReadDoc {
   /** The current version's roles and fields (empty for templates made before they existed). */
   roles: TemplateRole[];
   fields: TemplateField[];
+  /** The current version's parts (templates of several files only). */
+  parts?: DocumentPart[];
   version: number;
   /** Archived templates are not listed and cannot be used; GET still shows them. */
   archived: boolean;
@@ -47,6 +49,7 @@ export const templateProjection: Projection = {
         variables: d.variables,
         roles: d.roles ?? [],
         fields: d.fields ?? [],
+        ...(d.parts ? { parts: d.parts } : {}),
         version: 1,
         archived: false,
         created_at: d.created_at,
@@ -60,8 +63,18 @@ export const templateProjection: Projection = {
     if (event.type === 'TemplateUpdated') {
       const d = event.data;
       // Setting the version (not adding one) keeps a replay of the same event a no-op.
-      const { content: _inline, ...rest } = current;
-      const row: TemplateReadRow = { ...rest, name: d.name, content_blob: d.content_blob, variables: d.variables, roles: d.roles, fields: d.fields, version: d.version, updated_at: d.updated_at };
+      const { content: _inline, parts: _parts, ...rest } = current;
+      const row: TemplateReadRow = {
+        ...rest,
+        name: d.name,
+        content_blob: d.content_blob,
+        variables: d.variables,
+        roles: d.roles,
+        fields: d.fields,
+        ...(d.parts ? { parts: d.parts } : {}),
+        version: d.version,
+        updated_at: d.updated_at,
+      };
       return [{ op: 'put', collection: TEMPLATES, doc: row }];
     }
     return [{ op: 'put', collection: TEMPLATES, doc: { ...current, archived: true, updated_at: event.data.archived_at } }];

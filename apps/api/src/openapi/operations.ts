@@ -446,19 +446,19 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Templates_create: {
     summary: 'Create a template',
     description:
-      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Version 1.',
+      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Version 1.',
     ok: { status: 201, description: 'The template.', json: S.TemplateSchema },
     errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large'],
   },
   Templates_update: {
     summary: 'Update a template (new version)',
-    description: 'What is given (name, content, roles, fields) replaces the current version\'s; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.',
+    description: 'What is given (name, content or parts, roles, fields) replaces the current version\'s; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.',
     ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
     errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
   },
   Templates_replace: {
     summary: 'Replace a template (new version)',
-    description: 'The whole contract of version n+1: name and content required; roles and fields are none when absent.',
+    description: 'The whole contract of version n+1: name and content (or parts) required; roles and fields are none when absent.',
     ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
     errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
   },
@@ -509,14 +509,14 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   SignatureRequests_create: {
     summary: 'Create and send in one call',
     description:
-      'Creates the document, appends the recipient\'s signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice. With template_id instead of content and recipient: the template\'s body (variables filled), its roles filled from roles (several recipients, sms_pin per role), its fields placed (values prefilled by field id) and sent; every participant\'s link is in participants. A role left out, or a bad recipient, is 400 naming it (roles.employee.phone).',
+      'Creates the document, appends the recipient\'s signature line and field at the end of the body, adds the recipient (auth none) and sends, all or nothing. Idempotency-Key is required: a retry with the same key and body returns the first answer instead of sending twice. With template_id instead of content and recipient: the template\'s body (variables filled), its roles filled from roles (several recipients, sms_pin per role), its fields placed (values prefilled by field id; a field with an anchor found in the document\'s own parts now, 400 anchor_not_found naming fields[i].anchor, i the template field\'s index) and sent; every participant\'s link is in participants. A role left out, or a bad recipient, is 400 naming it (roles.employee.phone).',
     ok: { status: 201, description: 'The sent document, its recipient and signing link.', json: S.SignatureRequestSchema },
     // Inline (as SPEC shows it), or from a template.
     bodyShapes: [
       ['title', 'content', 'recipient'],
       ['template_id', 'roles'],
     ],
-    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', ...PDF_WORK],
+    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK],
   },
   // ---- bulk sends
   BulkSends_create: {

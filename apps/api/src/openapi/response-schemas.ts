@@ -588,8 +588,8 @@ export const TemplateFieldSchema = component(
     id: note('Stable while the sender keeps it in later versions; what `values` in POST /signature_requests names.', uuid),
     role: note('The role the field is placed for.', str),
     type: FieldTypeSchema,
-    part: note('The part the field is on (0: the template\'s content).', { type: 'integer', minimum: 0 }),
-    page: { type: 'integer', minimum: 1 },
+    part: note('The part the field is on (0 for a template of one body).', { type: 'integer', minimum: 0 }),
+    page: note('With an anchor: 1 until a document made from the template finds the anchor.', { type: 'integer', minimum: 1 }),
     x: note('Percent of the page width from the left edge.', { type: 'number', minimum: 0, maximum: 100 }),
     y: note('Percent of the page height from the top edge.', { type: 'number', minimum: 0, maximum: 100 }),
     width: { type: 'number', minimum: 0, maximum: 100 },
@@ -620,7 +620,19 @@ export const TemplateSchema = component(
     ...TEMPLATE_PROPERTIES,
     content: note('HTML with {{variable}} placeholders.', str),
     fields: note('The fields placed for the roles (the shape PUT /documents/{id}/fields takes, with role for participant_id).', arrayOf(TemplateFieldSchema)),
-  }),
+    parts: note(
+      'Templates of several files only: the parts every document made from it holds, in order (content is then part 0\'s body, or empty when part 0 is a PDF).',
+      arrayOf(
+        obj({
+          index: { type: 'integer', minimum: 0 },
+          title: strOrNull,
+          content_format: ContentFormatSchema,
+          content: note('The part\'s body with {{variable}} placeholders; null for an uploaded PDF.', strOrNull),
+          file: note('The uploaded PDF of the part, or null.', orNull(DocumentFileSchema)),
+        }),
+      ),
+    ),
+  }, ['parts']),
 );
 export type TemplateResponse = FromSchema<typeof TemplateSchema>;
 export const ArchivedTemplateSchema = component('ArchivedTemplate', obj({ id: str, object: konst('template'), archived: konst(true), version: int }));

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { FieldDto } from '../documents/document.dto';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { DocumentPartDto, FieldDto } from '../documents/document.dto';
 
 /** Optional but not nullable (as in document.dto.ts): null is validated and refused. */
 const Optional = () => ValidateIf((_o: object, value: unknown) => value !== undefined);
@@ -28,14 +28,19 @@ export class CreateTemplateDto {
   @MaxLength(200)
   name: string;
 
-  @ApiProperty({
-    description: 'HTML body with {{variable}} placeholders, filled when a document is created with from_template.',
+  @ApiPropertyOptional({
+    description: 'HTML body with {{variable}} placeholders, filled when a document is created with from_template. Required unless parts are given.',
     example: '<p>{{employee_name}}님과 {{company}}는 다음과 같이 근로계약을 체결한다.</p>',
   })
-  @IsDefined()
+  // Required unless parts are given (the controller answers missing_parameter).
+  @Optional()
   @IsString()
   @MaxLength(2_000_000)
-  content: string;
+  content?: string;
+
+  @ApiPropertyOptional({ type: () => [DocumentPartDto], minItems: 1, maxItems: 10, description: 'Several files (instead of content), as POST /documents takes them: bodies may hold {{variable}} placeholders and anchors; every document made from the template holds these parts.' })
+  @Optional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(10) @ValidateNested({ each: true }) @Type(() => DocumentPartDto)
+  parts?: DocumentPartDto[];
 
   @ApiPropertyOptional({ type: () => [TemplateRoleDto], maxItems: 50, description: 'The participants to fill in (names unique).' })
   @Optional() @IsArray() @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => TemplateRoleDto)
@@ -50,6 +55,9 @@ export class CreateTemplateDto {
 export class UpdateTemplateDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 200 }) @Optional() @IsString() @MaxLength(200) name?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 2_000_000 }) @Optional() @IsString() @MaxLength(2_000_000) content?: string;
+  @ApiPropertyOptional({ type: () => [DocumentPartDto], minItems: 1, maxItems: 10, description: 'Every part, replacing the current ones (a new version); content alone makes it a template of one body.' })
+  @Optional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(10) @ValidateNested({ each: true }) @Type(() => DocumentPartDto)
+  parts?: DocumentPartDto[];
   @ApiPropertyOptional({ type: () => [TemplateRoleDto], maxItems: 50 })
   @Optional() @IsArray() @ArrayMaxSize(50) @ValidateNested({ each: true }) @Type(() => TemplateRoleDto)
   roles?: TemplateRoleDto[];

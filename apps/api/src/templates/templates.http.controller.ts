@@ -1,11 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { Clock, CLOCK, Infrastructure, prefixedId, putBody, readBody } from '@dojang/application';
-import { Field, TemplateCommand, TemplateField, TemplateRole, TemplateState, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
+import { DocumentPart, Field, TemplateCommand, TemplateField, TemplateRole, TemplateState, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
 import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { extractTemplateVariables } from '@dojang/seals';
 import { parseLimit } from '../documents/documents.http.controller';
+import { DocumentSources } from '../documents/document-sources.service';
+import { DocumentPartDto } from '../documents/document.dto';
+import { toAnchor } from '../documents/field-anchors';
 import { presentField, toField } from '../documents/field-settings';
 import { ApiError } from '../shared/api-error';
 import { listPage } from '../shared/list-page';
@@ -34,12 +37,18 @@ export function presentTemplateSummary(row: TemplateReadRow): TemplateSummaryRes
   };
 }
 
-/** `content` is the body read from the blob store (the row holds only its ref). */
-export function presentTemplate(row: TemplateReadRow, content: string): TemplateResponse {
+/** `content` is the body read from the blob store (the row holds only its ref); `partContents` each part's. */
+export function presentTemplate(row: TemplateReadRow, content: string, partContents: Array<string | null> = []): TemplateResponse {
+  const file = (f: NonNullable<DocumentPart['file']>) => ({ id: f.file_id, sha256: f.sha256, byte_size: f.byte_size, page_count: f.page_count });
   return {
     ...presentTemplateSummary(row),
     content,
     fields: (row.fields ?? []).map((f) => ({ role: f.role, ...presentField({ ...f, participant_id: '' } as Field, undefined) })),
+    ...(row.parts
+      ? {
+          parts: row.parts.map((p, index) => ({ index, title: p.title, content_format: p.content_format, content: partContents[index] ?? null, file: p.file ? file(p.file) : null })),
+        }
+      : {}),
   };
 }
 
@@ -54,13 +63,19 @@ function toRoles(dtos: TemplateRoleDto[]): TemplateRole[] {
 /** The document field conversion (toField), with the role kept and the id kept when sent back. */
 function toTemplateFields(dtos: TemplateFieldDto[]): TemplateField[] {
   return dtos.map((dto, i) => {
-    // An anchor is found in a document's own PDF (PUT /v1/documents/{id}/fields); a template has
-    // no rendered PDF of its own, so its fields are placed by coordinates.
-    if (dto.anchor !== undefined) {
-      throw ApiError.invalid(`fields[${i}].anchor`, 'A template places its fields by page, x, y, width and height; anchors are resolved on a document (PUT /v1/documents/{id}/fields).');
+    let box = { page: dto.page!, x: dto.x!, y: dto.y!, width: dto.width!, height: dto.height! };
+    const anchor = dto.anchor !== undefined ? toAnchor(dto.anchor) : null;
+    if (anchor) {
+      for (const key of ['page', 'x', 'y', 'width', 'height'] as const) {
+        if (dto[key] !== undefined) {
+          throw ApiError.invalid(`fields[${i}].${key}`, `fields[${i}] gives an anchor: leave page, x, y, width and height out (the anchor's offset_x, offset_y, width and height place it).`);
+        }
+      }
+      // A template has no PDF of its own: the anchor is found when a document is made from it
+      // (TemplateSender), in that document's parts. Until then a nominal box of the anchor's size.
+      box = { page: 1, x: 0, y: 0, width: anchor.width ?? 10, height: anchor.height ?? 5 };
     }
-    const box = { page: dto.page!, x: dto.x!, y: dto.y!, width: dto.width!, height: dto.height! };
-    const { participant_id: _p, id, ...field } = toField({ ...dto, participant_id: '' }, { box, anchor: null });
+    const { participant_id: _p, id, ...field } = toField({ ...dto, participant_id: '' }, { box, anchor });
     return { id: dto.id?.toLowerCase() ?? id, role: dto.role, ...field };
   });
 }
@@ -71,7 +86,21 @@ export class TemplatesHttpController {
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly commandBus: CommandBus,
+    private readonly sources: DocumentSources,
   ) {}
+
+  /** Parts as POST /documents takes them: files resolved, bodies stored, the variables of every body. */
+  private async storeParts(auth: AuthContext, given: DocumentPartDto[]): Promise<{ parts: DocumentPart[]; variables: string[] }> {
+    const resolved = await this.sources.resolveParts(auth, given);
+    resolved.forEach((p) => {
+      if (p.content !== null) validateTemplateContent(p.content);
+    });
+    const parts = await Promise.all(
+      resolved.map(async (p) => ({ title: p.title, content_blob: p.content === null ? null : await putBody(this.infra.blobs, p.content), content_format: p.content_format, file: p.file })),
+    );
+    const variables = [...new Set(resolved.flatMap((p) => (p.content === null ? [] : extractTemplateVariables(p.content))))];
+    return { parts, variables };
+  }
 
   private async row(auth: AuthContext, id: string): Promise<TemplateReadRow | null> {
     const row = await this.infra.reads.get<TemplateReadRow>(TEMPLATES, id);
@@ -81,7 +110,8 @@ export class TemplatesHttpController {
   private async present(auth: AuthContext, id: string): Promise<TemplateResponse> {
     const row = await this.row(auth, id);
     if (!row) throw ApiError.notFound('template_not_found', 'No such template.');
-    return presentTemplate(row, (await readBody(this.infra.blobs, row)) ?? '');
+    const partContents = row.parts ? await Promise.all(row.parts.map(async (p) => (p.content_blob ? ((await readBody(this.infra.blobs, p)) ?? null) : null))) : [];
+    return presentTemplate(row, row.content_blob.byte_size ? ((await readBody(this.infra.blobs, row)) ?? '') : '', partContents);
   }
 
   private decide(auth: AuthContext, info: RequestInfo, id: string, build: (state: TemplateState) => TemplateCommand, allowMissing = false) {
@@ -99,21 +129,24 @@ export class TemplatesHttpController {
   @HttpCode(201)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto): Promise<TemplateResponse> {
     const id = prefixedId('tmpl');
-    validateTemplateContent(dto.content);
+    if (dto.parts !== undefined && dto.content !== undefined) throw ApiError.invalid('parts', 'Give content or parts, not both.');
+    const stored = dto.parts !== undefined ? await this.storeParts(auth, dto.parts) : null;
+    if (!stored) validateTemplateContent(dto.content ?? '');
     const command: TemplateCommand = {
       type: 'CreateTemplate',
       template_id: id,
       organization_id: auth.organization_id,
       livemode: auth.livemode,
       name: dto.name,
-      content_blob: await putBody(this.infra.blobs, dto.content),
-      variables: extractTemplateVariables(dto.content),
+      content_blob: stored ? { sha256: '', byte_size: 0 } : await putBody(this.infra.blobs, dto.content as string),
+      variables: stored ? stored.variables : extractTemplateVariables(dto.content as string),
+      ...(stored ? { parts: stored.parts } : {}),
       ...(dto.roles !== undefined ? { roles: toRoles(dto.roles) } : {}),
       ...(dto.fields !== undefined ? { fields: toTemplateFields(dto.fields) } : {}),
       now: this.clock.now().toISOString(),
     };
     await this.decide(auth, info, id, () => command, true);
-    return presentTemplate((await this.row(auth, id)) as TemplateReadRow, dto.content);
+    return this.present(auth, id);
   }
 
   @Get()
@@ -136,7 +169,9 @@ export class TemplatesHttpController {
   /** A new version with what is given; the rest carried over. Documents keep the version they came from. */
   @Patch(':id')
   async update(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: UpdateTemplateDto): Promise<TemplateResponse> {
+    if (dto.parts !== undefined && dto.content !== undefined) throw ApiError.invalid('parts', 'Give content or parts, not both.');
     if (dto.content !== undefined) validateTemplateContent(dto.content);
+    const parts = dto.parts !== undefined ? await this.storeParts(auth, dto.parts) : undefined;
     const body = dto.content !== undefined ? { content_blob: await putBody(this.infra.blobs, dto.content), variables: extractTemplateVariables(dto.content) } : undefined;
     const now = this.clock.now().toISOString();
     await this.decide(auth, info, id, () => ({
@@ -144,6 +179,7 @@ export class TemplatesHttpController {
       now,
       ...(dto.name !== undefined ? { name: dto.name } : {}),
       ...(body ? { body } : {}),
+      ...(parts ? { parts } : {}),
       ...(dto.roles !== undefined ? { roles: toRoles(dto.roles) } : {}),
       ...(dto.fields !== undefined ? { fields: toTemplateFields(dto.fields) } : {}),
     }));
@@ -153,7 +189,8 @@ export class TemplatesHttpController {
   /** A new version replacing the whole contract: name and content required, roles and fields default to none. */
   @Put(':id')
   replace(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: CreateTemplateDto): Promise<TemplateResponse> {
-    return this.update(auth, info, id, { name: dto.name, content: dto.content, roles: dto.roles ?? [], fields: dto.fields ?? [] });
+    if (dto.parts === undefined && dto.content === undefined) throw ApiError.missing('content', 'content or parts is required.');
+    return this.update(auth, info, id, { name: dto.name, ...(dto.parts !== undefined ? { parts: dto.parts } : { content: dto.content }), roles: dto.roles ?? [], fields: dto.fields ?? [] });
   }
 
   /** Archives: no longer listed nor usable; GET still shows it (archived: true). */

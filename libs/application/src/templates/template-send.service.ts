@@ -4,6 +4,7 @@ import {
   Decider,
   DocumentCommand,
   DocumentEvent,
+  DocumentPart,
   DocumentState,
   DomainError,
   Field,
@@ -30,6 +31,7 @@ import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext } from '../command-handler';
 import { DocumentPdfService } from '../document-pdf.service';
+import { resolveFieldBoxes } from '../field-anchors';
 import { Infrastructure } from '../infrastructure';
 import { sha256Hex } from '../secrets';
 import { parseRoleAssignments } from './role-assignments';
@@ -68,6 +70,8 @@ export interface PreparedTemplateSend {
   participants: ParticipantSetup[];
   fields: Field[];
   metadata: Record<string, string>;
+  /** Templates of several parts: each part, its body rendered with the variables (null: a PDF part). */
+  parts?: Array<Omit<DocumentPart, 'content_blob'> & { content: string | null }>;
 }
 
 export interface TemplateSendResult {
@@ -148,21 +152,30 @@ export class TemplateSender {
       throw invalid('invalid_parameter', `Template ${template.id} has no roles to assign: give it roles and fields (PATCH /v1/templates/${template.id}) or use from_template with POST /v1/documents.`, 'template_id');
     }
     const instance = instantiateTemplate(template, { roles, values: request.values ?? {} }, (kind, key) => derivedUuid(documentId, kind, key));
-    const source = body ?? (await readBody(this.infra.blobs, template)) ?? '';
-    const rendered = renderTemplate(source, request.variables ?? {});
-    if (!rendered.ok) {
-      const names = [...new Set(rendered.missing)];
-      throw invalid(names.length && rendered.invalid.includes(names[0]) ? 'invalid_parameter' : 'missing_parameter', `Missing or invalid template variable${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`, `variables.${names[0]}`);
-    }
+    const render = (source: string) => {
+      const rendered = renderTemplate(source, request.variables ?? {});
+      if (!rendered.ok) {
+        const names = [...new Set(rendered.missing)];
+        throw invalid(names.length && rendered.invalid.includes(names[0]) ? 'invalid_parameter' : 'missing_parameter', `Missing or invalid template variable${names.length > 1 ? 's' : ''}: ${names.join(', ')}.`, `variables.${names[0]}`);
+      }
+      // Over a render budget is refused from the text alone, before any worker lays it out.
+      checkDocumentBudget(rendered.html, 'html');
+      return rendered.html;
+    };
+    // Every part's body is filled with the same variables; PDF parts are used as they are.
+    const parts = template.parts
+      ? await Promise.all(
+          template.parts.map(async ({ content_blob, ...p }) => ({ ...p, content: content_blob ? render((await readBody(this.infra.blobs, { content_blob })) ?? '') : null })),
+        )
+      : undefined;
+    const html = parts ? (parts[0].content ?? '') : render(body ?? (await readBody(this.infra.blobs, template)) ?? '');
     const title = (request.title ?? template.name).trim();
     if (!title) throw invalid('missing_parameter', 'title must not be blank.', 'title');
     if (title.length > MAX_TITLE) throw invalid('invalid_parameter', `title must be at most ${MAX_TITLE} characters.`, 'title');
     if (request.message != null && request.message.length > MAX_MESSAGE) throw invalid('invalid_parameter', `message must be at most ${MAX_MESSAGE} characters.`, 'message');
     const metadata = request.metadata ?? {};
     if (Object.keys(metadata).length > MAX_METADATA_KEYS) throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
-    // Over a render budget is refused from the text alone, before any worker lays it out.
-    checkDocumentBudget(rendered.html, 'html');
-    return { document_id: documentId, template, title, content: rendered.html, participants: instance.participants, fields: instance.fields, metadata };
+    return { document_id: documentId, template, title, content: html, participants: instance.participants, fields: instance.fields, metadata, ...(parts ? { parts } : {}) };
   }
 
   /** Refused with 402 insufficient_credits when a live send has no free signature or credit left. */
@@ -179,7 +192,10 @@ export class TemplateSender {
     if (options.checkCredits !== false) this.assertAffordable(org, request.livemode);
     const prepared = await this.prepare(template, request);
     const documentId = prepared.document_id;
-    const contentBlob = await putBody(this.infra.blobs, prepared.content);
+    const parts: DocumentPart[] | undefined = prepared.parts
+      ? await Promise.all(prepared.parts.map(async ({ content, ...p }) => ({ ...p, content_blob: content === null ? null : await putBody(this.infra.blobs, content) })))
+      : undefined;
+    const contentBlob = parts ? parts[0].content_blob : await putBody(this.infra.blobs, prepared.content);
     const days = request.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
     let created = true;
     const source = async (state: DocumentState): Promise<DocumentCommand[]> => {
@@ -198,17 +214,32 @@ export class TemplateSender {
           livemode: request.livemode,
           title: prepared.title,
           content_blob: contentBlob,
-          content_format: 'html',
-          file: null,
+          content_format: parts ? parts[0].content_format : 'html',
+          file: parts ? parts[0].file : null,
+          ...(parts ? { parts } : {}),
           author_name: org.name,
           metadata: prepared.metadata,
           from_template: template.id,
           template_version: template.version,
         },
         { type: 'AddParticipants', now, participants: prepared.participants, batch: true },
-        ...(prepared.fields.length ? [{ type: 'ReplaceFields' as const, now, fields: prepared.fields }] : []),
       ];
-      const draft = documentSequence.decide(setup, state).reduce(documentDecider.evolve, state);
+      const made = documentSequence.decide(setup, state).reduce(documentDecider.evolve, state);
+      // Anchored fields are found in this document's own parts, as PUT /fields finds them; a
+      // missing anchor is refused naming the template's field (fields[i].anchor) and nothing is written.
+      const boxes = await resolveFieldBoxes(
+        this.pdf,
+        made,
+        prepared.fields.map((f) => ({ part: f.part ?? 0, anchor: f.anchor ?? null, box: { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height } })),
+        (i) => `fields[${i}].anchor`,
+      );
+      const fields = prepared.fields.map((f, i) => (f.anchor ? { ...f, ...boxes[i] } : f));
+      let draft = made;
+      if (fields.length) {
+        const place: DocumentCommand = { type: 'ReplaceFields', now, fields };
+        setup.push(place);
+        draft = documentDecider.decide(place, made).reduce(documentDecider.evolve, made);
+      }
       const original = await this.pdf.fixOriginal(draft);
       return [
         ...setup,
@@ -219,6 +250,7 @@ export class TemplateSender {
           message: request.message?.trim() || null,
           page_count: original.page_count,
           original_pdf: original.pointer,
+          ...(original.parts ? { parts: original.parts } : {}),
           links: prepared.participants.map((p) => ({ participant_id: p.id, token_hash: sha256Hex(this.infra.secrets.signingToken(documentId, p.id)) })),
         },
       ];

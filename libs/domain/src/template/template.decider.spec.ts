@@ -1,6 +1,6 @@
 import { DeciderSpecification } from '../shared/decider.spec-helpers';
 import { DomainError } from '../shared/domain-error';
-import { TemplateCommand, templateAtVersion, templateDecider, validateTemplateContent } from './template.decider';
+import { CreateTemplate, TemplateCommand, templateAtVersion, templateDecider, validateTemplateContent } from './template.decider';
 import { instantiateTemplate } from './template-instance';
 import { MAX_TEMPLATE_CONTENT, MAX_TEMPLATE_NAME, TemplateEvent, TemplateField, TemplateRole, templateStreamId } from './template.events';
 
@@ -11,7 +11,7 @@ const ORG = 'org_0123456789abcdef01234567';
 /** The body is in the blob store; the command and the event carry its SHA-256 and size. */
 const BODY = { sha256: 'a'.repeat(64), byte_size: 57 };
 
-const create = (over: Partial<TemplateCommand> = {}): TemplateCommand => ({
+const create = (over: Partial<CreateTemplate> = {}): CreateTemplate => ({
   type: 'CreateTemplate',
   template_id: ID,
   organization_id: ORG,
@@ -52,7 +52,7 @@ describe('template decider', () => {
     ['missing_parameter', 'content', { content_blob: { sha256: 'e'.repeat(64), byte_size: 0 } }],
     ['invalid_parameter', 'template_id', { template_id: 'doc_1' }],
   ])('refuses %s %s', (code, param, over) => {
-    spec.given([]).when(create(over as Partial<TemplateCommand>)).thenThrows(code, { kind: 'invalid', param });
+    spec.given([]).when(create(over as Partial<CreateTemplate>)).thenThrows(code, { kind: 'invalid', param });
   });
 
   it('records only the hash and size of the body, never text that came with the ref', () => {
@@ -117,7 +117,7 @@ describe('template decider', () => {
       ['a radio group of one', { roles: ROLES, fields: [field({ type: 'radio', group: 'g', option: 'a' })] }, 'fields[0].group'],
       ['a prefill that fails its pattern', { roles: ROLES, fields: [field({ type: 'text', pattern: '^[0-9]+$', value: 'abc' })] }, 'fields[0].value'],
     ])('refuses %s, naming it', (_what, over, param) => {
-      spec.given([]).when(create(over as Partial<TemplateCommand>)).thenThrows(expect.any(String) as never, { kind: 'invalid', param });
+      spec.given([]).when(create(over as Partial<CreateTemplate>)).thenThrows(expect.any(String) as never, { kind: 'invalid', param });
     });
 
     it('an update is a new version with the whole contract; what is not given is carried over', () => {
@@ -157,6 +157,59 @@ describe('template decider', () => {
       expect(templateAtVersion([withRoles(), v2], 1)).toMatchObject({ version: 1, name: '근로계약서', roles: ROLES });
       expect(templateAtVersion([withRoles(), v2], 2)).toMatchObject({ version: 2, name: 'v2', roles: [ROLES[0]] });
       expect(templateAtVersion([withRoles(), v2], 3)).toBeNull();
+    });
+
+    describe('parts and anchored fields', () => {
+      const B1 = { sha256: 'b'.repeat(64), byte_size: 40 };
+      const B2 = { sha256: 'c'.repeat(64), byte_size: 30 };
+      const PARTS = [
+        { title: null, content_blob: B1, content_format: 'html' as const, file: null },
+        { title: '개인정보 수집·이용 동의서', content_blob: B2, content_format: 'html' as const, file: null },
+      ];
+      const ANCHOR = { text: '{{signature:employee}}', occurrence: 1, offset_x: 0, offset_y: 0, width: null, height: null };
+      const anchored = field({ anchor: ANCHOR, part: 1, page: 1, x: 0, y: 0, width: 10, height: 5 });
+      const withParts = (): TemplateEvent =>
+        ({ type: 'TemplateCreated', data: { ...(created().data as object), content_blob: B1, roles: ROLES, fields: [anchored, FIELDS[1]], parts: PARTS } }) as never;
+
+      it('a template of parts records each body by hash and size, part 0\'s as its content, and keeps the anchor and part of its fields', () => {
+        const state = spec
+          .given([])
+          .when(create({ content_blob: { sha256: '', byte_size: 0 }, parts: [{ ...PARTS[0], content_blob: { ...B1, inline: '<p>x</p>' } as typeof B1 }, PARTS[1]], roles: ROLES, fields: [anchored, FIELDS[1]] }))
+          .then([withParts()]);
+        expect(state.parts).toEqual(PARTS);
+        expect(state.fields[0]).toMatchObject({ part: 1, anchor: ANCHOR });
+      });
+
+      it('refuses a field on a part the template does not have, and parts without a body or file', () => {
+        spec.given([]).when(create({ roles: ROLES, fields: [{ ...anchored, part: 2 }], parts: PARTS })).thenThrows('invalid_parameter', { param: 'fields[0].part' });
+        spec.given([]).when(create({ roles: ROLES, fields: [{ ...anchored, part: 1 }] })).thenThrows('invalid_parameter', { param: 'fields[0].part' });
+        spec.given([]).when(create({ parts: [{ ...PARTS[0], content_blob: null }] })).thenThrows('missing_parameter', { param: 'parts[0].content' });
+      });
+
+      it('new parts are a new version; the same parts again are none; a body alone makes it one body again', () => {
+        const swapped = [PARTS[1], PARTS[0]];
+        spec
+          .given([withParts()])
+          .when({ type: 'UpdateTemplate', parts: { parts: swapped, variables: ['x'] }, now: T1 })
+          .thenEvents((events) => expect(events[0]).toMatchObject({ type: 'TemplateUpdated', data: { version: 2, parts: swapped, content_blob: B2, variables: ['x'] } }));
+        spec.given([withParts()]).when({ type: 'UpdateTemplate', parts: { parts: PARTS, variables: ['name', 'company'] }, now: T1 }).thenNothing();
+        spec.given([withParts()]).when({ type: 'UpdateTemplate', body: { content_blob: BODY, variables: [] }, now: T1 }).thenThrows('invalid_parameter', { param: 'fields[0].part' });
+        const state = spec
+          .given([withParts()])
+          .when({ type: 'UpdateTemplate', body: { content_blob: BODY, variables: [] }, fields: [FIELDS[1]], now: T1 })
+          .thenEvents((events) => expect(events[0].data).not.toHaveProperty('parts'));
+        expect(state.parts).toBeUndefined();
+        expect(templateAtVersion([withParts()], 1)?.parts).toEqual(PARTS);
+      });
+
+      it('instantiateTemplate hands the anchor and part on to the document\'s field (the sender finds the anchor)', () => {
+        const out = instantiateTemplate(
+          { roles: ROLES, fields: [anchored] },
+          { roles: { employee: { name: '김민준', email: null, phone: '01012345678' }, representative: { name: '대표', email: 'ceo@example.com', phone: null }, hr: { name: '인사', email: 'hr@example.com', phone: null } } },
+          (kind, key) => `${kind}:${key}`,
+        );
+        expect(out.fields[0]).toMatchObject({ part: 1, anchor: ANCHOR, participant_id: 'participant:employee' });
+      });
     });
 
     describe('instantiateTemplate: roles filled in, fields placed for the participants', () => {

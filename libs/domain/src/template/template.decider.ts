@@ -1,6 +1,7 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
-import { BlobPointer, BodyRef, Field } from '../document/document.events';
+import { BlobPointer, BodyRef, DocumentPart, Field } from '../document/document.events';
+import { validateParts } from '../document/document-parts';
 import { validateFields } from '../document/document.decider';
 import {
   MAX_ROLE_NAME,
@@ -55,6 +56,8 @@ export type CreateTemplate = {
   variables: string[];
   roles?: TemplateRole[];
   fields?: TemplateField[];
+  /** Several files, bodies already stored; content_blob is then part 0's (empty when it is a PDF). */
+  parts?: DocumentPart[];
   now: string;
 };
 
@@ -66,6 +69,8 @@ export type UpdateTemplate = {
   body?: { content_blob: BlobPointer; variables: string[] };
   roles?: TemplateRole[];
   fields?: TemplateField[];
+  /** Every part, replacing the current ones (a new body alone makes it a template of one body again). */
+  parts?: { parts: DocumentPart[]; variables: string[] };
   now: string;
 };
 
@@ -94,7 +99,7 @@ const AUTHS = ['sms_pin', 'none'];
  * document can tell (the page count, a required e-mail field's participant having an e-mail) is
  * checked again when a document is made from the template.
  */
-export function validateTemplateContract(roles: TemplateRole[], fields: TemplateField[]): void {
+export function validateTemplateContract(roles: TemplateRole[], fields: TemplateField[], parts = 1): void {
   if (!Array.isArray(roles)) throw invalid('invalid_parameter', 'roles must be an array.', 'roles');
   if (roles.length > MAX_TEMPLATE_ROLES) throw invalid('invalid_parameter', `A template has at most ${MAX_TEMPLATE_ROLES} roles.`, 'roles');
   const names = new Set<string>();
@@ -123,8 +128,17 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
     ids.add(f.id);
   });
   const { placed, owners } = asDocumentFields(fields, roles);
-  validateFields(placed, owners);
+  validateFields(placed, owners, parts);
 }
+
+/** A part as recorded: bodies by hash and size only (as a document records its parts). */
+const partPointer = (part: DocumentPart): DocumentPart => ({
+  ...part,
+  content_blob: part.content_blob && { sha256: part.content_blob.sha256, byte_size: part.content_blob.byte_size },
+});
+
+/** Templates of several parts: content_blob is part 0's body, or empty when part 0 is a PDF. */
+const firstBody = (parts: DocumentPart[]): BodyRef => parts[0].content_blob ?? { sha256: '', byte_size: 0 };
 
 /**
  * The fields as a document would hold them, each role standing in for its participant. Contact
@@ -166,6 +180,7 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
         variables: d.variables,
         roles: d.roles ?? [],
         fields: d.fields ?? [],
+        ...(d.parts ? { parts: d.parts } : {}),
         created_at: d.created_at,
         updated_at: d.created_at,
       };
@@ -180,6 +195,7 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
         variables: d.variables,
         roles: d.roles,
         fields: d.fields,
+        parts: d.parts,
         updated_at: d.updated_at,
       };
     }
@@ -208,10 +224,12 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
       if (state.exists) throw conflict('template_exists', 'The template already exists.');
       if (!TEMPLATE_ID.test(command.template_id)) throw invalid('invalid_parameter', 'template_id is malformed.', 'template_id');
       const name = validateName(command.name);
-      if (!command.content_blob.byte_size) throw invalid('missing_parameter', 'content is required.', 'content');
+      const parts = command.parts?.map(partPointer);
+      if (parts) validateParts(parts);
+      else if (!command.content_blob.byte_size) throw invalid('missing_parameter', 'content is required.', 'content');
       const roles = command.roles ?? [];
       const fields = command.fields ?? [];
-      validateTemplateContract(roles, fields);
+      validateTemplateContract(roles, fields, parts?.length ?? 1);
       return [
         {
           type: 'TemplateCreated',
@@ -220,10 +238,11 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
             organization_id: command.organization_id,
             livemode: command.livemode,
             name,
-            content_blob: { sha256: command.content_blob.sha256, byte_size: command.content_blob.byte_size },
+            content_blob: parts ? firstBody(parts) : { sha256: command.content_blob.sha256, byte_size: command.content_blob.byte_size },
             variables: [...command.variables],
             // Templates without roles record the event exactly as before.
             ...(command.roles !== undefined || command.fields !== undefined ? { roles, fields } : {}),
+            ...(parts ? { parts } : {}),
             created_at: command.now,
           },
         },
@@ -233,8 +252,16 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
       requireUsable(state);
       const name = command.name !== undefined ? validateName(command.name) : state.name;
       if (command.body && !command.body.content_blob.byte_size) throw invalid('missing_parameter', 'content must not be empty.', 'content');
-      const content_blob = command.body ? { sha256: command.body.content_blob.sha256, byte_size: command.body.content_blob.byte_size } : state.content_blob;
-      const variables = command.body ? [...command.body.variables] : state.variables;
+      if (command.body && command.parts) throw invalid('invalid_parameter', 'Give content or parts, not both.', 'parts');
+      // New parts replace the current ones; a new body alone makes the template one body again.
+      const parts = command.parts ? command.parts.parts.map(partPointer) : command.body ? undefined : state.parts;
+      if (command.parts) validateParts(parts as DocumentPart[]);
+      const content_blob = command.parts
+        ? firstBody(parts as DocumentPart[])
+        : command.body
+          ? { sha256: command.body.content_blob.sha256, byte_size: command.body.content_blob.byte_size }
+          : state.content_blob;
+      const variables = command.parts ? [...command.parts.variables] : command.body ? [...command.body.variables] : state.variables;
       const roles = command.roles ?? state.roles;
       const fields = command.fields ?? state.fields;
       if (command.roles !== undefined && command.fields === undefined) {
@@ -245,9 +272,9 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
           throw invalid('invalid_parameter', `roles leaves out "${fields[orphan].role}", which fields[${orphan}] is placed for: send fields too.`, 'roles');
         }
       }
-      validateTemplateContract(roles, fields);
-      const next = { name, content_blob, variables, roles, fields };
-      const current = { name: state.name, content_blob: state.content_blob, variables: state.variables, roles: state.roles, fields: state.fields };
+      validateTemplateContract(roles, fields, parts?.length ?? 1);
+      const next = { name, content_blob, variables, roles, fields, ...(parts ? { parts } : {}) };
+      const current = { name: state.name, content_blob: state.content_blob, variables: state.variables, roles: state.roles, fields: state.fields, ...(state.parts ? { parts: state.parts } : {}) };
       // The same contract again is not a new version: a retried update changes nothing.
       if (sameJson(next, current)) return [];
       return [{ type: 'TemplateUpdated', data: { template_id: state.id, version: state.version + 1, ...next, updated_at: command.now } }];

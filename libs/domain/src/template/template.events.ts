@@ -1,4 +1,5 @@
-import { BodyRef, ParticipantAuth, ParticipantRole } from '../document/document.events';
+import { BodyRef, DocumentPart, ParticipantAuth, ParticipantRole } from '../document/document.events';
+import type { FieldAnchor } from '../document/field-anchor';
 import { FieldSettings, FieldType } from '../document/field-types';
 import { DomainEvent } from '../shared/decider';
 
@@ -37,6 +38,14 @@ export interface TemplateField extends FieldSettings {
   height: number;
   required: boolean;
   upload_only: boolean;
+  /** The part the field is on (templates of several parts); absent: part 0. */
+  part?: number;
+  /**
+   * Placed by anchor text instead of coordinates: found when a document is made from the
+   * template (its parts rendered then), exactly as PUT /v1/documents/{id}/fields finds it.
+   * page/x/y/width/height are then a nominal box (page 1, the anchor's size) until that moment.
+   */
+  anchor?: FieldAnchor;
 }
 
 /** What one version of a template holds. */
@@ -48,6 +57,12 @@ export interface TemplateContract {
   variables: string[];
   roles: TemplateRole[];
   fields: TemplateField[];
+  /**
+   * Several files (the shape of a document's parts, bodies with {{variable}} placeholders): a
+   * document made from the template has these parts. content_blob is then part 0's body (empty
+   * when part 0 is a PDF). Absent on templates of one body.
+   */
+  parts?: DocumentPart[];
 }
 
 export type TemplateCreated = DomainEvent<
@@ -62,6 +77,8 @@ export type TemplateCreated = DomainEvent<
     /** Absent in templates created before roles and fields (version 1, no roles, no fields). */
     roles?: TemplateRole[];
     fields?: TemplateField[];
+    /** Only on templates made with several parts. */
+    parts?: DocumentPart[];
     created_at: string;
   }
 >;
