@@ -110,6 +110,18 @@ export interface SignJobOptions {
 /** Stamps every signature and seal, draws the field values, flattens any form, then signs the whole file (PAdES). */
 export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 2, filename: handler('build-final') };
 
+export interface ArchiveTimestampJobInput {
+  pdf: Bytes;
+  tsa_url: string;
+  /** Re-timestamp only when the newest timestamp's certificate expires before this (ISO 8601). */
+  due_before: string;
+}
+export type ArchivedPdf =
+  | { extended: false; reason: 'no_timestamp' | 'not_due'; expires_at: string | null }
+  | { extended: true; pdf: Bytes; previous_expires_at: string; expires_at: string; timestamped_at: string };
+/** The archive job's step: a new DSS round and document timestamp on a B-LTA file when due. */
+export const ARCHIVE_TIMESTAMP: PdfJob<ArchiveTimestampJobInput, ArchivedPdf> = { id: 'pdf.archive-timestamp', version: 1, filename: handler('archive-timestamp') };
+
 /** Opens a PKCS#11 or remote signing key and signs a probe digest (the boot check). */
 export const PROBE_SIGNING_KEY: PdfJob<SigningKeySpec, null> = { id: 'pdf.probe-signing-key', version: 1, filename: handler('probe-signing-key') };
 
