@@ -4,6 +4,8 @@ import { archiveTimerId, TIMERS, TimerRow } from '@dojang/application/timers';
 import { pdfsig } from '@dojang/pdf/testing/poppler';
 import { LocalPki, startLocalPki } from '@dojang/pdf/testing/local-pki';
 import { verifyLtv, verifyPades } from '@dojang/verifier/pades';
+import { verifyBundle } from '@dojang/verifier/verify-bundle';
+import { unzipSync } from 'fflate';
 import { addParticipant, client, expectStatus, field } from '../support/api-helpers';
 import { SIGNATURE } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
@@ -105,6 +107,13 @@ describe('the archive job re-timestamps a completed B-LTA document', () => {
     expect(Date.parse(next.due_at)).toBeGreaterThan(Date.now() + 8 * 365 * 86400_000);
     expect(await worker.tick()).toMatchObject({ fired: 0 });
     expect((await eventTypes(doc.id)).filter((type) => type === 'DocumentArchiveTimestamped')).toHaveLength(1);
+
+    // The evidence bundle carries the newest file, and the offline verifier follows the archive events to it.
+    const zip = (await t.http.get(`/v1/documents/${doc.id}/evidence`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+    const verdict = verifyBundle(zip);
+    expect(verdict.checks.filter((check) => check.status === 'fail')).toEqual([]);
+    expect(verdict).toMatchObject({ ok: true, completed: true });
+    expect(sha256(Buffer.from(unzipSync(zip)['final.pdf']))).toBe(sha256(archived));
 
     // Both files were issued by this service: the public verify page recognises the newer one.
     const verified = expectStatus(await t.http.post('/v1/verify').attach('file', archived, { filename: 'archived.pdf', contentType: 'application/pdf' }), 200).body;
