@@ -54,7 +54,7 @@ export const issuedPdfProjection: Projection = {
   handles: new Set(['DocumentCompleted', 'DocumentArchiveTimestamped']),
   keys(event: StoredEvent): RowKey[] {
     if (event.type === 'DocumentArchiveTimestamped') {
-      const archived = event.data as ArchiveTimestamp;
+      const archived = event.data as unknown as ArchiveTimestamp;
       return [
         { collection: ISSUED_PDFS, id: archived.previous_final_sha256 },
         { collection: ISSUED_PDFS, id: archived.final_pdf.sha256 },
@@ -66,7 +66,7 @@ export const issuedPdfProjection: Projection = {
   },
   evolve(event: StoredEvent, rows: RowLookup): Write[] {
     if (event.type === 'DocumentArchiveTimestamped') {
-      const archived = event.data as ArchiveTimestamp;
+      const archived = event.data as unknown as ArchiveTimestamp;
       const previous = rows(ISSUED_PDFS, archived.previous_final_sha256) as IssuedPdfRow | null;
       if (!previous) return [];
       const row: IssuedPdfRow = {
