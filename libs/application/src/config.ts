@@ -53,6 +53,11 @@ export interface AppConfig {
    * a TSA every final PDF is B-B.
    */
   padesLevel: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+  /**
+   * ARCHIVE_TIMESTAMP_MARGIN_DAYS (default 90): a completed B-LTA document gets a new document
+   * timestamp this many days before its newest timestamp's certificate expires (the archive job).
+   */
+  archiveTimestampMarginDays: number;
   signingP12: string | null;
   /**
    * SIGNING_KEY: where the key that signs final PDFs lives when not in a PKCS#12 file: `pkcs11`
@@ -179,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     tsaUrl: env.TSA_URL || null,
     padesLevel: padesLevel(env),
+    archiveTimestampMarginDays: int(env.ARCHIVE_TIMESTAMP_MARGIN_DAYS, 90),
     signingP12: env.SIGNING_P12 || null,
     signingKey: signingKeyConfig(env),
     signingP12Password: env.SIGNING_P12_PASSWORD || null,

@@ -5,6 +5,7 @@ import {
   AUDIT_CERTIFICATE,
   AuditCertificateInput,
   BUILD_FINAL,
+  ARCHIVE_TIMESTAMP,
   BuildFinalJobInput,
   CHECK_IMAGE,
   ImageCheck,
@@ -317,6 +318,24 @@ export class DocumentPdfService {
     });
     const ref = await this.blobs.put(asBuffer(signed));
     return { sha256: ref.sha256, byte_size: ref.byte_size };
+  }
+
+  /**
+   * The archive step on a stored final PDF (ARCHIVE_TIMESTAMP): when its newest timestamp's
+   * certificate expires before `dueBefore`, a new DSS round and document timestamp, stored as a
+   * blob. A TSA or responder away throws SigningUnavailableError (the timer tries again).
+   */
+  async archiveTimestamp(finalSha256: string, dueBefore: Date, tsaUrl: string, tenant?: string): Promise<
+    | { extended: false; expires_at: string | null }
+    | { extended: true; final_pdf: BlobPointer; previous_expires_at: string; expires_at: string; timestamped_at: string }
+  > {
+    const pdf = await this.blob(finalSha256);
+    const out = await this.job(ARCHIVE_TIMESTAMP, { pdf, tsa_url: tsaUrl, due_before: dueBefore.toISOString() }, tenant).catch((error: unknown) => {
+      throw signingUnavailableOf(error);
+    });
+    if (!out.extended) return { extended: false, expires_at: out.expires_at };
+    const ref = await this.blobs.put(asBuffer(out.pdf));
+    return { extended: true, final_pdf: { sha256: ref.sha256, byte_size: ref.byte_size }, previous_expires_at: out.previous_expires_at, expires_at: out.expires_at, timestamped_at: out.timestamped_at };
   }
 
   /** Anchor texts located in a stored PDF, in the pool (PDFium's text layer; anchors.ts). */

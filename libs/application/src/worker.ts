@@ -10,6 +10,7 @@ import { ParkedRetryStats, Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
 import { EvidenceKey } from './verification/chain-head-proof';
 import { DocumentSealer, DocumentSealReactor } from './verification/document-sealer';
+import { ArchiveTimersReactor, ArchiveTimestamper } from './archive/archive-timestamper';
 import { UsageReactor } from './usage/usage.reactor';
 import { BulkSendReactor, BulkSendReactorOptions } from './bulk-send/bulk-send.reactor';
 import { DocumentPdfService } from './document-pdf.service';
@@ -109,10 +110,11 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   const notifier = await createNotifier(infra, options);
   const origin = publicOrigin(infra);
   const ctx: WorkerContext = { infra, clock, notifier, origin };
-  const delivery = new DeliveryLoop(infra, clock, options);
-  await delivery.init();
-  // Bulk sends render each row's contract (in the shared PDF pool).
+  // Bulk sends render each row's contract, the archive job re-timestamps final PDFs (in the shared PDF pool).
   const pdf = new DocumentPdfService(infra.blobs, infra.config, infra.reads);
+  const archiver = new ArchiveTimestamper(infra, pdf, clock, { tsaUrl: infra.config.tsaUrl, marginDays: infra.config.archiveTimestampMarginDays });
+  const delivery = new DeliveryLoop(infra, clock, { ...options, timers: { archive: (timer) => archiver.fire(timer), ...(options.timers ?? {}) } });
+  await delivery.init();
   const reactors: Reactor[] = [
     new SigningNotificationsReactor(infra.events, infra.reads, infra.blobs, notifier, infra.secrets, origin, (skipped) =>
       infra.logger.info(skipped, 'message not sent: the document no longer asks this participant to act'),
@@ -120,6 +122,8 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     new UsageReactor(infra.events, infra.commands),
     new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend ?? { paceMs: infra.config.bulkSendPaceMs }),
     new DocumentSealReactor(new DocumentSealer(infra.events, infra.commands, workerEvidenceKey(infra), clock, infra.config.tsaUrl)),
+    // Only B-LTA files carry a document timestamp to renew.
+    new ArchiveTimersReactor(infra, clock, archiver, !!infra.config.tsaUrl && infra.config.padesLevel === 'B-LTA'),
     ...delivery.reactors,
     ...(options.reactors?.(ctx) ?? []),
   ];

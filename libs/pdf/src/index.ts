@@ -26,6 +26,7 @@ export {
   type SigningIdentityOptions,
 } from './signing-identity';
 export { TimestampError, requestTimestampToken } from './rfc3161-timestamp';
+export { inspectSigningP12, SigningP12Error, type SigningP12Problem, type SigningCertificateSummary } from './organization-certificate';
 export { signerFromSpec, probeSigningKey, SigningKeyError, type SigningKeySpec } from './signing-key';
 export {
   extendPades,
@@ -33,6 +34,7 @@ export {
   addDocumentTimestamp,
   collectValidationMaterial,
   newestTimestampExpiry,
+  newestDocumentTimestampTime,
   LtvError,
   PADES_LEVELS,
   DOCUMENT_TIMESTAMP_SUBFILTER,
@@ -65,6 +67,12 @@ export {
   PLACE_SIGNATURE,
   INSPECT_PDF,
   BUILD_FINAL,
+  ARCHIVE_TIMESTAMP,
+  INSPECT_SIGNING_P12,
+  type InspectSigningP12Input,
+  type InspectedSigningP12,
+  type ArchiveTimestampJobInput,
+  type ArchivedPdf,
   AUDIT_CERTIFICATE,
   COUNTERSIGN,
   PROBE_SIGNING_KEY,

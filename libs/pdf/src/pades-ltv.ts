@@ -328,3 +328,15 @@ export function newestTimestampExpiry(pdf: Buffer): Date | null {
   }
   return null;
 }
+
+/** The TSA's time (genTime) of the file's newest document timestamp, or null when it has none. */
+export function newestDocumentTimestampTime(pdf: Buffer): Date | null {
+  const contents = signatureContents(pdf);
+  for (let i = contents.length - 1; i >= 0; i--) {
+    const signedData = readSignedData(contents[i]);
+    if (signedData.encapContentInfo.eContentType !== OID.tstInfo || !signedData.encapContentInfo.eContent) continue;
+    const der = signedData.encapContentInfo.eContent.valueBlock.valueHexView;
+    return pkijs.TSTInfo.fromBER(der.slice().buffer).genTime;
+  }
+  return null;
+}

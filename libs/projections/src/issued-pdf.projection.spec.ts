@@ -43,6 +43,32 @@ describe('issued PDFs projection', () => {
       });
   });
 
+  it('indexes a re-timestamped final PDF with its completion, the earlier file staying issued', () => {
+    const ARCHIVED = 'b'.repeat(64);
+    const archived = {
+      type: 'DocumentArchiveTimestamped',
+      stream_id: `document-${DOC}`,
+      data: { final_pdf: { sha256: ARCHIVED, byte_size: 2345 }, previous_final_sha256: FINAL, timestamped_at: '2027-01-01T00:00:00.000Z', tsa_certificate_expires_at: '2036-01-01T00:00:00.000Z' },
+      metadata: { organization_id: 'org_1', livemode: true, occurred_at: '2027-01-01T00:00:00.000Z' },
+    };
+    spec
+      .given([])
+      .when([completed({ final_pdf: { sha256: FINAL, byte_size: 1234 }, chain_head: { hash: HEAD, revision: 9 } }), archived])
+      .then((rows) => {
+        expect(rows.get(ISSUED_PDFS, FINAL)).toEqual(expect.objectContaining({ id: FINAL, byte_size: 1234 }));
+        expect(rows.get(ISSUED_PDFS, ARCHIVED)).toEqual({
+          id: ARCHIVED,
+          document_id: DOC,
+          organization_id: 'org_1',
+          livemode: true,
+          byte_size: 2345,
+          completed_at: '2026-03-02T09:05:00.000Z',
+          chain_head_hash: HEAD,
+        });
+      });
+    spec.given([]).when([completed({ final_pdf: { sha256: FINAL, byte_size: 1 }, chain_head: { hash: HEAD } }), archived]).thenSameAsOnce();
+  });
+
   it('replaying the whole log gives the same rows', () => {
     spec.given([]).when([completed({ final_pdf: { sha256: FINAL, byte_size: 1 }, chain_head: { hash: HEAD } })]).thenSameAsOnce();
   });

@@ -193,8 +193,14 @@ function checkPdfHashes(events: BundledEvent[], original: Buffer | undefined, fi
   const completed = events.find((e) => e.type === 'DocumentCompleted');
   const sentOriginal = (sent?.data.original_pdf as { sha256?: string } | null | undefined)?.sha256 ?? null;
   const completedOriginal = (completed?.data.original_sha256 as string | null | undefined) ?? null;
-  const recordedFinal = (completed?.data.final_pdf as { sha256?: string } | null | undefined)?.sha256 ?? null;
+  let recordedFinal = (completed?.data.final_pdf as { sha256?: string } | null | undefined)?.sha256 ?? null;
   const checked: string[] = [];
+  // The archive job's re-timestamped files: each extends the one before, the newest is final.pdf.
+  for (const archived of events.filter((e) => e.type === 'DocumentArchiveTimestamped')) {
+    const data = archived.data as { previous_final_sha256?: string; final_pdf?: { sha256?: string } };
+    if (data.previous_final_sha256 !== recordedFinal) problems.push(`DocumentArchiveTimestamped at revision ${archived.stream_revision} extends ${data.previous_final_sha256}, not the final PDF before it (${recordedFinal})`);
+    recordedFinal = data.final_pdf?.sha256 ?? recordedFinal;
+  }
   if (sentOriginal) {
     if (!original) problems.push('original.pdf missing though DocumentSent fixed one');
     else if (sha256Hex(original) !== sentOriginal) problems.push(`original.pdf is not the PDF DocumentSent fixed (${sentOriginal})`);
@@ -206,7 +212,7 @@ function checkPdfHashes(events: BundledEvent[], original: Buffer | undefined, fi
   if (completed && completedOriginal && original && sha256Hex(original) !== completedOriginal) problems.push('original.pdf is not DocumentCompleted.original_sha256');
   if (recordedFinal) {
     if (!finalPdf) problems.push('final.pdf missing though DocumentCompleted records one');
-    else if (sha256Hex(finalPdf) !== recordedFinal) problems.push(`final.pdf is not the PDF DocumentCompleted records (${recordedFinal})`);
+    else if (sha256Hex(finalPdf) !== recordedFinal) problems.push(`final.pdf is not the PDF DocumentCompleted (or the newest DocumentArchiveTimestamped) records (${recordedFinal})`);
     else checked.push('final = DocumentCompleted.final_pdf');
   } else if (finalPdf) {
     problems.push('final.pdf present but no DocumentCompleted records it');

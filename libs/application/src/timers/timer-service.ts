@@ -27,6 +27,12 @@ export interface TimerServiceOptions {
   leaseMs?: number;
   batchSize?: number;
   onError?: (err: unknown, timerId: string) => void;
+  /**
+   * Fires an `archive_timestamp` timer (the archive job, archive/archive-timestamper.ts): its
+   * outcome, and when to look again if the timer is not done (`retry_at`). Absent: such timers end
+   * with the outcome `archive_disabled`.
+   */
+  archive?: (timer: TimerRow) => Promise<{ outcome: string; retry_at?: string }>;
 }
 
 /**
@@ -97,6 +103,7 @@ export class TimerService {
       return;
     }
     const nowIso = () => this.clock.now().toISOString();
+    if (timer.kind === 'archive_timestamp') return this.fireArchive(timer, claimed, version, stats);
     const command: DocumentCommand =
       timer.kind === 'expire_document'
         ? { type: 'ExpireDocument', now: nowIso() }
@@ -134,6 +141,21 @@ export class TimerService {
       return;
     }
     if (outcome === 'DocumentExpired' || outcome === 'ReminderSent') stats.fired++;
+    else stats.noop++;
+  }
+
+  /** The archive job's timer: done once it extended the file, back to pending (with its new due date) otherwise. */
+  private async fireArchive(timer: TimerRow, claimed: TimerRow, version: number, stats: TickStats): Promise<void> {
+    const result = this.options.archive ? await this.options.archive(timer) : { outcome: 'archive_disabled' };
+    const nowIso = this.clock.now().toISOString();
+    const next: TimerRow = result.retry_at
+      ? { ...claimed, status: 'pending', due_at: result.retry_at, claimable_at: result.retry_at, lease_owner: null, fired_at: nowIso, outcome: result.outcome }
+      : { ...claimed, status: 'done', lease_owner: null, fired_at: nowIso, outcome: result.outcome };
+    if (!(await this.infra.reads.putIfVersion(TIMERS, next, version + 1))) {
+      stats.lost++;
+      return;
+    }
+    if (result.outcome === 'DocumentArchiveTimestamped') stats.fired++;
     else stats.noop++;
   }
 }

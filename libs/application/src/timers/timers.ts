@@ -7,7 +7,7 @@ export const TIMERS_COLLECTION: CollectionSpec = {
   indexes: [['status', 'claimable_at'], ['document_id', 'status']],
 };
 
-export type TimerKind = 'expire_document' | 'remind_document';
+export type TimerKind = 'expire_document' | 'remind_document' | 'archive_timestamp';
 export type TimerStatus = 'pending' | 'firing' | 'done' | 'canceled';
 
 /**
@@ -37,3 +37,5 @@ export interface TimerRow extends ReadDoc {
 
 export const expiryTimerId = (documentId: string) => `tmr_expire_${documentId}`;
 export const reminderTimerId = (documentId: string, sequence: number) => `tmr_remind_${documentId}_${sequence}`;
+/** One archive timer per final PDF: the file it would extend is part of its id. */
+export const archiveTimerId = (documentId: string, finalSha256: string) => `tmr_archive_${documentId}_${finalSha256.slice(0, 16)}`;

@@ -204,7 +204,12 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
 
   if (input.witness) {
     const { head, sha256 } = input.witness;
-    const recorded = (completed?.data.final_pdf as { sha256: string } | null | undefined)?.sha256;
+    // The completion's file or one the archive job made from it (both were issued).
+    const recordedFiles = [
+      (completed?.data.final_pdf as { sha256: string } | null | undefined)?.sha256,
+      ...events.filter((e) => e.type === 'DocumentArchiveTimestamped').map((e) => (e.data as { final_pdf: { sha256: string } }).final_pdf.sha256),
+    ].filter((x): x is string => !!x);
+    const recorded = recordedFiles.includes(sha256) ? sha256 : recordedFiles[recordedFiles.length - 1];
     if (!head) {
       checks.push({ check: 'witness_pdf', status: 'failed', detail: `the given PDF (sha256 ${sha256}) carries no Dojang chain head` });
     } else if (recomputed[head.revision] !== head.hash || events.length < head.completed_event_count) {

@@ -137,6 +137,18 @@ export type UploadAttachment = Timed & {
 /** Built by the shell after a terminal event (it signs the stored head); a second seal is a no-op. */
 export type SealDocument = Timed & { type: 'SealDocument'; seal: DocumentSeal };
 
+/**
+ * Built by the archive job: the current final PDF (`previous_final_sha256`) re-timestamped. A
+ * command whose previous file is no longer the final PDF (another worker, a replay) adds nothing.
+ */
+export type ArchiveTimestampDocument = Timed & {
+  type: 'ArchiveTimestampDocument';
+  previous_final_sha256: string;
+  final_pdf: BlobPointer;
+  timestamped_at: string;
+  tsa_certificate_expires_at: string;
+};
+
 export type DocumentCommand =
   | CreateDocument
   | UpdateDocument
@@ -158,4 +170,5 @@ export type DocumentCommand =
   | ResendSigningRequest
   | DelegateSigning
   | UploadAttachment
-  | SealDocument;
+  | SealDocument
+  | ArchiveTimestampDocument;

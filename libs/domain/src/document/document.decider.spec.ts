@@ -1291,6 +1291,45 @@ describe('documentDecider', () => {
     });
   });
 
+  describe('ArchiveTimestampDocument', () => {
+    const ARCHIVED = { sha256: 'a'.repeat(64), byte_size: 4321 };
+    const archive = (previous = FINAL_PDF.sha256, final_pdf = ARCHIVED) => ({
+      type: 'ArchiveTimestampDocument' as const,
+      now: T_LATER,
+      previous_final_sha256: previous,
+      final_pdf,
+      timestamped_at: T_LATER,
+      tsa_certificate_expires_at: '2036-01-01T00:00:00.000Z',
+    });
+    const archived = (): DocumentEvent => ({
+      type: 'DocumentArchiveTimestamped',
+      data: { final_pdf: ARCHIVED, previous_final_sha256: FINAL_PDF.sha256, timestamped_at: T_LATER, tsa_certificate_expires_at: '2036-01-01T00:00:00.000Z' },
+    });
+    const done = () => [...sentWith([lee], [field(F_LEE, LEE)]), signedEv(LEE), completed()];
+
+    it('makes the re-timestamped file the final PDF', () => {
+      const state = spec.given(done()).when(archive()).then([archived()]);
+      expect(state.final_pdf).toEqual(ARCHIVED);
+      expect(state.status).toBe('completed');
+    });
+
+    it('adds nothing when the final PDF moved on (a second worker, a replayed job) or the file is the same', () => {
+      spec.given([...done(), archived()]).when(archive()).thenNothing();
+      spec.given(done()).when(archive(FINAL_PDF.sha256, FINAL_PDF)).thenNothing();
+    });
+
+    it('extends the newest file next time', () => {
+      const next = { sha256: 'b'.repeat(64), byte_size: 5000 };
+      const state = spec.given([...done(), archived()]).when(archive(ARCHIVED.sha256, next)).thenEvents((events) => expect(events.map((e) => e.type)).toEqual(['DocumentArchiveTimestamped']));
+      expect(state.final_pdf).toEqual(next);
+    });
+
+    it('refuses a document that is not completed: document_not_completed', () => {
+      spec.given(twoSignersSent()).when(archive()).thenThrows('document_not_completed', 'conflict');
+      spec.given([...twoSignersSent(), canceled()]).when(archive()).thenThrows('document_not_completed', 'conflict');
+    });
+  });
+
   describe('CancelDocument', () => {
     it('refuses a draft: document_not_sent', () => {
       spec.given([created()]).when(cancel()).thenThrows('document_not_sent', 'conflict');

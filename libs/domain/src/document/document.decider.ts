@@ -629,6 +629,14 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (!['completed', 'declined', 'canceled', 'expired'].includes(state.status)) throw conflict('document_not_concluded', 'Only a completed, declined, canceled or expired document is sealed.');
       if (state.sealed) return [];
       return [{ type: 'DocumentSealed', data: { seal: command.seal } }];
+    case 'ArchiveTimestampDocument': {
+      requireExisting(state);
+      if (state.status !== 'completed' || !state.final_pdf) throw conflict('document_not_completed', 'Only a completed document with a final PDF is re-timestamped.');
+      // Another worker (or a replayed job) extended this file already: the final PDF moved on.
+      if (state.final_pdf.sha256 !== command.previous_final_sha256 || command.final_pdf.sha256 === state.final_pdf.sha256) return [];
+      const { final_pdf, previous_final_sha256, timestamped_at, tsa_certificate_expires_at } = command;
+      return [{ type: 'DocumentArchiveTimestamped', data: { final_pdf, previous_final_sha256, timestamped_at, tsa_certificate_expires_at } }];
+    }
     default:
       return assertNever(command);
   }

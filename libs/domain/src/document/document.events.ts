@@ -256,6 +256,24 @@ export interface DocumentSeal {
   timestamped_at: string | null;
 }
 export type DocumentSealed = DomainEvent<'DocumentSealed', { seal: DocumentSeal }>;
+/**
+ * The archive job re-timestamped a completed B-LTA document before its newest timestamp's
+ * certificate expired: `final_pdf` is the previous final PDF plus a DSS round and a document
+ * timestamp (incremental updates, so every earlier signature keeps verifying) and from now on the
+ * document's final PDF. `previous_final_sha256` is the file it extended (what makes a second
+ * worker or a replay add nothing).
+ */
+export type DocumentArchiveTimestamped = DomainEvent<
+  'DocumentArchiveTimestamped',
+  {
+    final_pdf: BlobPointer;
+    previous_final_sha256: string;
+    /** The new document timestamp's genTime. */
+    timestamped_at: string;
+    /** When the new timestamp's TSA certificate expires (the next archive is due before it). */
+    tsa_certificate_expires_at: string;
+  }
+>;
 export type ReminderSent = DomainEvent<
   'ReminderSent',
   { participant_ids: string[]; reminded_at: string; automatic: boolean }
@@ -336,6 +354,7 @@ export type DocumentEvent =
   | DocumentDeclined
   | DocumentExpired
   | DocumentSealed
+  | DocumentArchiveTimestamped
   | ReminderSent
   | ParticipantCorrected
   | SigningRequestResent
@@ -364,6 +383,7 @@ export const DOCUMENT_EVENT_TYPES: readonly DocumentEventType[] = [
   'DocumentCanceled',
   'DocumentDeclined',
   'DocumentExpired',
+  'DocumentArchiveTimestamped',
   'ReminderSent',
   'ParticipantCorrected',
   'SigningRequestResent',

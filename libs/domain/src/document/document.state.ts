@@ -276,6 +276,9 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
       return { ...state, status: 'expired' };
     case 'DocumentSealed':
       return { ...state, sealed: true };
+    case 'DocumentArchiveTimestamped':
+      // The re-timestamped file is the document's final PDF from now on (it holds the earlier one).
+      return { ...state, final_pdf: event.data.final_pdf };
     case 'ReminderSent': {
       // The sender reminding (not the automatic schedule) vouches for the link again: its PIN
       // lockouts start over. The reminder reaches the participant's own e-mail or phone.

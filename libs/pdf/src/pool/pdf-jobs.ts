@@ -1,4 +1,5 @@
 import type { SigningKeySpec } from '../signing-key';
+import type { SigningCertificateSummary, SigningP12Problem } from '../organization-certificate';
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
 import type { PlaceholderBox, TextAnchorQuery, TextAnchorResult } from '../anchors';
@@ -109,6 +110,30 @@ export interface SignJobOptions {
 }
 /** Stamps every signature and seal, draws the field values, flattens any form, then signs the whole file (PAdES). */
 export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 2, filename: handler('build-final') };
+
+export interface ArchiveTimestampJobInput {
+  pdf: Bytes;
+  tsa_url: string;
+  /** Re-timestamp only when the newest timestamp's certificate expires before this (ISO 8601). */
+  due_before: string;
+}
+export type ArchivedPdf =
+  | { extended: false; reason: 'no_timestamp' | 'not_due'; expires_at: string | null }
+  | { extended: true; pdf: Bytes; previous_expires_at: string; expires_at: string; timestamped_at: string };
+/** The archive job's step: a new DSS round and document timestamp on a B-LTA file when due. */
+export const ARCHIVE_TIMESTAMP: PdfJob<ArchiveTimestampJobInput, ArchivedPdf> = { id: 'pdf.archive-timestamp', version: 1, filename: handler('archive-timestamp') };
+
+export interface InspectSigningP12Input {
+  p12: Bytes;
+  password: string;
+  /** The certificate must be valid at this time (ISO 8601). */
+  now: string;
+}
+export type InspectedSigningP12 =
+  | { ok: true; certificate: SigningCertificateSummary }
+  | { ok: false; code: SigningP12Problem; message: string };
+/** An organization's uploaded .p12/.pfx: opened, checked, summarised (organization-certificate.ts). */
+export const INSPECT_SIGNING_P12: PdfJob<InspectSigningP12Input, InspectedSigningP12> = { id: 'pdf.inspect-signing-p12', version: 1, filename: handler('inspect-signing-p12') };
 
 /** Opens a PKCS#11 or remote signing key and signs a probe digest (the boot check). */
 export const PROBE_SIGNING_KEY: PdfJob<SigningKeySpec, null> = { id: 'pdf.probe-signing-key', version: 1, filename: handler('probe-signing-key') };
