@@ -2584,6 +2584,8 @@ export interface components {
                 auth: components["schemas"]["ParticipantAuth"];
                 /** @description e.g. 010-****-5678 */
                 phone_masked: string | null;
+                /** @description e.g. g******@example.com: what an email field will print (in full), masked as the phone is */
+                email_masked: string | null;
                 /** Format: date-time */
                 signed_at: string | null;
                 /**
@@ -3183,13 +3185,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        BulkSendStart: {
-            /**
-             * @description bulk_send: the job was recorded; bulk_send_validation: a dry run.
-             * @enum {string}
-             */
-            object: "bulk_send" | "bulk_send_validation";
-        } & (components["schemas"]["BulkSend"] | components["schemas"]["BulkSendValidation"]);
+        BulkSendStart: components["schemas"]["BulkSend"] | components["schemas"]["BulkSendValidation"];
         BulkSend: {
             /** @description bulk_… */
             id: string;
