@@ -10,6 +10,7 @@ import { postgresApiScenario } from './postgres-api.scenario';
 import { postgresEventStoreScenario } from './postgres-event-store.scenario';
 import { postgresLifecycleScenario } from './postgres-lifecycle.scenario';
 import { rebuildScenario } from './rebuild.scenario';
+import { signingPagesScenario } from './signing-pages.scenario';
 import { webhooksScenario } from './webhooks.scenario';
 
 /**
@@ -27,6 +28,7 @@ export const SCENARIOS: BenchScenario[] = [
   lifecycleScenario,
   postgresLifecycleScenario,
   isolationScenario,
+  signingPagesScenario,
   rebuildScenario,
   memoryScenario,
   webhooksScenario,

@@ -113,9 +113,10 @@ describe('signing page: every field type (browser)', () => {
     // The other participant's field is drawn, in its colour, and is nothing this signer can press.
     await expect(page.locator('.field-other').count()).resolves.toBe(1);
     await expect(page.locator('.field-other button, .field-other input').count()).resolves.toBe(0);
-    // What the service fills is shown, not editable: the name, the masked phone.
+    // What the service fills is shown, not editable: the name, the masked phone and e-mail.
     await expect(page.locator('.field-name .field-value').textContent()).resolves.toBe('홍길동');
     await expect(page.locator('.field-phone .field-value').textContent()).resolves.toBe('010-****-5678');
+    await expect(page.locator('.field-email .field-value').textContent()).resolves.toBe('g******@example.com');
     await shot(page, '01-opened');
 
     const field = (type: string, nth = 0) => page.locator(`.field-own.field-${type}`).nth(nth);

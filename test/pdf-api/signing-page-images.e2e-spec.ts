@@ -71,6 +71,18 @@ describe('signing page images', () => {
     expect(renders).toEqual(['ok', 'ok']);
   });
 
+  it('has the signing page preload page 1 as the page will ask for it; a dead link gets no header', async () => {
+    const { token } = await sent();
+    const view = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body;
+    const url = (w: number) => `/v1/signing/${token}/pages/1.png?w=${w}&v=${view.document.pages_version}`;
+    const page = await t.http.get(`/sign/${token}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.link).toBe(`<${url(480)}>; rel=preload; as=image; imagesrcset="${url(480)} 480w, ${url(960)} 960w"; imagesizes="(min-width: 960px) 560px, 92vw"; fetchpriority=high`);
+    const dead = await t.http.get(`/sign/${'x'.repeat(43)}`);
+    expect(dead.status).toBe(200);
+    expect(dead.headers.link).toBeUndefined();
+  });
+
   it('answers a page the document lacks, a width not offered and a dead link with 4xx, rendering nothing', async () => {
     const { c, id, token } = await sent('잘못된 요청');
     renders.length = 0;

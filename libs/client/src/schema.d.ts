@@ -2588,6 +2588,8 @@ export interface components {
                 auth: components["schemas"]["ParticipantAuth"];
                 /** @description e.g. 010-****-5678 */
                 phone_masked: string | null;
+                /** @description e.g. g******@example.com: what an email field will print (in full), masked as the phone is */
+                email_masked: string | null;
                 /** Format: date-time */
                 signed_at: string | null;
                 /**

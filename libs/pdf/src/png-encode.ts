@@ -50,3 +50,114 @@ export function encodePngPixels(width: number, height: number, channels: 3 | 4, 
     chunk('IEND', Buffer.alloc(0)),
   ]);
 }
+
+/**
+ * PNG filter bytes chosen row by row by the usual heuristic (the filter whose output has the
+ * smallest sum of absolute values, as libpng does): on rendered pages (flat paper, text edges)
+ * Up and Paeth turn most of a row into zeros, which deflate then all but removes.
+ */
+function filterRows(width: number, height: number, bpp: number, pixels: Uint8Array): Buffer {
+  const stride = width * bpp;
+  const out = Buffer.alloc((stride + 1) * height);
+  const candidates = [0, 1, 2, 3, 4].map(() => new Uint8Array(stride));
+  const zero = new Uint8Array(stride);
+  for (let y = 0; y < height; y++) {
+    const row = pixels.subarray(y * stride, (y + 1) * stride);
+    const prev = y > 0 ? pixels.subarray((y - 1) * stride, y * stride) : zero;
+    let best = 0;
+    let bestSum = Infinity;
+    for (let f = 0; f < 5; f++) {
+      const c = candidates[f];
+      let sum = 0;
+      for (let i = 0; i < stride; i++) {
+        const a = i >= bpp ? row[i - bpp] : 0;
+        const b = prev[i];
+        const cc = i >= bpp ? prev[i - bpp] : 0;
+        let v: number;
+        if (f === 0) v = row[i];
+        else if (f === 1) v = row[i] - a;
+        else if (f === 2) v = row[i] - b;
+        else if (f === 3) v = row[i] - ((a + b) >> 1);
+        else {
+          const p = a + b - cc;
+          const pa = Math.abs(p - a);
+          const pb = Math.abs(p - b);
+          const pc = Math.abs(p - cc);
+          v = row[i] - (pa <= pb && pa <= pc ? a : pb <= pc ? b : cc);
+        }
+        v &= 0xff;
+        c[i] = v;
+        sum += v < 128 ? v : 256 - v;
+        if (sum >= bestSum) break;
+      }
+      if (sum < bestSum) {
+        bestSum = sum;
+        best = f;
+      }
+    }
+    // The winner's row is recomputed in full (its loop may have stopped early only if it lost).
+    out[y * (stride + 1)] = best;
+    out.set(candidates[best], y * (stride + 1) + 1);
+  }
+  return out;
+}
+
+function png(width: number, height: number, bitDepth: number, colorType: number, idat: Buffer, plte?: Buffer): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = bitDepth;
+  ihdr[9] = colorType;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    ...(plte ? [chunk('PLTE', plte)] : []),
+    chunk('IDAT', deflateSync(idat, { level: 9, memLevel: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/**
+ * An opaque RGB image (a rendered page) as the smallest PNG this encoder can make without losing
+ * a pixel: 8-bit grey when every pixel is grey (most contracts: a third of the bytes), an indexed
+ * palette when it has at most 256 colours, else RGB; rows filtered adaptively. The page image is
+ * the signer's first wait on a slow phone link, so its bytes are worth the worker's milliseconds.
+ */
+export function encodeCompactPng(width: number, height: number, rgb: Uint8Array): Buffer {
+  const n = width * height;
+  if (rgb.length !== n * 3) throw new RangeError('encodeCompactPng: pixel buffer does not match the size');
+  let grey = true;
+  for (let i = 0; i < rgb.length; i += 3) {
+    if (rgb[i] !== rgb[i + 1] || rgb[i] !== rgb[i + 2]) {
+      grey = false;
+      break;
+    }
+  }
+  if (grey) {
+    const g = new Uint8Array(n);
+    for (let i = 0, j = 0; i < n; i++, j += 3) g[i] = rgb[j];
+    return png(width, height, 8, 0, filterRows(width, height, 1, g));
+  }
+  const index = new Map<number, number>();
+  const indexed = new Uint8Array(n);
+  for (let i = 0, j = 0; i < n; i++, j += 3) {
+    const key = (rgb[j] << 16) | (rgb[j + 1] << 8) | rgb[j + 2];
+    let k = index.get(key);
+    if (k === undefined) {
+      if (index.size === 256) return png(width, height, 8, 2, filterRows(width, height, 3, rgb));
+      k = index.size;
+      index.set(key, k);
+    }
+    indexed[i] = k;
+  }
+  const plte = Buffer.alloc(index.size * 3);
+  for (const [key, k] of index) {
+    plte[k * 3] = key >> 16;
+    plte[k * 3 + 1] = (key >> 8) & 0xff;
+    plte[k * 3 + 2] = key & 0xff;
+  }
+  // Palette indices are not magnitudes: filter 0 (the PNG spec's advice for indexed images).
+  const raw = Buffer.alloc((width + 1) * height);
+  for (let y = 0; y < height; y++) raw.set(indexed.subarray(y * width, (y + 1) * width), y * (width + 1) + 1);
+  return png(width, height, 8, 3, raw, plte);
+}

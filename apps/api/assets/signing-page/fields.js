@@ -33,7 +33,7 @@ export function displayOf(f) {
     case 'phone':
       return p.phone_masked || t('autoAtSign');
     case 'email':
-      return t('autoAtSign');
+      return p.email_masked || t('autoAtSign');
     case 'signing_date':
       return formatFieldDate(f, todayIso());
     default:

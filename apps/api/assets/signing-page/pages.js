@@ -91,6 +91,7 @@ function buildPages() {
     var img = document.createElement('img');
     img.className = 'page-img';
     // Two widths: the browser picks by the screen's pixels and the zoom (sizes follows the layout).
+    // Page 1's URLs, srcset and sizes are also in the HTML's Link preload (signing-page.http.controller.ts).
     img.src = imageUrl(n, 480);
     img.srcset = imageUrl(n, 480) + ' 480w, ' + imageUrl(n, 960) + ' 960w';
     img.sizes = zoomed ? '200vw' : '(min-width: 960px) 560px, 92vw';

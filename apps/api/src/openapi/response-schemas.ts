@@ -825,6 +825,7 @@ export const SigningSessionSchema = component(
       status: ParticipantStatusSchema,
       auth: ParticipantAuthSchema,
       phone_masked: note('e.g. 010-****-5678', strOrNull),
+      email_masked: note('e.g. g******@example.com: what an email field will print (in full), masked as the phone is', strOrNull),
       signed_at: timeOrNull,
       redirect_url: note('Where the page sends the signer after signing or declining; null when none.', { type: ['string', 'null'], format: 'uri' }),
     }),

@@ -149,6 +149,8 @@ export class SigningService {
         status: p.status,
         auth: p.auth,
         phone_masked: maskPhone(p.phone),
+        // What an `email` field will print, masked as the phone is: a forwarded link shows no address.
+        email_masked: maskEmail(p.email),
         signed_at: p.signed_at,
         redirect_url: p.redirect_url ?? null,
       },

@@ -203,7 +203,7 @@ export interface RenderedPage {
   height: number;
 }
 /** One page of a PDF as a PNG, rendered by PDFium (WebAssembly): the signing page's page images. */
-export const RENDER_PAGE: PdfJob<RenderPageInput, RenderedPage> = { id: 'pdf.render-page', version: 1, filename: handler('render-page') };
+export const RENDER_PAGE: PdfJob<RenderPageInput, RenderedPage> = { id: 'pdf.render-page', version: 2, filename: handler('render-page') };
 
 /**
  * A PDF dropped on the public verify page (POST /v1/verify): its hash and signatures, or why it is

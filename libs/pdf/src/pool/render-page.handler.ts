@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import * as path from 'path';
 import { PDFiumLibrary } from '@hyzyla/pdfium';
-import { encodePngPixels } from '../png-encode';
+import { encodeCompactPng } from '../png-encode';
 import type { RenderedPage, RenderPageInput } from './pdf-jobs';
 
 let library: Promise<PDFiumLibrary> | null = null;
@@ -29,7 +29,8 @@ export default async function renderPageJob(input: RenderPageInput): Promise<Ren
     const { originalWidth, originalHeight } = page.getOriginalSize();
     const height = Math.max(1, Math.round((input.width * originalHeight) / originalWidth));
     const rendered = await page.render({ width: input.width, height, scale: 1, render: 'bitmap', colorSpace: 'BGRA', renderFormFields: true, transparent: false });
-    // The library hands back RGBA, opaque on white: RGB for the PNG (a quarter smaller, nothing lost).
+    // The library hands back RGBA, opaque on white: RGB, then grey or a palette when that loses
+    // nothing (a text page's PNG is about half the size: the signer's first wait on a phone).
     const { width, data } = rendered;
     const rgb = new Uint8Array(width * rendered.height * 3);
     for (let i = 0, j = 0; i < data.length; i += 4, j += 3) {
@@ -37,7 +38,7 @@ export default async function renderPageJob(input: RenderPageInput): Promise<Ren
       rgb[j + 1] = data[i + 1];
       rgb[j + 2] = data[i + 2];
     }
-    return { page_count: pageCount, png: encodePngPixels(width, rendered.height, 3, rgb), width, height: rendered.height };
+    return { page_count: pageCount, png: encodeCompactPng(width, rendered.height, rgb), width, height: rendered.height };
   } finally {
     doc.destroy();
   }
