@@ -1445,6 +1445,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "bulk_send.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * bulk_send.completed
+         * @description Every row of a bulk send was sent or failed (sent once per job; a canceled job does not complete). No document_id: the job's documents are its rows (GET /bulk_sends/{id}/rows). POSTed to every enabled endpoint subscribed to bulk_send.completed (or "*"). Verify the webhook-signature header (Standard Webhooks: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" with the endpoint secret), deduplicate on webhook-id, and answer 2xx within 10 seconds; anything else is retried with back-off.
+         */
+        post: operations["webhook_bulk_send_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1981,14 +2001,14 @@ export interface components {
              */
             url: string;
             /** @description Event types to receive; ["*"] (the default) means all, including types added later. */
-            events?: ("*" | "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired")[];
+            events?: ("*" | "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired" | "bulk_send.completed")[];
             description?: string;
         };
         UpdateWebhookEndpointDto: {
             /** Format: uri */
             url?: string;
             /** @description Event types to receive; ["*"] (the default) means all, including types added later. */
-            events?: ("*" | "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired")[];
+            events?: ("*" | "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired" | "bulk_send.completed")[];
             /** @description null clears it. */
             description?: string | null;
             /** @enum {string} */
@@ -2830,13 +2850,16 @@ export interface components {
             data: components["schemas"]["EventData"];
         };
         /**
-         * @description Public event types, in the order they happen for a document: document.sent, document.viewed, participant.signed / participant.declined, then one of document.completed, document.declined, document.canceled, document.expired.
+         * @description Public event types, in the order they happen for a document: document.sent, document.viewed, participant.signed / participant.declined, then one of document.completed, document.declined, document.canceled, document.expired. bulk_send.completed is a job's, not a document's: every row of a bulk send was sent or failed.
          * @enum {string}
          */
-        EventType: "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired";
+        EventType: "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired" | "bulk_send.completed";
         EventData: {
-            /** Format: uuid */
-            document_id: string;
+            /**
+             * Format: uuid
+             * @description Every document.* and participant.* event; absent from bulk_send.completed.
+             */
+            document_id?: string;
             /**
              * Format: uuid
              * @description participant.* events and document.viewed / document.declined.
@@ -2877,6 +2900,26 @@ export interface components {
                 value: string | boolean;
                 attachment?: components["schemas"]["AttachmentValue"];
             }[];
+            /** @description bulk_send.completed: the job (bulk_…; GET /bulk_sends/{id} and its rows). */
+            bulk_send_id?: string;
+            /** @description bulk_send.completed: the template the job sent. */
+            template_id?: string | null;
+            /** @description bulk_send.completed: the template version the job sent. */
+            template_version?: number | null;
+            /** @description bulk_send.completed: rows in the job. */
+            row_count?: number | null;
+            /** @description bulk_send.completed: rows per state (pending and canceled are 0 for a completed job). */
+            counts?: {
+                pending: number;
+                sent: number;
+                failed: number;
+                canceled: number;
+            };
+            /**
+             * Format: date-time
+             * @description bulk_send.completed: when the last row was sent or failed.
+             */
+            finished_at?: string;
         };
         FieldValue: {
             /** Format: uuid */
@@ -3033,7 +3076,7 @@ export interface components {
             role: string;
             type: components["schemas"]["FieldType"];
             /** @description The part the field is on (0 for a template of one body). */
-            part: number;
+            part?: number;
             /** @description With an anchor: 1 until a document made from the template finds the anchor. */
             page: number;
             /** @description Percent of the page width from the left edge. */
@@ -3535,6 +3578,12 @@ export interface components {
         Event_document_expired: components["schemas"]["Event"] & {
             /** @constant */
             type?: "document.expired";
+            data?: Record<string, never>;
+        };
+        /** @description Payload of bulk_send.completed: Every row of a bulk send was sent or failed (sent once per job; a canceled job does not complete). No document_id: the job's documents are its rows (GET /bulk_sends/{id}/rows). */
+        Event_bulk_send_completed: components["schemas"]["Event"] & {
+            /** @constant */
+            type?: "bulk_send.completed";
             data?: Record<string, never>;
         };
         /** @description Payload of webhook.test: sent by POST /webhook_endpoints/{id}/test, never retried; data.object is the endpoint. */
@@ -15160,7 +15209,7 @@ export interface operations {
     Events_list: {
         parameters: {
             query?: {
-                type?: "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired";
+                type?: "document.sent" | "document.viewed" | "participant.signed" | "participant.declined" | "document.completed" | "document.declined" | "document.canceled" | "document.expired" | "bulk_send.completed";
                 document_id?: string;
                 /** @description Page size, 1 to 100 (default 20). */
                 limit?: number;
@@ -27617,6 +27666,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Event_document_expired"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged; any other answer (or none within the timeout) is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_bulk_send_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_…): the same on every retry. */
+                "webhook-id": string;
+                /** @description Epoch seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_bulk_send_completed"];
             };
         };
         responses: {
