@@ -5,7 +5,7 @@ import { FieldDtoShape, remapDuplicate } from './duplicate';
 import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { checkDocumentBudget, isPdfLimitError, PdfLimitError } from '@dojang/pdf';
-import { DocumentPart } from '@dojang/domain';
+import { CreateDocument, DocumentPart } from '@dojang/domain';
 import { ApiError } from '../shared/api-error';
 import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
@@ -33,30 +33,13 @@ export class DocumentsHttpController {
     if (dto.show_title !== undefined && body.file) throw ApiError.invalid('show_title', 'show_title applies to content only: an uploaded PDF is used as it is.');
     // Budgets are checked now, from the content alone, rather than failing at render or send.
     checkDocumentBudget(body.content, body.content_format);
-    const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
-    const id = randomUUID();
-    await this.docs.decide(
-      auth,
-      info,
-      id,
-      {
-        type: 'CreateDocument',
-        document_id: id,
-        organization_id: auth.organization_id,
-        livemode: auth.livemode,
-        title: dto.title.trim(),
-        content_blob: body.content === null ? null : await putBody(this.docs.infra.blobs, body.content),
-        content_format: body.content_format,
-        file: body.file,
-        author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
-        metadata: metadata ?? {},
-        from_template: body.from_template,
-        ...(body.template_version !== undefined ? { template_version: body.template_version } : {}),
-        ...(dto.show_title === false ? { show_title: false } : {}),
-      },
-      { allowMissing: true, newStream: true },
-    );
-    return this.docs.presentById(auth, id);
+    return this.record(auth, info, dto, {
+      content_blob: body.content === null ? null : await putBody(this.docs.infra.blobs, body.content),
+      content_format: body.content_format,
+      file: body.file,
+      from_template: body.from_template,
+      ...(body.template_version !== undefined ? { template_version: body.template_version } : {}),
+    });
   }
 
   /** A document of several parts (document-parts.ts): each body stored, each file resolved, in order. */
@@ -66,6 +49,22 @@ export class DocumentsHttpController {
     }
     const parts = await this.storeParts(auth, given);
     if (dto.show_title !== undefined && parts[0].file) throw ApiError.invalid('show_title', 'show_title applies to a first part with content: an uploaded PDF is used as it is.');
+    return this.record(auth, info, dto, {
+      content_blob: parts[0].content_blob,
+      content_format: parts[0].content_format,
+      file: parts[0].file,
+      parts,
+      from_template: null,
+    });
+  }
+
+  /** Records `CreateDocument` with the body (or parts) resolved, and answers the new document. */
+  private async record(
+    auth: AuthContext,
+    info: RequestInfo,
+    dto: CreateDocumentDto,
+    body: Pick<CreateDocument, 'content_blob' | 'content_format' | 'file' | 'parts' | 'from_template' | 'template_version'>,
+  ): Promise<DocumentResponse> {
     const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
     const id = randomUUID();
     await this.docs.decide(
@@ -78,13 +77,9 @@ export class DocumentsHttpController {
         organization_id: auth.organization_id,
         livemode: auth.livemode,
         title: (dto.title as string).trim(),
-        content_blob: parts[0].content_blob,
-        content_format: parts[0].content_format,
-        file: parts[0].file,
-        parts,
+        ...body,
         author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
         metadata: metadata ?? {},
-        from_template: null,
         ...(dto.show_title === false ? { show_title: false } : {}),
       },
       { allowMissing: true, newStream: true },

@@ -45,6 +45,18 @@ export function deliveryEventId(messageId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** What a delivery and a failed attempt both record of the message: who, what, by which channel, masked. */
+function attemptOf(fact: DeliveryFact | DeliveryFailureFact) {
+  return {
+    message_id: fact.message_id,
+    document_id: fact.document_id,
+    participant_id: fact.participant_id,
+    kind: fact.kind,
+    channel: fact.channel,
+    recipient_masked: maskRecipient(fact.channel, fact.to),
+  };
+}
+
 /** Appends each delivery as a `MessageDelivered` event to the document's `delivery-<id>` stream. */
 export class DeliveryEvidence implements DeliveryRecorder {
   constructor(private readonly events: EventStore) {}
@@ -53,12 +65,7 @@ export class DeliveryEvidence implements DeliveryRecorder {
     const event: MessageDelivered = {
       type: 'MessageDelivered',
       data: {
-        message_id: fact.message_id,
-        document_id: fact.document_id,
-        participant_id: fact.participant_id,
-        kind: fact.kind,
-        channel: fact.channel,
-        recipient_masked: maskRecipient(fact.channel, fact.to),
+        ...attemptOf(fact),
         provider_message_id: fact.provider_message_id,
         delivered_at: fact.delivered_at,
         ...(fact.sms_type ? { sms_type: fact.sms_type } : {}),
@@ -74,12 +81,7 @@ export class DeliveryEvidence implements DeliveryRecorder {
     const event: MessageDeliveryFailed = {
       type: 'MessageDeliveryFailed',
       data: {
-        message_id: fact.message_id,
-        document_id: fact.document_id,
-        participant_id: fact.participant_id,
-        kind: fact.kind,
-        channel: fact.channel,
-        recipient_masked: maskRecipient(fact.channel, fact.to),
+        ...attemptOf(fact),
         provider_message_id: fact.provider_message_id,
         provider_status: fact.provider_status,
         reason: fact.reason.slice(0, 500),
