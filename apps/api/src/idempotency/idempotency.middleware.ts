@@ -191,11 +191,18 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
             fp = done;
           }
           const contentType = res.getHeader('content-type');
-          await store.complete(claim, fp, {
-            status: res.statusCode,
-            content_type: contentType === undefined ? null : String(contentType),
-            body_base64: Buffer.concat(chunks).toString('base64'),
-          });
+          const stored = { status: res.statusCode, content_type: contentType === undefined ? null : String(contentType), body_base64: Buffer.concat(chunks).toString('base64') };
+          // The write this answer reports has (or may have) landed: if the key lost it, the claim
+          // would lapse and a retry run the write again. A connection that drops here (a backend
+          // terminated under the same fault that cut the write) is retried on a fresh one.
+          for (let attempt = 0; ; attempt++) {
+            try {
+              return await store.complete(claim, fp, stored);
+            } catch (err) {
+              if (attempt >= 6 || !isStoreUnavailable(err)) throw err;
+              await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+            }
+          }
         };
         settle()
           .catch((err) => console.error(`[${req.requestId}] idempotency: could not store the result`, err))
