@@ -79,6 +79,7 @@ export const ERROR_CODES = {
   insufficient_credits: invalid(402, 'A live send needs a free signature left this month or at least 1 credit.'),
   // Signing
   signing_link_inactive: invalid(410, 'The signing request was canceled, declined, expired or deleted; the link no longer works.'),
+  document_not_concluded: invalid(409, 'The document has not concluded (completed, declined, canceled or expired): there is nothing to seal yet.'),
   document_not_completed: invalid(409, 'The document is not completed: there is no signed PDF to download through the link yet.'),
   download_expired: invalid(410, 'The signed PDF could be downloaded through this link for 30 days after completion; that time is over. Ask the sender for a copy.'),
   not_your_turn: invalid(409, 'Participants with a lower signing_order must act first.'),
