@@ -62,6 +62,7 @@ export async function startLocalPki(): Promise<LocalPki> {
   const dir = mkdtempSync(join(tmpdir(), 'dojang-pki-'));
   const served = { tsa: 0, ocsp: 0, crl: 0 };
   const pki = { down: false, ocspDown: false } as LocalPki;
+  let tsaQueue: Promise<unknown> = Promise.resolve();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -75,7 +76,11 @@ export async function startLocalPki(): Promise<LocalPki> {
         if (req.method === 'POST' && req.url === '/tsa') {
           served.tsa++;
           writeFileSync(join(dir, `${id}.tsq`), Buffer.concat(chunks));
-          await run('openssl', ['ts', '-reply', '-config', 'tsa.cnf', '-queryfile', `${id}.tsq`, '-out', `${id}.tsr`], { cwd: dir });
+          // One reply at a time: `openssl ts -reply` reads and rewrites the serial file, and two at
+          // once (the final PDF's signature and the document's seal) made one answer "rejection".
+          const reply = tsaQueue.then(() => run('openssl', ['ts', '-reply', '-config', 'tsa.cnf', '-queryfile', `${id}.tsq`, '-out', `${id}.tsr`], { cwd: dir }));
+          tsaQueue = reply.catch(() => undefined);
+          await reply;
           res.writeHead(200, { 'Content-Type': 'application/timestamp-reply' }).end(readFileSync(join(dir, `${id}.tsr`)));
         } else if (req.method === 'POST' && req.url === '/ocsp') {
           served.ocsp++;
