@@ -181,13 +181,13 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
           // A refusal of the caller (401, 403) says nothing about the request: never kept. A 5xx gives
           // the key back for a retry, except a write whose outcome is unknown: it may have landed, so
           // the key keeps that answer and a retry can never apply it twice.
-          if (res.statusCode === 401 || res.statusCode === 403) return store.release(claim);
-          if (res.statusCode >= 500 && res.locals.writeOutcomeUnknown !== true) return store.release(claim);
+          if (res.statusCode === 401 || res.statusCode === 403) return throughDroppedConnections(() => store.release(claim));
+          if (res.statusCode >= 500 && res.locals.writeOutcomeUnknown !== true) return throughDroppedConnections(() => store.release(claim));
           let fp = fingerprint;
           if (fp === null) {
             // The route answered without reading the whole body: nothing to compare a retry with.
             const done = await Promise.race([streamed as Promise<string>, Promise.resolve(null)]);
-            if (done === null) return store.release(claim);
+            if (done === null) return throughDroppedConnections(() => store.release(claim));
             fp = done;
           }
           const contentType = res.getHeader('content-type');
@@ -195,14 +195,7 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
           // The write this answer reports has (or may have) landed: if the key lost it, the claim
           // would lapse and a retry run the write again. A connection that drops here (a backend
           // terminated under the same fault that cut the write) is retried on a fresh one.
-          for (let attempt = 0; ; attempt++) {
-            try {
-              return await store.complete(claim, fp, stored);
-            } catch (err) {
-              if (attempt >= 6 || !isStoreUnavailable(err)) throw err;
-              await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
-            }
-          }
+          return throughDroppedConnections(() => store.complete(claim, fp, stored));
         };
         settle()
           .catch((err) => console.error(`[${req.requestId}] idempotency: could not store the result`, err))
@@ -221,4 +214,20 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
       sendError(req, res, 500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
     });
   };
+}
+
+/**
+ * A key's claim is settled (completed or released) through a dropped connection, retried on a
+ * fresh one for a few seconds: a claim the store lost would hold the key `in_flight` for its whole
+ * lease, or let a retry run a landed write again.
+ */
+async function throughDroppedConnections<T>(settle: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await settle();
+    } catch (err) {
+      if (attempt >= 6 || !isStoreUnavailable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+    }
+  }
 }
