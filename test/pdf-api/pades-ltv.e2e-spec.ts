@@ -1,4 +1,3 @@
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -7,6 +6,7 @@ import { createHash } from 'crypto';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { qpdfStrings } from '@dojang/pdf/testing/active-content';
 import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';
+import { createSoftHsmToken, SOFTHSM_MODULE, SoftHsmToken } from '@dojang/pdf/testing/soft-hsm';
 import { verifyLtv, verifyPades } from '@dojang/verifier/pades';
 import { addParticipant, client, expectError, expectStatus, field } from '../support/api-helpers';
 import { SIGNATURE } from '../support/lifecycle';
@@ -36,6 +36,7 @@ jest.setTimeout(120_000);
 describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
   let pki: LocalPki;
   let hsmDir: string;
+  let hsm: SoftHsmToken | undefined;
 
   beforeAll(async () => {
     pki = await startLocalPki();
@@ -43,6 +44,7 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
   }, 60_000);
   afterAll(async () => {
     fs.rmSync(hsmDir, { recursive: true, force: true });
+    hsm?.remove();
     await pki.close();
   });
 
@@ -119,21 +121,13 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
   describe('with the key in a SoftHSM2 token (SIGNING_KEY=pkcs11)', () => {
     let env: NodeJS.ProcessEnv;
     beforeAll(() => {
-      fs.mkdirSync(path.join(hsmDir, 'tokens'));
-      fs.writeFileSync(path.join(hsmDir, 'softhsm2.conf'), `directories.tokendir = ${path.join(hsmDir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`);
-      // SoftHSM2 reads SOFTHSM2_CONF with getenv() (in the pool's threads too); jest's process.env
-      // is a sandbox copy, so the variable goes into the real environment through loadEnvFile.
-      fs.writeFileSync(path.join(hsmDir, 'hsm.env'), `SOFTHSM2_CONF=${path.join(hsmDir, 'softhsm2.conf')}\n`);
-      (process as unknown as { loadEnvFile(file: string): void }).loadEnvFile(path.join(hsmDir, 'hsm.env'));
-      const softhsm = { ...process.env, SOFTHSM2_CONF: path.join(hsmDir, 'softhsm2.conf') };
-      execFileSync('softhsm2-util', ['--init-token', '--free', '--label', 'dojang-e2e', '--pin', '246810', '--so-pin', '135790'], { env: softhsm, stdio: 'pipe' });
-      execFileSync('softhsm2-util', ['--import', pki.path('signer.key'), '--token', 'dojang-e2e', '--label', 'document-signing', '--id', '01', '--pin', '246810'], { env: softhsm, stdio: 'pipe' });
+      hsm = createSoftHsmToken('dojang-e2e', '246810', [{ pemKeyFile: pki.path('signer.key'), label: 'document-signing', id: '01' }]);
       fs.writeFileSync(path.join(hsmDir, 'pin'), '246810\n');
       fs.writeFileSync(path.join(hsmDir, 'chain.pem'), pki.signerCertPem + pki.caPem);
       env = {
         TSA_URL: pki.tsaUrl,
         SIGNING_KEY: 'pkcs11',
-        SIGNING_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+        SIGNING_PKCS11_MODULE: SOFTHSM_MODULE,
         SIGNING_PKCS11_TOKEN_LABEL: 'dojang-e2e',
         SIGNING_PKCS11_KEY_LABEL: 'document-signing',
         SIGNING_PKCS11_PIN_FILE: path.join(hsmDir, 'pin'),

@@ -20,8 +20,18 @@ export class TimestampError extends Error {
 
 const toArrayBuffer = (buf: Buffer | Uint8Array): ArrayBuffer => new Uint8Array(buf).buffer as ArrayBuffer;
 
-/** INTEGER from unsigned bytes: a leading 0 keeps a high first bit from reading as negative. */
-const unsignedInteger = (bytes: Buffer) => new asn1js.Integer({ valueHex: toArrayBuffer(bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes) });
+/**
+ * DER INTEGER from unsigned bytes, minimally encoded: leading zero bytes dropped (a random nonce
+ * starts with one 1 time in 256, and OpenSSL-based TSAs refuse such "illegal padding" as a bad
+ * request: status 2, rejection), then one 0 put back when the first bit is high, so it does not
+ * read as negative.
+ */
+const unsignedInteger = (bytes: Buffer) => {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  const magnitude = bytes.subarray(start);
+  return new asn1js.Integer({ valueHex: toArrayBuffer(magnitude[0] & 0x80 ? Buffer.concat([Buffer.from([0]), magnitude]) : magnitude) });
+};
 const integerBytes = (value: asn1js.Integer): Buffer => {
   const bytes = Buffer.from(value.valueBlock.valueHexView);
   return bytes.length > 1 && bytes[0] === 0 ? bytes.subarray(1) : bytes;

@@ -8,7 +8,7 @@ import * as pkijs from 'pkijs';
 import { buildSignedData, OID, readSignedData, sha256 } from './cades-cms';
 import { readTstInfo } from './rfc3161-timestamp';
 import { PADES_SUBFILTER, readPdfEvidence, sha256Hex, signPdf } from './sign-pdf';
-import { GENERATED_CERTIFICATE_CN, loadOrCreateSigningIdentity, SigningIdentity, signerFromP12 } from './signing-identity';
+import { certificateSerialHex, GENERATED_CERTIFICATE_CN, loadOrCreateSigningIdentity, SigningIdentity, signerFromP12 } from './signing-identity';
 import { pdfFixture } from './testing/fixtures';
 import { opensslAsn1parse, opensslCmsPrint, opensslCmsVerify } from './testing/openssl';
 import { pdfsig, pdftotext } from './testing/poppler';
@@ -248,6 +248,20 @@ describe('loadOrCreateSigningIdentity', () => {
     expect(later.p12.equals(a.p12)).toBe(true);
     expect(later.passphrase).toBe(a.passphrase);
     expect(a.certificatePem).toMatch(/^-----BEGIN CERTIFICATE-----/);
+  });
+
+  it.each([
+    ['00 00 05', '000005'],
+    ['00 f1', '00f1'],
+    ['ff 00', 'ff00'],
+    ['05 00', '0500'],
+  ])('makes a positive, minimally encoded certificate serial from random bytes %s', (_bytes, hex) => {
+    const serial = certificateSerialHex(Buffer.concat([Buffer.from(hex, 'hex'), Buffer.alloc(14, 0xab)]));
+    const first = parseInt(serial.slice(0, 2), 16);
+    // DER INTEGER: the first byte is neither a sign bit nor padding (0x00 before a byte < 0x80).
+    expect(first).toBeGreaterThanOrEqual(0x01);
+    expect(first).toBeLessThanOrEqual(0x7f);
+    expect(serial).toHaveLength(hex.length + 28);
   });
 
   it('uses the configured SIGNING_P12 instead', async () => {

@@ -68,6 +68,17 @@ const MAX_CACHED_SIGNERS = 8;
  * of ms), and an installation signs every document with the same identity,
  * so opened identities are kept in memory.
  */
+/**
+ * A certificate serial from random bytes, as node-forge writes it verbatim into the DER INTEGER:
+ * the first byte 0x01–0x7f, so the number is positive and minimally encoded. (A "0" first nibble
+ * alone left the first byte 0x00 1 time in 32, a padded INTEGER that OpenSSL refuses to parse.)
+ */
+export function certificateSerialHex(random: Buffer): string {
+  const bytes = Buffer.from(random);
+  bytes[0] = bytes[0] & 0x7f || 0x01;
+  return bytes.toString('hex');
+}
+
 export function signerFromP12(p12: Buffer, passphrase: string): CmsSigner {
   const cacheKey = createHash('sha256').update(p12).update('\0').update(passphrase, 'utf8').digest('hex');
   const cached = openedSigners.get(cacheKey);
@@ -90,8 +101,7 @@ function createSelfSignedP12(passphrase: string): Buffer {
   const privateKey = forge.pki.privateKeyFromPem(privatePem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(publicPem);
-  // Positive 128-bit serial: leading 0 nibble keeps the INTEGER non-negative.
-  cert.serialNumber = `0${randomBytes(16).toString('hex').slice(1)}`;
+  cert.serialNumber = certificateSerialHex(randomBytes(16));
   const now = new Date();
   cert.validity.notBefore = new Date(now.getTime() - 60_000);
   cert.validity.notAfter = new Date(now.getTime() + 10 * 365 * 24 * 3600 * 1000);

@@ -1,19 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { constants, createPrivateKey, privateEncrypt } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { extendPades } from './pades-ltv';
 import { signPdf } from './sign-pdf';
 import { probeSigningKey, SigningKeyError, SigningKeySpec } from './signing-key';
 import { pdfFixture } from './testing/fixtures';
 import { LocalPki, startLocalPki } from './testing/local-pki';
+import { createSoftHsmToken, SOFTHSM_MODULE as SOFTHSM, SoftHsmToken } from './testing/soft-hsm';
 import { opensslCmsVerify } from './testing/openssl';
 import { pdfsig } from './testing/poppler';
 
-const SOFTHSM = '/usr/lib/softhsm/libsofthsm2.so';
 const der = (pem: string) => Buffer.from(pem.replace(/-----[A-Z ]+-----|\s+/g, ''), 'base64');
 
 function firstSignature(pdf: Buffer): { cms: Buffer; signedBytes: Buffer } {
@@ -25,27 +21,17 @@ function firstSignature(pdf: Buffer): { cms: Buffer; signedBytes: Buffer } {
 
 describe('signing keys outside the process', () => {
   let pki: LocalPki;
-  let hsmDir: string;
+  let hsm: SoftHsmToken;
   let pkcs11: Extract<SigningKeySpec, { kind: 'pkcs11' }>;
 
   beforeAll(async () => {
     pki = await startLocalPki();
-    // A SoftHSM2 token of its own in a temp dir: its config names where tokens live.
-    hsmDir = mkdtempSync(join(tmpdir(), 'dojang-hsm-'));
-    mkdirSync(join(hsmDir, 'tokens'));
-    writeFileSync(join(hsmDir, 'softhsm2.conf'), `directories.tokendir = ${join(hsmDir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`);
-    // SoftHSM2 reads SOFTHSM2_CONF with getenv(); jest's process.env is a sandbox copy, so the
-    // variable goes into the real environment through loadEnvFile (Node's own .env loader).
-    writeFileSync(join(hsmDir, 'hsm.env'), `SOFTHSM2_CONF=${join(hsmDir, 'softhsm2.conf')}\n`);
-    (process as unknown as { loadEnvFile(path: string): void }).loadEnvFile(join(hsmDir, 'hsm.env'));
-    const env = { ...process.env, SOFTHSM2_CONF: join(hsmDir, 'softhsm2.conf') };
-    execFileSync('softhsm2-util', ['--init-token', '--free', '--label', 'dojang-test', '--pin', '123456', '--so-pin', '654321'], { env, stdio: 'pipe' });
-    execFileSync('softhsm2-util', ['--import', pki.path('signer.key'), '--token', 'dojang-test', '--label', 'document-signing', '--id', '01', '--pin', '123456'], { env, stdio: 'pipe' });
+    hsm = createSoftHsmToken('dojang-test', '123456', [{ pemKeyFile: pki.path('signer.key'), label: 'document-signing', id: '01' }]);
     pkcs11 = { kind: 'pkcs11', module: SOFTHSM, tokenLabel: 'dojang-test', keyLabel: 'document-signing', pin: '123456', certificates: [der(pki.signerCertPem), pki.caDer] };
   }, 60_000);
 
   afterAll(async () => {
-    rmSync(hsmDir, { recursive: true, force: true });
+    hsm.remove();
     await pki.close();
   });
 
