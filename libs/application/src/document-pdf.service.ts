@@ -411,7 +411,7 @@ export class DocumentPdfService {
   }
 
   private async renderPage(key: string, pdfSha256: string, page: number, width: number): Promise<Buffer | null> {
-    const out = await this.job(RENDER_PAGE, { pdf: await this.blob(pdfSha256), page, width });
+    const out = await this.job(RENDER_PAGE, { pdf: await this.blob(pdfSha256), pdf_sha256: pdfSha256, page, width });
     if (!out.png) return null;
     const png = asBuffer(out.png);
     const ref = await this.blobs.put(png);

@@ -190,6 +190,8 @@ export const ZIP_FILES: PdfJob<ZipJobInput, Bytes> = { id: 'zip', version: 1, fi
 
 export interface RenderPageInput {
   pdf: Bytes;
+  /** The PDF's SHA-256 (its blob address): the worker keeps it open for the next page. */
+  pdf_sha256?: string;
   /** 1-based, as fields number pages. */
   page: number;
   /** Pixels; the height follows the page's shape. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'fs';
 import * as path from 'path';
-import { PDFiumLibrary } from '@hyzyla/pdfium';
+import { PDFiumDocument, PDFiumLibrary } from '@hyzyla/pdfium';
 import { encodeCompactPng } from '../png-encode';
 import type { RenderedPage, RenderPageInput } from './pdf-jobs';
 
@@ -16,12 +16,43 @@ function pdfium(): Promise<PDFiumLibrary> {
 }
 
 /**
+ * The documents this worker has open, newest last, by the caller's content hash. A signer's page
+ * list asks for page after page of the same PDF (two at a time): parsing a 20-page PDF again for
+ * every page cost more than rendering the page. Two stay open (two signers' documents at once);
+ * one loaded from bytes without a hash is closed after its page.
+ */
+const OPEN_DOCUMENTS = 2;
+const open = new Map<string, PDFiumDocument>();
+/** How many times this worker parsed a PDF (tests read it to see the open document reused). */
+export let documentsLoaded = 0;
+
+async function documentFor(input: RenderPageInput): Promise<{ doc: PDFiumDocument; keep: boolean }> {
+  const key = input.pdf_sha256;
+  const known = key ? open.get(key) : undefined;
+  if (key && known) {
+    open.delete(key);
+    open.set(key, known);
+    return { doc: known, keep: true };
+  }
+  const doc = await (await pdfium()).loadDocument(new Uint8Array(input.pdf));
+  documentsLoaded++;
+  if (!key) return { doc, keep: false };
+  open.set(key, doc);
+  while (open.size > OPEN_DOCUMENTS) {
+    const [oldest, stale] = open.entries().next().value as [string, PDFiumDocument];
+    open.delete(oldest);
+    stale.destroy();
+  }
+  return { doc, keep: true };
+}
+
+/**
  * One page of a PDF as an opaque PNG `width` pixels wide (the height follows the page's shape, as
  * displayed: /Rotate applied). A page outside the document comes back as `png: null` with the
  * count, so the caller answers 404 without rendering anything.
  */
 export default async function renderPageJob(input: RenderPageInput): Promise<RenderedPage> {
-  const doc = await (await pdfium()).loadDocument(new Uint8Array(input.pdf));
+  const { doc, keep } = await documentFor(input);
   try {
     const pageCount = doc.getPageCount();
     if (input.page < 1 || input.page > pageCount) return { page_count: pageCount, png: null, width: 0, height: 0 };
@@ -40,6 +71,6 @@ export default async function renderPageJob(input: RenderPageInput): Promise<Ren
     }
     return { page_count: pageCount, png: encodeCompactPng(width, rendered.height, rgb), width, height: rendered.height };
   } finally {
-    doc.destroy();
+    if (!keep) doc.destroy();
   }
 }
