@@ -26,7 +26,8 @@ function imageUrl(n, width) {
 }
 
 function fieldLabel(f) {
-  var own = f.label || f.option;
+  // A radio button is announced with its option: "임금 형태: 주급", not the group's label twice.
+  var own = f.type === 'radio' && f.label && f.option ? f.label + ': ' + f.option : f.label || f.option;
   var name = own ? own + ' (' + t('type_' + f.type) + ')' : t('type_' + f.type);
   return t('fieldOn', { name: name, page: f.page });
 }
