@@ -5,7 +5,9 @@ import * as path from 'path';
 import { AddressInfo } from 'net';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { FIELD_TYPES } from '@dojang/domain';
+import { renderPage } from '@dojang/pdf/testing/poppler';
 import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
+import { binary } from '../files/file-helpers';
 import { SIGNATURE } from '../support/lifecycle';
 import { solidPngBytes } from '../support/png';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
@@ -43,7 +45,7 @@ describe('a two-part contract signed on an Android phone by tapping every field 
     return res.body as T;
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true, scale: 'css' });
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -211,7 +213,7 @@ describe('a two-part contract signed on an Android phone by tapping every field 
     await page.locator('#seal-preview-wrap').waitFor();
 
     // Every field of this signer's is answered (the unchecked optional SMS box counts as one).
-    await expect(page.locator('.field-own:not(.field-static):not(.field-filled)').count()).resolves.toBe(1);
+    await expect(page.locator('.field-own:not(.field-static):not(.field-filled)').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).resolves.toEqual([`${p1}쪽 마케팅 SMS (체크박스) 칸`]);
     await page.locator('#consent').tap();
     await expect(page.locator('#sign-btn').isEnabled()).resolves.toBe(true);
     await shot(page, '03-all-filled');
@@ -247,7 +249,8 @@ describe('a two-part contract signed on an Android phone by tapping every field 
     await expect(page.locator('#read-hint').textContent()).resolves.not.toContain('서명하기 전에');
     await expect(page.locator('#download-final').isVisible()).resolves.toBe(true);
     await imageShown(1);
-    await expect(page.locator('.field-own:is(input, button):not([disabled])').count()).resolves.toBe(0);
+    // The signed PDF's pages carry the values drawn in: no overlay repeats them over the image.
+    await expect(page.locator('#pages .field').count()).resolves.toBe(0);
     await shot(page, '04-completed');
     expect(await axeViolations(page)).toEqual([]);
 
@@ -268,6 +271,15 @@ describe('a two-part contract signed on an Android phone by tapping every field 
     const ofType = (type: string) => done.fields.find((f: any) => f.type === type && f.participant_id === me.id).value;
     expect([ofType('name'), ofType('email'), ofType('phone')]).toEqual(['뷁똠햏', 'hong@example.com', expect.stringMatching(/1234.?5678$/)]);
     expect(ofType('signing_date')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+
+    // The signed PDF too, next to the screenshots.
+    const final = await t.http.get(`/v1/documents/${doc.id}/file`).set(bearer(org.test)).buffer(true).parse(binary);
+    expect(final.status).toBe(200);
+    fs.writeFileSync(path.join(ARTIFACTS, 'signed.pdf'), final.body as Buffer);
+    // The seal is stamped in the seal field and nowhere else (the value fields show their values).
+    const red = (f: any) => inkIn(final.body as Buffer, { ...f, page: done.parts[f.part].first_page + f.page - 1 }, ([r, g, b]) => r > 150 && g < 90 && b < 90);
+    const mineOnPdf = done.fields.filter((f: any) => f.participant_id === me.id);
+    expect(mineOnPdf.filter((f: any) => red(f) > 0).map((f: any) => f.type)).toEqual(['seal']);
 
     const form = await api('get', `/v1/documents/${doc.id}/form_data`);
     expect(form).toMatchObject({ status: 'completed', complete: true });
@@ -315,6 +327,20 @@ async function missingGlyphs(page: Page, selector: string): Promise<string[]> {
       return drawn === tofu || drawn !== draw(ch, '"Dojang Noto Sans KR"');
     });
   }, selector);
+}
+
+const rendered = new Map<string, ReturnType<typeof renderPage>>();
+
+/** Pixels inside a field's box (percent of its page) on the page rendered at 72 dpi that `ink` picks. */
+function inkIn(pdf: Buffer, f: { page: number; x: number; y: number; width: number; height: number }, ink: (rgb: number[]) => boolean): number {
+  const key = `${f.page}`;
+  const page = rendered.get(key) ?? renderPage(pdf, f.page, 72);
+  rendered.set(key, page);
+  let n = 0;
+  for (let y = Math.floor((f.y / 100) * page.height); y < ((f.y + f.height) / 100) * page.height; y++) {
+    for (let x = Math.floor((f.x / 100) * page.width); x < ((f.x + f.width) / 100) * page.width; x++) if (ink(page.rgb(x, y))) n++;
+  }
+  return n;
 }
 
 /** A stroke drawn with a finger: touch events through the DevTools protocol, as a phone sends them. */

@@ -84,8 +84,11 @@ function buildPages() {
   var list = $('pages');
   while (list.firstChild) list.removeChild(list.firstChild);
   var count = S.view.document.page_count || 1;
-  var fields = fieldsInOrder();
-  var others = S.view.other_fields || [];
+  // The signed PDF's pages carry every value, signature and seal drawn in: overlays on them would
+  // print each value twice, a little off. Only the pages still to be signed get overlays.
+  var signedPdf = S.view.document.status === 'completed';
+  var fields = signedPdf ? [] : fieldsInOrder();
+  var others = signedPdf ? [] : S.view.other_fields || [];
   for (var n = 1; n <= count; n++) {
     var li = document.createElement('li');
     li.className = 'page';
