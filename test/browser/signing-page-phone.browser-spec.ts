@@ -7,29 +7,35 @@ import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { FIELD_TYPES } from '@dojang/domain';
 import { renderPage } from '@dojang/pdf/testing/poppler';
 import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
-import { binary } from '../files/file-helpers';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { onPdfJob, RENDER_PAGE } from '@dojang/pdf';
+import { binary, uploadFile } from '../files/file-helpers';
 import { SIGNATURE } from '../support/lifecycle';
 import { solidPngBytes } from '../support/png';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 
 /**
+ * The signing page on an Android phone, against the real app (one app, one Chromium for both cases).
+ *
  * Issue 22's "done when": on an Android phone (390×844, Chrome's user agent, touch) with no Korean
  * system font, a signer opens a two-part contract and fills every field type there is by tapping
  * it on the page images, which the real server renders (no route stubs: page images, the
  * attachment upload and the signature all reach the app). Their signature completes the document;
  * the test then reads the document, form_data and the events through the API and finds every
- * value as it was entered.
+ * value as it was entered, and the signed PDF's ink where it belongs.
  *
- * Screenshots are kept in test-artifacts/signing-two-part-contract/ (git-ignored, like every
+ * And a 100-page PDF: only the pages the signer scrolls to are asked for and rendered.
+ *
+ * Screenshots are kept in test-artifacts/signing-page-phone/ (git-ignored, like every
  * browser spec's artifacts).
  */
 
 jest.setTimeout(180_000);
 
-const ARTIFACTS = path.join(__dirname, '../../test-artifacts/signing-two-part-contract');
+const ARTIFACTS = path.join(__dirname, '../../test-artifacts/signing-page-phone');
 const TITLE = '근로계약서 (표준) · 똠방각하';
 
-describe('a two-part contract signed on an Android phone by tapping every field type (browser, real server)', () => {
+describe('signing page on an Android phone (browser, real server, no Korean system font)', () => {
   let t: TestApp;
   let org: TestOrg;
   let browser: Browser;
@@ -68,7 +74,7 @@ describe('a two-part contract signed on an Android phone by tapping every field 
     expect(execFileSync('fc-list', [':lang=ko', 'family'], { env: { ...process.env, FONTCONFIG_FILE: fontconfig }, encoding: 'utf8' }).trim()).toBe('');
   });
 
-  it('taps and fills every field on both parts, signs, and the server records every value', async () => {
+  it('a two-part contract: every field type filled by tapping it on the page images, signed, every value recorded', async () => {
     const CONTRACT = '<h2>근로계약서</h2><p>쀍괆 주식회사(이하 "회사")와 근로자는 다음과 같이 근로계약을 체결한다.</p><p>제1조 근무 장소: 서울</p><p>제2조 임금: 월급 또는 주급</p>';
     const CONSENT = '<h2>개인정보 수집·이용 동의서</h2><p>회사는 근로계약의 이행을 위하여 근로자의 개인정보를 수집·이용합니다.</p><p>신분증 사본을 첨부하고 도장을 찍어 주세요.</p>';
     const doc = await api('post', '/v1/documents', { title: TITLE, parts: [{ content: CONTRACT }, { title: '개인정보 수집·이용 동의서', content: CONSENT }] }, 201);
@@ -298,6 +304,64 @@ describe('a two-part contract signed on an Android phone by tapping every field 
     expect(new Set(images.map((s) => Number(s.split(' ')[0])))).toEqual(new Set(Array.from({ length: sent.page_count }, (_, i) => i + 1)));
     expect(problems).toEqual([]);
   });
+
+  it('a 100-page PDF is rendered page by page as the signer scrolls, never all at once', async () => {
+    const upload = await uploadFile(t, org.test, await numberedPdf(100), { filename: 'rules.pdf' });
+    expect(upload.status).toBe(201);
+    const doc = await api('post', '/v1/documents', { title: '취업규칙 (100쪽)', file_url: upload.body.url }, 201);
+    const me = await api('post', `/v1/documents/${doc.id}/participants`, { name: '뷁똠햏', auth: 'none' }, 201);
+    await api('put', `/v1/documents/${doc.id}/fields`, { fields: [{ participant_id: me.id, type: 'signature', page: 100, x: 10, y: 80, width: 30, height: 8 }] });
+    const sent = await api('post', `/v1/documents/${doc.id}/send`, {});
+    expect(sent.page_count).toBe(100);
+    const renders: string[] = [];
+    const stop = onPdfJob((job, outcome) => {
+      if (job === RENDER_PAGE.id) renders.push(outcome);
+    });
+    const phone = await browser.newContext(ANDROID_PHONE);
+    try {
+      const page = await phone.newPage();
+      const asked = new Set<string>();
+      const answered: number[] = [];
+      page.on('request', (r) => {
+        const m = /\/pages\/(\d+)\.png\?w=(\d+)/.exec(r.url());
+        if (m) asked.add(`${m[1]}@${m[2]}`);
+      });
+      page.on('response', (r) => {
+        if (/\/pages\/\d+\.png/.test(r.url())) answered.push(r.status());
+      });
+      // Every image asked for has its answer (so each render asked for has finished).
+      const settled = async () => {
+        for (let i = 0; i < 600 && answered.length < asked.size; i++) await page.waitForTimeout(100);
+        expect(answered).toEqual([...asked].map(() => 200));
+      };
+      await page.goto(`${origin}/sign/${sent.participants[0].signing_url.split('/sign/')[1]}`, { waitUntil: 'networkidle' });
+      await page.locator('#sign-step').waitFor();
+      await expect(page.locator('#pages .page').count()).resolves.toBe(100);
+      const pagesAsked = () => new Set([...asked].map((k) => Number(k.split('@')[0])));
+      // Opened: the first pages only (the browser's lazy-loading margin), each rendered once.
+      await settled();
+      const opened = pagesAsked();
+      expect(opened.has(1)).toBe(true);
+      expect(opened.size).toBeLessThan(10);
+      expect(renders).toEqual([...asked].map(() => 'ok'));
+
+      // The signer scrolls to page 50: it is asked for and rendered then; most pages never are.
+      await page.locator('#pages .page-img').nth(49).scrollIntoViewIfNeeded();
+      await page.waitForFunction(() => ((document.querySelectorAll('#pages .page-img')[49] as HTMLImageElement).naturalWidth ?? 0) > 0, undefined, { timeout: 60_000 });
+      await settled();
+      expect(pagesAsked().has(50)).toBe(true);
+      expect(pagesAsked().has(100)).toBe(false);
+      expect(pagesAsked().size).toBeLessThan(25);
+      expect(renders).toEqual([...asked].map(() => 'ok'));
+      // The page images hold the PDF's own pages: page 50's image is not page 1's.
+      const shown = await page.evaluate(() => [0, 49].map((i) => (document.querySelectorAll('#pages .page-img')[i] as HTMLImageElement).currentSrc));
+      const [first, fiftieth] = await Promise.all(shown.map((u) => fetch(u).then(async (r) => Buffer.from(await r.arrayBuffer()))));
+      expect(first.equals(fiftieth)).toBe(false);
+    } finally {
+      stop();
+      await phone.close();
+    }
+  });
 });
 
 /**
@@ -341,6 +405,14 @@ function inkIn(pdf: Buffer, f: { page: number; x: number; y: number; width: numb
     for (let x = Math.floor((f.x / 100) * page.width); x < ((f.x + f.width) / 100) * page.width; x++) if (ink(page.rgb(x, y))) n++;
   }
   return n;
+}
+
+/** A PDF of `pages` A4 pages, each printing its number large (pages tell apart in their images). */
+async function numberedPdf(pages: number): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  for (let n = 1; n <= pages; n++) pdf.addPage([595, 842]).drawText(`Page ${n}`, { x: 60, y: 700, size: 48, font });
+  return Buffer.from(await pdf.save());
 }
 
 /** A stroke drawn with a finger: touch events through the DevTools protocol, as a phone sends them. */
