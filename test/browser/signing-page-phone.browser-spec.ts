@@ -236,10 +236,17 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
       const post = (values) => fetch('/v1/signing/${token}/sign', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...body, values: { ...body.values, ...values } }) });
       const a = await post({ ${JSON.stringify(bossField)}: '내가 씀' });
       const b = await post({ ${JSON.stringify(id('근무 형태'))}: '인턴' });
-      return [a.status, (await a.json()).error.param, b.status, (await b.json()).error];
-    })()`)) as [number, string, number, { code: string; param: string }];
+      // A file for the other participant's field is refused too.
+      const form = new FormData();
+      form.append('field_id', ${JSON.stringify(bossField)});
+      form.append('file', new Blob([new Uint8Array(${JSON.stringify([...photo])})], { type: 'image/png' }), 'x.png');
+      const c = await fetch('/v1/signing/${token}/attachments', { method: 'POST', body: form });
+      return [a.status, (await a.json()).error.param, b.status, (await b.json()).error, c.status, (await c.json()).error.param];
+    })()`)) as [number, string, number, { code: string; param: string }, number, string];
     expect(refusals.slice(0, 3)).toEqual([400, `values.${bossField}`, 400]);
     expect(refusals[3]).toMatchObject({ code: 'field_value_invalid', param: `values.${id('근무 형태')}` });
+    expect(refusals.slice(4)).toEqual([400, 'field_id']);
+    expect(uploads).toEqual([201, 400]);
     expect((await api('get', `/v1/documents/${doc.id}`)).status).toBe('sent');
 
     const signed = page.waitForResponse((r) => r.url().endsWith('/sign') && r.request().method() === 'POST' && r.request().postDataJSON()?.signature);
