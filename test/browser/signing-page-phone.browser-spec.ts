@@ -196,6 +196,10 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('signature-canvas');
     await drawWithFinger(page, '#signature-canvas');
     await expect(page.locator('#signature-placeholder').isHidden()).resolves.toBe(true);
+    // The drawing shows in the signature field on the page image, as the signed PDF will have it.
+    const pictured = (type: string) =>
+      page.locator(`.field-own.field-${type} img.field-image`).evaluate((img: HTMLImageElement) => img.decode().then(() => ({ data: img.src.startsWith('data:image/png;base64,'), drawn: img.naturalWidth > 0 })));
+    await expect(pictured('signature')).resolves.toEqual({ data: true, drawn: true });
     await shot(page, '02-part-one-filled');
 
     // Part 1: the consent, on the second part's page image.
@@ -217,6 +221,7 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('seal-file');
     await page.locator('#seal-file').setInputFiles({ name: 'seal.png', mimeType: 'image/png', buffer: solidPngBytes(48, 48, [200, 30, 30, 255]) });
     await page.locator('#seal-preview-wrap').waitFor();
+    await expect(pictured('seal')).resolves.toEqual({ data: true, drawn: true });
 
     // Every field of this signer's is answered (the unchecked optional SMS box counts as one).
     await expect(page.locator('.field-own:not(.field-static):not(.field-filled)').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).resolves.toEqual([`${p1}쪽 마케팅 SMS (체크박스) 칸`]);

@@ -115,6 +115,22 @@ function buildPages() {
   }
 }
 
+/** An image field's picture (a data: URL, which the CSP's img-src allows), or none. */
+function showImage(el, src) {
+  var img = el.querySelector('.field-image');
+  if (!src) {
+    if (img) el.removeChild(img);
+    return;
+  }
+  if (!img) {
+    img = document.createElement('img');
+    img.className = 'field-image';
+    img.alt = '';
+    el.appendChild(img);
+  }
+  if (img.getAttribute('src') !== src) img.src = src;
+}
+
 /** The real shape once known (the placeholder assumes A4), so overlays sit on the page. */
 function onImageLoad(ev) {
   var img = ev.currentTarget;
@@ -216,6 +232,8 @@ export function renderPages(mode) {
       return;
     }
     setText(el.querySelector('.field-value'), shown);
+    // The signature and the seal show in their fields once made, as the signed PDF will have them.
+    if (isImage(f)) showImage(el, f.type === 'seal' ? S.sign.seal : S.sign.preview);
     var state = isStatic(f) ? shown || t('autoAtSign') : filled ? t('fieldFilled') + (shown ? ': ' + shown : '') : t('fieldEmpty');
     if (el.tagName === 'BUTTON') {
       el.disabled = !signing;
