@@ -150,6 +150,15 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     }
     await imageShown(1);
     const partPage = (part: number) => sent.parts[part].first_page as number;
+    // Each part's title stands above its first page, drawn by the page's own font.
+    const heads = await page.locator('#pages .part-head').evaluateAll((els) =>
+      els.map((e) => ({ text: e.textContent, page: [...e.parentElement!.children].slice(0, [...e.parentElement!.children].indexOf(e) + 1).filter((c) => c.classList.contains('page')).length + 1 })),
+    );
+    expect(heads).toEqual([
+      { text: `문서 1/2 · ${TITLE}`, page: partPage(0) },
+      { text: '문서 2/2 · 개인정보 수집·이용 동의서', page: partPage(1) },
+    ]);
+    await expect(missingGlyphs(page, '#pages .part-head h3')).resolves.toEqual([]);
     // The other participant's fields: drawn, in their colour, nothing to press or type in.
     await expect(page.locator('.field-other').count()).resolves.toBe(2);
     await expect(page.locator('.field-other button, .field-other input, .field-other select, .field-other textarea').count()).resolves.toBe(0);

@@ -89,7 +89,24 @@ function buildPages() {
   var signedPdf = S.view.document.status === 'completed';
   var fields = signedPdf ? [] : fieldsInOrder();
   var others = signedPdf ? [] : S.view.other_fields || [];
+  // A document of several files (parts): each part's title above its first page, so the signer
+  // knows which of them they are reading (the pages run on across parts).
+  var parts = S.view.document.parts || [];
+  var partAt = {};
+  if (parts.length > 1) {
+    parts.forEach(function (p, k) {
+      partAt[p.first_page] = t('partHeading', { n: k + 1, count: parts.length, title: p.title || S.view.document.title });
+    });
+  }
   for (var n = 1; n <= count; n++) {
+    if (partAt[n]) {
+      var head = document.createElement('li');
+      head.className = 'part-head';
+      var h = document.createElement('h3');
+      h.textContent = partAt[n];
+      head.appendChild(h);
+      list.appendChild(head);
+    }
     var li = document.createElement('li');
     li.className = 'page';
     var img = document.createElement('img');
