@@ -152,7 +152,11 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     const partPage = (part: number) => sent.parts[part].first_page as number;
     // Each part's title stands above its first page, drawn by the page's own font.
     const heads = await page.locator('#pages .part-head').evaluateAll((els) =>
-      els.map((e) => ({ text: e.textContent, page: [...e.parentElement!.children].slice(0, [...e.parentElement!.children].indexOf(e) + 1).filter((c) => c.classList.contains('page')).length + 1 })),
+      els.map((e) => {
+        const items = Array.from(e.parentElement!.children);
+        // The page that follows the heading: pages before it, plus one.
+        return { text: e.textContent, page: items.slice(0, items.indexOf(e)).filter((c) => c.classList.contains('page')).length + 1 };
+      }),
     );
     expect(heads).toEqual([
       { text: `문서 1/2 · ${TITLE}`, page: partPage(0) },
