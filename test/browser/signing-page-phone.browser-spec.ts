@@ -134,8 +134,17 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
       if (m) images.push(`${m[1]} ${r.status()} ${r.headers()['content-type']}`);
       if (/\/attachments$/.test(r.url())) uploads.push(r.status());
     });
+    // The strict CSP holds throughout (the signature in its field is a data: image, which img-src allows).
+    await page.addInitScript(() => {
+      const w = window as unknown as { __csp: string[] };
+      w.__csp = [];
+      document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    const cspViolations = () => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
     await page.goto(link(me.id), { waitUntil: 'networkidle' });
     await page.locator('#sign-step').waitFor();
+    // The title, the signer and the sender, rare syllables included, in the page's own font.
+    for (const sel of ['#doc-title', '#doc-participant', '#doc-sender']) expect({ sel, missing: await missingGlyphs(page, sel) }).toEqual({ sel, missing: [] });
     // The page's own viewport meta lays it out at the phone's 390 CSS pixels.
     expect(await page.evaluate(() => ({ w: innerWidth, touch: navigator.maxTouchPoints > 0 }))).toEqual({ w: 390, touch: true });
     const pagesShown = await page.locator('#pages .page').count();
@@ -328,6 +337,7 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     expect(images.every((s) => / 200 image\/png$/.test(s))).toBe(true);
     expect(new Set(images.map((s) => Number(s.split(' ')[0])))).toEqual(new Set(Array.from({ length: sent.page_count }, (_, i) => i + 1)));
     expect(problems).toEqual([]);
+    expect(await cspViolations()).toEqual([]);
   });
 
   it('a 100-page PDF is rendered page by page as the signer scrolls, never all at once', async () => {
