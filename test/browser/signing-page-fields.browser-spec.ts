@@ -10,8 +10,9 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 /**
  * Every field type on the page images, filled by tapping, on an Android phone (390×844) without
  * a Korean system font; then signed against the real app. Screenshots go to test-artifacts/
- * (git-ignored). The attachment field's server endpoint is built on another branch: its part of
- * the page is tested against route stubs (page.route) until the two meet.
+ * (git-ignored). The attachment case here uses route stubs (page.route) to make the server refuse
+ * on demand; the real upload to POST /v1/signing/{token}/attachments is in
+ * signing-page-phone.browser-spec.ts.
  */
 
 jest.setTimeout(120_000);

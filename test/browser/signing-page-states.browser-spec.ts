@@ -116,6 +116,9 @@ describe('signing page states (browser)', () => {
     expect(await hidden(f, '#sign-step')).toBe(true);
     expect(await hidden(f, '#decline-step')).toBe(true);
     expect(await hidden(f, '#download-final')).toBe(true);
+    // Their signature field is shown as done (the signature is the server's now), not "tap to fill".
+    await expect(f.locator('.field-own.field-signature').getAttribute('class')).resolves.toContain('field-filled');
+    await expect(f.locator('.field-own.field-signature').getAttribute('aria-label')).resolves.toMatch(/입력됨$/);
     expect(await axeViolations(f)).toEqual([]);
 
     // The second signs; the first, checking again, sees the completed document and can download it.
@@ -126,6 +129,8 @@ describe('signing page states (browser)', () => {
     const readHint = await text(f, '#read-hint');
     expect(readHint).toBe('모든 참여자가 서명한 최종 문서입니다.');
     expect(readHint).not.toContain('서명하기 전에');
+    // The pages are the signed PDF's now, every signature drawn in: no field boxes over them.
+    await expect(f.locator('#pages .field').count()).resolves.toBe(0);
     const download = f.locator('#download-final');
     expect(await download.isVisible()).toBe(true);
     await expect(download.textContent()).resolves.toBe('완료된 문서 내려받기 (PDF)');

@@ -94,6 +94,11 @@ describe('signing page images', () => {
     }
     expectError(await t.http.get(`/v1/signing/${token}/pages/1.png?w=480&w=960`), 400, 'invalid_parameter', 'w');
     expectError(await t.http.get(`/v1/signing/${'x'.repeat(43)}/pages/1.png`), 404, 'signing_link_invalid');
+    // A link a correction replaced (the participant has a new one) shows nothing any more.
+    const { c: c2, id: id2, token: replaced } = await sent('정정된 링크');
+    const participant = expectStatus(await c2.get(`/documents/${id2}`), 200).body.participants[0];
+    expectStatus(await c2.patch(`/documents/${id2}/participants/${participant.id}`, { name: '을' }), 200);
+    expectError(await t.http.get(`/v1/signing/${replaced}/pages/1.png?w=480`), 404, 'signing_link_replaced');
     expectStatus(await c.post(`/documents/${id}/cancel`), 200);
     expectError(await t.http.get(`/v1/signing/${token}/pages/1.png`), 410, 'signing_link_inactive');
     expect(renders).toEqual([]);

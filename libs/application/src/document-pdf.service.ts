@@ -286,7 +286,8 @@ export class DocumentPdfService {
     const stamps: BuildFinalJobInput['stamps'] = [];
     for (const f of state.fields) {
       const img = images.get(f.participant_id);
-      const pointer = f.type === 'signature' ? img?.signature : img?.seal;
+      // Only image fields take an image: the value fields (text, date, checkbox, …) are drawn as values.
+      const pointer = f.type === 'signature' ? img?.signature : f.type === 'seal' ? img?.seal : null;
       if (!pointer) continue;
       // A field's page counts within its part; the original joins the parts (absolutePage).
       stamps.push({ page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });

@@ -61,6 +61,8 @@ function formatFieldDate(f, iso) {
 
 /** Whether the signer has answered `f` (a field that needs nothing counts as answered). */
 export function isFilled(f) {
+  // Reopened after signing: the signature and seal are the server's now, not this page's.
+  if (isImage(f) && S.view.participant.status === 'signed') return true;
   if (f.type === 'signature') return S.sign.hasSignature;
   if (f.type === 'seal') return Boolean(S.sign.seal);
   if (!isEditable(f)) return true;

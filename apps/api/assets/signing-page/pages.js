@@ -26,7 +26,8 @@ function imageUrl(n, width) {
 }
 
 function fieldLabel(f) {
-  var own = f.label || f.option;
+  // A radio button is announced with its option: "임금 형태: 주급", not the group's label twice.
+  var own = f.type === 'radio' && f.label && f.option ? f.label + ': ' + f.option : f.label || f.option;
   var name = own ? own + ' (' + t('type_' + f.type) + ')' : t('type_' + f.type);
   return t('fieldOn', { name: name, page: f.page });
 }
@@ -83,9 +84,29 @@ function buildPages() {
   var list = $('pages');
   while (list.firstChild) list.removeChild(list.firstChild);
   var count = S.view.document.page_count || 1;
-  var fields = fieldsInOrder();
-  var others = S.view.other_fields || [];
+  // The signed PDF's pages carry every value, signature and seal drawn in: overlays on them would
+  // print each value twice, a little off. Only the pages still to be signed get overlays.
+  var signedPdf = S.view.document.status === 'completed';
+  var fields = signedPdf ? [] : fieldsInOrder();
+  var others = signedPdf ? [] : S.view.other_fields || [];
+  // A document of several files (parts): each part's title above its first page, so the signer
+  // knows which of them they are reading (the pages run on across parts).
+  var parts = S.view.document.parts || [];
+  var partAt = {};
+  if (parts.length > 1) {
+    parts.forEach(function (p, k) {
+      partAt[p.first_page] = t('partHeading', { n: k + 1, count: parts.length, title: p.title || S.view.document.title });
+    });
+  }
   for (var n = 1; n <= count; n++) {
+    if (partAt[n]) {
+      var head = document.createElement('li');
+      head.className = 'part-head';
+      var h = document.createElement('h3');
+      h.textContent = partAt[n];
+      head.appendChild(h);
+      list.appendChild(head);
+    }
     var li = document.createElement('li');
     li.className = 'page';
     var img = document.createElement('img');
@@ -109,6 +130,22 @@ function buildPages() {
     });
     list.appendChild(li);
   }
+}
+
+/** An image field's picture (a data: URL, which the CSP's img-src allows), or none. */
+function showImage(el, src) {
+  var img = el.querySelector('.field-image');
+  if (!src) {
+    if (img) el.removeChild(img);
+    return;
+  }
+  if (!img) {
+    img = document.createElement('img');
+    img.className = 'field-image';
+    img.alt = '';
+    el.appendChild(img);
+  }
+  if (img.getAttribute('src') !== src) img.src = src;
 }
 
 /** The real shape once known (the placeholder assumes A4), so overlays sit on the page. */
@@ -212,6 +249,8 @@ export function renderPages(mode) {
       return;
     }
     setText(el.querySelector('.field-value'), shown);
+    // The signature and the seal show in their fields once made, as the signed PDF will have them.
+    if (isImage(f)) showImage(el, f.type === 'seal' ? S.sign.seal : S.sign.preview);
     var state = isStatic(f) ? shown || t('autoAtSign') : filled ? t('fieldFilled') + (shown ? ': ' + shown : '') : t('fieldEmpty');
     if (el.tagName === 'BUTTON') {
       el.disabled = !signing;

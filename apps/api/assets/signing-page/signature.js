@@ -20,6 +20,7 @@ export function ensurePad() {
     if (S.sign.typed) return;
     S.sign.hasSignature = !pad.isEmpty();
     S.sign.error = null;
+    refreshPreview();
     render();
   });
   resizeCanvas();
@@ -64,6 +65,7 @@ function watchPixelRatio() {
 export function clearSignature() {
   if (pad) pad.clear();
   S.sign.hasSignature = false;
+  refreshPreview();
   render();
 }
 
@@ -98,6 +100,7 @@ function setTyped(on) {
     drawTyped();
   } else {
     S.sign.hasSignature = Boolean(pad && !pad.isEmpty());
+    refreshPreview();
   }
   render();
   if (on) $('typed-name').focus();
@@ -125,12 +128,20 @@ function drawTyped() {
       ctx.textBaseline = 'middle';
       ctx.fillText(text, canvas.width / 2, canvas.height / 2);
     }
-    var had = S.sign.hasSignature;
     S.sign.hasSignature = Boolean(text);
-    if (had !== S.sign.hasSignature || !text) render();
+    refreshPreview();
+    render();
   };
   if (!text || !document.fonts || !document.fonts.load) return paint();
   document.fonts.load('96px ' + PEN_FONT, text).then(paint, paint);
+}
+
+/**
+ * What the signature fields on the page images show: the same cropped PNG Sign sends, made when
+ * the signature changes (a stroke ends, a name is typed), not on every render.
+ */
+function refreshPreview() {
+  S.sign.preview = S.sign.hasSignature ? signatureDataUrl() : null;
 }
 
 /** The signature as a PNG data URL (drawn or typed), cropped to the ink so it fills the field box. */

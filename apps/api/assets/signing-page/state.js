@@ -15,6 +15,7 @@ export var S = {
     error: null,
     seal: null,
     hasSignature: false,
+    preview: null, // the signature as a PNG data URL, shown in its fields on the page (pages.js)
     typed: false, // the signature is the typed name (signature.js), not a drawing
     values: {}, // field id → the signer's value (fields.js)
     attachments: {}, // field id → { filename, size } of the uploaded file
