@@ -821,7 +821,15 @@ export const SigningSessionSchema = component(
   'SigningSession',
   obj({
     object: konst('signing_session'),
-    sender: note('Who asks: the organization\'s brand name and colour for the page header, and the zone the page shows times in.', obj({ display_name: str, color: { type: ['string', 'null'], pattern: '^#[0-9a-f]{6}$' }, time_zone: str })),
+    sender: note(
+      'Who asks: the organization\'s brand name, colour and logo for the page header, and the zone the page shows times in.',
+      obj({
+        display_name: str,
+        color: { type: ['string', 'null'], pattern: '^#[0-9a-f]{6}$' },
+        time_zone: str,
+        logo_url: note('The logo\'s path on this origin (/sign/brand/…), or null.', strOrNull),
+      }),
+    ),
     document: obj({
       id: uuid,
       title: str,
