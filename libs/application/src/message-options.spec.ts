@@ -1,7 +1,7 @@
 import { initialOrganizationState } from '@dojang/domain';
-import { completedSms, completionEmail, expiredEmail, reminderEmail, signingRequestEmail, smsTypeFor } from '@dojang/notifications';
+import { completedSms, completionEmail, endedSms, expiredEmail, pinSms, reminderEmail, reminderSms, signingRequestEmail, signingRequestSms, smsTypeFor } from '@dojang/notifications';
 import { OrganizationRow } from '@dojang/projections';
-import { messageOptions } from './signing-notifications.reactor';
+import { languageOf, messageOptions } from './signing-notifications.reactor';
 
 /** An organization as the read model holds it, in the given zone, optionally with a logo. */
 function org(timeZone: string | undefined, logo: OrganizationRow['logo'] = null): OrganizationRow {
@@ -74,5 +74,40 @@ describe('the logo in the e-mail header', () => {
     const mail = signingRequestEmail({ ...o, documentTitle: 'x', senderName: 'y', participantName: 'z', signingUrl: URL });
     expect(mail.html).not.toContain('<script>');
     expect(mail.html).toContain('alt="A&quot;&gt;&lt;script&gt;x&lt;/script&gt;"');
+  });
+});
+
+describe('one language per message, the recipient\'s', () => {
+  it('Korean for a Korean number (domestic or +82), for e-mail only, and English for a foreign number, unless the participant chose', () => {
+    expect(languageOf({ phone: '01012345678', language: undefined } as never)).toBe('ko');
+    expect(languageOf({ phone: '+821012345678', language: undefined } as never)).toBe('ko');
+    expect(languageOf({ phone: null, language: undefined } as never)).toBe('ko');
+    expect(languageOf({ phone: '+14155552671', language: undefined } as never)).toBe('en');
+    expect(languageOf({ phone: '01012345678', language: 'en' } as never)).toBe('en');
+    expect(languageOf({ phone: '+14155552671', language: 'ko' } as never)).toBe('ko');
+  });
+
+  it('a Korean text has no English sentence and an English one no Hangul, in e-mails and SMS', () => {
+    const input = { documentTitle: 'Contract', senderName: 'HR', participantName: 'Kim', signingUrl: URL, expiresAt: NY_END_OF_DAY };
+    const ko = messageOptions(org('America/New_York'), 'ko');
+    const en = messageOptions(org('America/New_York'), 'en');
+    const koMail = signingRequestEmail({ ...ko, ...input });
+    const enMail = signingRequestEmail({ ...en, ...input });
+    expect(koMail.text).not.toMatch(/Please|sign by|Hello/);
+    expect(enMail.text + enMail.subject + enMail.html).not.toMatch(/[\uac00-\ud7a3]/);
+    for (const make of [signingRequestSms, reminderSms]) {
+      expect(make({ ...ko, ...input }).body).not.toMatch(/asks you|Reminder/);
+      expect(make({ ...en, ...input }).body + make({ ...en, ...input }).subject).not.toMatch(/[\uac00-\ud7a3]/);
+    }
+  });
+
+  it('a text that fits 90 EUC-KR bytes goes as SMS; one over it as LMS with a subject', () => {
+    const ko = messageOptions(org('Asia/Seoul'), 'ko');
+    const short = endedSms({ ...ko, documentTitle: '계약서', senderName: '인사팀', kind: 'expired' });
+    expect(smsTypeFor(short.body)).toBe('SMS');
+    expect(smsTypeFor(pinSms({ ...ko, pin: '123456' }).body)).toBe('SMS');
+    const long = signingRequestSms({ ...ko, documentTitle: '2027년 근로계약서', senderName: '인사팀', signingUrl: `https://dojang.example/sign/${'t'.repeat(43)}` });
+    expect(smsTypeFor(long.body)).toBe('LMS');
+    expect(long.subject).toBe('[Acme] 서명 요청');
   });
 });
