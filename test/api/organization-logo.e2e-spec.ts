@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { buildMinimalJpeg } from '../../libs/seals/src/testing/images';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
@@ -31,7 +32,7 @@ describe('organization logo', () => {
     expect(served.headers['x-content-type-options']).toBe('nosniff');
     const body = served.body as Buffer;
     expect(body.length).toBe(logo.byte_size);
-    expect(require('crypto').createHash('sha256').update(body).digest('hex')).toBe(logo.sha256);
+    expect(createHash('sha256').update(body).digest('hex')).toBe(logo.sha256);
   });
 
   it('takes a JPEG as it is; replacing the logo retires the old URL', async () => {

@@ -78,7 +78,7 @@ describe('times in the organization\'s zone and its logo, end to end', () => {
     t.clock!.set('2026-12-11T01:00:00.000Z');
     for (const p of doc.participants) await signAs(t, p.token);
     await settle();
-    const completed = solapi.received.filter((m) => m.type !== 'ATA' && m.to === '01055556666' && m.text.includes('서명 완료'));
+    const completed = solapi.received.filter((m) => m.type !== 'ATA' && m.to === '01055556666' && (m.text ?? '').includes('서명 완료'));
     expect(completed).toHaveLength(1);
     expect(completed[0].text).toMatch(/\(EST\)까지/);
     expect(completed[0].text).not.toContain('KST');
