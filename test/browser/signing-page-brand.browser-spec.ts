@@ -7,7 +7,8 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 /**
  * The signing page shows the sender's logo (loaded from its own origin under the page's strict
  * CSP, the display name as its alt text) and writes every time in the organization's zone with
- * the zone named: EST for an organization in New York, KST for one in Seoul.
+ * the zone named: EST for an organization in New York, KST for one in Seoul. A signing_date
+ * field previews the day where the organization is, which the server dates it with.
  */
 
 jest.setTimeout(90_000);
@@ -30,14 +31,21 @@ describe('signing page: the sender\'s logo and time zone (browser)', () => {
   async function sent(org: TestOrg, expiresOn: string): Promise<string> {
     const doc = await api(org, 'post', '/v1/documents', { title: 'Offer letter', content: '<p>Offer</p>' }, 201);
     const p = await api(org, 'post', `/v1/documents/${doc.id}/participants`, { name: 'Jane Kim', auth: 'none' }, 201);
-    await api(org, 'put', `/v1/documents/${doc.id}/fields`, { fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 10, y: 20, width: 20, height: 8 }] });
+    await api(org, 'put', `/v1/documents/${doc.id}/fields`, {
+      fields: [
+        { participant_id: p.id, type: 'signature', page: 1, x: 10, y: 20, width: 20, height: 8 },
+        { participant_id: p.id, type: 'signing_date', page: 1, x: 10, y: 40, width: 30, height: 4 },
+      ],
+    });
     const out = await api(org, 'post', `/v1/documents/${doc.id}/send`, { expires_on: expiresOn });
     return (out.participants[0].signing_url as string).split('/sign/')[1];
   }
 
-  async function open(token: string): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext(ANDROID_PHONE);
+  /** Opens the link on a phone in Seoul whose clock reads `now`. */
+  async function open(token: string, now = '2026-12-02T01:00:00.000Z'): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ ...ANDROID_PHONE, timezoneId: 'Asia/Seoul' });
     contexts.push(context);
+    await context.clock.setFixedTime(new Date(now));
     await context.route(/\/v1\/signing\/[^/]+\/pages\//, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: solidPngBytes(60, 85, [255, 255, 255, 255]) }));
     const page = await context.newPage();
     const problems: string[] = [];
@@ -86,6 +94,9 @@ describe('signing page: the sender\'s logo and time zone (browser)', () => {
 
     // 10 December ends at 23:59 in New York: the page says so, and names the zone.
     await expect(page.locator('#doc-deadline').textContent()).resolves.toBe('2026년 12월 10일 오후 11:59 (EST)');
+    // The phone is in Seoul, where it is already 2 December (10:00); in New York it is still
+    // 1 December (20:00), the day the server will date the signing_date field: the page says so.
+    await expect(page.locator('#field-1 .field-value').textContent()).resolves.toBe('2026년 12월 1일');
     await page.locator('.lang-btn[data-lang="en"]').click();
     await expect(page.locator('#doc-deadline').textContent()).resolves.toBe('December 10, 2026 at 11:59 PM (EST)');
     expect(problems).toEqual([]);
@@ -99,6 +110,7 @@ describe('signing page: the sender\'s logo and time zone (browser)', () => {
     expect(await page.locator('#sender-name').textContent()).toBe('주식회사 도장');
     expect(await page.locator('#sender-logo').isHidden()).toBe(true);
     await expect(page.locator('#doc-deadline').textContent()).resolves.toBe('2026년 12월 10일 오후 11:59 (KST)');
+    await expect(page.locator('#field-1 .field-value').textContent()).resolves.toBe('2026년 12월 2일');
     expect(problems).toEqual([]);
   });
 });
