@@ -2610,11 +2610,13 @@ export interface components {
         SigningSession: {
             /** @constant */
             object: "signing_session";
-            /** @description Who asks: the organization's brand name and colour for the page header, and the zone the page shows times in. */
+            /** @description Who asks: the organization's brand name, colour and logo for the page header, and the zone the page shows times in. */
             sender: {
                 display_name: string;
                 color: string | null;
                 time_zone: string;
+                /** @description The logo's path on this origin (/sign/brand/…), or null. */
+                logo_url: string | null;
             };
             document: {
                 /** Format: uuid */
