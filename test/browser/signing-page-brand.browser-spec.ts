@@ -28,9 +28,9 @@ describe('signing page: the sender\'s logo and time zone (browser)', () => {
   }
 
   /** A document sent to one signer until the end of `expiresOn` in the organization's zone; its token. */
-  async function sent(org: TestOrg, expiresOn: string): Promise<string> {
+  async function sent(org: TestOrg, expiresOn: string, participant: Record<string, unknown> = { auth: 'none' }): Promise<string> {
     const doc = await api(org, 'post', '/v1/documents', { title: 'Offer letter', content: '<p>Offer</p>' }, 201);
-    const p = await api(org, 'post', `/v1/documents/${doc.id}/participants`, { name: 'Jane Kim', auth: 'none' }, 201);
+    const p = await api(org, 'post', `/v1/documents/${doc.id}/participants`, { name: 'Jane Kim', ...participant }, 201);
     await api(org, 'put', `/v1/documents/${doc.id}/fields`, {
       fields: [
         { participant_id: p.id, type: 'signature', page: 1, x: 10, y: 20, width: 20, height: 8 },
@@ -111,6 +111,19 @@ describe('signing page: the sender\'s logo and time zone (browser)', () => {
     expect(await page.locator('#sender-logo').isHidden()).toBe(true);
     await expect(page.locator('#doc-deadline').textContent()).resolves.toBe('2026년 12월 10일 오후 11:59 (KST)');
     await expect(page.locator('#field-1 .field-value').textContent()).resolves.toBe('2026년 12월 2일');
+    expect(problems).toEqual([]);
+  });
+
+  it('the PIN\'s deadline is in the organization\'s zone too, named', async () => {
+    const org = await t.createOrg('Acme Inc.');
+    await api(org, 'patch', '/v1/organization', { time_zone: 'America/New_York' });
+    const token = await sent(org, '2026-12-10', { auth: 'sms_pin', phone: '01012345678' });
+    const { page, problems } = await open(token, '2026-12-01T03:00:00.000Z');
+    await page.locator('#send-pin').click();
+    // The page turns the server's expiry into its own clock (skew-corrected), then writes it as a
+    // New York time with the zone named, though the phone is in Seoul.
+    await page.locator('#pin-info', { hasText: '까지' }).waitFor();
+    expect(await page.locator('#pin-info').textContent()).toMatch(/오[전후] \d{1,2}:\d{2} \(EST\)까지 입력해 주세요\.$/);
     expect(problems).toEqual([]);
   });
 });
