@@ -1,4 +1,6 @@
 import { createHash } from 'crypto';
+import { DocumentPdfService } from '@dojang/application';
+import { CHECK_LOGO } from '@dojang/pdf';
 import { buildMinimalJpeg } from '../../libs/seals/src/testing/images';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
@@ -83,6 +85,17 @@ describe('organization logo', () => {
     expectError(await t.http.put('/v1/organization/logo').set(bearer(org.test)).field('other', 'x'), 400, 'missing_parameter', 'file');
     // Nothing was recorded by any of them.
     expect(expectStatus(await client(t, org.test).get('/organization'), 200).body.brand.logo).toBeNull();
+  });
+
+  it('decodes the logo in the PDF pool (image.logo), not on the API thread', async () => {
+    const org = await t.createOrg();
+    const run = jest.spyOn(t.app.get(DocumentPdfService).pool, 'run');
+    try {
+      expectStatus(await put(org.test, solidPngBytes(64, 64)), 200);
+      expect(run.mock.calls.map(([job]) => (job as { id: string }).id)).toEqual([CHECK_LOGO.id]);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('requires a key', async () => {
