@@ -21,6 +21,7 @@ import { FormDataHttpController } from './documents/form-data.http.controller';
 import { HealthHttpController } from './health/health.http.controller';
 import { MetricsHttpController } from './observability/metrics.http.controller';
 import { OrganizationHttpController } from './organization/organization.http.controller';
+import { BrandLogoHttpController } from './organization/brand-logo.http.controller';
 import { ApiKeyGuard } from './shared/auth.guard';
 import { DecideCommandHandler } from './shared/decide.command';
 import { HttpErrorFilter } from './shared/http-error.filter';
@@ -53,6 +54,7 @@ export class AppModule implements OnModuleDestroy {
         HealthHttpController,
         MetricsHttpController,
         OrganizationHttpController,
+        BrandLogoHttpController,
         DocumentsHttpController,
         ParticipantsHttpController,
         DocumentLifecycleHttpController,

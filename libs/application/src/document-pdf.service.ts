@@ -8,6 +8,8 @@ import {
   ARCHIVE_TIMESTAMP,
   BuildFinalJobInput,
   CHECK_IMAGE,
+  CHECK_LOGO,
+  type LogoCheck,
   ImageCheck,
   COUNTERSIGN,
   DOCUMENT_BUDGETS,
@@ -379,6 +381,12 @@ export class DocumentPdfService {
   /** Whether the stamper will take this signature or seal image, decoded in the pool as it will be. */
   checkStampImage(image: Buffer): Promise<ImageCheck> {
     return this.job(CHECK_IMAGE, image);
+  }
+
+  /** An organization's logo checked (and a PNG re-encoded) in the pool, as it will be stored. */
+  async checkLogo(image: Buffer, maxSide: number): Promise<LogoCheck> {
+    const out = await this.job(CHECK_LOGO, { image, max_side: maxSide });
+    return out.ok ? { ...out, bytes: asBuffer(out.bytes) } : out;
   }
 
   /** An SVG (a generated seal) rendered to PNG in the pool. */

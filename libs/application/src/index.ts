@@ -15,6 +15,7 @@ export * from './evidence-integrity.error';
 export * from './signing-unavailable.error';
 export * from './store-unavailable';
 export * from './notifier';
+export * from './organization-logo';
 export * from './signing-notifications.reactor';
 export * from './worker';
 export * from './webhooks';

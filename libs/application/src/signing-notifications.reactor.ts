@@ -8,6 +8,7 @@ import {
   documentDecider,
   downloadAvailableUntil,
   formatZonedDateTime,
+  logoOf,
   planSigningNotifications,
   timeZoneOf,
 } from '@dojang/domain';
@@ -32,6 +33,7 @@ import { upcast } from '@dojang/projections';
 import { Reactor } from './reactor-runner';
 import { KakaoMessage, MessageChannel, NotificationRequest, Notifier } from './notifier';
 import { Secrets } from './secrets';
+import { logoUrl } from './organization-logo';
 
 const HANDLED = [
   'DocumentSent',
@@ -71,14 +73,18 @@ export function languageOf(p: Pick<ParticipantState, 'language' | 'phone'>): Mes
 }
 
 /** How one organization's messages look: brand, zone-aware times, the participant's language. */
-export function messageOptions(org: OrganizationRow | null, lang: MessageLanguage): MessageOptions & { timeZone: string } {
+export function messageOptions(org: OrganizationRow | null, lang: MessageLanguage, origin?: string): MessageOptions & { timeZone: string } {
   const brand = brandOf(org);
   const timeZone = timeZoneOf(org);
+  const logo = logoOf(org);
   return {
     lang,
     brandName: brand.display_name ?? org?.name ?? null,
     brandColor: brand.color,
     replyTo: Boolean(brand.reply_to),
+    // By URL rather than as an inline (CID) attachment: a bulk send of thousands of e-mails would
+    // otherwise carry the image in every one, and the alt text names the sender where images are off.
+    logo: logo && org && origin ? { url: logoUrl(origin, org.id, logo), width: logo.width, height: logo.height } : null,
     formatTime: (value, l) => formatZonedDateTime(value instanceof Date ? value : typeof value === 'number' ? value : String(value), timeZone, l),
     timeZone,
   };
@@ -146,7 +152,7 @@ export class SigningNotificationsReactor implements Reactor {
           causation_id: event.event_id,
           origin: { reactor: this.name, stream_id: event.stream_id, event_id: event.event_id },
         } as const;
-        const options = messageOptions(org ?? null, languageOf(p));
+        const options = messageOptions(org ?? null, languageOf(p), this.origin);
         const req = this.compose(item.kind, channel, after, p, sender, signingUrl, message ?? null, attachment, options, files);
         if (!req) continue;
         const brand = brandOf(org);

@@ -28,6 +28,12 @@ export interface MessageOptions {
   brandColor?: string | null;
   /** The e-mail has a Reply-To: the footer then invites replies instead of forbidding them. */
   replyTo?: boolean;
+  /**
+   * The organization's logo for the e-mail header: an absolute http(s) URL (a mail client has no
+   * base to resolve a path against) and its size in pixels. Shown in place of the name, with the
+   * name as its alt text, so a client that blocks images still shows who sent it.
+   */
+  logo?: { url: string; width: number; height: number } | null;
   /** How a time is written (the organization's zone, with its name); default Korean time. */
   formatTime?: (value: DateInput, lang: MessageLanguage) => string;
 }
@@ -201,6 +207,25 @@ function sectionText(section: Section): string {
   return lines.join('\n').trim();
 }
 
+/** Drawn at most this tall and this wide in the header, keeping its shape. */
+const LOGO_MAX_HEIGHT = 48;
+const LOGO_MAX_WIDTH = 200;
+
+/**
+ * The header: the logo (width and height attributes too, which Outlook needs to size an image)
+ * with the brand name as alt text, or the name in the brand colour when there is no logo.
+ */
+function brandHeader(brand: string, color: string, logo: MessageOptions['logo']): SafeHtml {
+  if (logo && logo.width > 0 && logo.height > 0) {
+    const url = assertHttpUrl(logo.url, 'logo.url');
+    const scale = Math.min(1, LOGO_MAX_HEIGHT / logo.height, LOGO_MAX_WIDTH / logo.width);
+    const width = Math.max(1, Math.round(logo.width * scale));
+    const height = Math.max(1, Math.round(logo.height * scale));
+    return html`<div style="margin-bottom:24px;"><img src="${url}" width="${width}" height="${height}" alt="${brand}" style="display:block;border:0;outline:none;text-decoration:none;height:${height}px;width:${width}px;font-size:16px;font-weight:700;color:${color};"></div>`;
+  }
+  return html`<div style="font-size:16px;font-weight:700;color:${color};margin-bottom:24px;">${brand}</div>`;
+}
+
 function renderEmail(subjectKo: string, subjectEn: string, ko: Section, en: Section, options?: MessageOptions): RenderedEmail {
   const lang = langOf(options);
   const brand = brandOf(options);
@@ -218,7 +243,7 @@ function renderEmail(subjectKo: string, subjectEn: string, ko: Section, en: Sect
 </head>
 <body style="margin:0;padding:0;background:#f5f5f4;">
 <div style="max-width:560px;margin:0 auto;padding:24px;background:#ffffff;font-family:${FONT};color:#1c1917;font-size:15px;line-height:1.6;">
-<div style="font-size:16px;font-weight:700;color:${color};margin-bottom:24px;">${brand}</div>
+${brandHeader(brand, color, options?.logo)}
 ${sectionHtml(section, lang, color)}
 <hr style="border:none;border-top:1px solid #e7e5e4;margin:28px 0 12px;">
 <p style="margin:0;font-size:12px;color:#a8a29e;">${foot}</p>

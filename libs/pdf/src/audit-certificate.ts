@@ -3,6 +3,9 @@ import { KOREAN_FONT_FAMILY } from './fonts';
 import { renderDocDefinition } from './pdfmake-render';
 import { stripInvisible } from './printable-text';
 import { pageNumberFooter } from './render-document';
+// Relative, as libs/verifier reads the hash chain: this file also runs in pool threads, which load
+// sources without the @dojang path aliases; zoned-time.ts is pure and imports nothing.
+import { wallClock, zoneAbbreviation } from '../../domain/src/shared/zoned-time';
 
 export interface AuditParticipant {
   name: string;
@@ -117,6 +120,17 @@ export interface AuditCertificateInput {
   field_values?: AuditFieldValue[] | null;
   /** The conclusion derived from the events; absent: no section. */
   conclusion?: AuditConclusion | null;
+  /**
+   * The organization's IANA time zone: every time on the certificate is its wall clock there,
+   * labelled with the zone's name. Absent: Asia/Seoul.
+   */
+  time_zone?: string | null;
+  /**
+   * The sender in the header: its display name and, when it uploaded one, its logo (stored
+   * re-encoded by the pool's logo check: a PNG from our own encoder, or a JPEG whose frame header
+   * was read). Absent: the header names no sender.
+   */
+  sender?: { name: string; logo?: { type: 'png' | 'jpeg'; bytes: Uint8Array; width: number; height: number } | null } | null;
 }
 
 const ROLE_LABELS: Record<string, string> = {
@@ -189,33 +203,33 @@ const STATUS_LABELS: Record<string, string> = {
 };
 
 /** The conclusion, as the events state it: every line here is re-derivable from the log. */
-function conclusionTable(c: AuditConclusion): Content {
+function conclusionTable(c: AuditConclusion, at: TimeFormat): Content {
   const rows: Array<[Content, Content]> = [
     [label('상태', 'Status'), STATUS_LABELS[c.status] ?? c.status],
     [label('발신자', 'Sender'), dash(c.sender)],
-    [label('생성', 'Created'), `${formatKst(c.created_at)} · ${dash(c.created_by)}`],
-    [label('발송', 'Sent'), `${formatKst(c.sent_at)} · ${dash(c.sent_by)}`],
-    [label('만료 기한', 'Expires at'), formatKst(c.expires_at)],
-    [label('결론 일시', 'Concluded at'), c.concluded_at ? `${formatKst(c.concluded_at)} · ${dash(c.concluded_by)}` : '—'],
+    [label('생성', 'Created'), `${at(c.created_at)} · ${dash(c.created_by)}`],
+    [label('발송', 'Sent'), `${at(c.sent_at)} · ${dash(c.sent_by)}`],
+    [label('만료 기한', 'Expires at'), at(c.expires_at)],
+    [label('결론 일시', 'Concluded at'), c.concluded_at ? `${at(c.concluded_at)} · ${dash(c.concluded_by)}` : '—'],
   ];
   if (c.last_signature) {
     const s = c.last_signature;
     rows.push([
       label('마지막 서명', 'Last signature'),
-      `${s.name} · ${formatKst(s.signed_at)} · ${AUTH_LABELS[s.auth ?? ''] ?? dash(s.auth)}${s.phone_masked ? ` ${s.phone_masked}` : ''} · ${dash(s.actor)}${s.ip ? ` · IP ${displayIp(s.ip)}` : ''}`,
+      `${s.name} · ${at(s.signed_at)} · ${AUTH_LABELS[s.auth ?? ''] ?? dash(s.auth)}${s.phone_masked ? ` ${s.phone_masked}` : ''} · ${dash(s.actor)}${s.ip ? ` · IP ${displayIp(s.ip)}` : ''}`,
     ]);
   }
   if (c.declined) {
     const d = c.declined;
-    rows.push([label('거절', 'Declined'), `${d.name} · ${formatKst(d.declined_at)}${d.ip ? ` · IP ${displayIp(d.ip)}` : ''}`]);
+    rows.push([label('거절', 'Declined'), `${d.name} · ${at(d.declined_at)}${d.ip ? ` · IP ${displayIp(d.ip)}` : ''}`]);
     rows.push([label('거절 사유', 'Decline reason'), dash(d.reason)]);
     rows.push([label('거절 접속 환경', 'Decline user agent'), mono(dash(d.user_agent))]);
   }
-  if (c.canceled) rows.push([label('취소', 'Canceled'), `${formatKst(c.canceled.canceled_at)} · ${dash(c.canceled.actor)}${c.canceled.reason ? ` · 사유/Reason: ${c.canceled.reason}` : ''}`]);
+  if (c.canceled) rows.push([label('취소', 'Canceled'), `${at(c.canceled.canceled_at)} · ${dash(c.canceled.actor)}${c.canceled.reason ? ` · 사유/Reason: ${c.canceled.reason}` : ''}`]);
   rows.push([
     label('결론 봉인', 'Conclusion sealed'),
     c.sealed
-      ? mono(`revision ${c.sealed.revision} ${c.sealed.hash} · ${c.sealed.timestamped_at ? `TSA ${formatKst(c.sealed.timestamped_at)}` : `server clock ${formatKst(c.sealed.sealed_at)}`}`)
+      ? mono(`revision ${c.sealed.revision} ${c.sealed.hash} · ${c.sealed.timestamped_at ? `TSA ${at(c.sealed.timestamped_at)}` : `server clock ${at(c.sealed.sealed_at)}`}`)
       : ['completed', 'declined', 'canceled', 'expired'].includes(c.status)
         ? '봉인 대기 (not sealed yet)'
         : '결론 전 (not concluded)',
@@ -240,15 +254,29 @@ const CHANNEL_LABELS: Record<string, string> = {
   kakao: '카카오 알림톡 (KakaoTalk)',
 };
 
-const KST_OFFSET_MS = 9 * 3600 * 1000;
+/** Where times are shown when the caller names no zone: Dojang's home, as before zones existed. */
+export const DEFAULT_CERTIFICATE_ZONE = 'Asia/Seoul';
 
-/** Korean readers expect KST; the zone is printed so the time is unambiguous. */
-export function formatKst(value: string | null | undefined): string {
+/** How the certificate writes an instant (in the organization's zone, with its name). */
+export type TimeFormat = (value: string | null | undefined) => string;
+
+/**
+ * `2026-03-01 09:07:30 KST`, or `2026-12-10 23:59:59 EST` for an organization in New York: the
+ * wall clock where the organization is, its zone named at that instant (EST or EDT), so no time
+ * on the certificate is read in the wrong zone.
+ */
+export function formatCertificateTime(value: string | null | undefined, zone: string = DEFAULT_CERTIFICATE_ZONE): string {
   if (!value) return '—';
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return value;
-  const kst = new Date(date.getTime() + KST_OFFSET_MS).toISOString();
-  return `${kst.slice(0, 10)} ${kst.slice(11, 19)} KST`;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return value;
+  const w = wallClock(ms, zone);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${w.year}-${two(w.month)}-${two(w.day)} ${two(w.hour)}:${two(w.minute)}:${two(w.second)} ${zoneAbbreviation(ms, zone)}`;
+}
+
+/** Korean time, as the certificate shows it for an organization in Seoul (the default zone). */
+export function formatKst(value: string | null | undefined): string {
+  return formatCertificateTime(value, 'Asia/Seoul');
 }
 
 const dash = (value: string | null | undefined): string => (value && value.trim() ? value : '—');
@@ -294,7 +322,7 @@ function sectionHeading(korean: string, english: string): Content {
   return { text: [{ text: korean }, { text: `  ${english}`, fontSize: 9, color: '#666666', bold: false }], fontSize: 12.5, bold: true, margin: [0, 8, 0, 6] };
 }
 
-function participantBlock(p: AuditParticipant, index: number): Content {
+function participantBlock(p: AuditParticipant, index: number, at: TimeFormat): Content {
   return {
     unbreakable: true,
     stack: [
@@ -305,14 +333,14 @@ function participantBlock(p: AuditParticipant, index: number): Content {
         [label('이메일', 'Email'), dash(p.email_masked)],
         [label('IP 주소', 'IP address'), dash(p.ip && displayIp(p.ip))],
         [label('접속 환경', 'User agent'), mono(dash(p.user_agent))],
-        [label('열람 일시', 'Viewed at'), formatKst(p.viewed_at)],
-        [label('서명 일시', 'Signed at'), formatKst(p.signed_at)],
+        [label('열람 일시', 'Viewed at'), at(p.viewed_at)],
+        [label('서명 일시', 'Signed at'), at(p.signed_at)],
       ]),
     ],
   };
 }
 
-function fieldValuesTable(values: AuditFieldValue[]): Content {
+function fieldValuesTable(values: AuditFieldValue[], at: TimeFormat): Content {
   const header: TableCell[] = [label('항목', 'Field'), label('입력 값', 'Value'), label('입력자', 'Filled by'), label('서명 일시', 'Signed at')].map(
     (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
   );
@@ -320,7 +348,7 @@ function fieldValuesTable(values: AuditFieldValue[]): Content {
     { text: v.label, wordBreak: 'break-all' } as TableCell,
     { text: v.value, wordBreak: 'break-all' } as TableCell,
     v.participant,
-    { text: formatKst(v.at), fontSize: 8 },
+    { text: at(v.at), fontSize: 8 },
   ]);
   return { table: { headerRows: 1, widths: [110, '*', 80, 96], body: [header, ...rows] }, layout: keyValueLayout, fontSize: 8.5, margin: [0, 0, 0, 10] };
 }
@@ -368,12 +396,12 @@ export function timelineWithDeliveries(timeline: AuditTimelineEntry[], deliverie
   return out.concat(timeline.slice(i));
 }
 
-function timelineTable(entries: TimelineRow[]): Content {
+function timelineTable(entries: TimelineRow[], at: TimeFormat): Content {
   const header: TableCell[] = [label('일시', 'Time'), label('이벤트', 'Event'), label('행위자', 'Actor'), label('내용', 'Detail')].map(
     (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
   );
   const rows: TableCell[][] = entries.map((e) => [
-    { text: formatKst(e.at), fontSize: 8 },
+    { text: at(e.at), fontSize: 8 },
     ...(e.delivery ? [{ text: e.event, colSpan: 2 }, {}] : [EVENT_LABELS[e.event] ?? e.event, e.actor]),
     // A detail may hold a whole SHA-256: wrapped inside the column, never cut at the margin.
     { text: dash(e.detail && displayIp(e.detail)), fontSize: 8, wordBreak: 'break-all' } as TableCell,
@@ -396,8 +424,29 @@ function printable<T>(value: T): T {
   return value;
 }
 
+/** The sender's logo (at most 40 pt high, 160 pt wide) and name above the title. */
+function senderHeader(sender: AuditCertificateInput['sender']): Content[] {
+  if (!sender) return [];
+  const logo = sender.logo;
+  const image: Content[] = logo
+    ? [{ image: `data:image/${logo.type};base64,${Buffer.from(logo.bytes).toString('base64')}`, fit: [160, 40], alignment: 'center', margin: [0, 0, 0, 4] } as Content]
+    : [];
+  return [...image, { text: sender.name, fontSize: 10, bold: true, alignment: 'center', color: '#444444', margin: [0, 0, 0, 8] }];
+}
+
+/** The footnote on times: the zone they are in, said in both languages. */
+function zoneNote(zone: string): { ko: string; en: string } {
+  if (zone === 'Asia/Seoul') return { ko: ' 시각은 한국 표준시(KST, UTC+9)입니다.', en: ' Times are Korea Standard Time (KST, UTC+9).' };
+  return { ko: ` 시각은 조직의 시간대(${zone}) 기준입니다.`, en: ` Times are in the organization's time zone, ${zone}, labelled with its abbreviation at each time.` };
+}
+
 export function buildAuditCertificateDefinition(input: AuditCertificateInput): TDocumentDefinitions {
-  const info = printable(input);
+  // The logo's bytes pass around printable(), which would walk them as an object.
+  const { sender, ...rest } = input;
+  const info = { ...printable(rest), sender: sender ? { name: stripInvisible(sender.name), logo: sender.logo ?? null } : null };
+  const zone = info.time_zone || DEFAULT_CERTIFICATE_ZONE;
+  const at: TimeFormat = (value) => formatCertificateTime(value, zone);
+  const note = zoneNote(zone);
   const generated = new Date(info.generated_at);
   return {
     pageSize: 'A4',
@@ -411,6 +460,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
       ...(Number.isNaN(generated.getTime()) ? {} : { creationDate: generated }),
     },
     content: [
+      ...senderHeader(info.sender),
       { text: '전자서명 감사 추적 인증서', fontSize: 18, bold: true, alignment: 'center' },
       { text: 'Audit Trail Certificate', fontSize: 10, color: '#666666', alignment: 'center', margin: [0, 2, 0, 14] },
       sectionHeading('문서 정보', 'Document'),
@@ -420,7 +470,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
         [label('원본 문서 해시', 'Original SHA-256'), mono(info.original_sha256)],
         [label('최종 문서 해시', 'Final SHA-256'), info.final_sha256 ? mono(info.final_sha256) : '서명 미완료 (not completed)'],
         ...(info.signing_certificate_sha256 ? [[label('서명 인증서 지문', 'Signing certificate SHA-256'), mono(info.signing_certificate_sha256)] as [Content, Content]] : []),
-        [label('발급 일시', 'Generated at'), formatKst(info.generated_at)],
+        [label('발급 일시', 'Generated at'), at(info.generated_at)],
         ...(info.chain
           ? ([
               [label('이벤트 체인 헤드', 'Event chain head'), mono(`${info.chain.head_hash} (${info.chain.event_count} events)`)],
@@ -438,17 +488,17 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
             ] as Array<[Content, Content]>)
           : []),
       ]),
-      ...(info.conclusion ? [sectionHeading('결론', 'Conclusion'), conclusionTable(info.conclusion)] : []),
+      ...(info.conclusion ? [sectionHeading('결론', 'Conclusion'), conclusionTable(info.conclusion, at)] : []),
       sectionHeading('참여자', 'Participants'),
-      ...info.participants.map(participantBlock),
-      ...(info.field_values?.length ? [sectionHeading('입력 값', 'Field values'), fieldValuesTable(info.field_values)] : []),
+      ...info.participants.map((p, i) => participantBlock(p, i, at)),
+      ...(info.field_values?.length ? [sectionHeading('입력 값', 'Field values'), fieldValuesTable(info.field_values, at)] : []),
       sectionHeading('처리 이력', 'Timeline'),
-      timelineTable(info.deliveries ? timelineWithDeliveries(info.timeline, info.deliveries.entries) : info.timeline),
+      timelineTable(info.deliveries ? timelineWithDeliveries(info.timeline, info.deliveries.entries) : info.timeline, at),
       {
         text: [
-          '해시(SHA-256)는 파일이 한 바이트라도 바뀌면 달라집니다.' + (info.final_sha256 ? ' 최종 문서 해시는 이 인증서를 붙이기 전 서명 완료 문서의 값입니다.' : '') + ' 시각은 한국 표준시(KST, UTC+9)입니다.\n',
+          '해시(SHA-256)는 파일이 한 바이트라도 바뀌면 달라집니다.' + (info.final_sha256 ? ' 최종 문서 해시는 이 인증서를 붙이기 전 서명 완료 문서의 값입니다.' : '') + note.ko + '\n',
           {
-            text: `A SHA-256 hash changes if a single byte of the file changes.${info.final_sha256 ? ' The final hash is that of the completed, signed document before this certificate was attached.' : ''} Times are Korea Standard Time (KST, UTC+9).\n`,
+            text: `A SHA-256 hash changes if a single byte of the file changes.${info.final_sha256 ? ' The final hash is that of the completed, signed document before this certificate was attached.' : ''}${note.en}\n`,
             color: '#666666',
           },
           ...(info.deliveries

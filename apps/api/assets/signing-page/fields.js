@@ -46,9 +46,25 @@ export function displayOf(f) {
   return String(v);
 }
 
+/**
+ * Today where the organization is: the server dates signing_date fields in its zone, so a signer
+ * elsewhere (in Seoul for a New York sender, late in the evening there) sees the date the PDF gets.
+ */
 function todayIso() {
   var d = new Date();
   var pad = function (n) { return (n < 10 ? '0' : '') + n; };
+  var zone = S.view && S.view.sender && S.view.sender.time_zone;
+  if (zone) {
+    try {
+      var parts = {};
+      new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(d).forEach(function (x) {
+        parts[x.type] = Number(x.value);
+      });
+      return parts.year + '-' + pad(parts.month) + '-' + pad(parts.day);
+    } catch (e) {
+      /* an unknown zone: the device's day below */
+    }
+  }
   return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate());
 }
 

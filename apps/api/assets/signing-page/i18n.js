@@ -464,14 +464,41 @@ export function applyStaticStrings() {
   }
 }
 
+/** Names Intl does not abbreviate in English (it says GMT+9): the ones the server names by hand too (zoned-time.ts). */
+var ZONE_NAMES = { 'Asia/Seoul': 'KST', 'Asia/Tokyo': 'JST', 'Asia/Shanghai': 'CST', 'Asia/Singapore': 'SGT', 'Asia/Hong_Kong': 'HKT', 'Asia/Taipei': 'CST', UTC: 'UTC', 'Etc/UTC': 'UTC' };
+
+/** The organization's zone, as the session names it (the browser's own when it does not). */
+function orgZone() {
+  return (S.view && S.view.sender && S.view.sender.time_zone) || undefined;
+}
+
+/**
+ * The zone's name at that instant, as messages and the certificate write it: KST, EST or EDT;
+ * where English has no abbreviation, the IANA name itself (Europe/Istanbul), never a bare offset.
+ */
+export function zoneLabel(d, zone) {
+  if (!zone) return '';
+  if (ZONE_NAMES[zone]) return ZONE_NAMES[zone];
+  try {
+    var parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }).formatToParts(d);
+    for (var i = 0; i < parts.length; i++) {
+      if (parts[i].type === 'timeZoneName' && /^[A-Z]{2,5}$/.test(parts[i].value)) return parts[i].value;
+    }
+  } catch (e) {
+    /* an unknown zone: its name below */
+  }
+  return zone;
+}
+
 export function formatDate(iso) {
   if (!iso) return '';
   var d = new Date(iso);
   if (isNaN(d.getTime())) return iso;
+  var zone = orgZone();
   try {
-    // In the organization's zone, with the zone named (e.g. "December 10, 2026 at 11:59 PM EST").
-    var zone = S.view && S.view.sender && S.view.sender.time_zone;
-    return new Intl.DateTimeFormat(S.lang === 'ko' ? 'ko-KR' : 'en-US', { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone || undefined, timeZoneName: 'short' }).format(d);
+    // In the organization's zone, with the zone named (e.g. "December 10, 2026 at 11:59 PM (EST)").
+    var text = new Intl.DateTimeFormat(S.lang === 'ko' ? 'ko-KR' : 'en-US', { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: zone }).format(d);
+    return zone ? text + ' (' + zoneLabel(d, zone) + ')' : text;
   } catch (e) {
     return d.toLocaleString();
   }
@@ -479,8 +506,10 @@ export function formatDate(iso) {
 
 export function formatTime(ms) {
   var d = new Date(ms);
+  var zone = orgZone();
   try {
-    return new Intl.DateTimeFormat(S.lang === 'ko' ? 'ko-KR' : 'en-US', { hour: 'numeric', minute: '2-digit' }).format(d);
+    var text = new Intl.DateTimeFormat(S.lang === 'ko' ? 'ko-KR' : 'en-US', { hour: 'numeric', minute: '2-digit', timeZone: zone }).format(d);
+    return zone ? text + ' (' + zoneLabel(d, zone) + ')' : text;
   } catch (e) {
     return d.toLocaleTimeString();
   }

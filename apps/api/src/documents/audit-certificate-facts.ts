@@ -1,6 +1,6 @@
 import { maskPhone } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
-import { AuditConclusion, AuditTimelineEntry, formatKst } from '@dojang/pdf';
+import { AuditConclusion, AuditTimelineEntry, formatCertificateTime } from '@dojang/pdf';
 import { DocumentRow, maskContacts } from '@dojang/projections';
 import { DocumentFacts, DocumentSealProof, SEAL_EVENT } from '@dojang/verifier';
 
@@ -17,7 +17,7 @@ function nameOf(row: DocumentRow, participantId: unknown): string {
 }
 
 /** A short, masked description of an event: who, from where, why. */
-function detailOf(e: StoredEvent, row: DocumentRow): string | null {
+function detailOf(e: StoredEvent, row: DocumentRow, timeZone: string): string | null {
   const d = (e.data ?? {}) as Record<string, unknown>;
   const parts: string[] = [];
   if (d.participant_id !== undefined) parts.push(`참여자/Participant: ${nameOf(row, d.participant_id)}`);
@@ -34,7 +34,7 @@ function detailOf(e: StoredEvent, row: DocumentRow): string | null {
   if (e.type === 'ParticipantDeclined' || e.type === 'DocumentCanceled') {
     if (str(d.reason)) parts.push(`사유/Reason: ${maskContacts(String(d.reason))}`);
   }
-  if (e.type === 'DocumentSent' && str(d.expires_at)) parts.push(`만료/Expires: ${formatKst(String(d.expires_at))}`);
+  if (e.type === 'DocumentSent' && str(d.expires_at)) parts.push(`만료/Expires: ${formatCertificateTime(String(d.expires_at), timeZone)}`);
   if (e.type === 'DocumentCompleted') {
     const final = (d.final_pdf as { sha256?: string } | null)?.sha256;
     if (final) parts.push(`final PDF sha256 ${final}`);
@@ -50,9 +50,9 @@ function detailOf(e: StoredEvent, row: DocumentRow): string | null {
   return parts.length ? parts.join('\n') : null;
 }
 
-/** Every stored event, in order, with its recorded time and actor. */
-export function timelineOf(events: StoredEvent[], row: DocumentRow): AuditTimelineEntry[] {
-  return events.map((e) => ({ at: String(e.metadata.occurred_at ?? ''), event: e.type, actor: String(e.metadata.actor ?? '—'), detail: detailOf(e, row) }));
+/** Every stored event, in order, with its recorded time and actor; a time in a detail is written in `timeZone` (the organization's). */
+export function timelineOf(events: StoredEvent[], row: DocumentRow, timeZone = 'Asia/Seoul'): AuditTimelineEntry[] {
+  return events.map((e) => ({ at: String(e.metadata.occurred_at ?? ''), event: e.type, actor: String(e.metadata.actor ?? '—'), detail: detailOf(e, row, timeZone) }));
 }
 
 /** The conclusion section: status, who concluded it and when, the last signature's identity check, the seal. */

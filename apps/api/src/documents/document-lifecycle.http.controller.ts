@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { deliveryFacts, DocumentPdfService, DocumentSealer, sha256Hex } from '@dojang/application';
-import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, deliveryStreamId, documentStreamId, DocumentState, endOfDayInZone, maskEmail, maskPhone, OrganizationState, parseCalendarDate, timeZoneOf } from '@dojang/domain';
+import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, brandOf, deliveryStreamId, documentStreamId, DocumentState, endOfDayInZone, logoOf, maskEmail, maskPhone, OrganizationState, parseCalendarDate, timeZoneOf } from '@dojang/domain';
 import { auditFieldValues } from './form-data';
 import { StoredEvent } from '@dojang/event-store';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
@@ -172,6 +173,17 @@ export class DocumentLifecycleHttpController {
     };
     const original = await this.pdf.original(row);
     const entries = await this.auditEntries(row);
+    // Times in the organization's zone, and its brand (name, logo) in the header.
+    const org = await this.docs.infra.reads.get<OrganizationRow>(ORGANIZATIONS, row.organization_id);
+    const timeZone = timeZoneOf(org);
+    const logo = logoOf(org);
+    const logoBytes = logo ? await this.docs.infra.blobs.get(logo.sha256) : null;
+    const sender = org
+      ? {
+          name: brandOf(org).display_name ?? org.name,
+          logo: logo && logoBytes ? { type: logo.content_type === 'image/jpeg' ? ('jpeg' as const) : ('png' as const), bytes: logoBytes, width: logo.width, height: logo.height } : null,
+        }
+      : null;
     const bytes = await this.pdf.withAuditCertificate(await this.currentPdf(row), {
       title: row.title,
       document_id: row.id,
@@ -194,7 +206,9 @@ export class DocumentLifecycleHttpController {
         };
       }),
       // Every stored event with its recorded time and actor, as the history shows them.
-      timeline: timelineOf(log, row),
+      timeline: timelineOf(log, row, timeZone),
+      time_zone: timeZone,
+      sender,
       generated_at: this.docs.nowIso(),
       field_values: auditFieldValues(row),
       chain: this.chainSummary(log),

@@ -7,7 +7,7 @@ import { OPERATIONS, OperationSpec } from './operations';
 import { DocumentSchema, EVENT_DATA_BY_TYPE, EventDataSchema, EventSchema, TemplateSchema } from './response-schemas';
 
 /** Operations reachable without an API key (their controllers are @Public()). */
-const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Files_content$|PublicVerify_|VerifyPage_)/;
+const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|BrandLogo_|Files_content$|PublicVerify_|VerifyPage_)/;
 const ROOT_SERVERS = [{ url: '/', description: 'The server root (not under /v1)' }];
 /** Operations no rate limit counts (probes must answer while the store keeping the counts does not). */
 const UNCOUNTED_OPERATIONS = /^(Health_|Metrics_)/;
@@ -20,7 +20,7 @@ const TAGS: Array<[RegExp, string]> = [
   [/^\/bulk_sends/, 'Bulk sends'],
   [/^\/seals/, 'Seals'],
   [/^\/files/, 'Files'],
-  [/^\/(organization|members)/, 'Organization'],
+  [/^\/(organization|members|sign\/brand)/, 'Organization'],
   [/^\/events/, 'Events'],
   [/^\/extensions/, 'Plugin read models'],
   [/^\/webhook/, 'Webhooks'],
@@ -36,6 +36,8 @@ const PATH_PARAMS: Record<string, string> = {
   token: 'The signing token: the last segment of the participant\'s signing_url. It is the credential; keep it secret.',
   name: 'Asset file name.',
   asset: 'Asset file name.',
+  organization: 'The organization\'s id.',
+  logo: 'The logo\'s content hash and extension (`<sha256>.png` or `.jpg`), as brand.logo.url gives it.',
   projection: 'The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times).',
   endpoint: 'The name of a read endpoint the plugin declares (e.g. monthly).',
   file: 'The page: its number (1-based) and .png, e.g. 1.png.',

@@ -101,6 +101,34 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'The organization as changed.', json: S.OrganizationSchema },
     errors: ['organization_not_found', 'invalid_parameter'],
   },
+  Organization_putLogo: {
+    summary: 'Upload the logo',
+    description:
+      'multipart/form-data with the logo in the part `file`: a PNG or a JPEG (judged by its bytes; an SVG is refused, since it can carry script), at most 512 KB (413 file_too_large, counted while it arrives) and 2048 pixels a side. It is decoded in the PDF worker pool — a PNG by a strict decoder and re-encoded, so nothing but its pixels is kept; a JPEG decoded whole — and a file that does not decode is 400 invalid_image. The stored image is served at brand.logo.url (no API key, cached for a year under its content hash) and shown in e-mail headers (alt text: the display name), on the signing page and on the audit certificate. Replaces any earlier logo, whose URL then answers 404. Answers the organization.',
+    ok: { status: 200, description: 'The organization with its new logo.', json: S.OrganizationSchema },
+    errors: ['organization_not_found', 'missing_parameter', 'invalid_parameter', 'unsupported_file_type', 'file_too_large', 'invalid_image', 'pdf_job_limit_exceeded'],
+    multipart: {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', contentMediaType: 'image/png', description: 'The PNG or JPEG, as a file part.' } },
+      },
+      encoding: { file: { contentType: 'image/png, image/jpeg' } },
+    },
+  },
+  Organization_deleteLogo: {
+    summary: 'Remove the logo',
+    description: 'Messages, the signing page and certificates show the display name alone again; the logo\'s URL answers 404. Without a logo nothing changes. Answers the organization.',
+    ok: { status: 200, description: 'The organization without a logo.', json: S.OrganizationSchema },
+    errors: ['organization_not_found'],
+  },
+  BrandLogo_logo: {
+    summary: 'An organization\'s logo',
+    description:
+      'The image behind brand.logo.url, for mail clients and the signing page: no API key, `Cache-Control: public, max-age=31536000, immutable` (the file name is the content hash, so the bytes at a URL never change). Only an organization\'s current logo is served: a replaced or removed one, or any other name, is 404.',
+    ok: { status: 200, description: 'The logo.', media: { 'image/png': { type: 'string', contentMediaType: 'image/png' }, 'image/jpeg': { type: 'string', contentMediaType: 'image/jpeg' } } },
+    errors: ['resource_not_found'],
+  },
   Organization_members: {
     summary: 'List members',
     description: 'Everyone in the organization with their role. Not paginated.',

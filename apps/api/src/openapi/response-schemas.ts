@@ -463,12 +463,27 @@ export const EVENT_DATA_BY_TYPE: Record<PublicEventType, { required: string[]; d
 
 // ---- organization, outbox, files, templates, seals -----------------------------------------
 
+const LogoSchema = component(
+  'Logo',
+  obj({
+    url: note('Public, without an API key, cached for a year: the file name is the content hash, so a new logo has a new URL.', { type: 'string', format: 'uri' }),
+    content_type: { type: 'string', enum: ['image/png', 'image/jpeg'] },
+    width: int,
+    height: int,
+    byte_size: note('As stored: a PNG is re-encoded, a JPEG kept as uploaded.', int),
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  }),
+);
 const BrandSchema = component(
   'Brand',
   obj({
     display_name: note('Shown as the e-mail From name and subject prefix, the SMS prefix ([회사명]) and on the signing page; null: the organization\'s name.', strOrNull),
     color: note('#rrggbb for e-mail accents and the signing page header; null: Dojang\'s.', { type: ['string', 'null'], pattern: '^#[0-9a-f]{6}$' }),
     reply_to: note('Reply-To of e-mails; null: none (replies are not read).', { type: ['string', 'null'], format: 'email' }),
+    logo: note(
+      'The logo (PUT /organization/logo; DELETE removes it), shown in e-mail headers, on the signing page and on the audit certificate; null: none.',
+      orNull(LogoSchema),
+    ),
   }),
 );
 const QuietHoursSchema = component(
@@ -806,7 +821,15 @@ export const SigningSessionSchema = component(
   'SigningSession',
   obj({
     object: konst('signing_session'),
-    sender: note('Who asks: the organization\'s brand name and colour for the page header, and the zone the page shows times in.', obj({ display_name: str, color: { type: ['string', 'null'], pattern: '^#[0-9a-f]{6}$' }, time_zone: str })),
+    sender: note(
+      'Who asks: the organization\'s brand name, colour and logo for the page header, and the zone the page shows times in.',
+      obj({
+        display_name: str,
+        color: { type: ['string', 'null'], pattern: '^#[0-9a-f]{6}$' },
+        time_zone: str,
+        logo_url: note('The logo\'s path on this origin (/sign/brand/…), or null.', strOrNull),
+      }),
+    ),
     document: obj({
       id: uuid,
       title: str,

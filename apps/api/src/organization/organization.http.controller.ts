@@ -1,13 +1,15 @@
-import { Body, Controller, Get, Inject, Patch } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Inject, Patch, Put, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure } from '@dojang/application';
-import { brandOf, freeSignaturesPerMonth, OrganizationCommand, WithoutNow, organizationDecider, organizationStreamId, OrganizationState, quietHoursOf, timeZoneOf } from '@dojang/domain';
+import { Clock, CLOCK, DocumentPdfService, Infrastructure, logoUrl } from '@dojang/application';
+import { Request } from 'express';
+import { brandOf, freeSignaturesPerMonth, logoOf, MAX_LOGO_BYTES, MAX_LOGO_SIDE, OrganizationCommand, OrganizationLogo, WithoutNow, organizationDecider, organizationStreamId, OrganizationState, quietHoursOf, timeZoneOf } from '@dojang/domain';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, commandContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { UpdateOrganizationDto } from './organization-settings.dto';
 import { INFRA } from '../shared/infrastructure.token';
+import { readFilePart } from '../files/multipart-file';
 import { MemberListResponse, OrganizationResponse } from '../openapi/response-schemas';
 
 @Controller()
@@ -16,7 +18,12 @@ export class OrganizationHttpController {
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly commandBus: CommandBus,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
   ) {}
+
+  private get origin(): string {
+    return this.infra.config.publicOrigin ?? `http://localhost:${this.infra.config.port}`;
+  }
 
   private async org(auth: AuthContext): Promise<OrganizationRow> {
     const row = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, auth.organization_id);
@@ -39,7 +46,7 @@ export class OrganizationHttpController {
       livemode: auth.livemode,
       created_at: org.created_at,
       settings: { default_expiry_days: org.default_expiry_days, reminder_interval_days: org.reminder_interval_days, embed_origins: org.embed_origins ?? [] },
-      brand: brandOf(org),
+      brand: { ...brandOf(org), logo: this.presentLogo(org.id, logoOf(org)) },
       time_zone: timeZoneOf(org),
       quiet_hours: quietHoursOf(org),
       kakao: org.kakao ? { pf_id: org.kakao.pf_id, templates: { ...org.kakao.templates } } : null,
@@ -78,6 +85,47 @@ export class OrganizationHttpController {
       );
     }
     return this.get(auth);
+  }
+
+  private presentLogo(organizationId: string, logo: OrganizationLogo | null) {
+    return logo ? { url: logoUrl(this.origin, organizationId, logo), content_type: logo.content_type, width: logo.width, height: logo.height, byte_size: logo.byte_size, sha256: logo.sha256 } : null;
+  }
+
+  /**
+   * The logo, as multipart/form-data in the part `file`: counted while it arrives (413 past
+   * 512 KB), then judged in the PDF pool by its bytes (415 when neither PNG nor JPEG, SVG
+   * included; 400 invalid_image when it does not decode or is over 2048 pixels a side). The pool's
+   * re-encoded PNG (or the decoded JPEG) is what is stored and served.
+   */
+  @Put('organization/logo')
+  async putLogo(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Req() req: Request): Promise<OrganizationResponse> {
+    await this.org(auth);
+    const part = await readFilePart(req, { field: 'file', maxBytes: MAX_LOGO_BYTES, maxLabel: '512 KB', what: 'a PNG or JPEG logo' });
+    if (part.bytes.length === 0) throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', 'The file is empty; upload a PNG or JPEG logo.', 'file');
+    const check = await this.pdf.checkLogo(part.bytes, MAX_LOGO_SIDE);
+    if (!check.ok) {
+      throw check.reason === 'unsupported_type'
+        ? new ApiError(415, 'invalid_request_error', 'unsupported_file_type', check.message, 'file')
+        : new ApiError(400, 'invalid_request_error', 'invalid_image', check.message, 'file');
+    }
+    const ref = await this.infra.blobs.put(Buffer.from(check.bytes));
+    const logo: OrganizationLogo = { sha256: ref.sha256, content_type: check.type === 'jpeg' ? 'image/jpeg' : 'image/png', byte_size: ref.byte_size, width: check.width, height: check.height };
+    await this.changeLogo(auth, info, logo);
+    return this.get(auth);
+  }
+
+  /** Removes the logo (no logo: nothing changes). Its URL stops serving it. */
+  @Delete('organization/logo')
+  async deleteLogo(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo): Promise<OrganizationResponse> {
+    await this.org(auth);
+    await this.changeLogo(auth, info, null);
+    return this.get(auth);
+  }
+
+  private async changeLogo(auth: AuthContext, info: RequestInfo, logo: OrganizationLogo | null): Promise<void> {
+    await this.commandBus.execute(
+      new DecideCommand(organizationDecider, organizationStreamId(auth.organization_id), () => ({ type: 'ChangeLogo', logo, now: this.clock.now().toISOString() }) as OrganizationCommand, commandContext(auth, info)),
+    );
   }
 
   @Get('members')

@@ -114,8 +114,9 @@ export const ERROR_CODES = {
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),
   missing_email: invalid(400, 'A participant with channel email needs an e-mail address.'),
   participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
-  unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.'),
-  file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes).'),
+  unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.'),
+  invalid_image: invalid(400, 'The image is PNG or JPEG by its bytes but does not decode (truncated or corrupt data) or has more pixels than accepted; error.param names the part.'),
+  file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes).'),
   file_too_complex: invalid(413, 'The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.'),
   // Service
   service_unavailable: { status: 503, type: 'api_error', description: 'A store is unreachable right now; retry shortly (with the same Idempotency-Key).' },

@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomInt } from 'crypto';
-import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, languageOf, messageOptions, Notifier, prefixedId, sha256Hex, signChainHead } from '@dojang/application';
+import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, languageOf, logoPath, messageOptions, Notifier, prefixedId, sha256Hex, signChainHead } from '@dojang/application';
 import { inspectPdfIsolated } from '@dojang/pdf';
 import {
   BlobPointer,
   ChainHeadProof,
   timeZoneOf,
   brandOf,
+  logoOf,
   DocumentCommand,
   DocumentState,
   ParticipantState,
@@ -118,6 +119,7 @@ export class SigningService {
     // The sender as the page shows it: the organization's brand and the zone its times are read in.
     const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id);
     const brand = brandOf(org);
+    const logo = logoOf(org);
     const p = s.participant;
     const turn = activeParticipants(s.state).some((a) => a.id === p.id);
     const pinRequired = p.auth === 'sms_pin';
@@ -130,7 +132,13 @@ export class SigningService {
     const owners = new Set(groupOf(s.state, p).map((m) => m.id));
     return {
       object: 'signing_session' as const,
-      sender: { display_name: brand.display_name ?? org?.name ?? 'Dojang', color: brand.color, time_zone: timeZoneOf(org) },
+      sender: {
+        display_name: brand.display_name ?? org?.name ?? 'Dojang',
+        color: brand.color,
+        time_zone: timeZoneOf(org),
+        // A path on the page's own origin: its CSP loads images from 'self' only.
+        logo_url: logo && org ? logoPath(org.id, logo) : null,
+      },
       document: {
         id: s.state.id,
         title: s.state.title,

@@ -2,7 +2,7 @@ import { Decider, assertNever } from '../shared/decider';
 import { conflict, invalid, notFound } from '../shared/domain-error';
 import { DEFAULT_TIME_ZONE } from '../document/field-types';
 import { DEFAULT_QUIET_HOURS, QuietHours, isValidClockTime, isValidTimeZone } from '../shared/zoned-time';
-import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, WorkspaceKind } from './organization.events';
+import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, OrganizationLogo, WorkspaceKind } from './organization.events';
 
 /** Personal workspaces get this many free signatures a month; team workspaces get none. */
 export const PERSONAL_FREE_SIGNATURES_PER_MONTH = 3;
@@ -71,11 +71,19 @@ export interface OrganizationState {
   time_zone?: string;
   quiet_hours?: QuietHours | null;
   kakao?: KakaoChannelConfigured['data']['kakao'];
+  /** Absent or null: no logo. */
+  logo?: OrganizationLogo | null;
 }
 
 export const EMPTY_BRAND: OrganizationBrand = { display_name: null, color: null, reply_to: null };
 export const brandOf = (s: Pick<OrganizationState, 'brand'> | null | undefined): OrganizationBrand => s?.brand ?? EMPTY_BRAND;
 export const timeZoneOf = (s: Pick<OrganizationState, 'time_zone'> | null | undefined): string => s?.time_zone ?? DEFAULT_TIME_ZONE;
+export const logoOf = (s: Pick<OrganizationState, 'logo'> | null | undefined): OrganizationLogo | null => s?.logo ?? null;
+/** A logo is at most this many bytes as uploaded (it goes into every e-mail's header). */
+export const MAX_LOGO_BYTES = 512 * 1024;
+/** …and at most this many pixels on its longer side: a header shows it a few hundred pixels wide. */
+export const MAX_LOGO_SIDE = 2048;
+export const LOGO_CONTENT_TYPES: ReadonlyArray<OrganizationLogo['content_type']> = ['image/png', 'image/jpeg'];
 export const quietHoursOf = (s: Pick<OrganizationState, 'quiet_hours'> | null | undefined): QuietHours | null =>
   s?.quiet_hours === undefined ? DEFAULT_QUIET_HOURS : s.quiet_hours;
 
@@ -111,6 +119,7 @@ export type OrganizationCommand =
   | { type: 'ChangeSettings'; default_expiry_days?: number; reminder_interval_days?: number | null; embed_origins?: string[]; now: string }
   | { type: 'ChangeBrand'; display_name?: string | null; color?: string | null; reply_to?: string | null; now: string }
   | { type: 'ChangeTimeZone'; time_zone?: string; quiet_hours?: QuietHours | null; now: string }
+  | { type: 'ChangeLogo'; logo: OrganizationLogo | null; now: string }
   | { type: 'ConfigureKakao'; kakao: { pf_id: string; templates: Record<string, string> } | null; now: string }
   | { type: 'GrantCredits'; amount: number; reason: string; now: string }
   | { type: 'RecordSignatureUsage'; document_id: string; livemode: boolean; now: string };
@@ -166,6 +175,8 @@ export function evolveOrganization(state: OrganizationState, event: Organization
     }
     case 'OrganizationTimeZoneChanged':
       return { ...state, time_zone: event.data.time_zone, quiet_hours: event.data.quiet_hours };
+    case 'OrganizationLogoChanged':
+      return { ...state, logo: event.data.logo };
     case 'KakaoChannelConfigured':
       return { ...state, kakao: event.data.kakao };
     case 'CreditsGranted':
@@ -256,6 +267,8 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
       if (time_zone === timeZoneOf(state) && JSON.stringify(next) === JSON.stringify(quietHoursOf(state)) && state.time_zone !== undefined) return [];
       return [{ type: 'OrganizationTimeZoneChanged', data: { time_zone, quiet_hours: next, changed_at: command.now } }];
     }
+    case 'ChangeLogo':
+      return decideLogo(command, state);
     case 'ConfigureKakao':
       return [{ type: 'KakaoChannelConfigured', data: { kakao: validKakao(command.kakao), configured_at: command.now } }];
     case 'GrantCredits':
@@ -294,6 +307,23 @@ function decideBrand(command: Extract<OrganizationCommand, { type: 'ChangeBrand'
   }
   if (JSON.stringify(brand) === JSON.stringify(current) && state.brand !== undefined) return [];
   return [{ type: 'OrganizationBrandChanged', data: { ...brand, changed_at: command.now } }];
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** The image checks (type, size, pixels) happened in the pool; the facts recorded are checked here. */
+function decideLogo(command: Extract<OrganizationCommand, { type: 'ChangeLogo' }>, state: OrganizationState): OrganizationEvent[] {
+  const current = logoOf(state);
+  const logo = command.logo;
+  if (logo === null) return current === null ? [] : [{ type: 'OrganizationLogoChanged', data: { logo: null, changed_at: command.now } }];
+  const side = (n: number) => Number.isInteger(n) && n > 0 && n <= MAX_LOGO_SIDE;
+  if (!SHA256.test(logo.sha256)) throw invalid('invalid_parameter', 'The logo\'s sha256 must be 64 lowercase hex digits.', 'file');
+  if (!LOGO_CONTENT_TYPES.includes(logo.content_type)) throw invalid('invalid_parameter', 'A logo is a PNG or a JPEG.', 'file');
+  if (!(Number.isInteger(logo.byte_size) && logo.byte_size > 0)) throw invalid('invalid_parameter', 'The logo is empty.', 'file');
+  if (!side(logo.width) || !side(logo.height)) throw invalid('invalid_parameter', `A logo is at most ${MAX_LOGO_SIDE}×${MAX_LOGO_SIDE} pixels.`, 'file');
+  const next: OrganizationLogo = { sha256: logo.sha256, content_type: logo.content_type, byte_size: logo.byte_size, width: logo.width, height: logo.height };
+  if (current && JSON.stringify(current) === JSON.stringify(next)) return [];
+  return [{ type: 'OrganizationLogoChanged', data: { logo: next, changed_at: command.now } }];
 }
 
 function validKakao(kakao: { pf_id: string; templates: Record<string, string> } | null): KakaoChannelConfigured['data']['kakao'] {

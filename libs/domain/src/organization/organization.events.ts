@@ -63,6 +63,19 @@ export type OrganizationTimeZoneChanged = DomainEvent<
     changed_at: string;
   }
 >;
+/**
+ * The organization's logo as stored: re-encoded (PNG) or header-checked (JPEG) in the PDF pool,
+ * kept content-addressed in the blob store and served under its hash.
+ */
+export interface OrganizationLogo {
+  sha256: string;
+  content_type: 'image/png' | 'image/jpeg';
+  byte_size: number;
+  width: number;
+  height: number;
+}
+/** A logo uploaded (or replaced), or removed (`logo: null`). */
+export type OrganizationLogoChanged = DomainEvent<'OrganizationLogoChanged', { logo: OrganizationLogo | null; changed_at: string }>;
 /** Message kinds a KakaoTalk 알림톡 template can carry. */
 export type KakaoMessageKind = 'signing_request' | 'reminder' | 'completed' | 'canceled' | 'expired' | 'declined';
 export const KAKAO_MESSAGE_KINDS: readonly KakaoMessageKind[] = ['signing_request', 'reminder', 'completed', 'canceled', 'expired', 'declined'];
@@ -88,6 +101,7 @@ export type OrganizationEvent =
   | OrganizationSettingsChanged
   | OrganizationBrandChanged
   | OrganizationTimeZoneChanged
+  | OrganizationLogoChanged
   | KakaoChannelConfigured
   | CreditsGranted
   | SignatureUsageRecorded;
@@ -100,6 +114,7 @@ export const ORGANIZATION_EVENT_TYPES: readonly OrganizationEvent['type'][] = [
   'OrganizationSettingsChanged',
   'OrganizationBrandChanged',
   'OrganizationTimeZoneChanged',
+  'OrganizationLogoChanged',
   'KakaoChannelConfigured',
   'CreditsGranted',
   'SignatureUsageRecorded',

@@ -165,6 +165,22 @@ export type ImageCheck = { ok: true; type: StampImageType } | { ok: false; messa
  */
 export const CHECK_IMAGE: PdfJob<Bytes, ImageCheck> = { id: 'image.check', version: 1, filename: handler('check-image') };
 
+export interface CheckLogoInput {
+  image: Bytes;
+  /** The most pixels a side may have. */
+  max_side: number;
+}
+/**
+ * A logo as it will be stored and served: a PNG decoded by our strict decoder and re-encoded, or a
+ * JPEG decoded whole by resvg (so a truncated or corrupt one is refused, not shown broken in every
+ * e-mail). `unsupported_type`: neither PNG nor JPEG (an SVG is refused: it can carry script and
+ * external references). `invalid_image`: the bytes do not decode, or it has too many pixels.
+ */
+export type LogoCheck =
+  | { ok: true; type: StampImageType; width: number; height: number; bytes: Bytes }
+  | { ok: false; reason: 'unsupported_type' | 'invalid_image'; message: string };
+export const CHECK_LOGO: PdfJob<CheckLogoInput, LogoCheck> = { id: 'image.logo', version: 1, filename: handler('check-logo') };
+
 export interface RenderSvgInput {
   svg: string;
   /** Font files the SVG's text is set in (no system fonts: the same image on every machine). */

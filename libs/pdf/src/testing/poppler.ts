@@ -30,6 +30,11 @@ export function pdffonts(pdf: Buffer): string {
   return withTempPdf(pdf, (file) => execFileSync('pdffonts', [file], { encoding: 'utf8' }));
 }
 
+/** `pdfimages -list`: one line per embedded image, with its width and height. */
+export function pdfimages(pdf: Buffer): string {
+  return withTempPdf(pdf, (file) => execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }));
+}
+
 export function pdfinfo(pdf: Buffer): string {
   return withTempPdf(pdf, (file) => execFileSync('pdfinfo', [file], { encoding: 'utf8' }));
 }
