@@ -49,7 +49,8 @@ async function main() {
   const org = await runCli(['org', 'create', '--name', '벤치 주식회사'], { dataDir, env, timeoutMs: 60_000 });
   if (org.code !== 0) throw new Error(org.stderr);
   const key = org.json().keys.test as string;
-  const server = await startServer({ dataDir, env: { ...env, ROLE: 'all' }, readyTimeoutMs: 120_000 });
+  const profDir = process.env.BULK_BENCH_CPU_PROF;
+  const server = await startServer({ dataDir, env: { ...env, ROLE: 'all' }, readyTimeoutMs: 120_000, ...(profDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] } : {}) });
   try {
     const template = await call(server.url, 'POST', '/v1/templates', key, {
       name: '근로계약서',

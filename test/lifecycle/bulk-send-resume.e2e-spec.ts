@@ -81,7 +81,8 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
     ).body;
     const rows = [1, 2, 3].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `e${n}@example.com` } }, variables: { name: `직원${n}` } }));
     const job = expectStatus(await c.post('/bulk_sends', { template_id: template.id, rows }), 200).body;
-    const reactor = new BulkSendReactor(t.infra, new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock), systemClock);
+    // One row per reaction, so the cancel lands between two rows.
+    const reactor = new BulkSendReactor(t.infra, new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock), systemClock, { window: 1 });
     const events = async () => t.infra.events.readStream(bulkSendStreamId(job.id));
     // The worker sends row 1, then the sender cancels.
     await reactor.react((await events())[0]);

@@ -186,9 +186,13 @@ export class TemplateSender {
   }
 
   /** Creates the document from the template, adds the participants, places the fields and sends: one append. */
-  async send(request: TemplateSendRequest, context: CommandContext, options: { waitForProjections?: boolean; checkCredits?: boolean } = {}): Promise<TemplateSendResult> {
-    const template = await this.loadTemplate(request.organization_id, request.livemode, request.template_id, request.template_version);
-    const org = await this.organization(request.organization_id);
+  async send(
+    request: TemplateSendRequest,
+    context: CommandContext,
+    options: { waitForProjections?: boolean; checkCredits?: boolean; /** Loaded once for a window of bulk rows, not once per row. */ loaded?: { template: TemplateState; org: OrganizationRow } } = {},
+  ): Promise<TemplateSendResult> {
+    const template = options.loaded?.template ?? (await this.loadTemplate(request.organization_id, request.livemode, request.template_id, request.template_version));
+    const org = options.loaded?.org ?? (await this.organization(request.organization_id));
     if (options.checkCredits !== false) this.assertAffordable(org, request.livemode);
     const prepared = await this.prepare(template, request);
     const documentId = prepared.document_id;
