@@ -94,8 +94,10 @@ function scenario(store: { kind: 'sqlite' | 'postgres' }) {
     dirs.push(dir);
     return dir;
   };
+  // A worker says it is running after its first pass over the log: a restarted one that takes the
+  // dead workers' leases makes that pass through the rest of the job, so its wait is the job's.
   const startWorker = async () => {
-    const w = await startWorkerProcess({ dataDir: dataDir('worker'), env: { ...env, ROLE: 'worker' }, readyTimeoutMs: 120_000 });
+    const w = await startWorkerProcess({ dataDir: dataDir('worker'), env: { ...env, ROLE: 'worker' }, readyTimeoutMs: 300_000 });
     workers.push(w);
     return w;
   };

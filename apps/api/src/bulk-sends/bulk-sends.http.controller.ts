@@ -12,6 +12,7 @@ import {
   DocumentPdfService,
   readUploadedTable,
   rowsFromJson,
+  settledRows,
   rowsFromTable,
 } from '@dojang/application';
 import { DomainError, bulkSendDecider, bulkSendStreamId } from '@dojang/domain';
@@ -189,7 +190,11 @@ export class BulkSendsHttpController {
     const decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(id), { type: 'CancelBulkSend', now: this.clock.now().toISOString() }, commandContext(auth, info), () =>
       this.clock.now().toISOString(),
     );
-    if (decision.position !== null && !(await this.infra.projections.waitFor(decision.position))) await this.infra.projections.catchUp();
+    // The canceled rows' credits are free again at once (the worker settles it too, should this fail).
+    const { state } = decision;
+    const settled = state.livemode ? await this.bulk.settle(state.organization_id, state.id, settledRows(state), state.row_count, commandContext(auth, info)) : null;
+    const position = settled ?? decision.position;
+    if (position !== null && !(await this.infra.projections.waitFor(position))) await this.infra.projections.catchUp();
     return presentBulkSend(await this.job(auth, id));
   }
 

@@ -7,7 +7,7 @@ import { Infrastructure } from '../infrastructure';
 import { Reactor } from '../reactor-runner';
 import { TemplateSender } from '../templates/template-send.service';
 import { BulkRow } from './bulk-rows';
-import { bulkRowDocumentId, columnOf } from './bulk-send.service';
+import { bulkRowDocumentId, columnOf, settleBulkReservation, settledRows } from './bulk-send.service';
 
 export interface BulkSendReactorOptions {
   /** Least time between two rows' sends (ms): a job is paced so the API and the PDF pool stay responsive. */
@@ -39,7 +39,7 @@ const DEFAULT_WINDOW = 16;
  */
 export class BulkSendReactor implements Reactor {
   readonly name = 'bulk-send';
-  readonly handles = new Set(['BulkSendStarted', 'BulkSendRowSent', 'BulkSendRowFailed']);
+  readonly handles = new Set(['BulkSendStarted', 'BulkSendRowSent', 'BulkSendRowFailed', 'BulkSendCanceled']);
   private readonly paceMs: number;
   private readonly window: number;
   /** Parsed rows of the jobs in progress (a 10,000-row job is parsed once, not once per row). */
@@ -77,7 +77,11 @@ export class BulkSendReactor implements Reactor {
     const known = this.latest.get(streamId);
     if (known !== undefined && event.global_position < known) return;
     const { state, events } = await this.infra.commands.load(bulkSendDecider, streamId);
-    if (!state.exists || state.status !== 'running') {
+    if (!state.exists) return;
+    if (state.status !== 'running') {
+      // Completed or canceled: whatever the job still held is given back (again, if a crash came
+      // between its last append and its settlement).
+      await this.settle(state, event);
       this.forget(streamId, state.id);
       return;
     }
@@ -146,8 +150,21 @@ export class BulkSendReactor implements Reactor {
       const command: BulkSendCommand = { type: 'RecordRows', outcomes, now: now() };
       const decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(state.id), command, context, now);
       if (decision.position !== null) this.latest.set(streamId, decision.position);
+      await this.settle(decision.state, event);
       if (decision.state.status !== 'running') this.forget(streamId, state.id);
     }
     if (unexpected) throw unexpected;
+  }
+
+  /** The rows settled so far no longer hold the organization's credits (live jobs only hold any). */
+  private async settle(state: BulkSendState, event: StoredEvent): Promise<void> {
+    if (!state.livemode) return;
+    await settleBulkReservation(this.infra, this.clock, state.organization_id, state.id, settledRows(state), state.row_count, {
+      actor: 'system',
+      organization_id: state.organization_id,
+      livemode: state.livemode,
+      causation_id: event.event_id,
+      ...(event.metadata.correlation_id ? { correlation_id: String(event.metadata.correlation_id) } : {}),
+    });
   }
 }
