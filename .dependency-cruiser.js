@@ -54,14 +54,14 @@ module.exports = {
     {
       name: 'pdf-work-through-the-pool',
       comment:
-        'apps/ and libs/application reach PDF work through @dojang/pdf (the pool client and cheap helpers), never a layout, parsing or imaging library nor a module of libs/pdf directly: that work runs in the PDF pool, and the layout functions also refuse the main thread at run time (main-thread-guard.ts).',
+        'apps/ and libs/application reach PDF work through @dojang/pdf (the pool client and cheap helpers), never a layout, parsing (PDF, CSV, XLSX) or imaging library nor a module of libs/pdf directly: that work runs in the PDF pool, and the layout functions also refuse the main thread at run time (main-thread-guard.ts).',
       severity: 'error',
       from: { path: '^(apps/|libs/application/)', pathNot: TEST_CODE },
       to: {
         path: [
           '^libs/pdf/src/(?!index\\.ts$)',
-          '^(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/.+|node-forge)(/|$)',
-          'node_modules/(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/[^/]+|node-forge)/',
+          '^(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/.+|node-forge|csv-parse|exceljs)(/|$)',
+          'node_modules/(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/[^/]+|node-forge|csv-parse|exceljs)/',
         ],
       },
     },

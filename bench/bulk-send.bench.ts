@@ -1,18 +1,25 @@
 /**
- * Bulk send benchmark (issue 23): one job of N rows on the embedded store, sent by the server's
- * own worker (ROLE=all, one process). Reports documents sent per second (from the job's start to
- * its completion), the server's peak RSS while it runs, and GET /v1/health latency (p50/p99/max)
+ * Bulk send benchmark (issue 23): one job of N rows on the embedded store (and on PostgreSQL when
+ * DOJANG_TEST_POSTGRES_URL names a server: a throwaway database), sent by the server's own worker
+ * (ROLE=all, one process). Reports documents sent per second (from the job's start to its
+ * completion), the server's peak RSS while it runs, and GET /v1/health latency (p50/p99/max)
  * sampled by one client every 20 ms during the job: what the API feels while a job runs.
  *
  * Run (after `npm run build`, or it builds):
  *   npx ts-node --transpile-only -r tsconfig-paths/register bench/bulk-send.bench.ts
- * BULK_BENCH_ROWS sets the rows (default 2000); BULK_SEND_PACE_MS is passed to the server.
+ *   npm run bench -- --only bulk-send --no-write          (the same, as a scenario)
+ * BULK_BENCH_ROWS sets the rows (default 1000); BULK_BENCH_STORES=sqlite,postgres picks the stores;
+ * BULK_SEND_PACE_MS is passed to the server; BULK_BENCH_CPU_PROF=<dir> writes the server's
+ * V8 CPU profile there (node --cpu-prof).
  */
 import * as fs from 'fs';
 import http from 'node:http';
+import { createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { ensureBuilt, runCli, startServer, tempDataDir } from '../test/support/built-server';
 
-const ROWS = Number(process.env.BULK_BENCH_ROWS ?? 2000);
+const ROWS = Number(process.env.BULK_BENCH_ROWS ?? 1000);
+const PG_SERVER = postgresTestServer();
+const STORES = (process.env.BULK_BENCH_STORES ?? (PG_SERVER ? 'sqlite,postgres' : 'sqlite')).split(',').map((s) => s.trim());
 
 function call(base: string, method: string, path: string, key: string | null, body?: unknown): Promise<{ status: number; body: any; ms: number }> {
   return new Promise((resolve, reject) => {
@@ -42,14 +49,34 @@ function rssMb(pid: number): number {
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-async function main() {
-  ensureBuilt();
+interface BulkBenchResult {
+  store: string;
+  rows: number;
+  status: string;
+  counts: Record<string, number>;
+  seconds: number;
+  documents_per_second: number;
+  rss_mb: { start: number; peak: number };
+  health_ms: { samples: number; p50: number; p99: number; max: number };
+  load_average: string;
+}
+
+async function runOne(store: string): Promise<BulkBenchResult> {
   const dataDir = tempDataDir('dojang-bulk-bench-');
-  const env = { SECRET_KEY: 'bulk-bench-secret-0123456789abcdef', RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn', BULK_SEND_PACE_MS: process.env.BULK_SEND_PACE_MS ?? '0' };
+  const databaseUrl = store === 'postgres' ? await createTestDatabase(PG_SERVER!, 'dojang_bulk_bench') : null;
+  const env = {
+    SECRET_KEY: 'bulk-bench-secret-0123456789abcdef',
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'warn',
+    BULK_SEND_PACE_MS: process.env.BULK_SEND_PACE_MS ?? '0',
+    ...(process.env.BULK_SEND_WINDOW ? { BULK_SEND_WINDOW: process.env.BULK_SEND_WINDOW } : {}),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
   const org = await runCli(['org', 'create', '--name', '벤치 주식회사'], { dataDir, env, timeoutMs: 60_000 });
   if (org.code !== 0) throw new Error(org.stderr);
   const key = org.json().keys.test as string;
-  const server = await startServer({ dataDir, env: { ...env, ROLE: 'all' }, readyTimeoutMs: 120_000 });
+  const profDir = process.env.BULK_BENCH_CPU_PROF;
+  const server = await startServer({ dataDir, env: { ...env, ROLE: 'all' }, readyTimeoutMs: 120_000, ...(profDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] } : {}) });
   try {
     const template = await call(server.url, 'POST', '/v1/templates', key, {
       name: '근로계약서',
@@ -89,7 +116,8 @@ async function main() {
     await probe;
     const final = (await call(server.url, 'GET', `/v1/bulk_sends/${job.body.id}`, key)).body;
     const sorted = [...health].sort((a, b) => a - b);
-    const result = {
+    const result: BulkBenchResult = {
+      store,
       rows: ROWS,
       status: final.status,
       counts: final.counts,
@@ -99,14 +127,41 @@ async function main() {
       health_ms: { samples: sorted.length, p50: Number(pct(sorted, 50).toFixed(1)), p99: Number(pct(sorted, 99).toFixed(1)), max: Number(sorted[sorted.length - 1].toFixed(1)) },
       load_average: fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     };
-    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return result;
   } finally {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    if (databaseUrl) await dropTestDatabase(PG_SERVER!, databaseUrl);
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+/** The scenario's entry (bench/scenarios/bulk-send.scenario.ts): one job per store, one after the other. */
+export async function runBulkSendBench(): Promise<{ rows: Array<{ name: string; value: number; unit: string }>; markdown: string }> {
+  ensureBuilt();
+  const results: BulkBenchResult[] = [];
+  for (const store of STORES) results.push(await runOne(store));
+  const rows = results.flatMap((r) => [
+    { name: `bulk send ${r.rows} rows, ${r.store}: documents/s`, value: r.documents_per_second, unit: 'documents/s' },
+    { name: `bulk send ${r.rows} rows, ${r.store}: GET /v1/health p99`, value: r.health_ms.p99, unit: 'ms' },
+    { name: `bulk send ${r.rows} rows, ${r.store}: peak RSS`, value: r.rss_mb.peak, unit: 'MB' },
+  ]);
+  const markdown = [
+    '| store | rows | job took | documents/s | RSS start → peak | `GET /v1/health` p50 / p99 / max | load average |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...results.map(
+      (r) =>
+        `| ${r.store} | ${r.rows} | ${r.seconds} s | ${r.documents_per_second} | ${r.rss_mb.start} → ${r.rss_mb.peak} MB | ${r.health_ms.p50} / ${r.health_ms.p99} / ${r.health_ms.max} ms (${r.health_ms.samples} samples) | ${r.load_average} |`,
+    ),
+  ].join('\n');
+  return { rows, markdown };
+}
+
+if (require.main === module) {
+  runBulkSendBench().then(
+    ({ markdown }) => process.stdout.write(markdown + '\n'),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,5 +1,6 @@
 import { BenchScenario } from '../harness';
 import { bareNestScenario } from './bare-nest.scenario';
+import { bulkSendScenario } from './bulk-send.scenario';
 import { documentsApiScenario } from './documents-api.scenario';
 import { eventStoreScenario } from './event-store.scenario';
 import { isolationScenario } from './isolation.scenario';
@@ -33,4 +34,5 @@ export const SCENARIOS: BenchScenario[] = [
   memoryScenario,
   webhooksScenario,
   pdfScenario,
+  bulkSendScenario,
 ];

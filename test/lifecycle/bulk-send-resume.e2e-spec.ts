@@ -1,6 +1,6 @@
 import { BulkSendReactor, BulkSendService, DocumentPdfService, TemplateSender, bulkRowDocumentId, systemClock } from '@dojang/application';
-import { bulkSendDecider, bulkSendStreamId } from '@dojang/domain';
-import { client, expectStatus } from '../support/api-helpers';
+import { bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
+import { client, expectError, expectStatus } from '../support/api-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -81,7 +81,8 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
     ).body;
     const rows = [1, 2, 3].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `e${n}@example.com` } }, variables: { name: `직원${n}` } }));
     const job = expectStatus(await c.post('/bulk_sends', { template_id: template.id, rows }), 200).body;
-    const reactor = new BulkSendReactor(t.infra, new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock), systemClock);
+    // One row per reaction, so the cancel lands between two rows.
+    const reactor = new BulkSendReactor(t.infra, new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock), systemClock, { window: 1 });
     const events = async () => t.infra.events.readStream(bulkSendStreamId(job.id));
     // The worker sends row 1, then the sender cancels.
     await reactor.react((await events())[0]);
@@ -92,4 +93,39 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
     expect((await events()).map((e) => e.type)).toEqual(['BulkSendStarted', 'BulkSendRowSent', 'BulkSendCanceled']);
     expect((await t.infra.events.readStream(`document-${bulkRowDocumentId(job.id, 2)}`)).length).toBe(0);
   });
+
+  it('a live job holds credits for its valid rows from its start: another job is refused while they are held, a cancel gives back what was not sent', async () => {
+    const org = await t.createOrg('예약 회사', 'team');
+    await t.admin.grantCredits(org.id, 5, 'purchase');
+    const live = client(t, org.live);
+    const template = expectStatus(
+      await live.post('/templates', { name: '동의서', content: '<p>{{name}}</p>', roles: [{ role: 'employee', auth: 'none' }], fields: [{ role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 }] }),
+      201,
+    ).body;
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ roles: { employee: { name: `직원${i + 1}`, email: `r${i + 1}@example.com` } }, variables: { name: `직원${i + 1}` } }));
+    // 4 rows, one refused at validation (no e-mail, no phone): 3 held of 5.
+    const withBad = rows(4);
+    withBad[1] = { roles: { employee: { name: '연락처 없음' } }, variables: { name: 'x' } } as never;
+    const job = expectStatus(await live.post('/bulk_sends', { template_id: template.id, rows: withBad, skip_invalid_rows: true }), 200).body;
+    const organization = async () => (await t.infra.commands.load(organizationDecider, organizationStreamId(org.id))).state;
+    expect(await organization()).toMatchObject({ credits_reserved: 3, reservations: { [job.id]: { count: 3, settled: 0 } } });
+    // 2 left: a job of 3 is refused, naming what is held, and nothing is recorded for it.
+    const refused = expectError(await live.post('/bulk_sends', { template_id: template.id, rows: rows(3) }), 402, 'insufficient_credits');
+    expect(String(refused.message)).toMatch(/3 held by bulk sends/);
+    expect((await organization()).credits_reserved).toBe(3);
+
+    // The worker (played here) sends one row; then the job is canceled: all it held is free again.
+    const reactor = new BulkSendReactor(t.infra, new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock), systemClock, { window: 1 });
+    await reactor.react((await t.infra.events.readStream(bulkSendStreamId(job.id)))[1]);
+    expect(await organization()).toMatchObject({ credits_reserved: 2, reservations: { [job.id]: { count: 3, settled: 1 } } });
+    expectStatus(await live.post(`/bulk_sends/${job.id}/cancel`), 200);
+    expect(await organization()).toMatchObject({ credits_reserved: 0, reservations: {} });
+    // Delivered again, the cancel settles nothing twice.
+    const stream = await t.infra.events.readStream(bulkSendStreamId(job.id));
+    await reactor.react(stream[stream.length - 1]);
+    expect((await t.infra.events.readStream(organizationStreamId(org.id))).filter((e) => e.type === 'CreditReservationSettled')).toHaveLength(2);
+    // The 3-row job fits now.
+    expectStatus(await live.post('/bulk_sends', { template_id: template.id, rows: rows(3) }), 200);
+  });
 });
+

@@ -1,5 +1,7 @@
 import * as ExcelJS from 'exceljs';
 import * as iconv from 'iconv-lite';
+import { DocumentPdfService } from '@dojang/application';
+import { MainThreadPdfWorkError, parseCsvTable, parseXlsxTable, pdfWorkRefusedOnMainThread, PARSE_TABLE } from '@dojang/pdf';
 import { BULK_SENDS } from '@dojang/projections';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
@@ -163,5 +165,28 @@ describe('bulk sends', () => {
     const report = expectStatus(await upload('&dry_run=true', bytes, 'hires.xlsx'), 200).body;
     expect(report).toMatchObject({ row_count: 2, valid_rows: 1 });
     expect(report.errors.map((e: any) => [e.row, e.column])).toEqual([[2, 'employee.phone']]);
+  });
+
+  it('parses an uploaded CSV and XLSX in the PDF pool, never on the API thread: the API thread only checks the rows', async () => {
+    const pool = t.app.get(DocumentPdfService).pool;
+    const parsed = () => pool.stats()[PARSE_TABLE.id]?.jobs ?? 0;
+    const before = parsed();
+    expectStatus(await upload('&dry_run=true', Buffer.from(csv15())), 200);
+    const workbook = new ExcelJS.Workbook();
+    workbook.addWorksheet('입사자').addRow(['employee.name', 'employee.phone', 'variables.employee_name']);
+    workbook.worksheets[0].addRow(['한지민', '010-6000-0001', '한지민']);
+    expectStatus(await upload('&dry_run=true', Buffer.from(await workbook.xlsx.writeBuffer()), 'hires.xlsx'), 200);
+    expect(parsed()).toBe(before + 2);
+    expect(pdfWorkRefusedOnMainThread()).toEqual([]);
+    // The parsers refuse the API's thread outright (this process serves requests).
+    expect(() => parseCsvTable('a,b\n1,2')).toThrow(MainThreadPdfWorkError);
+    await expect(parseXlsxTable(Buffer.from(await workbook.xlsx.writeBuffer()))).rejects.toThrow(MainThreadPdfWorkError);
+  });
+
+  it('refuses a file over the row limit from the pool, before reading the rest', async () => {
+    const lines = ['employee.name,employee.phone,variables.employee_name'];
+    for (let i = 0; i < 10_001; i++) lines.push(`직원,010-2000-0001,직원`);
+    const err = expectError(await upload('&dry_run=true', Buffer.from(lines.join('\n'))), 400, 'bulk_send_invalid_rows');
+    expect(String(err.message)).toMatch(/at most 10000 rows|10,000|10000/);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { Decider } from '@dojang/domain';
+import { Decider, foldOnto } from '@dojang/domain';
 import {
   AppendOutcomeUnknownError,
   AppendResult,
@@ -131,7 +131,7 @@ export class GenericCommandHandler {
         const landed = landedDecision(decider, history, new Set(inDoubt));
         if (landed) return landed;
       }
-      const before = history.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState());
+      const before = foldOnto(decider, decider.initialState(), history as unknown as Event[]);
       const command = typeof source === 'function' ? await (source as (s: State) => Command | Promise<Command>)(before) : source;
       const events = decider.decide(command, before);
       if (events.length === 0) return { before, state: before, events, position: null };
@@ -173,14 +173,14 @@ export class GenericCommandHandler {
         }
         throw err;
       }
-      const state = events.reduce(decider.evolve, before);
+      const state = foldOnto(decider, before, events);
       return { before, state, events, position: result.position };
     }
   }
 
   async load<State, Command, Event>(decider: Decider<State, Command, Event>, streamId: string): Promise<{ state: State; events: StoredEvent[] }> {
     const events = (await this.store.readStream(streamId)).map(upcast);
-    return { state: events.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState()), events };
+    return { state: foldOnto(decider, decider.initialState(), events as unknown as Event[]), events };
   }
 }
 
@@ -201,7 +201,7 @@ function landedDecision<State, Command, Event>(
   if (first < 0) return null;
   let end = first;
   while (end < history.length && ids.has(history[end].event_id)) end++;
-  const fold = (events: StoredEvent[], from: State) => events.reduce((s, e) => decider.evolve(s, e as unknown as Event), from);
+  const fold = (events: StoredEvent[], from: State) => foldOnto(decider, from, events as unknown as Event[]);
   const before = fold(history.slice(0, first), decider.initialState());
   const mine = history.slice(first, end);
   return {

@@ -36,8 +36,10 @@ export interface AppConfig {
   reactorLeaseMs: number;
   /** MESSAGE_CLAIM_MS: how long a message's `sending` claim holds before it is sent once more (default 2 minutes). */
   messageClaimMs: number;
-  /** BULK_SEND_PACE_MS: least time between two rows of a bulk send in the worker (default 0: a row per reaction, other reactors taking turns between). */
+  /** BULK_SEND_PACE_MS: least time between two rows of a bulk send in the worker (default 0: no pause; other reactors take turns between windows). */
   bulkSendPaceMs: number;
+  /** BULK_SEND_WINDOW: rows of a bulk send the worker sends at once and records in one append (default 16). */
+  bulkSendWindow: number;
   smtpUrl: string | null;
   mailFrom: string;
   twilio: { accountSid: string; authToken: string; from: string; apiBaseUrl: string | null } | null;
@@ -170,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     reactorLeaseMs: int(env.REACTOR_LEASE_MS, 0) > 0 ? int(env.REACTOR_LEASE_MS, 0) : 15_000,
     messageClaimMs: int(env.MESSAGE_CLAIM_MS, 0) > 0 ? int(env.MESSAGE_CLAIM_MS, 0) : 2 * 60_000,
     bulkSendPaceMs: Math.max(0, int(env.BULK_SEND_PACE_MS, 0)),
+    bulkSendWindow: Math.min(256, Math.max(1, int(env.BULK_SEND_WINDOW, 16))),
     smtpUrl: env.SMTP_URL || null,
     mailFrom: env.MAIL_FROM || 'Dojang <no-reply@dojang.local>',
     twilio:

@@ -10,6 +10,8 @@ import {
   CHECK_IMAGE,
   CHECK_LOGO,
   type LogoCheck,
+  PARSE_TABLE,
+  ParsedTableResult,
   ImageCheck,
   COUNTERSIGN,
   DOCUMENT_BUDGETS,
@@ -376,6 +378,11 @@ export class DocumentPdfService {
       }
       throw err;
     }
+  }
+
+  /** An uploaded CSV/XLSX read as a table in the pool (the API thread only checks its rows). */
+  parseTable(bytes: Buffer, options: { encoding?: string; maxRecords: number }, tenant?: string): Promise<ParsedTableResult> {
+    return this.job(PARSE_TABLE, { bytes, ...(options.encoding ? { encoding: options.encoding } : {}), max_records: options.maxRecords }, tenant);
   }
 
   /** Whether the stamper will take this signature or seal image, decoded in the pool as it will be. */

@@ -120,7 +120,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
       infra.logger.info(skipped, 'message not sent: the document no longer asks this participant to act'),
     ),
     new UsageReactor(infra.events, infra.commands),
-    new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend ?? { paceMs: infra.config.bulkSendPaceMs }),
+    new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend ?? { paceMs: infra.config.bulkSendPaceMs, window: infra.config.bulkSendWindow }),
     new DocumentSealReactor(new DocumentSealer(infra.events, infra.commands, workerEvidenceKey(infra), clock, infra.config.tsaUrl)),
     // Only B-LTA files carry a document timestamp to renew.
     new ArchiveTimersReactor(infra, clock, archiver, !!infra.config.tsaUrl && infra.config.padesLevel === 'B-LTA'),

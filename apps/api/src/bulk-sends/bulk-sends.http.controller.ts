@@ -9,10 +9,10 @@ import {
   Infrastructure,
   MAX_BULK_UPLOAD_BYTES,
   RowError,
-  decodeTable,
-  parseCsvTable,
-  parseXlsxTable,
+  DocumentPdfService,
+  readUploadedTable,
   rowsFromJson,
+  settledRows,
   rowsFromTable,
 } from '@dojang/application';
 import { DomainError, bulkSendDecider, bulkSendStreamId } from '@dojang/domain';
@@ -55,7 +55,6 @@ function refusal(errors: RowError[]): ApiError {
   return new ApiError(400, 'invalid_request_error', 'bulk_send_invalid_rows', `${errors.length} problem${errors.length === 1 ? '' : 's'} in the rows, nothing was sent: ${shown.join(' | ')}${more}`, param);
 }
 
-const isXlsx = (bytes: Buffer) => bytes.length > 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 
 @Controller('bulk_sends')
 export class BulkSendsHttpController {
@@ -63,6 +62,7 @@ export class BulkSendsHttpController {
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly bulk: BulkSendService,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
     private readonly docs: DocumentAccess,
   ) {}
 
@@ -133,7 +133,8 @@ export class BulkSendsHttpController {
     if (part.bytes.length === 0) throw ApiError.missing('file', 'The file is empty: send a CSV or XLSX whose first row names the columns.');
     let table: { header: string[]; records: string[][] };
     try {
-      table = isXlsx(part.bytes) ? await parseXlsxTable(part.bytes) : parseCsvTable(decodeTable(part.bytes, query.encoding));
+      // Read in the PDF pool: the API thread only checks the rows it gets back.
+      table = await readUploadedTable(this.pdf, part.bytes, query.encoding, auth.organization_id);
     } catch (err) {
       if (err instanceof BulkInputError) throw refusal(err.errors);
       throw err;
@@ -189,7 +190,11 @@ export class BulkSendsHttpController {
     const decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(id), { type: 'CancelBulkSend', now: this.clock.now().toISOString() }, commandContext(auth, info), () =>
       this.clock.now().toISOString(),
     );
-    if (decision.position !== null && !(await this.infra.projections.waitFor(decision.position))) await this.infra.projections.catchUp();
+    // The canceled rows' credits are free again at once (the worker settles it too, should this fail).
+    const { state } = decision;
+    const settled = state.livemode ? await this.bulk.settle(state.organization_id, state.id, settledRows(state), state.row_count, commandContext(auth, info)) : null;
+    const position = settled ?? decision.position;
+    if (position !== null && !(await this.infra.projections.waitFor(position))) await this.infra.projections.catchUp();
     return presentBulkSend(await this.job(auth, id));
   }
 

@@ -1,6 +1,5 @@
-import { parse } from 'csv-parse/sync';
-import * as iconv from 'iconv-lite';
 import { MAX_BULK_SEND_ROWS, TemplateState } from '@dojang/domain';
+import type { ParsedTableResult } from '@dojang/pdf';
 
 /** One row of a bulk send, in the shape a template send takes. `row` counts data rows from 1. */
 export interface BulkRow {
@@ -33,59 +32,19 @@ export const MAX_EXTERNAL_ID = 200;
 const ROLE_KEYS = ['name', 'email', 'phone', 'auth'];
 
 /**
- * A table's text: UTF-8 with or without a BOM, or EUC-KR (what Excel in Korea saves as "CSV"). A
- * named encoding wins; otherwise bytes that are not valid UTF-8 are read as EUC-KR (CP949) by
- * iconv-lite, the maintained codec library Node has no built-in for.
+ * An uploaded CSV/XLSX read in the PDF pool (libs/pdf parse-table.ts: csv-parse, iconv-lite for
+ * EUC-KR, exceljs): parsing 10 MB on the API's event loop would stall every request meanwhile.
+ * Problems with the file itself come back as a BulkInputError; the rows are then checked here.
  */
-export function decodeTable(bytes: Buffer, encoding?: string): string {
-  const named = encoding?.trim().toLowerCase();
-  if (named && !['utf-8', 'utf8', 'euc-kr', 'cp949'].includes(named)) {
-    throw new BulkInputError([{ row: null, column: null, code: 'invalid_parameter', message: `encoding must be utf-8 or euc-kr; got "${encoding}".` }]);
-  }
-  if (named === 'euc-kr' || named === 'cp949') return iconv.decode(bytes, 'cp949');
-  const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(body);
-  } catch {
-    if (named) throw new BulkInputError([{ row: null, column: null, code: 'invalid_parameter', message: 'The file is not valid UTF-8; send it as UTF-8 or say encoding=euc-kr.' }]);
-    return iconv.decode(bytes, 'cp949');
-  }
-}
-
-/** CSV (csv-parse: quoting, embedded newlines, CRLF) into a header and records of strings. */
-export function parseCsvTable(text: string): { header: string[]; records: string[][] } {
-  let records: string[][];
-  try {
-    records = parse(text, { relax_column_count: false, skip_empty_lines: true, trim: true, max_record_size: 1_000_000 }) as string[][];
-  } catch (err) {
-    const e = err as Error & { lines?: number; code?: string };
-    throw new BulkInputError([{ row: typeof e.lines === 'number' ? Math.max(1, e.lines - 1) : null, column: null, code: 'invalid_parameter', message: `The CSV cannot be read: ${e.message}` }]);
-  }
-  if (records.length === 0) throw new BulkInputError([{ row: null, column: null, code: 'missing_parameter', message: 'The CSV is empty: the first line names the columns (e.g. employee.name,employee.phone).' }]);
-  return { header: records[0], records: records.slice(1) };
-}
-
-/** The first worksheet of an XLSX (exceljs), its first row the header, every cell as its text. */
-export async function parseXlsxTable(bytes: Buffer): Promise<{ header: string[]; records: string[][] }> {
-  // Loaded when used: exceljs is large and only bulk uploads need it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ExcelJS = require('exceljs') as typeof import('exceljs');
-  const workbook = new ExcelJS.Workbook();
-  try {
-    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
-  } catch (err) {
-    throw new BulkInputError([{ row: null, column: null, code: 'invalid_parameter', message: `The XLSX cannot be read: ${(err as Error).message}` }]);
-  }
-  const sheet = workbook.worksheets[0];
-  if (!sheet || sheet.rowCount === 0) throw new BulkInputError([{ row: null, column: null, code: 'missing_parameter', message: 'The workbook\'s first sheet is empty: its first row names the columns.' }]);
-  const width = sheet.getRow(1).cellCount;
-  const rows: string[][] = [];
-  sheet.eachRow({ includeEmpty: false }, (r) => {
-    const cells: string[] = [];
-    for (let i = 1; i <= width; i++) cells.push(r.getCell(i).text.trim());
-    rows.push(cells);
-  });
-  return { header: rows[0], records: rows.slice(1).filter((r) => r.some((c) => c !== '')) };
+export async function readUploadedTable(
+  pdf: { parseTable(bytes: Buffer, options: { encoding?: string; maxRecords: number }, tenant?: string): Promise<ParsedTableResult> },
+  bytes: Buffer,
+  encoding: string | undefined,
+  tenant?: string,
+): Promise<{ header: string[]; records: string[][] }> {
+  const parsed = await pdf.parseTable(bytes, { ...(encoding !== undefined ? { encoding } : {}), maxRecords: MAX_BULK_SEND_ROWS }, tenant);
+  if (!parsed.ok) throw new BulkInputError(parsed.problems);
+  return { header: parsed.header, records: parsed.records };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'crypto';
-import { BulkSendCommand, DomainError, RowFailure, TemplateState, bulkSendDecider, bulkSendStreamId } from '@dojang/domain';
+import { BulkSendCommand, BulkSendState, DomainError, RowFailure, TemplateState, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext } from '../command-handler';
@@ -32,6 +32,17 @@ export const newBulkSendId = () => `bulk_${randomBytes(12).toString('hex')}`;
 
 /** The document a row makes: derived from its job and row, so a resumed worker finds the one it made. */
 export const bulkRowDocumentId = (bulkSendId: string, row: number) => derivedUuid('bulk-send', bulkSendId, String(row));
+
+/** Rows of a job no longer waiting to be sent: sent, failed, or canceled. */
+export const settledRows = (state: Pick<BulkSendState, 'status' | 'row_count' | 'sent_count' | 'failed_count'>) =>
+  state.status === 'canceled' ? state.row_count : state.sent_count + state.failed_count;
+
+/** The organization's reservation for a live job, settled to `done` of `rowCount` rows (a no-op when nothing changed or none is held). */
+export async function settleBulkReservation(infra: Infrastructure, clock: Clock, organizationId: string, bulkSendId: string, done: number, rowCount: number, context: CommandContext): Promise<number | null> {
+  const now = () => clock.now().toISOString();
+  const decision = await infra.commands.execute(organizationDecider, organizationStreamId(organizationId), { type: 'SettleReservation', reservation_id: bulkSendId, done, row_count: rowCount, now: now() }, context, now);
+  return decision.position;
+}
 
 /** `roles.employee.phone` (the template send's param) as the column a CSV names: `employee.phone`. */
 export function columnOf(param: string | undefined): string | null {
@@ -98,9 +109,13 @@ export class BulkSendService {
     const validation = await this.validate(request);
     if (validation.errors.length > 0 && !request.skip_invalid_rows) throw new BulkInputError(validation.errors);
     const org = await this.sender.organization(request.organization_id);
-    // Every valid row is a live document: the free signatures and credits left must cover them all.
+    // Every valid row is a live document: the free signatures and credits left must cover them all
+    // (checked here from the read model for a quick refusal; the reservation below decides).
     this.sender.assertAffordable(org, request.livemode, validation.valid_rows);
     const id = newBulkSendId();
+    // Held before the job exists, on the organization's stream (so two jobs cannot both count the
+    // same credits): refused there with 402 when short, and nothing is recorded.
+    if (request.livemode) await this.reserve(request.organization_id, id, validation.valid_rows, context);
     const invalid_rows: RowFailure[] = validation.errors
       .filter((e, i, all) => e.row !== null && all.findIndex((x) => x.row === e.row) === i)
       .map((e) => ({ row: e.row as number, external_id: request.rows[(e.row as number) - 1]?.external_id ?? null, code: e.code, message: e.message, column: e.column }));
@@ -120,7 +135,27 @@ export class BulkSendService {
       invalid_rows,
       now: this.clock.now().toISOString(),
     };
-    const decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(id), command, context, () => this.clock.now().toISOString(), { newStream: true });
+    let decision;
+    try {
+      decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(id), command, context, () => this.clock.now().toISOString(), { newStream: true });
+    } catch (err) {
+      // No job: its reservation is given back (every row settled).
+      if (request.livemode) await this.settle(request.organization_id, id, request.rows.length, request.rows.length, context).catch(() => undefined);
+      throw err;
+    }
     return { id, validation, position: decision.position };
+  }
+
+  private async reserve(organizationId: string, reservationId: string, count: number, context: CommandContext): Promise<void> {
+    const now = () => this.clock.now().toISOString();
+    await this.infra.commands.execute(organizationDecider, organizationStreamId(organizationId), { type: 'ReserveCredits', reservation_id: reservationId, count, now: now() }, context, now);
+  }
+
+  /**
+   * Frees what a job's settled rows held (sent: charged at completion like any document; failed or
+   * canceled: free again). With the job's running totals, so repeating it changes nothing.
+   */
+  settle(organizationId: string, bulkSendId: string, done: number, rowCount: number, context: CommandContext) {
+    return settleBulkReservation(this.infra, this.clock, organizationId, bulkSendId, done, rowCount, context);
   }
 }

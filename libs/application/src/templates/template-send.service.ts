@@ -14,7 +14,7 @@ import {
   TemplateEvent,
   TemplateState,
   canAffordSignature,
-  freeSignaturesPerMonth,
+  signaturesAvailable,
   documentDecider,
   documentStreamId,
   instantiateTemplate,
@@ -182,13 +182,19 @@ export class TemplateSender {
   assertAffordable(org: OrganizationRow, livemode: boolean, count = 1): void {
     if (!livemode) return;
     if (count === 1 ? canAffordSignature(org as unknown as OrganizationState, this.clock.now().toISOString()) : availableSignatures(org, this.clock.now().toISOString()) >= count) return;
-    throw new DomainError('payment_required', 'insufficient_credits', count === 1 ? 'A live send needs a free signature left this month or at least 1 credit.' : `A live bulk send of ${count} documents needs ${count} free signatures or credits; ${availableSignatures(org, this.clock.now().toISOString())} are left.`);
+    const held = org.credits_reserved ? ` (${org.credits_reserved} held by bulk sends still running)` : '';
+    const left = Math.max(0, Math.floor(availableSignatures(org, this.clock.now().toISOString())));
+    throw new DomainError('payment_required', 'insufficient_credits', count === 1 ? `A live send needs a free signature left this month or at least 1 credit${held}.` : `A live bulk send of ${count} documents needs ${count} free signatures or credits; ${left} are available${held}.`);
   }
 
   /** Creates the document from the template, adds the participants, places the fields and sends: one append. */
-  async send(request: TemplateSendRequest, context: CommandContext, options: { waitForProjections?: boolean; checkCredits?: boolean } = {}): Promise<TemplateSendResult> {
-    const template = await this.loadTemplate(request.organization_id, request.livemode, request.template_id, request.template_version);
-    const org = await this.organization(request.organization_id);
+  async send(
+    request: TemplateSendRequest,
+    context: CommandContext,
+    options: { waitForProjections?: boolean; checkCredits?: boolean; /** Loaded once for a window of bulk rows, not once per row. */ loaded?: { template: TemplateState; org: OrganizationRow } } = {},
+  ): Promise<TemplateSendResult> {
+    const template = options.loaded?.template ?? (await this.loadTemplate(request.organization_id, request.livemode, request.template_id, request.template_version));
+    const org = options.loaded?.org ?? (await this.organization(request.organization_id));
     if (options.checkCredits !== false) this.assertAffordable(org, request.livemode);
     const prepared = await this.prepare(template, request);
     const documentId = prepared.document_id;
@@ -266,10 +272,7 @@ export class TemplateSender {
   }
 }
 
-/** Free signatures left this month plus credits: how many live documents can still be sent. */
+/** Free signatures left this month plus credits, less what running bulk sends hold: how many live documents can still be sent. */
 export function availableSignatures(org: Pick<OrganizationRow, 'free_used' | 'credit_balance'> & Partial<OrganizationRow>, now: string): number {
-  const state = org as unknown as OrganizationState;
-  const period = now.slice(0, 7);
-  const free = Math.max(0, freeSignaturesPerMonth(state) - (state.free_used[period] ?? 0));
-  return free + Math.max(0, state.credit_balance);
+  return signaturesAvailable(org as unknown as OrganizationState, now);
 }

@@ -85,6 +85,35 @@ describe('bulk send decider', () => {
     spec.given([started(1), sent(1), { type: 'BulkSendCompleted', data: { sent: 1, failed: 0, completed_at: T1 } }]).when({ type: 'CancelBulkSend', now: T1 }).thenThrows('bulk_send_not_running', 'conflict');
   });
 
+  it('records a window of rows in one append, each once, and the row that finishes the job completes it', () => {
+    const outcomes = [
+      { row: 1, document_id: DOC(1), external_id: null },
+      { failure },
+      { row: 1, document_id: DOC(1), external_id: null },
+    ];
+    spec.given([started(), sent(3)]).when({ type: 'RecordRows', outcomes, now: T1 }).then([
+      sent(1),
+      failed,
+      { type: 'BulkSendCompleted', data: { sent: 2, failed: 1, completed_at: T1, template_id: 'tmpl_0123456789abcdef01234567', template_version: 2, row_count: 3 } },
+    ]);
+    // Recorded already (a resumed worker): nothing; after a cancel the sent rows still count, the failures do not.
+    spec.given([started(), sent(1)]).when({ type: 'RecordRows', outcomes: [{ row: 1, document_id: DOC(1), external_id: null }], now: T1 }).thenNothing();
+    spec.given([started(), { type: 'BulkSendCanceled', data: { sent: 0, failed: 0, canceled_rows: 3, canceled_at: T1 } }])
+      .when({ type: 'RecordRows', outcomes: [{ row: 1, document_id: DOC(1), external_id: null }, { failure }], now: T1 })
+      .then([sent(1)]);
+    spec.given([started()]).when({ type: 'RecordRows', outcomes: [{ row: 9, document_id: DOC(9), external_id: null }], now: T1 }).thenThrows('invalid_parameter', { param: 'row' });
+  });
+
+  it('folds a stream in one pass to the state evolve reaches event by event, without touching the state it starts from', () => {
+    const events: BulkSendEvent[] = [started(5), sent(1), failed, sent(3), { type: 'BulkSendCanceled', data: { sent: 2, failed: 1, canceled_rows: 2, canceled_at: T1 } }, sent(4)];
+    const byEvolve = events.reduce(bulkSendDecider.evolve, bulkSendDecider.initialState());
+    expect(bulkSendDecider.foldFrom!(bulkSendDecider.initialState(), events)).toEqual(byEvolve);
+    const middle = events.slice(0, 3).reduce(bulkSendDecider.evolve, bulkSendDecider.initialState());
+    const copy = JSON.parse(JSON.stringify(middle));
+    expect(bulkSendDecider.foldFrom!(middle, events.slice(3))).toEqual(byEvolve);
+    expect(middle).toEqual(copy);
+  });
+
   it('names its stream bulk-send-<id>', () => {
     expect(bulkSendStreamId(ID)).toBe(`bulk-send-${ID}`);
   });

@@ -353,4 +353,37 @@ describe('organizationDecider', () => {
       expect(canAffordSignature(state([orgCreated('team'), granted(1.5)]), JAN)).toBe(true);
     });
   });
+
+  describe('credit reservations (bulk sends)', () => {
+    const JOB = 'bulk_0123456789abcdef01234567';
+    const reserve = (count: number, reservation_id = JOB): OrganizationCommand => ({ type: 'ReserveCredits', reservation_id, count, now: JAN });
+    const reserved = (count: number, reservation_id = JOB): OrganizationEvent => ({ type: 'CreditsReserved', data: { reservation_id, count, reserved_at: JAN } });
+    const settle = (done: number, row_count: number): OrganizationCommand => ({ type: 'SettleReservation', reservation_id: JOB, done, row_count, now: JAN });
+    const settledEv = (settled: number, released: number): OrganizationEvent => ({ type: 'CreditReservationSettled', data: { reservation_id: JOB, settled, released, settled_at: JAN } });
+
+    it('holds signatures for a job when they are there, and refuses clearly with 402 when short, counting what other jobs hold', () => {
+      spec.given([orgCreated('team'), granted(10)]).when(reserve(10)).then([reserved(10)]);
+      spec.given([orgCreated('team'), granted(10)]).when(reserve(11)).thenThrows('insufficient_credits', 'payment_required');
+      spec.given([orgCreated('team'), granted(10), reserved(6, 'bulk_other')]).when(reserve(5)).thenThrows('insufficient_credits', 'payment_required');
+      // A retried reservation is not a second one.
+      spec.given([orgCreated('team'), granted(10), reserved(6)]).when(reserve(6)).thenNothing();
+    });
+
+    it('what a job holds is not available to single sends until its rows settle', () => {
+      const s = (events: OrganizationEvent[]) => fold(organizationDecider, events);
+      expect(canAffordSignature(s([orgCreated('team'), granted(3), reserved(3)]), JAN)).toBe(false);
+      expect(canAffordSignature(s([orgCreated('team'), granted(3), reserved(3), settledEv(1, 1)]), JAN)).toBe(true);
+    });
+
+    it('settles by the job\'s running total: rows refused at validation were never held, a repeat frees nothing twice, the last row ends the reservation', () => {
+      // 10 rows, 2 refused at validation: 8 held. 5 rows done in all (2 of them the refused) = 3 held rows settled.
+      spec.given([orgCreated('team'), granted(10), reserved(8)]).when(settle(5, 10)).then([settledEv(3, 3)]);
+      spec.given([orgCreated('team'), granted(10), reserved(8), settledEv(3, 3)]).when(settle(5, 10)).thenNothing();
+      spec.given([orgCreated('team'), granted(10), reserved(8), settledEv(3, 3)]).when(settle(10, 10)).then([settledEv(8, 5)]);
+      const after = fold(organizationDecider, [orgCreated('team'), granted(10), reserved(8), settledEv(3, 3), settledEv(8, 5)]);
+      expect(after).toMatchObject({ credits_reserved: 0, reservations: {} });
+      spec.given([orgCreated('team'), granted(10)]).when(settle(10, 10)).thenNothing();
+    });
+  });
 });
+

@@ -1,5 +1,5 @@
 import { Decider, assertNever } from '../shared/decider';
-import { conflict, invalid, notFound } from '../shared/domain-error';
+import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { DEFAULT_TIME_ZONE } from '../document/field-types';
 import { DEFAULT_QUIET_HOURS, QuietHours, isValidClockTime, isValidTimeZone } from '../shared/zoned-time';
 import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, OrganizationLogo, WorkspaceKind } from './organization.events';
@@ -73,6 +73,10 @@ export interface OrganizationState {
   kakao?: KakaoChannelConfigured['data']['kakao'];
   /** Absent or null: no logo. */
   logo?: OrganizationLogo | null;
+  /** Signatures held for live bulk sends' rows not yet settled (rows projected before reservations lack it: 0). */
+  credits_reserved?: number;
+  /** Per reservation (a bulk send's id): rows it holds and rows settled so far; gone once all are settled. */
+  reservations?: Record<string, { count: number; settled: number }>;
 }
 
 export const EMPTY_BRAND: OrganizationBrand = { display_name: null, color: null, reply_to: null };
@@ -122,7 +126,11 @@ export type OrganizationCommand =
   | { type: 'ChangeLogo'; logo: OrganizationLogo | null; now: string }
   | { type: 'ConfigureKakao'; kakao: { pf_id: string; templates: Record<string, string> } | null; now: string }
   | { type: 'GrantCredits'; amount: number; reason: string; now: string }
-  | { type: 'RecordSignatureUsage'; document_id: string; livemode: boolean; now: string };
+  | { type: 'RecordSignatureUsage'; document_id: string; livemode: boolean; now: string }
+  /** Holds `count` signatures for a live bulk send's rows; refused (402 insufficient_credits) when fewer are available. */
+  | { type: 'ReserveCredits'; reservation_id: string; count: number; now: string }
+  /** `done`: the job's rows settled in all (sent, failed, canceled), of `row_count`; rows refused at validation were never reserved. */
+  | { type: 'SettleReservation'; reservation_id: string; done: number; row_count: number; now: string };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -130,10 +138,18 @@ export function freeSignaturesPerMonth(state: OrganizationState): number {
   return state.workspace_kind === 'personal' ? PERSONAL_FREE_SIGNATURES_PER_MONTH : 0;
 }
 
-/** What a live send may draw on: a free signature left this month, or at least one whole credit. */
+/** What a live send may draw on: a free signature left this month, or at least one whole credit, beyond what bulk sends hold. */
 export function canAffordSignature(state: OrganizationState, now: string): boolean {
   const period = now.slice(0, 7);
-  return (state.free_used[period] ?? 0) < freeSignaturesPerMonth(state) || state.credit_balance >= 1;
+  const freeLeft = Math.max(0, freeSignaturesPerMonth(state) - (state.free_used[period] ?? 0));
+  return freeLeft + Math.floor(Math.max(0, state.credit_balance)) - (state.credits_reserved ?? 0) >= 1;
+}
+
+/** Free signatures left this month plus credits, less what bulk sends hold: how many live documents can still be sent. */
+export function signaturesAvailable(state: Pick<OrganizationState, 'workspace_kind' | 'free_used' | 'credit_balance' | 'credits_reserved'>, now: string): number {
+  const period = now.slice(0, 7);
+  const free = Math.max(0, freeSignaturesPerMonth(state as OrganizationState) - (state.free_used[period] ?? 0));
+  return free + Math.max(0, state.credit_balance) - (state.credits_reserved ?? 0);
 }
 
 export function evolveOrganization(state: OrganizationState, event: OrganizationEvent): OrganizationState {
@@ -191,6 +207,19 @@ export function evolveOrganization(state: OrganizationState, event: Organization
             : state.free_used,
         usage_documents: [...state.usage_documents, event.data.document_id],
       };
+    case 'CreditsReserved':
+      return {
+        ...state,
+        credits_reserved: (state.credits_reserved ?? 0) + event.data.count,
+        reservations: { ...(state.reservations ?? {}), [event.data.reservation_id]: { count: event.data.count, settled: 0 } },
+      };
+    case 'CreditReservationSettled': {
+      const reservations = { ...(state.reservations ?? {}) };
+      const held = reservations[event.data.reservation_id];
+      if (held && event.data.settled < held.count) reservations[event.data.reservation_id] = { ...held, settled: event.data.settled };
+      else delete reservations[event.data.reservation_id];
+      return { ...state, credits_reserved: Math.max(0, (state.credits_reserved ?? 0) - event.data.released), reservations };
+    }
     default:
       return assertNever(event);
   }
@@ -285,6 +314,28 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
           data: { document_id: command.document_id, source: free ? 'free' : 'credit', period, credits: free ? 0 : 1, recorded_at: command.now },
         },
       ];
+    }
+    case 'ReserveCredits': {
+      // A retried reservation is not a second one.
+      if (state.reservations?.[command.reservation_id]) return [];
+      if (!Number.isInteger(command.count) || command.count < 1) throw invalid('invalid_parameter', 'A reservation holds at least one signature.', 'count');
+      const available = signaturesAvailable(state, command.now);
+      if (available < command.count) {
+        throw new DomainError(
+          'payment_required',
+          'insufficient_credits',
+          `A live bulk send of ${command.count} documents needs ${command.count} free signatures or credits; ${Math.max(0, Math.floor(available))} are available${state.credits_reserved ? ` (${state.credits_reserved} held by bulk sends still running)` : ''}.`,
+        );
+      }
+      return [{ type: 'CreditsReserved', data: { reservation_id: command.reservation_id, count: command.count, reserved_at: command.now } }];
+    }
+    case 'SettleReservation': {
+      const held = state.reservations?.[command.reservation_id];
+      if (!held) return [];
+      // Rows refused at validation were failed at the start and never held.
+      const settled = Math.min(held.count, Math.max(0, command.done - (command.row_count - held.count)));
+      if (settled <= held.settled) return [];
+      return [{ type: 'CreditReservationSettled', data: { reservation_id: command.reservation_id, settled, released: settled - held.settled, settled_at: command.now } }];
     }
     default:
       return assertNever(command);

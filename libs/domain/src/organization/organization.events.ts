@@ -93,6 +93,19 @@ export type SignatureUsageRecorded = DomainEvent<
   { document_id: string; source: 'free' | 'credit'; period: string; credits: number; recorded_at: string }
 >;
 
+/**
+ * Credits (free signatures first) held for a live bulk send's valid rows when it starts, so other
+ * sends cannot spend what the job's rows need (issue 23). `reservation_id` is the bulk send's id.
+ */
+export type CreditsReserved = DomainEvent<'CreditsReserved', { reservation_id: string; count: number; reserved_at: string }>;
+/**
+ * A reservation's rows settled so far (sent, failed or canceled), `settled` in all: the `released`
+ * more than last time no longer hold credits. A sent row's document is then charged at completion
+ * like any other; a failed or canceled row's credit is free again. Recorded with the job's running
+ * total, so a repeat changes nothing.
+ */
+export type CreditReservationSettled = DomainEvent<'CreditReservationSettled', { reservation_id: string; settled: number; released: number; settled_at: string }>;
+
 export type OrganizationEvent =
   | OrganizationCreated
   | MemberAdded
@@ -104,7 +117,9 @@ export type OrganizationEvent =
   | OrganizationLogoChanged
   | KakaoChannelConfigured
   | CreditsGranted
-  | SignatureUsageRecorded;
+  | SignatureUsageRecorded
+  | CreditsReserved
+  | CreditReservationSettled;
 
 export const ORGANIZATION_EVENT_TYPES: readonly OrganizationEvent['type'][] = [
   'OrganizationCreated',
@@ -118,6 +133,8 @@ export const ORGANIZATION_EVENT_TYPES: readonly OrganizationEvent['type'][] = [
   'KakaoChannelConfigured',
   'CreditsGranted',
   'SignatureUsageRecorded',
+  'CreditsReserved',
+  'CreditReservationSettled',
 ];
 
 export const organizationStreamId = (organizationId: string) => `organization-${organizationId}`;

@@ -6,6 +6,7 @@ import type { PlaceholderBox, TextAnchorQuery, TextAnchorResult } from '../ancho
 import type { PdfValue } from '../draw-values';
 import type { PdfInspection } from '../inspect-pdf';
 import type { StampImageType } from '../image-type';
+import type { TableProblem } from '../parse-table';
 import type { RenderDocumentInput } from '../render-document';
 import type { SignatureBlock, SignatureBlockInput } from '../signature-placement';
 import type { PdfJobRefusal } from './pdf-limit.error';
@@ -180,6 +181,19 @@ export type LogoCheck =
   | { ok: true; type: StampImageType; width: number; height: number; bytes: Bytes }
   | { ok: false; reason: 'unsupported_type' | 'invalid_image'; message: string };
 export const CHECK_LOGO: PdfJob<CheckLogoInput, LogoCheck> = { id: 'image.logo', version: 1, filename: handler('check-logo') };
+export interface ParseTableInput {
+  bytes: Bytes;
+  /** utf-8 or euc-kr; absent: UTF-8 (with or without BOM), else EUC-KR. */
+  encoding?: string;
+  /** Data rows read at most (the job's row limit): a longer file is refused without reading the rest. */
+  max_records: number;
+}
+export type ParsedTableResult = { ok: true; header: string[]; records: string[][] } | { ok: false; problems: TableProblem[] };
+/**
+ * An uploaded bulk-send CSV (UTF-8 or EUC-KR) or XLSX read into a header and records: 10 MB of CSV
+ * or a workbook's unzip and XML take seconds, so they run here, not on the API's event loop.
+ */
+export const PARSE_TABLE: PdfJob<ParseTableInput, ParsedTableResult> = { id: 'table.parse', version: 1, filename: handler('parse-table') };
 
 export interface RenderSvgInput {
   svg: string;
