@@ -37,6 +37,8 @@ import {
   sha256Hex,
   acquireSharedPdfPool,
   PROBE_SIGNING_KEY,
+  INSPECT_SIGNING_P12,
+  type InspectedSigningP12,
   type SigningKeySpec,
 } from '@dojang/pdf';
 import { readFile } from 'fs/promises';
@@ -46,6 +48,7 @@ import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
 import { signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
+import type { OrganizationSigningKeys } from './organization-signing-keys';
 
 /** DER certificates of a PEM file, in order. */
 function pemCertificates(pem: string): Buffer[] {
@@ -150,6 +153,8 @@ export class DocumentPdfService {
   private readonly refusals = new Map<string, { error: PdfLimitError; until: number; timeoutMs: number }>();
   /** Refusals answered from memory (tests and metrics). */
   refusalsRemembered = 0;
+  /** Organizations' own signing keys (PUT /v1/organization/signing_certificate); unset: the platform's key signs every PDF. */
+  organizationKeys: OrganizationSigningKeys | null = null;
 
   constructor(
     private readonly blobs: BlobStore,
@@ -293,7 +298,9 @@ export class DocumentPdfService {
     }
     const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
     const identity = await this.signingIdentity();
-    const key = await this.signingKey();
+    // An organization that uploaded its own certificate signs its documents with it.
+    const own = state.organization_id ? await this.organizationKeys?.keyFor(state.organization_id) : null;
+    const key = own?.spec ?? (await this.signingKey());
     const signed = await this.job(
       BUILD_FINAL,
       {
@@ -527,11 +534,21 @@ export class DocumentPdfService {
     await this.job(PROBE_SIGNING_KEY, key);
   }
 
-  /** SHA-256 of the certificate that signs final PDFs (DER): printed on the audit certificate. */
-  async signingCertificateSha256(): Promise<string> {
+  /**
+   * SHA-256 of the certificate that signs final PDFs (DER): printed on the audit certificate. With
+   * an organization: its own certificate when it uploaded one.
+   */
+  async signingCertificateSha256(organizationId?: string): Promise<string> {
+    const own = organizationId ? await this.organizationKeys?.certificate(organizationId) : null;
+    if (own) return own.sha256_fingerprint;
     const key = await this.signingKey();
     if (key && key.kind !== 'file') return sha256Hex(key.certificates[0]);
     return sha256Hex((await this.evidenceKey()).certificate);
+  }
+
+  /** An uploaded .p12 opened and checked in the pool: its summary, or why it cannot sign (as data). */
+  inspectSigningP12(p12: Buffer, password: string, now: Date, tenant?: string): Promise<InspectedSigningP12> {
+    return this.job(INSPECT_SIGNING_P12, { p12, password, now: now.toISOString() }, tenant);
   }
 
   async evidenceKey(): Promise<EvidenceKey> {

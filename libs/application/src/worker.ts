@@ -14,6 +14,7 @@ import { ArchiveTimersReactor, ArchiveTimestamper } from './archive/archive-time
 import { UsageReactor } from './usage/usage.reactor';
 import { BulkSendReactor, BulkSendReactorOptions } from './bulk-send/bulk-send.reactor';
 import { DocumentPdfService } from './document-pdf.service';
+import { withOrganizationKeys } from './organization-signing-keys';
 import { TemplateSender } from './templates/template-send.service';
 import { DEFAULT_TICK_INTERVAL_MS, DeliveryLoop, DeliveryLoopOptions, WebhookDispatcher } from './webhooks';
 import { TickStats } from './timers';
@@ -111,7 +112,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   const origin = publicOrigin(infra);
   const ctx: WorkerContext = { infra, clock, notifier, origin };
   // Bulk sends render each row's contract, the archive job re-timestamps final PDFs (in the shared PDF pool).
-  const pdf = new DocumentPdfService(infra.blobs, infra.config, infra.reads);
+  const pdf = withOrganizationKeys(new DocumentPdfService(infra.blobs, infra.config, infra.reads), infra);
   const archiver = new ArchiveTimestamper(infra, pdf, clock, { tsaUrl: infra.config.tsaUrl, marginDays: infra.config.archiveTimestampMarginDays });
   const delivery = new DeliveryLoop(infra, clock, { ...options, timers: { archive: (timer) => archiver.fire(timer), ...(options.timers ?? {}) } });
   await delivery.init();
