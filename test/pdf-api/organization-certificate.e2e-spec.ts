@@ -57,9 +57,11 @@ class TestCa {
     this.openssl(['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.pem`, '-startdate', start, '-enddate', end, '-notext']);
   }
   /** `openssl pkcs12 -export` of the key (or another's) with its certificate and the CA. */
-  p12(name: string, password: string, options: { key?: string; nocerts?: boolean } = {}): Buffer {
+  p12(name: string, password: string, options: { key?: string; nocerts?: boolean; nokeys?: boolean } = {}): Buffer {
     const out = `${name}-${Math.random().toString(36).slice(2)}.p12`;
-    const args = options.nocerts
+    const args = options.nokeys
+      ? ['pkcs12', '-export', '-nokeys', '-in', `${name}.pem`, '-passout', `pass:${password}`, '-out', out]
+      : options.nocerts
       ? ['pkcs12', '-export', '-nocerts', '-inkey', `${options.key ?? name}.key`, '-certfile', `${name}.pem`, '-passout', `pass:${password}`, '-out', out]
       : ['pkcs12', '-export', '-inkey', `${name}.key`, '-in', `${name}.pem`, '-certfile', 'ca.pem', '-passout', `pass:${password}`, '-out', out];
     this.openssl(args);
@@ -152,6 +154,7 @@ describe("an organization's own signing certificate", () => {
       [{ p12: Buffer.from(fs.readFileSync(ca.file('acme.pem'))).toString('base64'), password: 'x' }, 'signing_certificate_unsupported_format', 'p12'],
       [{ p12: Buffer.from('%PDF-1.7 not a certificate').toString('base64'), password: 'x' }, 'signing_certificate_unsupported_format', 'p12'],
       [{ p12: ca.p12('acme', 'pw', { key: 'stranger', nocerts: true }).toString('base64'), password: 'pw' }, 'signing_certificate_key_mismatch', 'p12'],
+      [{ p12: ca.p12('acme', 'pw', { nokeys: true }).toString('base64'), password: 'pw' }, 'signing_certificate_no_private_key', 'p12'],
       [{ p12: ca.p12('expired', 'pw').toString('base64'), password: 'pw' }, 'signing_certificate_expired', 'p12'],
       [{ p12: ca.p12('future', 'pw').toString('base64'), password: 'pw' }, 'signing_certificate_not_yet_valid', 'p12'],
       [{ p12: 'not base64!', password: 'pw' }, 'invalid_parameter', 'p12'],
