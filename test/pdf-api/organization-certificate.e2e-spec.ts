@@ -11,6 +11,8 @@ import { addParticipant, client, expectError, expectStatus, field } from '../sup
 import { SIGNATURE } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 import { binary } from '../files/file-helpers';
+import { unzipSync, zipSync } from 'fflate';
+import { verifyBundle } from '@dojang/verifier';
 
 jest.setTimeout(120_000);
 
@@ -225,6 +227,18 @@ describe("an organization's own signing certificate", () => {
       expect(new X509Certificate(verified.signer).raw.equals(ca.der('acme'))).toBe(true);
       const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(acme.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
       expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서지문${uploaded.sha256_fingerprint}SigningcertificateSHA-256`);
+      // The evidence bundle names the organization's certificate (final-signing-chain.pem, in the
+      // signed manifest) and dojang-verify checks final.pdf's signature with it.
+      const zip = (await t.http.get(`/v1/documents/${id}/evidence`).set(bearer(acme.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
+      const verdict = verifyBundle(zip);
+      expect(verdict.checks.filter((c) => c.status === 'fail')).toEqual([]);
+      expect(verdict.ok).toBe(true);
+      expect(verdict.checks.find((c) => c.id === 'pades')?.en).toContain(`organization's own certificate (SHA-256 ${uploaded.sha256_fingerprint}`);
+      const files = unzipSync(new Uint8Array(zip));
+      expect(new X509Certificate(Buffer.from(files['final-signing-chain.pem'])).raw.equals(ca.der('acme'))).toBe(true);
+      // Without that file the platform certificate does not verify the organization's signature.
+      delete files['final-signing-chain.pem'];
+      expect(verifyBundle(zipSync(files)).checks.find((c) => c.id === 'pades')?.status).toBe('fail');
     });
 
     it("leaves another organization's documents signed by the platform key", async () => {

@@ -38,6 +38,7 @@ import {
   acquireSharedPdfPool,
   PROBE_SIGNING_KEY,
   INSPECT_SIGNING_P12,
+  SIGNER_CHAIN,
   type InspectedSigningP12,
   type SigningKeySpec,
 } from '@dojang/pdf';
@@ -544,6 +545,12 @@ export class DocumentPdfService {
     const key = await this.signingKey();
     if (key && key.kind !== 'file') return sha256Hex(key.certificates[0]);
     return sha256Hex((await this.evidenceKey()).certificate);
+  }
+
+  /** The certificates of a PDF's first signature, the signer's first (DER), read in the pool; null: unsigned. */
+  async signerChain(pdf: Buffer, tenant?: string): Promise<Buffer[] | null> {
+    const chain = await this.job(SIGNER_CHAIN, pdf, tenant);
+    return chain ? chain.map(asBuffer) : null;
   }
 
   /** An uploaded .p12 opened and checked in the pool: its summary, or why it cannot sign (as data). */

@@ -69,6 +69,7 @@ export {
   BUILD_FINAL,
   ARCHIVE_TIMESTAMP,
   INSPECT_SIGNING_P12,
+  SIGNER_CHAIN,
   type InspectSigningP12Input,
   type InspectedSigningP12,
   type ArchiveTimestampJobInput,

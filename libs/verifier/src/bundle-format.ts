@@ -32,6 +32,12 @@ export const BUNDLE_FILES = {
   auditCertificate: 'audit-certificate.pdf',
   /** The document-signing certificate first, then any intermediates (PEM). */
   signingChain: 'signing-chain.pem',
+  /**
+   * When final.pdf is signed with another certificate than signing-chain.pem's (an organization's
+   * own): that certificate first, then the chain its signature carries (PEM). Listed in the signed
+   * manifest, so the installation vouches for which certificate signed the contract.
+   */
+  finalSigningChain: 'final-signing-chain.pem',
 } as const;
 
 /**

@@ -222,9 +222,20 @@ function checkPdfHashes(events: BundledEvent[], original: Buffer | undefined, fi
     : pass('pdf_hashes', `PDF hashes: ${checked.join(', ') || 'no PDF recorded yet'}`, `PDF 해시: 이벤트에 기록된 SHA-256과 일치합니다 (${checked.length}개)`);
 }
 
-/** (e) The final PDF's PAdES signature, made with the bundle's certificate. */
-function checkPades(finalPdf: Buffer | undefined, certificate: Buffer | undefined): BundleCheck {
+/**
+ * (e) The final PDF's PAdES signature, made with the bundle's certificate, or with the
+ * organization's own certificate that final-signing-chain.pem names (a file the signed manifest
+ * lists: the installation vouches for it, and final.pdf's hash is sealed in the log).
+ */
+function checkPades(finalPdf: Buffer | undefined, certificate: Buffer | undefined, organizationCertificate?: Buffer): BundleCheck {
   if (!finalPdf) return skip('pades', 'PAdES signature: no final PDF yet', 'PAdES 서명: 아직 최종 PDF가 없습니다');
+  if (organizationCertificate) {
+    const own = verifyPades(finalPdf, organizationCertificate);
+    const fingerprint = sha256Hex(organizationCertificate);
+    return own.ok
+      ? pass('pades', `PAdES signature: ${own.detail}, with the organization's own certificate (SHA-256 ${fingerprint}, final-signing-chain.pem)`, `PAdES 서명: 최종 PDF의 서명이 조직 인증서(final-signing-chain.pem)로 검증됩니다`)
+      : fail('pades', `PAdES signature: ${own.detail} (the organization's certificate in final-signing-chain.pem)`, `PAdES 서명: 검증 실패 (${own.detail})`);
+  }
   if (!certificate) return fail('pades', 'PAdES signature: no certificate in the bundle', 'PAdES 서명: 번들에 인증서가 없습니다');
   const result = verifyPades(finalPdf, certificate);
   return result.ok
@@ -388,6 +399,13 @@ export function verifyBundle(zip: Uint8Array): BundleVerdict {
   } catch {
     certificate = undefined;
   }
+  let organizationCertificate: Buffer | undefined;
+  try {
+    const ownPem = files[BUNDLE_FILES.finalSigningChain];
+    organizationCertificate = ownPem ? pemCertificates(ownPem.toString('latin1'))[0] : undefined;
+  } catch {
+    organizationCertificate = undefined;
+  }
   const original = files[BUNDLE_FILES.original];
   const finalPdf = files[BUNDLE_FILES.final];
   const auditCertificate = checkAuditCertificate(files[BUNDLE_FILES.auditCertificate], certificate);
@@ -400,7 +418,7 @@ export function verifyBundle(zip: Uint8Array): BundleVerdict {
     checkSeal(manifest, events, certificate),
     checkConsistency(manifest, events, files),
     checkPdfHashes(events, original, finalPdf),
-    checkPades(finalPdf, certificate),
+    checkPades(finalPdf, certificate, organizationCertificate),
     auditCertificate,
     checkCertificateFacts(manifest, events, files, auditCertificate.status === 'pass'),
     deliveries.check,

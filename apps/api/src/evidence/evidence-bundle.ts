@@ -14,6 +14,8 @@ export interface EvidenceParts {
   final: Buffer | null;
   audit_certificate: Buffer;
   signing_chain_pem: string;
+  /** The certificate that signed final.pdf and its chain (PEM) when it is not signing_chain_pem's (an organization's own). */
+  final_signing_chain_pem?: string | null;
   /** Files signatures recorded for attachment fields, under attachments/ (listed in the manifest with their hashes). */
   attachments?: Array<{ attachment_id: string; filename: string; bytes: Buffer }>;
   /** Signs the manifest's bytes (a detached JWS, `manifest.json.jws`) with the document-signing key. */
@@ -49,6 +51,7 @@ export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Pr
   for (const a of parts.attachments ?? []) files.push([`attachments/${a.attachment_id}-${a.filename.replace(/[\\/]/g, '_')}`, a.bytes]);
   files.push([BUNDLE_FILES.auditCertificate, parts.audit_certificate]);
   files.push([BUNDLE_FILES.signingChain, Buffer.from(parts.signing_chain_pem, 'utf8')]);
+  if (parts.final_signing_chain_pem) files.push([BUNDLE_FILES.finalSigningChain, Buffer.from(parts.final_signing_chain_pem, 'utf8')]);
   const completed = parts.status === 'completed';
   const last = parts.events[parts.events.length - 1];
   const lastDelivery = parts.deliveries[parts.deliveries.length - 1];

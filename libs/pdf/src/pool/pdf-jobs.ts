@@ -135,6 +135,9 @@ export type InspectedSigningP12 =
 /** An organization's uploaded .p12/.pfx: opened, checked, summarised (organization-certificate.ts). */
 export const INSPECT_SIGNING_P12: PdfJob<InspectSigningP12Input, InspectedSigningP12> = { id: 'pdf.inspect-signing-p12', version: 1, filename: handler('inspect-signing-p12') };
 
+/** The certificates a PDF's first signature carries, its signer's first (DER); null: none (signer-chain.handler.ts). */
+export const SIGNER_CHAIN: PdfJob<Bytes, Uint8Array[] | null> = { id: 'pdf.signer-chain', version: 1, filename: handler('signer-chain') };
+
 /** Opens a PKCS#11 or remote signing key and signs a probe digest (the boot check). */
 export const PROBE_SIGNING_KEY: PdfJob<SigningKeySpec, null> = { id: 'pdf.probe-signing-key', version: 1, filename: handler('probe-signing-key') };
 
