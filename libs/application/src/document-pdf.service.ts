@@ -39,6 +39,7 @@ import {
   PROBE_SIGNING_KEY,
   INSPECT_SIGNING_P12,
   SIGNER_CHAIN,
+  SIGN_DIGEST,
   type InspectedSigningP12,
   type SigningKeySpec,
 } from '@dojang/pdf';
@@ -55,6 +56,8 @@ import type { OrganizationSigningKeys } from './organization-signing-keys';
 function pemCertificates(pem: string): Buffer[] {
   return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => Buffer.from(m[1].replace(/\s+/g, ''), 'base64'));
 }
+
+const certificatePem = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 
 /** Bytes back from a worker (a Uint8Array) as a Buffer over the same memory. */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -558,8 +561,34 @@ export class DocumentPdfService {
     return this.job(INSPECT_SIGNING_P12, { p12, password, now: now.toISOString() }, tenant);
   }
 
+  /**
+   * The key that signs evidence (chain heads, seals, bundle manifests): the same installation key
+   * that signs final PDFs, through the signing-key port. With SIGNING_KEY=pkcs11 or remote only a
+   * digest goes to the key, in the pool (where the token's session lives); else the file identity.
+   */
   async evidenceKey(): Promise<EvidenceKey> {
+    const key = await this.signingKey();
+    if (key && key.kind !== 'file') {
+      const [certificate, ...chain] = key.certificates.map((c) => Buffer.from(c));
+      return {
+        certificate,
+        chain,
+        signDigest: async (digest) =>
+          asBuffer(
+            await this.job(SIGN_DIGEST, { key, digest }).catch((error: unknown) => {
+              throw signingUnavailableOf(error);
+            }),
+          ),
+      };
+    }
     return evidenceKeyOf(await this.signingIdentity());
+  }
+
+  /** The evidence key's certificate then its chain, PEM: the bundle's signing-chain.pem. */
+  async evidenceChainPem(): Promise<string> {
+    const key = await this.evidenceKey();
+    if (!key.chain) return (await this.signingIdentity()).certificatePem;
+    return [key.certificate, ...key.chain].map(certificatePem).join('');
   }
 
   /** A stored blob, checked against the SHA-256 it is addressed by before anyone gets it. */

@@ -70,6 +70,8 @@ export {
   ARCHIVE_TIMESTAMP,
   INSPECT_SIGNING_P12,
   SIGNER_CHAIN,
+  SIGN_DIGEST,
+  type SignDigestInput,
   type InspectSigningP12Input,
   type InspectedSigningP12,
   type ArchiveTimestampJobInput,
