@@ -6,6 +6,7 @@ import * as path from 'path';
 import { organizationStreamId } from '@dojang/domain';
 import { signatureContents } from '@dojang/pdf/pades-ltv';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
+import { formatKst } from '@dojang/pdf/audit-certificate';
 import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';
 import { addParticipant, client, expectError, expectStatus, field } from '../support/api-helpers';
 import { SIGNATURE } from '../support/lifecycle';
@@ -227,6 +228,7 @@ describe("an organization's own signing certificate", () => {
       expect(new X509Certificate(verified.signer).raw.equals(ca.der('acme'))).toBe(true);
       const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(acme.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
       expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서지문${uploaded.sha256_fingerprint}SigningcertificateSHA-256`);
+      expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서유효기간${formatKst(uploaded.not_after).replace(/\s+/g, '')}`);
       // The evidence bundle names the organization's certificate (final-signing-chain.pem, in the
       // signed manifest) and dojang-verify checks final.pdf's signature with it.
       const zip = (await t.http.get(`/v1/documents/${id}/evidence`).set(bearer(acme.test)).buffer(true).parse(binary).expect(200)).body as Buffer;

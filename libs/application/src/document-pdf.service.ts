@@ -1,4 +1,4 @@
-import { createHash } from 'crypto';
+import { createHash, X509Certificate } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
 import { BlobPointer, DocumentPart, DocumentState, FieldValueEntry, FileRef, ParticipantState, PartPages, absolutePage, displayValue, layParts } from '@dojang/domain';
 import {
@@ -548,6 +548,15 @@ export class DocumentPdfService {
     const key = await this.signingKey();
     if (key && key.kind !== 'file') return sha256Hex(key.certificates[0]);
     return sha256Hex((await this.evidenceKey()).certificate);
+  }
+
+  /** Until when the certificate that signs this organization's final PDFs is valid (ISO 8601): printed on the audit certificate. */
+  async signingCertificateNotAfter(organizationId?: string): Promise<string> {
+    const own = organizationId ? await this.organizationKeys?.certificate(organizationId) : null;
+    if (own) return own.not_after;
+    const key = await this.signingKey();
+    const der = key && key.kind !== 'file' ? Buffer.from(key.certificates[0]) : (await this.evidenceKey()).certificate;
+    return new Date(new X509Certificate(der).validTo).toISOString();
   }
 
   /** The certificates of a PDF's first signature, the signer's first (DER), read in the pool; null: unsigned. */
