@@ -48,7 +48,7 @@ import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
 import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
-import { signingUnavailableOf } from './signing-unavailable.error';
+import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
 import type { OrganizationSigningKeys } from './organization-signing-keys';
 
@@ -303,7 +303,13 @@ export class DocumentPdfService {
     const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
     const identity = await this.signingIdentity();
     // An organization that uploaded its own certificate signs its documents with it.
-    const own = state.organization_id ? await this.organizationKeys?.keyFor(state.organization_id) : null;
+    // Its key unreadable (a blob store away, KEY_ENCRYPTION_KEY changed): 503, nothing recorded;
+    // never signed with another key instead.
+    const own = state.organization_id
+      ? await this.organizationKeys?.keyFor(state.organization_id).catch((error: unknown) => {
+          throw new SigningUnavailableError(`the organization's signing key cannot be opened (${(error as Error).message})`);
+        })
+      : null;
     const key = own?.spec ?? (await this.signingKey());
     const signed = await this.job(
       BUILD_FINAL,
