@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { organizationStreamId } from '@dojang/domain';
-import { signatureContents } from '@dojang/pdf/pades-ltv';
+import { cmsCertificates, signatureContents } from '@dojang/pdf/pades-ltv';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { formatKst } from '@dojang/pdf/audit-certificate';
 import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';
@@ -226,6 +226,10 @@ describe("an organization's own signing certificate", () => {
       expect(verified.output).toContain('Verification successful');
       expect(verified.ok).toBe(true);
       expect(new X509Certificate(verified.signer).raw.equals(ca.der('acme'))).toBe(true);
+      // The whole chain of the file is embedded in the signature: the signer and its CA.
+      const embedded = cmsCertificates(firstSignature(pdf).cms);
+      expect(embedded.some((c) => c.equals(ca.der('acme')))).toBe(true);
+      expect(embedded.some((c) => c.equals(ca.der('ca')))).toBe(true);
       const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(acme.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
       expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서지문${uploaded.sha256_fingerprint}SigningcertificateSHA-256`);
       expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서유효기간${formatKst(uploaded.not_after).replace(/\s+/g, '')}`);
