@@ -5,7 +5,10 @@ import { GENESIS_HASH } from '@dojang/event-store';
 import { documentStreamId } from '@dojang/domain';
 import { Client, client, expectStatus } from '../support/api-helpers';
 import { expectApiError, outboxOf, signer } from '../support/lifecycle';
-import { startTestApp, TestApp } from '../support/test-app';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { unzipSync, zipSync } from 'fflate';
+import { verifyBundle } from '@dojang/verifier';
+import { binary } from '../files/file-helpers';
 
 const MINUTE = 60 * 1000;
 const KIM = { name: '김철수', phone: '01012345678', email: 'kim.chulsoo@example.com', auth: 'sms_pin' };
@@ -212,6 +215,70 @@ describe('document history and time travel', () => {
 
     it('without include=deliveries the history has no deliveries', async () => {
       expect(expectStatus(await c.get(`/documents/${id}/history`), 200).body).not.toHaveProperty('deliveries');
+    });
+  });
+
+  describe('the evidence bundle, read with an auditor key', () => {
+    const bundleOf = async (key: string) => (await t.http.get(`/v1/documents/${id}/evidence`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+    let auditorKey: string;
+    let fullKey: string;
+    beforeAll(async () => {
+      auditorKey = (await t.admin.issueKey(orgId, 'test', 'auditor')).secret;
+      fullKey = (await t.admin.issueKey(orgId, 'test')).secret;
+    });
+
+    it('masks what /history masks: no PIN or token hash, no full phone or e-mail, and dojang-verify still passes', async () => {
+      const stored = await t.infra.events.readStream(documentStreamId(id));
+      const secrets = [KIM.phone, LEE.phone, KIM.email, LEE.email];
+      for (const e of stored) {
+        if (e.type === 'DocumentSent') secrets.push(...(e.data.links as Array<{ token_hash: string }>).map((l) => l.token_hash));
+        if (e.type === 'PinIssued') secrets.push(String(e.data.pin_hash));
+      }
+      expect(secrets).toHaveLength(7);
+      const zip = await bundleOf(auditorKey);
+      const files = unzipSync(new Uint8Array(zip));
+      const text = Object.entries(files)
+        .filter(([name]) => !name.endsWith('.pdf'))
+        .map(([, bytes]) => Buffer.from(bytes).toString('utf8'))
+        .join('\n');
+      for (const secret of secrets) expect(text).not.toContain(secret);
+      expect(text).toContain('"pin_hash":"[redacted]"');
+      expect(text).toContain('010-****-5678');
+      const manifest = JSON.parse(Buffer.from(files['manifest.json']).toString('utf8'));
+      const masked = stored.filter((e) => ['ParticipantAdded', 'DocumentSent', 'PinIssued'].includes(e.type)).map((e) => e.stream_revision);
+      expect(manifest.redacted_events).toEqual(masked);
+      const verdict = verifyBundle(zip);
+      expect(verdict.checks.filter((x) => x.status === 'fail')).toEqual([]);
+      expect(verdict.ok).toBe(true);
+      expect(verdict.checks.find((x) => x.id === 'hash_chain')?.en).toContain(`${masked.length} masked event(s)`);
+      expect(verdict.checks.find((x) => x.id === 'seal')?.status).toBe('pass');
+      expect(verdict.checks.find((x) => x.id === 'head_proof')?.status).toBe('pass');
+    });
+
+    it("still catches an edit to an event that is not masked, and a masked event's content changed and re-hashed", async () => {
+      const files = unzipSync(new Uint8Array(await bundleOf(auditorKey)));
+      const lines = Buffer.from(files['events.jsonl']).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const signedAt = lines.findIndex((e) => e.type === 'ParticipantSigned');
+      const edited = lines.map((e, i) => (i === signedAt ? { ...e, data: { ...e.data, ip: '198.51.100.9' } } : e));
+      const rezip = (events: any[]) => {
+        const copy = { ...files, 'events.jsonl': new Uint8Array(Buffer.from(events.map((e) => JSON.stringify(e)).join('\n') + '\n')) };
+        return zipSync(copy);
+      };
+      expect(verifyBundle(rezip(edited)).ok).toBe(false);
+      // A masked event whose hash is replaced to hide an edit breaks the links to the next event and the sealed heads.
+      const sentAt = lines.findIndex((e) => e.type === 'DocumentSent');
+      const rehashed = lines.map((e, i) => (i === sentAt ? { ...e, data: { ...e.data, expires_at: '2099-01-01T00:00:00.000Z' }, metadata: { ...e.metadata, hash: 'f'.repeat(64) } } : e));
+      const verdict = verifyBundle(rezip(rehashed));
+      expect(verdict.ok).toBe(false);
+      expect(verdict.checks.find((x) => x.id === 'hash_chain')?.status).toBe('fail');
+    });
+
+    it('a full key still gets the events exactly as stored', async () => {
+      const zip = await bundleOf(fullKey);
+      const files = unzipSync(new Uint8Array(zip));
+      expect(JSON.parse(Buffer.from(files['manifest.json']).toString('utf8')).redacted_events).toBeUndefined();
+      expect(Buffer.from(files['events.jsonl']).toString('utf8')).toContain(KIM.phone);
+      expect(verifyBundle(zip).ok).toBe(true);
     });
   });
 

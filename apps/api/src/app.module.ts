@@ -1,7 +1,7 @@
 import { DynamicModule, Module, OnModuleDestroy, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { BulkSendService, Clock, CLOCK, DocumentPdfService, DocumentSealer, Infrastructure, Notifier, TemplateSender } from '@dojang/application';
+import { BulkSendService, Clock, CLOCK, DocumentPdfService, DocumentSealer, Infrastructure, Notifier, TemplateSender, withOrganizationKeys } from '@dojang/application';
 import { BulkSendsHttpController } from './bulk-sends/bulk-sends.http.controller';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
@@ -22,6 +22,7 @@ import { HealthHttpController } from './health/health.http.controller';
 import { MetricsHttpController } from './observability/metrics.http.controller';
 import { OrganizationHttpController } from './organization/organization.http.controller';
 import { BrandLogoHttpController } from './organization/brand-logo.http.controller';
+import { OrganizationCertificateHttpController } from './organization/organization-certificate.http.controller';
 import { ApiKeyGuard } from './shared/auth.guard';
 import { DecideCommandHandler } from './shared/decide.command';
 import { HttpErrorFilter } from './shared/http-error.filter';
@@ -55,6 +56,7 @@ export class AppModule implements OnModuleDestroy {
         MetricsHttpController,
         OrganizationHttpController,
         BrandLogoHttpController,
+        OrganizationCertificateHttpController,
         DocumentsHttpController,
         ParticipantsHttpController,
         DocumentLifecycleHttpController,
@@ -82,7 +84,7 @@ export class AppModule implements OnModuleDestroy {
         { provide: INFRA, useValue: infra },
         { provide: CLOCK, useValue: clock },
         { provide: NOTIFIER, useValue: notifier },
-        { provide: DocumentPdfService, useValue: new DocumentPdfService(infra.blobs, infra.config, infra.reads) },
+        { provide: DocumentPdfService, useValue: withOrganizationKeys(new DocumentPdfService(infra.blobs, infra.config, infra.reads), infra) },
         {
           provide: DocumentSealer,
           useFactory: (pdf: DocumentPdfService) => new DocumentSealer(infra.events, infra.commands, () => pdf.evidenceKey(), clock, infra.config.tsaUrl),

@@ -1,4 +1,5 @@
 import { randomUUID, X509Certificate } from 'crypto';
+import { readFile } from 'fs/promises';
 import {
   DocumentCommand,
   KeyMode,
@@ -130,10 +131,14 @@ export class AdminService {
   async verifyDocument(documentId: string, options: { witnessPdf?: Buffer } = {}) {
     const events = await this.infra.events.readStream(documentStreamId(documentId));
     if (events.length === 0) return { document_id: documentId, found: false as const };
-    const identity = await loadSigningIdentity({
-      dataDir: this.infra.config.dataDir,
-      ...(this.infra.config.signingP12 ? { p12Path: this.infra.config.signingP12, p12Password: this.infra.config.signingP12Password ?? '' } : {}),
-    });
+    // With SIGNING_KEY=pkcs11 or remote the evidence is signed with that key: its certificate checks it.
+    const external = this.infra.config.signingKey ? await readFile(this.infra.config.signingKey.certificateFile, 'utf8').catch(() => null) : null;
+    const identity = external
+      ? { certificatePem: external }
+      : await loadSigningIdentity({
+          dataDir: this.infra.config.dataDir,
+          ...(this.infra.config.signingP12 ? { p12Path: this.infra.config.signingP12, p12Password: this.infra.config.signingP12Password ?? '' } : {}),
+        });
     const certificate = identity ? Buffer.from(new X509Certificate(identity.certificatePem).raw) : null;
     let witness: { head: ChainHead | null; sha256: string } | null = null;
     if (options.witnessPdf) {

@@ -16,6 +16,11 @@ export interface AppConfig {
   eventStoreUrl: string | null;
   mongoUrl: string | null;
   secretKey: string | null;
+  /**
+   * KEY_ENCRYPTION_KEY: 32 bytes (base64) encrypting organizations' uploaded signing keys at rest
+   * (AES-256-GCM). Null: derived from the server secret (SECRET_KEY or DATA_DIR/secret.key).
+   */
+  keyEncryptionKey: string | null;
   rateLimitPerMinute: number;
   /** Requests per minute per client address made without a valid API key (401s, public pages; 0: off). */
   unauthenticatedRateLimitPerMinute: number;
@@ -160,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     eventStoreUrl: env.EVENTSTORE_URL || null,
     mongoUrl: env.MONGO_URL || null,
     secretKey: env.SECRET_KEY || null,
+    keyEncryptionKey: env.KEY_ENCRYPTION_KEY || null,
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 600),
     unauthenticatedRateLimitPerMinute: int(env.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE, 300),
     signingRateLimit: { perToken: int(env.SIGNING_RATE_LIMIT_PER_MINUTE, 60), perIp: int(env.SIGNING_IP_RATE_LIMIT_PER_MINUTE, 300) },

@@ -1,4 +1,4 @@
-import { createHash } from 'crypto';
+import { createHash, X509Certificate } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
 import { BlobPointer, DocumentPart, DocumentState, FieldValueEntry, FileRef, ParticipantState, PartPages, absolutePage, displayValue, layParts } from '@dojang/domain';
 import {
@@ -41,6 +41,10 @@ import {
   sha256Hex,
   acquireSharedPdfPool,
   PROBE_SIGNING_KEY,
+  INSPECT_SIGNING_P12,
+  SIGNER_CHAIN,
+  SIGN_DIGEST,
+  type InspectedSigningP12,
   type SigningKeySpec,
 } from '@dojang/pdf';
 import { readFile } from 'fs/promises';
@@ -48,13 +52,16 @@ import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
 import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
-import { signingUnavailableOf } from './signing-unavailable.error';
+import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
+import type { OrganizationSigningKeys } from './organization-signing-keys';
 
 /** DER certificates of a PEM file, in order. */
 function pemCertificates(pem: string): Buffer[] {
   return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => Buffer.from(m[1].replace(/\s+/g, ''), 'base64'));
 }
+
+const certificatePem = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 
 /** Bytes back from a worker (a Uint8Array) as a Buffer over the same memory. */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -154,6 +161,8 @@ export class DocumentPdfService {
   private readonly refusals = new Map<string, { error: PdfLimitError; until: number; timeoutMs: number }>();
   /** Refusals answered from memory (tests and metrics). */
   refusalsRemembered = 0;
+  /** Organizations' own signing keys (PUT /v1/organization/signing_certificate); unset: the platform's key signs every PDF. */
+  organizationKeys: OrganizationSigningKeys | null = null;
 
   constructor(
     private readonly blobs: BlobStore,
@@ -298,7 +307,15 @@ export class DocumentPdfService {
     }
     const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
     const identity = await this.signingIdentity();
-    const key = await this.signingKey();
+    // An organization that uploaded its own certificate signs its documents with it.
+    // Its key unreadable (a blob store away, KEY_ENCRYPTION_KEY changed): 503, nothing recorded;
+    // never signed with another key instead.
+    const own = state.organization_id
+      ? await this.organizationKeys?.keyFor(state.organization_id).catch((error: unknown) => {
+          throw new SigningUnavailableError(`the organization's signing key cannot be opened (${(error as Error).message})`);
+        })
+      : null;
+    const key = own?.spec ?? (await this.signingKey());
     const signed = await this.job(
       BUILD_FINAL,
       {
@@ -543,15 +560,66 @@ export class DocumentPdfService {
     await this.job(PROBE_SIGNING_KEY, key);
   }
 
-  /** SHA-256 of the certificate that signs final PDFs (DER): printed on the audit certificate. */
-  async signingCertificateSha256(): Promise<string> {
+  /**
+   * SHA-256 of the certificate that signs final PDFs (DER): printed on the audit certificate. With
+   * an organization: its own certificate when it uploaded one.
+   */
+  async signingCertificateSha256(organizationId?: string): Promise<string> {
+    const own = organizationId ? await this.organizationKeys?.certificate(organizationId) : null;
+    if (own) return own.sha256_fingerprint;
     const key = await this.signingKey();
     if (key && key.kind !== 'file') return sha256Hex(key.certificates[0]);
     return sha256Hex((await this.evidenceKey()).certificate);
   }
 
+  /** Until when the certificate that signs this organization's final PDFs is valid (ISO 8601): printed on the audit certificate. */
+  async signingCertificateNotAfter(organizationId?: string): Promise<string> {
+    const own = organizationId ? await this.organizationKeys?.certificate(organizationId) : null;
+    if (own) return own.not_after;
+    const key = await this.signingKey();
+    const der = key && key.kind !== 'file' ? Buffer.from(key.certificates[0]) : (await this.evidenceKey()).certificate;
+    return new Date(new X509Certificate(der).validTo).toISOString();
+  }
+
+  /** The certificates of a PDF's first signature, the signer's first (DER), read in the pool; null: unsigned. */
+  async signerChain(pdf: Buffer, tenant?: string): Promise<Buffer[] | null> {
+    const chain = await this.job(SIGNER_CHAIN, pdf, tenant);
+    return chain ? chain.map(asBuffer) : null;
+  }
+
+  /** An uploaded .p12 opened and checked in the pool: its summary, or why it cannot sign (as data). */
+  inspectSigningP12(p12: Buffer, password: string, now: Date, tenant?: string): Promise<InspectedSigningP12> {
+    return this.job(INSPECT_SIGNING_P12, { p12, password, now: now.toISOString() }, tenant);
+  }
+
+  /**
+   * The key that signs evidence (chain heads, seals, bundle manifests): the same installation key
+   * that signs final PDFs, through the signing-key port. With SIGNING_KEY=pkcs11 or remote only a
+   * digest goes to the key, in the pool (where the token's session lives); else the file identity.
+   */
   async evidenceKey(): Promise<EvidenceKey> {
+    const key = await this.signingKey();
+    if (key && key.kind !== 'file') {
+      const [certificate, ...chain] = key.certificates.map((c) => Buffer.from(c));
+      return {
+        certificate,
+        chain,
+        signDigest: async (digest) =>
+          asBuffer(
+            await this.job(SIGN_DIGEST, { key, digest }).catch((error: unknown) => {
+              throw signingUnavailableOf(error);
+            }),
+          ),
+      };
+    }
     return evidenceKeyOf(await this.signingIdentity());
+  }
+
+  /** The evidence key's certificate then its chain, PEM: the bundle's signing-chain.pem. */
+  async evidenceChainPem(): Promise<string> {
+    const key = await this.evidenceKey();
+    if (!key.chain) return (await this.signingIdentity()).certificatePem;
+    return [key.certificate, ...key.chain].map(certificatePem).join('');
   }
 
   /** A stored blob, checked against the SHA-256 it is addressed by before anyone gets it. */

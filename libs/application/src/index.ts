@@ -9,6 +9,7 @@ export * from './ids';
 export * from './admin.service';
 export * from './reactor-runner';
 export * from './document-pdf.service';
+export * from './organization-signing-keys';
 export * from './field-anchors';
 export * from './bodies';
 export * from './evidence-integrity.error';

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'crypto';
+import { createHash, createHmac, hkdfSync, randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -95,6 +95,14 @@ export class Secrets {
   /** PINs have only a million values, so a plain hash would be reversible: key it. */
   pinHash(documentId: string, participantId: string, pin: string): string {
     return createHmac('sha256', this.secret).update(`pin:${documentId}:${participantId}:${pin}`).digest('hex');
+  }
+
+  /**
+   * A 256-bit key for one purpose (HKDF-SHA256 of the server secret): encrypting what must be
+   * stored but not read from a copy of the stores alone (organizations' signing keys).
+   */
+  derivedKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.secret, Buffer.from('dojang'), Buffer.from(purpose, 'utf8'), 32));
   }
 
   /** For expiring, signed URLs (uploaded files). */

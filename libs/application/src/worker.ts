@@ -1,19 +1,18 @@
 import { randomUUID } from 'crypto';
 import * as os from 'os';
 import { AlimtalkSender, EmailSender, SmsSender, SmtpEmailSender, SolapiSender, TwilioSmsSender } from '@dojang/notifications';
-import { evidenceKeyOf, loadOrCreateSigningIdentity } from '@dojang/pdf';
 import { Clock, systemClock } from './clock';
 import { Infrastructure } from './infrastructure';
 import { Notifier } from './notifier';
 import { DeliveryEvidence } from './history/delivery-evidence';
 import { ParkedRetryStats, Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
-import { EvidenceKey } from './verification/chain-head-proof';
 import { DocumentSealer, DocumentSealReactor } from './verification/document-sealer';
 import { ArchiveTimersReactor, ArchiveTimestamper } from './archive/archive-timestamper';
 import { UsageReactor } from './usage/usage.reactor';
 import { BulkSendReactor, BulkSendReactorOptions } from './bulk-send/bulk-send.reactor';
 import { DocumentPdfService } from './document-pdf.service';
+import { withOrganizationKeys } from './organization-signing-keys';
 import { TemplateSender } from './templates/template-send.service';
 import { DEFAULT_TICK_INTERVAL_MS, DeliveryLoop, DeliveryLoopOptions, WebhookDispatcher } from './webhooks';
 import { TickStats } from './timers';
@@ -93,17 +92,6 @@ export async function createNotifier(infra: Infrastructure, options: WorkerOptio
   return notifier;
 }
 
-/** The installation's document-signing key, loaded once (the same identity the API signs PDFs with). */
-function workerEvidenceKey(infra: Infrastructure): () => Promise<EvidenceKey> {
-  let key: Promise<EvidenceKey> | null = null;
-  return () =>
-    (key ??= loadOrCreateSigningIdentity({
-      dataDir: infra.config.dataDir,
-      ...(infra.config.signingP12 ? { p12Path: infra.config.signingP12 } : {}),
-      ...(infra.config.signingP12Password ? { p12Password: infra.config.signingP12Password } : {}),
-    }).then(evidenceKeyOf));
-}
-
 /** The worker: process managers on the durable subscription (in-process in embedded mode). */
 export async function startWorker(infra: Infrastructure, options: WorkerOptions = {}): Promise<Worker> {
   const clock = options.clock ?? systemClock;
@@ -111,7 +99,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   const origin = publicOrigin(infra);
   const ctx: WorkerContext = { infra, clock, notifier, origin };
   // Bulk sends render each row's contract, the archive job re-timestamps final PDFs (in the shared PDF pool).
-  const pdf = new DocumentPdfService(infra.blobs, infra.config, infra.reads);
+  const pdf = withOrganizationKeys(new DocumentPdfService(infra.blobs, infra.config, infra.reads), infra);
   const archiver = new ArchiveTimestamper(infra, pdf, clock, { tsaUrl: infra.config.tsaUrl, marginDays: infra.config.archiveTimestampMarginDays });
   const delivery = new DeliveryLoop(infra, clock, { ...options, timers: { archive: (timer) => archiver.fire(timer), ...(options.timers ?? {}) } });
   await delivery.init();
@@ -121,7 +109,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     ),
     new UsageReactor(infra.events, infra.commands),
     new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend ?? { paceMs: infra.config.bulkSendPaceMs, window: infra.config.bulkSendWindow }),
-    new DocumentSealReactor(new DocumentSealer(infra.events, infra.commands, workerEvidenceKey(infra), clock, infra.config.tsaUrl)),
+    new DocumentSealReactor(new DocumentSealer(infra.events, infra.commands, () => pdf.evidenceKey(), clock, infra.config.tsaUrl)),
     // Only B-LTA files carry a document timestamp to renew.
     new ArchiveTimersReactor(infra, clock, archiver, !!infra.config.tsaUrl && infra.config.padesLevel === 'B-LTA'),
     ...delivery.reactors,

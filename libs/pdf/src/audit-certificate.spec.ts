@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { appendPdfs } from './append-pdfs';
-import { AuditCertificateInput, AuditDelivery, formatKst, renderAuditCertificate, timelineWithDeliveries } from './audit-certificate';
+import { AuditCertificateInput, AuditDelivery, formatKst, renderAuditCertificate, SIGNING_CONSENT_TEXT, timelineWithDeliveries } from './audit-certificate';
 import { contentDispositionFor } from './content-disposition';
 import { renderDocumentPdf } from './render-document';
 import { countersignPdf, readPdfEvidence, sha256Hex, signPdf } from './sign-pdf';
@@ -56,6 +56,20 @@ describe('renderAuditCertificate', () => {
       '원본 문서 해시', 'Original SHA-256', '최종 문서 해시', 'Final SHA-256', '인증 방법', '서명 일시', 'Signed at']) {
       expect(text).toContain(label);
     }
+  });
+
+  it('prints the consent text every signer agreed to, in Korean and English', () => {
+    // The row's English label sits beside the text's first line and pdftotext reads across.
+    const compact = text.replace(/\s+/g, '').replace('Consenttosign', '');
+    expect(compact).toContain(SIGNING_CONSENT_TEXT.ko.replace(/\s+/g, ''));
+    expect(compact).toContain(SIGNING_CONSENT_TEXT.en.replace(/\s+/g, ''));
+  });
+
+  it("prints the signing certificate's fingerprint and until when it is valid, zone-labelled", async () => {
+    const withCert = pdftotext(await renderAuditCertificate({ ...input, signing_certificate_sha256: 'ab'.repeat(32), signing_certificate_not_after: '2027-03-01T00:00:00Z' })).replace(/\s+/g, ' ');
+    expect(withCert.replace(/\s+/g, '')).toContain('ab'.repeat(32));
+    expect(withCert).toContain('서명 인증서 유효기간');
+    expect(withCert).toContain('2027-03-01 09:00:00 KST');
   });
 
   it('prints both hashes in full and the document id', () => {

@@ -97,6 +97,8 @@ export interface AuditCertificateInput {
    * `openssl x509 -fingerprint -sha256` of the PDF's signer and with the operator's published one.
    */
   signing_certificate_sha256?: string | null;
+  /** Until when that certificate is valid (its notAfter, ISO 8601); absent: not shown. */
+  signing_certificate_not_after?: string | null;
   /**
    * The document's hash chain when the certificate was made, and the head its completion sealed
    * with the document-signing key (see `cli verify`): what an auditor compares with the log.
@@ -256,6 +258,16 @@ const CHANNEL_LABELS: Record<string, string> = {
 
 /** Where times are shown when the caller names no zone: Dojang's home, as before zones existed. */
 export const DEFAULT_CERTIFICATE_ZONE = 'Asia/Seoul';
+
+/**
+ * What every signer agreed to before their signature was recorded (the signing page's consent box
+ * and the sentence under it, apps/api/assets/signing-page/i18n.js): `POST …/sign` records
+ * nothing without `consent: true`.
+ */
+export const SIGNING_CONSENT_TEXT = {
+  ko: '전자서명에 동의합니다 — 동의하고 서명하면 이 문서의 내용에 동의하며, 전자서명이 자필 서명과 같은 효력을 가진다는 것에 동의하게 됩니다.',
+  en: 'I agree to sign electronically — By signing you agree to the contents of this document and that your electronic signature has the same effect as a handwritten one.',
+} as const;
 
 /** How the certificate writes an instant (in the organization's zone, with its name). */
 export type TimeFormat = (value: string | null | undefined) => string;
@@ -470,6 +482,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
         [label('원본 문서 해시', 'Original SHA-256'), mono(info.original_sha256)],
         [label('최종 문서 해시', 'Final SHA-256'), info.final_sha256 ? mono(info.final_sha256) : '서명 미완료 (not completed)'],
         ...(info.signing_certificate_sha256 ? [[label('서명 인증서 지문', 'Signing certificate SHA-256'), mono(info.signing_certificate_sha256)] as [Content, Content]] : []),
+        ...(info.signing_certificate_not_after ? [[label('서명 인증서 유효기간', 'Signing certificate valid until'), at(info.signing_certificate_not_after)] as [Content, Content]] : []),
         [label('발급 일시', 'Generated at'), at(info.generated_at)],
         ...(info.chain
           ? ([
@@ -491,6 +504,12 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
       ...(info.conclusion ? [sectionHeading('결론', 'Conclusion'), conclusionTable(info.conclusion, at)] : []),
       sectionHeading('참여자', 'Participants'),
       ...info.participants.map((p, i) => participantBlock(p, i, at)),
+      keyValueTable([
+        [
+          label('서명 동의 문구', 'Consent to sign'),
+          { stack: [SIGNING_CONSENT_TEXT.ko, { text: SIGNING_CONSENT_TEXT.en, color: '#666666' }, { text: '모든 서명은 이 문구에 동의한 뒤에만 기록됩니다 / every signature is recorded only with this consent given', fontSize: 7.5 }] },
+        ],
+      ]),
       ...(info.field_values?.length ? [sectionHeading('입력 값', 'Field values'), fieldValuesTable(info.field_values, at)] : []),
       sectionHeading('처리 이력', 'Timeline'),
       timelineTable(info.deliveries ? timelineWithDeliveries(info.timeline, info.deliveries.entries) : info.timeline, at),

@@ -32,6 +32,12 @@ export const BUNDLE_FILES = {
   auditCertificate: 'audit-certificate.pdf',
   /** The document-signing certificate first, then any intermediates (PEM). */
   signingChain: 'signing-chain.pem',
+  /**
+   * When final.pdf is signed with another certificate than signing-chain.pem's (an organization's
+   * own): that certificate first, then the chain its signature carries (PEM). Listed in the signed
+   * manifest, so the installation vouches for which certificate signed the contract.
+   */
+  finalSigningChain: 'final-signing-chain.pem',
 } as const;
 
 /**
@@ -75,7 +81,17 @@ export interface BundleManifest {
   /** The delivery stream in `deliveries.jsonl` (format 2 on). */
   deliveries?: { stream_id: string; events: number; head_hash: string | null };
   files: ManifestFile[];
+  /**
+   * Revisions of events.jsonl served masked (an auditor key's bundle: PIN and link-token hashes
+   * "[redacted]", phones and e-mails masked as /history masks them). Their content cannot be
+   * re-hashed: the verifier takes their stored hash, still checks every link, every other event's
+   * content and the sealed heads over the whole chain (docs/EVIDENCE.md). Absent: nothing masked.
+   */
+  redacted_events?: number[];
 }
+
+/** Events that may never be served masked: what concludes a document and what seals it. */
+export const NEVER_REDACTED: readonly string[] = ['ParticipantSigned', 'DocumentCompleted', 'DocumentDeclined', 'DocumentCanceled', 'DocumentExpired', 'DocumentSealed', 'ParticipantDeclined'];
 
 /** One line of events.jsonl (or deliveries.jsonl): a stored event, hashes in its metadata. */
 export interface BundledEvent {
@@ -86,4 +102,6 @@ export interface BundledEvent {
   type: string;
   data: Record<string, unknown>;
   metadata: Record<string, unknown> & { prev_hash?: string; hash?: string };
+  /** Set by the verifier from the signed manifest's `redacted_events` (never read from the line itself). */
+  redacted?: boolean;
 }

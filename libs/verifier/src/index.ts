@@ -7,4 +7,4 @@ export { verifyLtv, verifyTimestampToken, type LtvReport, type TimestampCheck } 
 export { documentFacts, DocumentFacts, factDifferences, describeDifferences, implausibleFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
 export { DocumentSealProof, SealStatement, sealStatementBytes, sealSignatureProblem, checkTimestampToken } from './document-seal';
 export { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, CrossCheck, verifyCertificateFacts, verifyDeliveriesAgree, verifyPlausible, verifySeal } from './cross-checks';
-export { MANIFEST_SIGNATURE_FILE, manifestSignatureProblem, signManifest } from './manifest-signature';
+export { MANIFEST_SIGNATURE_FILE, manifestSignatureProblem, signManifest, signManifestWith } from './manifest-signature';

@@ -11,9 +11,22 @@ export const MANIFEST_SIGNATURE_FILE = 'manifest.json.jws';
 
 const b64url = (b: Buffer) => b.toString('base64url');
 
+const jwsHeader = (certificate: Buffer) =>
+  b64url(Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'dojang-manifest+jws', 'x5t#S256': b64url(createHash('sha256').update(certificate).digest()) }), 'utf8'));
+
 export function signManifest(manifest: Buffer, key: { privateKey: KeyObject; certificate: Buffer }): string {
-  const header = b64url(Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'dojang-manifest+jws', 'x5t#S256': b64url(createHash('sha256').update(key.certificate).digest()) }), 'utf8'));
+  const header = jwsHeader(key.certificate);
   const signature = sign('sha256', Buffer.from(`${header}.${b64url(manifest)}`, 'ascii'), key.privateKey);
+  return `${header}..${b64url(signature)}`;
+}
+
+/**
+ * The same JWS with the signature made elsewhere: `signSha256` signs the signing input with
+ * RSA-SHA256 (PKCS #1 v1.5), e.g. through the signing-key port in a PKCS#11 token.
+ */
+export async function signManifestWith(manifest: Buffer, certificate: Buffer, signSha256: (data: Buffer) => Promise<Buffer>): Promise<string> {
+  const header = jwsHeader(certificate);
+  const signature = await signSha256(Buffer.from(`${header}.${b64url(manifest)}`, 'ascii'));
   return `${header}..${b64url(signature)}`;
 }
 

@@ -11,6 +11,7 @@ import {
   documentStreamOf,
   FIRST_FORMAT_WITH_DELIVERIES,
   FIRST_FORMAT_WITH_SEALS,
+  NEVER_REDACTED,
 } from './bundle-format';
 import { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, CrossCheck, verifyCertificateFacts, verifyDeliveriesAgree, verifyPlausible, verifySeal } from './cross-checks';
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
@@ -86,6 +87,12 @@ function readBundle(zip: Uint8Array): { files: Record<string, Buffer>; manifest:
   } catch (error) {
     throw new UnreadableBundleError(`${BUNDLE_FILES.events} ${(error as Error).message}`);
   }
+  // Which lines were served masked is the signed manifest's word, never the line's own.
+  const redacted = new Set(Array.isArray(manifest.redacted_events) ? manifest.redacted_events : []);
+  for (const e of events) {
+    delete e.redacted;
+    if (redacted.has(e.stream_revision)) e.redacted = true;
+  }
   return { files, manifest, events };
 }
 
@@ -125,20 +132,46 @@ function checkChain(manifest: BundleManifest, events: BundledEvent[]): BundleChe
   if (foreign >= 0) {
     return fail('hash_chain', `Hash chain: the event on line ${foreign + 1} belongs to stream ${events[foreign].stream_id}, not ${stream}`, `해시 체인: ${foreign + 1}번째 이벤트가 이 문서(${stream})의 스트림이 아닙니다`);
   }
-  const verdict = verifyChain(events.map((e) => ({ ...e, metadata: e.metadata ?? {} })));
+  const masked = events.filter((e) => e.redacted);
+  const forbidden = masked.find((e) => NEVER_REDACTED.includes(e.type));
+  if (forbidden) return fail('hash_chain', `Hash chain: the manifest lists ${forbidden.type} (revision ${forbidden.stream_revision}) as masked; what concludes or seals a document is never masked`, `해시 체인: 결론·봉인 이벤트는 가려질 수 없습니다`);
+  const verdict = masked.length ? verifyMaskedChain(events) : verifyChain(events.map((e) => ({ ...e, metadata: e.metadata ?? {} })));
   if (!verdict.intact) {
     return fail('hash_chain', `Hash chain broken at revision ${verdict.broken_at_revision}: ${verdict.reason}`, `해시 체인이 리비전 ${verdict.broken_at_revision}에서 끊어졌습니다: ${verdict.reason}`);
   }
   if (manifest.chain?.head_hash !== (events.length ? verdict.head_hash : null) || manifest.chain?.events !== events.length) {
     return fail('hash_chain', `Hash chain: the manifest names head ${manifest.chain?.head_hash} over ${manifest.chain?.events} events, the events give ${verdict.head_hash} over ${events.length}`, `해시 체인: 매니페스트의 체인 헤드가 이벤트에서 계산한 값과 다릅니다`);
   }
+  if (masked.length) {
+    const revisions = masked.map((e) => e.stream_revision).join(', ');
+    return pass(
+      'hash_chain',
+      `Hash chain: ${events.length} events, every prev_hash matches and every hash but those of the ${masked.length} masked event(s) (revisions ${revisions}, served masked for an auditor key: their stored hash is taken) matches its content (head ${verdict.head_hash})`,
+      `해시 체인: 이벤트 ${events.length}개, 모든 prev_hash가 일치하고 가려진 ${masked.length}개(리비전 ${revisions})를 제외한 모든 hash가 내용과 일치합니다`,
+    );
+  }
   return pass('hash_chain', `Hash chain: ${events.length} events, every prev_hash and hash matches (head ${verdict.head_hash})`, `해시 체인: 이벤트 ${events.length}개, 모든 prev_hash와 hash가 일치합니다`);
+}
+
+/** verifyChain, taking the stored hash of an event served masked (its content cannot be re-hashed). */
+function verifyMaskedChain(events: BundledEvent[]): ReturnType<typeof verifyChain> {
+  let prev = GENESIS_HASH;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    if (e.stream_revision !== i) return { intact: false, events: events.length, broken_at_revision: i, reason: `revision ${e.stream_revision} found where ${i} was expected (event missing or reordered)` };
+    if (e.metadata?.prev_hash !== prev) return { intact: false, events: events.length, broken_at_revision: i, reason: 'prev_hash does not match the hash of the previous event' };
+    const expected = e.redacted ? String(e.metadata.hash) : eventHash({ ...e, metadata: e.metadata ?? {} }, prev);
+    if (e.metadata.hash !== expected) return { intact: false, events: events.length, broken_at_revision: i, reason: 'hash does not match the event content (event altered)' };
+    prev = expected;
+  }
+  return { intact: true, events: events.length, head_hash: prev };
 }
 
 /** Hashes recomputed from content alone: what someone who edited and re-hashed the log would get. */
 function recomputed(events: BundledEvent[]): string[] {
   let prev = GENESIS_HASH;
-  return events.map((e) => (prev = eventHash({ ...e, metadata: e.metadata ?? {} }, prev)));
+  // An event served masked counts with its stored hash: the rest is recomputed from content.
+  return events.map((e) => (prev = e.redacted ? String(e.metadata?.hash) : eventHash({ ...e, metadata: e.metadata ?? {} }, prev)));
 }
 
 /**
@@ -222,9 +255,20 @@ function checkPdfHashes(events: BundledEvent[], original: Buffer | undefined, fi
     : pass('pdf_hashes', `PDF hashes: ${checked.join(', ') || 'no PDF recorded yet'}`, `PDF 해시: 이벤트에 기록된 SHA-256과 일치합니다 (${checked.length}개)`);
 }
 
-/** (e) The final PDF's PAdES signature, made with the bundle's certificate. */
-function checkPades(finalPdf: Buffer | undefined, certificate: Buffer | undefined): BundleCheck {
+/**
+ * (e) The final PDF's PAdES signature, made with the bundle's certificate, or with the
+ * organization's own certificate that final-signing-chain.pem names (a file the signed manifest
+ * lists: the installation vouches for it, and final.pdf's hash is sealed in the log).
+ */
+function checkPades(finalPdf: Buffer | undefined, certificate: Buffer | undefined, organizationCertificate?: Buffer): BundleCheck {
   if (!finalPdf) return skip('pades', 'PAdES signature: no final PDF yet', 'PAdES 서명: 아직 최종 PDF가 없습니다');
+  if (organizationCertificate) {
+    const own = verifyPades(finalPdf, organizationCertificate);
+    const fingerprint = sha256Hex(organizationCertificate);
+    return own.ok
+      ? pass('pades', `PAdES signature: ${own.detail}, with the organization's own certificate (SHA-256 ${fingerprint}, final-signing-chain.pem)`, `PAdES 서명: 최종 PDF의 서명이 조직 인증서(final-signing-chain.pem)로 검증됩니다`)
+      : fail('pades', `PAdES signature: ${own.detail} (the organization's certificate in final-signing-chain.pem)`, `PAdES 서명: 검증 실패 (${own.detail})`);
+  }
   if (!certificate) return fail('pades', 'PAdES signature: no certificate in the bundle', 'PAdES 서명: 번들에 인증서가 없습니다');
   const result = verifyPades(finalPdf, certificate);
   return result.ok
@@ -388,6 +432,13 @@ export function verifyBundle(zip: Uint8Array): BundleVerdict {
   } catch {
     certificate = undefined;
   }
+  let organizationCertificate: Buffer | undefined;
+  try {
+    const ownPem = files[BUNDLE_FILES.finalSigningChain];
+    organizationCertificate = ownPem ? pemCertificates(ownPem.toString('latin1'))[0] : undefined;
+  } catch {
+    organizationCertificate = undefined;
+  }
   const original = files[BUNDLE_FILES.original];
   const finalPdf = files[BUNDLE_FILES.final];
   const auditCertificate = checkAuditCertificate(files[BUNDLE_FILES.auditCertificate], certificate);
@@ -400,7 +451,7 @@ export function verifyBundle(zip: Uint8Array): BundleVerdict {
     checkSeal(manifest, events, certificate),
     checkConsistency(manifest, events, files),
     checkPdfHashes(events, original, finalPdf),
-    checkPades(finalPdf, certificate),
+    checkPades(finalPdf, certificate, organizationCertificate),
     auditCertificate,
     checkCertificateFacts(manifest, events, files, auditCertificate.status === 'pass'),
     deliveries.check,

@@ -189,7 +189,8 @@ export class DocumentLifecycleHttpController {
       document_id: row.id,
       original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
       final_sha256: row.final_pdf?.sha256 ?? null,
-      signing_certificate_sha256: await this.pdf.signingCertificateSha256(),
+      signing_certificate_sha256: await this.pdf.signingCertificateSha256(row.organization_id),
+      signing_certificate_not_after: await this.pdf.signingCertificateNotAfter(row.organization_id),
       participants: row.participants.map((p) => {
         const signed = entries.find((e) => e.event === 'signed' && e.participant_id === p.id);
         const viewed = entries.find((e) => e.event === 'viewed' && e.participant_id === p.id);

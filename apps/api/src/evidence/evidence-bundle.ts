@@ -14,8 +14,16 @@ export interface EvidenceParts {
   final: Buffer | null;
   audit_certificate: Buffer;
   signing_chain_pem: string;
+  /** The certificate that signed final.pdf and its chain (PEM) when it is not signing_chain_pem's (an organization's own). */
+  final_signing_chain_pem?: string | null;
   /** Files signatures recorded for attachment fields, under attachments/ (listed in the manifest with their hashes). */
   attachments?: Array<{ attachment_id: string; filename: string; bytes: Buffer }>;
+  /**
+   * Serve events masked as /history masks them (an auditor key): PIN and link-token hashes
+   * "[redacted]", phones and e-mails masked. `mask` is the masking rule (maskEventData); each
+   * event it changes is listed in the signed manifest's redacted_events.
+   */
+  mask?: ((data: Record<string, unknown>) => Record<string, unknown>) | null;
   /** Signs the manifest's bytes (a detached JWS, `manifest.json.jws`) with the document-signing key. */
   sign_manifest: (manifest: Buffer) => string | Promise<string>;
 }
@@ -39,9 +47,18 @@ export function eventsJsonl(events: StoredEvent[]): Buffer {
 
 /** The ZIP `GET /v1/documents/{id}/evidence` answers; its layout is libs/verifier's bundle-format. */
 export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Promise<Buffer> {
+  const redacted: number[] = [];
+  const served = parts.mask
+    ? parts.events.map((e) => {
+        const data = parts.mask!(e.data as Record<string, unknown>);
+        if (JSON.stringify(data) === JSON.stringify(e.data)) return e;
+        redacted.push(e.stream_revision);
+        return { ...e, data };
+      })
+    : parts.events;
   // Always present, empty when nothing was sent: absent would read as a format-1 bundle's.
   const files: Array<[string, Buffer]> = [
-    [BUNDLE_FILES.events, eventsJsonl(parts.events)],
+    [BUNDLE_FILES.events, eventsJsonl(served)],
     [BUNDLE_FILES.deliveries, eventsJsonl(parts.deliveries)],
   ];
   if (parts.original) files.push([BUNDLE_FILES.original, parts.original]);
@@ -49,6 +66,7 @@ export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Pr
   for (const a of parts.attachments ?? []) files.push([`attachments/${a.attachment_id}-${a.filename.replace(/[\\/]/g, '_')}`, a.bytes]);
   files.push([BUNDLE_FILES.auditCertificate, parts.audit_certificate]);
   files.push([BUNDLE_FILES.signingChain, Buffer.from(parts.signing_chain_pem, 'utf8')]);
+  if (parts.final_signing_chain_pem) files.push([BUNDLE_FILES.finalSigningChain, Buffer.from(parts.final_signing_chain_pem, 'utf8')]);
   const completed = parts.status === 'completed';
   const last = parts.events[parts.events.length - 1];
   const lastDelivery = parts.deliveries[parts.deliveries.length - 1];
@@ -64,6 +82,7 @@ export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Pr
     chain: { events: parts.events.length, head_hash: last ? String(last.metadata.hash) : null },
     deliveries: { stream_id: deliveryStreamOf(parts.document_id), events: parts.deliveries.length, head_hash: lastDelivery ? String(lastDelivery.metadata.hash) : null },
     files: await Promise.all(files.map(async ([name, bytes]) => ({ name, sha256: await sha256Hex(bytes), byte_size: bytes.length }))),
+    ...(parts.mask ? { redacted_events: redacted } : {}),
   };
   const manifestJson = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
   // PDFs are already compressed inside, so they are stored; the text is deflated.

@@ -1,8 +1,9 @@
+import { createHash } from 'crypto';
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { DocumentPdfService, DocumentSealer } from '@dojang/application';
-import { signManifest } from '@dojang/verifier';
+import { DocumentPdfService, DocumentSealer, maskEventData, signWithEvidenceKey } from '@dojang/application';
+import { signManifestWith } from '@dojang/verifier';
 import { deliveryStreamId, documentStreamId } from '@dojang/domain';
 import { Response } from 'express';
 import { sealedFirst } from '../evidence/sealed-first';
@@ -11,6 +12,9 @@ import { DocumentLifecycleHttpController } from '../documents/document-lifecycle
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { buildEvidenceBundle } from './evidence-bundle';
 import { recordedAttachments } from '../documents/form-data';
+
+const sha256Hex = (der: Buffer) => createHash('sha256').update(der).digest('hex');
+const pemOf = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 
 /**
  * `GET /v1/documents/{id}/evidence`: everything an auditor needs to check a document offline
@@ -40,7 +44,10 @@ export class EvidenceHttpController {
     const deliveries = await this.docs.infra.events.readStream(deliveryStreamId(row.id));
     const original = row.original_pdf ? await this.pdf.blob(row.original_pdf.sha256) : null;
     const final = row.status === 'completed' && row.final_pdf ? await this.pdf.blob(row.final_pdf.sha256) : null;
-    const identity = await this.pdf.signingIdentity();
+    // A final PDF signed with the organization's own certificate: that chain goes in too.
+    const finalChain = final ? await this.pdf.signerChain(final, row.organization_id) : null;
+    const platform = await this.pdf.signingCertificateSha256();
+    const ownChain = finalChain && finalChain.length && sha256Hex(finalChain[0]) !== platform ? finalChain.map(pemOf).join('') : null;
     const bundle = await buildEvidenceBundle(
       {
         document_id: row.id,
@@ -51,11 +58,18 @@ export class EvidenceHttpController {
         original,
         final,
         audit_certificate: await this.lifecycle().auditVersion(row, deliveries, events),
-        signing_chain_pem: identity.certificatePem,
+        signing_chain_pem: await this.pdf.evidenceChainPem(),
+        final_signing_chain_pem: ownChain,
+        // One masking rule for every auditor read: the bundle masks what /history masks.
+        mask: auth.role === 'auditor' ? (data) => maskEventData(data, '', { contactsInText: false }) as Record<string, unknown> : null,
         attachments: await Promise.all(
           recordedAttachments(row).map(async (a) => ({ attachment_id: a.attachment_id, filename: a.filename, bytes: await this.pdf.blob(a.sha256) })),
         ),
-        sign_manifest: async (manifest) => signManifest(manifest, await this.pdf.evidenceKey()),
+        // Through the signing-key port: a key in a token or a remote signer signs the manifest too.
+        sign_manifest: async (manifest) => {
+          const key = await this.pdf.evidenceKey();
+          return signManifestWith(manifest, key.certificate, (data) => signWithEvidenceKey(key, data));
+        },
       },
       (files, mtime) => this.pdf.zip(files, mtime),
     );

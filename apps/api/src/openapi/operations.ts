@@ -135,6 +135,37 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'The members.', json: S.MemberListSchema },
     errors: ['organization_not_found'],
   },
+  OrganizationCertificate_get: {
+    summary: 'Retrieve the signing certificate',
+    description:
+      "The certificate that signs this organization's final PDFs: its own when it uploaded one (source organization), else the installation's (source platform). Subject, issuer, validity, serial number, SHA-256 fingerprint (as audit certificates print it) and the chain embedded in signatures.",
+    ok: { status: 200, description: 'The signing certificate.', json: S.SigningCertificateSchema },
+    errors: ['organization_not_found'],
+  },
+  OrganizationCertificate_upload: {
+    summary: "Upload the organization's own signing certificate",
+    description:
+      'JSON `{p12, password}`: a PKCS#12 (.p12/.pfx, base64, at most 256 KB) holding an RSA private key, its certificate and optionally the chain, and the password that opens it. It is opened and checked in the PDF worker pool; from then on final PDFs of this organization are signed with it (the chain embedded in each signature and, with PADES_LEVEL B-LT/B-LTA, in the DSS) and audit certificates print its fingerprint. The key and the password are stored encrypted (AES-256-GCM, KEY_ENCRYPTION_KEY); the log records only the certificate (SigningCertificateUploaded). A refused file is 400 with error.param p12 or password and a code naming the problem. Replaces an earlier upload.',
+    ok: { status: 200, description: 'The certificate now signing.', json: S.SigningCertificateSchema },
+    errors: [
+      'organization_not_found',
+      'missing_parameter',
+      'invalid_parameter',
+      'file_too_large',
+      'signing_certificate_unsupported_format',
+      'signing_certificate_wrong_password',
+      'signing_certificate_no_private_key',
+      'signing_certificate_key_mismatch',
+      'signing_certificate_expired',
+      'signing_certificate_not_yet_valid',
+    ],
+  },
+  OrganizationCertificate_remove: {
+    summary: "Remove the organization's own signing certificate",
+    description: "Final PDFs are signed with the installation's key again (SigningCertificateRemoved records the fingerprint that stopped signing). Documents signed before keep their signatures. Idempotent. Answers the platform certificate.",
+    ok: { status: 200, description: 'The certificate now signing (the platform\'s).', json: S.SigningCertificateSchema },
+    errors: ['organization_not_found'],
+  },
   // ---- documents
   Documents_create: {
     summary: 'Create a draft document',
@@ -681,7 +712,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Evidence_bundle: {
     summary: 'Download the evidence bundle',
     description:
-      'One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM) and a manifest of SHA-256s. `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys.',
+      'One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM; with final-signing-chain.pem the organization\'s own certificate when it signed final.pdf) and a manifest of SHA-256s, signed (manifest.json.jws). `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys: their bundle masks the events as /history does (no PIN or token hash, phones and e-mails masked) and the manifest lists the masked revisions (redacted_events).',
     ok: { status: 200, description: 'The ZIP.', media: { 'application/zip': { type: 'string', contentMediaType: 'application/zip' } } },
     errors: ['document_not_found', 'signing_unavailable', ...PDF_WORK],
   },

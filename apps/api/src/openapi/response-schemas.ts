@@ -1117,3 +1117,21 @@ export type BulkSendDocumentsResultResponse = FromSchema<typeof BulkSendDocument
 export const BulkSendStartSchema = component('BulkSendStart', {
   oneOf: [BulkSendSchema, BulkSendValidationSchema],
 } as const);
+
+/** GET/PUT/DELETE /organization/signing_certificate: the certificate that signs this organization's final PDFs. */
+export const SigningCertificateSchema = component(
+  'SigningCertificate',
+  obj({
+    object: konst('signing_certificate'),
+    source: note("`organization`: the organization's own uploaded certificate signs its final PDFs; `platform`: the installation's key does.", enumOf(['organization', 'platform'])),
+    subject: note('Distinguished name, e.g. CN=…, O=….', str),
+    issuer: str,
+    not_before: time,
+    not_after: time,
+    serial_number: note('Hex.', str),
+    sha256_fingerprint: note("SHA-256 of the certificate's DER, lower-case hex: the fingerprint printed on audit certificates.", sha256),
+    chain_pem: note('The signing certificate then the rest of its chain, PEM: embedded in every signature it makes (and in the DSS with PADES_LEVEL B-LT or B-LTA).', arrayOf(str)),
+    uploaded_at: note('When the organization uploaded it; null for the platform key.', timeOrNull),
+  }),
+);
+export type SigningCertificateResponse = FromSchema<typeof SigningCertificateSchema>;

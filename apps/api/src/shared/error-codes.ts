@@ -116,8 +116,15 @@ export const ERROR_CODES = {
   participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
   unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.'),
   invalid_image: invalid(400, 'The image is PNG or JPEG by its bytes but does not decode (truncated or corrupt data) or has more pixels than accepted; error.param names the part.'),
-  file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes).'),
+  file_too_large: invalid(413, 'The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).'),
   file_too_complex: invalid(413, 'The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.'),
+  // An organization's own signing certificate (PUT /v1/organization/signing_certificate)
+  signing_certificate_unsupported_format: invalid(400, 'The file is not a PKCS#12 (.p12/.pfx, DER) this service reads, or its key is not RSA; error.param is p12.'),
+  signing_certificate_wrong_password: invalid(400, 'The password does not open the PKCS#12 file; error.param is password.'),
+  signing_certificate_no_private_key: invalid(400, 'The PKCS#12 file holds certificates but no private key; error.param is p12.'),
+  signing_certificate_key_mismatch: invalid(400, "No certificate in the PKCS#12 file matches its private key; error.param is p12."),
+  signing_certificate_expired: invalid(400, 'The certificate has expired; error.param is p12 and the message says when.'),
+  signing_certificate_not_yet_valid: invalid(400, 'The certificate is not valid yet; error.param is p12 and the message says from when.'),
   // Service
   service_unavailable: { status: 503, type: 'api_error', description: 'A store is unreachable right now; retry shortly (with the same Idempotency-Key).' },
   write_outcome_unknown: {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomInt } from 'crypto';
-import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, languageOf, logoPath, messageOptions, Notifier, prefixedId, sha256Hex, signChainHead } from '@dojang/application';
+import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, languageOf, logoPath, messageOptions, Notifier, prefixedId, sha256Hex, sealChainHead } from '@dojang/application';
 import { inspectPdfIsolated } from '@dojang/pdf';
 import {
   BlobPointer,
@@ -368,7 +368,7 @@ export class SigningService {
         // revision fails and this runs again on the newer stream.
         const head = chainHeadOf(await this.infra.events.readStream(documentStreamId(state.id)), appending);
         command.final_pdf = await this.pdf.buildFinal(state, { participant_id: participantId, signature, seal: seal?.image ?? null, values }, head);
-        command.chain_head = signChainHead(
+        command.chain_head = await sealChainHead(
           {
             document_id: state.id,
             head,

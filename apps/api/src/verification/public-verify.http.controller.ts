@@ -58,8 +58,8 @@ export class PublicVerifyHttpController {
   }
 
   private async judge(read: Read): Promise<PdfVerificationResponse> {
-    const identity = await this.pdf.signingIdentity();
-    const certificate = new X509Certificate(identity.certificatePem).raw;
+    // The installation's evidence key, wherever it lives (the file identity, a token, a remote signer).
+    const certificate = (await this.pdf.evidenceKey()).certificate;
     const ours = createHash('sha256').update(certificate).digest('hex');
     const signatures = read.signatures.map((s) => ({
       kind: s.kind,

@@ -15,10 +15,26 @@ export interface ChainHead {
 // what an auditor's `dojang-verify` rebuilds from a bundle.
 export { completingSignatureOf, statementBytes, type ChainHeadStatement, type CompletingSignature } from '@dojang/verifier/chain-head-proof';
 
+/**
+ * The installation's key that signs evidence (chain heads, seals, bundle manifests), through the
+ * signing-key port: a private key in this process (the file identity), or `signDigest`, which
+ * hands only a SHA-256 digest to a key elsewhere (a PKCS#11 token, a remote signer, via the PDF
+ * pool) and answers the RSA PKCS #1 v1.5 signature, exactly what `sign('sha256', …)` makes.
+ */
 export interface EvidenceKey {
-  privateKey: KeyObject;
+  privateKey?: KeyObject;
+  signDigest?: (digest: Buffer) => Promise<Buffer>;
   /** DER of the certificate that goes with the key. */
   certificate: Buffer;
+  /** The rest of its chain (DER), for the bundle's signing-chain.pem. */
+  chain?: Buffer[];
+}
+
+/** RSA-SHA256 (PKCS #1 v1.5) over `data` with the evidence key, wherever it lives. */
+export async function signWithEvidenceKey(key: EvidenceKey, data: Buffer): Promise<Buffer> {
+  if (key.privateKey) return sign('sha256', data, key.privateKey);
+  if (!key.signDigest) throw new Error('evidence key: neither a private key nor a digest signer');
+  return key.signDigest(createHash('sha256').update(data).digest());
 }
 
 /**
@@ -39,11 +55,22 @@ export function chainHeadOf(history: StoredEvent[], appending: number): ChainHea
 export const certificateSha256 = (der: Buffer) => createHash('sha256').update(der).digest('hex');
 
 export function signChainHead(statement: ChainHeadStatement, key: EvidenceKey): ChainHeadProof {
+  if (!key.privateKey) throw new Error('signChainHead needs a key in this process; use sealChainHead');
   return {
     ...statement.head,
     algorithm: 'RSA-SHA256',
     certificate_sha256: certificateSha256(key.certificate),
     signature: sign('sha256', statementBytes(statement), key.privateKey).toString('base64'),
+  };
+}
+
+/** signChainHead through the signing-key port: the same proof, made by a key in a token or a remote signer too. */
+export async function sealChainHead(statement: ChainHeadStatement, key: EvidenceKey): Promise<ChainHeadProof> {
+  return {
+    ...statement.head,
+    algorithm: 'RSA-SHA256',
+    certificate_sha256: certificateSha256(key.certificate),
+    signature: (await signWithEvidenceKey(key, statementBytes(statement))).toString('base64'),
   };
 }
 

@@ -1,4 +1,3 @@
-import { sign } from 'crypto';
 import { DocumentSeal, documentDecider, documentStreamId } from '@dojang/domain';
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { requestTimestampToken, TimestampError } from '@dojang/pdf';
@@ -7,7 +6,7 @@ import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/docume
 import { Clock } from '../clock';
 import { GenericCommandHandler } from '../command-handler';
 import { Reactor } from '../reactor-runner';
-import { certificateSha256, EvidenceKey } from './chain-head-proof';
+import { certificateSha256, EvidenceKey, signWithEvidenceKey } from './chain-head-proof';
 
 /** The conclusion cannot be sealed now (the timestamp authority is unreachable or refused): retry later. */
 export class SealUnavailableError extends Error {
@@ -75,7 +74,7 @@ export class DocumentSealer {
     const facts = documentFacts(documentId, history);
     const sealed_at = this.clock.now().toISOString();
     const key = await this.key();
-    const signature = sign('sha256', sealStatementBytes({ document_id: documentId, head, facts, sealed_at }), key.privateKey);
+    const signature = await signWithEvidenceKey(key, sealStatementBytes({ document_id: documentId, head, facts, sealed_at }));
     let timestamp_token: string | null = null;
     let timestamped_at: string | null = null;
     if (this.tsaUrl) {

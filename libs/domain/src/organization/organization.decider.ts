@@ -2,7 +2,7 @@ import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { DEFAULT_TIME_ZONE } from '../document/field-types';
 import { DEFAULT_QUIET_HOURS, QuietHours, isValidClockTime, isValidTimeZone } from '../shared/zoned-time';
-import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, OrganizationLogo, WorkspaceKind } from './organization.events';
+import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, OrganizationLogo, OrganizationSigningCertificate, WorkspaceKind } from './organization.events';
 
 /** Personal workspaces get this many free signatures a month; team workspaces get none. */
 export const PERSONAL_FREE_SIGNATURES_PER_MONTH = 3;
@@ -77,6 +77,8 @@ export interface OrganizationState {
   credits_reserved?: number;
   /** Per reservation (a bulk send's id): rows it holds and rows settled so far; gone once all are settled. */
   reservations?: Record<string, { count: number; settled: number }>;
+  /** The organization's own signing certificate and its encrypted key's blob; absent or null: the platform's key signs. */
+  signing_certificate?: (OrganizationSigningCertificate & { key_blob: string; uploaded_at: string }) | null;
 }
 
 export const EMPTY_BRAND: OrganizationBrand = { display_name: null, color: null, reply_to: null };
@@ -95,6 +97,7 @@ const HEX_COLOR = /^#[0-9a-f]{6}$/;
 /** A display name goes into an SMS prefix and an e-mail From header: one line, no brackets or quotes that would break either. */
 const DISPLAY_NAME_FORBIDDEN = /[\u0000-\u001f\u007f\u2028\u2029<>"\[\]]/;
 export const MAX_DISPLAY_NAME = 40;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 const TEMPLATE_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 const PF_ID = /^[A-Za-z0-9_-]{4,64}$/;
 
@@ -130,7 +133,9 @@ export type OrganizationCommand =
   /** Holds `count` signatures for a live bulk send's rows; refused (402 insufficient_credits) when fewer are available. */
   | { type: 'ReserveCredits'; reservation_id: string; count: number; now: string }
   /** `done`: the job's rows settled in all (sent, failed, canceled), of `row_count`; rows refused at validation were never reserved. */
-  | { type: 'SettleReservation'; reservation_id: string; done: number; row_count: number; now: string };
+  | { type: 'SettleReservation'; reservation_id: string; done: number; row_count: number; now: string }
+  | { type: 'UploadSigningCertificate'; certificate: OrganizationSigningCertificate; key_blob: string; now: string }
+  | { type: 'RemoveSigningCertificate'; now: string };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -220,6 +225,10 @@ export function evolveOrganization(state: OrganizationState, event: Organization
       else delete reservations[event.data.reservation_id];
       return { ...state, credits_reserved: Math.max(0, (state.credits_reserved ?? 0) - event.data.released), reservations };
     }
+    case 'SigningCertificateUploaded':
+      return { ...state, signing_certificate: { ...event.data.certificate, key_blob: event.data.key_blob, uploaded_at: event.data.uploaded_at } };
+    case 'SigningCertificateRemoved':
+      return { ...state, signing_certificate: null };
     default:
       return assertNever(event);
   }
@@ -337,6 +346,20 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
       if (settled <= held.settled) return [];
       return [{ type: 'CreditReservationSettled', data: { reservation_id: command.reservation_id, settled, released: settled - held.settled, settled_at: command.now } }];
     }
+    case 'UploadSigningCertificate': {
+      // The API checked the file in the PDF pool; the decider keeps the log to facts it can stand on.
+      const c = command.certificate;
+      if (!SHA256_HEX.test(c?.sha256_fingerprint ?? '')) throw invalid('invalid_parameter', 'The certificate fingerprint must be a SHA-256 in hex.', 'p12');
+      if (!SHA256_HEX.test(command.key_blob)) throw invalid('invalid_parameter', 'key_blob must be a blob SHA-256.', 'p12');
+      if (!(Date.parse(c.not_before) <= Date.parse(command.now) && Date.parse(command.now) <= Date.parse(c.not_after))) {
+        throw invalid('invalid_parameter', 'The certificate is not valid now.', 'p12');
+      }
+      return [{ type: 'SigningCertificateUploaded', data: { certificate: { ...c, chain_pem: [...c.chain_pem] }, key_blob: command.key_blob, uploaded_at: command.now } }];
+    }
+    case 'RemoveSigningCertificate':
+      // Removing none leaves nothing to record: DELETE is idempotent.
+      if (!state.signing_certificate) return [];
+      return [{ type: 'SigningCertificateRemoved', data: { sha256_fingerprint: state.signing_certificate.sha256_fingerprint, removed_at: command.now } }];
     default:
       return assertNever(command);
   }

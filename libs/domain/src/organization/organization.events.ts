@@ -92,6 +92,32 @@ export type SignatureUsageRecorded = DomainEvent<
   'SignatureUsageRecorded',
   { document_id: string; source: 'free' | 'credit'; period: string; credits: number; recorded_at: string }
 >;
+/**
+ * An organization's own document-signing certificate, as uploaded (a .p12 checked in the PDF
+ * pool): what anyone may see of it. The key itself is never in an event.
+ */
+export interface OrganizationSigningCertificate {
+  subject: string;
+  issuer: string;
+  not_before: string;
+  not_after: string;
+  serial_number: string;
+  /** SHA-256 of the certificate's DER, lower-case hex: printed on audit certificates. */
+  sha256_fingerprint: string;
+  /** The signing certificate then the rest of the chain the file carried, PEM. */
+  chain_pem: string[];
+}
+/**
+ * From now on the organization's final PDFs are signed with its own certificate. `key_blob` is
+ * the blob holding the .p12 and its password encrypted (AES-256-GCM, organization-signing-keys.ts):
+ * a pointer to ciphertext, so the log can be read, exported and replayed without the key.
+ */
+export type SigningCertificateUploaded = DomainEvent<
+  'SigningCertificateUploaded',
+  { certificate: OrganizationSigningCertificate; key_blob: string; uploaded_at: string }
+>;
+/** Back to the platform's signing key; the fingerprint says which certificate stopped signing. */
+export type SigningCertificateRemoved = DomainEvent<'SigningCertificateRemoved', { sha256_fingerprint: string; removed_at: string }>;
 
 /**
  * Credits (free signatures first) held for a live bulk send's valid rows when it starts, so other
@@ -119,7 +145,9 @@ export type OrganizationEvent =
   | CreditsGranted
   | SignatureUsageRecorded
   | CreditsReserved
-  | CreditReservationSettled;
+  | CreditReservationSettled
+  | SigningCertificateUploaded
+  | SigningCertificateRemoved;
 
 export const ORGANIZATION_EVENT_TYPES: readonly OrganizationEvent['type'][] = [
   'OrganizationCreated',
@@ -135,6 +163,8 @@ export const ORGANIZATION_EVENT_TYPES: readonly OrganizationEvent['type'][] = [
   'SignatureUsageRecorded',
   'CreditsReserved',
   'CreditReservationSettled',
+  'SigningCertificateUploaded',
+  'SigningCertificateRemoved',
 ];
 
 export const organizationStreamId = (organizationId: string) => `organization-${organizationId}`;

@@ -136,6 +136,17 @@ export type InspectedSigningP12 =
 /** An organization's uploaded .p12/.pfx: opened, checked, summarised (organization-certificate.ts). */
 export const INSPECT_SIGNING_P12: PdfJob<InspectSigningP12Input, InspectedSigningP12> = { id: 'pdf.inspect-signing-p12', version: 1, filename: handler('inspect-signing-p12') };
 
+/** The certificates a PDF's first signature carries, its signer's first (DER); null: none (signer-chain.handler.ts). */
+export const SIGNER_CHAIN: PdfJob<Bytes, Uint8Array[] | null> = { id: 'pdf.signer-chain', version: 1, filename: handler('signer-chain') };
+
+export interface SignDigestInput {
+  key: SigningKeySpec;
+  /** SHA-256, 32 bytes. */
+  digest: Bytes;
+}
+/** Signs a digest with the key behind the signing-key port: evidence (chain heads, seals, manifests) from a token or remote signer. */
+export const SIGN_DIGEST: PdfJob<SignDigestInput, Bytes> = { id: 'pdf.sign-digest', version: 1, filename: handler('sign-digest') };
+
 /** Opens a PKCS#11 or remote signing key and signs a probe digest (the boot check). */
 export const PROBE_SIGNING_KEY: PdfJob<SigningKeySpec, null> = { id: 'pdf.probe-signing-key', version: 1, filename: handler('probe-signing-key') };
 

@@ -11,6 +11,8 @@ import './countersign.handler';
 import './check-image.handler';
 import './render-svg.handler';
 import './zip.handler';
+import './signer-chain.handler';
+import './sign-digest.handler';
 import { lowerThreadPriority } from './thread-priority';
 
 // The worker's whole life runs below the API's event loop (see thread-priority.ts).

@@ -1,0 +1,64 @@
+import { createHash, randomBytes } from 'crypto';
+import { keyEncryptionKey, openSigningP12, OrganizationSigningKeys, sealSigningP12 } from './organization-signing-keys';
+import { Secrets } from './secrets';
+
+/** Organizations' uploaded keys at rest: encrypted, authenticated, and opened only with the right key. */
+describe('organization signing keys at rest', () => {
+  const kek = randomBytes(32);
+  const p12 = randomBytes(2500);
+  const password = 'hunter2-p12';
+
+  it('round-trips the file and its password, and holds neither in clear', () => {
+    const envelope = sealSigningP12(kek, p12, password);
+    expect(envelope.includes(Buffer.from(password))).toBe(false);
+    expect(envelope.includes(p12.subarray(0, 32))).toBe(false);
+    expect(envelope.toString('latin1')).not.toContain(p12.toString('base64').slice(0, 32));
+    const opened = openSigningP12(kek, envelope);
+    expect(opened.password).toBe(password);
+    expect(opened.p12.equals(p12)).toBe(true);
+    // A fresh IV each time: the same upload twice is two different blobs.
+    expect(sealSigningP12(kek, p12, password).equals(envelope)).toBe(false);
+  });
+
+  it('refuses another key-encryption key and an altered envelope', () => {
+    const envelope = sealSigningP12(kek, p12, password);
+    expect(() => openSigningP12(randomBytes(32), envelope)).toThrow(/cannot be decrypted/);
+    const altered = Buffer.from(envelope);
+    altered[altered.length - 5] ^= 1;
+    expect(() => openSigningP12(kek, altered)).toThrow(/cannot be decrypted/);
+    expect(() => openSigningP12(kek, Buffer.from('not an envelope at all, just text'))).toThrow(/not an organization signing-key envelope/);
+  });
+
+  it('takes KEY_ENCRYPTION_KEY when configured (32 bytes), else derives one from the server secret', () => {
+    const secrets = new Secrets(Buffer.from('server secret'));
+    const configured = randomBytes(32);
+    expect(keyEncryptionKey(configured.toString('base64'), secrets).equals(configured)).toBe(true);
+    expect(() => keyEncryptionKey(randomBytes(16).toString('base64'), secrets)).toThrow(/32 bytes/);
+    const derived = keyEncryptionKey(null, secrets);
+    expect(derived).toHaveLength(32);
+    expect(derived.equals(keyEncryptionKey(null, new Secrets(Buffer.from('server secret'))))).toBe(true);
+    expect(derived.equals(keyEncryptionKey(null, new Secrets(Buffer.from('another secret'))))).toBe(false);
+  });
+
+  it("answers an organization's key as a file spec, and none for an organization without one", async () => {
+    const stored = new Map<string, Buffer>();
+    const blobs = {
+      put: async (b: Buffer) => {
+        const sha256 = createHash('sha256').update(b).digest('hex');
+        stored.set(sha256, b);
+        return { sha256, byte_size: b.length };
+      },
+      get: async (sha: string) => stored.get(sha) ?? null,
+    };
+    let blob = '';
+    const keys = new OrganizationSigningKeys(blobs as never, kek, async (id) =>
+      id === 'org_a' ? ({ key_blob: blob, sha256_fingerprint: 'ab'.repeat(32) } as never) : null,
+    );
+    blob = await keys.store(p12, password);
+    const key = await keys.keyFor('org_a');
+    expect(key?.sha256_fingerprint).toBe('ab'.repeat(32));
+    expect(key?.spec).toMatchObject({ kind: 'file', passphrase: password });
+    expect(Buffer.from((key?.spec as { p12: Uint8Array }).p12).equals(p12)).toBe(true);
+    expect(await keys.keyFor('org_b')).toBeNull();
+  });
+});

@@ -1,0 +1,98 @@
+import { execFileSync } from 'child_process';
+import { createHash, X509Certificate } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { unzipSync } from 'fflate';
+import { documentStreamId } from '@dojang/domain';
+import { pdfsig } from '@dojang/pdf/testing/poppler';
+import { verifyBundle } from '@dojang/verifier';
+import { addParticipant, client, expectStatus, field } from '../support/api-helpers';
+import { SIGNATURE } from '../support/lifecycle';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { binary } from '../files/file-helpers';
+
+jest.setTimeout(120_000);
+
+/**
+ * With the installation's key in a SoftHSM2 token (SIGNING_KEY=pkcs11), the token signs the
+ * evidence too, not only final PDFs: the completion's chain head, the seal of the conclusion,
+ * the bundle manifest and the audit certificate's countersignature. The bundle's
+ * signing-chain.pem is the token's certificate and dojang-verify passes every check with it.
+ */
+describe('evidence signed through the signing-key port (SoftHSM2)', () => {
+  let dir: string;
+  let t: TestApp;
+  let certificate: Buffer;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-hsm-evidence-'));
+    const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '30', '-sha256', '-subj', '/O=Dojang Test/CN=Dojang HSM Evidence Key']);
+    certificate = new X509Certificate(fs.readFileSync(path.join(dir, 'cert.pem'))).raw;
+    fs.mkdirSync(path.join(dir, 'tokens'));
+    fs.writeFileSync(path.join(dir, 'softhsm2.conf'), `directories.tokendir = ${path.join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`);
+    // SoftHSM2 reads SOFTHSM2_CONF with getenv() in the pool's threads: into the real environment.
+    fs.writeFileSync(path.join(dir, 'hsm.env'), `SOFTHSM2_CONF=${path.join(dir, 'softhsm2.conf')}\n`);
+    (process as unknown as { loadEnvFile(file: string): void }).loadEnvFile(path.join(dir, 'hsm.env'));
+    const env = { ...process.env, SOFTHSM2_CONF: path.join(dir, 'softhsm2.conf') };
+    execFileSync('softhsm2-util', ['--init-token', '--free', '--label', 'dojang-evidence', '--pin', '424242', '--so-pin', '135790'], { env, stdio: 'pipe' });
+    execFileSync('softhsm2-util', ['--import', path.join(dir, 'key.pem'), '--token', 'dojang-evidence', '--label', 'evidence', '--id', '02', '--pin', '424242'], { env, stdio: 'pipe' });
+    fs.writeFileSync(path.join(dir, 'pin'), '424242\n');
+    // The key lives only in the token from here on.
+    fs.rmSync(path.join(dir, 'key.pem'));
+    t = await startTestApp({
+      env: {
+        SIGNING_KEY: 'pkcs11',
+        SIGNING_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+        SIGNING_PKCS11_TOKEN_LABEL: 'dojang-evidence',
+        SIGNING_PKCS11_KEY_LABEL: 'evidence',
+        SIGNING_PKCS11_PIN_FILE: path.join(dir, 'pin'),
+        SIGNING_CERTIFICATE: path.join(dir, 'cert.pem'),
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the token signs the chain head, the seal, the manifest and the audit certificate; dojang-verify passes with its certificate', async () => {
+    const key = (await t.createOrg()).test;
+    const c = client(t, key);
+    const doc = expectStatus(await c.post('/documents', { title: '근로계약서', content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
+    const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
+    expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
+    const sent = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
+    const token = String(sent.participants[0].signing_url).split('/sign/')[1];
+    expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
+
+    const zip = (await t.http.get(`/v1/documents/${doc.id}/evidence`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+    const fingerprint = createHash('sha256').update(certificate).digest('hex');
+    const events = await t.infra.events.readStream(documentStreamId(doc.id));
+    const completed = events.find((e) => e.type === 'DocumentCompleted');
+    const sealed = events.find((e) => e.type === 'DocumentSealed');
+    expect((completed?.data as { chain_head: { certificate_sha256: string } }).chain_head.certificate_sha256).toBe(fingerprint);
+    expect((sealed?.data as { seal: { certificate_sha256: string } }).seal.certificate_sha256).toBe(fingerprint);
+
+    const files = unzipSync(new Uint8Array(zip));
+    expect(new X509Certificate(Buffer.from(files['signing-chain.pem'])).raw.equals(certificate)).toBe(true);
+    // The manifest's JWS names the token's certificate.
+    const header = JSON.parse(Buffer.from(Buffer.from(files['manifest.json.jws']).toString('utf8').split('.')[0], 'base64url').toString('utf8'));
+    expect(header['x5t#S256']).toBe(createHash('sha256').update(certificate).digest('base64url'));
+    expect(pdfsig(Buffer.from(files['audit-certificate.pdf']))).toContain('Signer Certificate Common Name: Dojang HSM Evidence Key');
+
+    const verdict = verifyBundle(zip);
+    expect(verdict.checks.filter((x) => x.status === 'fail')).toEqual([]);
+    for (const id of ['manifest_signature', 'head_proof', 'seal', 'pades', 'audit_certificate'] as const) {
+      expect(verdict.checks.find((x) => x.id === id)?.status).toBe('pass');
+    }
+    expect(verdict.ok).toBe(true);
+
+    // And the public verification recognises the final PDF as this service's.
+    const final = Buffer.from(files['final.pdf']);
+    const answer = expectStatus(await t.http.post('/v1/verify').attach('file', final, 'final.pdf'), 200).body;
+    expect(answer).toMatchObject({ verdict: 'issued_unchanged', issued: true });
+    expect(answer.signatures[0].by_this_service).toBe(true);
+  });
+});

@@ -1,0 +1,292 @@
+import { execFileSync, spawnSync } from 'child_process';
+import { createHash, X509Certificate } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { organizationStreamId } from '@dojang/domain';
+import { cmsCertificates, signatureContents } from '@dojang/pdf/pades-ltv';
+import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
+import { formatKst } from '@dojang/pdf/audit-certificate';
+import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';
+import { addParticipant, client, expectError, expectStatus, field } from '../support/api-helpers';
+import { SIGNATURE } from '../support/lifecycle';
+import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { binary } from '../files/file-helpers';
+import { unzipSync, zipSync } from 'fflate';
+import { verifyBundle } from '@dojang/verifier';
+
+jest.setTimeout(120_000);
+
+/** Test certificates made with OpenSSL in a temporary directory: a CA and what it issues. */
+class TestCa {
+  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-org-ca-'));
+  constructor() {
+    this.openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650', '-sha256', '-subj', '/C=KR/O=Acme Test/CN=Acme Test Root CA']);
+    fs.writeFileSync(this.file('index.txt'), '');
+    fs.writeFileSync(this.file('serial'), '1000\n');
+    fs.writeFileSync(
+      this.file('ca.cnf'),
+      [
+        '[ ca ]',
+        'default_ca = local',
+        '[ local ]',
+        'dir = .',
+        'database = index.txt',
+        'new_certs_dir = .',
+        'serial = serial',
+        'default_md = sha256',
+        'policy = any',
+        'unique_subject = no',
+        'x509_extensions = leaf',
+        '[ any ]',
+        'commonName = supplied',
+        'organizationName = optional',
+        '[ leaf ]',
+        'basicConstraints = CA:FALSE',
+        'keyUsage = critical, digitalSignature, nonRepudiation',
+        '',
+      ].join('\n'),
+    );
+  }
+  file(name: string) {
+    return path.join(this.dir, name);
+  }
+  openssl(args: string[]): string {
+    return execFileSync('openssl', args, { cwd: this.dir, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  }
+  /** A key and a certificate for it issued by the CA, valid from `start` to `end` (openssl ca dates, YYYYMMDDHHMMSSZ). */
+  issue(name: string, cn: string, start: string, end: string): void {
+    this.openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/O=Acme HR/CN=${cn}`]);
+    this.openssl(['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.pem`, '-startdate', start, '-enddate', end, '-notext']);
+  }
+  /** `openssl pkcs12 -export` of the key (or another's) with its certificate and the CA. */
+  p12(name: string, password: string, options: { key?: string; nocerts?: boolean; nokeys?: boolean } = {}): Buffer {
+    const out = `${name}-${Math.random().toString(36).slice(2)}.p12`;
+    const args = options.nokeys
+      ? ['pkcs12', '-export', '-nokeys', '-in', `${name}.pem`, '-passout', `pass:${password}`, '-out', out]
+      : options.nocerts
+      ? ['pkcs12', '-export', '-nocerts', '-inkey', `${options.key ?? name}.key`, '-certfile', `${name}.pem`, '-passout', `pass:${password}`, '-out', out]
+      : ['pkcs12', '-export', '-inkey', `${name}.key`, '-in', `${name}.pem`, '-certfile', 'ca.pem', '-passout', `pass:${password}`, '-out', out];
+    this.openssl(args);
+    return fs.readFileSync(this.file(out));
+  }
+  der(name: string): Buffer {
+    return new X509Certificate(fs.readFileSync(this.file(`${name}.pem`))).raw;
+  }
+  close() {
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
+const DAY = 86_400_000;
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+async function completedDocument(t: TestApp, key: string, title: string): Promise<{ id: string; pdf: Buffer }> {
+  const c = client(t, key);
+  const doc = expectStatus(await c.post('/documents', { title, content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
+  const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
+  expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
+  const sent = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
+  const token = String(sent.participants[0].signing_url).split('/sign/')[1];
+  expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
+  const pdf = (await t.http.get(`/v1/documents/${doc.id}/file`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+  return { id: doc.id, pdf };
+}
+
+/** The first signature's CMS and the bytes it signs (its /ByteRange). */
+function firstSignature(pdf: Buffer): { cms: Buffer; content: Buffer } {
+  const m = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(pdf.toString('latin1'));
+  if (!m) throw new Error('no /ByteRange');
+  const [a, b, c, d] = m.slice(1).map(Number);
+  return { cms: signatureContents(pdf)[0], content: Buffer.concat([pdf.subarray(a, a + b), pdf.subarray(c, c + d)]) };
+}
+
+/** `openssl cms -verify` with the chain checked up to `caFile`; answers the signer certificate it reports. */
+function opensslVerifyChain(pdf: Buffer, caFile: string): { ok: boolean; output: string; signer: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-cms-'));
+  try {
+    const { cms, content } = firstSignature(pdf);
+    fs.writeFileSync(path.join(dir, 'sig.der'), cms);
+    fs.writeFileSync(path.join(dir, 'content.bin'), content);
+    const run = spawnSync(
+      'openssl',
+      ['cms', '-verify', '-binary', '-inform', 'DER', '-in', 'sig.der', '-content', 'content.bin', '-CAfile', caFile, '-purpose', 'any', '-signer', 'signer.pem', '-out', 'out.bin'],
+      { cwd: dir, encoding: 'utf8' },
+    );
+    const signer = fs.existsSync(path.join(dir, 'signer.pem')) ? fs.readFileSync(path.join(dir, 'signer.pem'), 'utf8') : '';
+    return { ok: run.status === 0, output: `${run.stdout}${run.stderr}`, signer };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("an organization's own signing certificate", () => {
+  let ca: TestCa;
+  let t: TestApp;
+  let acme: TestOrg;
+  let other: TestOrg;
+  const now = Date.now();
+
+  beforeAll(async () => {
+    ca = new TestCa();
+    ca.issue('acme', 'Acme HR Document Signing', stamp(new Date(now - DAY)), stamp(new Date(now + 365 * DAY)));
+    ca.issue('expired', 'Acme Expired', stamp(new Date(now - 400 * DAY)), stamp(new Date(now - DAY)));
+    ca.issue('future', 'Acme Future', stamp(new Date(now + 10 * DAY)), stamp(new Date(now + 400 * DAY)));
+    ca.openssl(['genrsa', '-out', 'stranger.key', '2048']);
+    t = await startTestApp();
+    acme = await t.createOrg('Acme');
+    other = await t.createOrg('Other');
+  });
+  afterAll(async () => {
+    await t.close();
+    ca.close();
+  });
+
+  const put = (key: string, body: Record<string, unknown>) => t.http.put('/v1/organization/signing_certificate').set(bearer(key)).send(body);
+
+  it('GET shows the platform certificate while the organization has none', async () => {
+    const res = expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(acme.test)), 200).body;
+    expect(res).toMatchObject({ object: 'signing_certificate', source: 'platform', subject: 'C=KR, O=Dojang, CN=Dojang Document Signing', uploaded_at: null });
+    expect(res.sha256_fingerprint).toBe(sha256(new X509Certificate(res.chain_pem[0]).raw));
+  });
+
+  it('refuses each file that cannot sign with a 400 naming the problem and the field, and records nothing', async () => {
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ p12: ca.p12('acme', 'right').toString('base64'), password: 'wrong' }, 'signing_certificate_wrong_password', 'password'],
+      [{ p12: Buffer.from(fs.readFileSync(ca.file('acme.pem'))).toString('base64'), password: 'x' }, 'signing_certificate_unsupported_format', 'p12'],
+      [{ p12: Buffer.from('%PDF-1.7 not a certificate').toString('base64'), password: 'x' }, 'signing_certificate_unsupported_format', 'p12'],
+      [{ p12: ca.p12('acme', 'pw', { key: 'stranger', nocerts: true }).toString('base64'), password: 'pw' }, 'signing_certificate_key_mismatch', 'p12'],
+      [{ p12: ca.p12('acme', 'pw', { nokeys: true }).toString('base64'), password: 'pw' }, 'signing_certificate_no_private_key', 'p12'],
+      [{ p12: ca.p12('expired', 'pw').toString('base64'), password: 'pw' }, 'signing_certificate_expired', 'p12'],
+      [{ p12: ca.p12('future', 'pw').toString('base64'), password: 'pw' }, 'signing_certificate_not_yet_valid', 'p12'],
+      [{ p12: 'not base64!', password: 'pw' }, 'invalid_parameter', 'p12'],
+      [{ password: 'pw' }, 'invalid_parameter', 'p12'],
+    ];
+    for (const [body, code, param] of cases) {
+      const res = await put(acme.test, body);
+      expectError(res, 400, code, param);
+    }
+    const events = await t.infra.events.readStream(organizationStreamId(acme.id));
+    expect(events.map((e) => e.type)).not.toContain('SigningCertificateUploaded');
+  });
+
+  it('an auditor key may not upload', async () => {
+    const auditor = await t.admin.issueKey(acme.id, 'test', 'auditor');
+    const res = await put(auditor.secret, { p12: ca.p12('acme', 'pw').toString('base64'), password: 'pw' });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'insufficient_permissions' });
+  });
+
+  describe('once uploaded', () => {
+    const password = 'Acme-p12-pass-7731';
+    let p12: Buffer;
+    let uploaded: Record<string, any>;
+
+    beforeAll(async () => {
+      p12 = ca.p12('acme', password);
+      uploaded = expectStatus(await put(acme.test, { p12: p12.toString('base64'), password }), 200).body;
+    });
+
+    it('shows subject, issuer, validity, SHA-256 fingerprint and the chain', async () => {
+      const der = ca.der('acme');
+      expect(uploaded).toMatchObject({
+        object: 'signing_certificate',
+        source: 'organization',
+        subject: 'CN=Acme HR Document Signing, O=Acme HR',
+        issuer: 'C=KR, O=Acme Test, CN=Acme Test Root CA',
+        sha256_fingerprint: sha256(der),
+      });
+      expect(uploaded.chain_pem.map((p: string) => new X509Certificate(p).raw.equals(der))).toEqual([true, false]);
+      expect(new X509Certificate(uploaded.chain_pem[1]).raw.equals(ca.der('ca'))).toBe(true);
+      expect(Date.parse(uploaded.not_after)).toBe(Date.parse(new X509Certificate(der).validTo));
+      expect(expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(acme.test)), 200).body).toEqual(uploaded);
+      // Another organization is not affected.
+      expect(expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(other.test)), 200).body.source).toBe('platform');
+    });
+
+    it('records the fingerprint on the organization stream; the key and password are stored only encrypted', async () => {
+      const events = await t.infra.events.readStream(organizationStreamId(acme.id));
+      const event = events.find((e) => e.type === 'SigningCertificateUploaded');
+      expect((event?.data as any).certificate.sha256_fingerprint).toBe(uploaded.sha256_fingerprint);
+      const logText = JSON.stringify(events);
+      expect(logText).not.toContain(password);
+      expect(logText).not.toContain(p12.toString('base64').slice(0, 40));
+      const envelope = await t.infra.blobs.get((event?.data as any).key_blob);
+      expect(envelope).not.toBeNull();
+      expect(envelope!.includes(Buffer.from(password))).toBe(false);
+      expect(envelope!.includes(p12.subarray(0, 64))).toBe(false);
+      expect(envelope!.toString('latin1')).not.toContain(p12.toString('base64').slice(0, 40));
+    });
+
+    it("signs the organization's final PDFs with its certificate and prints its fingerprint on the audit certificate", async () => {
+      const { id, pdf } = await completedDocument(t, acme.test, '근로계약서');
+      expect(pdfsig(pdf)).toMatch(/Signer Certificate Common Name: Acme HR Document Signing[\s\S]*Signature Validation: Signature is Valid\./);
+      const verified = opensslVerifyChain(pdf, ca.file('ca.pem'));
+      expect(verified.output).toContain('Verification successful');
+      expect(verified.ok).toBe(true);
+      expect(new X509Certificate(verified.signer).raw.equals(ca.der('acme'))).toBe(true);
+      // The whole chain of the file is embedded in the signature: the signer and its CA.
+      const embedded = cmsCertificates(firstSignature(pdf).cms);
+      expect(embedded.some((c) => c.equals(ca.der('acme')))).toBe(true);
+      expect(embedded.some((c) => c.equals(ca.der('ca')))).toBe(true);
+      const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(acme.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
+      expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서지문${uploaded.sha256_fingerprint}SigningcertificateSHA-256`);
+      expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서유효기간${formatKst(uploaded.not_after).replace(/\s+/g, '')}`);
+      // The evidence bundle names the organization's certificate (final-signing-chain.pem, in the
+      // signed manifest) and dojang-verify checks final.pdf's signature with it.
+      const zip = (await t.http.get(`/v1/documents/${id}/evidence`).set(bearer(acme.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
+      const verdict = verifyBundle(zip);
+      expect(verdict.checks.filter((c) => c.status === 'fail')).toEqual([]);
+      expect(verdict.ok).toBe(true);
+      expect(verdict.checks.find((c) => c.id === 'pades')?.en).toContain(`organization's own certificate (SHA-256 ${uploaded.sha256_fingerprint}`);
+      const files = unzipSync(new Uint8Array(zip));
+      expect(new X509Certificate(Buffer.from(files['final-signing-chain.pem'])).raw.equals(ca.der('acme'))).toBe(true);
+      // Without that file the platform certificate does not verify the organization's signature.
+      delete files['final-signing-chain.pem'];
+      expect(verifyBundle(zipSync(files)).checks.find((c) => c.id === 'pades')?.status).toBe('fail');
+    });
+
+    it("leaves another organization's documents signed by the platform key", async () => {
+      const { pdf } = await completedDocument(t, other.test, '위임장');
+      expect(pdfsig(pdf)).toMatch(/Signer Certificate Common Name: Dojang Document Signing[\s\S]*Signature Validation: Signature is Valid\./);
+      expect(opensslVerifyChain(pdf, ca.file('ca.pem')).ok).toBe(false);
+    });
+
+    it('DELETE reverts to the platform key, recorded with the fingerprint that stopped signing', async () => {
+      const res = expectStatus(await t.http.delete('/v1/organization/signing_certificate').set(bearer(acme.test)), 200).body;
+      expect(res.source).toBe('platform');
+      const removed = (await t.infra.events.readStream(organizationStreamId(acme.id))).filter((e) => e.type === 'SigningCertificateRemoved');
+      expect(removed.map((e) => (e.data as any).sha256_fingerprint)).toEqual([uploaded.sha256_fingerprint]);
+      // Idempotent: nothing more to record.
+      expectStatus(await t.http.delete('/v1/organization/signing_certificate').set(bearer(acme.test)), 200);
+      expect((await t.infra.events.readStream(organizationStreamId(acme.id))).filter((e) => e.type === 'SigningCertificateRemoved')).toHaveLength(1);
+      const { pdf } = await completedDocument(t, acme.test, '근로계약서 2');
+      expect(pdfsig(pdf)).toContain('Signer Certificate Common Name: Dojang Document Signing');
+    });
+  });
+});
+
+describe("an organization's own certificate at B-LTA (local TSA and OCSP responder)", () => {
+  let pki: LocalPki;
+  let t: TestApp;
+  beforeAll(async () => {
+    pki = await startLocalPki();
+    t = await startTestApp({ env: { TSA_URL: pki.tsaUrl } });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await pki?.close();
+  });
+
+  it('embeds its chain in the signature and in the DSS with its revocation data', async () => {
+    const org = await t.createOrg('Acme');
+    expectStatus(await t.http.put('/v1/organization/signing_certificate').set(bearer(org.test)).send({ p12: pki.p12.toString('base64'), password: pki.passphrase }), 200);
+    const { pdf } = await completedDocument(t, org.test, '근로계약서');
+    const report = pdfsig(pdf);
+    expect(report).toMatch(/Signature #1:[\s\S]*Signer Certificate Common Name: Dojang Test Document Signing[\s\S]*Signature Validation: Signature is Valid\./);
+    // signer, CA, TSA and OCSP responder certificates; an OCSP response for the signer and for the TSA.
+    expect(qpdfDss(pdf)).toEqual({ Certs: 4, OCSPs: 2, CRLs: 0 });
+    expect(opensslVerifyChain(pdf, pki.path('ca.pem')).ok).toBe(true);
+  });
+});
