@@ -71,6 +71,30 @@ export interface paths {
         patch: operations["Organization_update"];
         trace?: never;
     };
+    "/organization/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the logo
+         * @description multipart/form-data with the logo in the part `file`: a PNG or a JPEG (judged by its bytes; an SVG is refused, since it can carry script), at most 512 KB (413 file_too_large, counted while it arrives) and 2048 pixels a side. It is decoded in the PDF worker pool — a PNG by a strict decoder and re-encoded, so nothing but its pixels is kept; a JPEG decoded whole — and a file that does not decode is 400 invalid_image. The stored image is served at brand.logo.url (no API key, cached for a year under its content hash) and shown in e-mail headers (alt text: the display name), on the signing page and on the audit certificate. Replaces any earlier logo, whose URL then answers 404. Answers the organization.
+         */
+        put: operations["Organization_putLogo"];
+        post?: never;
+        /**
+         * Remove the logo
+         * @description Messages, the signing page and certificates show the display name alone again; the logo's URL answers 404. Without a logo nothing changes. Answers the organization.
+         */
+        delete: operations["Organization_deleteLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/members": {
         parameters: {
             query?: never;
@@ -2152,8 +2176,9 @@ export interface components {
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
          *     - `missing_email` (400): A participant with channel email needs an e-mail address.
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
-         *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
-         *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes, a signing certificate 256 KB).
+         *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+         *     - `invalid_image` (400): The image is PNG or JPEG by its bytes but does not decode (truncated or corrupt data) or has more pixels than accepted; error.param names the part.
+         *     - `file_too_large` (413): The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
          *     - `file_too_complex` (413): The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
          *     - `signing_certificate_unsupported_format` (400): The file is not a PKCS#12 (.p12/.pfx, DER) this service reads, or its key is not RSA; error.param is p12.
          *     - `signing_certificate_wrong_password` (400): The password does not open the PKCS#12 file; error.param is password.
@@ -2171,7 +2196,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -2246,6 +2271,22 @@ export interface components {
              * @description Reply-To of e-mails; null: none (replies are not read).
              */
             reply_to: string | null;
+            /** @description The logo (PUT /organization/logo; DELETE removes it), shown in e-mail headers, on the signing page and on the audit certificate; null: none. */
+            logo: components["schemas"]["Logo"] | null;
+        };
+        Logo: {
+            /**
+             * Format: uri
+             * @description Public, without an API key, cached for a year: the file name is the content hash, so a new logo has a new URL.
+             */
+            url: string;
+            /** @enum {string} */
+            content_type: "image/png" | "image/jpeg";
+            width: number;
+            height: number;
+            /** @description As stored: a PNG is re-encoded, a JPEG kept as uploaded. */
+            byte_size: number;
+            sha256: string;
         };
         /** @description Local HH:MM window (in time_zone) in which automatic reminders wait until it ends; null: none. Default 21:00–08:00. */
         QuietHours: {
@@ -2639,11 +2680,13 @@ export interface components {
         SigningSession: {
             /** @constant */
             object: "signing_session";
-            /** @description Who asks: the organization's brand name and colour for the page header, and the zone the page shows times in. */
+            /** @description Who asks: the organization's brand name, colour and logo for the page header, and the zone the page shows times in. */
             sender: {
                 display_name: string;
                 color: string | null;
                 time_zone: string;
+                /** @description The logo's path on this origin (/sign/brand/…), or null. */
+                logo_url: string | null;
             };
             document: {
                 /** Format: uuid */
@@ -4600,6 +4643,677 @@ export interface operations {
             };
         };
     };
+    Organization_putLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The PNG or JPEG, as a file part. */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description The organization with its new logo. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /**
+             * @description `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `invalid_image`: The image is PNG or JPEG by its bytes but does not decode (truncated or corrupt data) or has more pixels than accepted; error.param names the part.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "missing_parameter" | "invalid_parameter" | "invalid_image" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `organization_not_found`: The key's organization no longer exists. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "organization_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
+             *
+             *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "file_too_large" | "pdf_job_limit_exceeded" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             *
+             *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
+             */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_file_type" | "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Organization_deleteLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization without a logo. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: No Authorization header. Send "Authorization: Bearer sk_test_…".
+             *
+             *     `invalid_api_key`: The key is malformed, unknown or revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "authentication_error";
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `insufficient_permissions`: The key may not do this: auditor keys read documents, their histories and evidence, events and plugin read models, and nothing else. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "permission_error";
+                            /** @enum {string} */
+                            code: "insufficient_permissions";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `organization_not_found`: The key's organization no longer exists. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "organization_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     Organization_members: {
         parameters: {
             query?: never;
@@ -5338,7 +6052,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes, a signing certificate 256 KB).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
              *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
@@ -13533,7 +14247,7 @@ export interface operations {
             /**
              * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
              *
-             *     `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes, a signing certificate 256 KB).
+             *     `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
              *
              *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
              *
@@ -13567,7 +14281,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -14271,7 +14985,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes, a signing certificate 256 KB).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
              *
              *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
              *
@@ -14303,7 +15017,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -16040,7 +16754,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes, a signing certificate 256 KB).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
              *
              *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
              *
@@ -16072,7 +16786,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -17731,7 +18445,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes, a signing certificate 256 KB).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
              *
              *     `file_too_complex`: The uploaded PDF holds more objects than accepted (50,000); the message says how many it has.
              *
@@ -17764,7 +18478,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -20797,7 +21511,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes, a signing certificate 256 KB).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
              *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
@@ -20828,7 +21542,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
+             * @description `unsupported_file_type`: The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
              *
              *     `unsupported_media_type`: The request body uses a charset or content encoding the service does not read.
              */
@@ -22605,7 +23319,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, an attachment field its max_bytes, a signing certificate 256 KB).
+             * @description `file_too_large`: The upload is over the size limit (PDF 20 MB, seal image 1 MB, logo 512 KB, an attachment field its max_bytes, a signing certificate 256 KB).
              *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
