@@ -158,7 +158,7 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
       // Ids the route makes up derive from the key: a retry that runs again (the first attempt's
       // settle lost) names the same document and is answered with it (idempotent-creation.ts).
       req.idempotency = {
-        seed: idempotencySeed(scope, key, fingerprint),
+        seed: idempotencySeed(scope, key, begin.generation, fingerprint),
         replayed: () => res.setHeader('Idempotent-Replayed', 'true'),
       };
       // While the route runs, its claim is renewed: a short lease then tells a request that is over

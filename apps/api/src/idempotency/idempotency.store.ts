@@ -36,7 +36,8 @@ export interface IdempotencyRow extends ReadDoc {
 }
 
 export type Begin =
-  | { kind: 'proceed'; id: string; lock: string; version: number }
+  /** `generation`: when this use of the key began (its first request since it was new or expired). */
+  | { kind: 'proceed'; id: string; lock: string; version: number; generation: string }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'reused' }
   /** `retryAfterMs`: until the holder's lease runs out, unless it settles or renews first. */
@@ -97,14 +98,18 @@ export class IdempotencyStore {
       };
       const existing = await this.reads.get<IdempotencyRow>(IDEMPOTENCY_KEYS, id);
       if (!existing) {
-        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, claim, null)) return { kind: 'proceed', id, lock, version: 1 };
+        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, claim, null)) return { kind: 'proceed', id, lock, version: 1, generation: claim.created_at };
         continue;
       }
       const version = Number(existing._version ?? 0);
       const free =
         existing.expires_at <= now || existing.state === 'released' || (existing.state === 'in_flight' && existing.locked_until <= now);
       if (free) {
-        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, claim, version)) return { kind: 'proceed', id, lock, version: version + 1 };
+        // A key given back (a 5xx) or whose holder lapsed is the same use of the key: it keeps the
+        // day that began with its first use, and so its generation (the ids its requests derive).
+        // Only an expired key starts anew.
+        const taken = existing.expires_at <= now ? claim : { ...claim, created_at: existing.created_at, expires_at: Math.max(existing.expires_at, claim.locked_until) };
+        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, taken, version)) return { kind: 'proceed', id, lock, version: version + 1, generation: taken.created_at };
         continue;
       }
       if (existing.state === 'in_flight') {

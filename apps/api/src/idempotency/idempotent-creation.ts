@@ -14,7 +14,7 @@ import { derivedUuid } from '@dojang/application';
  * one, and the route answers with what is stored instead of writing again.
  */
 export interface IdempotentRequest {
-  /** SHA-256 of the key's scope (organization, mode, API key), the key and the request's fingerprint. */
+  /** SHA-256 of the key's scope (organization, mode, API key), the key, its generation and the request's fingerprint. */
   readonly seed: string;
   /** Marks the answer as a replay (`Idempotent-Replayed: true`): nothing was written by this attempt. */
   replayed(): void;
@@ -24,12 +24,13 @@ export interface IdempotentRequest {
  * The seed of a request: scoped like the stored responses (one API key's keys never meet
  * another's), and bound to the request itself, so a key that was given back (a 5xx) and then
  * reused for a different body makes different ids rather than answering with the other request's
- * document. A streamed body (multipart) is not fingerprinted yet when the route starts: its seed
+ * document. A key used again once expired (24 hours after its first use) is a new use: its
+ * generation (when that use began, kept by the key's row) changes the ids. A streamed body (multipart) is not fingerprinted yet when the route starts: its seed
  * is the key's alone, as its stored response would be compared later.
  */
-export function idempotencySeed(scope: string, key: string, fingerprint: string | null): string {
+export function idempotencySeed(scope: string, key: string, generation: string, fingerprint: string | null): string {
   return createHash('sha256')
-    .update(`${scope}\n${key}\n${fingerprint ?? 'streamed'}`)
+    .update(`${scope}\n${key}\n${generation}\n${fingerprint ?? 'streamed'}`)
     .digest('hex');
 }
 
