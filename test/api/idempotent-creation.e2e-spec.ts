@@ -1,5 +1,5 @@
 import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
-import { DOCUMENTS } from '@dojang/projections';
+import { DOCUMENTS, SEALS, TEMPLATES, WEBHOOK_ENDPOINTS } from '@dojang/projections';
 import { ReadDoc } from '@dojang/read-store';
 import { IDEMPOTENCY_KEYS, IDEMPOTENCY_LEASE_MS, IdempotencyRow } from '../../apps/api/src/idempotency/idempotency.store';
 import { API_TEST_OPTIONS, client, expectError, expectStatus, sendableDraft } from '../support/api-helpers';
@@ -45,13 +45,13 @@ describe.each([
     const titled = async (title: string) =>
       (expectStatus(await t.http.get('/v1/documents?limit=100').set(bearer(org.test)), 200).body.data as Array<{ id: string; title: string }>).filter((d) => d.title === title).map((d) => d.id);
 
-    /** The next read of a document row fails as a dropped connection would: after the append, before the answer. */
-    function failNextDocumentRead() {
+    /** The next read of a `collection` row fails as a dropped connection would: after the append, before the answer. */
+    function failNextDocumentRead(target: string = DOCUMENTS) {
       const reads = t.infra.reads;
       const get = reads.get.bind(reads);
       let armed = true;
       return jest.spyOn(reads, 'get').mockImplementation(async <T extends ReadDoc>(collection: string, id: string) => {
-        if (armed && collection === DOCUMENTS) {
+        if (armed && collection === target) {
           armed = false;
           throw dropped();
         }
@@ -141,6 +141,23 @@ describe.each([
       expect(retry.headers['idempotent-replayed']).toBe('true');
       expect(retry.body.id).toBe(copies[0]);
       expect((await titled(`복제 원본 ${postgres}`)).filter((id) => !before.includes(id))).toEqual(copies);
+    });
+    it.each([
+      ['templates', TEMPLATES, { name: `재시도 서식 ${postgres}`, content: '<p>{{name}} 님</p>' }, (x: Record<string, unknown>) => x.name === `재시도 서식 ${postgres}`],
+      ['seals', SEALS, { source: 'generated', company_name: `재시도 도장 ${postgres}` }, (x: Record<string, unknown>) => x.name === `재시도 도장 ${postgres}`],
+      ['webhook_endpoints', WEBHOOK_ENDPOINTS, { url: `https://hooks.example.com/retry-${postgres}` }, (x: Record<string, unknown>) => x.url === `https://hooks.example.com/retry-${postgres}`],
+    ] as const)('POST /%s: the retry answers what the first attempt made, and there is one', async (path, collection, body, same) => {
+      const list = async () => (expectStatus(await t.http.get(`/v1/${path}?limit=100`).set(bearer(org.test)), 200).body.data as Array<Record<string, unknown>>).filter(same);
+      failNextDocumentRead(collection);
+      expectError(await post(`/${path}`, `${path}-answer-lost`, body), 503, 'service_unavailable');
+      const made = await list();
+      expect(made).toHaveLength(1);
+      const retry = expectStatus(await post(`/${path}`, `${path}-answer-lost`, body), 201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body.id).toBe(made[0].id);
+      expect((await list()).map((x) => x.id)).toEqual([made[0].id]);
+      // A new endpoint's secret is in its creation answer only: the replay carries it too.
+      if (path === 'webhook_endpoints') expect(retry.body.secret).toMatch(/^whsec_/);
     });
   });
 });

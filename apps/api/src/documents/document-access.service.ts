@@ -7,13 +7,13 @@ import {
   DocumentState,
   documentDecider,
   documentStreamId,
-  DomainError,
   WithoutNow,
 } from '@dojang/domain';
 import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { AuthContext, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
+import { createOnce } from '../idempotency/idempotent-creation';
 import { INFRA } from '../shared/infrastructure.token';
 import { PresentedDocument, presentDocument } from './document.presenter';
 
@@ -93,34 +93,10 @@ export class DocumentAccess {
     );
   }
 
-  /**
-   * Runs a creation whose document id came from `creationId` (idempotent-creation.ts). When the
-   * request carries an Idempotency-Key and the document is already there, an earlier attempt with
-   * that key made it (the id derives from the key, the API key's scope and the request): nothing
-   * is written again, the answer is marked as a replay, and the route presents what is stored,
-   * re-read from the stream rather than rebuilt, so participant and field ids are the first
-   * attempt's whatever made them. Returns whether this attempt created the document.
-   *
-   * `create` throws the decider's `document_exists` when its append meets the stream; a creation
-   * that decides nothing for an existing stream (a template send given its id) returns false.
-   */
-  async createOnce(auth: AuthContext, info: RequestInfo, documentId: string, create: () => Promise<boolean | void>): Promise<boolean> {
-    try {
-      if ((await create()) !== false) return true;
-    } catch (err) {
-      if (!info.idempotency || !(err instanceof DomainError && err.code === 'document_exists')) throw err;
-    }
-    const { state, events } = await this.infra.commands.load(documentDecider, documentStreamId(documentId.toLowerCase()));
-    // Not made by this key (an id given explicitly elsewhere), or gone since: say so as before.
-    if (!info.idempotency || !state.exists || state.organization_id !== auth.organization_id || state.livemode !== auth.livemode) {
-      throw new DomainError('conflict', 'document_exists', 'A document with this id already exists.');
-    }
-    // Read-your-writes for the attempt that wrote (perhaps in another process): the read model
-    // shows its document before it is presented.
-    const last = events[events.length - 1]?.global_position;
-    if (last !== undefined && !(await this.infra.projections.waitFor(last))) await this.infra.projections.catchUp();
-    info.idempotency.replayed();
-    return false;
+  /** `createOnce` (idempotent-creation.ts) for a document of the caller's organization and mode. */
+  createOnce(auth: AuthContext, info: RequestInfo, documentId: string, create: () => Promise<boolean | void>): Promise<boolean> {
+    const mine = (state: DocumentState) => state.exists && state.organization_id === auth.organization_id && state.livemode === auth.livemode;
+    return createOnce(this.infra, info.idempotency, { decider: documentDecider, id: documentStreamId(documentId.toLowerCase()), existsCode: 'document_exists', mine }, create);
   }
 
   assertOwned(auth: AuthContext, state: DocumentState): void {

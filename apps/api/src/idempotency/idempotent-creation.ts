@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'crypto';
-import { derivedUuid } from '@dojang/application';
+import { derivedUuid, Infrastructure, prefixedId } from '@dojang/application';
+import { Decider, DomainError } from '@dojang/domain';
 
 /**
  * What the idempotency middleware hands a route that runs under a claimed Idempotency-Key: a seed
@@ -40,4 +41,51 @@ export function idempotencySeed(scope: string, key: string, generation: string, 
  */
 export function creationId(idempotency: IdempotentRequest | undefined, what: string): string {
   return idempotency ? derivedUuid('idempotency', idempotency.seed, what) : randomUUID();
+}
+
+/**
+ * `creationId` for the resources with prefixed ids (templates, seals, webhook endpoints, files).
+ * `what` tells apart what one request could make; a streamed upload, whose seed has no fingerprint,
+ * names its bytes there so that another file sent with a key given back is not answered as this one.
+ */
+export function creationPrefixedId(idempotency: IdempotentRequest | undefined, prefix: Parameters<typeof prefixedId>[0], what = ''): string {
+  if (!idempotency) return prefixedId(prefix);
+  // The same shape as prefixedId's (24 hex digits), from the seed.
+  return `${prefix}_${createHash('sha256').update(`idempotency\u0000${idempotency.seed}\u0000${prefix}\u0000${what}`).digest('hex').slice(0, 24)}`;
+}
+
+/**
+ * Runs a creation whose id came from `creationId` / `creationPrefixedId`. When the request carries
+ * an Idempotency-Key and the stream is already there, an earlier attempt with that key made it
+ * (the id derives from the key, the API key's scope and the request): nothing is written again,
+ * the answer is marked as a replay, and the route presents what is stored — re-read, not rebuilt,
+ * so whatever ids the first attempt made up inside it (participants, fields) are the ones answered.
+ * Returns whether this attempt created the stream.
+ *
+ * `create` throws the decider's `<thing>_exists` conflict when its append meets the stream, or
+ * returns false when it decided nothing for an existing stream (a template send given its id).
+ * `mine` says whether the stored state is the caller's (organization and mode): anything else is
+ * refused as the conflict it is.
+ */
+export async function createOnce<State, Command, Event>(
+  infra: Infrastructure,
+  idempotency: IdempotentRequest | undefined,
+  stream: { decider: Decider<State, Command, Event>; id: string; existsCode: string; mine: (state: State) => boolean },
+  create: () => Promise<boolean | void>,
+): Promise<boolean> {
+  let conflict: unknown = null;
+  try {
+    if ((await create()) !== false) return true;
+  } catch (err) {
+    if (!idempotency || !(err instanceof DomainError && err.code === stream.existsCode)) throw err;
+    conflict = err;
+  }
+  const { state, events } = await infra.commands.load(stream.decider, stream.id);
+  if (!idempotency || !stream.mine(state)) throw conflict ?? new DomainError('conflict', stream.existsCode, 'It already exists.');
+  // Read-your-writes for the attempt that wrote (perhaps in another process): the read model shows
+  // what it made before the route presents it.
+  const last = events[events.length - 1]?.global_position;
+  if (last !== undefined && !(await infra.projections.waitFor(last))) await infra.projections.catchUp();
+  idempotency.replayed();
+  return false;
 }
