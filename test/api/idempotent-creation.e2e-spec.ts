@@ -129,6 +129,27 @@ describe.each([
       expect(await titled(body.title)).toEqual([first]);
     });
 
+    it('POST /signature_requests from a template: the retry answers the same document, roles and links', async () => {
+      const template = {
+        name: `재시도 서식 발송 ${postgres}`,
+        content: '<p>{{employee_name}} 님과 계약을 체결한다.</p>',
+        roles: [{ role: 'employee', participant_role: 'signer', auth: 'none' }],
+        fields: [{ role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 }],
+      };
+      const tmpl = expectStatus(await t.http.post('/v1/templates').set(bearer(org.test)).send(template), 201).body;
+      const body = { template_id: tmpl.id, roles: { employee: { name: '김지원', email: 'kim@example.com' } }, variables: { employee_name: '김지원' } };
+      failNextDocumentRead();
+      expectError(await post('/signature_requests', 'sr-template-answer-lost', body), 503, 'service_unavailable');
+      const [first, ...others] = await titled(template.name);
+      expect(others).toEqual([]);
+      const retry = expectStatus(await post('/signature_requests', 'sr-template-answer-lost', body), 201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toMatchObject({ id: first, status: 'sent', from_template: tmpl.id });
+      expect(retry.body.roles).toEqual({ employee: retry.body.participant.id });
+      expect(retry.body.signing_url).toMatch(/\/sign\//);
+      expect(await titled(template.name)).toEqual([first]);
+    });
+
     it('POST /documents/{id}/duplicate: the retry answers the same copy, with the same participant ids', async () => {
       const { doc } = await sendableDraft(client(t, org.test), { title: `복제 원본 ${postgres}` });
       const before = await titled(`복제 원본 ${postgres}`);

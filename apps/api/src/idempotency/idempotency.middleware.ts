@@ -163,7 +163,12 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
       };
       // While the route runs, its claim is renewed: a short lease then tells a request that is over
       // (its settle and release both lost) from a slow one still holding the key.
-      const renewal = setInterval(() => void store.renew({ id: begin.id, lock: begin.lock, version: begin.version }).catch(() => undefined), IDEMPOTENCY_RENEW_MS);
+      // One write to the claim at a time: a renewal racing the settle would move the row's version
+      // under it, and the settle (a compare-and-swap) would be lost.
+      let renewing: Promise<unknown> = Promise.resolve();
+      const renewal = setInterval(() => {
+        renewing = renewing.then(() => store.renew({ id: begin.id, lock: begin.lock, version: begin.version })).catch(() => undefined);
+      }, IDEMPOTENCY_RENEW_MS);
       renewal.unref();
       res.on('close', () => clearInterval(renewal));
 
@@ -196,6 +201,7 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         const claim = { id: begin.id, lock: begin.lock, version: begin.version };
         clearInterval(renewal);
         const settle = async () => {
+          await renewing;
           // A refusal of the caller (401, 403) says nothing about the request: never kept. A 5xx gives
           // the key back for a retry, except a write whose outcome is unknown: it may have landed, so
           // the key keeps that answer and a retry can never apply it twice.
