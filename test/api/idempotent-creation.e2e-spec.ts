@@ -11,7 +11,8 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
  * did not keep that attempt's answer — the read after the append failed (503, the key given back),
  * or the store lost the settle of the claim (the claim lapsed). The retry made up a fresh id and a
  * second document. Now the ids a request makes up derive from its key: the retry names the same
- * document, writes nothing and answers with it (`Idempotent-Replayed: true`). The faults are
+ * document (template, seal, webhook endpoint, participants), writes nothing and answers with it
+ * (`Idempotent-Replayed: true`). The faults are
  * injected at the read-store port, on the embedded store and on PostgreSQL.
  */
 const server = postgresTestServer();
@@ -148,6 +149,30 @@ describe.each([
       expect(retry.body.roles).toEqual({ employee: retry.body.participant.id });
       expect(retry.body.signing_url).toMatch(/\/sign\//);
       expect(await titled(template.name)).toEqual([first]);
+    });
+
+    it('POST /documents/{id}/participants (and /batch): the retry answers the participants added, and adds none again', async () => {
+      const doc = expectStatus(await t.http.post('/v1/documents').set(bearer(org.test)).send({ title: `참여자 재시도 ${postgres}`, content: '<p>본문</p>' }), 201).body;
+      const one = { name: '김서명', email: 'kim@example.com', auth: 'none' };
+      failNextDocumentRead();
+      expectError(await post(`/documents/${doc.id}/participants`, 'participant-answer-lost', one), 503, 'service_unavailable');
+      const retry = expectStatus(await post(`/documents/${doc.id}/participants`, 'participant-answer-lost', one), 201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toMatchObject({ name: '김서명', email: 'kim@example.com' });
+
+      const batch = { participants: [{ name: '이서명', email: 'lee@example.com', auth: 'none' }, { name: '박참조', email: 'park@example.com', role: 'cc' }] };
+      jest.restoreAllMocks();
+      failNextDocumentRead();
+      expectError(await post(`/documents/${doc.id}/participants/batch`, 'batch-answer-lost', batch), 503, 'service_unavailable');
+      const batchRetry = expectStatus(await post(`/documents/${doc.id}/participants/batch`, 'batch-answer-lost', batch), 201);
+      expect(batchRetry.headers['idempotent-replayed']).toBe('true');
+      expect(batchRetry.body.data.map((p: { name: string }) => p.name)).toEqual(['이서명', '박참조']);
+
+      const stored = expectStatus(await t.http.get(`/v1/documents/${doc.id}`).set(bearer(org.test)), 200).body;
+      expect(stored.participants.map((p: { id: string; name: string }) => [p.id, p.name])).toEqual([
+        [retry.body.id, '김서명'],
+        ...batchRetry.body.data.map((p: { id: string; name: string }) => [p.id, p.name]),
+      ]);
     });
 
     it('POST /documents/{id}/duplicate: the retry answers the same copy, with the same participant ids', async () => {

@@ -80,12 +80,19 @@ export async function createOnce<State, Command, Event>(
     if (!idempotency || !(err instanceof DomainError && err.code === stream.existsCode)) throw err;
     conflict = err;
   }
-  const { state, events } = await infra.commands.load(stream.decider, stream.id);
+  const state = await projectedStream(infra, stream.decider, stream.id);
   if (!idempotency || !stream.mine(state)) throw conflict ?? new DomainError('conflict', stream.existsCode, 'It already exists.');
-  // Read-your-writes for the attempt that wrote (perhaps in another process): the read model shows
-  // what it made before the route presents it.
-  const last = events[events.length - 1]?.global_position;
-  if (last !== undefined && !(await infra.projections.waitFor(last))) await infra.projections.catchUp();
   idempotency.replayed();
   return false;
+}
+
+/**
+ * A stream's state, once the read model shows all of it: read-your-writes for a replay, whose
+ * writes an earlier attempt made (perhaps in another process) before the route presents them.
+ */
+export async function projectedStream<State, Command, Event>(infra: Infrastructure, decider: Decider<State, Command, Event>, streamId: string): Promise<State> {
+  const { state, events } = await infra.commands.load(decider, streamId);
+  const last = events[events.length - 1]?.global_position;
+  if (last !== undefined && !(await infra.projections.waitFor(last))) await infra.projections.catchUp();
+  return state;
 }
