@@ -16,7 +16,10 @@ export interface FaultFlowContext {
 
 export function faultFlows(ctx: FaultFlowContext) {
   let docs = 0;
-  /** Writes documents with Idempotency-Keys, retrying 503s and cut connections with the same key, until stopped. */
+  /**
+   * Writes documents with Idempotency-Keys, retrying 503s, cut connections and 409
+   * idempotency_key_in_use (after its Retry-After) with the same key, until stopped.
+   */
   function load(label: string) {
     const acked = new Map<string, string>();
     const statuses: number[] = [];
@@ -31,6 +34,13 @@ export function faultFlows(ctx: FaultFlowContext) {
           statuses.push(res.status);
           if (res.status === 201) return void acked.set(title, res.body.id);
           if (res.status === 503 && !res.headers['retry-after']) retryAfterMissing++;
+          // The key is still held by an earlier attempt (its answer not settled yet): a real client
+          // waits as told and retries with the same key, which then answers that attempt's document.
+          if (res.status === 409 && res.body?.error?.code === 'idempotency_key_in_use') {
+            if (!res.headers['retry-after']) retryAfterMissing++;
+            await sleep(Math.min(Number(res.headers['retry-after']) || 1, 5) * 1000);
+            continue;
+          }
           // A refusal is not an outage: say it, and stop the load (the test fails on it).
           if (res.status !== 503) {
             refused.push(`${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);

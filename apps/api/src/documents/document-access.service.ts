@@ -13,6 +13,7 @@ import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { AuthContext, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
+import { createOnce } from '../idempotency/idempotent-creation';
 import { INFRA } from '../shared/infrastructure.token';
 import { PresentedDocument, presentDocument } from './document.presenter';
 
@@ -90,6 +91,12 @@ export class DocumentAccess {
     return this.commandBus.execute(
       new DecideCommand(documentDecider, streamId, source, this.context(auth, info, options.actor), true, options.newStream === true && options.allowMissing === true),
     );
+  }
+
+  /** `createOnce` (idempotent-creation.ts) for a document of the caller's organization and mode. */
+  createOnce(auth: AuthContext, info: RequestInfo, documentId: string, create: () => Promise<boolean | void>): Promise<boolean> {
+    const mine = (state: DocumentState) => state.exists && state.organization_id === auth.organization_id && state.livemode === auth.livemode;
+    return createOnce(this.infra, info.idempotency, { decider: documentDecider, id: documentStreamId(documentId.toLowerCase()), existsCode: 'document_exists', mine }, create);
   }
 
   assertOwned(auth: AuthContext, state: DocumentState): void {

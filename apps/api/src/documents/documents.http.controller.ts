@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { randomUUID } from 'crypto';
 import { putBody, storedBody } from '@dojang/application';
 import { FieldDtoShape, remapDuplicate } from './duplicate';
 import { DOCUMENTS, DocumentRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { checkDocumentBudget, isPdfLimitError, PdfLimitError } from '@dojang/pdf';
-import { CreateDocument, DocumentPart } from '@dojang/domain';
+import { CreateDocument, DocumentPart, WithoutNow } from '@dojang/domain';
 import { ApiError } from '../shared/api-error';
+import { creationId } from '../idempotency/idempotent-creation';
 import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
@@ -66,24 +66,19 @@ export class DocumentsHttpController {
     body: Pick<CreateDocument, 'content_blob' | 'content_format' | 'file' | 'parts' | 'from_template' | 'template_version'>,
   ): Promise<DocumentResponse> {
     const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
-    const id = randomUUID();
-    await this.docs.decide(
-      auth,
-      info,
-      id,
-      {
-        type: 'CreateDocument',
-        document_id: id,
-        organization_id: auth.organization_id,
-        livemode: auth.livemode,
-        title: (dto.title as string).trim(),
-        ...body,
-        author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
-        metadata: metadata ?? {},
-        ...(dto.show_title === false ? { show_title: false } : {}),
-      },
-      { allowMissing: true, newStream: true },
-    );
+    const id = creationId(info.idempotency, 'document');
+    const command: WithoutNow<CreateDocument> = {
+      type: 'CreateDocument',
+      document_id: id,
+      organization_id: auth.organization_id,
+      livemode: auth.livemode,
+      title: (dto.title as string).trim(),
+      ...body,
+      author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
+      metadata: metadata ?? {},
+      ...(dto.show_title === false ? { show_title: false } : {}),
+    };
+    await this.docs.createOnce(auth, info, id, () => this.docs.decide(auth, info, id, command, { allowMissing: true, newStream: true }).then(() => true));
     return this.docs.presentById(auth, id);
   }
 
@@ -167,33 +162,31 @@ export class DocumentsHttpController {
   @HttpCode(201)
   async duplicate(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<DocumentResponse> {
     const source = await this.docs.load(auth, id);
-    const newId = randomUUID();
-    const copy = remapDuplicate(source.participants, source.fields as FieldDtoShape[], randomUUID);
-    await this.docs.decide(
-      auth,
-      info,
-      newId,
-      {
-        type: 'CreateDocument',
-        document_id: newId,
-        organization_id: auth.organization_id,
-        livemode: auth.livemode,
-        title: source.title,
-        content_blob: source.content_blob && (await storedBody(this.docs.infra.blobs, source.content_blob)),
-        content_format: source.content_format,
-        file: source.file,
-        author_name: source.author_name,
-        metadata: source.metadata,
-        from_template: null,
-        ...(source.show_title === false ? { show_title: false } : {}),
-        // A document of parts is copied with every part (its fields name them).
-        ...(source.parts
-          ? { parts: await Promise.all(source.parts.map(async (p) => ({ ...p, content_blob: p.content_blob && (await storedBody(this.docs.infra.blobs, p.content_blob)) }))) }
-          : {}),
-        duplicate_of: { document_id: source.id, ...copy },
-      },
-      { allowMissing: true },
-    );
+    // With an Idempotency-Key the copy's participant and field ids derive from it too (numbered in
+    // the source's order), so a copy is the same on every attempt; a replay re-reads it anyway.
+    const newId = creationId(info.idempotency, 'document');
+    let made = 0;
+    const copy = remapDuplicate(source.participants, source.fields as FieldDtoShape[], () => creationId(info.idempotency, `item-${made++}`));
+    const command: WithoutNow<CreateDocument> = {
+      type: 'CreateDocument',
+      document_id: newId,
+      organization_id: auth.organization_id,
+      livemode: auth.livemode,
+      title: source.title,
+      content_blob: source.content_blob && (await storedBody(this.docs.infra.blobs, source.content_blob)),
+      content_format: source.content_format,
+      file: source.file,
+      author_name: source.author_name,
+      metadata: source.metadata,
+      from_template: null,
+      ...(source.show_title === false ? { show_title: false } : {}),
+      // A document of parts is copied with every part (its fields name them).
+      ...(source.parts
+        ? { parts: await Promise.all(source.parts.map(async (p) => ({ ...p, content_blob: p.content_blob && (await storedBody(this.docs.infra.blobs, p.content_blob)) }))) }
+        : {}),
+      duplicate_of: { document_id: source.id, ...copy },
+    };
+    await this.docs.createOnce(auth, info, newId, () => this.docs.decide(auth, info, newId, command, { allowMissing: true }).then(() => true));
     return this.docs.presentById(auth, newId);
   }
 }

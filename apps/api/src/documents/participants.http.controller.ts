@@ -1,20 +1,20 @@
 import { Body, Controller, Delete, HttpCode, Inject, Param, Patch, Post, Put } from '@nestjs/common';
-import { randomUUID } from 'crypto';
 import { DocumentPdfService, sha256Hex } from '@dojang/application';
-import { DocumentState, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS } from '@dojang/domain';
+import { DocumentState, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS, documentDecider, documentStreamId } from '@dojang/domain';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { CorrectParticipantDto, ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
 import { normalizePhone } from './phone-number.normalizer';
 import { ApiError } from '../shared/api-error';
+import { creationId, projectedStream } from '../idempotency/idempotent-creation';
 import { toField } from './field-settings';
 import { placeFields } from './field-anchors';
 import { DeletedParticipantResponse, FieldListResponse, ParticipantListResponse, ParticipantResponse } from '../openapi/response-schemas';
 
-function toSetup(dto: ParticipantDto, index?: number): ParticipantSetup {
+function toSetup(dto: ParticipantDto, id: string, index?: number): ParticipantSetup {
   const role = dto.role ?? 'signer';
   return {
-    id: randomUUID(),
+    id,
     name: dto.name.trim(),
     phone: normalizePhone(dto.phone, index === undefined ? 'phone' : `participants[${index}].phone`),
     email: dto.email?.trim() || null,
@@ -42,8 +42,8 @@ export class ParticipantsHttpController {
   @Post('participants')
   @HttpCode(201)
   async add(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantDto): Promise<ParticipantResponse> {
-    const setup = toSetup(dto);
-    await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: [setup] });
+    const setup = toSetup(dto, creationId(info.idempotency, 'participant'));
+    await this.addOnce(auth, info, id, [setup], { type: 'AddParticipants', participants: [setup] });
     const doc = await this.docs.presentById(auth, id);
     const created = doc.participants.find((p) => p.id === setup.id);
     if (!created) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
@@ -53,11 +53,31 @@ export class ParticipantsHttpController {
   @Post('participants/batch')
   @HttpCode(201)
   async addBatch(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: ParticipantBatchDto): Promise<ParticipantListResponse> {
-    const setups = dto.participants.map((p, i) => toSetup(p, i));
-    await this.docs.decide(auth, info, id, { type: 'AddParticipants', participants: setups, batch: true });
+    const setups = dto.participants.map((p, i) => toSetup(p, creationId(info.idempotency, `participant-${i}`), i));
+    await this.addOnce(auth, info, id, setups, { type: 'AddParticipants', participants: setups, batch: true });
     const doc = await this.docs.presentById(auth, id);
     const created = new Set(setups.map((s) => s.id));
     return { object: 'list', data: doc.participants.filter((p) => created.has(p.id)), has_more: false };
+  }
+
+  /**
+   * Adds participants whose ids derive from the request's Idempotency-Key (if any). A retry whose
+   * first attempt was written (its answer lost in an outage) finds them all in the document:
+   * nothing is added again, the answer is a replay of what is stored. Not a new stream, so no
+   * append collides: the check is made on the folded state, inside the handler's retry loop.
+   */
+  private async addOnce(auth: AuthContext, info: RequestInfo, id: string, setups: ParticipantSetup[], command: { type: 'AddParticipants'; participants: ParticipantSetup[]; batch?: boolean }) {
+    const already = new Error('participants already added');
+    try {
+      await this.docs.decide(auth, info, id, (state) => {
+        if (info.idempotency && setups.every((s) => state.participants.some((p) => p.id === s.id))) throw already;
+        return command;
+      });
+    } catch (err) {
+      if (err !== already) throw err;
+      await projectedStream(this.docs.infra, documentDecider, documentStreamId(id.toLowerCase()));
+      info.idempotency?.replayed();
+    }
   }
 
   @Delete('participants/:participantId')

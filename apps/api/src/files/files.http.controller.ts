@@ -1,11 +1,12 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, DocumentPdfService, Infrastructure, prefixedId } from '@dojang/application';
-import { FileCommand, MAX_FILE_BYTES, WithoutNow, fileDecider, fileStreamId } from '@dojang/domain';
+import { Clock, CLOCK, DocumentPdfService, Infrastructure } from '@dojang/application';
+import { FileCommand, FileState, MAX_FILE_BYTES, WithoutNow, fileDecider, fileStreamId } from '@dojang/domain';
 import { FILES, FileRow } from '@dojang/projections';
 import { contentDispositionFor, inspectPdfIsolated } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { ApiError } from '../shared/api-error';
+import { createOnce, creationPrefixedId } from '../idempotency/idempotent-creation';
 import { Auth, AuthContext, Public, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
@@ -53,7 +54,9 @@ export class FilesHttpController {
     // stored, so neither a signer nor the final PDF ever carries them; a clean file stays byte for byte.
     const stored = inspection.sanitized ? Buffer.from(inspection.sanitized) : part.bytes;
     const blob = await this.infra.blobs.put(stored);
-    const fileId = prefixedId('file');
+    // A multipart body is not fingerprinted when the route starts: the id also names the bytes, so a
+    // key given back and reused for another file makes another file.
+    const fileId = creationPrefixedId(info.idempotency, 'file', `${blob.sha256}\u0000${part.filename ?? ''}`);
     const command: WithoutNow<FileCommand> = {
       type: 'UploadFile',
       file_id: fileId,
@@ -64,8 +67,11 @@ export class FilesHttpController {
       page_count: inspection.page_count,
       filename: part.filename,
     };
-    await this.commandBus.execute(
-      new DecideCommand(fileDecider, fileStreamId(fileId), () => ({ ...command, now: this.clock.now().toISOString() }), commandContext(auth, info)),
+    const mine = (state: FileState) => state.exists && state.organization_id === auth.organization_id && state.livemode === auth.livemode;
+    await createOnce(this.infra, info.idempotency, { decider: fileDecider, id: fileStreamId(fileId), existsCode: 'file_exists', mine }, () =>
+      this.commandBus
+        .execute(new DecideCommand(fileDecider, fileStreamId(fileId), () => ({ ...command, now: this.clock.now().toISOString() }), commandContext(auth, info)))
+        .then(() => true),
     );
     return this.present(await this.ownRow(auth, fileId));
   }

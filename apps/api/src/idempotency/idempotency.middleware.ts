@@ -6,14 +6,16 @@ import { isSigningLinkPath } from '../rate-limit/signing-link-path';
 import { ErrorCode, ErrorType } from '../shared/error-codes';
 import {
   IDEMPOTENCY_KEYS,
+  IDEMPOTENCY_RENEW_MS,
   IdempotencyStore,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   StoredResponse,
   canonicalJson,
   fingerprintOf,
 } from './idempotency.store';
+import { IdempotentRequest, idempotencySeed } from './idempotent-creation';
 
-type Req = Request & { requestId?: string; _body?: boolean };
+type Req = Request & { requestId?: string; _body?: boolean; idempotency?: IdempotentRequest };
 
 function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
@@ -77,9 +79,11 @@ function collect(req: Request): Promise<Buffer> {
  * request's response (any non-5xx, except a 401 or 403 refusal of the caller) is
  * kept 24 hours and replayed with `Idempotent-Replayed: true` to a repeat of the same request
  * (method, path and canonical JSON body); the same key with a different request is 400
- * idempotency_key_reused, and while the first is still running 409 idempotency_key_in_use. A 5xx
- * releases the key so a retry runs again, except 503 write_outcome_unknown (kept: the write may
- * have landed).
+ * idempotency_key_reused, and while the first is still running 409 idempotency_key_in_use with
+ * `Retry-After`. A 5xx releases the key so a retry runs again, except 503 write_outcome_unknown
+ * (kept: the write may have landed). A retry that runs again after its first attempt wrote (the
+ * settle lost with a dropped connection, a read after the write that failed) cannot create twice:
+ * the ids a route makes up derive from the key (idempotent-creation.ts).
  *
  * Runs after the body parsers. A body they did not parse (multipart uploads) is fingerprinted from
  * its bytes as the route reads them.
@@ -145,10 +149,28 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         case 'reused':
           return sendError(req, res, 400, 'idempotency_error', 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.', 'Idempotency-Key');
         case 'in_flight':
+          // A real client retries later; when is known: by the holder's lease at the latest.
+          res.setHeader('Retry-After', String(Math.min(Math.max(1, Math.ceil(begin.retryAfterMs / 1000)), 30)));
           return sendError(req, res, 409, 'idempotency_error', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it has finished.', 'Idempotency-Key');
         case 'proceed':
           break;
       }
+      // Ids the route makes up derive from the key: a retry that runs again (the first attempt's
+      // settle lost) names the same document and is answered with it (idempotent-creation.ts).
+      req.idempotency = {
+        seed: idempotencySeed(scope, key, begin.generation, fingerprint),
+        replayed: () => res.setHeader('Idempotent-Replayed', 'true'),
+      };
+      // While the route runs, its claim is renewed: a short lease then tells a request that is over
+      // (its settle and release both lost) from a slow one still holding the key.
+      // One write to the claim at a time: a renewal racing the settle would move the row's version
+      // under it, and the settle (a compare-and-swap) would be lost.
+      let renewing: Promise<unknown> = Promise.resolve();
+      const renewal = setInterval(() => {
+        renewing = renewing.then(() => store.renew({ id: begin.id, lock: begin.lock, version: begin.version })).catch(() => undefined);
+      }, IDEMPOTENCY_RENEW_MS);
+      renewal.unref();
+      res.on('close', () => clearInterval(renewal));
 
       // A streamed body is fingerprinted from the bytes the route reads.
       let streamed: Promise<string> | null = null;
@@ -177,7 +199,9 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         const b = chunk === undefined || chunk === null ? null : toBuffer(chunk, args[1]);
         if (b) chunks.push(b);
         const claim = { id: begin.id, lock: begin.lock, version: begin.version };
+        clearInterval(renewal);
         const settle = async () => {
+          await renewing;
           // A refusal of the caller (401, 403) says nothing about the request: never kept. A 5xx gives
           // the key back for a retry, except a write whose outcome is unknown: it may have landed, so
           // the key keeps that answer and a retry can never apply it twice.

@@ -4,7 +4,7 @@ import { Infrastructure, ManualClock } from '@dojang/application';
 import { ReadStore } from '@dojang/read-store';
 import { startTestApp, TestApp, TestOrg } from '../../../../test/support/test-app';
 import { idempotencyMiddleware } from './idempotency.middleware';
-import { IDEMPOTENCY_KEYS, IDEMPOTENCY_TTL_MS, IdempotencyRow, IdempotencyStore } from './idempotency.store';
+import { IDEMPOTENCY_KEYS, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, IdempotencyRow, IdempotencyStore } from './idempotency.store';
 
 /**
  * The idempotency keys when their store misbehaves: an outage while the keys collection is being
@@ -113,5 +113,57 @@ describe('IdempotencyStore.sweep', () => {
     clock.advance(IDEMPOTENCY_TTL_MS + 1);
     expect(await store.sweep()).toBeGreaterThanOrEqual(1);
     expect(await t.infra.reads.get(IDEMPOTENCY_KEYS, store.rowId('org:test', 'old'))).toBeNull();
+  });
+});
+
+describe('IdempotencyStore leases and generations', () => {
+  const begun = async (store: IdempotencyStore, key: string, fp = 'fp') => {
+    const claim = await store.begin('org:test', key, fp);
+    if (claim.kind !== 'proceed') throw new Error(`unexpected ${claim.kind}`);
+    return claim;
+  };
+
+  it('a renewed claim stays held past its first lease; one not renewed is taken over, keeping its generation', async () => {
+    const clock = new ManualClock(new Date('2026-03-02T09:00:00.000Z'));
+    const store = new IdempotencyStore(t.infra.reads, clock);
+    const claim = await begun(store, 'renewed');
+    clock.advance(IDEMPOTENCY_LEASE_MS - 1000);
+    expect(await store.renew(claim)).toBe(true);
+    clock.advance(IDEMPOTENCY_LEASE_MS - 1000);
+    const busy = await store.begin('org:test', 'renewed', 'fp');
+    expect(busy).toEqual({ kind: 'in_flight', retryAfterMs: 1000 });
+    // The holder is gone (its settle and release lost): past the lease the key is taken over, as
+    // the same use of the key, so a creation retried now derives the same ids.
+    clock.advance(1000);
+    const taken = await begun(store, 'renewed');
+    expect(taken.generation).toBe(claim.generation);
+    // The first holder no longer owns it: neither its renewal nor its settle lands.
+    expect(await store.renew(claim)).toBe(false);
+    expect(await store.complete(claim, 'fp', { status: 201, content_type: null, body_base64: '' })).toBe(false);
+    expect(await store.complete(taken, 'fp', { status: 201, content_type: null, body_base64: '' })).toBe(true);
+  });
+
+  it('a key given back keeps its generation; a key used again after its 24 hours starts a new one', async () => {
+    const clock = new ManualClock(new Date('2026-03-02T09:00:00.000Z'));
+    const store = new IdempotencyStore(t.infra.reads, clock);
+    const first = await begun(store, 'generations');
+    await store.release(first);
+    clock.advance(60_000);
+    const again = await begun(store, 'generations');
+    expect(again.generation).toBe(first.generation);
+    await store.complete(again, 'fp', { status: 201, content_type: null, body_base64: '' });
+    clock.advance(IDEMPOTENCY_TTL_MS);
+    const anew = await begun(store, 'generations');
+    expect(anew.generation).not.toBe(first.generation);
+  });
+
+  it('settles against the row as it is: a renewal whose reply was lost does not cost the claim its answer', async () => {
+    const clock = new ManualClock(new Date('2026-03-02T09:00:00.000Z'));
+    const store = new IdempotencyStore(t.infra.reads, clock);
+    const claim = await begun(store, 'renewal-reply-lost');
+    // The renewal landed; its caller never learned it (the version it remembers is stale).
+    expect(await store.renew({ ...claim })).toBe(true);
+    expect(await store.complete(claim, 'fp', { status: 201, content_type: null, body_base64: '' })).toBe(true);
+    expect((await store.begin('org:test', 'renewal-reply-lost', 'fp')).kind).toBe('replay');
   });
 });

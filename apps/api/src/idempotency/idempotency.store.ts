@@ -6,10 +6,15 @@ export const IDEMPOTENCY_KEYS = 'idempotency_keys';
 /** Keys are kept 24 hours after their first use (by the injected clock). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * A key in flight longer than this is taken to belong to a process that died mid-request; the next
- * request with it may take it over. Generous: a final PDF with a timestamp can take seconds.
+ * A claim not renewed for this long is taken to belong to a request that is over (its process
+ * died, or the store lost both its settle and its release): the next request with the key takes it
+ * over. A request still running renews its claim every IDEMPOTENCY_RENEW_MS, so a slow one (a
+ * final PDF with a timestamp) keeps it; short, so a client retrying after an outage waits seconds,
+ * not minutes. A takeover of a request that is in fact still running (its renewals lost for the
+ * whole lease) cannot create twice: creations derive their ids from the key (idempotent-creation.ts).
  */
-export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
+export const IDEMPOTENCY_LEASE_MS = 20 * 1000;
+export const IDEMPOTENCY_RENEW_MS = 5 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 export interface StoredResponse {
@@ -31,10 +36,12 @@ export interface IdempotencyRow extends ReadDoc {
 }
 
 export type Begin =
-  | { kind: 'proceed'; id: string; lock: string; version: number }
+  /** `generation`: when this use of the key began (its first request since it was new or expired). */
+  | { kind: 'proceed'; id: string; lock: string; version: number; generation: string }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'reused' }
-  | { kind: 'in_flight' }
+  /** `retryAfterMs`: until the holder's lease runs out, unless it settles or renews first. */
+  | { kind: 'in_flight'; retryAfterMs: number }
   /** The stored result's fingerprint must be compared with this request's streamed body. */
   | { kind: 'compare'; fingerprint: string; response: StoredResponse };
 
@@ -51,6 +58,13 @@ export function canonicalJson(value: unknown): string {
     .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
   return `{${entries.join(',')}}`;
 }
+
+/**
+ * The version a claim's holder writes against: the row's as read, once its lock shows the claim is
+ * still this request's (a lock is unique to one claim; a takeover writes a new one). Not a version
+ * remembered from the claim: a renewal whose reply was lost on a dropped connection has moved it.
+ */
+const currentVersion = (row: IdempotencyRow) => Number(row._version ?? 0);
 
 /**
  * Idempotency keys with Stripe's semantics, kept in the read store so that every API process on
@@ -84,39 +98,53 @@ export class IdempotencyStore {
       };
       const existing = await this.reads.get<IdempotencyRow>(IDEMPOTENCY_KEYS, id);
       if (!existing) {
-        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, claim, null)) return { kind: 'proceed', id, lock, version: 1 };
+        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, claim, null)) return { kind: 'proceed', id, lock, version: 1, generation: claim.created_at };
         continue;
       }
       const version = Number(existing._version ?? 0);
       const free =
         existing.expires_at <= now || existing.state === 'released' || (existing.state === 'in_flight' && existing.locked_until <= now);
       if (free) {
-        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, claim, version)) return { kind: 'proceed', id, lock, version: version + 1 };
+        // A key given back (a 5xx) or whose holder lapsed is the same use of the key: it keeps the
+        // day that began with its first use, and so its generation (the ids its requests derive).
+        // Only an expired key starts anew.
+        const taken = existing.expires_at <= now ? claim : { ...claim, created_at: existing.created_at, expires_at: Math.max(existing.expires_at, claim.locked_until) };
+        if (await this.reads.putIfVersion(IDEMPOTENCY_KEYS, taken, version)) return { kind: 'proceed', id, lock, version: version + 1, generation: taken.created_at };
         continue;
       }
       if (existing.state === 'in_flight') {
         if (fingerprint && existing.fingerprint && fingerprint !== existing.fingerprint) return { kind: 'reused' };
-        return { kind: 'in_flight' };
+        return { kind: 'in_flight', retryAfterMs: Math.max(0, existing.locked_until - now) };
       }
       const response = existing.response as StoredResponse;
       if (fingerprint === null) return { kind: 'compare', fingerprint: existing.fingerprint ?? '', response };
       return fingerprint === existing.fingerprint ? { kind: 'replay', response } : { kind: 'reused' };
     }
-    return { kind: 'in_flight' };
+    return { kind: 'in_flight', retryAfterMs: 1000 };
+  }
+
+  /**
+   * Extends the lease of a claim still held by a running request; the claim's version follows the
+   * write. False when the claim is no longer this request's (taken over after a lapse).
+   */
+  async renew(claim: { id: string; lock: string; version: number }): Promise<boolean> {
+    const row = await this.reads.get<IdempotencyRow>(IDEMPOTENCY_KEYS, claim.id);
+    if (!row || row.lock !== claim.lock || row.state !== 'in_flight') return false;
+    return this.reads.putIfVersion(IDEMPOTENCY_KEYS, { ...row, locked_until: this.clock.now().getTime() + IDEMPOTENCY_LEASE_MS }, currentVersion(row));
   }
 
   /** Stores the result of the request that holds the claim (ignored if the claim was lost). */
   async complete(claim: { id: string; lock: string; version: number }, fingerprint: string, response: StoredResponse): Promise<boolean> {
     const row = await this.reads.get<IdempotencyRow>(IDEMPOTENCY_KEYS, claim.id);
     if (!row || row.lock !== claim.lock) return false;
-    return this.reads.putIfVersion(IDEMPOTENCY_KEYS, { ...row, state: 'done', fingerprint, response }, claim.version);
+    return this.reads.putIfVersion(IDEMPOTENCY_KEYS, { ...row, state: 'done', fingerprint, response }, currentVersion(row));
   }
 
   /** Gives the key back (a 5xx, or a request whose body could not be fingerprinted): a retry runs anew. */
   async release(claim: { id: string; lock: string; version: number }): Promise<void> {
     const row = await this.reads.get<IdempotencyRow>(IDEMPOTENCY_KEYS, claim.id);
     if (!row || row.lock !== claim.lock) return;
-    await this.reads.putIfVersion(IDEMPOTENCY_KEYS, { ...row, state: 'released', response: null }, claim.version);
+    await this.reads.putIfVersion(IDEMPOTENCY_KEYS, { ...row, state: 'released', response: null }, currentVersion(row));
   }
 
   /**

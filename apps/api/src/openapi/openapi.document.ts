@@ -57,7 +57,9 @@ and the \`ErrorCode\` schema describes them all. \`request_id\` equals the \`Req
 **Idempotency**: send \`Idempotency-Key\` (at most 255 characters) on any POST; the first response is kept 24 hours and
 replayed with \`Idempotent-Replayed: true\` to the same API key only (never a 401/403 refusal, never to a key whose role
 refuses the request). The same key with a different request is 400 \`idempotency_key_reused\`;
-while the first request is still running, 409 \`idempotency_key_in_use\`. Required on POST /signature_requests.
+while the first request is still running, 409 \`idempotency_key_in_use\` with \`Retry-After\`. What a POST creates gets an id
+derived from the key: a retry that runs again after its first attempt was written (its answer lost in an outage) answers
+that resource, replayed, instead of creating a second one. Required on POST /signature_requests.
 
 **Rate limit**: requests per minute per API key (fixed window, 600 by default); requests without a valid key (401s,
 public pages) per client address (300 by default); signing links per link and per address. Every counted response

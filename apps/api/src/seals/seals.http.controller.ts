@@ -1,13 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, DocumentPdfService, Infrastructure, prefixedId } from '@dojang/application';
-import { SealCommand, sealDecider, sealStreamId } from '@dojang/domain';
+import { Clock, CLOCK, DocumentPdfService, Infrastructure } from '@dojang/application';
+import { SealCommand, SealState, sealDecider, sealStreamId } from '@dojang/domain';
 import { SEALS, SealReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { SealInputError, inspectSealImage, sealRenderInput } from '@dojang/seals';
 import { Response } from 'express';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
+import { createOnce, creationPrefixedId } from '../idempotency/idempotent-creation';
 import { listPage } from '../shared/list-page';
 import { assertStampable } from '../shared/data-url-image';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
@@ -84,7 +85,7 @@ export class SealsHttpController {
     } catch (err) {
       throw err instanceof SealInputError ? sealInputError(err) : err;
     }
-    const id = prefixedId('seal');
+    const id = creationPrefixedId(info.idempotency, 'seal');
     const command: SealCommand = {
       type: 'CreateSeal',
       seal_id: id,
@@ -98,8 +99,9 @@ export class SealsHttpController {
       image,
       now: this.clock.now().toISOString(),
     };
-    await this.commandBus.execute(
-      new DecideCommand(sealDecider, sealStreamId(id), command, commandContext(auth, info)),
+    const mine = (state: SealState) => state.exists && state.organization_id === auth.organization_id && state.livemode === auth.livemode;
+    await createOnce(this.infra, info.idempotency, { decider: sealDecider, id: sealStreamId(id), existsCode: 'seal_exists', mine }, () =>
+      this.commandBus.execute(new DecideCommand(sealDecider, sealStreamId(id), command, commandContext(auth, info))).then(() => true),
     );
     return this.present(await this.row(auth, id));
   }

@@ -7,6 +7,7 @@ import { API_KEYS, ApiKeyRow } from '@dojang/projections';
 import { timingSafeEqual } from 'crypto';
 import { Request } from 'express';
 import { ApiError } from './api-error';
+import type { IdempotentRequest } from '../idempotency/idempotent-creation';
 import { INFRA } from './infrastructure.token';
 
 export interface AuthContext {
@@ -114,11 +115,14 @@ export interface RequestInfo {
   ip: string | null;
   user_agent: string | null;
   request_id: string;
+  /** Set when the request runs under a claimed Idempotency-Key: ids it makes up derive from it. */
+  idempotency?: IdempotentRequest;
 }
 
 export const ReqInfo = createParamDecorator((_: unknown, ctx: ExecutionContext): RequestInfo => {
   const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-  return { ip: req.ip ?? null, user_agent: req.headers['user-agent'] ?? null, request_id: req.requestId ?? '' };
+  const idempotency = (req as AuthedRequest & { idempotency?: IdempotentRequest }).idempotency;
+  return { ip: req.ip ?? null, user_agent: req.headers['user-agent'] ?? null, request_id: req.requestId ?? '', ...(idempotency ? { idempotency } : {}) };
 });
 
 /** The command context of a request made with an API key: who acted, in which world, from where. */

@@ -1,6 +1,5 @@
 import { Body, CanActivate, Controller, ExecutionContext, HttpCode, Inject, Injectable, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { randomUUID } from 'crypto';
 import { DocumentPdfService, TemplateSender, documentSequence, putBody, sha256Hex } from '@dojang/application';
 import {
   DEFAULT_EXPIRY_DAYS,
@@ -17,6 +16,7 @@ import { Request } from 'express';
 import { DocumentAccess } from '../documents/document-access.service';
 import { DocumentSources } from '../documents/document-sources.service';
 import { ApiError } from '../shared/api-error';
+import { creationId } from '../idempotency/idempotent-creation';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { CreateSignatureRequestDto } from './signature-request.dto';
@@ -75,11 +75,20 @@ export class SignatureRequestsHttpController {
     checkDocumentBudget(content, format);
     const block = await this.pdf.placeSignature({ title, content, format, signer_name: name }, auth.organization_id);
     const contentBlob = await putBody(this.docs.infra.blobs, block.content);
-    const documentId = randomUUID();
-    const participantId = randomUUID();
+    // With an Idempotency-Key every id derives from it: a retry whose first attempt wrote names the
+    // same document (and finds its participant by the same id) instead of making a second one.
+    const documentId = creationId(info.idempotency, 'document');
+    const participantId = creationId(info.idempotency, 'participant');
+    const fieldId = creationId(info.idempotency, 'field');
+    let created = true;
     const days = dto.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
 
     const source = async (state: DocumentState): Promise<DocumentCommand[]> => {
+      // Made by an earlier attempt with this key: nothing to write (createOnce checks whose it is).
+      if (state.exists) {
+        created = false;
+        return [];
+      }
       const now = this.docs.nowIso();
       const create: DocumentCommand = {
         type: 'CreateDocument',
@@ -105,7 +114,7 @@ export class SignatureRequestsHttpController {
         {
           type: 'ReplaceFields',
           now,
-          fields: [{ id: randomUUID(), participant_id: participantId, type: 'signature', ...block.field, required: true, upload_only: false }],
+          fields: [{ id: fieldId, participant_id: participantId, type: 'signature', ...block.field, required: true, upload_only: false }],
         },
       ];
       const draft = documentSequence.decide(setup, state).reduce(documentDecider.evolve, state);
@@ -123,7 +132,10 @@ export class SignatureRequestsHttpController {
         },
       ];
     };
-    await this.commandBus.execute(new DecideCommand(documentSequence, documentStreamId(documentId), source, this.docs.context(auth, info)));
+    await this.docs.createOnce(auth, info, documentId, async () => {
+      await this.commandBus.execute(new DecideCommand(documentSequence, documentStreamId(documentId), source, this.docs.context(auth, info)));
+      return created;
+    });
     const document = await this.docs.presentById(auth, documentId);
     const participant = document.participants.find((p) => p.id === participantId);
     if (!participant) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
@@ -140,7 +152,11 @@ export class SignatureRequestsHttpController {
     }
     if (dto.roles === undefined) throw ApiError.missing('roles', 'roles is required with template_id: { "<role>": { "name": …, "phone": …, "email": … } } for every role of the template.');
     const metadata = normalizeMetadata(dto.metadata, false) as Record<string, string> | undefined;
-    const result = await this.templates.send(
+    // Given an id derived from the Idempotency-Key, TemplateSender writes nothing for a document
+    // that exists (created: false), and the answer is the first attempt's document, re-read.
+    const documentId = info.idempotency ? creationId(info.idempotency, 'document') : undefined;
+    let result!: Awaited<ReturnType<TemplateSender['send']>>;
+    const send = () => this.templates.send(
       {
         organization_id: auth.organization_id,
         livemode: auth.livemode,
@@ -152,10 +168,13 @@ export class SignatureRequestsHttpController {
         ...(dto.title !== undefined ? { title: dto.title } : {}),
         message: dto.message ?? null,
         ...(dto.expires_in_days !== undefined ? { expires_in_days: dto.expires_in_days } : {}),
+        ...(documentId !== undefined ? { document_id: documentId } : {}),
       },
       this.docs.context(auth, info),
       { waitForProjections: true },
     );
+    if (documentId === undefined) result = await send();
+    else await this.docs.createOnce(auth, info, documentId, async () => (result = await send()).created);
     const document = await this.docs.presentById(auth, result.document_id);
     const participant = document.participants.find((p) => p.role === 'signer') ?? document.participants[0];
     if (!participant) throw new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');

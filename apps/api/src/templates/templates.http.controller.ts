@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure, prefixedId, putBody, readBody } from '@dojang/application';
+import { Clock, CLOCK, Infrastructure, putBody, readBody } from '@dojang/application';
 import { DocumentPart, Field, TemplateCommand, TemplateField, TemplateRole, TemplateState, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
 import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
@@ -11,6 +11,7 @@ import { DocumentPartDto } from '../documents/document.dto';
 import { toAnchor } from '../documents/field-anchors';
 import { presentField, toField } from '../documents/field-settings';
 import { ApiError } from '../shared/api-error';
+import { createOnce, creationPrefixedId } from '../idempotency/idempotent-creation';
 import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
@@ -128,7 +129,7 @@ export class TemplatesHttpController {
   @Post()
   @HttpCode(201)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateTemplateDto): Promise<TemplateResponse> {
-    const id = prefixedId('tmpl');
+    const id = creationPrefixedId(info.idempotency, 'tmpl');
     if (dto.parts !== undefined && dto.content !== undefined) throw ApiError.invalid('parts', 'Give content or parts, not both.');
     const stored = dto.parts !== undefined ? await this.storeParts(auth, dto.parts) : null;
     if (!stored) validateTemplateContent(dto.content ?? '');
@@ -145,7 +146,10 @@ export class TemplatesHttpController {
       ...(dto.fields !== undefined ? { fields: toTemplateFields(dto.fields) } : {}),
       now: this.clock.now().toISOString(),
     };
-    await this.decide(auth, info, id, () => command, true);
+    const mine = (state: TemplateState) => state.exists && state.organization_id === auth.organization_id && state.livemode === auth.livemode;
+    await createOnce(this.infra, info.idempotency, { decider: templateDecider, id: templateStreamId(id), existsCode: 'template_exists', mine }, () =>
+      this.decide(auth, info, id, () => command, true).then(() => true),
+    );
     return this.present(auth, id);
   }
 

@@ -6,7 +6,6 @@ import {
   CLOCK,
   Decision,
   Infrastructure,
-  prefixedId,
   WEBHOOK_DELIVERIES,
   WebhookDeliveryRow,
   webhookDeliveryId,
@@ -27,6 +26,7 @@ import { Condition } from '@dojang/read-store';
 import { generateWebhookSecret, HostResolver, privateAddressOf, validateWebhookUrl } from '@dojang/webhooks';
 import { parseLimit } from '../documents/documents.http.controller';
 import { ApiError } from '../shared/api-error';
+import { createOnce, creationPrefixedId } from '../idempotency/idempotent-creation';
 import { listPage } from '../shared/list-page';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
@@ -178,18 +178,28 @@ export class WebhookEndpointsHttpController {
     if (dto.url.trim() === '') throw ApiError.missing('url');
     const url = await this.checkUrl(dto.url);
     const events = this.checkEvents(dto.events ?? [ALL_WEBHOOK_EVENTS]);
-    const id = prefixedId('whe');
-    const secret = generateWebhookSecret();
-    await this.decide(auth, info, id, {
-      type: 'CreateWebhookEndpoint',
-      endpoint_id: id,
-      organization_id: auth.organization_id,
-      livemode: auth.livemode,
-      url,
-      events,
-      description: dto.description ?? null,
-      secret_ciphertext: this.box.seal(id, secret),
+    const id = creationPrefixedId(info.idempotency, 'whe');
+    let secret = generateWebhookSecret();
+    const mine = (state: WebhookEndpointState) => state.exists && state.organization_id === auth.organization_id && state.livemode === auth.livemode;
+    const stream = { decider: webhookEndpointDecider, id: webhookEndpointStreamId(id), existsCode: 'webhook_endpoint_exists', mine };
+    const created = await createOnce(this.infra, info.idempotency, stream, async () => {
+      await this.decide(auth, info, id, {
+        type: 'CreateWebhookEndpoint',
+        endpoint_id: id,
+        organization_id: auth.organization_id,
+        livemode: auth.livemode,
+        url,
+        events,
+        description: dto.description ?? null,
+        secret_ciphertext: this.box.seal(id, secret),
+      });
     });
+    if (!created) {
+      // A replay answers the endpoint the first attempt made, with its secret (the current one,
+      // should it have been rotated since): the same API key's retry, so nobody new learns it.
+      const { state } = await this.infra.commands.load(webhookEndpointDecider, webhookEndpointStreamId(id));
+      secret = this.box.open(id, state.secret_ciphertext);
+    }
     // The only response that ever carries the secret.
     return { ...presentWebhookEndpoint(await this.row(auth, id)), secret };
   }
