@@ -6,6 +6,7 @@ import * as path from 'path';
 import { unzipSync } from 'fflate';
 import { documentStreamId } from '@dojang/domain';
 import { pdfsig } from '@dojang/pdf/testing/poppler';
+import { createSoftHsmToken, SOFTHSM_MODULE, SoftHsmToken } from '@dojang/pdf/testing/soft-hsm';
 import { verifyBundle } from '@dojang/verifier';
 import { addParticipant, client, expectStatus, field } from '../support/api-helpers';
 import { SIGNATURE } from '../support/lifecycle';
@@ -24,27 +25,21 @@ describe('evidence signed through the signing-key port (SoftHSM2)', () => {
   let dir: string;
   let t: TestApp;
   let certificate: Buffer;
+  let hsm: SoftHsmToken | undefined;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-hsm-evidence-'));
     const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
     openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '30', '-sha256', '-subj', '/O=Dojang Test/CN=Dojang HSM Evidence Key']);
     certificate = new X509Certificate(fs.readFileSync(path.join(dir, 'cert.pem'))).raw;
-    fs.mkdirSync(path.join(dir, 'tokens'));
-    fs.writeFileSync(path.join(dir, 'softhsm2.conf'), `directories.tokendir = ${path.join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`);
-    // SoftHSM2 reads SOFTHSM2_CONF with getenv() in the pool's threads: into the real environment.
-    fs.writeFileSync(path.join(dir, 'hsm.env'), `SOFTHSM2_CONF=${path.join(dir, 'softhsm2.conf')}\n`);
-    (process as unknown as { loadEnvFile(file: string): void }).loadEnvFile(path.join(dir, 'hsm.env'));
-    const env = { ...process.env, SOFTHSM2_CONF: path.join(dir, 'softhsm2.conf') };
-    execFileSync('softhsm2-util', ['--init-token', '--free', '--label', 'dojang-evidence', '--pin', '424242', '--so-pin', '135790'], { env, stdio: 'pipe' });
-    execFileSync('softhsm2-util', ['--import', path.join(dir, 'key.pem'), '--token', 'dojang-evidence', '--label', 'evidence', '--id', '02', '--pin', '424242'], { env, stdio: 'pipe' });
+    hsm = createSoftHsmToken('dojang-evidence', '424242', [{ pemKeyFile: path.join(dir, 'key.pem'), label: 'evidence', id: '02' }]);
     fs.writeFileSync(path.join(dir, 'pin'), '424242\n');
     // The key lives only in the token from here on.
     fs.rmSync(path.join(dir, 'key.pem'));
     t = await startTestApp({
       env: {
         SIGNING_KEY: 'pkcs11',
-        SIGNING_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+        SIGNING_PKCS11_MODULE: SOFTHSM_MODULE,
         SIGNING_PKCS11_TOKEN_LABEL: 'dojang-evidence',
         SIGNING_PKCS11_KEY_LABEL: 'evidence',
         SIGNING_PKCS11_PIN_FILE: path.join(dir, 'pin'),
@@ -54,6 +49,7 @@ describe('evidence signed through the signing-key port (SoftHSM2)', () => {
   }, 60_000);
   afterAll(async () => {
     await t?.close();
+    hsm?.remove();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
