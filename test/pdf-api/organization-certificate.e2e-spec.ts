@@ -3,7 +3,8 @@ import { createHash, X509Certificate } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { organizationStreamId } from '@dojang/domain';
+import { documentStreamId, organizationStreamId } from '@dojang/domain';
+import { DocumentPdfService, organizationSigningKeysOf } from '@dojang/application';
 import { cmsCertificates, signatureContents } from '@dojang/pdf/pades-ltv';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { formatKst } from '@dojang/pdf/audit-certificate';
@@ -82,16 +83,39 @@ const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 
 const DAY = 86_400_000;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-async function completedDocument(t: TestApp, key: string, title: string): Promise<{ id: string; pdf: Buffer }> {
+/** A document sent to one signer whose signature completes it: its id and the signing token. */
+async function sentDocument(t: TestApp, key: string, title: string): Promise<{ id: string; token: string }> {
   const c = client(t, key);
   const doc = expectStatus(await c.post('/documents', { title, content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
   const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
   expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
   const sent = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
-  const token = String(sent.participants[0].signing_url).split('/sign/')[1];
-  expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
-  const pdf = (await t.http.get(`/v1/documents/${doc.id}/file`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
-  return { id: doc.id, pdf };
+  return { id: doc.id, token: String(sent.participants[0].signing_url).split('/sign/')[1] };
+}
+
+const signIt = (t: TestApp, token: string) => t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE });
+
+const finalPdf = async (t: TestApp, key: string, id: string) =>
+  (await t.http.get(`/v1/documents/${id}/file`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+
+async function completedDocument(t: TestApp, key: string, title: string): Promise<{ id: string; pdf: Buffer }> {
+  const { id, token } = await sentDocument(t, key, title);
+  expectStatus(await signIt(t, token), 200);
+  return { id, pdf: await finalPdf(t, key, id) };
+}
+
+/**
+ * The completion refused: 503 signing_unavailable with Retry-After, and nothing of the signature
+ * recorded (the link's first opening, recorded before the signature is decided, aside).
+ */
+async function expectSigningUnavailable(t: TestApp, id: string, token: string): Promise<string> {
+  const before = (await t.infra.events.readStream(documentStreamId(id))).length;
+  const res = await signIt(t, token);
+  expectError(res, 503, 'signing_unavailable');
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  const appended = (await t.infra.events.readStream(documentStreamId(id))).slice(before).map((e) => e.type);
+  expect(appended.filter((type) => type !== 'SigningLinkOpened')).toEqual([]);
+  return String(res.body.error.message);
 }
 
 /** The first signature's CMS and the bytes it signs (its /ByteRange). */
@@ -288,5 +312,119 @@ describe("an organization's own certificate at B-LTA (local TSA and OCSP respond
     // signer, CA, TSA and OCSP responder certificates; an OCSP response for the signer and for the TSA.
     expect(qpdfDss(pdf)).toEqual({ Certs: 4, OCSPs: 2, CRLs: 0 });
     expect(opensslVerifyChain(pdf, pki.path('ca.pem')).ok).toBe(true);
+  });
+});
+
+describe("an organization's certificate that stops being valid after its upload", () => {
+  let ca: TestCa;
+  let t: TestApp;
+  let start: number;
+  const put = (key: string, name: string) => t.http.put('/v1/organization/signing_certificate').set(bearer(key)).send({ p12: ca.p12(name, 'pw').toString('base64'), password: 'pw' });
+  const get = async (key: string) => expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(key)), 200).body;
+
+  beforeAll(async () => {
+    t = await startTestApp({ manualClock: true });
+    start = t.clock!.now().getTime();
+    ca = new TestCa();
+    // Valid for a day from the test clock's now; then one valid for a year.
+    ca.issue('short', 'Acme Short-lived', stamp(new Date(start - DAY)), stamp(new Date(start + DAY)));
+    ca.issue('renewed', 'Acme Renewed', stamp(new Date(start - DAY)), stamp(new Date(start + 365 * DAY)));
+  });
+  afterAll(async () => {
+    await t?.close();
+    ca?.close();
+  });
+
+  it('refuses to complete with it (503 signing_unavailable, nothing recorded, no other key) until a valid one is uploaded', async () => {
+    t.clock!.set(new Date(start));
+    const org = await t.createOrg('Acme');
+    const uploaded = expectStatus(await put(org.test, 'short'), 200).body;
+    expect(uploaded).toMatchObject({ source: 'organization', validity: 'valid', expired: false });
+    const { id, token } = await sentDocument(t, org.test, '근로계약서');
+
+    t.clock!.advance(2 * DAY);
+    expect(await get(org.test)).toMatchObject({ source: 'organization', sha256_fingerprint: uploaded.sha256_fingerprint, validity: 'expired', expired: true });
+    const message = await expectSigningUnavailable(t, id, token);
+    expect(message).toContain(`expired on ${uploaded.not_after}`);
+    expect(message).toContain('upload a valid certificate');
+    expect(message).toContain('remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key');
+    // Asked again, the same answer: it never falls back to the platform key.
+    await expectSigningUnavailable(t, id, token);
+
+    const renewed = expectStatus(await put(org.test, 'renewed'), 200).body;
+    expect(renewed).toMatchObject({ validity: 'valid', expired: false });
+    expectStatus(await signIt(t, token), 200);
+    expect(pdfsig(await finalPdf(t, org.test, id))).toContain('Signer Certificate Common Name: Acme Renewed');
+  });
+
+  it('completes with the platform key once the expired certificate is removed', async () => {
+    t.clock!.set(new Date(start));
+    const org = await t.createOrg('Beta');
+    expectStatus(await put(org.test, 'short'), 200);
+    const { id, token } = await sentDocument(t, org.test, '위임장');
+    t.clock!.advance(2 * DAY);
+    await expectSigningUnavailable(t, id, token);
+    expect(expectStatus(await t.http.delete('/v1/organization/signing_certificate').set(bearer(org.test)), 200).body).toMatchObject({ source: 'platform' });
+    expectStatus(await signIt(t, token), 200);
+    expect(pdfsig(await finalPdf(t, org.test, id))).toContain('Signer Certificate Common Name: Dojang Document Signing');
+  });
+});
+
+describe("an organization's key that cannot be opened", () => {
+  let ca: TestCa;
+  let t: TestApp;
+  const first = Buffer.alloc(32, 1).toString('base64');
+  const other = Buffer.alloc(32, 2).toString('base64');
+
+  beforeAll(async () => {
+    ca = new TestCa();
+    const now = Date.now();
+    ca.issue('acme', 'Acme HR Document Signing', stamp(new Date(now - DAY)), stamp(new Date(now + 365 * DAY)));
+    t = await startTestApp({ env: { KEY_ENCRYPTION_KEY: first } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    ca?.close();
+  });
+
+  /** The process reconfigured with another KEY_ENCRYPTION_KEY (as a restart with another value would be), or back. */
+  const reconfigure = (kek: string) => {
+    t.app.get(DocumentPdfService, { strict: false }).organizationKeys = organizationSigningKeysOf({ ...t.infra, config: { ...t.infra.config, keyEncryptionKey: kek } });
+  };
+
+  it('answers 503 signing_unavailable and records nothing under another KEY_ENCRYPTION_KEY; completes with its own key once it is back', async () => {
+    const org = await t.createOrg('Acme');
+    expectStatus(await t.http.put('/v1/organization/signing_certificate').set(bearer(org.test)).send({ p12: ca.p12('acme', 'pw').toString('base64'), password: 'pw' }), 200);
+    const { id, token } = await sentDocument(t, org.test, '근로계약서');
+
+    reconfigure(other);
+    const message = await expectSigningUnavailable(t, id, token);
+    expect(message).toContain('cannot be decrypted');
+    expect(message).toContain('KEY_ENCRYPTION_KEY');
+
+    reconfigure(first);
+    expectStatus(await signIt(t, token), 200);
+    const pdf = await finalPdf(t, org.test, id);
+    expect(pdfsig(pdf)).toContain('Signer Certificate Common Name: Acme HR Document Signing');
+    expect(opensslVerifyChain(pdf, ca.file('ca.pem')).ok).toBe(true);
+  });
+
+  it('answers 503 signing_unavailable when its encrypted key blob is missing', async () => {
+    const org = await t.createOrg('Beta');
+    expectStatus(await t.http.put('/v1/organization/signing_certificate').set(bearer(org.test)).send({ p12: ca.p12('acme', 'pw').toString('base64'), password: 'pw' }), 200);
+    const { id, token } = await sentDocument(t, org.test, '위임장');
+    // The organization's certificate now points to a blob the store does not have.
+    const keys = t.app.get(DocumentPdfService, { strict: false }).organizationKeys!;
+    const real = keys.certificate.bind(keys);
+    keys.certificate = async (organizationId) => {
+      const c = await real(organizationId);
+      return c && organizationId === org.id ? { ...c, key_blob: 'f'.repeat(64) } : c;
+    };
+    try {
+      expect(await expectSigningUnavailable(t, id, token)).toContain('missing from the blob store');
+    } finally {
+      keys.certificate = real;
+    }
+    expectStatus(await signIt(t, token), 200);
   });
 });

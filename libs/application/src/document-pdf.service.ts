@@ -54,7 +54,7 @@ import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
 import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
-import type { OrganizationSigningKeys } from './organization-signing-keys';
+import { ORGANIZATION_CERTIFICATE_REMEDY, type OrganizationSigningKeys } from './organization-signing-keys';
 
 /** DER certificates of a PEM file, in order. */
 function pemCertificates(pem: string): Buffer[] {
@@ -282,6 +282,8 @@ export class DocumentPdfService {
   async buildFinal(
     state: DocumentState,
     pending: { participant_id: string; signature: BlobPointer | null; seal: BlobPointer | null; values?: FieldValueEntry[] },
+    /** When the document is signed (the completing command's now): the organization's certificate must be valid then. */
+    signingTime: Date,
     chainHead?: ChainHead,
   ): Promise<BlobPointer> {
     const original = await this.original(state);
@@ -308,11 +310,12 @@ export class DocumentPdfService {
     const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
     const identity = await this.signingIdentity();
     // An organization that uploaded its own certificate signs its documents with it.
-    // Its key unreadable (a blob store away, KEY_ENCRYPTION_KEY changed): 503, nothing recorded;
-    // never signed with another key instead.
+    // Its certificate not valid at the signing time, or its key unreadable (a blob store away,
+    // KEY_ENCRYPTION_KEY changed): 503, nothing recorded; never signed with another key instead.
     const own = state.organization_id
-      ? await this.organizationKeys?.keyFor(state.organization_id).catch((error: unknown) => {
-          throw new SigningUnavailableError(`the organization's signing key cannot be opened (${(error as Error).message})`);
+      ? await this.organizationKeys?.keyFor(state.organization_id, signingTime).catch((error: unknown) => {
+          if (error instanceof SigningUnavailableError) throw error;
+          throw new SigningUnavailableError(`the organization's signing key cannot be opened (${(error as Error).message}); restore the KEY_ENCRYPTION_KEY it was stored with, or ${ORGANIZATION_CERTIFICATE_REMEDY}`);
         })
       : null;
     const key = own?.spec ?? (await this.signingKey());

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'crypto';
 import { keyEncryptionKey, openSigningP12, OrganizationSigningKeys, sealSigningP12 } from './organization-signing-keys';
 import { Secrets } from './secrets';
+import { SigningUnavailableError } from './signing-unavailable.error';
 
 /** Organizations' uploaded keys at rest: encrypted, authenticated, and opened only with the right key. */
 describe('organization signing keys at rest', () => {
@@ -52,13 +53,26 @@ describe('organization signing keys at rest', () => {
     };
     let blob = '';
     const keys = new OrganizationSigningKeys(blobs as never, kek, async (id) =>
-      id === 'org_a' ? ({ key_blob: blob, sha256_fingerprint: 'ab'.repeat(32) } as never) : null,
+      id === 'org_a' ? ({ key_blob: blob, sha256_fingerprint: 'ab'.repeat(32), not_before: '2026-01-01T00:00:00.000Z', not_after: '2027-01-01T00:00:00.000Z' } as never) : null,
     );
     blob = await keys.store(p12, password);
-    const key = await keys.keyFor('org_a');
+    const key = await keys.keyFor('org_a', new Date('2026-06-01T00:00:00.000Z'));
     expect(key?.sha256_fingerprint).toBe('ab'.repeat(32));
     expect(key?.spec).toMatchObject({ kind: 'file', passphrase: password });
     expect(Buffer.from((key?.spec as { p12: Uint8Array }).p12).equals(p12)).toBe(true);
-    expect(await keys.keyFor('org_b')).toBeNull();
+    expect(await keys.keyFor('org_b', new Date('2026-06-01T00:00:00.000Z'))).toBeNull();
+  });
+
+  it('refuses to sign with a certificate outside its validity at the signing time: signing unavailable, naming what to do', async () => {
+    const blobs = { put: async () => ({ sha256: 'c'.repeat(64), byte_size: 1 }), get: async () => sealSigningP12(kek, p12, password) };
+    const keys = new OrganizationSigningKeys(blobs as never, kek, async () =>
+      ({ key_blob: 'c'.repeat(64), sha256_fingerprint: 'ab'.repeat(32), not_before: '2026-01-01T00:00:00.000Z', not_after: '2027-01-01T00:00:00.000Z' }) as never,
+    );
+    const expired = keys.keyFor('org_a', new Date('2027-01-01T00:00:01.000Z'));
+    await expect(expired).rejects.toBeInstanceOf(SigningUnavailableError);
+    await expect(expired).rejects.toThrow(/expired on 2027-01-01T00:00:00\.000Z; upload a valid certificate .* or remove it \(DELETE \/v1\/organization\/signing_certificate\) to sign with the platform key/);
+    await expect(keys.keyFor('org_a', new Date('2025-12-31T23:59:59.000Z'))).rejects.toThrow(/is not valid before 2026-01-01/);
+    // At its last valid instant it still signs.
+    expect((await keys.keyFor('org_a', new Date('2027-01-01T00:00:00.000Z')))?.sha256_fingerprint).toBe('ab'.repeat(32));
   });
 });

@@ -1,10 +1,15 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
-import type { OrganizationState } from '@dojang/domain';
+import { signingCertificateValidityAt, type OrganizationState } from '@dojang/domain';
 import type { SigningKeySpec } from '@dojang/pdf';
 import { ORGANIZATIONS, type OrganizationRow } from '@dojang/projections';
 import type { Infrastructure } from './infrastructure';
 import { Secrets } from './secrets';
+import { SigningUnavailableError } from './signing-unavailable.error';
+
+/** What an organization can do about its own key that cannot sign: said in every such 503. */
+export const ORGANIZATION_CERTIFICATE_REMEDY =
+  'upload a valid certificate (PUT /v1/organization/signing_certificate) or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key';
 
 /** Envelope magic and version: a later format (another cipher, a key id) gets another. */
 const MAGIC = Buffer.from('DJK1', 'ascii');
@@ -83,10 +88,20 @@ export class OrganizationSigningKeys {
     return (await this.certificateOf(organizationId)) ?? null;
   }
 
-  /** The organization's key as a file-adapter spec with its certificate's fingerprint; null: the platform's. */
-  async keyFor(organizationId: string): Promise<{ spec: SigningKeySpec; sha256_fingerprint: string } | null> {
+  /**
+   * The organization's key as a file-adapter spec with its certificate's fingerprint, to sign at
+   * `at`; null: the platform's. A certificate not valid at `at` (it expired after the upload)
+   * throws SigningUnavailableError: a signature it made would not verify, and signing with the
+   * platform key instead would go against what the organization chose.
+   */
+  async keyFor(organizationId: string, at: Date): Promise<{ spec: SigningKeySpec; sha256_fingerprint: string } | null> {
     const certificate = await this.certificate(organizationId);
     if (!certificate) return null;
+    const validity = signingCertificateValidityAt(certificate, at);
+    if (validity !== 'valid') {
+      const when = validity === 'expired' ? `expired on ${certificate.not_after}` : `is not valid before ${certificate.not_before}`;
+      throw new SigningUnavailableError(`the organization's signing certificate (SHA-256 ${certificate.sha256_fingerprint}) ${when}; ${ORGANIZATION_CERTIFICATE_REMEDY}`);
+    }
     let spec = this.opened.get(certificate.key_blob);
     if (!spec) {
       const envelope = await this.blobs.get(certificate.key_blob, { fresh: true });

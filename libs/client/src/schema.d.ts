@@ -2188,7 +2188,7 @@ export interface components {
          *     - `signing_certificate_not_yet_valid` (400): The certificate is not valid yet; error.param is p12 and the message says from when.
          *     - `service_unavailable` (503): A store is unreachable right now; retry shortly (with the same Idempotency-Key).
          *     - `write_outcome_unknown` (503): The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
-         *     - `signing_unavailable` (503): The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+         *     - `signing_unavailable` (503): The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization's own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization's certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.
          *     - `not_ready` (503): A store is unavailable or the read models lag too far behind.
          *     - `document_budget_exceeded` (413): The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
          *     - `pdf_job_limit_exceeded` (413): The PDF work for this request passed the service's time or memory limit; nothing was written.
@@ -2348,6 +2348,13 @@ export interface components {
              * @description When the organization uploaded it; null for the platform key.
              */
             uploaded_at: string | null;
+            /**
+             * @description Whether it may sign now. An organization's certificate that expired (or is not yet valid) after its upload does not sign: completions answer 503 `signing_unavailable` until the organization uploads a valid one or removes it (DELETE) to sign with the platform key.
+             * @enum {string}
+             */
+            validity: "valid" | "expired" | "not_yet_valid";
+            /** @description true: not_after has passed (validity `expired`). */
+            expired: boolean;
         };
         Document: {
             /** Format: uuid */
@@ -12486,7 +12493,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization's own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization's certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.
              *
              *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
              */
@@ -14394,7 +14401,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization's own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization's certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.
              *
              *     `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
              *
@@ -28869,7 +28876,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused; nothing was recorded. Retry after Retry-After seconds.
+             * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization's own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization's certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.
              *
              *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
              */

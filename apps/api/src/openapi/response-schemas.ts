@@ -1132,6 +1132,11 @@ export const SigningCertificateSchema = component(
     sha256_fingerprint: note("SHA-256 of the certificate's DER, lower-case hex: the fingerprint printed on audit certificates.", sha256),
     chain_pem: note('The signing certificate then the rest of its chain, PEM: embedded in every signature it makes (and in the DSS with PADES_LEVEL B-LT or B-LTA).', arrayOf(str)),
     uploaded_at: note('When the organization uploaded it; null for the platform key.', timeOrNull),
+    validity: note(
+      "Whether it may sign now. An organization's certificate that expired (or is not yet valid) after its upload does not sign: completions answer 503 `signing_unavailable` until the organization uploads a valid one or removes it (DELETE) to sign with the platform key.",
+      enumOf(['valid', 'expired', 'not_yet_valid']),
+    ),
+    expired: note('true: not_after has passed (validity `expired`).', bool),
   }),
 );
 export type SigningCertificateResponse = FromSchema<typeof SigningCertificateSchema>;

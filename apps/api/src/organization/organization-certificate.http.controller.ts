@@ -4,7 +4,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure } from '@dojang/application';
-import { OrganizationCommand, organizationDecider, organizationStreamId, SigningCertificateUploaded } from '@dojang/domain';
+import { OrganizationCommand, organizationDecider, organizationStreamId, SigningCertificateUploaded, signingCertificateValidityAt } from '@dojang/domain';
 import type { SigningP12Problem } from '@dojang/pdf';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { ApiError, ErrorCode } from '../shared/api-error';
@@ -70,7 +70,10 @@ export class OrganizationCertificateHttpController {
     const own = (await this.org(auth)).signing_certificate;
     if (own) {
       const { key_blob: _k, uploaded_at, ...certificate } = own;
-      return { object: 'signing_certificate', source: 'organization', ...certificate, uploaded_at };
+      // Valid at upload, it may have expired since: completions then answer 503 until it is
+      // replaced or removed, and this is where the organization sees why.
+      const validity = signingCertificateValidityAt(own, this.clock.now());
+      return { object: 'signing_certificate', source: 'organization', ...certificate, uploaded_at, validity, expired: validity === 'expired' };
     }
     return this.platform();
   }
@@ -123,6 +126,7 @@ export class OrganizationCertificateHttpController {
     const key = await this.pdf.signingKey();
     const chain = key && key.kind !== 'file' ? key.certificates.map((c) => Buffer.from(c)) : [(await this.pdf.evidenceKey()).certificate];
     const cert = new X509Certificate(chain[0]);
+    const validity = signingCertificateValidityAt({ not_before: new Date(cert.validFrom).toISOString(), not_after: new Date(cert.validTo).toISOString() }, this.clock.now());
     return {
       object: 'signing_certificate',
       source: 'platform',
@@ -134,6 +138,8 @@ export class OrganizationCertificateHttpController {
       sha256_fingerprint: await this.pdf.signingCertificateSha256(),
       chain_pem: chain.map(pem),
       uploaded_at: null,
+      validity,
+      expired: validity === 'expired',
     };
   }
 }

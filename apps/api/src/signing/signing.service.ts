@@ -367,7 +367,7 @@ export class SigningService {
         // The head this decision extends; had another write landed since, the append's expected
         // revision fails and this runs again on the newer stream.
         const head = chainHeadOf(await this.infra.events.readStream(documentStreamId(state.id)), appending);
-        command.final_pdf = await this.pdf.buildFinal(state, { participant_id: participantId, signature, seal: seal?.image ?? null, values }, head);
+        command.final_pdf = await this.pdf.buildFinal(state, { participant_id: participantId, signature, seal: seal?.image ?? null, values }, new Date(command.now), head);
         command.chain_head = await sealChainHead(
           {
             document_id: state.id,

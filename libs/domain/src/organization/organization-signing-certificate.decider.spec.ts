@@ -1,4 +1,4 @@
-import { organizationDecider, OrganizationCommand, OrganizationState } from './organization.decider';
+import { organizationDecider, OrganizationCommand, OrganizationState, signingCertificateValidityAt } from './organization.decider';
 import { OrganizationEvent, OrganizationSigningCertificate } from './organization.events';
 
 const NOW = '2026-11-27T01:00:00.000Z';
@@ -51,5 +51,12 @@ describe('organization signing certificate', () => {
     expect(() => run([{ type: 'UploadSigningCertificate', certificate: { ...certificate, not_after: '2026-06-01T00:00:00.000Z' }, key_blob: 'b'.repeat(64), now: NOW }])).toThrow(/not valid now/);
     expect(() => run([{ type: 'UploadSigningCertificate', certificate: { ...certificate, sha256_fingerprint: 'nope' }, key_blob: 'b'.repeat(64), now: NOW }])).toThrow(/fingerprint/);
     expect(() => run([{ type: 'UploadSigningCertificate', certificate, key_blob: 'x', now: NOW }])).toThrow(/key_blob/);
+  });
+
+  it('a certificate signs only within its validity, both ends included', () => {
+    expect(signingCertificateValidityAt(certificate, '2025-12-31T23:59:59.999Z')).toBe('not_yet_valid');
+    expect(signingCertificateValidityAt(certificate, certificate.not_before)).toBe('valid');
+    expect(signingCertificateValidityAt(certificate, new Date(certificate.not_after))).toBe('valid');
+    expect(signingCertificateValidityAt(certificate, '2027-01-01T00:00:00.001Z')).toBe('expired');
   });
 });

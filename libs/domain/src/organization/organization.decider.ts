@@ -98,6 +98,20 @@ const HEX_COLOR = /^#[0-9a-f]{6}$/;
 const DISPLAY_NAME_FORBIDDEN = /[\u0000-\u001f\u007f\u2028\u2029<>"\[\]]/;
 export const MAX_DISPLAY_NAME = 40;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export type SigningCertificateValidity = 'valid' | 'expired' | 'not_yet_valid';
+
+/**
+ * Whether an organization's certificate may sign at `at`: it was valid at upload, but it can expire
+ * afterwards, and a signature made outside its validity is one no verifier accepts. One rule for
+ * the upload, every signing with the key, and what GET shows.
+ */
+export function signingCertificateValidityAt(c: Pick<OrganizationSigningCertificate, 'not_before' | 'not_after'>, at: string | Date): SigningCertificateValidity {
+  const t = typeof at === 'string' ? Date.parse(at) : at.getTime();
+  if (t < Date.parse(c.not_before)) return 'not_yet_valid';
+  if (t > Date.parse(c.not_after)) return 'expired';
+  return 'valid';
+}
 const TEMPLATE_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 const PF_ID = /^[A-Za-z0-9_-]{4,64}$/;
 
@@ -351,7 +365,7 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
       const c = command.certificate;
       if (!SHA256_HEX.test(c?.sha256_fingerprint ?? '')) throw invalid('invalid_parameter', 'The certificate fingerprint must be a SHA-256 in hex.', 'p12');
       if (!SHA256_HEX.test(command.key_blob)) throw invalid('invalid_parameter', 'key_blob must be a blob SHA-256.', 'p12');
-      if (!(Date.parse(c.not_before) <= Date.parse(command.now) && Date.parse(command.now) <= Date.parse(c.not_after))) {
+      if (signingCertificateValidityAt(c, command.now) !== 'valid') {
         throw invalid('invalid_parameter', 'The certificate is not valid now.', 'p12');
       }
       return [{ type: 'SigningCertificateUploaded', data: { certificate: { ...c, chain_pem: [...c.chain_pem] }, key_blob: command.key_blob, uploaded_at: command.now } }];
