@@ -217,6 +217,13 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     await page.locator('.field-own.field-signature').tap();
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('signature-canvas');
     await drawWithFinger(page, '#signature-canvas');
+    // The finger leaves the pad still moving, as most signatures end; the signer's very next tap,
+    // on part 2's consent box, still counts (no fling from the stroke is there to swallow it).
+    const consentBox = named(p1, '개인정보 수집·이용 동의');
+    await consentBox.tap();
+    // The click follows the touch events a moment later: given until then (5 s), then read.
+    await page.waitForFunction((el) => (el as HTMLInputElement).checked, await consentBox.elementHandle(), { timeout: 5_000 }).catch(() => undefined);
+    await expect(consentBox.isChecked()).resolves.toBe(true);
     await expect(page.locator('#signature-placeholder').isHidden()).resolves.toBe(true);
     // The drawing shows in the signature field on the page image, as the signed PDF will have it.
     const pictured = (type: string) =>
@@ -226,7 +233,6 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
 
     // Part 1: the consent, on the second part's page image.
     await imageShown(p1);
-    await named(p1, '개인정보 수집·이용 동의').tap();
     await named(p1, '마케팅 이메일').tap();
     await edit(p1, '특이사항', (i) => i.fill('첫 줄\n둘째 줄'));
     // The attachment goes to the real POST /v1/signing/{token}/attachments.

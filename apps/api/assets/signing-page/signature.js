@@ -16,6 +16,16 @@ export function ensurePad() {
   pad.addEventListener('beginStroke', function () {
     show($('signature-placeholder'), false);
   });
+  // A finger on the pad draws and is no gesture. signature_pad listens to pointer events only
+  // (whose preventDefault stops no gesture), and touch-action: none stops scrolling but not
+  // Chrome's fling: a stroke that ends while the finger still moves, as most signatures do, starts
+  // one, and the signer's next tap in the following second only stops it and is lost (Android
+  // Chrome drops a tap that stops a fling), so a checkbox tapped just after signing stayed empty.
+  var noGesture = function (ev) {
+    if (ev.cancelable) ev.preventDefault();
+  };
+  canvas.addEventListener('touchstart', noGesture, { passive: false });
+  canvas.addEventListener('touchmove', noGesture, { passive: false });
   pad.addEventListener('endStroke', function () {
     if (S.sign.typed) return;
     S.sign.hasSignature = !pad.isEmpty();
