@@ -20,6 +20,12 @@ module.exports = {
   // A hang guard, not a speed check.
   testTimeout: 60000,
   maxWorkers: 2,
+  // A worker is replaced once a test file leaves its heap above this much. Each file runs in a
+  // new vm context with its own module registry (Nest, pdfmake, fonts), and over a whole run a
+  // worker grew to 2–2.7 GB; ending such a process took over the 500 ms jest allows ("a worker
+  // process has failed to exit gracefully"), though it had no open handle left: its JS 'exit' came
+  // within 3 ms, the process was gone 170–260 ms later at 0.7–1.1 GB and longer at 2.7 GB.
+  workerIdleMemoryLimit: '600MB',
   globalSetup: '<rootDir>/test/support/jest-global-setup.ts',
   globalTeardown: '<rootDir>/test/support/jest-global-teardown.ts',
   // The domain's field patterns need V8's linear-time RegExp engine, as every server process has it.
