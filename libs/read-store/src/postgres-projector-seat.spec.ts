@@ -52,7 +52,10 @@ function seatHolder(store: PostgresReadStore) {
     await Promise.all(seats.splice(0).map((s) => s.state.leave()));
   });
 
-  const store = () => new PostgresReadStore(pool, { retryMs: 50, reconnectDelayMs: 20, log: () => undefined });
+  // A seat whose session was cut reconnects after 1.5 s: by then a waiting seat (trying every 50 ms)
+  // holds the role. With a 20 ms reconnect the cut seat, back first, often took the free lock again
+  // — correct, but then "another process takes over" was not what the test saw.
+  const store = () => new PostgresReadStore(pool, { retryMs: 50, reconnectDelayMs: 1500, log: () => undefined });
   async function join(s: PostgresReadStore) {
     const seat = seatHolder(s);
     seats.push(seat);
