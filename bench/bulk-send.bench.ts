@@ -58,6 +58,8 @@ interface BulkBenchResult {
   documents_per_second: number;
   rss_mb: { start: number; peak: number };
   health_ms: { samples: number; p50: number; p99: number; max: number };
+  /** GET /v1/documents?limit=20 by the job's organization, every 100 ms: a read an integrator makes meanwhile. */
+  list_ms: { samples: number; p50: number; p99: number; max: number };
   load_average: string;
 }
 
@@ -101,6 +103,13 @@ async function runOne(store: string): Promise<BulkBenchResult> {
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    const lists: number[] = [];
+    const listProbe = (async () => {
+      while (!done) {
+        lists.push((await call(server.url, 'GET', '/v1/documents?limit=20', key)).ms);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
     let last = 0;
     for (;;) {
       const p = await call(server.url, 'GET', `/v1/bulk_sends/${job.body.id}`, key);
@@ -113,9 +122,10 @@ async function runOne(store: string): Promise<BulkBenchResult> {
     }
     const seconds = (Date.now() - t0) / 1000;
     done = true;
-    await probe;
+    await Promise.all([probe, listProbe]);
     const final = (await call(server.url, 'GET', `/v1/bulk_sends/${job.body.id}`, key)).body;
     const sorted = [...health].sort((a, b) => a - b);
+    const listSorted = [...lists].sort((a, b) => a - b);
     const result: BulkBenchResult = {
       store,
       rows: ROWS,
@@ -125,6 +135,7 @@ async function runOne(store: string): Promise<BulkBenchResult> {
       documents_per_second: Number((final.counts.sent / seconds).toFixed(1)),
       rss_mb: { start: Math.round(rssStart), peak: Math.round(peakRss) },
       health_ms: { samples: sorted.length, p50: Number(pct(sorted, 50).toFixed(1)), p99: Number(pct(sorted, 99).toFixed(1)), max: Number(sorted[sorted.length - 1].toFixed(1)) },
+      list_ms: { samples: listSorted.length, p50: Number(pct(listSorted, 50).toFixed(1)), p99: Number(pct(listSorted, 99).toFixed(1)), max: Number(listSorted[listSorted.length - 1].toFixed(1)) },
       load_average: fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     };
     return result;
@@ -143,14 +154,15 @@ export async function runBulkSendBench(): Promise<{ rows: Array<{ name: string; 
   const rows = results.flatMap((r) => [
     { name: `bulk send ${r.rows} rows, ${r.store}: documents/s`, value: r.documents_per_second, unit: 'documents/s' },
     { name: `bulk send ${r.rows} rows, ${r.store}: GET /v1/health p99`, value: r.health_ms.p99, unit: 'ms' },
+    { name: `bulk send ${r.rows} rows, ${r.store}: GET /v1/documents p99`, value: r.list_ms.p99, unit: 'ms' },
     { name: `bulk send ${r.rows} rows, ${r.store}: peak RSS`, value: r.rss_mb.peak, unit: 'MB' },
   ]);
   const markdown = [
-    '| store | rows | job took | documents/s | RSS start → peak | `GET /v1/health` p50 / p99 / max | load average |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| store | rows | job took | documents/s | RSS start → peak | `GET /v1/health` p50 / p99 / max | `GET /v1/documents` p50 / p99 / max | load average |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...results.map(
       (r) =>
-        `| ${r.store} | ${r.rows} | ${r.seconds} s | ${r.documents_per_second} | ${r.rss_mb.start} → ${r.rss_mb.peak} MB | ${r.health_ms.p50} / ${r.health_ms.p99} / ${r.health_ms.max} ms (${r.health_ms.samples} samples) | ${r.load_average} |`,
+        `| ${r.store} | ${r.rows} | ${r.seconds} s | ${r.documents_per_second} | ${r.rss_mb.start} → ${r.rss_mb.peak} MB | ${r.health_ms.p50} / ${r.health_ms.p99} / ${r.health_ms.max} ms (${r.health_ms.samples} samples) | ${r.list_ms.p50} / ${r.list_ms.p99} / ${r.list_ms.max} ms (${r.list_ms.samples}) | ${r.load_average} |`,
     ),
   ].join('\n');
   return { rows, markdown };
