@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import { AddressInfo } from 'net';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { ANDROID_PHONE, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
+import { ANDROID_PHONE, CHROMIUM_ARGS, glyphReport, latinOnlyFontconfig } from '../support/browser';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { readSlices } = require('../../scripts/build-signing-font') as { readSlices(): Array<{ file: string; codePoints: number[] }> };
 
@@ -82,36 +82,6 @@ describe('signing page fonts: every Hangul syllable (browser, no Korean system f
     return { page, slices, csp: () => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp) };
   }
 
-  /**
-   * For each character, whether the element's own font stack draws it exactly as the slice font
-   * alone does, and differently from a code point no font has (the missing-glyph box).
-   */
-  function glyphs(page: Page, selector: string) {
-    return page.evaluate((sel) => {
-      const el = document.querySelector(sel) as HTMLElement;
-      const stack = getComputedStyle(el).fontFamily;
-      const canvas = document.createElement('canvas');
-      canvas.width = 64;
-      canvas.height = 64;
-      const ctx = canvas.getContext('2d', { willReadFrequently: true })!;
-      const draw = (ch: string, family: string) => {
-        ctx.clearRect(0, 0, 64, 64);
-        ctx.font = `40px ${family}`;
-        ctx.fillText(ch, 4, 48);
-        return Array.from(ctx.getImageData(0, 0, 64, 64).data).join(',');
-      };
-      const tofu = draw('\uE000', stack);
-      const chars = [...new Set([...(el.textContent ?? '')].filter((c) => c.codePointAt(0)! > 0x7f && c.trim()))];
-      return {
-        stack,
-        chars: chars.map((ch) => {
-          const drawn = draw(ch, stack);
-          return { ch, bySliceFont: drawn === draw(ch, '"Dojang Noto Sans KR"'), box: drawn === tofu };
-        }),
-      };
-    }, selector);
-  }
-
   it('draws rare syllables in the title, the signer’s name and the organization with the slice font', async () => {
     const { page, slices, csp } = await open(false);
     await expect(page.locator('#doc-participant').textContent()).resolves.toContain(SIGNER);
@@ -126,7 +96,7 @@ describe('signing page fonts: every Hangul syllable (browser, no Korean system f
     expect(new Set(slices).size).toBe(slices.length);
 
     for (const sel of ['#doc-title', '#doc-participant', '#doc-sender']) {
-      const g = await glyphs(page, sel);
+      const g = await glyphReport(page, sel);
       expect(g.stack).toContain('Dojang Noto Sans KR');
       expect(g.chars.length).toBeGreaterThan(3);
       expect({ sel, wrong: g.chars.filter((c) => !c.bySliceFont || c.box) }).toEqual({ sel, wrong: [] });
@@ -143,7 +113,7 @@ describe('signing page fonts: every Hangul syllable (browser, no Korean system f
 
   it('without the slices the same characters are missing-glyph boxes (the check above can fail)', async () => {
     const { page } = await open(true);
-    const g = await glyphs(page, '#doc-title');
+    const g = await glyphReport(page, '#doc-title');
     const rare = g.chars.filter((c) => RARE.includes(c.ch));
     expect(rare).toHaveLength(RARE.length);
     expect(rare.every((c) => c.box)).toBe(true);

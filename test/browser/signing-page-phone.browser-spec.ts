@@ -6,7 +6,7 @@ import { AddressInfo } from 'net';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { FIELD_TYPES } from '@dojang/domain';
 import { renderPage } from '@dojang/pdf/testing/poppler';
-import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
+import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, glyphReport, latinOnlyFontconfig } from '../support/browser';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { onPdfJob, RENDER_PAGE } from '@dojang/pdf';
 import { binary, uploadFile } from '../files/file-helpers';
@@ -410,28 +410,9 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
  * KR does, or draws as the missing-glyph box (the check signing-page-font.browser-spec.ts makes).
  */
 async function missingGlyphs(page: Page, selector: string): Promise<string[]> {
-  await page.evaluate(() => document.fonts.ready);
-  return page.evaluate((sel) => {
-    const el = document.querySelector(sel) as HTMLElement;
-    const stack = getComputedStyle(el).fontFamily;
-    const canvas = document.createElement('canvas');
-    canvas.width = 64;
-    canvas.height = 64;
-    const ctx = canvas.getContext('2d', { willReadFrequently: true })!;
-    const draw = (ch: string, family: string) => {
-      ctx.clearRect(0, 0, 64, 64);
-      ctx.font = `40px ${family}`;
-      ctx.fillText(ch, 4, 48);
-      return Array.from(ctx.getImageData(0, 0, 64, 64).data).join(',');
-    };
-    const tofu = draw('\uE000', stack);
-    const chars = [...new Set([...(el.textContent ?? '')].filter((c) => c.codePointAt(0)! > 0x7f && c.trim()))];
-    if (!chars.length) return ['(no Korean text)'];
-    return chars.filter((ch) => {
-      const drawn = draw(ch, stack);
-      return drawn === tofu || drawn !== draw(ch, '"Dojang Noto Sans KR"');
-    });
-  }, selector);
+  const { chars } = await glyphReport(page, selector);
+  if (!chars.length) return ['(no Korean text)'];
+  return chars.filter((c) => c.box || !c.bySliceFont).map((c) => c.ch);
 }
 
 const rendered = new Map<string, ReturnType<typeof renderPage>>();

@@ -48,3 +48,42 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
   return result.violations.map((v) => ({ id: v.id, impact: v.impact ?? null, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary}`) }));
 }
+
+export interface GlyphReport {
+  /** The element's computed font-family stack. */
+  stack: string;
+  /** Each non-ASCII character of its text: drawn exactly as the slice font alone draws it, or as the missing-glyph box. */
+  chars: Array<{ ch: string; bySliceFont: boolean; box: boolean }>;
+}
+
+/**
+ * How the page draws the non-ASCII characters of `selector`'s text, on a canvas: with the element's
+ * own font stack, compared with the page's slice font ("Dojang Noto Sans KR") alone and with a code
+ * point no font has (the missing-glyph box). Waits for the page's fonts first.
+ */
+export async function glyphReport(page: Page, selector: string): Promise<GlyphReport> {
+  await page.evaluate(() => document.fonts.ready);
+  return page.evaluate((sel) => {
+    const el = document.querySelector(sel) as HTMLElement;
+    const stack = getComputedStyle(el).fontFamily;
+    const canvas = document.createElement('canvas');
+    canvas.width = 64;
+    canvas.height = 64;
+    const ctx = canvas.getContext('2d', { willReadFrequently: true })!;
+    const draw = (ch: string, family: string) => {
+      ctx.clearRect(0, 0, 64, 64);
+      ctx.font = `40px ${family}`;
+      ctx.fillText(ch, 4, 48);
+      return Array.from(ctx.getImageData(0, 0, 64, 64).data).join(',');
+    };
+    const tofu = draw('\uE000', stack);
+    const chars = [...new Set([...(el.textContent ?? '')].filter((c) => c.codePointAt(0)! > 0x7f && c.trim()))];
+    return {
+      stack,
+      chars: chars.map((ch) => {
+        const drawn = draw(ch, stack);
+        return { ch, bySliceFont: drawn === draw(ch, '"Dojang Noto Sans KR"'), box: drawn === tofu };
+      }),
+    };
+  }, selector);
+}
