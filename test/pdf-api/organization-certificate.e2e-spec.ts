@@ -9,8 +9,8 @@ import { cmsCertificates, signatureContents } from '@dojang/pdf/pades-ltv';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { formatKst } from '@dojang/pdf/audit-certificate';
 import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';
-import { addParticipant, client, expectError, expectStatus, field } from '../support/api-helpers';
-import { SIGNATURE } from '../support/lifecycle';
+import { expectError, expectStatus } from '../support/api-helpers';
+import { sentToOneSigner as sentDocument, SIGNATURE } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 import { binary } from '../files/file-helpers';
 import { unzipSync, zipSync } from 'fflate';
@@ -83,15 +83,6 @@ const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 
 const DAY = 86_400_000;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-/** A document sent to one signer whose signature completes it: its id and the signing token. */
-async function sentDocument(t: TestApp, key: string, title: string): Promise<{ id: string; token: string }> {
-  const c = client(t, key);
-  const doc = expectStatus(await c.post('/documents', { title, content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
-  const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
-  expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
-  const sent = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
-  return { id: doc.id, token: String(sent.participants[0].signing_url).split('/sign/')[1] };
-}
 
 const signIt = (t: TestApp, token: string) => t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE });
 

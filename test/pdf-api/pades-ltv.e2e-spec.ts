@@ -8,22 +8,13 @@ import { qpdfStrings } from '@dojang/pdf/testing/active-content';
 import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';
 import { createSoftHsmToken, SOFTHSM_MODULE, SoftHsmToken } from '@dojang/pdf/testing/soft-hsm';
 import { verifyLtv, verifyPades } from '@dojang/verifier/pades';
-import { addParticipant, client, expectError, expectStatus, field } from '../support/api-helpers';
-import { SIGNATURE } from '../support/lifecycle';
+import { expectError, expectStatus } from '../support/api-helpers';
+import { sentToOneSigner as sentDocument, SIGNATURE } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
 import { binary } from '../files/file-helpers';
 
 const der = (pem: string) => Buffer.from(pem.replace(/-----[A-Z ]+-----|\s+/g, ''), 'base64');
 
-/** A document sent to one signer without PIN; returns its id and signing token. */
-async function sentDocument(t: TestApp, key: string, title: string): Promise<{ id: string; token: string }> {
-  const c = client(t, key);
-  const doc = expectStatus(await c.post('/documents', { title, content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
-  const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
-  expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
-  const sent = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
-  return { id: doc.id, token: String(sent.participants[0].signing_url).split('/sign/')[1] };
-}
 
 /**
  * Final PDFs at PAdES B-LTA through the API: a local CA, TSA and OCSP responder (OpenSSL, made at

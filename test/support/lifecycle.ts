@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Response } from 'supertest';
-import { Client, client, expectStatus } from './api-helpers';
+import { addParticipant, Client, client, expectStatus, field } from './api-helpers';
 import { TestApp } from './test-app';
 
 import { solidPng } from './png';
@@ -53,6 +53,16 @@ export interface Built {
   doc: Record<string, any>;
   /** Participants by name, with their signing links (after send). */
   p: Record<string, Party>;
+}
+
+/** A document sent to one signer without a PIN, whose signature completes it: its id and signing token. */
+export async function sentToOneSigner(t: TestApp, key: string, title: string): Promise<{ id: string; token: string }> {
+  const c = client(t, key);
+  const doc = expectStatus(await c.post('/documents', { title, content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
+  const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
+  expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
+  const sent = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
+  return { id: doc.id, token: tokenOf(String(sent.participants[0].signing_url)) };
 }
 
 export function tokenOf(url: string): string {
