@@ -10,37 +10,23 @@ import { verifyDeliveryChain } from '@dojang/verifier';
 import { pdftotext } from '@dojang/pdf/testing/poppler';
 import { binary } from '../files/file-helpers';
 import { client, expectError, expectStatus } from '../support/api-helpers';
-import { SOLAPI_API_KEY, SOLAPI_API_SECRET, SOLAPI_FROM, startFakeSolapi } from '../support/fake-solapi';
 import { bearer, TestApp } from '../support/test-app';
-import { startSmtpReceiver } from '../support/topology-receivers';
-import { sendDocument, startDeliveryApp } from '../webhooks/webhook-test-kit';
+import { sendDocument, MessagingApp, startMessagingApp } from '../webhooks/webhook-test-kit';
 
 const KAKAO = { pf_id: 'KA01PF2603020900000000000001', templates: { signing_request: 'DJ_REQ_01', reminder: 'DJ_REM_01' } };
 const BRAND = { display_name: '도장상사', color: '#1A56DB', reply_to: 'hr@dojang-sangsa.example' };
 
 describe('KakaoTalk with SMS fallback, the sender\'s brand and time zone', () => {
+  let m: MessagingApp;
   let t: TestApp;
-  let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-  let solapi: Awaited<ReturnType<typeof startFakeSolapi>>;
+  let smtp: MessagingApp['smtp'];
+  let solapi: MessagingApp['solapi'];
   beforeAll(async () => {
-    smtp = await startSmtpReceiver();
-    solapi = await startFakeSolapi();
-    t = await startDeliveryApp({
-      smtpUrl: smtp.url,
-      mailFrom: 'Dojang <sign@dojang.test>',
-      solapi: { apiKey: SOLAPI_API_KEY, apiSecret: SOLAPI_API_SECRET, from: SOLAPI_FROM, apiBaseUrl: solapi.baseUrl },
-    });
+    m = await startMessagingApp();
+    ({ t, smtp, solapi } = m);
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    await solapi.close();
-  });
-
-  const settle = async () => {
-    await t.infra.runner.trigger();
-    await t.worker!.runner.trigger();
-  };
+  afterAll(() => m.close());
+  const settle = () => m.settle();
 
   it('configures brand, zone and KakaoTalk per organization, refusing bad parts without recording any', async () => {
     const org = await t.createOrg('주식회사 도장상사');

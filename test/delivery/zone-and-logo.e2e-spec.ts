@@ -10,39 +10,25 @@ import { pdfimages, pdftotext } from '@dojang/pdf/testing/poppler';
 import { binary } from '../files/file-helpers';
 import { client, expectStatus } from '../support/api-helpers';
 import { solidPngBytes } from '../support/png';
-import { SOLAPI_API_KEY, SOLAPI_API_SECRET, SOLAPI_FROM, startFakeSolapi } from '../support/fake-solapi';
 import { bearer, TestApp } from '../support/test-app';
-import { startSmtpReceiver } from '../support/topology-receivers';
-import { sendDocument, signAs, startDeliveryApp } from '../webhooks/webhook-test-kit';
+import { sendDocument, signAs, MessagingApp, startMessagingApp } from '../webhooks/webhook-test-kit';
 
 const KAKAO = { pf_id: 'KA01PF2612010900000000000001', templates: { signing_request: 'DJ_REQ_01' } };
 const NY = { brand: { display_name: 'Acme', color: '#1a56db' }, time_zone: 'America/New_York', kakao: KAKAO };
 
 describe('times in the organization\'s zone and its logo, end to end', () => {
+  let m: MessagingApp;
   let t: TestApp;
-  let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
-  let solapi: Awaited<ReturnType<typeof startFakeSolapi>>;
+  let smtp: MessagingApp['smtp'];
+  let solapi: MessagingApp['solapi'];
   beforeAll(async () => {
-    smtp = await startSmtpReceiver();
-    solapi = await startFakeSolapi();
-    t = await startDeliveryApp({
-      smtpUrl: smtp.url,
-      mailFrom: 'Dojang <sign@dojang.test>',
-      solapi: { apiKey: SOLAPI_API_KEY, apiSecret: SOLAPI_API_SECRET, from: SOLAPI_FROM, apiBaseUrl: solapi.baseUrl },
-    });
+    m = await startMessagingApp();
+    ({ t, smtp, solapi } = m);
     // 1 December 2026, 22:00 in New York.
     t.clock!.set('2026-12-02T03:00:00.000Z');
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    await solapi.close();
-  });
-
-  const settle = async () => {
-    await t.infra.runner.trigger();
-    await t.worker!.runner.trigger();
-  };
+  afterAll(() => m.close());
+  const settle = () => m.settle();
 
   it('an organization in New York: e-mail, KakaoTalk, SMS, the signing session and the certificate all read EST', async () => {
     const org = await t.createOrg('Acme Inc.');

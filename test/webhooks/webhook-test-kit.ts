@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { AppConfig, WorkerOptions } from '@dojang/application';
 import { Client, client, expectStatus, field } from '../support/api-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
+import { SOLAPI_API_KEY, SOLAPI_API_SECRET, SOLAPI_FROM, startFakeSolapi } from '../support/fake-solapi';
+import { startSmtpReceiver } from '../support/topology-receivers';
 
 import { solidPng } from '../support/png';
 
@@ -80,6 +82,43 @@ export function startDeliveryApp(config: Partial<AppConfig> = {}, worker: Worker
     config: { webhookAllowPrivateNetworks: true, ...config },
     worker: { tickIntervalMs: 0, webhooks: { random: () => 0.5, ...(worker.webhooks ?? {}) }, ...worker },
   });
+}
+
+export interface MessagingApp {
+  t: TestApp;
+  /** A real SMTP server the app's mail goes to. */
+  smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+  /** The fake SOLAPI (KakaoTalk 알림톡, SMS, LMS) the app's phone messages go to. */
+  solapi: Awaited<ReturnType<typeof startFakeSolapi>>;
+  /** Lets the projections and reactors see everything appended so far (messages are sent then). */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A delivery app (startDeliveryApp) whose messages go to a real SMTP server and a fake SOLAPI. */
+export async function startMessagingApp(config: Partial<AppConfig> = {}): Promise<MessagingApp> {
+  const smtp = await startSmtpReceiver();
+  const solapi = await startFakeSolapi();
+  const t = await startDeliveryApp({
+    smtpUrl: smtp.url,
+    mailFrom: 'Dojang <sign@dojang.test>',
+    solapi: { apiKey: SOLAPI_API_KEY, apiSecret: SOLAPI_API_SECRET, from: SOLAPI_FROM, apiBaseUrl: solapi.baseUrl },
+    ...config,
+  });
+  return {
+    t,
+    smtp,
+    solapi,
+    async settle() {
+      await t.infra.runner.trigger();
+      await t.worker!.runner.trigger();
+    },
+    async close() {
+      await t.close();
+      await smtp.close();
+      await solapi.close();
+    },
+  };
 }
 
 /**
