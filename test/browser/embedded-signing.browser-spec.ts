@@ -1,7 +1,8 @@
 import * as http from 'http';
 import { AddressInfo } from 'net';
-import { Browser, BrowserContext, chromium, Frame, Page } from 'playwright-core';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { closeContexts, startBrowserApp } from '../support/browser';
+import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
  * Embedded signing in Chromium: a sender's page on another local origin (a second loopback port)
@@ -67,14 +68,10 @@ describe('embedded signing (browser)', () => {
     });
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     hostPort = (host.address() as AddressInfo).port;
-    [t, browser] = await Promise.all([startTestApp(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
-    await t.app.listen(0, '127.0.0.1');
-    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    ({ t, browser, origin } = await startBrowserApp());
   });
 
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
-  });
+  afterEach(() => closeContexts(contexts));
 
   afterAll(async () => {
     await browser?.close();

@@ -1,8 +1,7 @@
-import { AddressInfo } from 'net';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { ANDROID_PHONE, CHROMIUM_ARGS } from '../support/browser';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { ANDROID_PHONE, closeContexts, startBrowserApp } from '../support/browser';
 import { solidPngBytes } from '../support/png';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
  * The signing page shows the sender's logo (loaded from its own origin under the page's strict
@@ -58,18 +57,11 @@ describe('signing page: the sender\'s logo and time zone (browser)', () => {
   }
 
   beforeAll(async () => {
-    [t, browser] = await Promise.all([
-      startTestApp({ manualClock: true, worker: { tickIntervalMs: 0 } }),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-    ]);
+    ({ t, browser, origin } = await startBrowserApp({ app: { manualClock: true, worker: { tickIntervalMs: 0 } } }));
     t.clock!.set('2026-12-01T03:00:00.000Z');
-    await t.app.listen(0, '127.0.0.1');
-    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
   });
 
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
-  });
+  afterEach(() => closeContexts(contexts));
 
   afterAll(async () => {
     await browser?.close();

@@ -1,11 +1,10 @@
 import AxeBuilder from '@axe-core/playwright';
 import * as fs from 'fs';
 import * as path from 'path';
-import { AddressInfo } from 'net';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { ANDROID_PHONE, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { ANDROID_PHONE, closeContexts, startBrowserApp } from '../support/browser';
 import { solidPngBytes } from '../support/png';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
  * Every field type on the page images, filled by tapping, on an Android phone (390×844) without
@@ -58,18 +57,11 @@ describe('signing page: every field type (browser)', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    [t, browser] = await Promise.all([
-      startTestApp(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } }),
-    ]);
+    ({ t, browser, origin } = await startBrowserApp({ latinOnlyFonts: true }));
     org = await t.createOrg();
-    await t.app.listen(0, '127.0.0.1');
-    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
   });
 
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
-  });
+  afterEach(() => closeContexts(contexts));
 
   afterAll(async () => {
     await browser?.close();

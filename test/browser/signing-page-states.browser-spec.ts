@@ -1,8 +1,7 @@
-import { AddressInfo } from 'net';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { ANDROID_PHONE, axeViolations, closeContexts, startBrowserApp } from '../support/browser';
 import { solidPng, solidPngBytes } from '../support/png';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
  * Every state of a signing link tells the signer where they stand, in its own words: not your turn
@@ -77,18 +76,11 @@ describe('signing page states (browser)', () => {
   const hidden = (page: Page, sel: string) => page.locator(sel).isHidden();
 
   beforeAll(async () => {
-    [t, browser] = await Promise.all([
-      startTestApp({ manualClock: true, worker: { tickIntervalMs: 0 } }),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } }),
-    ]);
+    ({ t, browser, origin } = await startBrowserApp({ app: { manualClock: true, worker: { tickIntervalMs: 0 } }, latinOnlyFonts: true }));
     org = await t.createOrg();
-    await t.app.listen(0, '127.0.0.1');
-    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
   });
 
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
-  });
+  afterEach(() => closeContexts(contexts));
 
   afterAll(async () => {
     await browser?.close();

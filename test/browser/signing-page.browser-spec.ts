@@ -1,8 +1,7 @@
 import { solidPngBytes } from '../support/png';
-import { AddressInfo } from 'net';
-import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
-import { ANDROID_PHONE, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { ANDROID_PHONE, closeContexts, startBrowserApp } from '../support/browser';
+import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
  * The signing page in a real browser (Debian's Chromium through playwright-core) against a real
@@ -144,18 +143,11 @@ describe('signing page (browser)', () => {
   }
 
   beforeAll(async () => {
-    [t, browser] = await Promise.all([
-      startTestApp(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } }),
-    ]);
+    ({ t, browser, origin } = await startBrowserApp({ latinOnlyFonts: true }));
     org = await t.createOrg();
-    await t.app.listen(0, '127.0.0.1');
-    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
   });
 
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((c) => c.close()));
-  });
+  afterEach(() => closeContexts(contexts));
 
   afterAll(async () => {
     await browser?.close();

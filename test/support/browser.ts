@@ -2,7 +2,9 @@ import AxeBuilder from '@axe-core/playwright';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { BrowserContextOptions, Page } from 'playwright-core';
+import type { AddressInfo } from 'net';
+import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { startTestApp, TestApp } from './test-app';
 
 /** Debian's Chromium in a container: no sandbox, no GPU, nothing phoning home. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -30,6 +32,25 @@ export function latinOnlyFontconfig(): string {
     `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>${path.join(dir, 'cache')}</cachedir></fontconfig>`,
   );
   return file;
+}
+
+/**
+ * A spec file's in-process app (the test app: embedded store, real PDF pool) listening on
+ * 127.0.0.1, and one Debian Chromium, started side by side. `latinOnlyFonts`: Chromium sees no
+ * system font with Hangul (latinOnlyFontconfig), as on a phone without Korean fonts.
+ */
+export async function startBrowserApp(options: { app?: Parameters<typeof startTestApp>[0]; latinOnlyFonts?: boolean } = {}): Promise<{ t: TestApp; browser: Browser; origin: string }> {
+  const [t, browser] = await Promise.all([
+    startTestApp(options.app),
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...(options.latinOnlyFonts ? { env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } } : {}) }),
+  ]);
+  await t.app.listen(0, '127.0.0.1');
+  return { t, browser, origin: `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}` };
+}
+
+/** Closes the browser contexts a test opened (and empties the list for the next test). */
+export async function closeContexts(contexts: BrowserContext[]): Promise<void> {
+  await Promise.all(contexts.splice(0).map((c) => c.close()));
 }
 
 export interface AxeViolation {
