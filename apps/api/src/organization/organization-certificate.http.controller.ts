@@ -6,11 +6,12 @@ import { IsString, MaxLength } from 'class-validator';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure } from '@dojang/application';
 import { OrganizationCommand, organizationDecider, organizationStreamId, SigningCertificateUploaded, signingCertificateValidityAt } from '@dojang/domain';
 import type { SigningP12Problem } from '@dojang/pdf';
-import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { OrganizationRow } from '@dojang/projections';
 import { ApiError, ErrorCode } from '../shared/api-error';
 import { Auth, AuthContext, commandContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
+import { organizationRowOf } from './organization-row';
 import { SigningCertificateResponse } from '../openapi/response-schemas';
 
 /** A .p12 with a key and a chain of a few certificates is a few KB; anything near this is not one. */
@@ -59,10 +60,8 @@ export class OrganizationCertificateHttpController {
     private readonly pdf: DocumentPdfService,
   ) {}
 
-  private async org(auth: AuthContext): Promise<OrganizationRow> {
-    const row = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, auth.organization_id);
-    if (!row) throw ApiError.notFound('organization_not_found', 'No such organization.');
-    return row;
+  private org(auth: AuthContext): Promise<OrganizationRow> {
+    return organizationRowOf(this.infra, auth);
   }
 
   @Get('organization/signing_certificate')

@@ -3,12 +3,13 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, logoUrl } from '@dojang/application';
 import { Request } from 'express';
 import { brandOf, freeSignaturesPerMonth, logoOf, MAX_LOGO_BYTES, MAX_LOGO_SIDE, OrganizationCommand, OrganizationLogo, WithoutNow, organizationDecider, organizationStreamId, OrganizationState, quietHoursOf, timeZoneOf } from '@dojang/domain';
-import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { OrganizationRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, commandContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DecideCommand } from '../shared/decide.command';
 import { UpdateOrganizationDto } from './organization-settings.dto';
 import { INFRA } from '../shared/infrastructure.token';
+import { organizationRowOf } from './organization-row';
 import { readFilePart } from '../files/multipart-file';
 import { MemberListResponse, OrganizationResponse } from '../openapi/response-schemas';
 
@@ -25,10 +26,8 @@ export class OrganizationHttpController {
     return this.infra.config.publicOrigin ?? `http://localhost:${this.infra.config.port}`;
   }
 
-  private async org(auth: AuthContext): Promise<OrganizationRow> {
-    const row = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, auth.organization_id);
-    if (!row) throw ApiError.notFound('organization_not_found', 'No such organization.');
-    return row;
+  private org(auth: AuthContext): Promise<OrganizationRow> {
+    return organizationRowOf(this.infra, auth);
   }
 
   @Get('organization')
