@@ -1,6 +1,7 @@
 import { BulkSendReactor, BulkSendService, DocumentPdfService, TemplateSender, bulkRowDocumentId, systemClock } from '@dojang/application';
 import { bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
 import { client, expectError, expectStatus } from '../support/api-helpers';
+import { employeeTemplate } from '../support/lifecycle';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -20,15 +21,7 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
   it('sends each row exactly once across a crash and a redelivery', async () => {
     const org = await t.createOrg('주식회사 도장');
     const c = client(t, org.test);
-    const template = expectStatus(
-      await c.post('/templates', {
-        name: '근로계약서',
-        content: '<p>{{employee_name}}님의 근로계약서</p>',
-        roles: [{ role: 'employee', auth: 'sms_pin' }],
-        fields: [{ role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 }],
-      }),
-      201,
-    ).body;
+    const template = await employeeTemplate(c, { content: '<p>{{employee_name}}님의 근로계약서</p>', roles: [{ role: 'employee', auth: 'sms_pin' }] });
     const rows = [1, 2, 3, 4].map((n) => ({ row: n, roles: { employee: { name: `직원${n}`, phone: `010-5000-000${n}` } }, variables: { employee_name: `직원${n}` }, values: {}, metadata: {}, external_id: `E-${n}` }));
     const ctx = { actor: 'test', organization_id: org.id, livemode: false };
     const { id } = await t.app.get(BulkSendService).start({ organization_id: org.id, livemode: false, template_id: template.id, rows }, ctx);

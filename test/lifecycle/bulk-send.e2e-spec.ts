@@ -4,6 +4,7 @@ import { DocumentPdfService } from '@dojang/application';
 import { MainThreadPdfWorkError, parseCsvTable, parseXlsxTable, pdfWorkRefusedOnMainThread, PARSE_TABLE } from '@dojang/pdf';
 import { BULK_SENDS } from '@dojang/projections';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
+import { employeeTemplate } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 
 /**
@@ -148,7 +149,7 @@ describe('bulk sends', () => {
 
   it('a live job needs a free signature or a credit for every valid row, checked before anything is recorded (402)', async () => {
     const live = client(t, (await t.createOrg('팀 회사', 'team')).live);
-    const tmpl = expectStatus(await live.post('/templates', { name: '동의서', content: '<p>{{name}}</p>', roles: [{ role: 'employee', auth: 'none' }], fields: [{ role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 }] }), 201).body;
+    const tmpl = await employeeTemplate(live, { name: '동의서' });
     const rows = [1, 2].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `e${n}@example.com` } }, variables: { name: `직원${n}` } }));
     expectError(await live.post('/bulk_sends', { template_id: tmpl.id, rows }), 402, 'insufficient_credits');
     // A dry run still reports (it sends nothing).

@@ -65,6 +65,21 @@ export async function sentToOneSigner(t: TestApp, key: string, title: string): P
   return { id: doc.id, token: tokenOf(String(sent.participants[0].signing_url)) };
 }
 
+/**
+ * A template with one role, `employee`, signing in one field on page 1 (a bulk send's usual
+ * shape); `over` replaces any part (name, content with its variables, roles).
+ */
+export async function employeeTemplate(c: Client, over: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const body = {
+    name: '근로계약서',
+    content: '<p>{{name}}</p>',
+    roles: [{ role: 'employee', auth: 'none' }],
+    fields: [{ role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 }],
+    ...over,
+  };
+  return expectStatus(await c.post('/templates', body), 201).body;
+}
+
 export function tokenOf(url: string): string {
   const token = url.split('/sign/')[1];
   if (!token) throw new Error(`not a signing url: ${url}`);

@@ -1,5 +1,6 @@
 import { verifyWebhook } from '@dojang/webhooks';
 import { client, expectStatus } from '../support/api-helpers';
+import { employeeTemplate } from '../support/lifecycle';
 import { TestApp } from '../support/test-app';
 import { createEndpoint, deliverNow, Receiver, startDeliveryApp, startReceiver } from './webhook-test-kit';
 
@@ -22,15 +23,7 @@ describe('bulk_send.completed webhook', () => {
   it('a registered endpoint receives it once when a small job completes: job, template, counts per state, no document_id', async () => {
     const org = await t.createOrg('벌크 웹훅 회사');
     const c = client(t, org.test);
-    const template = expectStatus(
-      await c.post('/templates', {
-        name: '동의서',
-        content: '<p>{{name}}</p>',
-        roles: [{ role: 'employee', auth: 'none' }],
-        fields: [{ role: 'employee', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 }],
-      }),
-      201,
-    ).body;
+    const template = await employeeTemplate(c, { name: '동의서' });
     const endpoint = await createEndpoint(c, { url: receiver.url(), events: ['bulk_send.completed'] });
     const rows = [1, 2, 3].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `e${n}@example.com` } }, variables: { name: `직원${n}` } }));
     // Row 3 is refused at validation (no name) and skipped: recorded failed at once.
