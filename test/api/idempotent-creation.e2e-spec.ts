@@ -1,7 +1,7 @@
 import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { DOCUMENTS, SEALS, TEMPLATES, WEBHOOK_ENDPOINTS } from '@dojang/projections';
-import { ReadDoc } from '@dojang/read-store';
-import { IDEMPOTENCY_KEYS, IDEMPOTENCY_LEASE_MS, IdempotencyRow } from '../../apps/api/src/idempotency/idempotency.store';
+import { IDEMPOTENCY_LEASE_MS } from '../../apps/api/src/idempotency/idempotency.store';
+import { failNextRead, loseSettles as loseIdempotencySettles } from '../support/idempotency-faults';
 import { API_TEST_OPTIONS, client, expectError, expectStatus, sendableDraft } from '../support/api-helpers';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 
@@ -17,9 +17,6 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
  */
 const server = postgresTestServer();
 if (!server) console.warn(POSTGRES_SKIP_MESSAGE);
-
-/** What node-postgres says when a backend is terminated under a query: a store outage (503). */
-const dropped = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
 
 describe.each([
   ['SQLite', false],
@@ -46,30 +43,8 @@ describe.each([
     const titled = async (title: string) =>
       (expectStatus(await t.http.get('/v1/documents?limit=100').set(bearer(org.test)), 200).body.data as Array<{ id: string; title: string }>).filter((d) => d.title === title).map((d) => d.id);
 
-    /** The next read of a `collection` row fails as a dropped connection would: after the append, before the answer. */
-    function failNextDocumentRead(target: string = DOCUMENTS) {
-      const reads = t.infra.reads;
-      const get = reads.get.bind(reads);
-      let armed = true;
-      return jest.spyOn(reads, 'get').mockImplementation(async <T extends ReadDoc>(collection: string, id: string) => {
-        if (armed && collection === target) {
-          armed = false;
-          throw dropped();
-        }
-        return get<T>(collection, id);
-      });
-    }
-
-    /** Every settle of a claim (complete or release) is lost: the key stays in flight. */
-    function loseSettles() {
-      const reads = t.infra.reads;
-      const put = reads.putIfVersion.bind(reads);
-      jest.spyOn(console, 'error').mockImplementation(() => undefined);
-      return jest.spyOn(reads, 'putIfVersion').mockImplementation(async <T extends ReadDoc>(collection: string, doc: T, expected: number | null) => {
-        if (collection === IDEMPOTENCY_KEYS && (doc as unknown as IdempotencyRow).state !== 'in_flight') throw new Error('disk I/O error');
-        return put(collection, doc, expected);
-      });
-    }
+    const failNextDocumentRead = (target: string = DOCUMENTS) => failNextRead(t, target);
+    const loseSettles = () => loseIdempotencySettles(t);
 
     it('POST /documents: the answer after the append failed (503, key given back); the retry answers that document and stores no second one', async () => {
       const body = { title: `재시도 문서 ${postgres}`, content: '<p>본문</p>' };

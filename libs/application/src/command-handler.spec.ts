@@ -4,7 +4,8 @@ import * as path from 'path';
 import { Decider } from '@dojang/domain';
 import { AppendOutcomeUnknownError, EventStore, NewEvent, WrongExpectedRevisionError } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
-import { ConcurrentModificationError, GenericCommandHandler } from './command-handler';
+import { ConcurrentModificationError, GenericCommandHandler, RequestEventIds } from './command-handler';
+import { derivedUuid } from './templates/template-send.service';
 
 type Counted = { type: 'Counted'; data: { n: number } };
 /** Each command appends the next number: a lost race would show as a repeated or missing number. */
@@ -135,6 +136,63 @@ describe('GenericCommandHandler', () => {
       await expect(handler.execute(counter, 'count-u', { type: 'Count' }, { actor: 'test' }, now)).rejects.toBeInstanceOf(AppendOutcomeUnknownError);
       expect(calls).toHaveLength(4);
       expect(new Set(calls.map((c) => c[0].event_id)).size).toBe(1);
+    });
+  });
+
+  describe('a request under an Idempotency-Key (event ids derived from it)', () => {
+    /** What the API gives each attempt of one request: fresh counters, the same derivation. */
+    const attemptOf = (seed: string) => {
+      const replayed = jest.fn();
+      const made = new Map<string, number>();
+      const event_ids: RequestEventIds = {
+        next(streamId) {
+          const n = made.get(streamId) ?? 0;
+          made.set(streamId, n + 1);
+          return (i) => derivedUuid('test', seed, streamId, String(n), String(i));
+        },
+        replayed,
+      };
+      return { context: { actor: 'test', event_ids }, replayed };
+    };
+
+    it('given a first attempt that wrote, when the request runs again, then it answers with those events and writes nothing', async () => {
+      const handler = new GenericCommandHandler(store, 0);
+      const first = attemptOf('key-1');
+      const wrote = await handler.execute(counter, 'count-k', { type: 'Count' }, first.context, now);
+      // Someone else writes in between: the retry still finds its own events, not a fresh decision.
+      await handler.execute(counter, 'count-k', { type: 'Count' }, { actor: 'other' }, now);
+      const append = jest.spyOn(store, 'append');
+      const retry = attemptOf('key-1');
+      const again = await handler.execute(counter, 'count-k', { type: 'Count' }, retry.context, now);
+      expect(append).not.toHaveBeenCalled();
+      expect(retry.replayed).toHaveBeenCalledTimes(1);
+      expect(first.replayed).not.toHaveBeenCalled();
+      expect({ state: again.state, position: again.position, events: again.events }).toEqual({ state: 1, position: wrote.position, events: wrote.events });
+      expect((await store.readStream('count-k')).map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
+    });
+
+    it('gives each command of one request on a stream its own ids, and a retry finds each one', async () => {
+      const handler = new GenericCommandHandler(store, 0);
+      const first = attemptOf('key-2');
+      await handler.execute(counter, 'count-m', { type: 'Count' }, first.context, now);
+      await handler.execute(counter, 'count-m', { type: 'Count' }, first.context, now);
+      const retry = attemptOf('key-2');
+      const one = await handler.execute(counter, 'count-m', { type: 'Count' }, retry.context, now);
+      const two = await handler.execute(counter, 'count-m', { type: 'Count' }, retry.context, now);
+      // Running further than the first attempt got: a new command, written.
+      const three = await handler.execute(counter, 'count-m', { type: 'Count' }, retry.context, now);
+      expect([one.state, two.state, three.state]).toEqual([1, 2, 3]);
+      expect(retry.replayed).toHaveBeenCalledTimes(2);
+      expect((await store.readStream('count-m')).map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
+    });
+
+    it('another key (or no key) decides anew', async () => {
+      const handler = new GenericCommandHandler(store, 0);
+      await handler.execute(counter, 'count-n', { type: 'Count' }, attemptOf('key-3').context, now);
+      const other = attemptOf('key-4');
+      expect((await handler.execute(counter, 'count-n', { type: 'Count' }, other.context, now)).state).toBe(2);
+      expect((await handler.execute(counter, 'count-n', { type: 'Count' }, { actor: 'test' }, now)).state).toBe(3);
+      expect(other.replayed).not.toHaveBeenCalled();
     });
   });
 });

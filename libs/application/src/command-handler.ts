@@ -19,6 +19,24 @@ export interface CommandContext {
   user_agent?: string | null;
   correlation_id?: string;
   causation_id?: string;
+  /** Set for a request under an Idempotency-Key: its events' ids, the same on every retry of it. */
+  event_ids?: RequestEventIds;
+}
+
+/**
+ * The event ids of one request that a client may retry (the API's Idempotency-Key): each command
+ * the request runs on a stream gets ids derived from the key, the stream and the command's place
+ * among the request's commands on that stream. A retry that runs the route again after its first
+ * attempt wrote (the key's settle lost, a read after the write that failed) therefore finds its
+ * own events in the stream and answers with them instead of deciding again: no second send, no
+ * second reminder, no second bulk job. Event ids are unique in every store, so an append of the
+ * same ids can never land twice either.
+ */
+export interface RequestEventIds {
+  /** The ids of the request's next command on `streamId`: event index → event id. */
+  next(streamId: string): (index: number) => string;
+  /** A command's events were already written by an earlier attempt of the request: nothing new was written for it. */
+  replayed(): void;
 }
 
 export interface Decision<State, Event> {
@@ -114,6 +132,8 @@ export class GenericCommandHandler {
     // can ever land (event ids are unique in every store), and each read looks for them first.
     let inDoubt: string[] | null = null;
     let doubts = 0;
+    // Under an Idempotency-Key the ids are the request's own, known before anything is read.
+    const derived = context.event_ids?.next(streamId) ?? null;
     for (let attempt = 0; ; attempt++) {
       let stored: StoredEvent[];
       try {
@@ -127,8 +147,17 @@ export class GenericCommandHandler {
         continue;
       }
       const history = stored.map(upcast);
+      if (derived) {
+        // An earlier attempt of this very request (same key, same body) already wrote this command.
+        const landed = landedDecision(decider, history, derived);
+        if (landed) {
+          context.event_ids!.replayed();
+          return landed;
+        }
+      }
       if (inDoubt) {
-        const landed = landedDecision(decider, history, new Set(inDoubt));
+        const doubted = inDoubt;
+        const landed = landedDecision(decider, history, (i) => doubted[i]);
         if (landed) return landed;
       }
       const before = foldOnto(decider, decider.initialState(), history as unknown as Event[]);
@@ -147,7 +176,7 @@ export class GenericCommandHandler {
         causation_id: context.causation_id,
         schema_version: SCHEMA_VERSION,
       };
-      const ids = events.map((_, i) => inDoubt?.[i] ?? randomUUID());
+      const ids = events.map((_, i) => inDoubt?.[i] ?? derived?.(i) ?? randomUUID());
       let result: AppendResult;
       try {
         result = await this.store.append(
@@ -163,8 +192,12 @@ export class GenericCommandHandler {
           await sleep(this.outcomeRetryDelayMs * 2 ** (doubts - 1));
           continue;
         }
-        // With ids in doubt, a refusal may be the earlier copy having landed: the next read tells.
-        if (inDoubt && err instanceof DuplicateEventError) continue;
+        // With ids in doubt or derived, a refusal may be the earlier copy having landed (or landing
+        // meanwhile, a retry racing its first attempt): the next read tells.
+        if ((inDoubt || derived) && err instanceof DuplicateEventError) {
+          if (attempt >= this.retries) throw err;
+          continue;
+        }
         if (err instanceof WrongExpectedRevisionError) {
           if (attempt >= this.retries) throw new ConcurrentModificationError(streamId, attempt + 1);
           // Jittered back-off so racing writers don't collide again in lockstep.
@@ -190,17 +223,19 @@ function sleep(ms: number): Promise<void> {
 
 /**
  * The decision an earlier attempt of this command wrote, if the stream holds it: the run of events
- * carrying ids in doubt (an append is atomic), with the state before and after it.
+ * whose ids are the command's (`idAt(0)`, `idAt(1)`, …; an append is atomic), with the state
+ * before and after it.
  */
 function landedDecision<State, Command, Event>(
   decider: Decider<State, Command, Event>,
   history: StoredEvent[],
-  ids: Set<string>,
+  idAt: (index: number) => string | undefined,
 ): Decision<State, Event> | null {
-  const first = history.findIndex((e) => ids.has(e.event_id));
+  const firstId = idAt(0);
+  const first = firstId === undefined ? -1 : history.findIndex((e) => e.event_id === firstId);
   if (first < 0) return null;
-  let end = first;
-  while (end < history.length && ids.has(history[end].event_id)) end++;
+  let end = first + 1;
+  while (end < history.length && history[end].event_id === idAt(end - first)) end++;
   const fold = (events: StoredEvent[], from: State) => foldOnto(decider, from, events as unknown as Event[]);
   const before = fold(history.slice(0, first), decider.initialState());
   const mine = history.slice(first, end);

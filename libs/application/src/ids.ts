@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto';
 
 /** Prefixed ids for resources that are not documents, participants or fields (those are UUIDs). */
-export const prefixedId = (prefix: 'org' | 'usr' | 'key' | 'file' | 'tmpl' | 'seal' | 'whe' | 'msg' | 'del' | 'idem' | 'att') =>
+export const prefixedId = (prefix: 'org' | 'usr' | 'key' | 'file' | 'tmpl' | 'seal' | 'whe' | 'msg' | 'del' | 'idem' | 'att' | 'bulk') =>
   `${prefix}_${randomBytes(12).toString('hex')}`;
 
 /** A secret API key: 192 random bits after the mode prefix. */

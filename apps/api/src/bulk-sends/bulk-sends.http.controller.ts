@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { Request } from 'express';
 import {
@@ -20,6 +21,7 @@ import { REMIND_COOLDOWN_SECONDS } from '../documents/document-lifecycle.http.co
 import { BULK_SENDS, BULK_SEND_ROWS, BulkSendRow, BulkSendRowOutcome } from '@dojang/projections';
 import { DocumentAccess } from '../documents/document-access.service';
 import { readFilePart } from '../files/multipart-file';
+import { creationPrefixedId } from '../idempotency/idempotent-creation';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
@@ -76,7 +78,18 @@ export class BulkSendsHttpController {
   private async run(
     auth: AuthContext,
     info: RequestInfo,
-    input: { template_id: string; rows: BulkRow[]; errors: RowError[]; dry_run: boolean; skip_invalid_rows: boolean; title?: string; message?: string; expires_in_days?: number },
+    input: {
+      template_id: string;
+      rows: BulkRow[];
+      errors: RowError[];
+      dry_run: boolean;
+      skip_invalid_rows: boolean;
+      title?: string;
+      message?: string;
+      expires_in_days?: number;
+      /** An upload: what it sent (its seed has no fingerprint of a streamed body), so another file under a key given back is another job. */
+      upload?: string;
+    },
   ): Promise<BulkSendResponse | BulkSendValidationResponse> {
     // The file or the shape of a row is wrong: nothing about the rows can be trusted yet.
     if (input.errors.length > 0 || input.rows.length === 0) throw refusal(input.errors.length ? input.errors : [{ row: null, column: 'rows', code: 'missing_parameter', message: 'There are no rows.' }]);
@@ -95,7 +108,8 @@ export class BulkSendsHttpController {
         const v = await this.bulk.validate(request);
         return { object: 'bulk_send_validation', template_id: v.template.id, template_version: v.template.version, row_count: v.row_count, valid_rows: v.valid_rows, errors: v.errors };
       }
-      const started = await this.bulk.start(request, commandContext(auth, info));
+      // The job's id derives from the Idempotency-Key: a retry names the job its first attempt started.
+      const started = await this.bulk.start(request, commandContext(auth, info), creationPrefixedId(info.idempotency, 'bulk', input.upload ?? ''));
       if (started.position !== null && !(await this.infra.projections.waitFor(started.position))) await this.infra.projections.catchUp();
       return presentBulkSend(await this.job(auth, started.id));
     } catch (err) {
@@ -145,6 +159,7 @@ export class BulkSendsHttpController {
       template_id: query.template_id,
       rows,
       errors,
+      upload: createHash('sha256').update(part.bytes).update(JSON.stringify(query)).digest('hex'),
       dry_run: query.dry_run === 'true',
       skip_invalid_rows: query.skip_invalid_rows === 'true',
       ...(query.title !== undefined ? { title: query.title } : {}),

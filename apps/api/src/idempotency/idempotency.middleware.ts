@@ -13,7 +13,7 @@ import {
   canonicalJson,
   fingerprintOf,
 } from './idempotency.store';
-import { IdempotentRequest, idempotencySeed } from './idempotent-creation';
+import { IdempotentRequest, idempotencySeed, requestEventIds } from './idempotent-creation';
 
 type Req = Request & { requestId?: string; _body?: boolean; idempotency?: IdempotentRequest };
 
@@ -157,10 +157,11 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
       }
       // Ids the route makes up derive from the key: a retry that runs again (the first attempt's
       // settle lost) names the same document and is answered with it (idempotent-creation.ts).
-      req.idempotency = {
-        seed: idempotencySeed(scope, key, begin.generation, fingerprint),
-        replayed: () => res.setHeader('Idempotent-Replayed', 'true'),
+      const seed = idempotencySeed(scope, key, begin.generation, fingerprint);
+      const replayed = () => {
+        if (!res.headersSent) res.setHeader('Idempotent-Replayed', 'true');
       };
+      req.idempotency = { seed, replayed, events: requestEventIds(seed, replayed) };
       // While the route runs, its claim is renewed: a short lease then tells a request that is over
       // (its settle and release both lost) from a slow one still holding the key.
       // One write to the claim at a time: a renewal racing the settle would move the row's version

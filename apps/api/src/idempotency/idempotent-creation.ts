@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'crypto';
-import { derivedUuid, Infrastructure, prefixedId } from '@dojang/application';
+import { derivedUuid, Infrastructure, prefixedId, RequestEventIds } from '@dojang/application';
 import { Decider, DomainError } from '@dojang/domain';
 
 /**
@@ -19,6 +19,21 @@ export interface IdempotentRequest {
   readonly seed: string;
   /** Marks the answer as a replay (`Idempotent-Replayed: true`): nothing was written by this attempt. */
   replayed(): void;
+  /** The ids of the events the request's commands write, derived from the seed (command-handler.ts). */
+  readonly events: RequestEventIds;
+}
+
+/** A request's event ids: its n-th command on a stream gets the same ids on every retry of the request. */
+export function requestEventIds(seed: string, replayed: () => void): RequestEventIds {
+  const commandsOn = new Map<string, number>();
+  return {
+    next(streamId) {
+      const n = commandsOn.get(streamId) ?? 0;
+      commandsOn.set(streamId, n + 1);
+      return (index) => derivedUuid('idempotency-event', seed, streamId, String(n), String(index));
+    },
+    replayed,
+  };
 }
 
 /**

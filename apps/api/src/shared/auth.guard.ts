@@ -134,5 +134,7 @@ export function commandContext(auth: AuthContext, info: RequestInfo, actor?: str
     ip: info.ip,
     user_agent: info.user_agent,
     correlation_id: info.request_id,
+    // Under an Idempotency-Key a retried request names the events it already wrote (no second write).
+    ...(info.idempotency ? { event_ids: info.idempotency.events } : {}),
   };
 }

@@ -1,9 +1,9 @@
-import { randomBytes } from 'crypto';
 import { BulkSendCommand, BulkSendState, DomainError, RowFailure, TemplateState, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext } from '../command-handler';
 import { Infrastructure } from '../infrastructure';
+import { prefixedId } from '../ids';
 import { TemplateSender, derivedUuid } from '../templates/template-send.service';
 import { BulkInputError, BulkRow, MAX_EXTERNAL_ID, RowError } from './bulk-rows';
 
@@ -28,7 +28,7 @@ export interface BulkSendValidation {
   errors: Required<RowError>[];
 }
 
-export const newBulkSendId = () => `bulk_${randomBytes(12).toString('hex')}`;
+export const newBulkSendId = () => prefixedId('bulk');
 
 /** The document a row makes: derived from its job and row, so a resumed worker finds the one it made. */
 export const bulkRowDocumentId = (bulkSendId: string, row: number) => derivedUuid('bulk-send', bulkSendId, String(row));
@@ -104,15 +104,21 @@ export class BulkSendService {
     return { template, row_count: request.rows.length, valid_rows: valid, errors };
   }
 
-  /** Validates, reserves nothing it cannot afford, and records the job; returns its id. */
-  async start(request: BulkSendRequest, context: CommandContext): Promise<{ id: string; validation: BulkSendValidation; position: number | null }> {
+  /**
+   * Validates, reserves nothing it cannot afford, and records the job; returns its id. `id` is the
+   * job's (derived from the request's Idempotency-Key by the API, so that a retry names the job its
+   * first attempt started rather than starting a second one); default: a new one.
+   */
+  async start(request: BulkSendRequest, context: CommandContext, id: string = newBulkSendId()): Promise<{ id: string; validation: BulkSendValidation; position: number | null }> {
     const validation = await this.validate(request);
     if (validation.errors.length > 0 && !request.skip_invalid_rows) throw new BulkInputError(validation.errors);
     const org = await this.sender.organization(request.organization_id);
     // Every valid row is a live document: the free signatures and credits left must cover them all
     // (checked here from the read model for a quick refusal; the reservation below decides).
-    this.sender.assertAffordable(org, request.livemode, validation.valid_rows);
-    const id = newBulkSendId();
+    // A retry of a request whose first attempt reserved already (same id): its own hold is not
+    // counted against it.
+    const ownHold = org.reservations?.[id]?.count ?? 0;
+    this.sender.assertAffordable(ownHold ? { ...org, credits_reserved: Math.max(0, (org.credits_reserved ?? 0) - ownHold) } : org, request.livemode, validation.valid_rows);
     // Held before the job exists, on the organization's stream (so two jobs cannot both count the
     // same credits): refused there with 402 when short, and nothing is recorded.
     if (request.livemode) await this.reserve(request.organization_id, id, validation.valid_rows, context);
