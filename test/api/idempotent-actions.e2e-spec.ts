@@ -1,4 +1,4 @@
-import { bulkSendStreamId, documentStreamId, organizationStreamId } from '@dojang/domain';
+import { bulkSendStreamId, documentStreamId, organizationStreamId, webhookEndpointStreamId } from '@dojang/domain';
 import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { BULK_SENDS, BulkSendRow, DOCUMENTS } from '@dojang/projections';
 import { IDEMPOTENCY_LEASE_MS } from '../../apps/api/src/idempotency/idempotency.store';
@@ -94,6 +94,18 @@ describe.each([
       const { retry } = await retriedAfterLostSettle(org.test, `/documents/${doc.id}/cancel`, `cancel-${doc.id}`, { reason: '조건 변경' });
       expect(retry.body).toMatchObject({ id: doc.id, status: 'canceled' });
       expect((await typesOf(documentStreamId(doc.id))).filter((type) => type === 'DocumentCanceled')).toHaveLength(1);
+    });
+
+    it('POST /webhook_endpoints and /{id}/rotate_secret: a retry answers the secret that was stored, not one made up again', async () => {
+      const url = `https://hooks.example.com/idem-${postgres}`;
+      const { first, retry } = await retriedAfterLostSettle(org.test, '/webhook_endpoints', `whe-${postgres}`, { url });
+      expect(retry.body.id).toBe(first.body.id);
+      expect(retry.body.secret).toBe(first.body.secret);
+      const rotation = await retriedAfterLostSettle(org.test, `/webhook_endpoints/${first.body.id}/rotate_secret`, `rotate-${postgres}`);
+      expect(rotation.first.body.secret).not.toBe(first.body.secret);
+      // The secret deliveries are signed with: the one both answers gave.
+      expect(rotation.retry.body.secret).toBe(rotation.first.body.secret);
+      expect((await typesOf(webhookEndpointStreamId(first.body.id))).filter((type) => type === 'WebhookEndpointSecretRotated')).toHaveLength(1);
     });
 
     it('POST /bulk_sends (live): the retry answers the job its first attempt started; one job, one credit reservation', async () => {

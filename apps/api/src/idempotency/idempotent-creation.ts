@@ -20,19 +20,29 @@ export interface IdempotentRequest {
   /** Marks the answer as a replay (`Idempotent-Replayed: true`): nothing was written by this attempt. */
   replayed(): void;
   /** The ids of the events the request's commands write, derived from the seed (command-handler.ts). */
-  readonly events: RequestEventIds;
+  readonly events: RequestEventIds & {
+    /** How many of the request's commands so far were found already written by an earlier attempt. */
+    readonly landedCount: number;
+  };
 }
 
 /** A request's event ids: its n-th command on a stream gets the same ids on every retry of the request. */
-export function requestEventIds(seed: string, replayed: () => void): RequestEventIds {
+export function requestEventIds(seed: string, replayed: () => void): IdempotentRequest['events'] {
   const commandsOn = new Map<string, number>();
+  let landed = 0;
   return {
     next(streamId) {
       const n = commandsOn.get(streamId) ?? 0;
       commandsOn.set(streamId, n + 1);
       return (index) => derivedUuid('idempotency-event', seed, streamId, String(n), String(index));
     },
-    replayed,
+    replayed() {
+      landed++;
+      replayed();
+    },
+    get landedCount() {
+      return landed;
+    },
   };
 }
 
@@ -89,8 +99,12 @@ export async function createOnce<State, Command, Event>(
   create: () => Promise<boolean | void>,
 ): Promise<boolean> {
   let conflict: unknown = null;
+  const landedBefore = idempotency?.events.landedCount ?? 0;
   try {
-    if ((await create()) !== false) return true;
+    // Created now, unless the handler found the creation already written by an earlier attempt
+    // of this request (its events' ids derive from the key): then it is answered as stored, like
+    // a conflict, since what the route made up this time (a secret, a random value) was not kept.
+    if ((await create()) !== false && (idempotency?.events.landedCount ?? 0) === landedBefore) return true;
   } catch (err) {
     if (!idempotency || !(err instanceof DomainError && err.code === stream.existsCode)) throw err;
     conflict = err;

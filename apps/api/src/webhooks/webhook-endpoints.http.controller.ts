@@ -256,12 +256,16 @@ export class WebhookEndpointsHttpController {
   @HttpCode(200)
   async rotateSecret(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string, @Body() dto: RotateWebhookSecretDto): Promise<RotatedWebhookSecretResponse> {
     await this.row(auth, id);
-    const secret = generateWebhookSecret();
-    await this.decide(auth, info, id, {
+    const decision = await this.decide(auth, info, id, {
       type: 'RotateWebhookEndpointSecret',
-      secret_ciphertext: this.box.seal(id, secret),
+      secret_ciphertext: this.box.seal(id, generateWebhookSecret()),
       ...(dto.grace_period_seconds !== undefined ? { grace_period_seconds: dto.grace_period_seconds } : {}),
     });
+    // The secret the rotation stored: a retry under the same Idempotency-Key whose first attempt
+    // rotated gets that one, not the one made up this time (which nothing kept).
+    const rotated = decision.events.find((e) => e.type === 'WebhookEndpointSecretRotated');
+    if (!rotated || rotated.type !== 'WebhookEndpointSecretRotated') throw new Error('A rotation decided no WebhookEndpointSecretRotated.');
+    const secret = this.box.open(id, rotated.data.secret_ciphertext);
     const row = await this.row(auth, id);
     return { ...presentWebhookEndpoint(row), secret, previous_secret_expires_at: row.previous_secret_expires_at };
   }
@@ -272,8 +276,13 @@ export class WebhookEndpointsHttpController {
     const endpoint = await this.row(auth, id);
     if (endpoint.status !== 'enabled') throw WebhookEndpointsHttpController.disabled();
     // Shaped like every public event id (evt_ + 32 hex), though no domain event of that id exists.
-    const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
-    const decision = await this.decide(auth, info, id, { type: 'RequestWebhookEndpointTest', event_id: eventId });
+    const decision = await this.decide(auth, info, id, { type: 'RequestWebhookEndpointTest', event_id: `evt_${randomUUID().replace(/-/g, '')}` });
+    // The test the request recorded: a retry whose first attempt recorded one answers that one's delivery.
+    const requested = decision.events.find((e) => e.type === 'WebhookEndpointTestRequested');
+    if (!requested || requested.type !== 'WebhookEndpointTestRequested') throw new Error('A webhook test decided no WebhookEndpointTestRequested.');
+    const eventId = requested.data.event_id;
+    const earlier = await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, webhookDeliveryId(id, eventId));
+    if (earlier && earlier.status !== 'pending') return presentWebhookDelivery(earlier);
     const now = this.clock.now().toISOString();
     const body = JSON.stringify({
       id: eventId,
