@@ -54,9 +54,13 @@ export function faultFlows(ctx: FaultFlowContext) {
         await sleep(200);
       }
     };
-    const running = (async () => {
-      for (let i = 0; !stopped && i < 400; i++) await one(i);
-    })();
+    // Two clients side by side: on a loaded machine one request could span a whole outage (appended
+    // before it, answered 201 after), leaving a single client's load without a request during it.
+    const running = Promise.all(
+      [0, 1].map(async (lane) => {
+        for (let i = lane; !stopped && i < 400; i += 2) await one(i);
+      }),
+    );
     return {
       acked,
       statuses,
