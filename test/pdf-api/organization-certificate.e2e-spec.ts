@@ -234,8 +234,12 @@ describe("an organization's own signing certificate", () => {
       expect(envelope!.toString('latin1')).not.toContain(p12.toString('base64').slice(0, 40));
     });
 
+    /** A document completed while the organization's certificate signed. */
+    let signedByAcme: string;
+
     it("signs the organization's final PDFs with its certificate and prints its fingerprint on the audit certificate", async () => {
       const { id, pdf } = await completedDocument(t, acme.test, '근로계약서');
+      signedByAcme = id;
       expect(pdfsig(pdf)).toMatch(/Signer Certificate Common Name: Acme HR Document Signing[\s\S]*Signature Validation: Signature is Valid\./);
       const verified = opensslVerifyChain(pdf, ca.file('ca.pem'));
       expect(verified.output).toContain('Verification successful');
@@ -276,8 +280,16 @@ describe("an organization's own signing certificate", () => {
       // Idempotent: nothing more to record.
       expectStatus(await t.http.delete('/v1/organization/signing_certificate').set(bearer(acme.test)), 200);
       expect((await t.infra.events.readStream(organizationStreamId(acme.id))).filter((e) => e.type === 'SigningCertificateRemoved')).toHaveLength(1);
-      const { pdf } = await completedDocument(t, acme.test, '근로계약서 2');
+      const { id, pdf } = await completedDocument(t, acme.test, '근로계약서 2');
       expect(pdfsig(pdf)).toContain('Signer Certificate Common Name: Dojang Document Signing');
+      // Each audit certificate names the certificate that signed its own final PDF, not the one
+      // signing now: the earlier document's still names the organization's.
+      const auditText = async (documentId: string) =>
+        pdftotext((await t.http.get(`/v1/documents/${documentId}/file?audit=true`).set(bearer(acme.test)).buffer(true).parse(binary).expect(200)).body as Buffer).replace(/\s+/g, '');
+      expect(await auditText(signedByAcme)).toContain(`서명인증서지문${uploaded.sha256_fingerprint}`);
+      const platform = expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(acme.test)), 200).body.sha256_fingerprint;
+      expect(platform).not.toBe(uploaded.sha256_fingerprint);
+      expect(await auditText(id)).toContain(`서명인증서지문${platform}`);
     });
   });
 });

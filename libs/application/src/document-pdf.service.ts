@@ -584,6 +584,13 @@ export class DocumentPdfService {
     return new Date(new X509Certificate(der).validTo).toISOString();
   }
 
+  /** SHA-256 (DER) and end of validity of the certificate that signed `pdf` (its first signature); null: unsigned. */
+  async signingCertificateOf(pdf: Buffer, tenant?: string): Promise<{ sha256: string; not_after: string } | null> {
+    const chain = await this.signerChain(pdf, tenant);
+    if (!chain?.length) return null;
+    return { sha256: sha256Hex(chain[0]), not_after: new Date(new X509Certificate(chain[0]).validTo).toISOString() };
+  }
+
   /** The certificates of a PDF's first signature, the signer's first (DER), read in the pool; null: unsigned. */
   async signerChain(pdf: Buffer, tenant?: string): Promise<Buffer[] | null> {
     const chain = await this.job(SIGNER_CHAIN, pdf, tenant);

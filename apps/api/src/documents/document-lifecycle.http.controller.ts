@@ -184,13 +184,18 @@ export class DocumentLifecycleHttpController {
           logo: logo && logoBytes ? { type: logo.content_type === 'image/jpeg' ? ('jpeg' as const) : ('png' as const), bytes: logoBytes, width: logo.width, height: logo.height } : null,
         }
       : null;
-    const bytes = await this.pdf.withAuditCertificate(await this.currentPdf(row), {
+    const base = await this.currentPdf(row);
+    // The certificate that signed the final PDF, read from its signature: the organization may have
+    // uploaded, replaced or removed its own since, and the certificate states what signed this file.
+    // Not concluded yet: the one that would sign it now.
+    const signedWith = row.status === 'completed' && row.final_pdf ? await this.pdf.signingCertificateOf(base, row.organization_id) : null;
+    const bytes = await this.pdf.withAuditCertificate(base, {
       title: row.title,
       document_id: row.id,
       original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
       final_sha256: row.final_pdf?.sha256 ?? null,
-      signing_certificate_sha256: await this.pdf.signingCertificateSha256(row.organization_id),
-      signing_certificate_not_after: await this.pdf.signingCertificateNotAfter(row.organization_id),
+      signing_certificate_sha256: signedWith?.sha256 ?? (await this.pdf.signingCertificateSha256(row.organization_id)),
+      signing_certificate_not_after: signedWith?.not_after ?? (await this.pdf.signingCertificateNotAfter(row.organization_id)),
       participants: row.participants.map((p) => {
         const signed = entries.find((e) => e.event === 'signed' && e.participant_id === p.id);
         const viewed = entries.find((e) => e.event === 'viewed' && e.participant_id === p.id);
