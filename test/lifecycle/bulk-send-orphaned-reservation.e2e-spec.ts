@@ -3,7 +3,7 @@ import { ORPHANED_RESERVATION_GRACE_MS, OrganizationCommand, bulkSendStreamId, o
 import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
 import { employeeTemplate } from '../support/lifecycle';
-import { startTestApp, TestApp } from '../support/test-app';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * A live bulk send reserves credits on its organization's stream, then appends BulkSendStarted on
@@ -81,6 +81,46 @@ describe.each([
       expect(await sweeper().sweep()).toEqual({ released: 0, withJob: 2, failed: 0 });
       expect(await releases()).toHaveLength(1);
       expect(await organization()).toMatchObject({ credits_reserved: 5, reservations: { [job.id]: { count: 2 }, [accepted.id]: { count: 3 } } });
+    });
+
+    it('a retry under the same Idempotency-Key after the sweep released its first attempt\'s hold holds the credits again for the job it starts', async () => {
+      const org = await t.createOrg(`재시도 예약 ${postgres}`, 'team');
+      await t.admin.grantCredits(org.id, 3, 'purchase');
+      const live = client(t, org.live);
+      const template = await employeeTemplate(live);
+      const rows = [1, 2, 3].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `retry${n}@example.com` } }, variables: { name: `직원${n}` } }));
+      const organization = async () => (await t.infra.commands.load(organizationDecider, organizationStreamId(org.id))).state;
+      const post = () => t.http.post('/v1/bulk_sends').set(bearer(org.live)).set('Idempotency-Key', `orphan-retry-${postgres}`).send({ template_id: template.id, rows });
+
+      // The first attempt reserves, then its BulkSendStarted and its give-back both fail (the store
+      // away): 500, the key released, a hold without a job.
+      const execute = t.infra.commands.execute.bind(t.infra.commands);
+      const spy = jest.spyOn(t.infra.commands, 'execute').mockImplementation((async (decider: unknown, streamId: string, ...rest: unknown[]) => {
+        const command = rest[0] as { type?: string };
+        if (streamId.startsWith('bulk-send-') || command?.type === 'SettleReservation') throw new Error('connection terminated');
+        return (execute as (...a: unknown[]) => Promise<unknown>)(decider, streamId, ...rest);
+      }) as never);
+      jest.spyOn(console, 'error').mockImplementation(() => undefined);
+      expect((await post()).status).toBe(500);
+      spy.mockRestore();
+      jest.restoreAllMocks();
+      const [orphan] = Object.keys((await organization()).reservations ?? {});
+      expect(await organization()).toMatchObject({ credits_reserved: 3, reservations: { [orphan]: { count: 3 } } });
+
+      // The client retries after the sweep gave that hold back.
+      t.clock!.advance(ORPHANED_RESERVATION_GRACE_MS);
+      await t.infra.runner.catchUp();
+      expect((await new OrphanedReservationSweeper(t.infra, t.clock!).sweep()).released).toBe(1);
+      expect((await organization()).credits_reserved).toBe(0);
+      await t.infra.runner.catchUp();
+      const retry = await post();
+      expect(retry.status).toBe(200);
+      // Its job (the id its key names) holds its 3 rows again: without that, its rows were never
+      // held and a concurrent send could spend the same credits.
+      expect(retry.body.id).toBe(orphan);
+      expect(await organization()).toMatchObject({ credits_reserved: 3, reservations: { [orphan]: { count: 3, settled: 0 } } });
+      await t.infra.runner.catchUp();
+      expectError(await live.post('/bulk_sends', { template_id: template.id, rows: rows.slice(0, 1) }), 402, 'insufficient_credits');
     });
   });
 });

@@ -1,4 +1,5 @@
 import { BulkSendCommand, BulkSendState, DomainError, RowFailure, TemplateState, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
+import { BULK_SENDS } from '@dojang/projections';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext } from '../command-handler';
@@ -42,6 +43,12 @@ export async function settleBulkReservation(infra: Infrastructure, clock: Clock,
   const now = () => clock.now().toISOString();
   const decision = await infra.commands.execute(organizationDecider, organizationStreamId(organizationId), { type: 'SettleReservation', reservation_id: bulkSendId, done, row_count: rowCount, now: now() }, context, now);
   return decision.position;
+}
+
+/** Whether a bulk send was started under this id: its read row, else its stream (the row may lag behind its first event). */
+export async function bulkSendExists(infra: Infrastructure, bulkSendId: string): Promise<boolean> {
+  if (await infra.reads.get(BULK_SENDS, bulkSendId)) return true;
+  return (await infra.events.readStream(bulkSendStreamId(bulkSendId))).length > 0;
 }
 
 /** `roles.employee.phone` (the template send's param) as the column a CSV names: `employee.phone`. */
@@ -121,7 +128,7 @@ export class BulkSendService {
     this.sender.assertAffordable(ownHold ? { ...org, credits_reserved: Math.max(0, (org.credits_reserved ?? 0) - ownHold) } : org, request.livemode, validation.valid_rows);
     // Held before the job exists, on the organization's stream (so two jobs cannot both count the
     // same credits): refused there with 402 when short, and nothing is recorded.
-    if (request.livemode) await this.reserve(request.organization_id, id, validation.valid_rows, context);
+    if (request.livemode) await this.hold(request.organization_id, id, validation.valid_rows, context);
     const invalid_rows: RowFailure[] = validation.errors
       .filter((e, i, all) => e.row !== null && all.findIndex((x) => x.row === e.row) === i)
       .map((e) => ({ row: e.row as number, external_id: request.rows[(e.row as number) - 1]?.external_id ?? null, code: e.code, message: e.message, column: e.column }));
@@ -150,6 +157,26 @@ export class BulkSendService {
       throw err;
     }
     return { id, validation, position: decision.position };
+  }
+
+  /**
+   * Reserves the job's rows. Under an Idempotency-Key the reservation may be an earlier attempt's,
+   * answered as landed; if that attempt never started its job, the reservation may have been given
+   * back since (the worker's sweep, past ORPHANED_RESERVATION_GRACE_MS, or that attempt's own
+   * give-back). The job this retry starts would then hold nothing: it holds again, as the
+   * request's next command on the stream (its own derived ids, so a further retry finds that one).
+   */
+  private async hold(organizationId: string, bulkSendId: string, count: number, context: CommandContext): Promise<void> {
+    let replayed = false;
+    const watched: CommandContext = context.event_ids
+      ? { ...context, event_ids: { next: (streamId) => context.event_ids!.next(streamId), replayed: () => ((replayed = true), context.event_ids!.replayed()) } }
+      : context;
+    await this.reserve(organizationId, bulkSendId, count, watched);
+    if (!replayed) return;
+    const current = (await this.infra.commands.load(organizationDecider, organizationStreamId(organizationId))).state;
+    // Still held, or its job started (the job's rows settle it, or settled it all): nothing to add.
+    if (current.reservations?.[bulkSendId] || (await bulkSendExists(this.infra, bulkSendId))) return;
+    await this.reserve(organizationId, bulkSendId, count, context);
   }
 
   private async reserve(organizationId: string, reservationId: string, count: number, context: CommandContext): Promise<void> {

@@ -1,7 +1,8 @@
-import { DomainError, OrganizationEvent, bulkSendStreamId, organizationDecider, organizationStreamId, reservationPastGrace } from '@dojang/domain';
-import { BULK_SENDS, ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { DomainError, OrganizationEvent, organizationDecider, organizationStreamId, reservationPastGrace } from '@dojang/domain';
+import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Clock } from '../clock';
 import { Infrastructure } from '../infrastructure';
+import { bulkSendExists } from './bulk-send.service';
 
 export interface ReservationSweepStats {
   /** Reservations given back: no bulk send was started under them. */
@@ -56,7 +57,7 @@ export class OrphanedReservationSweeper {
       // none and is looked at); the decider judges the grace on the stream's own reserved_at.
       if (!reservationPastGrace(held.reserved_at, now())) continue;
       try {
-        if (await this.jobExists(reservationId)) {
+        if (await bulkSendExists(this.infra, reservationId)) {
           stats.withJob++;
           continue;
         }
@@ -83,11 +84,5 @@ export class OrphanedReservationSweeper {
         this.infra.logger.warn({ err, organization_id: org.id, reservation_id: reservationId }, 'credit reservation sweep failed');
       }
     }
-  }
-
-  /** The job's read row, else its stream (the row may lag behind its first event). */
-  private async jobExists(bulkSendId: string): Promise<boolean> {
-    if (await this.infra.reads.get(BULK_SENDS, bulkSendId)) return true;
-    return (await this.infra.events.readStream(bulkSendStreamId(bulkSendId))).length > 0;
   }
 }
