@@ -1,5 +1,5 @@
 import { OrphanedReservationSweeper } from '@dojang/application';
-import { ORPHANED_RESERVATION_GRACE_MS, OrganizationCommand, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
+import { BulkSendCommand, ORPHANED_RESERVATION_GRACE_MS, OrganizationCommand, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
 import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
 import { employeeTemplate } from '../support/lifecycle';
@@ -66,6 +66,14 @@ describe.each([
       expect(a.released + b.released).toBe(1);
       expect(a.failed + b.failed).toBe(0);
       expect((await releases()).map((e) => e.data)).toEqual([{ reservation_id: ORPHAN, released: 3, reason: 'bulk_send_not_started', released_at: now() }]);
+      // The orphan's id is fenced: a start of it still on its way (a frozen process resuming) is refused.
+      expect((await t.infra.events.readStream(bulkSendStreamId(ORPHAN))).map((e) => e.type)).toEqual(['BulkSendAbandoned']);
+      expect((await t.infra.events.readStream(bulkSendStreamId(job.id))).map((e) => e.type)).toEqual(['BulkSendStarted']);
+      const lateStart: BulkSendCommand = {
+        type: 'StartBulkSend', bulk_send_id: ORPHAN, organization_id: org.id, livemode: true, template_id: template.id, template_version: 1, row_count: 3,
+        rows_blob: { sha256: '0'.repeat(64), byte_size: 2 }, title: null, message: null, expires_in_days: null, invalid_rows: [], now: now(),
+      };
+      await expect(t.infra.commands.execute(bulkSendDecider, bulkSendStreamId(ORPHAN), lateStart, { actor: 'test', organization_id: org.id, livemode: true }, now, { newStream: true })).rejects.toMatchObject({ code: 'bulk_send_abandoned' });
       // The running job's hold is untouched: its own rows settle it.
       expect(await organization()).toMatchObject({ credits_reserved: 2, reservations: { [job.id]: { count: 2, settled: 0 } } });
       expect((await organization()).reservations).not.toHaveProperty(ORPHAN);
@@ -83,42 +91,51 @@ describe.each([
       expect(await organization()).toMatchObject({ credits_reserved: 5, reservations: { [job.id]: { count: 2 }, [accepted.id]: { count: 3 } } });
     });
 
-    it('a retry under the same Idempotency-Key after the sweep released its first attempt\'s hold holds the credits again for the job it starts', async () => {
-      const org = await t.createOrg(`재시도 예약 ${postgres}`, 'team');
+    /** A bulk send under an Idempotency-Key whose first attempt reserves and then fails: its BulkSendStarted always, its give-back too when asked. */
+    async function firstAttemptFails(tag: string, giveBackFails: boolean) {
+      const org = await t.createOrg(`${tag} ${postgres}`, 'team');
       await t.admin.grantCredits(org.id, 3, 'purchase');
       const live = client(t, org.live);
       const template = await employeeTemplate(live);
-      const rows = [1, 2, 3].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `retry${n}@example.com` } }, variables: { name: `직원${n}` } }));
+      const rows = [1, 2, 3].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `${tag}${n}@example.com` } }, variables: { name: `직원${n}` } }));
       const organization = async () => (await t.infra.commands.load(organizationDecider, organizationStreamId(org.id))).state;
-      const post = () => t.http.post('/v1/bulk_sends').set(bearer(org.live)).set('Idempotency-Key', `orphan-retry-${postgres}`).send({ template_id: template.id, rows });
-
-      // The first attempt reserves, then its BulkSendStarted and its give-back both fail (the store
-      // away): 500, the key released, a hold without a job.
+      const post = () => t.http.post('/v1/bulk_sends').set(bearer(org.live)).set('Idempotency-Key', `${tag}-${postgres}`).send({ template_id: template.id, rows });
       const execute = t.infra.commands.execute.bind(t.infra.commands);
-      const spy = jest.spyOn(t.infra.commands, 'execute').mockImplementation((async (decider: unknown, streamId: string, ...rest: unknown[]) => {
+      jest.spyOn(t.infra.commands, 'execute').mockImplementation((async (decider: unknown, streamId: string, ...rest: unknown[]) => {
         const command = rest[0] as { type?: string };
-        if (streamId.startsWith('bulk-send-') || command?.type === 'SettleReservation') throw new Error('connection terminated');
+        if (streamId.startsWith('bulk-send-') || (giveBackFails && command?.type === 'SettleReservation')) throw new Error('connection terminated');
         return (execute as (...a: unknown[]) => Promise<unknown>)(decider, streamId, ...rest);
       }) as never);
       jest.spyOn(console, 'error').mockImplementation(() => undefined);
+      // 500: the key is given back, so the client's retry runs the route again.
       expect((await post()).status).toBe(500);
-      spy.mockRestore();
       jest.restoreAllMocks();
+      return { org, live, template, rows, organization, post };
+    }
+
+    it('a retry under the same Idempotency-Key after the sweep gave its first attempt\'s hold back is refused: its id is fenced, nothing is held', async () => {
+      const { organization, post } = await firstAttemptFails('swept-retry', true);
       const [orphan] = Object.keys((await organization()).reservations ?? {});
       expect(await organization()).toMatchObject({ credits_reserved: 3, reservations: { [orphan]: { count: 3 } } });
-
-      // The client retries after the sweep gave that hold back.
       t.clock!.advance(ORPHANED_RESERVATION_GRACE_MS);
       await t.infra.runner.catchUp();
       expect((await new OrphanedReservationSweeper(t.infra, t.clock!).sweep()).released).toBe(1);
-      expect((await organization()).credits_reserved).toBe(0);
+      await t.infra.runner.catchUp();
+      const retry = await post();
+      expect([retry.status, retry.body.error?.code]).toEqual([409, 'bulk_send_abandoned']);
+      expect((await t.infra.events.readStream(bulkSendStreamId(orphan))).map((e) => e.type)).toEqual(['BulkSendAbandoned']);
+      expect(await organization()).toMatchObject({ credits_reserved: 0, reservations: {} });
+    });
+
+    it('a retry under the same Idempotency-Key after its first attempt gave its own hold back holds the credits again for the job it starts', async () => {
+      const { live, template, rows, organization, post } = await firstAttemptFails('given-back-retry', false);
+      // The first attempt's catch gave its hold back; its reservation is answered as landed on retry.
+      expect(await organization()).toMatchObject({ credits_reserved: 0, reservations: {} });
       await t.infra.runner.catchUp();
       const retry = await post();
       expect(retry.status).toBe(200);
-      // Its job (the id its key names) holds its 3 rows again: without that, its rows were never
-      // held and a concurrent send could spend the same credits.
-      expect(retry.body.id).toBe(orphan);
-      expect(await organization()).toMatchObject({ credits_reserved: 3, reservations: { [orphan]: { count: 3, settled: 0 } } });
+      // Before, the job ran holding nothing: a concurrent send could spend the same credits.
+      expect(await organization()).toMatchObject({ credits_reserved: 3, reservations: { [retry.body.id]: { count: 3, settled: 0 } } });
       await t.infra.runner.catchUp();
       expectError(await live.post('/bulk_sends', { template_id: template.id, rows: rows.slice(0, 1) }), 402, 'insufficient_credits');
     });

@@ -45,8 +45,11 @@ export async function settleBulkReservation(infra: Infrastructure, clock: Clock,
   return decision.position;
 }
 
-/** Whether a bulk send was started under this id: its read row, else its stream (the row may lag behind its first event). */
-export async function bulkSendExists(infra: Infrastructure, bulkSendId: string): Promise<boolean> {
+/**
+ * Whether anything was recorded under this bulk send's id (its job, or its abandonment by the
+ * reservation sweep): its read row, else its stream (the row may lag behind its first event).
+ */
+async function bulkSendRecorded(infra: Infrastructure, bulkSendId: string): Promise<boolean> {
   if (await infra.reads.get(BULK_SENDS, bulkSendId)) return true;
   return (await infra.events.readStream(bulkSendStreamId(bulkSendId))).length > 0;
 }
@@ -161,10 +164,9 @@ export class BulkSendService {
 
   /**
    * Reserves the job's rows. Under an Idempotency-Key the reservation may be an earlier attempt's,
-   * answered as landed; if that attempt never started its job, the reservation may have been given
-   * back since (the worker's sweep, past ORPHANED_RESERVATION_GRACE_MS, or that attempt's own
-   * give-back). The job this retry starts would then hold nothing: it holds again, as the
-   * request's next command on the stream (its own derived ids, so a further retry finds that one).
+   * answered as landed; if that attempt never started its job, its own give-back (the catch in
+   * start) may have released it since. The job this retry starts would then hold nothing: it holds
+   * again. An id the worker's sweep abandoned is not held again: its start is refused.
    */
   private async hold(organizationId: string, bulkSendId: string, count: number, context: CommandContext): Promise<void> {
     let replayed = false;
@@ -174,9 +176,14 @@ export class BulkSendService {
     await this.reserve(organizationId, bulkSendId, count, watched);
     if (!replayed) return;
     const current = (await this.infra.commands.load(organizationDecider, organizationStreamId(organizationId))).state;
-    // Still held, or its job started (the job's rows settle it, or settled it all): nothing to add.
-    if (current.reservations?.[bulkSendId] || (await bulkSendExists(this.infra, bulkSendId))) return;
-    await this.reserve(organizationId, bulkSendId, count, context);
+    // Still held, or its job started (the job's rows settle it, or settled it all), or the sweep
+    // abandoned the id (the start below is refused): nothing to hold.
+    if (current.reservations?.[bulkSendId] || (await bulkSendRecorded(this.infra, bulkSendId))) return;
+    // Not under the request's derived ids: its next ones on this stream may be the earlier
+    // attempt's give-back, which would answer this reservation as landed. The state check above
+    // keeps a further retry from holding twice.
+    const { event_ids: _derived, ...fresh } = context;
+    await this.reserve(organizationId, bulkSendId, count, fresh);
   }
 
   private async reserve(organizationId: string, reservationId: string, count: number, context: CommandContext): Promise<void> {

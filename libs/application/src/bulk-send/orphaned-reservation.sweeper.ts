@@ -1,8 +1,7 @@
-import { DomainError, OrganizationEvent, organizationDecider, organizationStreamId, reservationPastGrace } from '@dojang/domain';
-import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
+import { OrganizationEvent, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId, reservationPastGrace } from '@dojang/domain';
+import { BULK_SENDS, ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Clock } from '../clock';
 import { Infrastructure } from '../infrastructure';
-import { bulkSendExists } from './bulk-send.service';
 
 export interface ReservationSweepStats {
   /** Reservations given back: no bulk send was started under them. */
@@ -21,13 +20,19 @@ const PAGE = 100;
  * `BulkSendStarted` on its own (the two streams cannot be written in one append). A process
  * killed between the two, or an append that failed and whose best-effort give-back failed too,
  * leaves a reservation no job will ever settle: the organization's credits held for good. This
- * sweep gives such reservations back: one older than ORPHANED_RESERVATION_GRACE_MS (judged by the
- * decider on the organization's stream, not only by the read model) whose bulk-send stream does
- * not exist is released with `CreditReservationReleased`.
+ * sweep gives such a reservation back once it is ORPHANED_RESERVATION_GRACE_MS old (the
+ * organization decider judges that on the stream's own reserved_at):
  *
- * A reservation whose job exists is never touched: its rows settle it. Run by every worker, at
- * least once: two sweeps of the same reservation both decide on the organization's stream, and the
- * second finds it gone (or loses the append and, deciding again, finds it gone): released once.
+ * 1. `BulkSendAbandoned` on the job's stream, appended only if that stream is empty. A job that
+ *    did start keeps its hold (its rows settle it) and nothing is written; and a start still on its
+ *    way (a process frozen past the grace, then resumed) is refused afterwards, instead of running
+ *    a job whose credits were given back. Without this fence, "no job yet" read by the sweep could
+ *    be stale by the time it releases.
+ * 2. `CreditReservationReleased` on the organization's stream, for an abandoned id only.
+ *
+ * Run by every worker, at least once: each step is decided on its stream (a second sweep finds the
+ * id abandoned and the reservation gone, or loses the append and, deciding again, finds them so),
+ * so a reservation is released once; a sweep that dies between the steps is finished by the next.
  */
 export class OrphanedReservationSweeper {
   constructor(
@@ -53,21 +58,32 @@ export class OrphanedReservationSweeper {
   private async sweepOrganization(org: OrganizationRow, stats: ReservationSweepStats): Promise<void> {
     const now = () => this.clock.now().toISOString();
     for (const [reservationId, held] of Object.entries(org.reservations ?? {})) {
-      // The read model's time is a first filter only (an entry projected before it was kept has
-      // none and is looked at); the decider judges the grace on the stream's own reserved_at.
-      if (!reservationPastGrace(held.reserved_at, now())) continue;
       try {
-        if (await bulkSendExists(this.infra, reservationId)) {
+        // An entry projected before reserved_at was kept has none: the stream has it.
+        const reservedAt = held.reserved_at ?? (await this.infra.commands.load(organizationDecider, organizationStreamId(org.id))).state.reservations?.[reservationId]?.reserved_at;
+        if (!reservedAt || !reservationPastGrace(reservedAt, now())) continue;
+        // A job's read row: it started; its rows settle its hold (no read of its stream, however long).
+        if (await this.infra.reads.get(BULK_SENDS, reservationId)) {
           stats.withJob++;
           continue;
         }
-        const decision = await this.infra.commands.execute(
-          organizationDecider,
-          organizationStreamId(org.id),
-          { type: 'ReleaseOrphanedReservation', reservation_id: reservationId, now: now() },
-          { actor: 'system', organization_id: org.id, livemode: true, causation_id: reservationId },
+        // Fence the id before giving its hold back: appended on an empty stream only, so either a
+        // job started (its row lagging) and nothing changes, or no start can land after this one.
+        const context = { actor: 'system', organization_id: org.id, livemode: true, causation_id: reservationId };
+        const job = await this.infra.commands.execute(
+          bulkSendDecider,
+          bulkSendStreamId(reservationId),
+          { type: 'AbandonUnstartedBulkSend', bulk_send_id: reservationId, organization_id: org.id, now: now() },
+          context,
           now,
+          { newStream: true },
         );
+        if (job.state.exists) {
+          stats.withJob++;
+          continue;
+        }
+        // Abandoned, now or by an earlier sweep that died before this step.
+        const decision = await this.infra.commands.execute(organizationDecider, organizationStreamId(org.id), { type: 'ReleaseOrphanedReservation', reservation_id: reservationId, now: now() }, context, now);
         const released = decision.events.find((e): e is Extract<OrganizationEvent, { type: 'CreditReservationReleased' }> => e.type === 'CreditReservationReleased');
         if (released) {
           stats.released += 1;
@@ -77,8 +93,6 @@ export class OrphanedReservationSweeper {
           );
         }
       } catch (err) {
-        // Younger than the grace on the stream (a read row without reserved_at): the next sweep looks again.
-        if (err instanceof DomainError && err.code === 'reservation_in_grace') continue;
         // One reservation that cannot be released now (the store away) does not keep the others held; the next sweep tries again.
         stats.failed++;
         this.infra.logger.warn({ err, organization_id: org.id, reservation_id: reservationId }, 'credit reservation sweep failed');

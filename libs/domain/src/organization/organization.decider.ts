@@ -14,10 +14,11 @@ export const MAX_EMBED_ORIGINS = 20;
 /**
  * How old a reservation must be before the worker's sweep may release it for want of a bulk send.
  * A live bulk send reserves, then stores its rows as a blob and appends `BulkSendStarted`: seconds
- * apart normally, but a request may wait out a slow blob store or event store (its retries back
- * off for minutes) and still go on to append. Ten minutes is far beyond any such wait (the API
- * answers or gives up well within it), so a job found missing this late will not appear; and it is
- * short enough that credits held by a crash come back before anyone has to ask support.
+ * apart normally, but a request may wait out a slow blob store or event store (its appends retry
+ * with back-off) and still go on to start its job. Ten minutes is far beyond any such wait, so a
+ * start is not refused for being slow (a start later still, a process frozen in between, is refused
+ * by the fence the sweep puts on its id: BulkSendAbandoned); and it is short enough that credits
+ * held by a crash come back before anyone has to ask support.
  */
 export const ORPHANED_RESERVATION_GRACE_MS = 10 * 60_000;
 
@@ -168,8 +169,9 @@ export type OrganizationCommand =
   | { type: 'SettleReservation'; reservation_id: string; done: number; row_count: number; now: string }
   /**
    * Gives back a reservation under which no bulk send was started (the caller, the worker's sweep,
-   * found no job stream). Only past ORPHANED_RESERVATION_GRACE_MS after `reserved_at`; a
-   * reservation already gone (released by another sweep, or settled) is a no-op.
+   * abandoned its id: BulkSendAbandoned). Only past ORPHANED_RESERVATION_GRACE_MS after
+   * `reserved_at` (a younger one is kept); a reservation already gone (released by another sweep,
+   * or settled) is a no-op.
    */
   | { type: 'ReleaseOrphanedReservation'; reservation_id: string; now: string }
   | { type: 'UploadSigningCertificate'; certificate: OrganizationSigningCertificate; key_blob: string; now: string }
@@ -392,10 +394,9 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
       const held = state.reservations?.[command.reservation_id];
       // Gone already (another sweep released it, or its job settled it): a repeat releases nothing.
       if (!held) return [];
-      // Too young to tell a job that is still being started from one that never will be.
-      if (!reservationPastGrace(held.reserved_at, command.now)) {
-        throw conflict('reservation_in_grace', `Reservation ${command.reservation_id} is younger than the ${ORPHANED_RESERVATION_GRACE_MS / 60_000} minutes its bulk send has to start.`);
-      }
+      // Too young to tell a job that is still being started from one that never will be: kept
+      // (the sweep looks at it again later; it checks the same time before it asks).
+      if (!reservationPastGrace(held.reserved_at, command.now)) return [];
       return [
         {
           type: 'CreditReservationReleased',
