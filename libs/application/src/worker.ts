@@ -11,6 +11,7 @@ import { DocumentSealer, DocumentSealReactor } from './verification/document-sea
 import { ArchiveTimersReactor, ArchiveTimestamper } from './archive/archive-timestamper';
 import { UsageReactor } from './usage/usage.reactor';
 import { BulkSendReactor, BulkSendReactorOptions } from './bulk-send/bulk-send.reactor';
+import { OrphanedReservationSweeper, ReservationSweepStats } from './bulk-send/orphaned-reservation.sweeper';
 import { DocumentPdfService } from './document-pdf.service';
 import { withOrganizationKeys } from './organization-signing-keys';
 import { TemplateSender } from './templates/template-send.service';
@@ -47,10 +48,17 @@ export interface Worker extends WorkerContext {
   retryParked(): Promise<ParkedRetryStats>;
   /** Hands messages left `sending` past their claim back to their reactor (the background loop does it before each retry round). */
   sweepMessages(): Promise<number>;
+  /** Releases credit reservations no bulk send was started under, past their grace period (the background loop does it every minute). */
+  sweepReservations(): Promise<ReservationSweepStats>;
   stop(): Promise<void>;
 }
 
 const PARKED_RETRY_INTERVAL_MS = 15_000;
+/**
+ * Orphaned credit reservations are released only ORPHANED_RESERVATION_GRACE_MS (10 minutes) after
+ * they were made: looking once a minute adds at most a tenth to that wait, for one indexed read.
+ */
+const RESERVATION_SWEEP_INTERVAL_MS = 60_000;
 
 export const publicOrigin = (infra: Infrastructure) => infra.config.publicOrigin ?? `http://localhost:${infra.config.port}`;
 
@@ -149,6 +157,20 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
         )
       : null;
   retryLoop?.unref();
+  // Every worker sweeps (at least once: the organization's stream decides, so a reservation is
+  // released once however many sweep it). A failed sweep is logged; the next one tries again.
+  const reservations = new OrphanedReservationSweeper(infra, clock);
+  let sweeping: Promise<unknown> | null = null;
+  const reservationLoop =
+    (options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS) > 0
+      ? setInterval(() => {
+          sweeping ??= reservations
+            .sweep()
+            .catch((err) => infra.logger.error({ err }, 'credit reservation sweep failed'))
+            .finally(() => (sweeping = null));
+        }, RESERVATION_SWEEP_INTERVAL_MS)
+      : null;
+  reservationLoop?.unref();
   return {
     ...ctx,
     runner,
@@ -156,9 +178,12 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     webhooks: delivery.webhooks,
     retryParked: () => runner.retryParked(),
     sweepMessages: () => notifier.sweepStale(),
+    sweepReservations: () => reservations.sweep(),
     stop: async () => {
       if (retryLoop) clearInterval(retryLoop);
+      if (reservationLoop) clearInterval(reservationLoop);
       await retrying;
+      await sweeping;
       await delivery.stop();
       await runner.stop();
       await pdf.close();

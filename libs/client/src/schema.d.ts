@@ -994,7 +994,7 @@ export interface paths {
         put?: never;
         /**
          * Start a bulk send (JSON rows)
-         * @description One template to many recipients: up to 10,000 rows, each assigning the template's roles, its variables, prefilled values, metadata and an external_id (unique in the job). Every row is checked before anything is recorded: any problem refuses the whole job with 400 bulk_send_invalid_rows (param names the first: rows[3].employee.phone), unless skip_invalid_rows records those rows as failed. dry_run: true only validates and answers the report (object bulk_send_validation) with every problem by row and column. Otherwise the job is recorded (object bulk_send) and the worker sends its rows one at a time, resumably; a live job needs free signatures or credits for every valid row (402). The whole job is one request against the rate limit.
+         * @description One template to many recipients: up to 10,000 rows, each assigning the template's roles, its variables, prefilled values, metadata and an external_id (unique in the job). Every row is checked before anything is recorded: any problem refuses the whole job with 400 bulk_send_invalid_rows (param names the first: rows[3].employee.phone), unless skip_invalid_rows records those rows as failed. dry_run: true only validates and answers the report (object bulk_send_validation) with every problem by row and column. Otherwise the job is recorded (object bulk_send) and the worker sends its rows one at a time, resumably; a live job needs free signatures or credits for every valid row (402). The whole job is one request against the rate limit. A retry under the Idempotency-Key of an attempt that held credits but never started its job, made after the worker gave that hold back (10 minutes on), is refused with 409 bulk_send_abandoned: send again with a new key.
          */
         post: operations["BulkSends_create"];
         delete?: never;
@@ -2123,6 +2123,7 @@ export interface components {
          *     - `file_not_found` (404): No such file, or the signed file URL is wrong or expired.
          *     - `template_not_found` (404): No such template.
          *     - `bulk_send_not_found` (404): No such bulk send.
+         *     - `bulk_send_abandoned` (409): No job was started under this bulk send in time (its first attempt failed) and the credits held for it were given back: send it again with a new Idempotency-Key.
          *     - `bulk_send_not_running` (409): The bulk send has completed: there are no rows left to cancel (cancel its documents instead).
          *     - `bulk_send_invalid_rows` (400): A bulk send's rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.
          *     - `template_archived` (409): The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
@@ -2196,7 +2197,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -22871,6 +22872,8 @@ export interface operations {
             /**
              * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
              *
+             *     `bulk_send_abandoned`: No job was started under this bulk send in time (its first attempt failed) and the credits held for it were given back: send it again with a new Idempotency-Key.
+             *
              *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
              *
              *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
@@ -22891,7 +22894,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
+                            code: "template_archived" | "bulk_send_abandoned" | "idempotency_key_in_use" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -23294,6 +23297,8 @@ export interface operations {
             /**
              * @description `template_archived`: The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.
              *
+             *     `bulk_send_abandoned`: No job was started under this bulk send in time (its first attempt failed) and the credits held for it were given back: send it again with a new Idempotency-Key.
+             *
              *     `idempotency_key_in_use`: The first request with this Idempotency-Key is still running; retry after it finishes.
              *
              *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
@@ -23314,7 +23319,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "template_archived" | "idempotency_key_in_use" | "concurrent_modification";
+                            code: "template_archived" | "bulk_send_abandoned" | "idempotency_key_in_use" | "concurrent_modification";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

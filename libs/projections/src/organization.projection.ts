@@ -23,7 +23,8 @@ const orgIdOf = (event: StoredEvent) => event.stream_id.slice('organization-'.le
 
 export const organizationProjection: Projection = {
   name: 'organizations',
-  collections: [{ name: ORGANIZATIONS }],
+  // credits_reserved: the worker's reservation sweep looks only at organizations holding some.
+  collections: [{ name: ORGANIZATIONS, indexes: [['credits_reserved']] }],
   handles: new Set(ORGANIZATION_EVENT_TYPES),
   keys: (event) => [{ collection: ORGANIZATIONS, id: orgIdOf(event) }],
   evolve(event: StoredEvent, rows: RowLookup): Write[] {

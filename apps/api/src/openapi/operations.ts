@@ -581,16 +581,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   BulkSends_create: {
     summary: 'Start a bulk send (JSON rows)',
     description:
-      'One template to many recipients: up to 10,000 rows, each assigning the template\'s roles, its variables, prefilled values, metadata and an external_id (unique in the job). Every row is checked before anything is recorded: any problem refuses the whole job with 400 bulk_send_invalid_rows (param names the first: rows[3].employee.phone), unless skip_invalid_rows records those rows as failed. dry_run: true only validates and answers the report (object bulk_send_validation) with every problem by row and column. Otherwise the job is recorded (object bulk_send) and the worker sends its rows one at a time, resumably; a live job needs free signatures or credits for every valid row (402). The whole job is one request against the rate limit.',
+      'One template to many recipients: up to 10,000 rows, each assigning the template\'s roles, its variables, prefilled values, metadata and an external_id (unique in the job). Every row is checked before anything is recorded: any problem refuses the whole job with 400 bulk_send_invalid_rows (param names the first: rows[3].employee.phone), unless skip_invalid_rows records those rows as failed. dry_run: true only validates and answers the report (object bulk_send_validation) with every problem by row and column. Otherwise the job is recorded (object bulk_send) and the worker sends its rows one at a time, resumably; a live job needs free signatures or credits for every valid row (402). The whole job is one request against the rate limit. A retry under the Idempotency-Key of an attempt that held credits but never started its job, made after the worker gave that hold back (10 minutes on), is refused with 409 bulk_send_abandoned: send again with a new key.',
     ok: { status: 200, description: 'The job (running), or with dry_run the validation report.', json: S.BulkSendStartSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'bulk_send_invalid_rows', 'template_not_found', 'template_archived', 'insufficient_credits'],
+    errors: ['missing_parameter', 'invalid_parameter', 'bulk_send_invalid_rows', 'template_not_found', 'template_archived', 'insufficient_credits', 'bulk_send_abandoned'],
   },
   BulkSends_upload: {
     summary: 'Start a bulk send (CSV or XLSX upload)',
     description:
       'The rows as a file in the multipart part `file` (at most 10 MB): CSV in UTF-8 (with or without BOM) or EUC-KR, or XLSX (its first sheet). The first row names the columns: <role>.name, <role>.email, <role>.phone, <role>.auth, variables.<name>, values.<field id>, metadata.<key>, external_id. A bad header, an unknown column, a bad encoding or a bad row is 400 bulk_send_invalid_rows naming row and column, before anything is sent. The query takes what the JSON body takes.',
     ok: { status: 200, description: 'The job (running), or with dry_run=true the validation report.', json: S.BulkSendStartSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'bulk_send_invalid_rows', 'template_not_found', 'template_archived', 'insufficient_credits', 'file_too_large'],
+    errors: ['missing_parameter', 'invalid_parameter', 'bulk_send_invalid_rows', 'template_not_found', 'template_archived', 'insufficient_credits', 'bulk_send_abandoned', 'file_too_large'],
     multipart: {
       schema: {
         type: 'object',

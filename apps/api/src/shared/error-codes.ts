@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   file_not_found: invalid(404, 'No such file, or the signed file URL is wrong or expired.'),
   template_not_found: invalid(404, 'No such template.'),
   bulk_send_not_found: invalid(404, 'No such bulk send.'),
+  bulk_send_abandoned: invalid(409, 'No job was started under this bulk send in time (its first attempt failed) and the credits held for it were given back: send it again with a new Idempotency-Key.'),
   bulk_send_not_running: invalid(409, 'The bulk send has completed: there are no rows left to cancel (cancel its documents instead).'),
   bulk_send_invalid_rows: invalid(400, 'A bulk send\'s rows or file are invalid; nothing was recorded or sent. error.param names the first problem (rows[3].employee.phone); dry_run lists every one by row and column.'),
   template_archived: invalid(409, 'The template is archived (DELETE /templates/{id}): it cannot be changed, and no document can be made from it.'),

@@ -1,4 +1,5 @@
 import { BulkSendCommand, BulkSendState, DomainError, RowFailure, TemplateState, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
+import { BULK_SENDS } from '@dojang/projections';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext } from '../command-handler';
@@ -42,6 +43,15 @@ export async function settleBulkReservation(infra: Infrastructure, clock: Clock,
   const now = () => clock.now().toISOString();
   const decision = await infra.commands.execute(organizationDecider, organizationStreamId(organizationId), { type: 'SettleReservation', reservation_id: bulkSendId, done, row_count: rowCount, now: now() }, context, now);
   return decision.position;
+}
+
+/**
+ * Whether anything was recorded under this bulk send's id (its job, or its abandonment by the
+ * reservation sweep): its read row, else its stream (the row may lag behind its first event).
+ */
+async function bulkSendRecorded(infra: Infrastructure, bulkSendId: string): Promise<boolean> {
+  if (await infra.reads.get(BULK_SENDS, bulkSendId)) return true;
+  return (await infra.events.readStream(bulkSendStreamId(bulkSendId))).length > 0;
 }
 
 /** `roles.employee.phone` (the template send's param) as the column a CSV names: `employee.phone`. */
@@ -121,7 +131,7 @@ export class BulkSendService {
     this.sender.assertAffordable(ownHold ? { ...org, credits_reserved: Math.max(0, (org.credits_reserved ?? 0) - ownHold) } : org, request.livemode, validation.valid_rows);
     // Held before the job exists, on the organization's stream (so two jobs cannot both count the
     // same credits): refused there with 402 when short, and nothing is recorded.
-    if (request.livemode) await this.reserve(request.organization_id, id, validation.valid_rows, context);
+    if (request.livemode) await this.hold(request.organization_id, id, validation.valid_rows, context);
     const invalid_rows: RowFailure[] = validation.errors
       .filter((e, i, all) => e.row !== null && all.findIndex((x) => x.row === e.row) === i)
       .map((e) => ({ row: e.row as number, external_id: request.rows[(e.row as number) - 1]?.external_id ?? null, code: e.code, message: e.message, column: e.column }));
@@ -150,6 +160,30 @@ export class BulkSendService {
       throw err;
     }
     return { id, validation, position: decision.position };
+  }
+
+  /**
+   * Reserves the job's rows. Under an Idempotency-Key the reservation may be an earlier attempt's,
+   * answered as landed; if that attempt never started its job, its own give-back (the catch in
+   * start) may have released it since. The job this retry starts would then hold nothing: it holds
+   * again. An id the worker's sweep abandoned is not held again: its start is refused.
+   */
+  private async hold(organizationId: string, bulkSendId: string, count: number, context: CommandContext): Promise<void> {
+    let replayed = false;
+    const watched: CommandContext = context.event_ids
+      ? { ...context, event_ids: { next: (streamId) => context.event_ids!.next(streamId), replayed: () => ((replayed = true), context.event_ids!.replayed()) } }
+      : context;
+    await this.reserve(organizationId, bulkSendId, count, watched);
+    if (!replayed) return;
+    const current = (await this.infra.commands.load(organizationDecider, organizationStreamId(organizationId))).state;
+    // Still held, or its job started (the job's rows settle it, or settled it all), or the sweep
+    // abandoned the id (the start below is refused): nothing to hold.
+    if (current.reservations?.[bulkSendId] || (await bulkSendRecorded(this.infra, bulkSendId))) return;
+    // Not under the request's derived ids: its next ones on this stream may be the earlier
+    // attempt's give-back, which would answer this reservation as landed. The state check above
+    // keeps a further retry from holding twice.
+    const { event_ids: _derived, ...fresh } = context;
+    await this.reserve(organizationId, bulkSendId, count, fresh);
   }
 
   private async reserve(organizationId: string, reservationId: string, count: number, context: CommandContext): Promise<void> {

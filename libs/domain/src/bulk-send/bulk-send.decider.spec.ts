@@ -117,4 +117,24 @@ describe('bulk send decider', () => {
   it('names its stream bulk-send-<id>', () => {
     expect(bulkSendStreamId(ID)).toBe(`bulk-send-${ID}`);
   });
+  describe('an id under which no job was started in time (the worker\'s reservation sweep)', () => {
+    const abandon: BulkSendCommand = { type: 'AbandonUnstartedBulkSend', bulk_send_id: ID, organization_id: 'org_1', now: T1 };
+    const abandoned: BulkSendEvent = { type: 'BulkSendAbandoned', data: { bulk_send_id: ID, organization_id: 'org_1', reason: 'not_started', abandoned_at: T1 } };
+
+    it('is fenced on an empty stream: a start on its way afterwards is refused, so no job runs on credits given back', () => {
+      spec.given([]).when(abandon).then([abandoned]);
+      spec.given([abandoned]).when(start()).thenThrows('bulk_send_abandoned', 'conflict');
+    });
+
+    it('a job that started is never abandoned, and a second sweep adds nothing', () => {
+      spec.given([started()]).when(abandon).thenNothing();
+      spec.given([started(), sent(1)]).when(abandon).thenNothing();
+      spec.given([abandoned]).when(abandon).thenNothing();
+    });
+
+    it('an abandoned id is no job: nothing can be recorded on it or cancel it', () => {
+      spec.given([abandoned]).when({ type: 'CancelBulkSend', now: T1 }).thenThrows('bulk_send_not_found', 'not_found');
+      spec.given([abandoned]).when({ type: 'RecordRowSent', row: 1, document_id: DOC(1), external_id: null, now: T1 }).thenThrows('bulk_send_not_found', 'not_found');
+    });
+  });
 });

@@ -7,6 +7,8 @@ export type BulkSendStatus = 'running' | 'completed' | 'canceled';
 
 export interface BulkSendState {
   exists: boolean;
+  /** No job was started under this id in time (BulkSendAbandoned): none ever will be. */
+  abandoned: boolean;
   id: string;
   organization_id: string;
   livemode: boolean;
@@ -30,6 +32,7 @@ export interface BulkSendState {
 
 export const initialBulkSendState = (): BulkSendState => ({
   exists: false,
+  abandoned: false,
   id: '',
   organization_id: '',
   livemode: false,
@@ -77,6 +80,11 @@ export type RecordRowSent = { type: 'RecordRowSent'; row: number; document_id: s
 export type RecordRowFailed = { type: 'RecordRowFailed'; failure: RowFailure; now: string };
 export type CancelBulkSend = { type: 'CancelBulkSend'; now: string };
 /**
+ * The worker's reservation sweep, for a credit reservation past its grace period: fences the id
+ * so that no job can start under it any more, unless one did already (then nothing changes).
+ */
+export type AbandonUnstartedBulkSend = { type: 'AbandonUnstartedBulkSend'; bulk_send_id: string; organization_id: string; now: string };
+/**
  * Several rows' outcomes in one append (the worker sends a window of rows at a time): each is
  * decided as its RecordRowSent / RecordRowFailed alone would be, in order, and the last one that
  * finishes the job completes it in the same append.
@@ -87,7 +95,7 @@ export type RecordRows = {
   now: string;
 };
 
-export type BulkSendCommand = StartBulkSend | RecordRowSent | RecordRowFailed | RecordRows | CancelBulkSend;
+export type BulkSendCommand = StartBulkSend | RecordRowSent | RecordRowFailed | RecordRows | CancelBulkSend | AbandonUnstartedBulkSend;
 
 const done = (s: BulkSendState, row: number) => s.sent[row] !== undefined || s.failed[row] === true;
 
@@ -119,6 +127,8 @@ export function evolveBulkSend(state: BulkSendState, event: BulkSendEvent): Bulk
       return { ...state, status: 'completed', finished_at: event.data.completed_at };
     case 'BulkSendCanceled':
       return { ...state, status: 'canceled', finished_at: event.data.canceled_at };
+    case 'BulkSendAbandoned':
+      return { ...state, abandoned: true, id: event.data.bulk_send_id, organization_id: event.data.organization_id };
     default:
       return assertNever(event);
   }
@@ -179,6 +189,14 @@ export function decideBulkSend(command: BulkSendCommand, state: BulkSendState): 
     case 'StartBulkSend': {
       // A retried start (same id) is not a second job.
       if (state.exists) return [];
+      // Its credit hold was given back: a job now would run holding nothing.
+      if (state.abandoned) {
+        throw new DomainError(
+          'conflict',
+          'bulk_send_abandoned',
+          'This bulk send was not started in time and the credits held for it were given back; send it again (with a new Idempotency-Key).',
+        );
+      }
       if (!Number.isInteger(command.row_count) || command.row_count < 1) throw invalid('missing_parameter', 'A bulk send needs at least one row.', 'rows');
       if (command.row_count > MAX_BULK_SEND_ROWS) throw invalid('invalid_parameter', `A bulk send holds at most ${MAX_BULK_SEND_ROWS} rows; this one has ${command.row_count}.`, 'rows');
       if (command.invalid_rows.length >= command.row_count) throw invalid('invalid_parameter', 'Every row is invalid: nothing would be sent.', 'rows');
@@ -250,6 +268,10 @@ export function decideBulkSend(command: BulkSendCommand, state: BulkSendState): 
       const remaining = state.row_count - state.sent_count - state.failed_count;
       return [{ type: 'BulkSendCanceled', data: { sent: state.sent_count, failed: state.failed_count, canceled_rows: remaining, canceled_at: command.now } }];
     }
+    case 'AbandonUnstartedBulkSend':
+      // A job that started keeps its hold (its rows settle it); a repeat (another sweep) adds nothing.
+      if (state.exists || state.abandoned) return [];
+      return [{ type: 'BulkSendAbandoned', data: { bulk_send_id: command.bulk_send_id, organization_id: command.organization_id, reason: 'not_started', abandoned_at: command.now } }];
     default:
       return assertNever(command);
   }

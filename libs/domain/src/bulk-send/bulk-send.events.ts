@@ -48,8 +48,17 @@ export type BulkSendCompleted = DomainEvent<
 /** Rows not yet sent are not sent; the ones sent stay sent. */
 export type BulkSendCanceled = DomainEvent<'BulkSendCanceled', { sent: number; failed: number; canceled_rows: number; canceled_at: string }>;
 
-export type BulkSendEvent = BulkSendStarted | BulkSendRowSent | BulkSendRowFailed | BulkSendCompleted | BulkSendCanceled;
+/**
+ * No job was started under this id although its organization holds credits for it, and it is past
+ * the grace period a start has (the process that reserved died before `BulkSendStarted`): the id
+ * can never start a job now, so the worker's sweep may give the hold back. Written first, on an
+ * empty stream only, so that a start still on its way (a frozen process resuming) is refused rather
+ * than running a job whose credits were given back.
+ */
+export type BulkSendAbandoned = DomainEvent<'BulkSendAbandoned', { bulk_send_id: string; organization_id: string; reason: 'not_started'; abandoned_at: string }>;
 
-export const BULK_SEND_EVENT_TYPES: readonly BulkSendEvent['type'][] = ['BulkSendStarted', 'BulkSendRowSent', 'BulkSendRowFailed', 'BulkSendCompleted', 'BulkSendCanceled'];
+export type BulkSendEvent = BulkSendStarted | BulkSendRowSent | BulkSendRowFailed | BulkSendCompleted | BulkSendCanceled | BulkSendAbandoned;
+
+export const BULK_SEND_EVENT_TYPES: readonly BulkSendEvent['type'][] = ['BulkSendStarted', 'BulkSendRowSent', 'BulkSendRowFailed', 'BulkSendCompleted', 'BulkSendCanceled', 'BulkSendAbandoned'];
 
 export const bulkSendStreamId = (bulkSendId: string) => `bulk-send-${bulkSendId}`;

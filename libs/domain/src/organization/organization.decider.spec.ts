@@ -2,6 +2,7 @@ import { DeciderSpecification } from '../shared/decider.spec-helpers';
 import { fold } from '../shared/decider';
 import {
   DEFAULT_EXPIRY_DAYS,
+  ORPHANED_RESERVATION_GRACE_MS,
   OrganizationCommand,
   PERSONAL_FREE_SIGNATURES_PER_MONTH,
   canAffordSignature,
@@ -383,6 +384,43 @@ describe('organizationDecider', () => {
       const after = fold(organizationDecider, [orgCreated('team'), granted(10), reserved(8), settledEv(3, 3), settledEv(8, 5)]);
       expect(after).toMatchObject({ credits_reserved: 0, reservations: {} });
       spec.given([orgCreated('team'), granted(10)]).when(settle(10, 10)).thenNothing();
+    });
+
+    describe('a reservation no bulk send was started under (released by the worker\'s sweep)', () => {
+      const at = (ms: number) => new Date(Date.parse(JAN) + ms).toISOString();
+      const release = (now: string, reservation_id = JOB): OrganizationCommand => ({ type: 'ReleaseOrphanedReservation', reservation_id, now });
+      const releasedEv = (released: number, now: string, reservation_id = JOB): OrganizationEvent => ({
+        type: 'CreditReservationReleased',
+        data: { reservation_id, released, reason: 'bulk_send_not_started', released_at: now },
+      });
+      const LATE = at(ORPHANED_RESERVATION_GRACE_MS);
+
+      it('past the grace period, gives back all it holds with its own event and reason; the credits are free again', () => {
+        spec.given([orgCreated('team'), granted(10), reserved(8)]).when(release(LATE)).then([releasedEv(8, LATE)]);
+        const after = fold(organizationDecider, [orgCreated('team'), granted(10), reserved(8), reserved(2, 'bulk_other'), releasedEv(8, LATE)]);
+        expect(after).toMatchObject({ credits_reserved: 2, reservations: { bulk_other: { count: 2, settled: 0, reserved_at: JAN } } });
+        expect(after.reservations).not.toHaveProperty(JOB);
+        // 10 credits, 2 still held by the other job: a job of 8 fits again.
+        spec.given([orgCreated('team'), granted(10), reserved(8), reserved(2, 'bulk_other'), releasedEv(8, LATE)]).when({ type: 'ReserveCredits', reservation_id: 'bulk_next', count: 8, now: LATE }).then([
+          { type: 'CreditsReserved', data: { reservation_id: 'bulk_next', count: 8, reserved_at: LATE } },
+        ]);
+      });
+
+      it('gives back only what is still held (rows settled before are not released twice)', () => {
+        spec.given([orgCreated('team'), granted(10), reserved(8), settledEv(3, 3)]).when(release(LATE)).then([releasedEv(5, LATE)]);
+        expect(fold(organizationDecider, [orgCreated('team'), granted(10), reserved(8), settledEv(3, 3), releasedEv(5, LATE)])).toMatchObject({ credits_reserved: 0, reservations: {} });
+      });
+
+      it('is kept within the grace period: the job may still be on its way', () => {
+        spec.given([orgCreated('team'), granted(10), reserved(8)]).when(release(at(ORPHANED_RESERVATION_GRACE_MS - 1))).thenNothing();
+        spec.given([orgCreated('team'), granted(10), reserved(8)]).when(release(JAN)).thenNothing();
+      });
+
+      it('a repeat (a second sweep, another worker) releases nothing, nor does a reservation its job settled whole', () => {
+        spec.given([orgCreated('team'), granted(10), reserved(8), releasedEv(8, LATE)]).when(release(at(ORPHANED_RESERVATION_GRACE_MS + 1))).thenNothing();
+        spec.given([orgCreated('team'), granted(10), reserved(8), settledEv(8, 8)]).when(release(LATE)).thenNothing();
+        spec.given([orgCreated('team'), granted(10)]).when(release(LATE)).thenNothing();
+      });
     });
   });
 });

@@ -12,6 +12,22 @@ export const DEFAULT_EXPIRY_DAYS = 14;
 export const MAX_EMBED_ORIGINS = 20;
 
 /**
+ * How old a reservation must be before the worker's sweep may release it for want of a bulk send.
+ * A live bulk send reserves, then stores its rows as a blob and appends `BulkSendStarted`: seconds
+ * apart normally, but a request may wait out a slow blob store or event store (its appends retry
+ * with back-off) and still go on to start its job. Ten minutes is far beyond any such wait, so a
+ * start is not refused for being slow (a start later still, a process frozen in between, is refused
+ * by the fence the sweep puts on its id: BulkSendAbandoned); and it is short enough that credits
+ * held by a crash come back before anyone has to ask support.
+ */
+export const ORPHANED_RESERVATION_GRACE_MS = 10 * 60_000;
+
+/** Whether a reservation made at `reservedAt` is past the grace period at `now` (an entry without a time is: it predates keeping one). */
+export function reservationPastGrace(reservedAt: string | undefined, now: string): boolean {
+  return reservedAt === undefined || Date.parse(now) - Date.parse(reservedAt) >= ORPHANED_RESERVATION_GRACE_MS;
+}
+
+/**
  * An origin allowed to frame the signing page: `https://host[:port]` only (a framing page on plain
  * http could be altered in transit), except http on localhost and 127.0.0.1 for development. No
  * path, query, credentials or wildcard: CSP frame-ancestors would read more into them than meant.
@@ -75,8 +91,11 @@ export interface OrganizationState {
   logo?: OrganizationLogo | null;
   /** Signatures held for live bulk sends' rows not yet settled (rows projected before reservations lack it: 0). */
   credits_reserved?: number;
-  /** Per reservation (a bulk send's id): rows it holds and rows settled so far; gone once all are settled. */
-  reservations?: Record<string, { count: number; settled: number }>;
+  /**
+   * Per reservation (a bulk send's id): rows it holds, rows settled so far, and when it was made
+   * (entries projected before that was kept lack `reserved_at`); gone once all are settled or it is released.
+   */
+  reservations?: Record<string, { count: number; settled: number; reserved_at?: string }>;
   /** The organization's own signing certificate and its encrypted key's blob; absent or null: the platform's key signs. */
   signing_certificate?: (OrganizationSigningCertificate & { key_blob: string; uploaded_at: string }) | null;
 }
@@ -148,6 +167,13 @@ export type OrganizationCommand =
   | { type: 'ReserveCredits'; reservation_id: string; count: number; now: string }
   /** `done`: the job's rows settled in all (sent, failed, canceled), of `row_count`; rows refused at validation were never reserved. */
   | { type: 'SettleReservation'; reservation_id: string; done: number; row_count: number; now: string }
+  /**
+   * Gives back a reservation under which no bulk send was started (the caller, the worker's sweep,
+   * abandoned its id: BulkSendAbandoned). Only past ORPHANED_RESERVATION_GRACE_MS after
+   * `reserved_at` (a younger one is kept); a reservation already gone (released by another sweep,
+   * or settled) is a no-op.
+   */
+  | { type: 'ReleaseOrphanedReservation'; reservation_id: string; now: string }
   | { type: 'UploadSigningCertificate'; certificate: OrganizationSigningCertificate; key_blob: string; now: string }
   | { type: 'RemoveSigningCertificate'; now: string };
 
@@ -230,13 +256,17 @@ export function evolveOrganization(state: OrganizationState, event: Organization
       return {
         ...state,
         credits_reserved: (state.credits_reserved ?? 0) + event.data.count,
-        reservations: { ...(state.reservations ?? {}), [event.data.reservation_id]: { count: event.data.count, settled: 0 } },
+        reservations: { ...(state.reservations ?? {}), [event.data.reservation_id]: { count: event.data.count, settled: 0, reserved_at: event.data.reserved_at } },
       };
     case 'CreditReservationSettled': {
       const reservations = { ...(state.reservations ?? {}) };
       const held = reservations[event.data.reservation_id];
       if (held && event.data.settled < held.count) reservations[event.data.reservation_id] = { ...held, settled: event.data.settled };
       else delete reservations[event.data.reservation_id];
+      return { ...state, credits_reserved: Math.max(0, (state.credits_reserved ?? 0) - event.data.released), reservations };
+    }
+    case 'CreditReservationReleased': {
+      const { [event.data.reservation_id]: _released, ...reservations } = state.reservations ?? {};
       return { ...state, credits_reserved: Math.max(0, (state.credits_reserved ?? 0) - event.data.released), reservations };
     }
     case 'SigningCertificateUploaded':
@@ -359,6 +389,20 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
       const settled = Math.min(held.count, Math.max(0, command.done - (command.row_count - held.count)));
       if (settled <= held.settled) return [];
       return [{ type: 'CreditReservationSettled', data: { reservation_id: command.reservation_id, settled, released: settled - held.settled, settled_at: command.now } }];
+    }
+    case 'ReleaseOrphanedReservation': {
+      const held = state.reservations?.[command.reservation_id];
+      // Gone already (another sweep released it, or its job settled it): a repeat releases nothing.
+      if (!held) return [];
+      // Too young to tell a job that is still being started from one that never will be: kept
+      // (the sweep looks at it again later; it checks the same time before it asks).
+      if (!reservationPastGrace(held.reserved_at, command.now)) return [];
+      return [
+        {
+          type: 'CreditReservationReleased',
+          data: { reservation_id: command.reservation_id, released: held.count - held.settled, reason: 'bulk_send_not_started', released_at: command.now },
+        },
+      ];
     }
     case 'UploadSigningCertificate': {
       // The API checked the file in the PDF pool; the decider keeps the log to facts it can stand on.

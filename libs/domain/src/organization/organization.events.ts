@@ -131,6 +131,21 @@ export type CreditsReserved = DomainEvent<'CreditsReserved', { reservation_id: s
  * total, so a repeat changes nothing.
  */
 export type CreditReservationSettled = DomainEvent<'CreditReservationSettled', { reservation_id: string; settled: number; released: number; settled_at: string }>;
+/**
+ * Why a reservation was released whole rather than settled by its job's rows.
+ * `bulk_send_not_started`: no bulk send was ever recorded under it (the process that reserved died,
+ * or its append failed, before `BulkSendStarted`), found by the worker's sweep past the grace period.
+ */
+export type CreditReservationReleaseReason = 'bulk_send_not_started';
+/**
+ * A reservation given back whole, not by its job's rows: the `released` signatures it still held
+ * are free again and the reservation ends. Its own event (not a `CreditReservationSettled`), so
+ * that an auditor reading the log sees no rows claimed settled that never existed.
+ */
+export type CreditReservationReleased = DomainEvent<
+  'CreditReservationReleased',
+  { reservation_id: string; released: number; reason: CreditReservationReleaseReason; released_at: string }
+>;
 
 export type OrganizationEvent =
   | OrganizationCreated
@@ -146,6 +161,7 @@ export type OrganizationEvent =
   | SignatureUsageRecorded
   | CreditsReserved
   | CreditReservationSettled
+  | CreditReservationReleased
   | SigningCertificateUploaded
   | SigningCertificateRemoved;
 
@@ -163,6 +179,7 @@ export const ORGANIZATION_EVENT_TYPES: readonly OrganizationEvent['type'][] = [
   'SignatureUsageRecorded',
   'CreditsReserved',
   'CreditReservationSettled',
+  'CreditReservationReleased',
   'SigningCertificateUploaded',
   'SigningCertificateRemoved',
 ];
