@@ -2,7 +2,7 @@
  * Bulk send benchmark (issue 23): one job of N rows on the embedded store (and on PostgreSQL when
  * DOJANG_TEST_POSTGRES_URL names a server: a throwaway database), sent by the server's own worker
  * (ROLE=all, one process). Reports documents sent per second (from the job's start to its
- * completion), the server's peak RSS while it runs, and GET /v1/health latency (p50/p99/max)
+ * completion), the server's CPU time per document, its peak RSS while it runs, and GET /v1/health latency (p50/p99/max)
  * sampled by one client every 20 ms during the job: what the API feels while a job runs.
  *
  * Run (after `npm run build`, or it builds):
