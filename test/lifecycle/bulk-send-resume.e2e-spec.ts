@@ -65,6 +65,103 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
     expect(docs).toHaveLength(4);
   });
 
+  /** A job of `n` one-signer rows started through the service (no worker runs: the test plays it). */
+  const startJob = async (name: string, n: number) => {
+    const org = await t.createOrg(name);
+    const c = client(t, org.test);
+    const template = await employeeTemplate(c, { content: '<p>{{employee_name}}님의 근로계약서</p>', roles: [{ role: 'employee', auth: 'none' }] });
+    const rows = Array.from({ length: n }, (_, i) => ({ row: i + 1, roles: { employee: { name: `직원${i + 1}`, email: `w${i + 1}@example.com` } }, variables: { employee_name: `직원${i + 1}` }, values: {}, metadata: {}, external_id: null }));
+    const ctx = { actor: 'test', organization_id: org.id, livemode: false };
+    const { id } = await t.app.get(BulkSendService).start({ organization_id: org.id, livemode: false, template_id: template.id, rows }, ctx);
+    return { id, stream: bulkSendStreamId(id), sender: new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock) };
+  };
+  /** Each row's document made once (one DocumentCreated), and the job's stream holds one outcome per row. */
+  const expectOneDocumentPerRow = async (id: string, n: number) => {
+    const state = (await t.infra.commands.load(bulkSendDecider, bulkSendStreamId(id))).state;
+    expect(state).toMatchObject({ status: 'completed', sent_count: n, failed_count: 0 });
+    for (let row = 1; row <= n; row++) {
+      expect([row, state.sent[row]]).toEqual([row, bulkRowDocumentId(id, row)]);
+      const created = (await t.infra.events.readStream(`document-${bulkRowDocumentId(id, row)}`)).filter((e) => e.type === 'DocumentCreated');
+      expect([row, created.length]).toEqual([row, 1]);
+    }
+    const types = (await t.infra.events.readStream(bulkSendStreamId(id))).map((e) => e.type);
+    expect(types.filter((type) => type === 'BulkSendRowSent')).toHaveLength(n);
+    expect(types.filter((type) => type === 'BulkSendCompleted')).toHaveLength(1);
+  };
+
+  it("reads only the job's events appended since its last window, not its whole stream per window", async () => {
+    const rows = 24;
+    const { id, stream, sender } = await startJob('창구 회사', rows);
+    const reactor = new BulkSendReactor(t.infra, sender, systemClock, { window: 2 });
+    // The job stream's events the reactor reads (the test's own reads are not counted).
+    let reacting = false;
+    let eventsRead = 0;
+    let wholeReads = 0;
+    const readStream = t.infra.events.readStream.bind(t.infra.events);
+    const spy = jest.spyOn(t.infra.events, 'readStream').mockImplementation(async (...args) => {
+      const events = await readStream(...args);
+      if (reacting && args[0] === stream) {
+        eventsRead += events.length;
+        if (!args[1]?.fromRevision) wholeReads++;
+      }
+      return events;
+    });
+    try {
+      for (let i = 0; ; i++) {
+        const events = await readStream(stream);
+        if (i >= events.length) break;
+        if (!reactor.handles.has(events[i].type)) continue;
+        reacting = true;
+        await reactor.react(events[i]).finally(() => (reacting = false));
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    await expectOneDocumentPerRow(id, rows);
+    const length = (await readStream(stream)).length;
+    // 12 windows. Reading the whole stream twice per window read 2 × (1 + 3 + … + 23) ≈ 290
+    // events. Now: one whole read when the job is first seen, each window only what was appended
+    // since (nothing: its own last append is kept), and one whole read for each outcome of the
+    // last append delivered after the job completed (it is forgotten then, and settled again).
+    expect(wholeReads).toBeLessThanOrEqual(3);
+    expect(eventsRead).toBeLessThanOrEqual(3 * length);
+  });
+
+  it('two workers on one job, each keeping its state between windows: every row sent once, whoever records it', async () => {
+    const rows = 8;
+    const { id, stream, sender } = await startJob('두 작업자 회사', rows);
+    const events = () => t.infra.events.readStream(stream);
+    const b = new BulkSendReactor(t.infra, sender, systemClock, { window: 2 });
+    // Worker A is slow: while it sends its first window, worker B (handed the same BulkSendStarted)
+    // sends and records the same rows, so A's append finds them recorded and writes nothing.
+    let raced = false;
+    const slowSender = Object.create(sender) as TemplateSender;
+    slowSender.send = async (...args: Parameters<TemplateSender['send']>) => {
+      if (!raced) {
+        raced = true;
+        await b.react((await events())[0]);
+      }
+      return sender.send(...args);
+    };
+    const a = new BulkSendReactor(t.infra, slowSender, systemClock, { window: 2 });
+    await a.react((await events())[0]);
+    expect((await events()).map((e) => e.type)).toEqual(['BulkSendStarted', 'BulkSendRowSent', 'BulkSendRowSent']);
+    // Then both are handed every event, in turns, at least once: A goes on from what B wrote.
+    for (let i = 0; ; i++) {
+      const all = await events();
+      if (i >= all.length) break;
+      if (!a.handles.has(all[i].type)) continue;
+      await (i % 2 ? a : b).react(all[i]);
+      await (i % 2 ? b : a).react(all[i]);
+    }
+    await expectOneDocumentPerRow(id, rows);
+    // A redelivery of everything to both, and to a fresh worker, changes nothing.
+    const before = (await events()).length;
+    const fresh = new BulkSendReactor(t.infra, sender, systemClock, { window: 2 });
+    for (const e of await events()) if (a.handles.has(e.type)) for (const r of [a, b, fresh]) await r.react(e);
+    expect((await events()).length).toBe(before);
+  });
+
   it('a cancel stops the rows not yet sent; the ones sent stay sent', async () => {
     const org = await t.createOrg('취소 회사');
     const c = client(t, org.test);

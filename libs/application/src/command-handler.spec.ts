@@ -76,6 +76,65 @@ describe('GenericCommandHandler', () => {
     expect((await store.readStream('count-new')).map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
   });
 
+  describe('from a state the caller kept (executeFrom, loadFrom)', () => {
+    const count = (handler: GenericCommandHandler, stream: string, times: number) =>
+      Array.from({ length: times }).reduce<Promise<unknown>>((p) => p.then(() => handler.execute(counter, stream, { type: 'Count' }, { actor: 'test' }, now)), Promise.resolve());
+
+    it('reads only the events after the kept revision, decides from the kept state with them, and keeps the revision it appended', async () => {
+      const handler = new GenericCommandHandler(store, 2);
+      await count(handler, 'count-from', 3);
+      const kept = await handler.loadFrom(counter, 'count-from', null);
+      expect(kept).toMatchObject({ state: 3, revision: 2 });
+      expect(kept.events).toHaveLength(3);
+      // Another writer appends after the caller kept its state.
+      await count(handler, 'count-from', 1);
+      const read = jest.spyOn(store, 'readStream');
+      const decision = await handler.executeFrom(counter, 'count-from', { state: kept.state, revision: kept.revision }, { type: 'Count' }, { actor: 'test' }, now);
+      expect(decision).toMatchObject({ before: 4, state: 5, revision: 4 });
+      expect(read.mock.calls).toEqual([['count-from', { fromRevision: 3 }]]);
+      expect(await read.mock.results[0].value).toHaveLength(1);
+      // Kept from the decision: nothing new to read, the next decision follows on.
+      const next = await handler.executeFrom(counter, 'count-from', decision, { type: 'Count' }, { actor: 'test' }, now);
+      expect(next).toMatchObject({ state: 6, revision: 5 });
+      expect(await read.mock.results[1].value).toEqual([]);
+      expect((await store.readStream('count-from')).map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(await handler.loadFrom(counter, 'count-from', next)).toMatchObject({ state: 6, revision: 5, events: [] });
+    });
+
+    it('after losing a race, reads on from the kept revision again and decides with what the winner wrote', async () => {
+      await new GenericCommandHandler(store).execute(counter, 'count-race', { type: 'Count' }, { actor: 'test' }, now);
+      // Another process appends between this handler's read and its append, once.
+      const other = new GenericCommandHandler(store);
+      let raced = false;
+      const racing: EventStore = Object.assign(Object.create(store), {
+        append: async (...args: Parameters<EventStore['append']>) => {
+          if (!raced) {
+            raced = true;
+            await other.execute(counter, 'count-race', { type: 'Count' }, { actor: 'other' }, now);
+          }
+          return store.append(...args);
+        },
+        readStream: jest.fn((...args: Parameters<EventStore['readStream']>) => store.readStream(...args)),
+      });
+      const handler = new GenericCommandHandler(racing, 2);
+      const decision = await handler.executeFrom(counter, 'count-race', { state: 1, revision: 0 }, { type: 'Count' }, { actor: 'test' }, now);
+      expect(decision).toMatchObject({ before: 2, state: 3, revision: 2 });
+      expect((racing.readStream as jest.Mock).mock.calls).toEqual([
+        ['count-race', { fromRevision: 1 }],
+        ['count-race', { fromRevision: 1 }],
+      ]);
+      expect((await store.readStream('count-race')).map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
+    });
+
+    it('starts a stream kept as none (revision -1) with a whole read and a no_stream append', async () => {
+      const handler = new GenericCommandHandler(store, 2);
+      const read = jest.spyOn(store, 'readStream');
+      const decision = await handler.executeFrom(counter, 'count-none', { state: 0, revision: -1 }, { type: 'Count' }, { actor: 'test' }, now);
+      expect(decision).toMatchObject({ before: 0, state: 1, revision: 0 });
+      expect(read.mock.calls).toEqual([['count-none']]);
+    });
+  });
+
   describe('an append whose outcome is unknown (the store lost the answer and could not tell)', () => {
     /** The store as a command handler sees it when answers are lost: `plan` says what each append call does. */
     function lossy(plan: Array<'land-then-lose' | 'lose' | 'ok'>) {
@@ -102,7 +161,7 @@ describe('GenericCommandHandler', () => {
       const stored = await store.readStream('count-l');
       expect(stored.map((e) => e.data)).toEqual([{ n: 1 }]);
       expect(calls).toHaveLength(1);
-      expect(decision).toEqual({ before: 0, state: 1, events: [{ type: 'Counted', data: { n: 1 } }], position: stored[0].global_position });
+      expect(decision).toEqual({ before: 0, state: 1, events: [{ type: 'Counted', data: { n: 1 } }], position: stored[0].global_position, revision: 0 });
     });
 
     it('tries again with the very same event ids while the outcome is unknown, and lands once', async () => {

@@ -47,6 +47,19 @@ export interface Decision<State, Event> {
   events: Event[];
   /** Where the append landed in the global log; null when the decision produced no event. */
   position: number | null;
+  /** The revision of the stream's last event after the decision (-1: the stream has none). */
+  revision: number;
+}
+
+/**
+ * A stream folded up to a revision, which a caller keeps to read on from there (`executeFrom`,
+ * `loadFrom`) instead of reading the whole stream again: a stream's events never change, so the
+ * state at revision r plus the events after r is the state a whole read would fold.
+ */
+export interface FoldedStream<State> {
+  state: State;
+  /** The revision of the last event folded into `state`; -1 for none (the stream did not exist). */
+  revision: number;
 }
 
 export interface ExecuteOptions {
@@ -106,13 +119,36 @@ export class GenericCommandHandler {
     now: () => string,
     options: ExecuteOptions = {},
   ): Promise<Decision<State, Event>> {
+    return this.serialized(streamId, () => this.decideAndAppend(decider, streamId, null, source, context, now, options));
+  }
+
+  /**
+   * `execute` for a caller that keeps the stream's state between commands (a bulk send's worker,
+   * one command per window of rows on a stream of thousands of events): only the events after
+   * `known.revision` are read (also on each retry), folded onto `known.state`, and the append
+   * expects the revision last read. Everything else as `execute`; the decision's `state` and
+   * `revision` are what to keep for the next command. Under derived event ids (`event_ids`) only
+   * the events after `known` are searched for an earlier attempt's.
+   */
+  async executeFrom<State, Command, Event extends { type: string; data: object }>(
+    decider: Decider<State, Command, Event>,
+    streamId: string,
+    known: FoldedStream<State>,
+    source: CommandSource<State, Command>,
+    context: CommandContext,
+    now: () => string,
+  ): Promise<Decision<State, Event>> {
+    return this.serialized(streamId, () => this.decideAndAppend(decider, streamId, known, source, context, now, {}));
+  }
+
+  private async serialized<T>(streamId: string, run: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(streamId);
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
     this.tails.set(streamId, mine);
     try {
       if (previous) await previous;
-      return await this.decideAndAppend(decider, streamId, source, context, now, options);
+      return await run();
     } finally {
       if (this.tails.get(streamId) === mine) this.tails.delete(streamId);
       release();
@@ -122,11 +158,13 @@ export class GenericCommandHandler {
   private async decideAndAppend<State, Command, Event extends { type: string; data: object }>(
     decider: Decider<State, Command, Event>,
     streamId: string,
+    known: FoldedStream<State> | null,
     source: CommandSource<State, Command>,
     context: CommandContext,
     now: () => string,
     options: ExecuteOptions,
   ): Promise<Decision<State, Event>> {
+    const base: FoldedStream<State> = known ?? { state: decider.initialState(), revision: -1 };
     // The event ids of an append whose outcome is unknown (its store lost the answer and could
     // not tell). Every later attempt of this command reuses them, so at most one of its appends
     // can ever land (event ids are unique in every store), and each read looks for them first.
@@ -138,7 +176,7 @@ export class GenericCommandHandler {
       let stored: StoredEvent[];
       try {
         // A made-up id names an empty stream: one read fewer per creation.
-        stored = attempt === 0 && options.newStream ? [] : await this.store.readStream(streamId);
+        stored = attempt === 0 && options.newStream ? [] : await this.readAfter(streamId, base.revision);
       } catch (err) {
         if (!inDoubt) throw err;
         // Still unknown: the store cannot be read either.
@@ -149,7 +187,7 @@ export class GenericCommandHandler {
       const history = stored.map(upcast);
       if (derived) {
         // An earlier attempt of this very request (same key, same body) already wrote this command.
-        const landed = landedDecision(decider, history, derived);
+        const landed = landedDecision(decider, base, history, derived);
         if (landed) {
           context.event_ids!.replayed();
           return landed;
@@ -157,13 +195,14 @@ export class GenericCommandHandler {
       }
       if (inDoubt) {
         const doubted = inDoubt;
-        const landed = landedDecision(decider, history, (i) => doubted[i]);
+        const landed = landedDecision(decider, base, history, (i) => doubted[i]);
         if (landed) return landed;
       }
-      const before = foldOnto(decider, decider.initialState(), history as unknown as Event[]);
+      const before = foldOnto(decider, base.state, history as unknown as Event[]);
+      const read = history.length === 0 ? base.revision : history[history.length - 1].stream_revision;
       const command = typeof source === 'function' ? await (source as (s: State) => Command | Promise<Command>)(before) : source;
       const events = decider.decide(command, before);
-      if (events.length === 0) return { before, state: before, events, position: null };
+      if (events.length === 0) return { before, state: before, events, position: null, revision: read };
       const occurred_at = now();
       const metadata: EventMetadata = {
         occurred_at,
@@ -182,7 +221,7 @@ export class GenericCommandHandler {
         result = await this.store.append(
           streamId,
           events.map((e, i) => ({ event_id: ids[i], type: e.type, data: e.data as Record<string, unknown>, metadata })),
-          history.length === 0 ? 'no_stream' : history[history.length - 1].stream_revision,
+          read < 0 ? 'no_stream' : read,
         );
       } catch (err) {
         if (err instanceof AppendOutcomeUnknownError) {
@@ -207,13 +246,36 @@ export class GenericCommandHandler {
         throw err;
       }
       const state = foldOnto(decider, before, events);
-      return { before, state, events, position: result.position };
+      return { before, state, events, position: result.position, revision: result.next_expected_revision };
     }
+  }
+
+  /** The events after `revision` (all of them for -1), read from the store. */
+  private readAfter(streamId: string, revision: number): Promise<StoredEvent[]> {
+    return revision < 0 ? this.store.readStream(streamId) : this.store.readStream(streamId, { fromRevision: revision + 1 });
   }
 
   async load<State, Command, Event>(decider: Decider<State, Command, Event>, streamId: string): Promise<{ state: State; events: StoredEvent[] }> {
     const events = (await this.store.readStream(streamId)).map(upcast);
     return { state: foldOnto(decider, decider.initialState(), events as unknown as Event[]), events };
+  }
+
+  /**
+   * The stream's state read on from `known` (the whole stream without it): the events after
+   * `known.revision`, folded onto `known.state`. `events` are only those read.
+   */
+  async loadFrom<State, Command, Event>(
+    decider: Decider<State, Command, Event>,
+    streamId: string,
+    known: FoldedStream<State> | null,
+  ): Promise<FoldedStream<State> & { events: StoredEvent[] }> {
+    const base = known ?? { state: decider.initialState(), revision: -1 };
+    const events = (await this.readAfter(streamId, base.revision)).map(upcast);
+    return {
+      state: foldOnto(decider, base.state, events as unknown as Event[]),
+      revision: events.length === 0 ? base.revision : events[events.length - 1].stream_revision,
+      events,
+    };
   }
 }
 
@@ -224,10 +286,11 @@ function sleep(ms: number): Promise<void> {
 /**
  * The decision an earlier attempt of this command wrote, if the stream holds it: the run of events
  * whose ids are the command's (`idAt(0)`, `idAt(1)`, …; an append is atomic), with the state
- * before and after it.
+ * before and after it. `history` is the stream after `base` (all of it from the initial state).
  */
 function landedDecision<State, Command, Event>(
   decider: Decider<State, Command, Event>,
+  base: FoldedStream<State>,
   history: StoredEvent[],
   idAt: (index: number) => string | undefined,
 ): Decision<State, Event> | null {
@@ -237,12 +300,13 @@ function landedDecision<State, Command, Event>(
   let end = first + 1;
   while (end < history.length && history[end].event_id === idAt(end - first)) end++;
   const fold = (events: StoredEvent[], from: State) => foldOnto(decider, from, events as unknown as Event[]);
-  const before = fold(history.slice(0, first), decider.initialState());
+  const before = fold(history.slice(0, first), base.state);
   const mine = history.slice(first, end);
   return {
     before,
     state: fold(mine, before),
     events: mine.map((e) => ({ type: e.type, data: e.data }) as unknown as Event),
     position: mine[mine.length - 1].global_position,
+    revision: history[history.length - 1].stream_revision,
   };
 }

@@ -28,9 +28,11 @@ import {
   EventStore,
   ExpectedRevision,
   NewEvent,
+  ReadStreamOptions,
   StoredEvent,
   WrongExpectedRevisionError,
   DuplicateEventError,
+  fromRevisionOf,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
 import { assertStorableEvents } from './storable-events';
@@ -281,10 +283,11 @@ export class EsdbEventStore implements EventStore {
     return this.headPosition();
   }
 
-  async readStream(streamId: string): Promise<StoredEvent[]> {
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    const from = fromRevisionOf(options);
     const out: StoredEvent[] = [];
     try {
-      for await (const resolved of this.client.readStream(streamId, { direction: FORWARDS, fromRevision: START })) {
+      for await (const resolved of this.client.readStream(streamId, { direction: FORWARDS, fromRevision: from > 0 ? BigInt(from) : START })) {
         if (resolved.event) out.push(toStored(resolved.event));
       }
     } catch (err) {

@@ -151,6 +151,19 @@ function storeOn(fake: FakeEsdbClient) {
 }
 
 describe('EsdbEventStore against a fake client', () => {
+  it('reads a stream from a revision on as the server reads it from that revision (the contract case, without a server)', async () => {
+    const fake = new FakeEsdbClient();
+    const store = storeOn(fake);
+    await store.append('document-from', [newEvent(), newEvent('A'), newEvent('B')], 'no_stream');
+    const reads = jest.spyOn(fake, 'readStream');
+    const whole = await store.readStream('document-from');
+    expect(await store.readStream('document-from', { fromRevision: 1 })).toEqual(whole.slice(1));
+    expect(reads).toHaveBeenLastCalledWith('document-from', expect.objectContaining({ fromRevision: 1n }));
+    expect(await store.readStream('document-from', { fromRevision: 3 })).toEqual([]);
+    expect(await store.readStream('document-none', { fromRevision: 2 })).toEqual([]);
+    await expect(store.readStream('document-from', { fromRevision: -1 })).rejects.toBeInstanceOf(RangeError);
+  });
+
   it('maps a { success: false } append (throwOnAppendFailure=false) to WrongExpectedRevisionError and reports nothing written', async () => {
     const fake = new FakeEsdbClient();
     const store = storeOn(fake);

@@ -148,6 +148,44 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
         });
       });
 
+      it('reads a stream from a revision on: that event and the later ones, as a whole read has them', async () => {
+        const s = newStream();
+        await store.append(s, [event('A', { n: 0 }), event('B', { n: 1 })], 'no_stream');
+        await store.append(s, [event('C', { n: 2 }), event('D', { n: 3 })], 1);
+        const whole = await store.readStream(s);
+        expect(await store.readStream(s, { fromRevision: 0 })).toEqual(whole);
+        expect(await store.readStream(s, {})).toEqual(whole);
+        const tail = await store.readStream(s, { fromRevision: 2 });
+        expect(tail.map((e) => e.stream_revision)).toEqual([2, 3]);
+        expect(tail).toEqual(whole.slice(2));
+        expect(await store.readStream(s, { fromRevision: 3 })).toEqual(whole.slice(3));
+        // A reader that has folded the whole stream reads on from one past its last revision.
+        expect(await store.readStream(s, { fromRevision: 4 })).toEqual([]);
+        expect(await store.readStream(s, { fromRevision: 400 })).toEqual([]);
+        // What another writer appended after the first read is there on the next read from that revision.
+        const other = await open();
+        await other.append(s, [event('E', { n: 4 })], 3);
+        expect((await store.readStream(s, { fromRevision: 4 })).map((e) => [e.stream_revision, e.type])).toEqual([[4, 'E']]);
+      });
+
+      it('reads [] from a revision of a stream that does not exist, and refuses a revision that is not one', async () => {
+        const s = newStream();
+        expect(await store.readStream(s, { fromRevision: 3 })).toEqual([]);
+        await store.append(s, [event()], 'no_stream');
+        for (const bad of [-1, 1.5, Number.NaN]) await expect(store.readStream(s, { fromRevision: bad })).rejects.toBeInstanceOf(RangeError);
+      });
+
+      it('appends after a read from a revision with the revision it read last', async () => {
+        const s = newStream();
+        await store.append(s, [event(), event(), event()], 'no_stream');
+        const [last] = await store.readStream(s, { fromRevision: 2 });
+        const next = await store.append(s, [event()], last.stream_revision);
+        expect(next.next_expected_revision).toBe(3);
+        const events = await store.readStream(s);
+        expect(events).toHaveLength(4);
+        expect(verifyChain(events).intact).toBe(true);
+      });
+
       it('reads the global log after a position, in append order across streams', async () => {
         const a = newStream();
         const b = newStream();

@@ -99,10 +99,26 @@ export class UnstorableEventError extends Error {
   }
 }
 
+export interface ReadStreamOptions {
+  /**
+   * Only the events at this revision and after (0-based; default 0, the whole stream): a reader
+   * that folded the stream up to revision r already reads on from r + 1, since a stream's events
+   * never change. [] when the stream has no event there (or does not exist).
+   */
+  fromRevision?: number;
+}
+
+/** `options.fromRevision` checked (a whole number ≥ 0), as every adapter reads it. */
+export function fromRevisionOf(options: ReadStreamOptions): number {
+  const from = options.fromRevision ?? 0;
+  if (!Number.isSafeInteger(from) || from < 0) throw new RangeError(`fromRevision must be a whole number ≥ 0, not ${String(from)}`);
+  return from;
+}
+
 export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
-  /** All events of one stream in revision order; [] when the stream does not exist. */
-  readStream(streamId: string): Promise<StoredEvent[]>;
+  /** The events of one stream in revision order (all of them, or from `options.fromRevision`); [] when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   /** Events of the global log strictly after `after` (0 = from the start), in order, at most `limit`. */
   readAll(after: number, limit: number): Promise<StoredEvent[]>;
   /** Position of the last event in the global log (0 when empty). */

@@ -7,8 +7,10 @@ import {
   EventStore,
   ExpectedRevision,
   NewEvent,
+  ReadStreamOptions,
   StoredEvent,
   WrongExpectedRevisionError,
+  fromRevisionOf,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
 import { assertStorableEvents } from './storable-events';
@@ -438,8 +440,13 @@ export class PostgresEventStore implements EventStore {
     return new WrongExpectedRevisionError(a.streamId, a.expected, heads.streams.get(a.streamId)?.revision ?? 'no_stream');
   }
 
-  async readStream(streamId: string): Promise<StoredEvent[]> {
-    const { rows } = await this.pool.query<EventRow>(prepared(`SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_revision`, [streamId]));
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    const from = fromRevisionOf(options);
+    const { rows } = await this.pool.query<EventRow>(
+      from > 0
+        ? prepared(`SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND stream_revision >= $2 ORDER BY stream_revision`, [streamId, from])
+        : prepared(`SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY stream_revision`, [streamId]),
+    );
     // What a command handler reads before it appends: the head the append will name.
     const last = rows[rows.length - 1];
     if (last) this.remember(streamId, last.stream_revision, last.metadata.hash as string | undefined);

@@ -5,9 +5,11 @@ import {
   EventStore,
   ExpectedRevision,
   NewEvent,
+  ReadStreamOptions,
   DuplicateEventError,
   StoredEvent,
   WrongExpectedRevisionError,
+  fromRevisionOf,
 } from './event-store.port';
 import { GENESIS_HASH, eventHash } from './hash-chain';
 import { assertStorableEvents } from './storable-events';
@@ -191,6 +193,7 @@ export class SqliteEventStore implements EventStore {
          VALUES (@stream_id, @stream_revision, @event_id, @type, @data, @metadata)`,
       ),
       stream: this.db.prepare<[string]>(`SELECT * FROM events WHERE stream_id = ? ORDER BY stream_revision`),
+      streamFrom: this.db.prepare<[string, number]>(`SELECT * FROM events WHERE stream_id = ? AND stream_revision >= ? ORDER BY stream_revision`),
       all: this.db.prepare<[number, number, number]>(
         `SELECT * FROM events WHERE global_position > ? AND global_position <= ? ORDER BY global_position LIMIT ?`,
       ),
@@ -295,8 +298,9 @@ export class SqliteEventStore implements EventStore {
     return err;
   }
 
-  async readStream(streamId: string): Promise<StoredEvent[]> {
-    return (this.stmts.stream.all(streamId) as Row[]).map(toStored);
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+    const from = fromRevisionOf(options);
+    return ((from > 0 ? this.stmts.streamFrom.all(streamId, from) : this.stmts.stream.all(streamId)) as Row[]).map(toStored);
   }
 
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {

@@ -1,8 +1,8 @@
-import { BulkSendCommand, BulkSendState, DomainError, RecordRows, bulkSendDecider, bulkSendStreamId } from '@dojang/domain';
+import { BulkSendCommand, BulkSendState, DomainError, RecordRows, bulkSendDecider } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { readBody } from '../bodies';
 import { Clock } from '../clock';
-import { CommandContext } from '../command-handler';
+import { CommandContext, FoldedStream } from '../command-handler';
 import { Infrastructure } from '../infrastructure';
 import { Reactor } from '../reactor-runner';
 import { TemplateSender } from '../templates/template-send.service';
@@ -17,6 +17,11 @@ export interface BulkSendReactorOptions {
 }
 
 const DEFAULT_WINDOW = 16;
+/** Jobs whose folded state is kept between windows (a 10,000-row job's state is about 1 MB). */
+const FOLDED_JOBS = 8;
+
+/** A job's state at a revision of its stream, and the global position of the latest event there this reactor handles. */
+type FoldedJob = FoldedStream<BulkSendState> & { lastHandled: number };
 
 /**
  * Sends a bulk send's rows in the worker, a window of rows per reaction: BulkSendStarted sends the
@@ -30,6 +35,13 @@ const DEFAULT_WINDOW = 16;
  * of a window's append, or outcomes a resumed worker sees again) is skipped, by the position this
  * reactor last wrote or saw for the job, without reading the job's stream, so a job costs one
  * stream read per window, not per row.
+ *
+ * The job's state is kept between windows with the revision it was folded to: a window reads only
+ * the events appended since (its own last append, another worker's, a cancel) and records its rows
+ * expecting the revision it read last, so a window's cost does not grow with the rows done (a
+ * 10,000-row job's stream is 10,000 events; reading it whole per window made the job quadratic).
+ * The state kept is only a starting point: what is stored after it is always read before deciding,
+ * and a worker that starts (or lost it) reads the whole stream once.
  *
  * At least once and resumable: each row's document id is derived from the job and the row, so a row
  * sent before a crash (its document made, its outcome perhaps not recorded) is found again, never
@@ -46,6 +58,8 @@ export class BulkSendReactor implements Reactor {
   private readonly rowsCache = new Map<string, BulkRow[]>();
   /** Per job stream: the global position of its latest row outcome known here; older events are skipped. */
   private readonly latest = new Map<string, number>();
+  /** Per job stream: its state as this reactor last read or wrote it, read on from there. */
+  private readonly folded = new Map<string, FoldedJob>();
 
   constructor(
     private readonly infra: Infrastructure,
@@ -70,13 +84,32 @@ export class BulkSendReactor implements Reactor {
   private forget(streamId: string, jobId: string): void {
     this.rowsCache.delete(jobId);
     this.latest.delete(streamId);
+    this.folded.delete(streamId);
+  }
+
+  private keep(streamId: string, job: FoldedJob): void {
+    this.folded.delete(streamId);
+    if (this.folded.size >= FOLDED_JOBS) this.folded.delete(this.folded.keys().next().value as string);
+    this.folded.set(streamId, job);
+  }
+
+  /** The job as stored now: the events after the state kept (the whole stream without one) folded onto it. */
+  private async read(streamId: string): Promise<FoldedJob> {
+    const kept = this.folded.get(streamId) ?? null;
+    const read = await this.infra.commands.loadFrom(bulkSendDecider, streamId, kept);
+    let lastHandled = kept?.lastHandled ?? 0;
+    for (const e of read.events) if (this.handles.has(e.type)) lastHandled = Math.max(lastHandled, e.global_position);
+    const job: FoldedJob = { state: read.state, revision: read.revision, lastHandled };
+    if (job.state.exists) this.keep(streamId, job);
+    return job;
   }
 
   async react(event: StoredEvent): Promise<void> {
     const streamId = event.stream_id;
     const known = this.latest.get(streamId);
     if (known !== undefined && event.global_position < known) return;
-    const { state, events } = await this.infra.commands.load(bulkSendDecider, streamId);
+    const job = await this.read(streamId);
+    const state = job.state;
     if (!state.exists) return;
     if (state.status !== 'running') {
       // Completed or canceled: whatever the job still held is given back (again, if a crash came
@@ -86,9 +119,8 @@ export class BulkSendReactor implements Reactor {
       return;
     }
     // A later row outcome of this job is in the log: its reaction carries the chain on.
-    const last = [...events].reverse().find((e) => this.handles.has(e.type));
-    if (last && last.global_position > event.global_position) {
-      this.latest.set(streamId, last.global_position);
+    if (job.lastHandled > event.global_position) {
+      this.latest.set(streamId, job.lastHandled);
       return;
     }
     const rows = await this.rowsOf(state);
@@ -148,8 +180,17 @@ export class BulkSendReactor implements Reactor {
     // The rows decided are recorded even when another failed unexpectedly; that one is retried.
     if (outcomes.length > 0) {
       const command: BulkSendCommand = { type: 'RecordRows', outcomes, now: now() };
-      const decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(state.id), command, context, now);
-      if (decision.position !== null) this.latest.set(streamId, decision.position);
+      const decision = await this.infra.commands.executeFrom(bulkSendDecider, streamId, job, command, context, now);
+      if (decision.position !== null) {
+        this.latest.set(streamId, decision.position);
+        // Our append is the stream's last event, a row outcome while the job runs (one that
+        // completes it ends the job, forgotten below).
+        this.keep(streamId, { state: decision.state, revision: decision.revision, lastHandled: decision.position });
+      } else {
+        // Nothing written (another worker recorded these rows): the outcomes it read on the way
+        // are not known here, so the next window reads the whole stream again.
+        this.folded.delete(streamId);
+      }
       await this.settle(decision.state, event);
       if (decision.state.status !== 'running') this.forget(streamId, state.id);
     }

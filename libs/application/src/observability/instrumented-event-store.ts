@@ -1,4 +1,4 @@
-import { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent } from '@dojang/event-store';
+import { AppendResult, EventStore, ExpectedRevision, NewEvent, ReadStreamOptions, StoredEvent } from '@dojang/event-store';
 import { Metrics } from './metrics';
 import { currentTraceParent, inSpan } from './tracing';
 
@@ -22,8 +22,8 @@ export class InstrumentedEventStore implements EventStore {
     });
   }
 
-  readStream(streamId: string): Promise<StoredEvent[]> {
-    return this.inner.readStream(streamId);
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
+    return this.inner.readStream(streamId, options);
   }
 
   readAll(after: number, limit: number): Promise<StoredEvent[]> {

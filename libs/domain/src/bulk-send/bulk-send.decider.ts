@@ -163,19 +163,28 @@ export function foldBulkSend(state: BulkSendState, events: readonly BulkSendEven
   return current;
 }
 
-/** The last row's outcome completes the job in the same append. */
+/**
+ * The last row's outcome completes the job in the same append. `events` are new row outcomes of a
+ * running job (each a row not done yet), so the counts after them are enough: folding them would
+ * copy the job's per-row maps once more per decision.
+ */
 function withCompletion(state: BulkSendState, events: BulkSendEvent[], now: string): BulkSendEvent[] {
-  const after = foldBulkSend(state, events);
-  if (after.status === 'running' && after.sent_count + after.failed_count >= after.row_count) {
+  let sent = state.sent_count;
+  let failed = state.failed_count;
+  for (const event of events) {
+    if (event.type === 'BulkSendRowSent') sent++;
+    else if (event.type === 'BulkSendRowFailed') failed++;
+  }
+  if (state.status === 'running' && sent + failed >= state.row_count) {
     events.push({
       type: 'BulkSendCompleted',
       data: {
-        sent: after.sent_count,
-        failed: after.failed_count,
+        sent,
+        failed,
         completed_at: now,
-        template_id: after.template_id,
-        template_version: after.template_version,
-        row_count: after.row_count,
+        template_id: state.template_id,
+        template_version: state.template_version,
+        row_count: state.row_count,
       },
     });
   }
