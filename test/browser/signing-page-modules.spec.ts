@@ -26,11 +26,16 @@ describe('signing page modules', () => {
     expect(modules.length).toBeGreaterThanOrEqual(10);
   });
 
-  it('are all preloaded by index.html, and main.js is the one entry module', () => {
+  it('are all preloaded by index.html; early-session.js, then main.js, are the entry modules', () => {
     const html = fs.readFileSync(path.join(SIGNING_PAGE_DIR, 'index.html'), 'utf8');
     const preloaded = [...html.matchAll(/<link rel="modulepreload" href="\/sign\/assets\/([\w.-]+)">/g)].map((m) => m[1]);
-    expect([...preloaded, 'main.js'].sort()).toEqual([...modules].sort());
-    expect([...html.matchAll(/<script type="module" src="\/sign\/assets\/([\w.-]+)"><\/script>/g)].map((m) => m[1])).toEqual(['main.js']);
+    const entries = [...html.matchAll(/<script type="module" src="\/sign\/assets\/([\w.-]+)"><\/script>/g)].map((m) => m[1]);
+    expect([...preloaded, ...entries].sort()).toEqual([...modules].sort());
+    // The session request starts when early-session.js runs: first, and it must import nothing
+    // (an import would make it wait for that module's download).
+    expect(entries).toEqual(['early-session.js', 'main.js']);
+    expect(html.indexOf('early-session.js')).toBeLessThan(html.indexOf('rel="modulepreload"'));
+    expect(source('early-session.js')).not.toMatch(/^import /m);
   });
 
   it('write text with textContent only: no innerHTML, eval or string timers', () => {
