@@ -8,6 +8,7 @@ import * as zlib from 'zlib';
 import { ApiError } from '../shared/api-error';
 import { Public } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
+import { bundleModules } from './signing-page.bundler';
 import { displayedPdf, SigningService } from './signing.service';
 
 /** The repository root, found the same way from the sources (tests) and from dist/ (production). */
@@ -18,6 +19,8 @@ function repoRoot(): string {
 }
 
 export const SIGNING_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/signing-page');
+/** main.js and every module it imports, as one script (bundleModules); no file of that name exists. */
+export const BUNDLE = 'bundle.js';
 /**
  * The page's modules and style sheet (every .js and .css next to index.html) and signature_pad.
  * Listed once at startup: a request can only name a file that was there.
@@ -87,10 +90,10 @@ const SECURITY_HEADERS: Record<string, string> = {  'Referrer-Policy': 'no-refer
  */
 const compressed = new Map<string, { raw: Buffer; br: Buffer; gzip: Buffer }>();
 
-function sendText(req: Request, res: Response, file: string) {
+function sendText(req: Request, res: Response, file: string, read: () => Buffer = () => fs.readFileSync(file)) {
   let entry = compressed.get(file);
   if (!entry) {
-    const raw = fs.readFileSync(file);
+    const raw = read();
     entry = {
       raw,
       br: zlib.brotliCompressSync(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 9, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }),
@@ -154,6 +157,13 @@ export class SigningPageHttpController {
 
   @Get('assets/:name')
   asset(@Param('name') name: string, @Req() req: Request, @Res() res: Response) {
+    if (name === BUNDLE) {
+      res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      // Made once per process, from the modules as they are (signing-page.bundler.ts).
+      return sendText(req, res, path.join(SIGNING_PAGE_DIR, BUNDLE), () => Buffer.from(bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js'])));
+    }
     const asset = ASSETS.get(name);
     // Thrown, not written here: the error filter adds the request_id every error body carries.
     if (!asset) throw ApiError.notFound('resource_not_found', 'No such file.');
