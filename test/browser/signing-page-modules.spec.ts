@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { SIGNING_PAGE_DIR } from '../../apps/api/src/signing/signing-page.http.controller';
+import { BUNDLE, SIGNING_PAGE_DIR } from '../../apps/api/src/signing/signing-page.http.controller';
+import { bundleModules, topLevelNames } from '../../apps/api/src/signing/signing-page.bundler';
 
 /**
  * The signing page's ES modules have no build step, so nothing else notices a broken import
@@ -26,11 +27,38 @@ describe('signing page modules', () => {
     expect(modules.length).toBeGreaterThanOrEqual(10);
   });
 
-  it('are all preloaded by index.html, and main.js is the one entry module', () => {
+  it('are loaded by index.html as early-session.js, then one script of main.js and everything it imports', () => {
     const html = fs.readFileSync(path.join(SIGNING_PAGE_DIR, 'index.html'), 'utf8');
-    const preloaded = [...html.matchAll(/<link rel="modulepreload" href="\/sign\/assets\/([\w.-]+)">/g)].map((m) => m[1]);
-    expect([...preloaded, 'main.js'].sort()).toEqual([...modules].sort());
-    expect([...html.matchAll(/<script type="module" src="\/sign\/assets\/([\w.-]+)"><\/script>/g)].map((m) => m[1])).toEqual(['main.js']);
+    expect(html).not.toContain('modulepreload');
+    // The session request starts when early-session.js runs: first, and it imports nothing (an
+    // import would make it wait for that module's download).
+    expect([...html.matchAll(/<script type="module" src="\/sign\/assets\/([\w.-]+)"><\/script>/g)].map((m) => m[1])).toEqual(['early-session.js', BUNDLE]);
+    expect(source('early-session.js')).not.toMatch(/^import /m);
+    const bundle = bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js']);
+    const bundled = [...bundle.matchAll(/^\/\/ ---- ([\w.-]+)$/gm)].map((m) => m[1]);
+    expect([...bundled, 'early-session.js'].sort()).toEqual([...modules].sort());
+    expect(bundled[bundled.length - 1]).toBe('main.js');
+    expect([...bundle.matchAll(/^import .*$/gm)].map((m) => m[0])).toEqual([expect.stringMatching(/ from '\.\/early-session\.js';$/)]);
+    // The modules' exports, once, at the end: what a test reaches with import('/sign/assets/bundle.js').
+    expect([...bundle.matchAll(/^export .*$/gm)]).toHaveLength(1);
+    expect(bundle).toMatch(/\nexport \{ [^}]*\bsignValues\b[^}]* \};\n$/);
+  });
+
+  it('keep what makes their concatenation exact: one-line named imports, function/var exports, no shared top-level name', () => {
+    const owner = new Map<string, string>();
+    const clashes: string[] = [];
+    for (const f of modules) {
+      const text = source(f);
+      expect({ f, odd: text.match(/^import (?!\{[^}]*\} from '\.\/[a-z0-9-]+\.js';$).*$/gm) }).toEqual({ f, odd: null });
+      expect({ f, odd: text.match(/^export (?!function |var ).*$/gm) }).toEqual({ f, odd: null });
+      expect({ f, odd: text.match(/\bimport\(|import\.meta/g) }).toEqual({ f, odd: null });
+      for (const name of topLevelNames(text)) {
+        if (owner.has(name)) clashes.push(`${name}: ${owner.get(name)} and ${f}`);
+        owner.set(name, f);
+      }
+    }
+    expect(clashes).toEqual([]);
+    expect(owner.size).toBeGreaterThan(50);
   });
 
   it('write text with textContent only: no innerHTML, eval or string timers', () => {

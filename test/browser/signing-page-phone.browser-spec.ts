@@ -261,10 +261,11 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     // The server checks again what the page sends: a value for the other participant's field or
     // an option the dropdown lacks is refused, naming the field, and nothing is recorded.
     const bossField = placed.find((f) => f.participant_id === boss.id && f.type === 'text').id as string;
-    // The body the page would send, built by its own modules (the instances it runs: a string, so
-    // TypeScript leaves the dynamic imports alone), with one value altered each time.
+    // The body the page would send, built by its own modules (the instances it runs, in the one
+    // script the server makes of them: a string, so TypeScript leaves the dynamic import alone),
+    // with one value altered each time.
     const refusals = (await page.evaluate(`(async () => {
-      const [{ signValues }, { signatureDataUrl }, { S }] = await Promise.all(['fields', 'signature', 'state'].map((m) => import('/sign/assets/' + m + '.js')));
+      const { signValues, signatureDataUrl, S } = await import('/sign/assets/bundle.js');
       const body = { consent: true, signature: signatureDataUrl(), seal_image: S.sign.seal, values: signValues() };
       const post = (values) => fetch('/v1/signing/${token}/sign', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...body, values: { ...body.values, ...values } }) });
       const a = await post({ ${JSON.stringify(bossField)}: '내가 씀' });

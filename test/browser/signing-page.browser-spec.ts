@@ -170,6 +170,40 @@ describe('signing page (browser)', () => {
     }
   });
 
+  it('asks for the session once, from the start, and for page 2 only once page 1 is there', async () => {
+    // Four pages of clauses: page 2 is within the browser's lazy-load distance, so it would load at once.
+    const content = Array.from({ length: 60 }, (_, i) => `<p>제${i + 1}조 갑과 을은 성실히 계약을 이행한다. 근로시간, 임금, 휴일은 근로기준법에 따른다.</p>`).join('');
+    const doc = await api('post', '/v1/documents', { title: '네 쪽 계약서', content }, 201);
+    const p = await api('post', `/v1/documents/${doc.id}/participants`, { name: '순서', auth: 'none' }, 201);
+    await api('put', `/v1/documents/${doc.id}/fields`, { fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 10, y: 80, width: 20, height: 8 }] });
+    const sent = await api('post', `/v1/documents/${doc.id}/send`, {});
+    const token: string = sent.participants[0].signing_url.split('/sign/')[1];
+
+    const context = await browser.newContext(MOBILE);
+    contexts.push(context);
+    const events: string[] = [];
+    // Page 1 answers slowly (a phone's link): page 2 must not be asked for meanwhile.
+    await context.route(/\/v1\/signing\/[^/]+\/pages\//, async (route) => {
+      const n = /\/pages\/(\d+)\.png/.exec(route.request().url())![1];
+      events.push(`asked ${n}`);
+      if (n === '1') await new Promise((r) => setTimeout(r, 1500));
+      events.push(`answered ${n}`);
+      await route.fulfill({ status: 200, contentType: 'image/png', body: solidPng(60, 85, [255, 255, 255, 255]) });
+    });
+    const page = await context.newPage();
+    const sessionGets: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'GET' && new URL(r.url()).pathname === `/v1/signing/${token}`) sessionGets.push(r.url());
+    });
+    await page.goto(`${origin}/sign/${token}`, { waitUntil: 'networkidle' });
+    await page.waitForFunction(() => document.querySelectorAll('#pages .page-img').length > 1 && ((document.querySelectorAll('#pages .page-img')[1] as HTMLImageElement).naturalWidth ?? 0) > 0);
+
+    // early-session.js started it; api.js took that answer instead of asking again.
+    expect(sessionGets).toHaveLength(1);
+    expect(events.indexOf('asked 2')).toBeGreaterThan(events.indexOf('answered 1'));
+    expect(events.filter((e) => e === 'asked 1')).toHaveLength(1);
+  });
+
   it('isolates what people wrote: a bidi override in a name cannot reverse the text after it (issue 24, item 18)', async () => {
     const { participants } = await sentDocument('\u202egnp.exe', [{ name: 'Signer\u202e', auth: 'none', fields: ['signature'] }]);
     const { page } = await open(participants[0].url, DESKTOP);

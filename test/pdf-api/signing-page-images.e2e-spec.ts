@@ -1,8 +1,11 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { onPdfJob, RENDER_PAGE, runPdfWorkOnThisThread } from '@dojang/pdf';
 import { decodePngStrict } from '@dojang/pdf/png-decode';
 import { solidPng } from '../support/png';
 import { client, expectError, expectStatus } from '../support/api-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
+import { SIGNING_FONT_DIR } from '../../apps/api/src/signing/signing-page.http.controller';
 
 /**
  * Page images for the signing page: GET /v1/signing/{token}/pages/{n}.png?w=&v= renders a page of
@@ -63,12 +66,17 @@ describe('signing page images', () => {
     expect(pngSize(large.body as Buffer).width).toBe(960);
     // Not all white: the page's text is there.
     expect((large.body as Buffer).length).toBeGreaterThan(5000);
+    // The width a 1.75–2× phone picks (about 380 CSS px wide): a page in between in size.
+    const middle = await get(`/v1/signing/${token}/pages/1.png?w=720&v=${version}`);
+    const m = pngSize(middle.body as Buffer);
+    expect(m.width).toBe(720);
+    expect(m.height / m.width).toBeCloseTo(a.height / a.width, 2);
 
     // Again, and without the version: the same bytes, not rendered again, but revalidated.
     const again = await get(`/v1/signing/${token}/pages/1.png?w=480`);
     expect((again.body as Buffer).equals(small.body as Buffer)).toBe(true);
     expect(again.headers['cache-control']).toBe('private, no-cache');
-    expect(renders).toEqual(['ok', 'ok']);
+    expect(renders).toEqual(['ok', 'ok', 'ok']);
   });
 
   it('has the signing page preload page 1 as the page will ask for it; a dead link gets no header', async () => {
@@ -77,10 +85,16 @@ describe('signing page images', () => {
     const url = (w: number) => `/v1/signing/${token}/pages/1.png?w=${w}&v=${view.document.pages_version}`;
     const page = await t.http.get(`/sign/${token}`);
     expect(page.status).toBe(200);
-    expect(page.headers.link).toBe(`<${url(480)}>; rel=preload; as=image; imagesrcset="${url(480)} 480w, ${url(960)} 960w"; imagesizes="(min-width: 960px) 560px, 92vw"; fetchpriority=high`);
+    // The first font slice: fonts.css's first rule, drawn by every screen of the page.
+    const firstSlice = /url\('([^']+\.woff2)'\)/.exec(fs.readFileSync(path.join(SIGNING_FONT_DIR, 'fonts.css'), 'utf8'))![1];
+    expect(firstSlice).toMatch(/^\/sign\/assets\/fonts\/nskr-000-[0-9a-f]+\.woff2$/);
+    const font = `<${firstSlice}>; rel=preload; as=font; type="font/woff2"; crossorigin`;
+    expect(page.headers.link).toBe(`<${url(480)}>; rel=preload; as=image; imagesrcset="${url(480)} 480w, ${url(720)} 720w, ${url(960)} 960w"; imagesizes="(min-width: 960px) 560px, 92vw"; fetchpriority=high, ${font}`);
+    expectStatus(await t.http.get(firstSlice), 200);
+    // A dead link's page says so, in the same font: no image, the slice still.
     const dead = await t.http.get(`/sign/${'x'.repeat(43)}`);
     expect(dead.status).toBe(200);
-    expect(dead.headers.link).toBeUndefined();
+    expect(dead.headers.link).toBe(font);
   });
 
   it('answers a page the document lacks, a width not offered and a dead link with 4xx, rendering nothing', async () => {

@@ -648,7 +648,7 @@ export interface paths {
         };
         /**
          * A page of the document as an image, for the signer
-         * @description Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session's `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.
+         * @description Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, 720 or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session's `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.
          */
         get: operations["Signing_page"];
         put?: never;
@@ -16145,8 +16145,8 @@ export interface operations {
     Signing_page: {
         parameters: {
             query?: {
-                /** @description Width in pixels: 480 (default) or 960. */
-                w?: 480 | 960;
+                /** @description Width in pixels: 480 (default), 720 or 960. */
+                w?: 480 | 720 | 960;
                 /** @description The session's document.pages_version; makes the response cacheable for good. */
                 v?: string;
             };

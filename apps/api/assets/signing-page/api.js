@@ -1,6 +1,7 @@
 /*
  * The JSON API under /v1/signing/<token>, and what its failures mean for the page.
  */
+import { requestInit, sessionUrl, takeStarted } from './early-session.js';
 import { S, render } from './state.js';
 
 /** An API failure: the server's error envelope, or status 0 for a network failure. */
@@ -14,18 +15,14 @@ export function ApiFailure(status, body) {
 }
 
 export function api(method, path, body) {
-  var init = {
-    method: method,
-    headers: { Accept: 'application/json' },
-    credentials: 'same-origin',
-    cache: 'no-store',
-    referrerPolicy: 'no-referrer',
-  };
+  var init = requestInit(method);
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  return fetch('/v1/signing/' + encodeURIComponent(S.token) + path, init).then(
+  // The first GET of the session takes the request early-session.js started while the modules loaded.
+  var early = method === 'GET' && path === '' ? takeStarted(S.token) : null;
+  return (early || fetch(sessionUrl(S.token) + path, init)).then(
     function (res) {
       return res.json().then(
         function (data) {

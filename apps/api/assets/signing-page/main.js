@@ -9,6 +9,7 @@
  */
 import { api, failLink, isLinkFailure } from './api.js';
 import { renderBrand } from './brand.js';
+import { tokenFromPath } from './early-session.js';
 import { renderDecline, openDecline, cancelDecline, confirmDecline } from './decline.js';
 import { initPages, renderPages } from './pages.js';
 import { applyStaticStrings, initialLang, setLang, t } from './i18n.js';
@@ -109,12 +110,7 @@ function start() {
     $('decline-confirm').disabled = S.decline.busy || !$('decline-reason').value.trim();
   });
 
-  var m = /^\/sign\/([^/]+)\/?$/.exec(location.pathname);
-  try {
-    S.token = m ? decodeURIComponent(m[1]) : '';
-  } catch (e) {
-    S.token = ''; // malformed %-escapes: not a link we issued
-  }
+  S.token = tokenFromPath(location.pathname);
   if (!S.token) {
     S.fatal = { kind: 'invalid', error: null };
     render();

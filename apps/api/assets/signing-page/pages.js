@@ -98,6 +98,7 @@ function buildPages() {
       partAt[p.first_page] = t('partHeading', { n: k + 1, count: parts.length, title: p.title || S.view.document.title });
     });
   }
+  var later = []; // [img, page] of pages 2…, given their URLs once page 1 is on screen
   for (var n = 1; n <= count; n++) {
     if (partAt[n]) {
       var head = document.createElement('li');
@@ -111,14 +112,12 @@ function buildPages() {
     li.className = 'page';
     var img = document.createElement('img');
     img.className = 'page-img';
-    // Two widths: the browser picks by the screen's pixels and the zoom (sizes follows the layout).
-    // Page 1's URLs, srcset and sizes are also in the HTML's Link preload (signing-page.http.controller.ts).
-    img.src = imageUrl(n, 480);
-    img.srcset = imageUrl(n, 480) + ' 480w, ' + imageUrl(n, 960) + ' 960w';
     img.sizes = zoomed ? '200vw' : '(min-width: 960px) 560px, 92vw';
     img.loading = n === 1 ? 'eager' : 'lazy';
     if (n === 1) img.setAttribute('fetchpriority', 'high');
     img.decoding = 'async';
+    if (n === 1) setSources(img, 1);
+    else later.push([img, n]);
     img.alt = t('pageAlt', { n: n, count: count });
     img.addEventListener('load', onImageLoad);
     li.appendChild(img);
@@ -130,6 +129,34 @@ function buildPages() {
     });
     list.appendChild(li);
   }
+  // Page 1 first: on a slow link the next pages (lazy, but within the browser's lazy-load distance
+  // of the screen) would otherwise download beside page 1 and share the link with it.
+  afterShown(list.querySelector('.page-img'), function () {
+    later.forEach(function (p) { setSources(p[0], p[1]); });
+  });
+}
+
+/**
+ * Three widths: the browser picks by the screen's pixels and the zoom (sizes, set before, follows
+ * the layout). Page 1's URLs, srcset and sizes are also in the HTML's Link preload
+ * (signing-page.http.controller.ts), so page 1 is the preloaded response.
+ */
+function setSources(img, n) {
+  img.src = imageUrl(n, 480);
+  img.srcset = imageUrl(n, 480) + ' 480w, ' + imageUrl(n, 720) + ' 720w, ' + imageUrl(n, 960) + ' 960w';
+}
+
+/** `then` once `img` has loaded (or failed) and a frame has been drawn with it. */
+function afterShown(img, then) {
+  var done = false;
+  function next() {
+    if (done) return;
+    done = true;
+    window.requestAnimationFrame(function () { window.setTimeout(then, 0); });
+  }
+  if (!img || img.complete) return next();
+  img.addEventListener('load', next);
+  img.addEventListener('error', next);
 }
 
 /** An image field's picture (a data: URL, which the CSP's img-src allows), or none. */

@@ -380,11 +380,11 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Signing_page: {
     summary: 'A page of the document as an image, for the signer',
     description:
-      'Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session\'s `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.',
+      'Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, 720 or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session\'s `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.',
     ok: { status: 200, description: 'The page as a PNG.', media: { 'image/png': { type: 'string', contentMediaType: 'image/png' } } },
     errors: [...SIGNING_LINK, 'page_not_found', 'invalid_parameter', 'pin_verification_required', 'download_expired', ...PDF_WORK],
     query: {
-      w: { description: 'Width in pixels: 480 (default) or 960.', schema: { type: 'integer', enum: [480, 960] } },
+      w: { description: 'Width in pixels: 480 (default), 720 or 960.', schema: { type: 'integer', enum: [480, 720, 960] } },
       v: { description: 'The session\'s document.pages_version; makes the response cacheable for good.', schema: { type: 'string' } },
     },
   },
