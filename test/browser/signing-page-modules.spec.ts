@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { BUNDLE, SIGNING_PAGE_DIR } from '../../apps/api/src/signing/signing-page.http.controller';
-import { bundleModules, topLevelNames } from '../../apps/api/src/signing/signing-page.bundler';
+import { bundleModules } from '../../apps/api/src/signing/signing-page.bundler';
 
 /**
  * The signing page's ES modules have no build step, so nothing else notices a broken import
@@ -34,31 +34,17 @@ describe('signing page modules', () => {
     // import would make it wait for that module's download).
     expect([...html.matchAll(/<script type="module" src="\/sign\/assets\/([\w.-]+)"><\/script>/g)].map((m) => m[1])).toEqual(['early-session.js', BUNDLE]);
     expect(source('early-session.js')).not.toMatch(/^import /m);
-    const bundle = bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js']);
-    const bundled = [...bundle.matchAll(/^\/\/ ---- ([\w.-]+)$/gm)].map((m) => m[1]);
+    const { code, modules: bundled } = bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js']);
+    // Every module but early-session.js is in the one script, main.js (the entry) last.
     expect([...bundled, 'early-session.js'].sort()).toEqual([...modules].sort());
     expect(bundled[bundled.length - 1]).toBe('main.js');
-    expect([...bundle.matchAll(/^import .*$/gm)].map((m) => m[0])).toEqual([expect.stringMatching(/ from '\.\/early-session\.js';$/)]);
+    // early-session.js stays an import of its own file (one module instance however often it is named), the only one.
+    expect([...new Set(code.match(/\bimport\s*\{[^}]*\}\s*from\s*"([^"]+)"/g)?.map((m) => m.replace(/^[\s\S]*from\s*/, '')))]).toEqual(['"./early-session.js"']);
     // The modules' exports, once, at the end: what a test reaches with import('/sign/assets/bundle.js').
-    expect([...bundle.matchAll(/^export .*$/gm)]).toHaveLength(1);
-    expect(bundle).toMatch(/\nexport \{ [^}]*\bsignValues\b[^}]* \};\n$/);
-  });
-
-  it('keep what makes their concatenation exact: one-line named imports, function/var exports, no shared top-level name', () => {
-    const owner = new Map<string, string>();
-    const clashes: string[] = [];
-    for (const f of modules) {
-      const text = source(f);
-      expect({ f, odd: text.match(/^import (?!\{[^}]*\} from '\.\/[a-z0-9-]+\.js';$).*$/gm) }).toEqual({ f, odd: null });
-      expect({ f, odd: text.match(/^export (?!function |var ).*$/gm) }).toEqual({ f, odd: null });
-      expect({ f, odd: text.match(/\bimport\(|import\.meta/g) }).toEqual({ f, odd: null });
-      for (const name of topLevelNames(text)) {
-        if (owner.has(name)) clashes.push(`${name}: ${owner.get(name)} and ${f}`);
-        owner.set(name, f);
-      }
-    }
-    expect(clashes).toEqual([]);
-    expect(owner.size).toBeGreaterThan(50);
+    expect(code.match(/\bexport\s*\{/g)).toHaveLength(1);
+    expect(code).toMatch(/export\s*\{[^}]*\bsignValues\b[^}]*\};?\s*$/);
+    // Korean strings as they are (charset utf8), not \u escapes: fewer bytes on a phone's link.
+    expect(code).toMatch(/[가-힣]/);
   });
 
   it('write text with textContent only: no innerHTML, eval or string timers', () => {

@@ -162,7 +162,7 @@ export class SigningPageHttpController {
       res.setHeader('X-Content-Type-Options', 'nosniff');
       res.setHeader('Cache-Control', 'public, max-age=300');
       // Made once per process, from the modules as they are (signing-page.bundler.ts).
-      return sendText(req, res, path.join(SIGNING_PAGE_DIR, BUNDLE), () => Buffer.from(bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js'])));
+      return sendText(req, res, path.join(SIGNING_PAGE_DIR, BUNDLE), () => Buffer.from(bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js']).code));
     }
     const asset = ASSETS.get(name);
     // Thrown, not written here: the error filter adds the request_id every error body carries.
