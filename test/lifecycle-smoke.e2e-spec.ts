@@ -1,34 +1,21 @@
-import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { CachedBlobStore } from '@dojang/blob-store';
-import { bearer, startTestApp, TestApp, TestOrg } from './support/test-app';
+import { describeOnEachStore, startTestAppOn, TestStore } from './support/each-store';
+import { bearer, TestApp, TestOrg } from './support/test-app';
 
 import { solidPng } from './support/png';
 
-const server = postgresTestServer();
-if (!server) console.warn(POSTGRES_SKIP_MESSAGE);
-
 // The same lifecycle on the embedded stores and on PostgreSQL (DATABASE_URL for all three ports).
-describe.each([
-  ['SQLite', false],
-  ['PostgreSQL', true],
-] as const)('signing lifecycle (smoke) on %s', (_name, postgres) => {
-  const run = postgres && !server ? describe.skip : describe;
-  run('', () => lifecycle(postgres));
-});
+describeOnEachStore('signing lifecycle (smoke)', (store) => lifecycle(store));
 
-function lifecycle(postgres: boolean) {
+function lifecycle(store: TestStore) {
   let t: TestApp;
   let org: TestOrg;
-  let databaseUrl: string | null = null;
   beforeAll(async () => {
-    if (postgres) databaseUrl = await createTestDatabase(server!);
-    t = await startTestApp(databaseUrl ? { config: { databaseUrl, databasePoolSize: 4 } } : {});
-    expect(t.infra.storeKind).toBe(postgres ? 'postgres' : 'sqlite');
+    t = await startTestAppOn(store);
     org = await t.createOrg();
   });
   afterAll(async () => {
     await t?.close();
-    if (databaseUrl) await dropTestDatabase(server!, databaseUrl);
   });
 
   it('create → participant → fields → send → view → PIN → sign → completed', async () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'crypto';
 import { documentStreamId, templateStreamId } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
-import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { pdftotext } from '@dojang/pdf/testing/poppler';
 import { API_TEST_OPTIONS, addParticipant, client, Client, expectStatus, field } from '../support/api-helpers';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { describeOnEachStore, startTestAppOn } from '../support/each-store';
+import { bearer, TestApp, TestOrg } from '../support/test-app';
 import { binary } from '../files/file-helpers';
 
 /**
@@ -29,33 +29,13 @@ function bigBody(marker: string): string {
 
 const serializedSize = (e: StoredEvent) => Buffer.byteLength(JSON.stringify({ type: e.type, data: e.data, metadata: e.metadata }), 'utf8');
 
-const server = postgresTestServer();
-if (!server) console.warn(POSTGRES_SKIP_MESSAGE);
-
 // The same on the embedded stores and on PostgreSQL (DATABASE_URL for all three ports): the API
 // writes bodies through the BlobStore port, whichever backend is behind it.
-describe.each([
-  ['SQLite', false],
-  ['PostgreSQL', true],
-] as const)('on %s', (_name, postgres) => {
-  const run = postgres && !server ? describe.skip : describe;
-  run('', () => {
-    /** A test app on this backend; closing it also drops its throwaway database. */
-    const open = async (): Promise<TestApp> => {
-      const databaseUrl = postgres ? await createTestDatabase(server!) : null;
-      const app = await startTestApp({ worker: false, config: { ...API_TEST_OPTIONS.config, ...(databaseUrl ? { databaseUrl, databasePoolSize: 4 } : {}) } });
-      expect(app.infra.storeKind).toBe(postgres ? 'postgres' : 'sqlite');
-      return {
-        ...app,
-        async close() {
-          await app.close();
-          if (databaseUrl) await dropTestDatabase(server!, databaseUrl);
-        },
-      };
-    };
-    largeBodies(open);
-    inlineBodies(open);
-  });
+describeOnEachStore('bodies', (store) => {
+  /** A test app on this backend; closing it also drops its throwaway database. */
+  const open = (): Promise<TestApp> => startTestAppOn(store, { worker: false, config: API_TEST_OPTIONS.config });
+  largeBodies(open);
+  inlineBodies(open);
 });
 
 function largeBodies(open: () => Promise<TestApp>) {
