@@ -40,11 +40,29 @@ export async function startFakeSolapi() {
   const refuseKakao = new Map<string, { statusCode: string; statusMessage: string }>();
   let open = 0;
   let n = 0;
+  // hold(): requests read in full but not yet answered nor counted, until release().
+  let holding = false;
+  const waiting: Array<{ messages: number; go: () => void; gone: () => boolean }> = [];
   const server = http.createServer((req, res) => {
     open++;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (!holding) return answer();
+      let messages = 0;
+      try {
+        messages = (JSON.parse(Buffer.concat(chunks).toString('utf8')).messages ?? []).length;
+      } catch {
+        messages = 0;
+      }
+      waiting.push({ messages, go: answer, gone: () => req.socket.destroyed });
+    });
+    // A held request whose client is gone (a killed worker) never arrived: dropped, not counted.
+    function answer() {
+      if (req.socket.destroyed) {
+        open--;
+        return;
+      }
       const reply = (status: number, json: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(json));
@@ -118,14 +136,25 @@ export async function startFakeSolapi() {
           dateCompleted: null,
         },
       });
-    });
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     received,
     /** Makes every 알림톡 to `to` come back refused (default: 3104 카카오톡 미사용자). */
     refuseKakaoTo: (to: string, statusCode = '3104', statusMessage = '카카오톡 미사용자') => void refuseKakao.set(to, { statusCode, statusMessage }),
-    busy: () => open > 0,
+    /** An exchange is under way: a request read or being answered, not one held. */
+    busy: () => open - waiting.length > 0,
+    /** From now on requests wait, uncounted, until release(): a pause between messages. */
+    hold: () => void (holding = true),
+    /** The messages in the requests held now. */
+    heldMessages: () => waiting.reduce((sum, w) => sum + w.messages, 0),
+    /** Held requests whose client is still connected (a killed client's are gone once its socket closed). */
+    heldConnected: () => waiting.filter((w) => !w.gone()).length,
+    release: () => {
+      holding = false;
+      for (const w of waiting.splice(0)) w.go();
+    },
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {

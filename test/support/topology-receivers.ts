@@ -28,10 +28,17 @@ export async function startSmtpReceiver(options: { replyDelayMs?: number } = {})
   let open = 0;
   let replyDelayMs = options.replyDelayMs ?? 0;
   const later = (done: () => void) => (replyDelayMs > 0 ? setTimeout(done, replyDelayMs) : done());
+  // hold(): transactions wait at MAIL FROM, before any message data, until release().
+  let holding = false;
+  const waiting: Array<() => void> = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,
+    onMailFrom(_address, _session, callback) {
+      if (holding) waiting.push(() => callback());
+      else callback();
+    },
     onData(stream, session, callback) {
       open++;
       const to = session.envelope.rcptTo.map((r) => r.address);
@@ -66,6 +73,14 @@ export async function startSmtpReceiver(options: { replyDelayMs?: number } = {})
   return {
     received,
     busy: () => open > 0,
+    /** From now on a transaction waits at MAIL FROM (no message data yet) until release(): a pause between messages. */
+    hold: () => void (holding = true),
+    /** The transactions held now (one message each: the notifier sends one mail per transaction). */
+    held: () => waiting.length,
+    release: () => {
+      holding = false;
+      for (const go of waiting.splice(0)) go();
+    },
     setReplyDelay: (ms: number) => void (replyDelayMs = ms),
     url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
