@@ -66,14 +66,15 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
   });
 
   /** A job of `n` one-signer rows started through the service (no worker runs: the test plays it). */
-  const startJob = async (name: string, n: number) => {
-    const org = await t.createOrg(name);
-    const c = client(t, org.test);
+  const startJob = async (name: string, n: number, livemode = false) => {
+    const org = await t.createOrg(name, 'team');
+    if (livemode) await t.admin.grantCredits(org.id, n, 'purchase');
+    const c = client(t, livemode ? org.live : org.test);
     const template = await employeeTemplate(c, { content: '<p>{{employee_name}}님의 근로계약서</p>', roles: [{ role: 'employee', auth: 'none' }] });
     const rows = Array.from({ length: n }, (_, i) => ({ row: i + 1, roles: { employee: { name: `직원${i + 1}`, email: `w${i + 1}@example.com` } }, variables: { employee_name: `직원${i + 1}` }, values: {}, metadata: {}, external_id: null }));
-    const ctx = { actor: 'test', organization_id: org.id, livemode: false };
-    const { id } = await t.app.get(BulkSendService).start({ organization_id: org.id, livemode: false, template_id: template.id, rows }, ctx);
-    return { id, stream: bulkSendStreamId(id), sender: new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock) };
+    const ctx = { actor: 'test', organization_id: org.id, livemode };
+    const { id } = await t.app.get(BulkSendService).start({ organization_id: org.id, livemode, template_id: template.id, rows }, ctx);
+    return { id, org, stream: bulkSendStreamId(id), sender: new TemplateSender(t.infra, t.app.get(DocumentPdfService), systemClock) };
   };
   /** Each row's document made once (one DocumentCreated), and the job's stream holds one outcome per row. */
   const expectOneDocumentPerRow = async (id: string, n: number) => {
@@ -125,6 +126,37 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
     // last append delivered after the job completed (it is forgotten then, and settled again).
     expect(wholeReads).toBeLessThanOrEqual(3);
     expect(eventsRead).toBeLessThanOrEqual(3 * length);
+  });
+
+  it("settles a live job's credits per window reading only what its organization's stream gained since, not the whole stream", async () => {
+    const rows = 12;
+    const { id, org, stream, sender } = await startJob('정산 회사', rows, true);
+    const orgStream = organizationStreamId(org.id);
+    const reactor = new BulkSendReactor(t.infra, sender, systemClock, { window: 2 });
+    let reacting = false;
+    let wholeReads = 0;
+    const readStream = t.infra.events.readStream.bind(t.infra.events);
+    const spy = jest.spyOn(t.infra.events, 'readStream').mockImplementation(async (...args) => {
+      if (reacting && args[0] === orgStream && !args[1]?.fromRevision) wholeReads++;
+      return readStream(...args);
+    });
+    try {
+      for (let i = 0; ; i++) {
+        const events = await readStream(stream);
+        if (i >= events.length) break;
+        if (!reactor.handles.has(events[i].type)) continue;
+        reacting = true;
+        await reactor.react(events[i]).finally(() => (reacting = false));
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    await expectOneDocumentPerRow(id, rows);
+    // Every row settled: nothing held any more.
+    expect((await t.infra.commands.load(organizationDecider, orgStream)).state).toMatchObject({ credits_reserved: 0, reservations: {} });
+    // 6 windows, each settling: the organization's stream was read whole 6+ times; now once, when
+    // the worker first settles for the organization.
+    expect(wholeReads).toBe(1);
   });
 
   it('two workers on one job, each keeping its state between windows: every row sent once, whoever records it', async () => {

@@ -1,4 +1,4 @@
-import { BulkSendCommand, BulkSendState, DomainError, RecordRows, bulkSendDecider } from '@dojang/domain';
+import { BulkSendCommand, BulkSendState, DomainError, OrganizationState, RecordRows, bulkSendDecider } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { readBody } from '../bodies';
 import { Clock } from '../clock';
@@ -60,6 +60,12 @@ export class BulkSendReactor implements Reactor {
   private readonly latest = new Map<string, number>();
   /** Per job stream: its state as this reactor last read or wrote it, read on from there. */
   private readonly folded = new Map<string, FoldedJob>();
+  /**
+   * The organizations' streams as the last settle left them, so that a window's settle reads only
+   * what was appended since: an organization's stream gains an event per window of every live job
+   * (and its other facts), and reading it whole each window grew with the organization's history.
+   */
+  private readonly organizations = new Map<string, FoldedStream<OrganizationState>>();
 
   constructor(
     private readonly infra: Infrastructure,
@@ -200,12 +206,27 @@ export class BulkSendReactor implements Reactor {
   /** The rows settled so far no longer hold the organization's credits (live jobs only hold any). */
   private async settle(state: BulkSendState, event: StoredEvent): Promise<void> {
     if (!state.livemode) return;
-    await settleBulkReservation(this.infra, this.clock, state.organization_id, state.id, settledRows(state), state.row_count, {
-      actor: 'system',
-      organization_id: state.organization_id,
-      livemode: state.livemode,
-      causation_id: event.event_id,
-      ...(event.metadata.correlation_id ? { correlation_id: String(event.metadata.correlation_id) } : {}),
-    });
+    const organizationId = state.organization_id;
+    const known = this.organizations.get(organizationId) ?? null;
+    // Dropped while the settle runs: after a failure the next one reads the stream whole.
+    this.organizations.delete(organizationId);
+    const decision = await settleBulkReservation(
+      this.infra,
+      this.clock,
+      organizationId,
+      state.id,
+      settledRows(state),
+      state.row_count,
+      {
+        actor: 'system',
+        organization_id: organizationId,
+        livemode: state.livemode,
+        causation_id: event.event_id,
+        ...(event.metadata.correlation_id ? { correlation_id: String(event.metadata.correlation_id) } : {}),
+      },
+      known,
+    );
+    if (this.organizations.size >= FOLDED_JOBS) this.organizations.delete(this.organizations.keys().next().value as string);
+    this.organizations.set(organizationId, { state: decision.state, revision: decision.revision });
   }
 }

@@ -1,8 +1,21 @@
-import { BulkSendCommand, BulkSendState, DomainError, RowFailure, TemplateState, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
+import {
+  BulkSendCommand,
+  BulkSendState,
+  DomainError,
+  OrganizationCommand,
+  OrganizationEvent,
+  OrganizationState,
+  RowFailure,
+  TemplateState,
+  bulkSendDecider,
+  bulkSendStreamId,
+  organizationDecider,
+  organizationStreamId,
+} from '@dojang/domain';
 import { BULK_SENDS } from '@dojang/projections';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
-import { CommandContext } from '../command-handler';
+import { CommandContext, Decision, FoldedStream } from '../command-handler';
 import { Infrastructure } from '../infrastructure';
 import { prefixedId } from '../ids';
 import { TemplateSender, derivedUuid } from '../templates/template-send.service';
@@ -38,11 +51,25 @@ export const bulkRowDocumentId = (bulkSendId: string, row: number) => derivedUui
 export const settledRows = (state: Pick<BulkSendState, 'status' | 'row_count' | 'sent_count' | 'failed_count'>) =>
   state.status === 'canceled' ? state.row_count : state.sent_count + state.failed_count;
 
-/** The organization's reservation for a live job, settled to `done` of `rowCount` rows (a no-op when nothing changed or none is held). */
-export async function settleBulkReservation(infra: Infrastructure, clock: Clock, organizationId: string, bulkSendId: string, done: number, rowCount: number, context: CommandContext): Promise<number | null> {
+/**
+ * The organization's reservation for a live job, settled to `done` of `rowCount` rows (a no-op when
+ * nothing changed or none is held). `known`: the organization's stream as the caller folded it
+ * last (the bulk-send worker, one settle per window): only what was appended since is read.
+ */
+export function settleBulkReservation(
+  infra: Infrastructure,
+  clock: Clock,
+  organizationId: string,
+  bulkSendId: string,
+  done: number,
+  rowCount: number,
+  context: CommandContext,
+  known: FoldedStream<OrganizationState> | null = null,
+): Promise<Decision<OrganizationState, OrganizationEvent>> {
   const now = () => clock.now().toISOString();
-  const decision = await infra.commands.execute(organizationDecider, organizationStreamId(organizationId), { type: 'SettleReservation', reservation_id: bulkSendId, done, row_count: rowCount, now: now() }, context, now);
-  return decision.position;
+  const stream = organizationStreamId(organizationId);
+  const command: OrganizationCommand = { type: 'SettleReservation', reservation_id: bulkSendId, done, row_count: rowCount, now: now() };
+  return known ? infra.commands.executeFrom(organizationDecider, stream, known, command, context, now) : infra.commands.execute(organizationDecider, stream, command, context, now);
 }
 
 /**
@@ -196,6 +223,6 @@ export class BulkSendService {
    * canceled: free again). With the job's running totals, so repeating it changes nothing.
    */
   settle(organizationId: string, bulkSendId: string, done: number, rowCount: number, context: CommandContext) {
-    return settleBulkReservation(this.infra, this.clock, organizationId, bulkSendId, done, rowCount, context);
+    return settleBulkReservation(this.infra, this.clock, organizationId, bulkSendId, done, rowCount, context).then((decision) => decision.position);
   }
 }
