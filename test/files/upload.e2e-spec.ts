@@ -1,3 +1,4 @@
+import { spawn } from 'child_process';
 import * as http from 'http';
 import { AddressInfo } from 'net';
 import { MAX_FILE_BYTES } from '@dojang/domain';
@@ -220,6 +221,21 @@ describe('POST /v1/files', () => {
       expect(res.status).toBe(201);
       expect(res.body.byte_size).toBe(MAX_FILE_BYTES);
       expect(await t.infra.blobs.has(res.body.sha256)).toBe(true);
+    });
+
+    it('accepts it while CPU hogs run: the read budget counts the worker\'s CPU time, not the busy clock', async () => {
+      // Two busy processes (one per core here) above the pool's lowered-priority workers: by the
+      // clock the read stretches several-fold (a busy CI refused this very file when the limit
+      // was wall time). A crafted slow PDF is still refused: the pool's own spec stops a spinning
+      // job at its CPU budget under the same hogs.
+      const hogs = [1, 2].map(() => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+      try {
+        const res = await uploadFile(t, org.test, pdfOfSize(MAX_FILE_BYTES));
+        expect(res.status).toBe(201);
+        expect(res.body.byte_size).toBe(MAX_FILE_BYTES);
+      } finally {
+        for (const hog of hogs) hog.kill('SIGKILL');
+      }
     });
 
     it('refuses one byte more with 413 file_too_large, and stores nothing', async () => {

@@ -50,6 +50,8 @@ describe('loadProjectionPlugins', () => {
     ['without evolve', projection().replace('evolve: () => []', 'evolve: 1'), 'evolve must be a function'],
     ['without keys', projection().replace(/keys: \(e\) => \[[^\]]*\],/, ''), 'keys must be a function'],
     ['with a name that is not snake_case', projection().replace("name: 'report_x'", "name: 'Report X'"), 'name must be lower_snake_case'],
+    // 61 characters: SQLite and MongoDB took it, PostgreSQL refused it only once the plugin ran there.
+    ['with a collection name too long for every store', projection().replace("name: 'report_x_rows'", `name: 'report_${'x'.repeat(54)}'`), 'must be lower_snake_case (a-z, 0-9, _; up to 60 characters'],
     ['without collections', projection().replace("collections: [{ name: 'report_x_rows', indexes: [['organization_id']] }],", 'collections: [],'), 'collections must be a non-empty array'],
   ])('refuses a projection %s, naming the file and the field', (_what, body, message) => {
     write('bad.js', `module.exports = { default: ${body} };`);

@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { ALL_PROJECTIONS, PROJECTION_STATUS, Projection, ReadEndpoint } from '@dojang/projections';
-import { ReadDoc, ReadStore } from '@dojang/read-store';
+import { COLLECTION_NAME, ReadDoc, ReadStore } from '@dojang/read-store';
 import { AppConfig } from './config';
 
 /** Shown in every shape error, so the fix is in the message. */
@@ -22,7 +22,8 @@ export class ProjectionPluginError extends Error {
   }
 }
 
-const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+// A projection's name is its checkpoint's and often its collection's: the same rule as collections.
+const NAME = COLLECTION_NAME;
 
 /**
  * Bookkeeping collections that are not projections: a plugin's reset would empty them. Plugin
@@ -96,12 +97,12 @@ export function assertProjection(value: unknown, source: string): Projection {
   const problems: string[] = [];
   if (!p || typeof p !== 'object') problems.push('not an object');
   else {
-    if (typeof p.name !== 'string' || !NAME.test(p.name)) problems.push('name must be lower_snake_case (a-z, 0-9, _; up to 63 characters)');
+    if (typeof p.name !== 'string' || !NAME.test(p.name)) problems.push('name must be lower_snake_case (a-z, 0-9, _; up to 60 characters)');
     if (typeof p.version !== 'number' || !Number.isInteger(p.version) || p.version < 1) problems.push('version must be an integer ≥ 1');
     if (!Array.isArray(p.collections) || p.collections.length === 0) problems.push('collections must be a non-empty array of { name, indexes? }');
     else
       for (const c of p.collections) {
-        if (!c || typeof c.name !== 'string' || !NAME.test(c.name)) problems.push(`collection name ${JSON.stringify(c?.name)} must be lower_snake_case`);
+        if (!c || typeof c.name !== 'string' || !NAME.test(c.name)) problems.push(`collection name ${JSON.stringify(c?.name)} must be lower_snake_case (a-z, 0-9, _; up to 60 characters, so every store can hold it)`);
         else if (c.indexes !== undefined && (!Array.isArray(c.indexes) || !c.indexes.every((i) => Array.isArray(i) && i.every((f) => typeof f === 'string'))))
           problems.push(`collection ${c.name}: indexes must be arrays of field names`);
       }

@@ -5,6 +5,7 @@ export * from './document/document.events';
 export * from './document/document.commands';
 export * from './document/document.state';
 export * from './document/document.decider';
+export * from './document/document-sequence.decider';
 export * from './document/field-types';
 export * from './document/field-values';
 export * from './document/field-anchor';

@@ -1,9 +1,6 @@
 import { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, MongoClient, MongoServerError } from 'mongodb';
-import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
+import { assertCollectionName, assertFieldName, CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
 
-const NAME = /^[a-z][a-z0-9_]{0,62}$/;
-// Also keeps query operators ($where) and dotted paths out of filters and sorts.
-const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 const NAMESPACE_EXISTS = 48;
 const DUPLICATE_KEY = 11000;
@@ -36,12 +33,12 @@ export interface MongoReadStoreOptions {
 }
 
 function collectionName(collection: string): string {
-  if (!NAME.test(collection)) throw new Error(`invalid collection name ${collection}`);
+  assertCollectionName(collection);
   return `rm_${collection}`;
 }
 
 function field(name: string): string {
-  if (!FIELD.test(name)) throw new Error(`invalid field name ${name}`);
+  assertFieldName(name);
   return name;
 }
 

@@ -2,6 +2,8 @@ import { ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
 import { Migration, inTransaction, prepared, runMigrations } from '@dojang/postgres';
 import { CHECKPOINTS_CHANNEL, ProjectorSeat, ProjectorSeatOptions } from './postgres-projector-seat';
 import {
+  assertCollectionName,
+  assertFieldName,
   CollectionSpec,
   Condition,
   FindQuery,
@@ -69,12 +71,9 @@ export const READ_MIGRATIONS: readonly Migration[] = [
 /** SQLSTATE of dojang_read_fence's refusal. */
 const STALE_GENERATION = 'DJ001';
 
-// 60, not 63: `rm_` must fit in PostgreSQL's 63-byte identifiers, which it would silently cut.
-const NAME = /^[a-z][a-z0-9_]{0,59}$/;
-const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 function table(collection: string): string {
-  if (!NAME.test(collection)) throw new Error(`invalid collection name ${collection}`);
+  assertCollectionName(collection);
   return `rm_${collection}`;
 }
 
@@ -85,7 +84,7 @@ function table(collection: string): string {
  * expression index only on this exact text, so every query goes through here.
  */
 function field(name: string): string {
-  if (!FIELD.test(name)) throw new Error(`invalid field name ${name}`);
+  assertFieldName(name);
   return `NULLIF(doc -> '${name}', 'null'::jsonb)`;
 }
 

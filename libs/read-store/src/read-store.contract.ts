@@ -56,6 +56,14 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
         await expect(store.find(c, { where: { $where: 1 } })).rejects.toThrow();
         await expect(store.find(c, { orderBy: [{ field: "x') --", direction: 'asc' }] })).rejects.toThrow();
       });
+
+      it('holds every collection name to one rule: 60 characters are taken, 61 refused on every store', async () => {
+        const longest = `${fresh()}_`.padEnd(60, 'x');
+        await store.ensureCollection({ name: longest });
+        await store.commit([put(longest, { id: 'a' })], {});
+        expect(ids(await store.find(longest, {}))).toEqual(['a']);
+        await expect(store.ensureCollection({ name: `${longest}x` })).rejects.toThrow(/invalid collection name/);
+      });
     });
 
     describe('documents', () => {

@@ -143,3 +143,22 @@ export interface ProjectorElection {
 export function hasProjectorElection(store: ReadStore): store is ReadStore & ProjectorElection {
   return typeof (store as Partial<ProjectorElection>).joinProjectors === 'function';
 }
+
+/**
+ * The one rule for a collection's name, in every adapter and for plugins alike, so a projection
+ * that works on one store works on all: lower_snake_case of at most 60 characters. 60, not 63:
+ * PostgreSQL's table is `rm_<name>`, and PostgreSQL silently cuts identifiers past 63 bytes.
+ */
+export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,59}$/;
+/** A field a query filters, sorts or indexes by; also keeps query operators ($where) and dotted paths out. */
+export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+export function assertCollectionName(collection: string): string {
+  if (!COLLECTION_NAME.test(collection)) throw new Error(`invalid collection name ${collection}`);
+  return collection;
+}
+
+export function assertFieldName(name: string): string {
+  if (!FIELD_NAME.test(name)) throw new Error(`invalid field name ${name}`);
+  return name;
+}

@@ -1,17 +1,15 @@
 import Database from 'better-sqlite3';
-import { CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
+import { assertCollectionName, assertFieldName, CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
 import { SQLITE_SYNC_BUSY_TIMEOUT_MS, retryWhileBusy } from '@dojang/sqlite';
 
-const NAME = /^[a-z][a-z0-9_]{0,62}$/;
-const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 function table(collection: string): string {
-  if (!NAME.test(collection)) throw new Error(`invalid collection name ${collection}`);
+  assertCollectionName(collection);
   return `rm_${collection}`;
 }
 
 function field(name: string): string {
-  if (!FIELD.test(name)) throw new Error(`invalid field name ${name}`);
+  assertFieldName(name);
   return `json_extract(doc, '$.${name}')`;
 }
 

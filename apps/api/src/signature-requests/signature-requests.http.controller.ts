@@ -1,6 +1,6 @@
 import { Body, CanActivate, Controller, ExecutionContext, HttpCode, Inject, Injectable, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { DocumentPdfService, TemplateSender, documentSequence, putBody, sha256Hex } from '@dojang/application';
+import { DocumentPdfService, TemplateSender, putBody, sha256Hex } from '@dojang/application';
 import {
   DEFAULT_EXPIRY_DAYS,
   DocumentCommand,
@@ -8,6 +8,7 @@ import {
   OrganizationState,
   canAffordSignature,
   documentDecider,
+  documentSequence,
   documentStreamId,
 } from '@dojang/domain';
 import { normalizeMetadata } from '../documents/metadata';

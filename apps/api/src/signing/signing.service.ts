@@ -25,7 +25,10 @@ import {
   downloadAvailableUntil,
   maskEmail,
   maskPhone,
+  PIN_MAX_ATTEMPTS,
+  PIN_RESEND_COOLDOWN_SECONDS,
   PIN_SESSION_SECONDS,
+  PIN_TTL_SECONDS,
   pinSessionActive,
   signingLinkLocked,
   MAX_PIN_LOCKOUTS,
@@ -56,9 +59,6 @@ export function sniffAttachment(bytes: Buffer): AttachmentKind | null {
   return null;
 }
 
-export const PIN_TTL_SECONDS = 10 * 60;
-export const PIN_RESEND_COOLDOWN_SECONDS = 60;
-export const PIN_MAX_ATTEMPTS = 5;
 
 /** The PDF a signer is shown: the final one once completed, else the original fixed at send. */
 export function displayedPdf(state: DocumentState): string | null {

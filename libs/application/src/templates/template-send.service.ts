@@ -1,9 +1,7 @@
 import { createHash, randomUUID } from 'crypto';
 import {
   DEFAULT_EXPIRY_DAYS,
-  Decider,
   DocumentCommand,
-  DocumentEvent,
   DocumentPart,
   DocumentState,
   DomainError,
@@ -16,6 +14,7 @@ import {
   canAffordSignature,
   signaturesAvailable,
   documentDecider,
+  documentSequence,
   documentStreamId,
   instantiateTemplate,
   invalid,
@@ -89,22 +88,6 @@ export function derivedUuid(...parts: string[]): string {
   const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
-
-/** Several document commands decided one after another and appended together: all or nothing. */
-export const documentSequence: Decider<DocumentState, DocumentCommand[], DocumentEvent> = {
-  initialState: documentDecider.initialState,
-  evolve: documentDecider.evolve,
-  decide(commands, state) {
-    const out: DocumentEvent[] = [];
-    let current = state;
-    for (const command of commands) {
-      const events = documentDecider.decide(command, current);
-      out.push(...events);
-      current = events.reduce(documentDecider.evolve, current);
-    }
-    return out;
-  },
-};
 
 /**
  * Create + send from a template with role assignments, in one place: POST /v1/signature_requests

@@ -342,6 +342,13 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
   }
 }
 
+/** How long an issued SMS PIN stays valid (IssuePin's ttl_seconds). */
+export const PIN_TTL_SECONDS = 10 * 60;
+/** Least time between two PINs for one participant (IssuePin's cooldown_seconds). */
+export const PIN_RESEND_COOLDOWN_SECONDS = 60;
+/** Wrong tries one PIN takes before it is locked (VerifyPin's max_attempts). */
+export const PIN_MAX_ATTEMPTS = 5;
+
 /**
  * Locked PINs a signing link survives: after the third, guessing (five tries per PIN, a PIN a
  * minute) stops until the sender reminds the participant, instead of lasting the link's whole life.

@@ -1,10 +1,11 @@
+import { spawn, type ChildProcess } from 'child_process';
 import * as path from 'path';
 import { PdfJob } from './pdf-jobs';
 import { isPdfLimitError, PdfLimitError } from './pdf-limit.error';
 import { PdfPool } from './pdf-pool';
 
 const HANDLER = path.join(__dirname, '..', 'testing', `pool-test.handlers${path.extname(__filename)}`);
-const TEST_JOB: PdfJob<{ kind: 'echo' | 'spin' | 'greedy' | 'phased' | 'sleep'; value?: number }, number | string> = { id: 'test.misbehave', version: 1, filename: HANDLER };
+const TEST_JOB: PdfJob<{ kind: 'echo' | 'spin' | 'greedy' | 'phased' | 'sleep' | 'burn'; value?: number }, number | string> = { id: 'test.misbehave', version: 1, filename: HANDLER };
 
 async function refusal(promise: Promise<unknown>): Promise<PdfLimitError> {
   const err = await promise.then(
@@ -46,6 +47,33 @@ describe('PdfPool', () => {
     expect({ code: err.code, limit: err.limit }).toEqual({ code: 'pdf_job_limit_exceeded', limit: 'time' });
     expect(err.message).toContain('time limit of 0.3 s');
     expect(await pool.run(TEST_JOB, { kind: 'echo', value: 7 })).toBe(7);
+  });
+
+  const linuxOnly = process.platform === 'linux' ? it : it.skip;
+  linuxOnly("counts a job's CPU time, not the clock: a job that waits longer than its limit without computing finishes", async () => {
+    // 0.9 s by the clock, almost no CPU, against a 0.3 s limit: by the wall clock it was refused.
+    expect(typeof (await pool.run(TEST_JOB, { kind: 'sleep', value: 900 }, { timeoutMs: 300 }))).toBe('number');
+  });
+
+  linuxOnly('stops a job that waits past its wall-clock backstop, naming both limits', async () => {
+    const err = await refusal(pool.run(TEST_JOB, { kind: 'sleep', value: 5_000 }, { timeoutMs: 300, wallLimitMs: 600 }));
+    expect({ code: err.code, limit: err.limit }).toEqual({ code: 'pdf_job_limit_exceeded', limit: 'time' });
+    expect(err.message).toContain('did not finish within 0.6 s (its limit is 0.3 s of CPU time)');
+    expect(await pool.run(TEST_JOB, { kind: 'echo', value: 4 })).toBe(4);
+  });
+
+  linuxOnly('keeps the budget under a CPU hog: a job within its CPU time finishes however long the clock runs; a spinning one is still stopped', async () => {
+    // Three busy processes at normal priority on this machine's cores, above the pool's lowered
+    // workers (thread-priority.ts): the worker gets a small share, so its wall time stretches.
+    const hogs: ChildProcess[] = [1, 2, 3].map(() => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+    try {
+      const wallMs = await pool.run(TEST_JOB, { kind: 'burn', value: 400 }, { timeoutMs: 1_000 });
+      expect(typeof wallMs).toBe('number');
+      const err = await refusal(pool.run(TEST_JOB, { kind: 'spin' }, { timeoutMs: 300 }));
+      expect(err.message).toContain('time limit of 0.3 s of CPU time');
+    } finally {
+      for (const hog of hogs) hog.kill('SIGKILL');
+    }
   });
 
   it('refuses a job past its heap limit, naming the limit, and goes on with the next job', async () => {

@@ -4,14 +4,19 @@ import * as path from 'path';
 import { Piscina } from 'piscina';
 import { RUN_JOB_FILE, WARM_UP_FILE, type PdfJob } from './pdf-jobs';
 import { isRefusal, PdfLimitError, type PdfJobRefusal } from './pdf-limit.error';
-import type { JobEnvelope, JobTask, RunJobWorkerData } from './run-job';
+import { CPU_SLOT_BYTES, readCpuSlot, type JobEnvelope, type JobTask, type RunJobWorkerData } from './run-job';
+import { taskCpuMs, threadCpuMs } from './thread-cpu';
 
 export interface PdfPoolOptions {
   /** Worker threads; default: the machine's cores. */
   threads?: number;
   /** Heap one worker (so one job: a worker runs one at a time) may use before it is stopped (MB). */
   maxHeapMb?: number;
-  /** Default time limit of a job, from the moment a worker takes it (ms). */
+  /**
+   * Default time limit of a job (ms), counted in its worker thread's CPU time from the moment the
+   * worker takes it (wall clock where the platform has no thread clock); see jobWallLimitMs for
+   * the wall-clock backstop.
+   */
   timeoutMs?: number;
   /** Handler file every worker loads first (tests substitute one). */
   warmUpFile?: string;
@@ -26,8 +31,10 @@ export interface PdfPoolOptions {
 }
 
 export interface PdfRunOptions {
-  /** This job's time limit (ms), instead of the pool's. */
+  /** This job's time limit (ms of its worker's CPU time), instead of the pool's. */
   timeoutMs?: number;
+  /** This job's wall-clock backstop (ms), instead of jobWallLimitMs(timeoutMs). */
+  wallLimitMs?: number;
   /** Whose job it is (an organization id): the pool shares its workers fairly between tenants. */
   tenant?: string;
 }
@@ -38,6 +45,19 @@ interface Waiter {
 }
 
 export const DEFAULT_PDF_JOB_TIMEOUT_MS = 30_000;
+
+/**
+ * The wall-clock backstop of a job whose CPU-time limit is `cpuMs`: four times it, and never less
+ * than a minute more. Generous on purpose: a busy machine (other processes, the pool's own lowered
+ * priority) stretches a legitimate job's wall time several-fold while its CPU time stays the same;
+ * the backstop only catches a job that waits without computing (a hung network call).
+ */
+export function jobWallLimitMs(cpuMs: number): number {
+  return Math.max(cpuMs * 4, cpuMs + 60_000);
+}
+
+/** Whether this platform has a per-thread CPU clock (Linux): without one, limits fall back to the wall clock. */
+const CPU_CLOCK = threadCpuMs() !== null;
 export const DEFAULT_PDF_JOB_MAX_HEAP_MB = 512;
 
 // Under ts-jest and ts-node the handlers are .ts sources, which a worker thread can only load
@@ -60,8 +80,11 @@ function workerFile(file: string): string {
 /**
  * Every CPU-heavy PDF and image job (render, inspect, decode, stamp, sign, certificate) runs here,
  * never on the API's event loop. One job per worker at a time, so a worker's heap limit is that
- * job's. Jobs wait for a free worker before their clock starts: a queue behind someone else's
- * worst case does not count against a job. A job past its time or heap limit has its worker
+ * job's. A job's time limit counts its worker thread's CPU time, not the wall clock: on a loaded
+ * machine a legitimate 20 MB PDF takes several times longer by the clock for the same CPU, and was
+ * refused as too slow (a crafted PDF that needs the CPU is still stopped at the same budget). Jobs
+ * wait for a free worker before their clock starts: a queue behind someone else's worst case does
+ * not count against a job. A job past its time or heap limit has its worker
  * terminated (the pool starts another) and is refused with PdfLimitError; callers run jobs before
  * the command that records their result, so a refusal leaves nothing written.
  */
@@ -151,11 +174,19 @@ export class PdfPool {
       started = performance.now();
       let envelope: JobEnvelope<O> | null = null;
       try {
-        const task: JobTask = { file: workerFile(job.filename), input, measure: this.measureCpu };
-        envelope = (await this.piscina.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as JobEnvelope<O>;
+        const cpuSlot = CPU_CLOCK ? new SharedArrayBuffer(CPU_SLOT_BYTES) : undefined;
+        const task: JobTask = { file: workerFile(job.filename), input, measure: this.measureCpu, cpuSlot };
+        const budget = cpuSlot ? cpuBudget(cpuSlot, timeoutMs) : null;
+        const wallMs = cpuSlot ? (options.wallLimitMs ?? jobWallLimitMs(timeoutMs)) : timeoutMs;
+        const signal = budget ? AbortSignal.any([budget.signal, AbortSignal.timeout(wallMs)]) : AbortSignal.timeout(wallMs);
+        try {
+          envelope = (await this.piscina.run(task, { signal })) as JobEnvelope<O>;
+        } finally {
+          budget?.stop();
+        }
         result = envelope.output;
       } catch (err) {
-        const refused = limitError(err, job, timeoutMs, this.maxHeapMb);
+        const refused = limitError(err, job, { timeoutMs, wallMs: options.wallLimitMs ?? jobWallLimitMs(timeoutMs), cpuClock: CPU_CLOCK }, this.maxHeapMb);
         if (refused) outcome = 'refused';
         throw refused ?? err;
       } finally {
@@ -269,10 +300,43 @@ export class PdfPool {
   }
 }
 
-function limitError(err: unknown, job: { id: string }, timeoutMs: number, maxHeapMb: number): PdfLimitError | null {
-  const e = err as { name?: string; code?: string; message?: string } | undefined;
+/**
+ * Watches a running job's CPU time from this thread (the worker cannot: a job stuck in a loop
+ * never yields) and aborts it once it passes `limitMs`. Reads one /proc file per running job a
+ * poll; the poll is a few times finer than the limit so a 0.3 s budget is not overrun by much.
+ */
+function cpuBudget(slot: SharedArrayBuffer, limitMs: number): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  const timer = setInterval(
+    () => {
+      const claimed = readCpuSlot(slot);
+      if (!claimed) return;
+      const now = taskCpuMs(claimed.thread);
+      if (now !== null && now - claimed.startMs > limitMs) {
+        clearInterval(timer);
+        controller.abort(new CpuBudgetExceeded());
+      }
+    },
+    Math.min(100, Math.max(10, limitMs / 5)),
+  );
+  timer.unref();
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
+
+/** The reason the CPU budget gives its abort signal: tells a refusal by CPU time from the backstop's. */
+class CpuBudgetExceeded extends Error {}
+
+function limitError(err: unknown, job: { id: string }, { timeoutMs, wallMs, cpuClock }: { timeoutMs: number; wallMs: number; cpuClock: boolean }, maxHeapMb: number): PdfLimitError | null {
+  const e = err as { name?: string; code?: string; message?: string; cause?: unknown } | undefined;
   if (e?.name === 'AbortError') {
-    return new PdfLimitError('pdf_job_limit_exceeded', 'time', `The PDF work (${job.id}) took longer than its time limit of ${timeoutMs / 1000} s and was stopped.`);
+    // Piscina rejects with its own AbortError; the reason given to the signal is its cause.
+    const byClock = cpuClock && !(e.cause instanceof CpuBudgetExceeded);
+    const message = !cpuClock
+      ? `The PDF work (${job.id}) took longer than its time limit of ${timeoutMs / 1000} s and was stopped.`
+      : byClock
+        ? `The PDF work (${job.id}) did not finish within ${wallMs / 1000} s (its limit is ${timeoutMs / 1000} s of CPU time) and was stopped.`
+        : `The PDF work (${job.id}) took longer than its time limit of ${timeoutMs / 1000} s of CPU time and was stopped.`;
+    return new PdfLimitError('pdf_job_limit_exceeded', 'time', message);
   }
   if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory|heap limit/i.test(e?.message ?? '')) {
     return new PdfLimitError('pdf_job_limit_exceeded', 'memory', `The PDF work (${job.id}) needed more than its memory limit of ${maxHeapMb} MB and was stopped.`);

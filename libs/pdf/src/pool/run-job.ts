@@ -18,6 +18,35 @@ export interface JobTask {
   input: unknown;
   /** Measure the job's CPU time and phases (a few µs of /proc reads each; off unless asked for). */
   measure?: boolean;
+  /**
+   * Where this worker tells the pool which thread runs the job and that thread's CPU clock at the
+   * start (CPU_SLOT_LAYOUT), so the pool can hold the job to a CPU-time budget from outside: a
+   * job stuck in synchronous code cannot check its own clock.
+   */
+  cpuSlot?: SharedArrayBuffer;
+}
+
+/**
+ * The layout of JobTask.cpuSlot: the thread id at Int32 index 0 (written last, with Atomics, so a
+ * reader that sees it also sees the start), the thread's CPU clock at the start (ms) at Float64
+ * index 1.
+ */
+export const CPU_SLOT_BYTES = 16;
+
+/** Marks this thread as the one running the job, with its CPU clock now (the pool's budget starts here). */
+export function claimCpuSlot(slot: SharedArrayBuffer | undefined): void {
+  if (!slot) return;
+  const tid = linuxThreadId();
+  const start = threadCpuMs();
+  if (tid === null || start === null) return;
+  new Float64Array(slot)[1] = start;
+  Atomics.store(new Int32Array(slot), 0, tid);
+}
+
+/** The thread and CPU clock a worker wrote with claimCpuSlot, or null before it has. */
+export function readCpuSlot(slot: SharedArrayBuffer): { thread: number; startMs: number } | null {
+  const thread = Atomics.load(new Int32Array(slot), 0);
+  return thread ? { thread, startMs: new Float64Array(slot)[1] } : null;
 }
 
 type Handler = (input: unknown) => unknown;
@@ -41,6 +70,7 @@ function handlerOf(file: string): Handler {
  */
 async function runJob(task: JobTask): Promise<JobEnvelope> {
   const handler = handlerOf(task.file);
+  claimCpuSlot(task.cpuSlot);
   if (!task.measure) return { output: await handler(task.input), cpu_ms: null, phases: {}, thread: linuxThreadId() };
   beginJobPhases();
   const start = threadCpuMs();

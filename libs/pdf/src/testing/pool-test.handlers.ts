@@ -3,9 +3,9 @@
  * any PDF library, so the limits are tested on their own. Selected by `input.kind`; `phased` marks
  * two phases of busy work for the job metrics.
  */
-import { jobPhase } from '../pool/thread-cpu';
+import { jobPhase, threadCpuMs } from '../pool/thread-cpu';
 
-export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'greedy' | 'phased' | 'sleep'; value?: number } | null): Promise<number | string> {
+export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'greedy' | 'phased' | 'sleep' | 'burn'; value?: number } | null): Promise<number | string> {
   // null: the pool's warm-up call.
   if (!input) return 'ready';
   if (input.kind === 'spin') {
@@ -23,6 +23,18 @@ export default async function poolTestJob(input: { kind: 'echo' | 'spin' | 'gree
     // A slow render, without the CPU: holds its worker for `value` ms.
     await new Promise((resolve) => setTimeout(resolve, input.value ?? 100));
     return Date.now();
+  }
+  if (input.kind === 'burn') {
+    // A legitimate heavy job: `value` ms of this thread's own CPU time, however long that takes by
+    // the clock on a busy machine. Returns the wall time it took.
+    const started = Date.now();
+    const start = threadCpuMs() ?? 0;
+    while ((threadCpuMs() ?? Infinity) - start < (input.value ?? 100)) {
+      for (let i = 0; i < 100_000; i++) {
+        /* work */
+      }
+    }
+    return Date.now() - started;
   }
   if (input.kind === 'phased') {
     // Two marked phases of about `value` ms of CPU each.
