@@ -1,4 +1,4 @@
-import { ParticipantAuth, RoleContact, invalid, mobilePhone } from '@dojang/domain';
+import { ParticipantAuth, RoleContact, invalid, keyName, mobilePhone } from '@dojang/domain';
 
 const AUTHS: readonly ParticipantAuth[] = ['sms_pin', 'none'];
 const MAX_TEXT = 320;
@@ -13,7 +13,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function parseRoleAssignments(raw: unknown, param = 'roles'): Record<string, RoleContact> {
   if (!isRecord(raw)) throw invalid(raw === undefined ? 'missing_parameter' : 'invalid_parameter', `${param} must be an object: { "<role>": { "name": …, "phone": …, "email": … } }.`, param);
   const out: Record<string, RoleContact> = {};
-  for (const [role, value] of Object.entries(raw)) {
+  for (const [given, value] of Object.entries(raw)) {
+    // 직원 typed on a Mac arrives decomposed: the template's role names are stored composed.
+    const role = keyName(given);
     const at = `${param}.${role}`;
     if (!isRecord(value)) throw invalid('invalid_parameter', `${at} must be an object with name and email or phone.`, at);
     for (const key of Object.keys(value)) {
