@@ -3,6 +3,7 @@ export * from './shared/domain-error';
 export * from './shared/text';
 export * from './shared/phone-number';
 export * from './shared/key-names';
+export * from './document/field-input';
 export * from './document/document.events';
 export * from './document/document.commands';
 export * from './document/document.state';

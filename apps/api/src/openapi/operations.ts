@@ -575,7 +575,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       ['title', 'content', 'recipient'],
       ['template_id', 'roles'],
     ],
-    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK],
+    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'field_value_invalid', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK],
   },
   // ---- bulk sends
   BulkSends_create: {

@@ -259,7 +259,7 @@ describe('template decider', () => {
         ['a signer no link can reach', { roles: { ...people, representative: { ...people.representative, email: null } } }, 'missing_parameter', 'roles.representative.email'],
         ['a value for a field the template lacks', { roles: people, values: { nope: 'x' } }, 'invalid_parameter', 'values.nope'],
         ['a value for a signature field', { roles: people, values: { [F1]: 'x' } }, 'invalid_parameter', `values.${F1}`],
-        ['a value over the field\'s max_length', { roles: people, values: { [F3]: 'x'.repeat(101) } }, 'invalid_parameter', `values.${F3}`],
+        ['a value over the field\'s max_length', { roles: people, values: { [F3]: 'x'.repeat(101) } }, 'field_value_invalid', `values.${F3}`],
       ])('refuses %s, naming it', (_what, input, code, param) => {
         try {
           instantiateTemplate(contract, input as never, ids);
