@@ -563,6 +563,16 @@ describe('documentDecider', () => {
       spec.given([created()]).when(add([person(HAN, { phone })])).thenThrows('invalid_parameter', { kind: 'invalid', param: 'phone' });
     });
 
+    it.each([
+      ['021234567', 'phone_not_mobile'],
+      ['15881234', 'phone_not_mobile'],
+      ['07012345678', 'phone_not_mobile'],
+      ['0101234567', 'phone_invalid'],
+      ['+9991234567', 'phone_invalid'],
+    ])('refuses the stored form %j, which no text message reaches, with %s', (phone, code) => {
+      spec.given([created()]).when(add([person(HAN, { phone })])).thenThrows(code, { kind: 'invalid', param: 'phone' });
+    });
+
     it('refuses sms_pin without a phone: missing_phone', () => {
       spec
         .given([created()])

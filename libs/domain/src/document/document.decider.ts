@@ -1,6 +1,7 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { constantTimeEqual, maskPhone } from '../shared/text';
+import { MOBILE_PHONE_HINT, readMobilePhone } from '../shared/phone-number';
 import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
 import { decideDelegateSigning, decideUploadAttachment } from './signing-routing.decider';
@@ -110,6 +111,10 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   if (p.phone !== null && !DIGITS.test(p.phone)) {
     throw invalid('invalid_parameter', 'phone must be a Korean number such as 010-1234-5678 or an international one such as +1 415 555 2671.', `${at}phone`);
   }
+  // The shell's phone rule (mobilePhone) again, on the stored form: whatever path a phone took to
+  // a command (a participant, a correction, a delegate), no landline becomes an SMS or PIN target.
+  const read = p.phone === null ? null : readMobilePhone(p.phone);
+  if (read && !read.ok) throw invalid(read.code, `phone must be ${MOBILE_PHONE_HINT}; ${p.phone} ${read.reason}.`, `${at}phone`);
   if (p.auth === 'sms_pin' && !p.phone) {
     throw invalid('missing_phone', 'A participant with auth sms_pin needs a phone number.', `${at}phone`);
   }
