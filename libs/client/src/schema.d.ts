@@ -330,7 +330,7 @@ export interface paths {
         put?: never;
         /**
          * Send a draft for signature
-         * @description Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer's required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.
+         * @description Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer's required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, phone_not_mobile or phone_invalid for a phone recorded before the mobile-only rule, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.
          */
         post: operations["DocumentLifecycle_send"];
         delete?: never;
@@ -2185,8 +2185,8 @@ export interface components {
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
          *     - `field_values_too_large` (413): The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
-         *     - `phone_invalid` (400): The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it.
-         *     - `phone_not_mobile` (400): The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it.
+         *     - `phone_invalid` (400): The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+         *     - `phone_not_mobile` (400): The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
          *     - `missing_email` (400): A participant with channel email needs an e-mail address.
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
          *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
@@ -8534,9 +8534,9 @@ export interface operations {
             /**
              * @description `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
-             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it.
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
              *
-             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it.
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
              *
              *     `participant_limit_exceeded`: A document has at most 50 participants; the message says how many more fit.
              *
@@ -8930,9 +8930,9 @@ export interface operations {
             /**
              * @description `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
-             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it.
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
              *
-             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it.
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
              *
              *     `participant_limit_exceeded`: A document has at most 50 participants; the message says how many more fit.
              *
@@ -9634,9 +9634,9 @@ export interface operations {
             /**
              * @description `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
-             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it.
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
              *
-             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it.
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
              *
              *     `missing_parameter`: A required parameter is absent or empty; error.param names it.
              *
@@ -10810,6 +10810,10 @@ export interface operations {
              *
              *     `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
+             *
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+             *
              *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
@@ -10837,7 +10841,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "missing_phone" | "field_page_out_of_range" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "missing_phone" | "phone_not_mobile" | "phone_invalid" | "field_page_out_of_range" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15232,9 +15236,9 @@ export interface operations {
              *
              *     `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
-             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it.
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
              *
-             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it.
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
              *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
@@ -22300,9 +22304,9 @@ export interface operations {
              *
              *     `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
-             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it.
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
              *
-             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it.
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
              *
              *     `field_value_invalid`: A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
              *

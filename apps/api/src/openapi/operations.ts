@@ -252,9 +252,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   DocumentLifecycle_send: {
     summary: 'Send a draft for signature',
     description:
-      'Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer\'s required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.',
+      'Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer\'s required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, phone_not_mobile or phone_invalid for a phone recorded before the mobile-only rule, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.',
     ok: { status: 200, description: 'The sent document, with signing links.', json: S.DocumentSchema },
-    errors: ['document_not_found', 'document_not_editable', 'document_has_no_participants', 'document_has_no_signer', 'signer_without_required_field', 'missing_phone', 'field_page_out_of_range', 'insufficient_credits', 'invalid_parameter', ...PDF_WORK],
+    errors: ['document_not_found', 'document_not_editable', 'document_has_no_participants', 'document_has_no_signer', 'signer_without_required_field', 'missing_phone', 'phone_not_mobile', 'phone_invalid', 'field_page_out_of_range', 'insufficient_credits', 'invalid_parameter', ...PDF_WORK],
     bodyRequired: false,
   },
   DocumentLifecycle_cancel: {

@@ -756,6 +756,15 @@ describe('documentDecider', () => {
         .thenThrows('field_page_out_of_range', unmet('fields[0] is on page 2 but the document has 1 page'));
     });
 
+    it('refuses a participant recorded before the phone rule with a landline: phone_not_mobile, nothing is texted', () => {
+      const landline = person(KIM, { name: 'Kim Minji', auth: 'sms_pin', phone: '021234567' });
+      const error = spec
+        .given(draftWith([landline], [field(F_KIM, KIM)]))
+        .when(send({}, [KIM]))
+        .thenThrows('phone_not_mobile', 'precondition');
+      expect(error.message).toContain(`participant "Kim Minji" (${KIM}) has the phone 021-**-4567, which is a landline`);
+    });
+
     it('names every unmet precondition in one message', () => {
       // A duplicate copies participants without re-validating them: the send check is the last line.
       const noPhone = person(KIM, { name: 'Kim Minji', auth: 'sms_pin', phone: null });

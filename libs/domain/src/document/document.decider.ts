@@ -195,7 +195,7 @@ function mergeMetadata(current: Record<string, string>, patch: Record<string, st
 
 /** One unmet send precondition: its catalogued code (a client branches on it) and what to do about it. */
 export interface SendProblem {
-  code: 'document_has_no_participants' | 'document_has_no_signer' | 'signer_without_required_field' | 'missing_phone' | 'field_page_out_of_range';
+  code: 'document_has_no_participants' | 'document_has_no_signer' | 'signer_without_required_field' | 'missing_phone' | 'phone_not_mobile' | 'phone_invalid' | 'field_page_out_of_range';
   message: string;
 }
 
@@ -215,6 +215,12 @@ export function sendProblemsOf(state: DocumentState, pageCount: number, partPage
     }
     if (p.auth === 'sms_pin' && !p.phone) {
       problems.push({ code: 'missing_phone', message: `participant "${p.name}" (${p.id}) uses sms_pin but has no phone: give them a phone or auth none` });
+    }
+    // A participant recorded before the phone rule (or copied from such a document by a duplicate)
+    // may hold a landline: nothing is sent to a number no text message reaches.
+    const read = p.phone ? readMobilePhone(p.phone) : null;
+    if (read && !read.ok) {
+      problems.push({ code: read.code, message: `participant "${p.name}" (${p.id}) has the phone ${maskPhone(p.phone)}, which ${read.reason}: correct it with PATCH /v1/documents/{id}/participants/{participant_id}` });
     }
   }
   state.fields.forEach((f, i) => {
