@@ -73,7 +73,7 @@ describe('bulk sends', () => {
     const report = expectStatus(await upload('&dry_run=true', Buffer.from(csv15())), 200).body;
     expect(report).toMatchObject({ object: 'bulk_send_validation', row_count: 15, valid_rows: 12, template_version: 1 });
     expect(report.errors.map((e: any) => [e.row, e.column, e.code])).toEqual([
-      [5, 'employee.phone', 'invalid_parameter'],
+      [5, 'employee.phone', 'phone_invalid'],
       [12, 'employee.name', 'missing_parameter'],
       [14, 'external_id', 'invalid_parameter'],
     ]);

@@ -106,7 +106,7 @@ describe('templates with roles and fields, sent in one call', () => {
       ['omitted role', { ...base, roles: { employee: roles.employee, hr: roles.hr } }, 'missing_parameter', 'roles.representative'],
       ['unknown role', { ...base, roles: { ...roles, witness: { name: 'x', email: 'x@example.com' } } }, 'invalid_parameter', 'roles.witness'],
       ['sms_pin without phone', { ...base, roles: { ...roles, employee: { name: '김지원' } } }, 'missing_phone', 'roles.employee.phone'],
-      ['bad phone', { ...base, roles: { ...roles, employee: { name: '김지원', phone: '12' } } }, 'invalid_parameter', 'roles.employee.phone'],
+      ['bad phone', { ...base, roles: { ...roles, employee: { name: '김지원', phone: '12' } } }, 'phone_invalid', 'roles.employee.phone'],
       ['bad e-mail', { ...base, roles: { ...roles, representative: { name: '홍길동', email: 'ceo@' } } }, 'invalid_parameter', 'roles.representative.email'],
       ['unknown recipient key', { ...base, roles: { ...roles, hr: { name: '인사팀', fax: '02' } } }, 'invalid_parameter', 'roles.hr.fax'],
       ['missing variable', { ...base, variables: { company: '도장' } }, 'missing_parameter', 'variables.employee_name'],

@@ -330,7 +330,7 @@ export interface paths {
         put?: never;
         /**
          * Send a draft for signature
-         * @description Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer's required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.
+         * @description Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer's required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, phone_not_mobile or phone_invalid for a phone recorded before the mobile-only rule, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.
          */
         post: operations["DocumentLifecycle_send"];
         delete?: never;
@@ -1718,7 +1718,7 @@ export interface components {
             label?: string;
             /** @description The signer sees the sender's value and cannot change it (needs value). */
             read_only?: boolean;
-            /** @description The sender's prefill: text, a number, a YYYY-MM-DD date, a dropdown option, true/false for checkbox and radio. */
+            /** @description The sender's prefill: text, a number (3500000, or as written: 3,500,000, 3,500,000원, ₩3,500,000), a date (1995-03-15, 1995.03.15, 1995. 3. 15., 1995년 3월 15일; recorded YYYY-MM-DD), a dropdown option, true/false for checkbox and radio. */
             value?: string | number | boolean;
             /** @description Text-like types: points; absent: fitted to the box. */
             font_size?: number;
@@ -1734,8 +1734,13 @@ export interface components {
             min?: number;
             /** @description number: the largest value. */
             max?: number;
-            /** @description number: decimal places allowed (default 0). */
+            /** @description number: decimal places allowed (default 0); a number_format other than plain shows exactly this many. */
             decimals?: number;
+            /**
+             * @description number: how the value is printed in the PDF, the audit certificate and form_data's display_value: plain as recorded (3500000, default), grouped 3,500,000, won 3,500,000원, krw ₩3,500,000. The value itself is always recorded plain.
+             * @enum {string}
+             */
+            number_format?: "plain" | "grouped" | "won" | "krw";
             /** @description dropdown: the choices (at least one). */
             options?: string[];
             /** @description checkbox and radio: fields of one participant answered together. */
@@ -1781,7 +1786,7 @@ export interface components {
             signature?: string;
             seal_id?: string;
             seal_image?: string;
-            /** @description The participant's field values by field id: strings for text, initials, date (YYYY-MM-DD) and dropdown, a number or numeric string for number, true/false for checkbox and radio (true on the chosen button). Not for signature, seal, read-only, name, email, phone or signing_date fields. */
+            /** @description The participant's field values by field id: strings for text, initials, date (1995-03-15, 1995.03.15, 1995. 3. 15. or 1995년 3월 15일; recorded YYYY-MM-DD) and dropdown, a number or a number as written (3500000, 3,500,000, 3,500,000원, ₩3,500,000) for number, true/false for checkbox and radio (true on the chosen button). Not for signature, seal, read-only, name, email, phone or signing_date fields. */
             values?: {
                 [key: string]: string | number | boolean | null;
             };
@@ -1798,7 +1803,7 @@ export interface components {
         };
         TemplateRoleDto: {
             /**
-             * @description The template's name for the participant: letters, digits, _ and -, starting with a letter (employee, representative).
+             * @description The template's name for the participant: a letter of any script first (Hangul included), then letters, digits, _ and - (직원, 대표, employee). It is the prefix of its CSV columns (직원.phone) and the key under roles when sending.
              * @example employee
              */
             role: string;
@@ -1842,7 +1847,7 @@ export interface components {
             label?: string;
             /** @description The signer sees the sender's value and cannot change it (needs value). */
             read_only?: boolean;
-            /** @description The sender's prefill: text, a number, a YYYY-MM-DD date, a dropdown option, true/false for checkbox and radio. */
+            /** @description The sender's prefill: text, a number (3500000, or as written: 3,500,000, 3,500,000원, ₩3,500,000), a date (1995-03-15, 1995.03.15, 1995. 3. 15., 1995년 3월 15일; recorded YYYY-MM-DD), a dropdown option, true/false for checkbox and radio. */
             value?: string | number | boolean;
             /** @description Text-like types: points; absent: fitted to the box. */
             font_size?: number;
@@ -1858,8 +1863,13 @@ export interface components {
             min?: number;
             /** @description number: the largest value. */
             max?: number;
-            /** @description number: decimal places allowed (default 0). */
+            /** @description number: decimal places allowed (default 0); a number_format other than plain shows exactly this many. */
             decimals?: number;
+            /**
+             * @description number: how the value is printed in the PDF, the audit certificate and form_data's display_value: plain as recorded (3500000, default), grouped 3,500,000, won 3,500,000원, krw ₩3,500,000. The value itself is always recorded plain.
+             * @enum {string}
+             */
+            number_format?: "plain" | "grouped" | "won" | "krw";
             /** @description dropdown: the choices (at least one). */
             options?: string[];
             /** @description checkbox and radio: fields of one participant answered together. */
@@ -2175,6 +2185,8 @@ export interface components {
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
          *     - `field_values_too_large` (413): The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
+         *     - `phone_invalid` (400): The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+         *     - `phone_not_mobile` (400): The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
          *     - `missing_email` (400): A participant with channel email needs an e-mail address.
          *     - `participant_limit_exceeded` (400): A document has at most 50 participants; the message says how many more fit.
          *     - `unsupported_file_type` (415): The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.
@@ -2197,7 +2209,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -2539,6 +2551,8 @@ export interface components {
             min?: number;
             max?: number;
             decimals?: number;
+            /** @enum {string} */
+            number_format?: "plain" | "grouped" | "won" | "krw";
             options?: string[];
             group?: string;
             option?: string;
@@ -2669,7 +2683,7 @@ export interface components {
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
                 display_value: string;
                 /** Format: date-time */
                 signed_at: string;
@@ -2767,6 +2781,8 @@ export interface components {
                 min?: number;
                 max?: number;
                 decimals?: number;
+                /** @enum {string} */
+                number_format?: "plain" | "grouped" | "won" | "krw";
                 options?: string[];
                 group?: string;
                 option?: string;
@@ -3224,6 +3240,8 @@ export interface components {
             min?: number;
             max?: number;
             decimals?: number;
+            /** @enum {string} */
+            number_format?: "plain" | "grouped" | "won" | "krw";
             options?: string[];
             group?: string;
             option?: string;
@@ -8516,6 +8534,10 @@ export interface operations {
             /**
              * @description `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+             *
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
+             *
              *     `participant_limit_exceeded`: A document has at most 50 participants; the message says how many more fit.
              *
              *     `missing_parameter`: A required parameter is absent or empty; error.param names it.
@@ -8545,7 +8567,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_phone" | "participant_limit_exceeded" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_phone" | "phone_invalid" | "phone_not_mobile" | "participant_limit_exceeded" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -8908,6 +8930,10 @@ export interface operations {
             /**
              * @description `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+             *
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
+             *
              *     `participant_limit_exceeded`: A document has at most 50 participants; the message says how many more fit.
              *
              *     `missing_parameter`: A required parameter is absent or empty; error.param names it.
@@ -8937,7 +8963,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_phone" | "participant_limit_exceeded" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_phone" | "phone_invalid" | "phone_not_mobile" | "participant_limit_exceeded" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -9608,6 +9634,10 @@ export interface operations {
             /**
              * @description `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+             *
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
+             *
              *     `missing_parameter`: A required parameter is absent or empty; error.param names it.
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
@@ -9632,7 +9662,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "missing_phone" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -10780,6 +10810,10 @@ export interface operations {
              *
              *     `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
+             *
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+             *
              *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
@@ -10807,7 +10841,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "missing_phone" | "field_page_out_of_range" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "missing_phone" | "phone_not_mobile" | "phone_invalid" | "field_page_out_of_range" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15202,6 +15236,10 @@ export interface operations {
              *
              *     `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+             *
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -15222,7 +15260,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -22266,6 +22304,12 @@ export interface operations {
              *
              *     `missing_phone`: A participant with auth sms_pin needs a phone number.
              *
+             *     `phone_invalid`: The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
+             *
+             *     `phone_not_mobile`: The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).
+             *
+             *     `field_value_invalid`: A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
+             *
              *     `signer_without_required_field`: Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
              *
              *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
@@ -22297,7 +22341,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "field_value_invalid" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

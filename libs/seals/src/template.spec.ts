@@ -7,7 +7,11 @@ describe('extractTemplateVariables', () => {
   });
 
   it('ignores braces around things that are not names', () => {
-    expect(extractTemplateVariables('{{ 1st }} {{a b}} {{}} {name} {{_ok}}')).toEqual(['_ok']);
+    expect(extractTemplateVariables('{{ 1st }} {{a b}} {{}} {name} {{_ok}} {{ 1번 }} {{직원\u0000}}')).toEqual(['_ok']);
+  });
+
+  it('finds names in any script, composed (NFC)', () => {
+    expect(extractTemplateVariables(`<p>{{직원.이름}} {{ 급여 }} {{${'급여'.normalize('NFD')}}}</p>`)).toEqual(['직원.이름', '급여']);
   });
 });
 
@@ -27,11 +31,14 @@ describe('renderTemplate', () => {
     });
   });
 
-  it('keeps Korean values and empty strings; a Korean name is not a placeholder', () => {
-    expect(renderTemplate('{{갑}}{{ a }}|{{b}}', { a: '홍길동', b: '' })).toEqual({
-      ok: true,
-      html: '{{갑}}홍길동|',
-    });
+  it('keeps Korean values and empty strings; Korean names are placeholders as Latin ones are (the role-name rule)', () => {
+    expect(renderTemplate('{{갑}}{{ a }}|{{b}}', { 갑: '갑', a: '홍길동', b: '' })).toEqual({ ok: true, html: '갑홍길동|' });
+    expect(renderTemplate('{{ 직원.이름 }}님, 월 {{급여}}', { 직원: { 이름: '김지원' }, 급여: '3,500,000원' })).toEqual({ ok: true, html: '김지원님, 월 3,500,000원' });
+    expect(renderTemplate('{{ 직원.이름 }}', {})).toEqual({ ok: false, missing: ['직원.이름'], invalid: [] });
+  });
+
+  it('reads a placeholder typed decomposed (macOS) as the composed name a client sends', () => {
+    expect(renderTemplate(`{{${'이름'.normalize('NFD')}}}`, { 이름: '김지원' })).toEqual({ ok: true, html: '김지원' });
   });
 
   it('names every missing variable once, in order', () => {

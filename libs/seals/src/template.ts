@@ -1,14 +1,18 @@
+// A relative path: libs/seals builds from its own sources without the @dojang path aliases; key-names.ts is pure and imports nothing.
+import { PLACEHOLDER_NAME_SOURCE, keyName } from '../../domain/src/shared/key-names';
+
 /**
- * `{{ name }}` placeholders in template HTML. Names follow `[A-Za-z_][A-Za-z0-9_.-]*`; braces
- * around anything else (e.g. `{{ 1st }}` or `{{ a b }}`) are not placeholders and are left as
- * written, so prose that happens to contain double braces survives.
+ * `{{ name }}` placeholders in template HTML. Names follow the domain's key-name rule (a letter of
+ * any script or _ first: `{{ 직원.이름 }}`, `{{ party.name }}`); braces around anything else (e.g.
+ * `{{ 1st }}` or `{{ a b }}`) are not placeholders and are left as written, so prose that happens
+ * to contain double braces survives. Names are compared composed (NFC), as role names are.
  */
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
+const PLACEHOLDER = new RegExp(`\\{\\{\\s*(${PLACEHOLDER_NAME_SOURCE})\\s*\\}\\}`, 'gu');
 
 /** Distinct placeholder names in order of first appearance. */
 export function extractTemplateVariables(content: string): string[] {
   const names = new Set<string>();
-  for (const m of content.matchAll(PLACEHOLDER)) names.add(m[1]);
+  for (const m of content.matchAll(PLACEHOLDER)) names.add(keyName(m[1]));
   return [...names];
 }
 
@@ -48,7 +52,8 @@ export function renderTemplate(
 ): RenderTemplateResult {
   const missing = new Set<string>();
   const invalid = new Set<string>();
-  const html = content.replace(PLACEHOLDER, (whole, name: string) => {
+  const html = content.replace(PLACEHOLDER, (whole, written: string) => {
+    const name = keyName(written);
     const value = lookup(variables ?? {}, name);
     const text = toText(value);
     if (text !== undefined) return escapeHtml(text);

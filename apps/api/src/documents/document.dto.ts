@@ -150,7 +150,7 @@ export class FieldDto {
   @ApiPropertyOptional({ type: 'boolean' }) @Optional() @IsBoolean() upload_only?: boolean;
   @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'Shown to the signer, in form_data and in the audit certificate.' }) @Optional() @IsString() @MaxLength(200) label?: string;
   @ApiPropertyOptional({ type: 'boolean', description: 'The signer sees the sender\'s value and cannot change it (needs value).' }) @Optional() @IsBoolean() read_only?: boolean;
-  @ApiPropertyOptional({ oneOf: [{ type: 'string', maxLength: 10_000 }, { type: 'number' }, { type: 'boolean' }], description: 'The sender\'s prefill: text, a number, a YYYY-MM-DD date, a dropdown option, true/false for checkbox and radio.' })
+  @ApiPropertyOptional({ oneOf: [{ type: 'string', maxLength: 10_000 }, { type: 'number' }, { type: 'boolean' }], description: 'The sender\'s prefill: text, a number (3500000, or as written: 3,500,000, 3,500,000원, ₩3,500,000), a date (1995-03-15, 1995.03.15, 1995. 3. 15., 1995년 3월 15일; recorded YYYY-MM-DD), a dropdown option, true/false for checkbox and radio.' })
   @Optional() @IsScalarValue() value?: string | number | boolean;
   @ApiPropertyOptional({ type: 'number', minimum: 4, maximum: 72, description: 'Text-like types: points; absent: fitted to the box.' }) @Optional() @IsNumber() font_size?: number;
   @ApiPropertyOptional({ type: 'boolean', description: 'text: allow line breaks (the text wraps in its box).' }) @Optional() @IsBoolean() multiline?: boolean;
@@ -159,7 +159,9 @@ export class FieldDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'text: the message shown when the value does not match pattern.' }) @Optional() @IsString() @MaxLength(200) pattern_message?: string;
   @ApiPropertyOptional({ type: 'number', description: 'number: the smallest value.' }) @Optional() @IsNumber() min?: number;
   @ApiPropertyOptional({ type: 'number', description: 'number: the largest value.' }) @Optional() @IsNumber() max?: number;
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 6, description: 'number: decimal places allowed (default 0).' }) @Optional() @IsInt() decimals?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 6, description: 'number: decimal places allowed (default 0); a number_format other than plain shows exactly this many.' }) @Optional() @IsInt() decimals?: number;
+  @ApiPropertyOptional({ enum: ['plain', 'grouped', 'won', 'krw'], description: 'number: how the value is printed in the PDF, the audit certificate and form_data\'s display_value: plain as recorded (3500000, default), grouped 3,500,000, won 3,500,000원, krw ₩3,500,000. The value itself is always recorded plain.' })
+  @Optional() @IsIn(['plain', 'grouped', 'won', 'krw']) number_format?: 'plain' | 'grouped' | 'won' | 'krw';
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 100, description: 'dropdown: the choices (at least one).' })
   @Optional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(200, { each: true }) options?: string[];
   @ApiPropertyOptional({ type: 'string', maxLength: 100, description: 'checkbox and radio: fields of one participant answered together.' }) @Optional() @IsString() @MaxLength(100) group?: string;

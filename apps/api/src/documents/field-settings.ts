@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { AnchorBox, Field, FieldAnchor, FieldSettings, FieldValueEntry } from '@dojang/domain';
+import { AnchorBox, Field, FieldAnchor, FieldSettings, FieldValueEntry, readFieldText } from '@dojang/domain';
 import { FieldDto } from './document.dto';
 import type { FieldSettingsResponse } from '../openapi/response-schemas';
 
@@ -14,6 +14,7 @@ const SETTINGS = [
   'min',
   'max',
   'decimals',
+  'number_format',
   'options',
   'group',
   'option',
@@ -46,7 +47,8 @@ export function toField(dto: FieldDto, placed: { box: AnchorBox; anchor: FieldAn
   };
   const settings: Record<string, unknown> = {};
   for (const key of SETTINGS) if (dto[key] !== undefined) settings[key] = dto[key];
-  if (dto.value !== undefined) settings.value = typeof dto.value === 'number' ? String(dto.value) : dto.value;
+  // A prefill is read as a signer's value is: 3,500,000원 recorded as 3500000, 1995. 3. 15. as 1995-03-15.
+  if (dto.value !== undefined) settings.value = typeof dto.value === 'number' ? String(dto.value) : typeof dto.value === 'string' ? readFieldText(dto.type, dto.value) : dto.value;
   return { ...field, ...(settings as FieldSettings), ...(placed.anchor ? { anchor: placed.anchor } : {}) };
 }
 

@@ -1,10 +1,9 @@
 import { Body, Controller, Delete, HttpCode, Inject, Param, Patch, Post, Put } from '@nestjs/common';
 import { DocumentPdfService, sha256Hex } from '@dojang/application';
-import { DocumentState, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS, documentDecider, documentStreamId } from '@dojang/domain';
+import { DocumentState, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS, documentDecider, documentStreamId, mobilePhone } from '@dojang/domain';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { CorrectParticipantDto, ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
-import { normalizePhone } from './phone-number.normalizer';
 import { ApiError } from '../shared/api-error';
 import { creationId, projectedStream } from '../idempotency/idempotent-creation';
 import { toField } from './field-settings';
@@ -16,7 +15,7 @@ function toSetup(dto: ParticipantDto, id: string, index?: number): ParticipantSe
   return {
     id,
     name: dto.name.trim(),
-    phone: normalizePhone(dto.phone, index === undefined ? 'phone' : `participants[${index}].phone`),
+    phone: mobilePhone(dto.phone, index === undefined ? 'phone' : `participants[${index}].phone`),
     email: dto.email?.trim() || null,
     role,
     // Without an order everyone acts in parallel.
@@ -102,7 +101,7 @@ export class ParticipantsHttpController {
     const pid = participantId.toLowerCase();
     const changes: ParticipantChanges = {};
     if (dto.name !== undefined) changes.name = dto.name.trim();
-    if (dto.phone !== undefined) changes.phone = normalizePhone(dto.phone, 'phone');
+    if (dto.phone !== undefined) changes.phone = mobilePhone(dto.phone, 'phone');
     if (dto.email !== undefined) changes.email = dto.email.trim() || null;
     if (dto.auth !== undefined) changes.auth = dto.auth;
     await this.docs.decide(auth, info, id, (state: DocumentState) => {

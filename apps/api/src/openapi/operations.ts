@@ -214,13 +214,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Add a participant',
     description: 'Adds a signer, reviewer or cc to a draft. auth sms_pin (the default) needs a phone: the signer verifies a PIN sent there before signing. Without signing_order everyone acts in parallel.',
     ok: { status: 201, description: 'The participant.', json: S.ParticipantSchema },
-    errors: [...DRAFT_EDIT, 'missing_phone', 'participant_limit_exceeded', 'missing_parameter', 'invalid_parameter'],
+    errors: [...DRAFT_EDIT, 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'participant_limit_exceeded', 'missing_parameter', 'invalid_parameter'],
   },
   Participants_addBatch: {
     summary: 'Add participants in one request',
     description: 'Adds up to 50 participants to a draft, all or none.',
     ok: { status: 201, description: 'The participants created.', json: S.ParticipantListSchema },
-    errors: [...DRAFT_EDIT, 'missing_phone', 'participant_limit_exceeded', 'missing_parameter', 'invalid_parameter'],
+    errors: [...DRAFT_EDIT, 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'participant_limit_exceeded', 'missing_parameter', 'invalid_parameter'],
   },
   Participants_remove: {
     summary: 'Remove a participant',
@@ -233,7 +233,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant\'s signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.',
     ok: { status: 200, description: 'The participant as it is now (with its new signing link while the document is sent).', json: S.ParticipantSchema },
-    errors: ['document_not_found', 'document_not_editable', 'document_edit_locked', 'participant_not_found', 'participant_already_signed', 'participant_declined', 'missing_phone', 'missing_parameter', 'invalid_parameter'],
+    errors: ['document_not_found', 'document_not_editable', 'document_edit_locked', 'participant_not_found', 'participant_already_signed', 'participant_declined', 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'missing_parameter', 'invalid_parameter'],
   },
   Participants_resend: {
     summary: 'Resend a participant\'s signing request',
@@ -252,9 +252,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   DocumentLifecycle_send: {
     summary: 'Send a draft for signature',
     description:
-      'Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer\'s required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.',
+      'Freezes the draft and gives each participant a signing link (e-mailed and, with a phone, texted; test keys put the messages in GET /outbox). Needs at least one participant, each signer\'s required fields placed, and a phone for every sms_pin participant, and every field on a page the document has: otherwise 400 (type invalid_request_error) whose code is the first unmet condition (document_has_no_participants, document_has_no_signer, signer_without_required_field, missing_phone, phone_not_mobile or phone_invalid for a phone recorded before the mobile-only rule, field_page_out_of_range) and whose message lists every one with what to do. A live send needs a free signature or 1 credit (402). The body is optional.',
     ok: { status: 200, description: 'The sent document, with signing links.', json: S.DocumentSchema },
-    errors: ['document_not_found', 'document_not_editable', 'document_has_no_participants', 'document_has_no_signer', 'signer_without_required_field', 'missing_phone', 'field_page_out_of_range', 'insufficient_credits', 'invalid_parameter', ...PDF_WORK],
+    errors: ['document_not_found', 'document_not_editable', 'document_has_no_participants', 'document_has_no_signer', 'signer_without_required_field', 'missing_phone', 'phone_not_mobile', 'phone_invalid', 'field_page_out_of_range', 'insufficient_credits', 'invalid_parameter', ...PDF_WORK],
     bodyRequired: false,
   },
   DocumentLifecycle_cancel: {
@@ -361,7 +361,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'When the sender allowed it (participant allow_delegation), the link\'s holder hands their signing to another person: `name` and a `phone` and/or `email` (a phone is needed when the participant signs with an SMS PIN; the delegate verifies a PIN sent there). The participant keeps its id, role, order and fields; its name and contact become the delegate\'s. This link answers 404 signing_link_replaced at once and a new link goes to the delegate (SMS and/or e-mail) if it is their turn. sms_pin participants verify their PIN first. Recorded as ParticipantDelegated. Not allowed: 409 delegation_not_allowed. A delegate cannot delegate again.',
     ok: { status: 200, description: 'Delegated.', json: S.DelegationSchema },
-    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'delegation_not_allowed', 'missing_parameter', 'invalid_parameter', 'missing_phone'],
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'delegation_not_allowed', 'missing_parameter', 'invalid_parameter', 'missing_phone', 'phone_invalid', 'phone_not_mobile'],
   },
   Signing_completedPdf: {
     summary: 'The signed PDF, for a participant',
@@ -575,7 +575,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       ['title', 'content', 'recipient'],
       ['template_id', 'roles'],
     ],
-    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK],
+    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'field_value_invalid', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK],
   },
   // ---- bulk sends
   BulkSends_create: {

@@ -113,6 +113,8 @@ export const ERROR_CODES = {
   field_values_too_large: invalid(413, 'The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.'),
   // Participants and files
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),
+  phone_invalid: invalid(400, 'The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).'),
+  phone_not_mobile: invalid(400, 'The phone is a valid number but not a mobile one (a landline, 070, 1588 대표번호, 050x): SMS, PIN and 알림톡 cannot reach it; error.param names it (at send, the message names the participant recorded with it before the rule).'),
   missing_email: invalid(400, 'A participant with channel email needs an e-mail address.'),
   participant_limit_exceeded: invalid(400, 'A document has at most 50 participants; the message says how many more fit.'),
   unsupported_file_type: invalid(415, 'The upload is not a readable PDF (or, for seals and logos, PNG/JPEG; for attachment fields, a kind the field accepts), judged by its bytes.'),

@@ -13,7 +13,7 @@ export class SignDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
-    description: 'The participant\'s field values by field id: strings for text, initials, date (YYYY-MM-DD) and dropdown, a number or numeric string for number, true/false for checkbox and radio (true on the chosen button). Not for signature, seal, read-only, name, email, phone or signing_date fields.',
+    description: 'The participant\'s field values by field id: strings for text, initials, date (1995-03-15, 1995.03.15, 1995. 3. 15. or 1995년 3월 15일; recorded YYYY-MM-DD) and dropdown, a number or a number as written (3500000, 3,500,000, 3,500,000원, ₩3,500,000) for number, true/false for checkbox and radio (true on the chosen button). Not for signature, seal, read-only, name, email, phone or signing_date fields.',
   })
   @IsOptional() @IsObject() values?: Record<string, unknown>;
 }

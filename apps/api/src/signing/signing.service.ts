@@ -24,6 +24,7 @@ import {
   documentStreamId,
   downloadAvailableUntil,
   maskEmail,
+  mobilePhone,
   maskPhone,
   PIN_MAX_ATTEMPTS,
   PIN_RESEND_COOLDOWN_SECONDS,
@@ -46,7 +47,6 @@ import { SEALS, SealRow } from './seal-lookup';
 import { presentField } from '../documents/field-settings';
 import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificationResponse, SigningSessionResponse } from '../openapi/response-schemas';
 import { readFilePart } from '../files/multipart-file';
-import { normalizePhone } from '../documents/phone-number.normalizer';
 import { Request } from 'express';
 import { presentParts } from '../documents/document.presenter';
 
@@ -453,7 +453,7 @@ export class SigningService {
   async delegate(s: SigningSession, info: RequestInfo, body: { name: string; phone?: string; email?: string }): Promise<DelegationResponse> {
     const delegate = {
       name: body.name.trim(),
-      phone: normalizePhone(body.phone, 'phone'),
+      phone: mobilePhone(body.phone, 'phone'),
       email: body.email?.trim() || null,
     };
     const pid = s.participant.id;

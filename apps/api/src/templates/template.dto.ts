@@ -7,7 +7,7 @@ import { DocumentPartDto, FieldDto } from '../documents/document.dto';
 const Optional = () => ValidateIf((_o: object, value: unknown) => value !== undefined);
 
 export class TemplateRoleDto {
-  @ApiProperty({ type: 'string', maxLength: 40, description: 'The template\'s name for the participant: letters, digits, _ and -, starting with a letter (employee, representative).', example: 'employee' })
+  @ApiProperty({ type: 'string', maxLength: 40, description: 'The template\'s name for the participant: a letter of any script first (Hangul included), then letters, digits, _ and - (직원, 대표, employee). It is the prefix of its CSV columns (직원.phone) and the key under roles when sending.', example: 'employee' })
   @IsDefined() @IsString() @MaxLength(40) role: string;
   @ApiPropertyOptional({ enum: ['signer', 'reviewer', 'cc'], default: 'signer' }) @Optional() @IsIn(['signer', 'reviewer', 'cc']) participant_role?: 'signer' | 'reviewer' | 'cc';
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 1 }) @Optional() @IsInt() @Min(1) @Max(1000) signing_order?: number;

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { Clock, CLOCK, Infrastructure, putBody, readBody } from '@dojang/application';
-import { DocumentPart, Field, TemplateCommand, TemplateField, TemplateRole, TemplateState, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
+import { DocumentPart, Field, TemplateCommand, TemplateField, TemplateRole, TemplateState, keyName, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
 import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { extractTemplateVariables } from '@dojang/seals';
@@ -57,7 +57,7 @@ export function presentTemplate(row: TemplateReadRow, content: string, partConte
 function toRoles(dtos: TemplateRoleDto[]): TemplateRole[] {
   return dtos.map((r) => {
     const participant_role = r.participant_role ?? 'signer';
-    return { role: r.role, participant_role, signing_order: r.signing_order ?? 1, auth: r.auth ?? (participant_role === 'cc' ? 'none' : 'sms_pin') };
+    return { role: keyName(r.role), participant_role, signing_order: r.signing_order ?? 1, auth: r.auth ?? (participant_role === 'cc' ? 'none' : 'sms_pin') };
   });
 }
 
@@ -77,7 +77,7 @@ function toTemplateFields(dtos: TemplateFieldDto[]): TemplateField[] {
       box = { page: 1, x: 0, y: 0, width: anchor.width ?? 10, height: anchor.height ?? 5 };
     }
     const { participant_id: _p, id, ...field } = toField({ ...dto, participant_id: '' }, { box, anchor });
-    return { id: dto.id?.toLowerCase() ?? id, role: dto.role, ...field };
+    return { id: dto.id?.toLowerCase() ?? id, role: keyName(dto.role), ...field };
   });
 }
 

@@ -1,4 +1,4 @@
-import { MAX_BULK_SEND_ROWS, TemplateState } from '@dojang/domain';
+import { MAX_BULK_SEND_ROWS, ROLE_COLUMN_HINT, TemplateState, keyName, roleColumnKey } from '@dojang/domain';
 import type { ParsedTableResult } from '@dojang/pdf';
 
 /** One row of a bulk send, in the shape a template send takes. `row` counts data rows from 1. */
@@ -29,7 +29,6 @@ export class BulkInputError extends Error {
 export const MAX_BULK_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const MAX_CELL_CHARACTERS = 10_000;
 export const MAX_EXTERNAL_ID = 200;
-const ROLE_KEYS = ['name', 'email', 'phone', 'auth'];
 
 /**
  * An uploaded CSV/XLSX read in the PDF pool (libs/pdf parse-table.ts: csv-parse, iconv-lite for
@@ -48,7 +47,7 @@ export async function readUploadedTable(
 }
 
 /**
- * Columns, checked against the template: `<role>.name|email|phone|auth`, `variables.<name>`,
+ * Columns, checked against the template: `<role>.name|email|phone|auth` (or `<role>.이름|이메일|휴대폰|인증`), `variables.<name>`,
  * `values.<field id>`, `metadata.<key>` and `external_id`. A column the template cannot use is an
  * error (a typo would otherwise send contracts without the data).
  */
@@ -59,7 +58,8 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
   const variables = new Set(template.variables);
   const seen = new Set<string>();
   const columns = header.map((raw) => {
-    const name = raw.trim();
+    // Composed, as role names and placeholders are: a sheet saved on a Mac heads 직원 decomposed.
+    const name = keyName(raw.trim());
     if (!name) errors.push({ row: null, column: name, code: 'invalid_parameter', message: 'A column has no name in the header.' });
     else if (seen.has(name)) errors.push({ row: null, column: name, code: 'invalid_parameter', message: `Column "${name}" appears twice in the header.` });
     seen.add(name);
@@ -70,13 +70,14 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
     if (head === 'variables' && variables.has(key)) return { kind: 'variables' as const, name, key };
     if (head === 'values' && fields.has(key)) return { kind: 'values' as const, name, key };
     if (head === 'metadata' && key.length > 0 && key.length <= 40) return { kind: 'metadata' as const, name, key };
-    if (roles.has(head) && ROLE_KEYS.includes(key)) return { kind: 'role' as const, name, key, role: head };
+    const roleKey = roleColumnKey(key);
+    if (roles.has(head) && roleKey) return { kind: 'role' as const, name, key: roleKey, role: head };
     if (name) {
       errors.push({
         row: null,
         column: name,
         code: 'invalid_parameter',
-        message: `Column "${name}" is not one this template takes: <role>.name|email|phone|auth for roles ${[...roles].join(', ') || '(none)'}, variables.<name> for ${[...variables].join(', ') || '(none)'}, values.<field id>, metadata.<key>, external_id.`,
+        message: `Column "${name}" is not one this template takes: <role>.${ROLE_COLUMN_HINT} for roles ${[...roles].join(', ') || '(none)'}, variables.<name> for ${[...variables].join(', ') || '(none)'}, values.<field id>, metadata.<key>, external_id.`,
       });
     }
     return null;

@@ -1,25 +1,7 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { ParticipantAuth, RoleContact, invalid } from '@dojang/domain';
+import { ParticipantAuth, RoleContact, invalid, keyName, mobilePhone } from '@dojang/domain';
 
-/** What a phone may look like before it is parsed: digits, one leading +, and the usual separators. */
-const PHONE_CHARACTERS = /^\+?[\d\s\-.()]+$/;
 const AUTHS: readonly ParticipantAuth[] = ['sms_pin', 'none'];
 const MAX_TEXT = 320;
-
-/**
- * One stored form for a phone (the API's participants rule): Korean numbers as domestic digits
- * (01012345678), others in E.164, blank as none. A refusal names `param`.
- */
-export function normalizeRolePhone(raw: string, param: string): string | null {
-  const text = raw.trim();
-  if (text === '') return null;
-  const refuse = () =>
-    invalid('invalid_parameter', `${param} must be a Korean number (010-1234-5678, +82 10-1234-5678) or an international one with + and its country code; got "${text.slice(0, 40)}".`, param);
-  if (!PHONE_CHARACTERS.test(text)) throw refuse();
-  const parsed = parsePhoneNumberFromString(text, 'KR');
-  if (!parsed || !parsed.isValid()) throw refuse();
-  return parsed.countryCallingCode === '82' ? `0${parsed.nationalNumber}` : parsed.number;
-}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -31,7 +13,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function parseRoleAssignments(raw: unknown, param = 'roles'): Record<string, RoleContact> {
   if (!isRecord(raw)) throw invalid(raw === undefined ? 'missing_parameter' : 'invalid_parameter', `${param} must be an object: { "<role>": { "name": …, "phone": …, "email": … } }.`, param);
   const out: Record<string, RoleContact> = {};
-  for (const [role, value] of Object.entries(raw)) {
+  for (const [given, value] of Object.entries(raw)) {
+    // 직원 typed on a Mac arrives decomposed: the template's role names are stored composed.
+    const role = keyName(given);
     const at = `${param}.${role}`;
     if (!isRecord(value)) throw invalid('invalid_parameter', `${at} must be an object with name and email or phone.`, at);
     for (const key of Object.keys(value)) {
@@ -51,7 +35,7 @@ export function parseRoleAssignments(raw: unknown, param = 'roles'): Record<stri
     out[role] = {
       name: text('name') ?? '',
       email: text('email'),
-      phone: phone === null ? null : normalizeRolePhone(phone, `${at}.phone`),
+      phone: mobilePhone(phone, `${at}.phone`),
       ...(auth ? { auth: auth as ParticipantAuth } : {}),
     };
   }

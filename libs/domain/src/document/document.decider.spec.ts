@@ -563,6 +563,16 @@ describe('documentDecider', () => {
       spec.given([created()]).when(add([person(HAN, { phone })])).thenThrows('invalid_parameter', { kind: 'invalid', param: 'phone' });
     });
 
+    it.each([
+      ['021234567', 'phone_not_mobile'],
+      ['15881234', 'phone_not_mobile'],
+      ['07012345678', 'phone_not_mobile'],
+      ['0101234567', 'phone_invalid'],
+      ['+9991234567', 'phone_invalid'],
+    ])('refuses the stored form %j, which no text message reaches, with %s', (phone, code) => {
+      spec.given([created()]).when(add([person(HAN, { phone })])).thenThrows(code, { kind: 'invalid', param: 'phone' });
+    });
+
     it('refuses sms_pin without a phone: missing_phone', () => {
       spec
         .given([created()])
@@ -744,6 +754,15 @@ describe('documentDecider', () => {
         .given(draftWith([lee], [field(F_LEE, LEE, { page: 2 })]))
         .when(send({ page_count: 1 }, [LEE]))
         .thenThrows('field_page_out_of_range', unmet('fields[0] is on page 2 but the document has 1 page'));
+    });
+
+    it('refuses a participant recorded before the phone rule with a landline: phone_not_mobile, nothing is texted', () => {
+      const landline = person(KIM, { name: 'Kim Minji', auth: 'sms_pin', phone: '021234567' });
+      const error = spec
+        .given(draftWith([landline], [field(F_KIM, KIM)]))
+        .when(send({}, [KIM]))
+        .thenThrows('phone_not_mobile', 'precondition');
+      expect(error.message).toContain(`participant "Kim Minji" (${KIM}) has the phone 021-**-4567, which is a landline`);
     });
 
     it('names every unmet precondition in one message', () => {

@@ -1,6 +1,7 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { constantTimeEqual, maskPhone } from '../shared/text';
+import { MOBILE_PHONE_HINT, readMobilePhone } from '../shared/phone-number';
 import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
 import { decideDelegateSigning, decideUploadAttachment } from './signing-routing.decider';
@@ -110,6 +111,10 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   if (p.phone !== null && !DIGITS.test(p.phone)) {
     throw invalid('invalid_parameter', 'phone must be a Korean number such as 010-1234-5678 or an international one such as +1 415 555 2671.', `${at}phone`);
   }
+  // The shell's phone rule (mobilePhone) again, on the stored form: whatever path a phone took to
+  // a command (a participant, a correction, a delegate), no landline becomes an SMS or PIN target.
+  const read = p.phone === null ? null : readMobilePhone(p.phone);
+  if (read && !read.ok) throw invalid(read.code, `phone must be ${MOBILE_PHONE_HINT}; ${p.phone} ${read.reason}.`, `${at}phone`);
   if (p.auth === 'sms_pin' && !p.phone) {
     throw invalid('missing_phone', 'A participant with auth sms_pin needs a phone number.', `${at}phone`);
   }
@@ -190,7 +195,7 @@ function mergeMetadata(current: Record<string, string>, patch: Record<string, st
 
 /** One unmet send precondition: its catalogued code (a client branches on it) and what to do about it. */
 export interface SendProblem {
-  code: 'document_has_no_participants' | 'document_has_no_signer' | 'signer_without_required_field' | 'missing_phone' | 'field_page_out_of_range';
+  code: 'document_has_no_participants' | 'document_has_no_signer' | 'signer_without_required_field' | 'missing_phone' | 'phone_not_mobile' | 'phone_invalid' | 'field_page_out_of_range';
   message: string;
 }
 
@@ -210,6 +215,12 @@ export function sendProblemsOf(state: DocumentState, pageCount: number, partPage
     }
     if (p.auth === 'sms_pin' && !p.phone) {
       problems.push({ code: 'missing_phone', message: `participant "${p.name}" (${p.id}) uses sms_pin but has no phone: give them a phone or auth none` });
+    }
+    // A participant recorded before the phone rule (or copied from such a document by a duplicate)
+    // may hold a landline: nothing is sent to a number no text message reaches.
+    const read = p.phone ? readMobilePhone(p.phone) : null;
+    if (read && !read.ok) {
+      problems.push({ code: read.code, message: `participant "${p.name}" (${p.id}) has the phone ${maskPhone(p.phone)}, which ${read.reason}: correct it with PATCH /v1/documents/{id}/participants/{participant_id}` });
     }
   }
   state.fields.forEach((f, i) => {

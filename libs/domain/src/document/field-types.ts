@@ -33,6 +33,14 @@ export const MARK_FIELD_TYPES: readonly FieldType[] = ['checkbox', 'radio'];
 
 export type FieldLocale = 'ko' | 'en';
 
+/**
+ * How a number field's value is printed (PDF, certificate, form_data's display_value): plain as
+ * recorded (3500000, the default), grouped (3,500,000), won (3,500,000원, how Korean contracts
+ * write amounts) or krw (₩3,500,000). Every format but plain shows the field's `decimals` places.
+ */
+export const NUMBER_FORMATS = ['plain', 'grouped', 'won', 'krw'] as const;
+export type NumberFormat = (typeof NUMBER_FORMATS)[number];
+
 /** What an attachment field may take, recognised by the file's bytes (never its name or declared type). */
 export const ATTACHMENT_KINDS = ['pdf', 'jpeg', 'png'] as const;
 export type AttachmentKind = (typeof ATTACHMENT_KINDS)[number];
@@ -78,6 +86,8 @@ export interface FieldSettings {
   min?: number | null;
   max?: number | null;
   decimals?: number | null;
+  /** number: how the value is printed (see NUMBER_FORMATS). */
+  number_format?: NumberFormat | null;
   /** dropdown: the choices. */
   options?: string[] | null;
   /** checkbox (optional) and radio (required): fields of one participant that are answered together. */
@@ -192,7 +202,7 @@ export function valueProblem(field: { type: FieldType } & FieldSettings, value: 
     }
     case 'number': {
       const m = NUMBER.exec(value);
-      if (!m) return 'must be a number such as 1234 or -12.5 (digits, an optional minus and decimal point, no separators)';
+      if (!m) return 'must be a number such as 3500000, 3,500,000, 3,500,000원, ₩3,500,000 or -12.5 (commas only between groups of three digits, no exponent, at most 15 digits before the point)';
       const decimals = field.decimals ?? 0;
       if ((m[2]?.length ?? 0) > decimals) return decimals === 0 ? 'must be a whole number' : `may have at most ${decimals} decimal places`;
       const n = Number(value);
@@ -202,7 +212,7 @@ export function valueProblem(field: { type: FieldType } & FieldSettings, value: 
     }
     case 'date':
     case 'signing_date':
-      return isIsoDate(value) ? null : 'must be a date written YYYY-MM-DD, e.g. 2027-01-02';
+      return isIsoDate(value) ? null : 'must be a day of the calendar written 1995-03-15, 1995.03.15, 1995. 3. 15. or 1995년 3월 15일';
     case 'dropdown':
       return (field.options ?? []).includes(value) ? null : `must be one of the options: ${(field.options ?? []).join(', ')}`;
     case 'name':
@@ -220,7 +230,7 @@ export function valueProblem(field: { type: FieldType } & FieldSettings, value: 
  * Noto Sans KR has a glyph for, with the radio button's option).
  */
 export function displayValue(
-  field: { type: FieldType; locale?: FieldLocale | null; option?: string | null },
+  field: { type: FieldType; locale?: FieldLocale | null; option?: string | null; number_format?: NumberFormat | null; decimals?: number | null },
   value: FieldValue,
   entry?: { attachment?: AttachmentValue },
 ): string {
@@ -235,7 +245,23 @@ export function displayValue(
     const [y, m, d] = value.split('-').map(Number);
     return `${y}년 ${m}월 ${d}일`;
   }
+  if (field.type === 'number' && field.number_format && field.number_format !== 'plain') return formatNumber(value, field.number_format, field.decimals ?? 0);
   return value;
+}
+
+/**
+ * A recorded number (a decimal string) in a display format, by Intl.NumberFormat: the string is
+ * formatted exactly (no float rounding of 15-digit amounts). What is not a recorded number is
+ * shown as it is.
+ */
+export function formatNumber(value: string, format: NumberFormat, decimals: number): string {
+  if (!NUMBER.test(value) || format === 'plain') return value;
+  const digits = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
+  const options: Intl.NumberFormatOptions =
+    format === 'krw' ? { style: 'currency', currency: 'KRW', currencyDisplay: 'narrowSymbol', ...digits } : { useGrouping: true, ...digits };
+  // A string keeps every digit (Intl.NumberFormat v3); the lib typings still say number.
+  const text = new Intl.NumberFormat('ko-KR', options).format(value as unknown as number);
+  return format === 'won' ? `${text}원` : text;
 }
 
 /** The calendar date at `instant` in `timeZone` (IANA), as YYYY-MM-DD. */
@@ -302,6 +328,8 @@ export function validateFieldSettings(fields: PlacedField[], participants: Field
     onlyFor('min', ['number']);
     onlyFor('max', ['number']);
     onlyFor('decimals', ['number']);
+    onlyFor('number_format', ['number']);
+    if (f.number_format != null && !NUMBER_FORMATS.includes(f.number_format)) throw bad('number_format', `must be one of ${NUMBER_FORMATS.join(', ')}.`);
     onlyFor('options', ['dropdown']);
     onlyFor('group', ['checkbox', 'radio']);
     onlyFor('option', ['radio']);

@@ -96,6 +96,11 @@ describe('value fields: PUT /fields (ReplaceFields)', () => {
     spec.given(base()).when(replace(fields)).thenThrows(code, { kind: 'invalid', param, ...(message ? { message } : {}) });
   };
 
+  it('a number_format applies to number fields only, and only the four formats', () => {
+    refuses([f('text', { number_format: 'won' })], 'invalid_parameter', 'fields[0].number_format', /number fields only/);
+    refuses([f('number', { number_format: 'euro' as never })], 'invalid_parameter', 'fields[0].number_format', /plain, grouped, won, krw/);
+  });
+
   it('given a draft, when every type is placed with valid settings, then the fields are recorded as sent', () => {
     const fields = [
       signature(),
@@ -131,7 +136,7 @@ describe('value fields: PUT /fields (ReplaceFields)', () => {
     it('min above max', () => refuses([f('number', { min: 5, max: 1 })], 'invalid_parameter', 'fields[0].min', /no value could satisfy both/));
     it('too many decimals', () => refuses([f('number', { decimals: 9 })], 'invalid_parameter', 'fields[0].decimals'));
     it('a prefill with more decimals than allowed', () => refuses([f('number', { decimals: 1, value: '1.25' })], 'invalid_parameter', 'fields[0].value', /at most 1 decimal/));
-    it('a prefilled date that does not exist', () => refuses([f('date', { value: '2027-02-30' })], 'invalid_parameter', 'fields[0].value', /YYYY-MM-DD/));
+    it('a prefilled date that does not exist', () => refuses([f('date', { value: '2027-02-30' })], 'invalid_parameter', 'fields[0].value', /day of the calendar/));
     it('a value on a signing_date field', () => refuses([f('signing_date', { value: '2027-01-01' })], 'invalid_parameter', 'fields[0].value', /filled when its participant signs/));
     it('read_only without a value', () => refuses([f('text', { read_only: true })], 'missing_parameter', 'fields[0].value'));
     it('read_only on a signature', () => refuses([f('signature', { read_only: true })], 'invalid_parameter', 'fields[0].read_only'));
@@ -307,9 +312,18 @@ describe('value fields: signing records the values (SignDocument)', () => {
       }
       expect(Date.now() - started).toBeLessThan(500);
     });
-    it('a number that is not one', () => {
+    it.each(['3,5,0', '1e400', '1,0000', '3.500.000', '원', '₩', '3,500,000달러', '1234567890123456'])('a number that is not one: %s', (raw) => {
       const x = f('number');
-      refused([signature(), x], { [x.id]: '1,000' }, 'field_value_invalid', `values.${x.id}`, /no separators/);
+      refused([signature(), x], { [x.id]: raw }, 'field_value_invalid', `values.${x.id}`, /commas only between groups of three/);
+    });
+    it.each([
+      ['3,500,000', '3500000'],
+      ['3500000원', '3500000'],
+      ['₩3,500,000', '3500000'],
+      [' 3,500,000 원 ', '3500000'],
+    ])('a number as Koreans write it, %j, recorded as %j', (raw, recorded) => {
+      const x = f('number', { label: '월 급여' });
+      expect(ok([signature(), x], { [x.id]: raw })).toEqual([{ field_id: x.id, type: 'number', label: '월 급여', value: recorded }]);
     });
     it('a number below min, above max, with decimals not allowed', () => {
       const x = f('number', { min: 10, max: 20 });
@@ -319,8 +333,13 @@ describe('value fields: signing records the values (SignDocument)', () => {
     });
     it('a date that is not a date', () => {
       const d = f('date');
-      refused([signature(), d], { [d.id]: '2027/01/02' }, 'field_value_invalid', `values.${d.id}`, /YYYY-MM-DD/);
+      refused([signature(), d], { [d.id]: '02.01.2027' }, 'field_value_invalid', `values.${d.id}`, /1995년 3월 15일/);
       refused([signature(), d], { [d.id]: '2027-02-29' }, 'field_value_invalid', `values.${d.id}`);
+      refused([signature(), d], { [d.id]: '1995.02.30' }, 'field_value_invalid', `values.${d.id}`, /day of the calendar/);
+    });
+    it.each(['1995-03-15', '1995.03.15', '1995. 3. 15.', '1995년 3월 15일', '1995/3/15'])('a date as Koreans write it, %j, recorded as 1995-03-15', (raw) => {
+      const d = f('date', { label: '생년월일' });
+      expect(ok([signature(), d], { [d.id]: raw })).toEqual([{ field_id: d.id, type: 'date', label: '생년월일', value: '1995-03-15' }]);
     });
     it('a dropdown choice that is not an option', () => {
       const d = f('dropdown', { options: ['정규직', '계약직'] });
@@ -387,9 +406,25 @@ describe('displayValue', () => {
     expect(displayValue({ type: 'date' }, '2027-01-02')).toBe('2027년 1월 2일');
     expect(displayValue({ type: 'date', locale: 'en' }, '2027-01-02')).toBe('2027-01-02');
     expect(displayValue({ type: 'signing_date', locale: 'ko' }, '2027-12-31')).toBe('2027년 12월 31일');
+    expect(displayValue({ type: 'date' }, '1995-03-15')).toBe('1995년 3월 15일');
     expect(displayValue({ type: 'checkbox' }, true)).toBe('✓ 선택 (checked)');
     expect(displayValue({ type: 'checkbox' }, false)).toBe('□ 미선택 (unchecked)');
     expect(displayValue({ type: 'radio', option: '정규직' }, true)).toBe('● 정규직');
     expect(displayValue({ type: 'text' }, '서울')).toBe('서울');
   });
+
+  it.each([
+    [null, 0, '3500000', '3500000'],
+    ['plain', 0, '3500000', '3500000'],
+    ['grouped', 0, '3500000', '3,500,000'],
+    ['won', 0, '3500000', '3,500,000원'],
+    ['krw', 0, '3500000', '₩3,500,000'],
+    ['grouped', 2, '1234.5', '1,234.50'],
+    ['won', 0, '-12000', '-12,000원'],
+    // 15 digits printed exactly: the recorded string is formatted, not a float.
+    ['grouped', 0, '999999999999999', '999,999,999,999,999'],
+  ] as const)('prints a number in its number_format %s (decimals %d): %s → %s', (number_format, decimals, value, shown) => {
+    expect(displayValue({ type: 'number', number_format, decimals }, value)).toBe(shown);
+  });
+
 });

@@ -10,6 +10,7 @@ import {
   dateIn,
   valueProblem,
 } from './field-types';
+import { readFieldText } from './field-input';
 
 interface OwnField extends FieldSettings {
   id: string;
@@ -51,7 +52,8 @@ function recorded(f: OwnField, raw: unknown): FieldValue | null | { problem: str
   if (typeof raw !== 'string') return { problem: `must be a string${f.type === 'number' ? ' or a number' : ''}` };
   // Surrounding blanks are never meant; an emptied field is an absent value.
   const trimmed = f.multiline ? raw.replace(/^\s*\n|\s+$/g, '') : raw.trim();
-  return trimmed === '' ? null : trimmed;
+  // 3,500,000원 and 1995. 3. 15. as typed, recorded as 3500000 and 1995-03-15.
+  return trimmed === '' ? null : readFieldText(f.type, trimmed);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Field, ParticipantAuth, ParticipantSetup } from '../document/document.events';
 import { AUTO_FIELD_TYPES, FieldValue, IMAGE_FIELD_TYPES, valueProblem } from '../document/field-types';
+import { readFieldText } from '../document/field-input';
 import { invalid } from '../shared/domain-error';
 import { TemplateContract } from './template.events';
 
@@ -95,10 +96,11 @@ export function instantiateTemplate(
     if (raw === null || raw === undefined) return field;
     let value: FieldValue;
     if (typeof raw === 'number' && Number.isFinite(raw)) value = String(raw);
-    else if (typeof raw === 'string' || typeof raw === 'boolean') value = raw;
+    else if (typeof raw === 'string') value = readFieldText(f.type, raw);
+    else if (typeof raw === 'boolean') value = raw;
     else throw invalid('invalid_parameter', `${at} must be a string, a number or a boolean.`, at);
     const problem = valueProblem(f, value);
-    if (problem) throw invalid('invalid_parameter', `${at}: ${problem}`, at);
+    if (problem) throw invalid('field_value_invalid', `${at}: ${problem}`, at);
     return { ...field, value };
   });
   return { participants, fields };

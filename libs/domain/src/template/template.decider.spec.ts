@@ -103,7 +103,22 @@ describe('template decider', () => {
       expect(state).toMatchObject({ version: 1, archived: false, roles: ROLES, fields: FIELDS });
     });
 
+    it('takes role names in Hangul (직원, 대표): letters of any script, as CSV columns and params write them', () => {
+      const roles: TemplateRole[] = [
+        { role: '직원', participant_role: 'signer', signing_order: 1, auth: 'sms_pin' },
+        { role: '대표', participant_role: 'signer', signing_order: 2, auth: 'none' },
+      ];
+      const fields = [field({ role: '직원' }), field({ id: F2, role: '대표', x: 60 })];
+      const state = spec.given([]).when(create({ roles, fields })).then([{ type: 'TemplateCreated', data: { ...(created().data as object), roles, fields } as never }]);
+      expect(state.roles.map((r) => r.role)).toEqual(['직원', '대표']);
+    });
+
     it.each([
+      ['a role name with a control character', { roles: [{ ...ROLES[0], role: '직원\u0007' }], fields: [] }, 'roles[0].role'],
+      ['a role name starting with a digit', { roles: [{ ...ROLES[0], role: '1직원' }], fields: [] }, 'roles[0].role'],
+      ['a role name with a blank', { roles: [{ ...ROLES[0], role: '직 원' }], fields: [] }, 'roles[0].role'],
+      // The shell composes names (keyName) before the command: a decomposed one here was not read.
+      ['a decomposed role name', { roles: [{ ...ROLES[0], role: '직원'.normalize('NFD') }], fields: [] }, 'roles[0].role'],
       ['a duplicate role name', { roles: [ROLES[0], { ...ROLES[1], role: 'employee' }], fields: [] }, 'roles[1].role'],
       ['a role name with a dot (it is a CSV column prefix)', { roles: [{ ...ROLES[0], role: 'employee.main' }], fields: [] }, 'roles[0].role'],
       ['an unknown participant_role', { roles: [{ ...ROLES[0], participant_role: 'witness' as never }], fields: [] }, 'roles[0].participant_role'],
@@ -244,7 +259,7 @@ describe('template decider', () => {
         ['a signer no link can reach', { roles: { ...people, representative: { ...people.representative, email: null } } }, 'missing_parameter', 'roles.representative.email'],
         ['a value for a field the template lacks', { roles: people, values: { nope: 'x' } }, 'invalid_parameter', 'values.nope'],
         ['a value for a signature field', { roles: people, values: { [F1]: 'x' } }, 'invalid_parameter', `values.${F1}`],
-        ['a value over the field\'s max_length', { roles: people, values: { [F3]: 'x'.repeat(101) } }, 'invalid_parameter', `values.${F3}`],
+        ['a value over the field\'s max_length', { roles: people, values: { [F3]: 'x'.repeat(101) } }, 'field_value_invalid', `values.${F3}`],
       ])('refuses %s, naming it', (_what, input, code, param) => {
         try {
           instantiateTemplate(contract, input as never, ids);

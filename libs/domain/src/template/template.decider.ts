@@ -1,10 +1,10 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
+import { KEY_NAME_RULE, MAX_ROLE_NAME, isRoleName, keyName } from '../shared/key-names';
 import { BlobPointer, BodyRef, DocumentPart, Field } from '../document/document.events';
 import { validateParts } from '../document/document-parts';
 import { validateFields } from '../document/document.decider';
 import {
-  MAX_ROLE_NAME,
   MAX_TEMPLATE_CONTENT,
   MAX_TEMPLATE_FIELDS,
   MAX_TEMPLATE_NAME,
@@ -88,8 +88,6 @@ export function validateTemplateContent(content: string): void {
 }
 
 const TEMPLATE_ID = /^tmpl_[A-Za-z0-9]{8,64}$/;
-/** A role name is a CSV column prefix (`employee.phone`) and an error param (`roles.employee.phone`): no dots. */
-const ROLE_NAME = new RegExp(`^[A-Za-z][A-Za-z0-9_-]{0,${MAX_ROLE_NAME - 1}}$`);
 const PARTICIPANT_ROLES = ['signer', 'reviewer', 'cc'];
 const AUTHS = ['sms_pin', 'none'];
 
@@ -106,8 +104,9 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
   roles.forEach((r, i) => {
     const at = `roles[${i}]`;
     if (typeof r.role !== 'string' || !r.role) throw invalid('missing_parameter', `${at}.role must name the role (e.g. employee).`, `${at}.role`);
-    if (!ROLE_NAME.test(r.role)) {
-      throw invalid('invalid_parameter', `${at}.role must start with a letter and hold only letters, digits, _ and - (at most ${MAX_ROLE_NAME}); got "${r.role.slice(0, 60)}".`, `${at}.role`);
+    // A role name is a CSV column prefix (`직원.phone`) and an error param (`roles.직원.phone`): the shared rule, no dots.
+    if (!isRoleName(r.role) || r.role !== keyName(r.role)) {
+      throw invalid('invalid_parameter', `${at}.role must be ${KEY_NAME_RULE} (at most ${MAX_ROLE_NAME}); got "${r.role.slice(0, 60)}".`, `${at}.role`);
     }
     if (names.has(r.role)) throw invalid('invalid_parameter', `${at}.role "${r.role}" is listed twice; role names are unique.`, `${at}.role`);
     names.add(r.role);

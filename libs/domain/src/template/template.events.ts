@@ -9,7 +9,6 @@ export const MAX_TEMPLATE_NAME = 200;
 /** A template's roles, as many as a document's participants in one batch. */
 export const MAX_TEMPLATE_ROLES = 50;
 export const MAX_TEMPLATE_FIELDS = 500;
-export const MAX_ROLE_NAME = 40;
 
 /**
  * A participant to fill in when a document is made from the template: `role` is the template's
