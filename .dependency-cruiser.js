@@ -39,10 +39,10 @@ module.exports = {
     {
       name: 'pure-libraries-stand-alone',
       comment:
-        "libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib; the one exception is the domain's zoned-time.ts (it imports nothing), so the audit certificate shows an organization's times exactly as its messages do. Their tests may borrow another lib's test fixtures (a minimal JPEG).",
+        "libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib; the exceptions are the domain's zoned-time.ts and distinguished-name.ts (they import nothing), so the audit certificate shows an organization's times exactly as its messages do, and a certificate's name reads the same in the API, the log and the PDF. Their tests may borrow another lib's test fixtures (a minimal JPEG).",
       severity: 'error',
       from: { path: '^libs/(pdf|notifications|webhooks|seals)/', pathNot: [PDF_READS_SIGNATURES, '\\.spec\\.ts$'] },
-      to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/domain/src/shared/zoned-time\\.ts$'] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/domain/src/shared/(zoned-time|distinguished-name)\\.ts$'] },
     },
     {
       name: 'pure-libraries-test-fixtures-only',

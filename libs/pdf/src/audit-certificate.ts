@@ -99,6 +99,8 @@ export interface AuditCertificateInput {
   signing_certificate_sha256?: string | null;
   /** Until when that certificate is valid (its notAfter, ISO 8601); absent: not shown. */
   signing_certificate_not_after?: string | null;
+  /** Whose certificate it is: its subject on one line (`O=주식회사 한빛소프트, CN=홍길동`); absent: not shown. */
+  signing_certificate_subject?: string | null;
   /**
    * The document's hash chain when the certificate was made, and the head its completion sealed
    * with the document-signing key (see `cli verify`): what an auditor compares with the log.
@@ -481,6 +483,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
         [label('문서 ID', 'Document ID'), mono(info.document_id)],
         [label('원본 문서 해시', 'Original SHA-256'), mono(info.original_sha256)],
         [label('최종 문서 해시', 'Final SHA-256'), info.final_sha256 ? mono(info.final_sha256) : '서명 미완료 (not completed)'],
+        ...(info.signing_certificate_subject ? [[label('서명 인증서', 'Signing certificate'), info.signing_certificate_subject] as [Content, Content]] : []),
         ...(info.signing_certificate_sha256 ? [[label('서명 인증서 지문', 'Signing certificate SHA-256'), mono(info.signing_certificate_sha256)] as [Content, Content]] : []),
         ...(info.signing_certificate_not_after ? [[label('서명 인증서 유효기간', 'Signing certificate valid until'), at(info.signing_certificate_not_after)] as [Content, Content]] : []),
         [label('발급 일시', 'Generated at'), at(info.generated_at)],
