@@ -40,10 +40,10 @@ module.exports = {
     {
       name: 'pure-libraries-stand-alone',
       comment:
-        "libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib; the exceptions are two domain files that import nothing: zoned-time.ts, so the audit certificate shows an organization's times exactly as its messages do, and key-names.ts, so a template body's {{ 직원.이름 }} placeholders follow the rule role names follow. Their tests may borrow another lib's test fixtures (a minimal JPEG).",
+        "libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib; the exceptions are three domain files that import nothing: zoned-time.ts, so the audit certificate shows an organization's times exactly as its messages do; key-names.ts, so a template body's {{ 직원.이름 }} placeholders follow the rule role names follow; and distinguished-name.ts, so a certificate's name reads the same in the API, the log and the PDF. Their tests may borrow another lib's test fixtures (a minimal JPEG).",
       severity: 'error',
       from: { path: '^libs/(pdf|notifications|webhooks|seals)/', pathNot: [PDF_READS_SIGNATURES, '\\.spec\\.ts$'] },
-      to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/domain/src/shared/(zoned-time|key-names)\\.ts$'] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/domain/src/shared/(zoned-time|key-names|distinguished-name)\\.ts$'] },
     },
     {
       name: 'pure-libraries-test-fixtures-only',

@@ -56,8 +56,9 @@ class TestCa {
     return execFileSync('openssl', args, { cwd: this.dir, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
   }
   /** A key and a certificate for it issued by the CA, valid from `start` to `end` (openssl ca dates, YYYYMMDDHHMMSSZ). */
-  issue(name: string, cn: string, start: string, end: string): void {
-    this.openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/O=Acme HR/CN=${cn}`]);
+  issue(name: string, cn: string, start: string, end: string, organization = 'Acme HR'): void {
+    // -utf8: the names as written (UTF8String), as Korean companies' certificates carry them.
+    this.openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-utf8', '-subj', `/O=${organization}/CN=${cn}`]);
     this.openssl(['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.pem`, '-startdate', start, '-enddate', end, '-notext']);
   }
   /** `openssl pkcs12 -export` of the key (or another's) with its certificate and the CA. */
@@ -291,6 +292,22 @@ describe("an organization's own signing certificate", () => {
       expect(platform).not.toBe(uploaded.sha256_fingerprint);
       expect(await auditText(id)).toContain(`서명인증서지문${platform}`);
     });
+  });
+
+  it('reads a Korean subject as written in the API, the event, the audit certificate and pdfsig (issue 31, item 4)', async () => {
+    ca.issue('hanbit', '홍길동', stamp(new Date(now - DAY)), stamp(new Date(now + 365 * DAY)), '주식회사 한빛소프트');
+    const hanbit = await t.createOrg('주식회사 한빛소프트');
+    const uploaded = expectStatus(await put(hanbit.test, { p12: ca.p12('hanbit', 'pw').toString('base64'), password: 'pw' }), 200).body;
+    // In the certificate's own order (the CA's policy puts the common name first).
+    const subject = 'CN=홍길동, O=주식회사 한빛소프트';
+    expect(uploaded.subject).toBe(subject);
+    expect(expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(hanbit.test)), 200).body.subject).toBe(subject);
+    const event = (await t.infra.events.readStream(organizationStreamId(hanbit.id))).find((e) => e.type === 'SigningCertificateUploaded');
+    expect((event?.data as any).certificate.subject).toBe(subject);
+    const { id, pdf } = await completedDocument(t, hanbit.test, '근로계약서');
+    expect(pdfsig(pdf)).toMatch(/Signer Certificate Common Name: 홍길동[\s\S]*Signature Validation: Signature is Valid\./);
+    const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(hanbit.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
+    expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서${subject.replace(/\s+/g, '')}Signingcertificate`);
   });
 });
 

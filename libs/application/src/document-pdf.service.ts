@@ -1,6 +1,6 @@
 import { createHash, X509Certificate } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
-import { BlobPointer, DocumentPart, DocumentState, FieldValueEntry, FileRef, ParticipantState, PartPages, absolutePage, displayValue, layParts } from '@dojang/domain';
+import { BlobPointer, DocumentPart, DocumentState, FieldValueEntry, FileRef, ParticipantState, PartPages, absolutePage, displayValue, layParts, oneLineDistinguishedName } from '@dojang/domain';
 import {
   AUDIT_CERTIFICATE,
   AuditCertificateInput,
@@ -588,11 +588,21 @@ export class DocumentPdfService {
     return new Date(new X509Certificate(der).validTo).toISOString();
   }
 
-  /** SHA-256 (DER) and end of validity of the certificate that signed `pdf` (its first signature); null: unsigned. */
-  async signingCertificateOf(pdf: Buffer, tenant?: string): Promise<{ sha256: string; not_after: string } | null> {
+  /** The subject of the certificate that signs this organization's final PDFs, on one line: printed on the audit certificate. */
+  async signingCertificateSubject(organizationId?: string): Promise<string> {
+    const own = organizationId ? await this.organizationKeys?.certificate(organizationId) : null;
+    if (own) return own.subject;
+    const key = await this.signingKey();
+    const der = key && key.kind !== 'file' ? Buffer.from(key.certificates[0]) : (await this.evidenceKey()).certificate;
+    return oneLineDistinguishedName(new X509Certificate(der).subject);
+  }
+
+  /** SHA-256 (DER), end of validity and subject of the certificate that signed `pdf` (its first signature); null: unsigned. */
+  async signingCertificateOf(pdf: Buffer, tenant?: string): Promise<{ sha256: string; not_after: string; subject: string } | null> {
     const chain = await this.signerChain(pdf, tenant);
     if (!chain?.length) return null;
-    return { sha256: sha256Hex(chain[0]), not_after: new Date(new X509Certificate(chain[0]).validTo).toISOString() };
+    const x509 = new X509Certificate(chain[0]);
+    return { sha256: sha256Hex(chain[0]), not_after: new Date(x509.validTo).toISOString(), subject: oneLineDistinguishedName(x509.subject) };
   }
 
   /** The certificates of a PDF's first signature, the signer's first (DER), read in the pool; null: unsigned. */

@@ -15,6 +15,7 @@ export * from './document/field-anchor';
 export * from './document/document-parts';
 export * from './organization/organization.events';
 export * from './organization/organization.decider';
+export * from './shared/distinguished-name';
 export * from './document/signing-notifications.process';
 export * from './file';
 export * from './webhook';

@@ -1,4 +1,5 @@
 import type { Content, TableCell, TDocumentDefinitions } from 'pdfmake/interfaces';
+import { flowingText, type FlowOptions } from './certificate-text';
 import { KOREAN_FONT_FAMILY } from './fonts';
 import { renderDocDefinition } from './pdfmake-render';
 import { stripInvisible } from './printable-text';
@@ -99,6 +100,8 @@ export interface AuditCertificateInput {
   signing_certificate_sha256?: string | null;
   /** Until when that certificate is valid (its notAfter, ISO 8601); absent: not shown. */
   signing_certificate_not_after?: string | null;
+  /** Whose certificate it is: its subject on one line (`O=주식회사 한빛소프트, CN=홍길동`); absent: not shown. */
+  signing_certificate_subject?: string | null;
   /**
    * The document's hash chain when the certificate was made, and the head its completion sealed
    * with the document-signing key (see `cli verify`): what an auditor compares with the log.
@@ -308,10 +311,48 @@ function label(korean: string, english: string): Content {
 }
 
 /**
- * Hashes, ids and user agents are long unbroken strings: without break-all a
- * single token would widen its table past the page edge.
+ * Hashes, ids and user agents, a size smaller: readable() sets the hashes in the monospace face
+ * and keeps every token whole (a user agent too long for its column may still be cut).
  */
-const mono = (text: string): Content => ({ text, fontSize: 7.5, wordBreak: 'break-all' }) as Content;
+const mono = (text: string): Content => ({ text, fontSize: 7.5 }) as Content;
+
+/**
+ * A narrow cell: its hashes come in groups of 32 and its ids may wrap at their own group
+ * boundaries. Set on the cell, read by readable().
+ */
+const NARROW = '_narrow';
+
+/**
+ * The whole certificate made to read like a document (issue 31, item 5): every text breaks only
+ * where Korean and English allow and never inside a hash, id, phone number or time
+ * (certificate-text.ts), and no table row is split across a page, so a row and its label stay
+ * together. Applied to the finished definition, so no part of it can be forgotten.
+ */
+function readable(node: unknown, options: FlowOptions = {}): unknown {
+  if (typeof node === 'string') return { text: flowingText(node, options) };
+  if (Array.isArray(node)) return node.map((n) => readable(n, options));
+  if (!node || typeof node !== 'object') return node;
+  const { [NARROW]: narrow, ...rest } = node as Record<string, unknown>;
+  const own = narrow ? { ...options, hexGroup: 32, idGroups: true } : options;
+  const out: Record<string, unknown> = { ...rest };
+  if (typeof out.text === 'string' && !out.noWrap) out.text = flowingText(out.text, own);
+  else if (Array.isArray(out.text)) {
+    // An inline's own style does not reach the runs pdfmake flattens out of it: each run carries it.
+    out.text = out.text.flatMap((inline: unknown) => {
+      if (typeof inline === 'string') return flowingText(inline, own);
+      if (inline && typeof inline === 'object' && typeof (inline as { text?: unknown }).text === 'string') {
+        const { text, ...style } = inline as { text: string };
+        return flowingText(text, own).map((run) => ({ ...style, ...run }));
+      }
+      return [inline];
+    });
+  }
+  if (Array.isArray(out.stack)) out.stack = out.stack.map((n) => readable(n, own));
+  if (Array.isArray(out.columns)) out.columns = out.columns.map((n) => readable(n, own));
+  const table = out.table as { body?: unknown[][] } | undefined;
+  if (table?.body) out.table = { dontBreakRows: true, ...table, body: table.body.map((row) => row.map((cell) => readable(cell, own))) };
+  return out;
+}
 
 const keyValueLayout = {
   hLineWidth: () => 0.5,
@@ -357,12 +398,12 @@ function fieldValuesTable(values: AuditFieldValue[], at: TimeFormat): Content {
     (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
   );
   const rows: TableCell[][] = values.map((v) => [
-    { text: v.label, wordBreak: 'break-all' } as TableCell,
-    { text: v.value, wordBreak: 'break-all' } as TableCell,
+    { text: v.label } as TableCell,
+    { text: v.value } as TableCell,
     v.participant,
     { text: at(v.at), fontSize: 8 },
   ]);
-  return { table: { headerRows: 1, widths: [110, '*', 80, 96], body: [header, ...rows] }, layout: keyValueLayout, fontSize: 8.5, margin: [0, 0, 0, 10] };
+  return { table: { headerRows: 1, keepWithHeaderRows: 1, widths: [110, '*', 80, 96], body: [header, ...rows] }, layout: keyValueLayout, fontSize: 8.5, margin: [0, 0, 0, 10] };
 }
 
 /** A timeline row; a delivery's label spans the event and actor columns (Dojang sent it). */
@@ -414,13 +455,13 @@ function timelineTable(entries: TimelineRow[], at: TimeFormat): Content {
   );
   const rows: TableCell[][] = entries.map((e) => [
     { text: at(e.at), fontSize: 8 },
-    ...(e.delivery ? [{ text: e.event, colSpan: 2 }, {}] : [EVENT_LABELS[e.event] ?? e.event, e.actor]),
-    // A detail may hold a whole SHA-256: wrapped inside the column, never cut at the margin.
-    { text: dash(e.detail && displayIp(e.detail)), fontSize: 8, wordBreak: 'break-all' } as TableCell,
+    ...(e.delivery ? [{ text: e.event, colSpan: 2 }, {}] : [EVENT_LABELS[e.event] ?? e.event, { text: e.actor, [NARROW]: true }]),
+    // A detail may hold a whole SHA-256: in two fixed groups of 32 in this narrow column.
+    { text: dash(e.detail && displayIp(e.detail)), fontSize: 8, [NARROW]: true } as TableCell,
   ]);
   if (rows.length === 0) rows.push([{ text: '기록 없음 (no events)', colSpan: 4 }, {}, {}, {}]);
   return {
-    table: { headerRows: 1, widths: [104, 110, 90, '*'], body: [header, ...rows] },
+    table: { headerRows: 1, keepWithHeaderRows: 1, widths: [104, 110, 116, '*'], body: [header, ...rows] },
     layout: keyValueLayout,
     fontSize: 8.5,
   };
@@ -471,7 +512,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
       producer: 'Dojang (pdfmake)',
       ...(Number.isNaN(generated.getTime()) ? {} : { creationDate: generated }),
     },
-    content: [
+    content: readable([
       ...senderHeader(info.sender),
       { text: '전자서명 감사 추적 인증서', fontSize: 18, bold: true, alignment: 'center' },
       { text: 'Audit Trail Certificate', fontSize: 10, color: '#666666', alignment: 'center', margin: [0, 2, 0, 14] },
@@ -481,6 +522,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
         [label('문서 ID', 'Document ID'), mono(info.document_id)],
         [label('원본 문서 해시', 'Original SHA-256'), mono(info.original_sha256)],
         [label('최종 문서 해시', 'Final SHA-256'), info.final_sha256 ? mono(info.final_sha256) : '서명 미완료 (not completed)'],
+        ...(info.signing_certificate_subject ? [[label('서명 인증서', 'Signing certificate'), info.signing_certificate_subject] as [Content, Content]] : []),
         ...(info.signing_certificate_sha256 ? [[label('서명 인증서 지문', 'Signing certificate SHA-256'), mono(info.signing_certificate_sha256)] as [Content, Content]] : []),
         ...(info.signing_certificate_not_after ? [[label('서명 인증서 유효기간', 'Signing certificate valid until'), at(info.signing_certificate_not_after)] as [Content, Content]] : []),
         [label('발급 일시', 'Generated at'), at(info.generated_at)],
@@ -533,7 +575,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
         fontSize: 7.5,
         margin: [0, 14, 0, 0],
       },
-    ],
+    ]) as Content,
     footer: pageNumberFooter,
     styles: { footer: { fontSize: 8.5, color: '#666666', alignment: 'center' } },
     defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 9, lineHeight: 1.25 },

@@ -20,6 +20,14 @@ export const KOREAN_FONT_LICENSE = 'SIL Open Font License 1.1';
 
 const REGULAR_FILE = 'NotoSansKR-Regular.ttf';
 const BOLD_FILE = 'NotoSansKR-Bold.ttf';
+/**
+ * A monospace face for hashes and ids on the audit certificate (Roboto Mono, Apache 2.0, from the
+ * same Google Fonts packages): each character one width, so a SHA-256 is 64 equal columns a
+ * reader can compare group by group, and its width is known before it is laid out.
+ */
+export const MONO_FONT_FAMILY = 'RobotoMono';
+const MONO_FONT_PACKAGE = '@expo-google-fonts/roboto-mono';
+const MONO_FILE = 'RobotoMono-Regular.ttf';
 
 let fontFiles: Map<string, Buffer> | undefined;
 
@@ -37,6 +45,7 @@ export function koreanFontFiles(): Map<string, Buffer> {
     fontFiles = new Map([
       [REGULAR_FILE, readFileSync(join(dir, '400Regular', 'NotoSansKR_400Regular.ttf'))],
       [BOLD_FILE, readFileSync(join(dir, '700Bold', 'NotoSansKR_700Bold.ttf'))],
+      [MONO_FILE, readFileSync(join(dirname(require.resolve(`${MONO_FONT_PACKAGE}/package.json`)), '400Regular', 'RobotoMono_400Regular.ttf'))],
     ]);
   }
   return fontFiles;
@@ -167,6 +176,7 @@ export function koreanFontDescriptors(): Record<string, { normal: string; bold: 
       italics: REGULAR_FILE,
       bolditalics: BOLD_FILE,
     },
+    [MONO_FONT_FAMILY]: { normal: MONO_FILE, bold: MONO_FILE, italics: MONO_FILE, bolditalics: MONO_FILE },
   };
 }
 

@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import forge from 'node-forge';
 import { inspectSigningP12, SigningP12Error } from './organization-certificate';
 import inspectSigningP12Job from './pool/inspect-signing-p12.handler';
@@ -79,5 +83,40 @@ describe('inspectSigningP12', () => {
     const p12 = p12Of(key, [ca, valid], 'pw');
     await expect(inspectSigningP12Job({ p12, password: 'pw', now: NOW.toISOString() })).resolves.toMatchObject({ ok: true, certificate: { issuer: 'CN=Org Test CA' } });
     await expect(inspectSigningP12Job({ p12, password: 'nope', now: NOW.toISOString() })).resolves.toEqual({ ok: false, code: 'wrong_password', message: 'The password does not open this PKCS#12 file.' });
+  });
+});
+
+/**
+ * A .p12 made by OpenSSL as Korean CAs and companies make them: `-utf8` names, encoded as
+ * UTF8String (string_mask utf8only, the default) or as BMPString (string_mask default).
+ */
+function opensslP12(subject: string, stringMask: 'utf8only' | 'default'): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'dojang-dn-'));
+  try {
+    writeFileSync(join(dir, 'req.cnf'), `[req]\ndistinguished_name=dn\nstring_mask=${stringMask}\n[dn]\n`);
+    execFileSync('openssl', ['req', '-config', join(dir, 'req.cnf'), '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '30', '-utf8', '-subj', subject], { stdio: 'ignore' });
+    execFileSync('openssl', ['pkcs12', '-export', '-inkey', join(dir, 'k.pem'), '-in', join(dir, 'c.pem'), '-out', join(dir, 'a.p12'), '-passout', 'pass:pw'], { stdio: 'ignore' });
+    return readFileSync(join(dir, 'a.p12'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('inspectSigningP12 with Korean names (issue 31, item 4)', () => {
+  it.each([
+    ['UTF8String', 'utf8only'],
+    ['BMPString', 'default'],
+  ] as const)('decodes a %s subject as the certificate holds it', (_type, mask) => {
+    const summary = inspectSigningP12(opensslP12('/O=주식회사 한빛소프트/CN=홍길동', mask), 'pw');
+    expect(summary.subject).toBe('O=주식회사 한빛소프트, CN=홍길동');
+    expect(summary.issuer).toBe('O=주식회사 한빛소프트, CN=홍길동');
+  });
+
+  it('shows control and bidi characters escaped, and a 4 KB subject whole', () => {
+    // 70 units of 20 syllables (60 UTF-8 bytes each: an attribute holds at most 64 characters).
+    const units = Array.from({ length: 70 }, (_, i) => `${String(i).padStart(2, '0')}${'가'.repeat(18)}`);
+    const summary = inspectSigningP12(opensslP12(`/O=evil\u202egnp${units.map((u) => `/OU=${u}`).join('')}`, 'utf8only'), 'pw');
+    expect(Buffer.byteLength(summary.subject)).toBeGreaterThan(4096);
+    expect(summary.subject).toBe(`O=evil\\E2\\80\\AEgnp, ${units.map((u) => `OU=${u}`).join(', ')}`);
   });
 });

@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
+// Relative, as audit-certificate.ts takes zoned-time.ts: a pure module that imports nothing.
+import { oneLineDistinguishedName } from '../../domain/src/shared/distinguished-name';
 
 /** Why an uploaded signing certificate is refused (the API answers 400 with this code). */
 export type SigningP12Problem = 'unsupported_format' | 'wrong_password' | 'no_private_key' | 'key_mismatch' | 'certificate_expired' | 'certificate_not_yet_valid';
@@ -28,8 +30,6 @@ export interface SigningCertificateSummary {
 }
 
 const toBinary = (buf: Buffer) => buf.toString('binary');
-const dnOf = (name: forge.pki.Certificate['subject']) =>
-  name.attributes.map((a) => `${a.shortName ?? a.name ?? a.type}=${String(a.value)}`).join(', ');
 const derOf = (cert: forge.pki.Certificate) => Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
 
 /**
@@ -76,9 +76,13 @@ export function inspectSigningP12(p12: Buffer, password: string, now: Date = new
   const { notBefore, notAfter } = certificate.validity;
   if (now < notBefore) throw new SigningP12Error('certificate_not_yet_valid', `The certificate is valid only from ${notBefore.toISOString()}.`);
   if (now > notAfter) throw new SigningP12Error('certificate_expired', `The certificate expired on ${notAfter.toISOString()}.`);
+  // The names through OpenSSL (Node's X509Certificate), which decodes each value as its ASN.1
+  // string type says: forge hands UTF8String and BMPString values back as raw bytes, and
+  // `O=Acme 주식회사` was shown, and recorded in SigningCertificateUploaded, as `O=Acme ì£¼ìíì¬`.
+  const x509 = new X509Certificate(derOf(certificate));
   return {
-    subject: dnOf(certificate.subject),
-    issuer: dnOf(certificate.issuer),
+    subject: oneLineDistinguishedName(x509.subject),
+    issuer: oneLineDistinguishedName(x509.issuer),
     not_before: notBefore.toISOString(),
     not_after: notAfter.toISOString(),
     serial_number: certificate.serialNumber,

@@ -23,6 +23,8 @@ const orgIdOf = (event: StoredEvent) => event.stream_id.slice('organization-'.le
 
 export const organizationProjection: Projection = {
   name: 'organizations',
+  // 2: rows rebuilt once so certificate names recorded mis-decoded read through the upcaster.
+  version: 2,
   // credits_reserved: the worker's reservation sweep looks only at organizations holding some.
   collections: [{ name: ORGANIZATIONS, indexes: [['credits_reserved']] }],
   handles: new Set(ORGANIZATION_EVENT_TYPES),

@@ -1,5 +1,5 @@
-import { createHash } from 'crypto';
-import { BodyRef } from '@dojang/domain';
+import { createHash, X509Certificate } from 'crypto';
+import { BodyRef, oneLineDistinguishedName } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 
 /**
@@ -21,6 +21,28 @@ function inlineRef(text: string): BodyRef {
 }
 
 /**
+ * SigningCertificateUploaded recorded before distinguished names were decoded by their ASN.1
+ * string types carries `O=Acme ì£¼ìíì¬` for `O=Acme 주식회사` (UTF-8 bytes read one byte a
+ * character). The certificate itself is in the event (chain_pem[0]): its subject and issuer are
+ * derived from it again, so every reader sees the name the certificate holds, and the log stays as
+ * it was written. Events recorded since carry the same names, so deriving them again changes
+ * nothing there.
+ */
+function certificateNames(e: StoredEvent): StoredEvent {
+  const data = e.data as { certificate?: { chain_pem?: string[]; subject?: string; issuer?: string } };
+  const next = { ...e, metadata: { ...e.metadata, schema_version: 3 } };
+  const pem = data.certificate?.chain_pem?.[0];
+  if (!pem) return next;
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(pem);
+  } catch {
+    return next; // not a certificate: keep the names as recorded rather than fail every reader
+  }
+  return { ...next, data: { ...e.data, certificate: { ...data.certificate, subject: oneLineDistinguishedName(x509.subject), issuer: oneLineDistinguishedName(x509.issuer) } } };
+}
+
+/**
  * The one deserialisation boundary where old event shapes become current ones. Stored events are
  * never rewritten; a new schema_version gets an upcaster here instead.
  *
@@ -39,6 +61,8 @@ const upcasters: Record<string, (e: StoredEvent) => StoredEvent> = {
   'DocumentCreated@1': bodyToRef,
   'DocumentUpdated@1': bodyToRef,
   'TemplateCreated@1': bodyToRef,
+  'SigningCertificateUploaded@1': certificateNames,
+  'SigningCertificateUploaded@2': certificateNames,
 };
 
 /** Types some version of which has an upcaster: the others pass through without a lookup. */

@@ -196,6 +196,7 @@ export class DocumentLifecycleHttpController {
       final_sha256: row.final_pdf?.sha256 ?? null,
       signing_certificate_sha256: signedWith?.sha256 ?? (await this.pdf.signingCertificateSha256(row.organization_id)),
       signing_certificate_not_after: signedWith?.not_after ?? (await this.pdf.signingCertificateNotAfter(row.organization_id)),
+      signing_certificate_subject: signedWith?.subject ?? (await this.pdf.signingCertificateSubject(row.organization_id)),
       participants: row.participants.map((p) => {
         const signed = entries.find((e) => e.event === 'signed' && e.participant_id === p.id);
         const viewed = entries.find((e) => e.event === 'viewed' && e.participant_id === p.id);

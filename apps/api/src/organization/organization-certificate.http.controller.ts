@@ -4,7 +4,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure } from '@dojang/application';
-import { OrganizationCommand, organizationDecider, organizationStreamId, SigningCertificateUploaded, signingCertificateValidityAt } from '@dojang/domain';
+import { oneLineDistinguishedName, OrganizationCommand, organizationDecider, organizationStreamId, SigningCertificateUploaded, signingCertificateValidityAt } from '@dojang/domain';
 import type { SigningP12Problem } from '@dojang/pdf';
 import { OrganizationRow } from '@dojang/projections';
 import { ApiError, ErrorCode } from '../shared/api-error';
@@ -42,8 +42,8 @@ const PROBLEMS: Record<SigningP12Problem, { code: ErrorCode; param: 'p12' | 'pas
 };
 
 const pem = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
-/** Node prints a DN one attribute a line; the API shows it as forge does for uploads: `CN=…, O=…`. */
-const dn = (name: string) => name.split('\n').filter(Boolean).join(', ');
+/** Node prints a DN one attribute a line; the API shows it on one line, as for uploads. */
+const dn = oneLineDistinguishedName;
 
 /**
  * An organization's own document-signing certificate (issue 25): uploaded as a .p12, opened and
