@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError } from './api-error';
+import { assertDtoBounds } from './dto-bounds-guard';
 
 const MISSING = new Set(['isDefined', 'isNotEmpty', 'arrayNotEmpty']);
 
@@ -70,6 +71,9 @@ class StrictValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && Array.isArray(value)) {
       throw ApiError.invalid('body', 'The request body must be a JSON object (e.g. {"title": "…"}), not an array.');
     }
+    // Lengths and kinds before anything walks the elements (the reserved-key walk below,
+    // class-transformer, class-validator): an over-long list costs its length check only.
+    if ((metadata.type === 'body' || metadata.type === 'query') && metadata.metatype) assertDtoBounds(value, metadata.metatype);
     if (metadata.type === 'body' || metadata.type === 'query') {
       const found = reservedKey(value, '');
       if (found && RESERVED_KEYS.has(found.key)) {
