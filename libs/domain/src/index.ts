@@ -1,6 +1,7 @@
 export * from './shared/decider';
 export * from './shared/domain-error';
 export * from './shared/text';
+export * from './shared/client-keys';
 export * from './document/document.events';
 export * from './document/document.commands';
 export * from './document/document.state';

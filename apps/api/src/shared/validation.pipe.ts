@@ -1,4 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { BUILT_IN_KEY_NAMES } from '@dojang/domain';
 import { ApiError } from './api-error';
 import { assertDtoBounds } from './dto-bounds-guard';
 
@@ -25,8 +26,8 @@ function firstError(errors: ValidationError[], prefix = ''): { param: string; co
  * livemode, timestamps, signing records) is refused, so nothing can be mass-assigned.
  */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-/** toString, valueOf, hasOwnProperty, isPrototypeOf…: every name a plain object inherits. */
-const BUILT_IN_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+/** toString, valueOf, hasOwnProperty, isPrototypeOf…: every name a plain object inherits (the domain's one rule for client-named keys). */
+const BUILT_IN_KEYS = BUILT_IN_KEY_NAMES;
 
 /**
  * Top-level body properties whose keys are the client's own names, not parameters: template

@@ -106,6 +106,10 @@ describe('template decider', () => {
     it.each([
       ['a duplicate role name', { roles: [ROLES[0], { ...ROLES[1], role: 'employee' }], fields: [] }, 'roles[1].role'],
       ['a role name with a dot (it is a CSV column prefix)', { roles: [{ ...ROLES[0], role: 'employee.main' }], fields: [] }, 'roles[0].role'],
+      // Issue 33 §11: a role is a key of the request's `roles` and a CSV column prefix.
+      ...['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__proto__'].map(
+        (name) => [`a role named ${name} (a built-in of JavaScript objects)`, { roles: [{ ...ROLES[0], role: name }], fields: [] }, 'roles[0].role'] as const,
+      ),
       ['an unknown participant_role', { roles: [{ ...ROLES[0], participant_role: 'witness' as never }], fields: [] }, 'roles[0].participant_role'],
       ['a signing_order of 0', { roles: [{ ...ROLES[0], signing_order: 0 }], fields: [] }, 'roles[0].signing_order'],
       ['an unknown auth', { roles: [{ ...ROLES[0], auth: 'otp' as never }], fields: [] }, 'roles[0].auth'],
@@ -251,6 +255,18 @@ describe('template decider', () => {
           throw new Error('accepted');
         } catch (err) {
           expect(err).toMatchObject({ code, param });
+        }
+      });
+
+      it('a role is read from the request only as its own key, never from what a plain object inherits', () => {
+        // A template stored before built-in role names were refused: `roles.constructor` absent is
+        // missing, not the Object function (whose name "Object" became the participant's).
+        const legacy = { roles: [{ role: 'constructor', participant_role: 'signer', signing_order: 1, auth: 'none' }], fields: [] } as never;
+        try {
+          instantiateTemplate(legacy, { roles: {} }, ids);
+          throw new Error('accepted');
+        } catch (err) {
+          expect(err).toMatchObject({ code: 'missing_parameter', param: 'roles.constructor' });
         }
       });
 

@@ -1,5 +1,6 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
+import { isBuiltInKeyName } from '../shared/client-keys';
 import { BlobPointer, BodyRef, DocumentPart, Field } from '../document/document.events';
 import { validateParts } from '../document/document-parts';
 import { validateFields } from '../document/document.decider';
@@ -108,6 +109,9 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
     if (typeof r.role !== 'string' || !r.role) throw invalid('missing_parameter', `${at}.role must name the role (e.g. employee).`, `${at}.role`);
     if (!ROLE_NAME.test(r.role)) {
       throw invalid('invalid_parameter', `${at}.role must start with a letter and hold only letters, digits, _ and - (at most ${MAX_ROLE_NAME}); got "${r.role.slice(0, 60)}".`, `${at}.role`);
+    }
+    if (isBuiltInKeyName(r.role)) {
+      throw invalid('invalid_parameter', `${at}.role "${r.role}" is the name of a built-in property of JavaScript objects and cannot name a role; choose another (e.g. ${r.role}_role).`, `${at}.role`);
     }
     if (names.has(r.role)) throw invalid('invalid_parameter', `${at}.role "${r.role}" is listed twice; role names are unique.`, `${at}.role`);
     names.add(r.role);
