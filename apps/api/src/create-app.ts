@@ -18,7 +18,7 @@ import { rateLimitMiddleware } from './rate-limit/rate-limit.middleware';
 import { signingRateLimitMiddleware } from './rate-limit/signing-rate-limit.middleware';
 import { verifyRateLimitMiddleware } from './rate-limit/verify-rate-limit.middleware';
 import { answerClientErrors } from './shared/client-error';
-import { assertAcceptableJson } from './shared/json-body-guard';
+import { assertAcceptableJson, assertAcceptablePath } from './shared/json-body-guard';
 import { assertJsonCounts, jsonCountLimitsFor } from './shared/json-count-guard';
 import { useEncodedStrings } from './shared/json-response';
 import { WEBHOOK_HOST_RESOLVER } from './shared/infrastructure.token';
@@ -93,6 +93,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   // Before anything walks the body recursively (class-transformer) or stores its text.
   app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
     try {
+      assertAcceptablePath(req.path);
       assertAcceptableJson(req.body);
       // Query strings by the same rule (parameters are named as in the body: `starting_after`).
       assertAcceptableJson(req.query);

@@ -7447,7 +7447,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedDocument"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7462,7 +7466,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -9291,7 +9295,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedParticipant"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9306,7 +9314,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -11972,7 +11980,11 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEntryList"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -11987,7 +11999,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12551,7 +12563,11 @@ export interface operations {
                     "application/json": components["schemas"]["FormData"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12566,7 +12582,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12822,7 +12838,11 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12837,7 +12857,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13097,7 +13117,11 @@ export interface operations {
                     "application/json": components["schemas"]["SigningSession"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -13112,7 +13136,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13373,6 +13397,8 @@ export interface operations {
              *     `invalid_json`: The request body is not valid JSON.
              *
              *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
              */
             400: {
                 headers: {
@@ -13388,7 +13414,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15551,7 +15577,11 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15566,7 +15596,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15861,7 +15891,11 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15876,7 +15910,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -17210,7 +17244,11 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17225,7 +17263,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -17761,7 +17799,11 @@ export interface operations {
                     "application/json": components["schemas"]["ExtensionRow"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17776,7 +17818,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -18655,7 +18697,11 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -18670,7 +18716,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -19787,7 +19833,11 @@ export interface operations {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -19802,7 +19852,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -20434,7 +20484,11 @@ export interface operations {
                     "application/json": components["schemas"]["ArchivedTemplate"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -20449,7 +20503,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21719,7 +21773,11 @@ export interface operations {
                     "application/json": components["schemas"]["Seal"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -21734,7 +21792,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21987,7 +22045,11 @@ export interface operations {
                     "image/jpeg": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -22002,7 +22064,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -23527,7 +23589,11 @@ export interface operations {
                     "application/json": components["schemas"]["BulkSend"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -23542,7 +23608,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -25993,7 +26059,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -26008,7 +26078,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -26260,7 +26330,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -26275,7 +26349,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -28633,7 +28707,11 @@ export interface operations {
                     "application/zip": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -28648,7 +28726,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
