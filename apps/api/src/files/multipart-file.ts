@@ -36,6 +36,12 @@ export interface ReadFilePartOptions {
   maxLabel: string;
   /** What the operation takes, for messages (default "a PDF"). */
   what?: string;
+  /**
+   * Checks the text fields sent before the file part when it starts (before any of its bytes count
+   * against maxBytes): a request that names the wrong target is refused for that, not for a size
+   * limit that was never its own.
+   */
+  checkFields?: (fields: Readonly<Record<string, string>>) => ApiError | null;
 }
 
 /** Room for boundaries, part headers and a few small text fields around the file itself. */
@@ -130,6 +136,12 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
       if (part) {
         stream.resume();
         fail(ApiError.invalid(opts.field, `Send exactly one file in the "${opts.field}" part.`));
+        return;
+      }
+      const refused = opts.checkFields?.(fields) ?? null;
+      if (refused) {
+        stream.resume();
+        fail(refused);
         return;
       }
       const current = { chunks: [] as Buffer[], size: 0, filename: sanitizeFilename(info.filename), mime_type: info.mimeType };
