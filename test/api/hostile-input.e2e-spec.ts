@@ -271,6 +271,24 @@ describe('hostile input', () => {
     });
   });
 
+  describe('bidirectional text controls in names that reach messages (issue 33 §14)', () => {
+    it.each([
+      ['U+202E', '\u202eknaB'],
+      ['U+2066…2069', '도장\u2066은행\u2069'],
+      ['U+200F', '\u200f은행'],
+    ])('brand.display_name with %s → 400 naming it, and the brand is unchanged', async (_label, name) => {
+      const before = expectStatus(await c.get('/organization'), 200).body.brand;
+      expectError(await c.patch('/organization', { brand: { display_name: name } }), 400, 'invalid_parameter', 'display_name');
+      expect(expectStatus(await c.get('/organization'), 200).body.brand).toEqual(before);
+    });
+
+    it('a participant name with an override → 400 naming it; Korean names are fine', async () => {
+      const doc = await createDoc(c);
+      expectError(await c.post(`/documents/${doc.id}/participants`, { name: '홍\u202e동길', email: 'hong@example.com', auth: 'none' }), 400, 'invalid_parameter', 'name');
+      expectStatus(await c.post(`/documents/${doc.id}/participants`, { name: '홍길동', email: 'hong@example.com', auth: 'none' }), 201);
+    });
+  });
+
   describe('names that are object built-ins', () => {
     it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('GET /sign/assets/%s → 404 in the envelope', async (name) => {
       expectError(await t.http.get(`/sign/assets/${name}`), 404, 'resource_not_found');

@@ -1,5 +1,6 @@
 import { Request } from 'express';
 import { Readable, Writable } from 'stream';
+import { withoutBidiControls } from '@dojang/domain';
 import { ApiError } from '../shared/api-error';
 
 /** The busboy types we use (busboy ships none; it is the parser inside multer). */
@@ -71,7 +72,8 @@ function missingFile(opts: ReadFilePartOptions): ApiError {
 export function sanitizeFilename(name: string | undefined): string | null {
   if (!name) return null;
   const base = name.normalize('NFC').split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim();
+  // Bidirectional controls too: `evil\u202egnp.exe` reads as "evilexe.png" wherever it is shown.
+  const clean = withoutBidiControls(base.replace(/[\u0000-\u001f\u007f]/g, '')).replace(/\s+/g, ' ').trim();
   return Array.from(clean).slice(0, 200).join('') || null;
 }
 
