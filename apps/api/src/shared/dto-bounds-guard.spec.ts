@@ -1,7 +1,8 @@
 import * as classTransformer from 'class-transformer';
 import * as classValidator from 'class-validator';
 import { ArgumentMetadata } from '@nestjs/common';
-import { getMetadataStorage, ValidationMetadata } from 'class-validator';
+import { getMetadataStorage } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { readdirSync } from 'fs';
 import { join } from 'path';
 import { CreateBulkSendDto } from '../bulk-sends/bulk-send.dto';

@@ -1,4 +1,5 @@
-import { getMetadataStorage, ValidationMetadata } from 'class-validator';
+import { getMetadataStorage } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { ApiError } from './api-error';
 
 /**
