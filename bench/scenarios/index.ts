@@ -3,6 +3,7 @@ import { bareNestScenario } from './bare-nest.scenario';
 import { bulkSendScenario } from './bulk-send.scenario';
 import { documentsApiScenario } from './documents-api.scenario';
 import { eventStoreScenario } from './event-store.scenario';
+import { hostileBodiesScenario } from './hostile-bodies.scenario';
 import { isolationScenario } from './isolation.scenario';
 import { lifecycleScenario } from './lifecycle.scenario';
 import { memoryScenario } from './memory.scenario';
@@ -29,6 +30,7 @@ export const SCENARIOS: BenchScenario[] = [
   lifecycleScenario,
   postgresLifecycleScenario,
   isolationScenario,
+  hostileBodiesScenario,
   signingPagesScenario,
   rebuildScenario,
   memoryScenario,

@@ -1,3 +1,4 @@
+import * as classValidator from 'class-validator';
 import { deflateSync } from 'zlib';
 import { WrongExpectedRevisionError } from '@dojang/event-store';
 import { API_TEST_OPTIONS, Client, addParticipant, client, createDoc, expectError, expectStatus } from '../support/api-helpers';
@@ -221,6 +222,70 @@ describe('hostile input', () => {
       const doc = await createDoc(c);
       const p = await addParticipant(c, doc.id);
       expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 1, y: 1, width: 10, height: 5 }] }), 200);
+    });
+  });
+
+  describe('bounded work before validation (issue 33 §9, §10)', () => {
+    const emptyObjects = (n: number) => `[${'{},'.repeat(n - 1)}{}]`;
+    let validate: jest.SpyInstance;
+    beforeEach(() => {
+      validate = jest.spyOn(classValidator, 'validate');
+    });
+    afterEach(() => validate.mockRestore());
+
+    it.each([
+      ['3,000,000 (9 MB)', 3_000_000],
+      ['300,000', 300_000],
+      ['30,000', 30_000],
+      ['501', 501],
+    ])('PUT /documents/{id}/fields with %s empty objects → 400 naming fields, no element validated', async (_label, n) => {
+      const doc = await createDoc(c);
+      validate.mockClear();
+      const err = expectError(await raw('put', `/v1/documents/${doc.id}/fields`, `{"fields":${emptyObjects(n)}}`), 400, 'invalid_parameter', 'fields');
+      expect(err.message).toMatch(/more than 1,000 elements|no more than 500 elements/);
+      expect(validate).not.toHaveBeenCalled();
+    });
+
+    it('template fields and roles, participants/batch, parts, a brand list or a brand of 100,000 keys → 400 naming the parameter, nothing validated', async () => {
+      const doc = await createDoc(c);
+      const tmpl = expectStatus(await c.post('/templates', { name: '근로계약서', content: '<p>{{name}}</p>' }), 201).body;
+      validate.mockClear();
+      expectError(await raw('post', '/v1/templates', `{"name":"t","content":"x","fields":${emptyObjects(30_000)}}`), 400, 'invalid_parameter', 'fields');
+      expectError(await raw('post', '/v1/templates', `{"name":"t","content":"x","roles":${emptyObjects(51)}}`), 400, 'invalid_parameter', 'roles');
+      expectError(await raw('patch', `/v1/templates/${tmpl.id}`, `{"roles":${emptyObjects(30_000)}}`), 400, 'invalid_parameter', 'roles');
+      expectError(await raw('post', `/v1/documents/${doc.id}/participants/batch`, `{"participants":${emptyObjects(30_000)}}`), 400, 'invalid_parameter', 'participants');
+      expectError(await raw('patch', `/v1/documents/${doc.id}`, `{"parts":${emptyObjects(11)}}`), 400, 'invalid_parameter', 'parts');
+      expectError(await raw('patch', '/v1/organization', `{"brand":[${Array.from({ length: 100_000 }, (_, i) => i).join(',')}]}`), 400, 'invalid_parameter', 'brand');
+      expectError(await raw('patch', '/v1/organization', `{"brand":[${Array.from({ length: 999 }, (_, i) => i).join(',')}]}`), 400, 'invalid_parameter', 'brand');
+      const keys = Array.from({ length: 100_000 }, (_, i) => `"k${i}":1`).join(',');
+      expectError(await raw('patch', '/v1/organization', `{"brand":{${keys}}}`), 400, 'invalid_parameter', 'brand');
+      expectError(await raw('post', '/v1/bulk_sends', `{"template_id":"${tmpl.id}","dry_run":true,"rows":${emptyObjects(10_001)}}`), 400, 'invalid_parameter', 'rows');
+      expect(validate).not.toHaveBeenCalled();
+    });
+
+    it('the largest lists a route takes are still accepted', async () => {
+      const doc = await createDoc(c);
+      const p = await addParticipant(c, doc.id);
+      const fields = Array.from({ length: 500 }, (_, i) => ({ participant_id: p.id, type: 'text', page: 1, x: 1 + (i % 20) * 4, y: 1 + Math.floor(i / 20) * 3, width: 3, height: 2 }));
+      expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields }), 200);
+    });
+  });
+
+  describe('bidirectional text controls in names that reach messages (issue 33 §14)', () => {
+    it.each([
+      ['U+202E', '\u202eknaB'],
+      ['U+2066…2069', '도장\u2066은행\u2069'],
+      ['U+200F', '\u200f은행'],
+    ])('brand.display_name with %s → 400 naming it, and the brand is unchanged', async (_label, name) => {
+      const before = expectStatus(await c.get('/organization'), 200).body.brand;
+      expectError(await c.patch('/organization', { brand: { display_name: name } }), 400, 'invalid_parameter', 'display_name');
+      expect(expectStatus(await c.get('/organization'), 200).body.brand).toEqual(before);
+    });
+
+    it('a participant name with an override → 400 naming it; Korean names are fine', async () => {
+      const doc = await createDoc(c);
+      expectError(await c.post(`/documents/${doc.id}/participants`, { name: '홍\u202e동길', email: 'hong@example.com', auth: 'none' }), 400, 'invalid_parameter', 'name');
+      expectStatus(await c.post(`/documents/${doc.id}/participants`, { name: '홍길동', email: 'hong@example.com', auth: 'none' }), 201);
     });
   });
 

@@ -269,6 +269,42 @@ describe('POST /v1/files', () => {
       expect(res.body.error.code).toBe('file_too_large');
     });
 
+    it('lets Node\'s fetch read the 413 of a 21 MiB upload, which it sends whole, Content-Length declared (issue 33 §7)', async () => {
+      // fetch (undici) writes the whole body before it reads the answer; a server that closes the
+      // connection after answering early makes it fail with EPIPE instead of giving the 413.
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.alloc(21 * 1024 * 1024, 0x20)], { type: 'application/pdf' }), 'big.pdf');
+      const res = await fetch(`http://127.0.0.1:${port}/v1/files`, { method: 'POST', headers: bearer(org.test), body: form });
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('file_too_large');
+    });
+
+    it('lets Node\'s fetch read the 413 of a 21 MiB upload streamed without a Content-Length', async () => {
+      const chunk = new Uint8Array(1024 * 1024).fill(0x20);
+      const boundary = 'dojang-fetch-boundary';
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent === 0) controller.enqueue(new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`));
+          if (sent >= 21) {
+            controller.enqueue(new TextEncoder().encode(`\r\n--${boundary}--\r\n`));
+            controller.close();
+            return;
+          }
+          sent++;
+          controller.enqueue(chunk);
+        },
+      });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/files`, {
+        method: 'POST',
+        headers: { ...bearer(org.test), 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('file_too_large');
+    });
+
     it('keeps serving after refusing a large upload', async () => {
       const res = await uploadFile(t, org.test, pdfFixture('chromium-korean-contract-a4.pdf'));
       expect(res.status).toBe(201);

@@ -148,6 +148,20 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
     expect(reads.whole).toBe(1);
   });
 
+  it('a row whose text no store can keep fails, and the job completes instead of retrying it forever (issue 33 §12)', async () => {
+    const { id, stream, sender } = await startJob('저장 불가 회사', 3);
+    // As a job recorded before rows were checked for such text: row 2 brings a NUL to the store,
+    // which refuses its append (UnstorableEventError) on every try.
+    const legacy = Object.create(sender) as TemplateSender;
+    legacy.send = (input, ...rest) => sender.send(input.document_id === bulkRowDocumentId(id, 2) ? { ...input, metadata: { note: '메모\u0000' } } : input, ...rest);
+    await reactThrough(stream, new BulkSendReactor(t.infra, legacy, systemClock, { window: 2 }), stream);
+    const state = (await t.infra.commands.load(bulkSendDecider, stream)).state;
+    expect(state).toMatchObject({ status: 'completed', sent_count: 2, failed_count: 1 });
+    const failure = (await t.infra.events.readStream(stream)).find((e) => e.type === 'BulkSendRowFailed');
+    expect(failure?.data).toMatchObject({ row: 2, code: 'invalid_parameter', message: expect.stringContaining('Row 2') });
+    expect((await t.infra.events.readStream(`document-${bulkRowDocumentId(id, 2)}`)).length).toBe(0);
+  });
+
   it('two workers on one job, each keeping its state between windows: every row sent once, whoever records it', async () => {
     const rows = 8;
     const { id, stream, sender } = await startJob('두 작업자 회사', rows);

@@ -95,6 +95,24 @@ describe('routing: delegation, signing groups, attachments', () => {
     expect((await auditOf(c, d.id)).find((e) => e.event === 'group_signed')).toMatchObject({ actor: '인사2' });
   });
 
+  it('an upload to another participant\'s attachment field → 400 naming field_id, whatever its size (issue 33 §14)', async () => {
+    const d = await sentWith(c, [
+      { name: '갑', email: 'gap@example.com', fields: [{ type: 'signature' }, { type: 'attachment', label: '작은 첨부', max_bytes: 20_000, y: 80 }] },
+      { name: '을', email: 'eul@example.com', fields: [{ type: 'signature' }, { type: 'attachment', label: '큰 첨부', max_bytes: 100_000, y: 80 }] },
+      { name: '병', email: 'byung@example.com', fields: [{ type: 'signature' }] },
+    ]);
+    const doc = expectStatus(await c.get(`/documents/${d.id}`), 200).body;
+    const byLabel = (label: string) => doc.fields.find((f: { label?: string }) => f.label === label).id as string;
+    const png = solidPngBytes(60, 40, [10, 120, 200, 255]);
+    const upload = (who: string, fieldId: string, bytes: Buffer) => t.http.post(`/v1/signing/${d.p[who].token}/attachments`).field('field_id', fieldId).attach('file', bytes, '첨부.png');
+    // 병 has no attachment field at all: was 413 "larger than 1 bytes".
+    expect(String(expectError(await upload('병', byLabel('작은 첨부'), png), 400, 'invalid_parameter', 'field_id').message)).not.toMatch(/bytes/);
+    // 갑's own limit is 20,000 bytes; 50,000 bytes for 을's field is refused for the field, not the size.
+    expectError(await upload('갑', byLabel('큰 첨부'), Buffer.concat([png, Buffer.alloc(50_000)])), 400, 'invalid_parameter', 'field_id');
+    // Their own field still answers 413 over its limit.
+    expectError(await upload('갑', byLabel('작은 첨부'), Buffer.concat([png, Buffer.alloc(20_001)])), 413, 'file_too_large', 'file');
+  });
+
   it('an attachment field: uploaded by content, named by the signature, in form_data, the download and the evidence bundle', async () => {
     const d = await sentWith(c, [
       {

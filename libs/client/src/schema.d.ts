@@ -7465,7 +7465,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedDocument"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7480,7 +7484,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -9317,7 +9321,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedParticipant"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9332,7 +9340,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12006,7 +12014,11 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEntryList"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12021,7 +12033,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12585,7 +12597,11 @@ export interface operations {
                     "application/json": components["schemas"]["FormData"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12600,7 +12616,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -12856,7 +12872,11 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -12871,7 +12891,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13131,7 +13151,11 @@ export interface operations {
                     "application/json": components["schemas"]["SigningSession"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -13146,7 +13170,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13407,6 +13431,8 @@ export interface operations {
              *     `invalid_json`: The request body is not valid JSON.
              *
              *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
              */
             400: {
                 headers: {
@@ -13422,7 +13448,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "malformed_request" | "invalid_json" | "invalid_request_body" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15589,7 +15615,11 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15604,7 +15634,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15899,7 +15929,11 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -15914,7 +15948,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -17248,7 +17282,11 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17263,7 +17301,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -17799,7 +17837,11 @@ export interface operations {
                     "application/json": components["schemas"]["ExtensionRow"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17814,7 +17856,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -18693,7 +18735,11 @@ export interface operations {
                     "application/json": components["schemas"]["File"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -18708,7 +18754,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -19825,7 +19871,11 @@ export interface operations {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -19840,7 +19890,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -20472,7 +20522,11 @@ export interface operations {
                     "application/json": components["schemas"]["ArchivedTemplate"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -20487,7 +20541,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21757,7 +21811,11 @@ export interface operations {
                     "application/json": components["schemas"]["Seal"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -21772,7 +21830,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -22025,7 +22083,11 @@ export interface operations {
                     "image/jpeg": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -22040,7 +22102,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -23571,7 +23633,11 @@ export interface operations {
                     "application/json": components["schemas"]["BulkSend"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -23586,7 +23652,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -26037,7 +26103,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -26052,7 +26122,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -26304,7 +26374,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -26319,7 +26393,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -28677,7 +28751,11 @@ export interface operations {
                     "application/zip": string;
                 };
             };
-            /** @description `malformed_request`: The HTTP request could not be parsed (answered before routing). */
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -28692,7 +28770,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "malformed_request";
+                            code: "malformed_request" | "invalid_parameter";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

@@ -4,6 +4,7 @@ export * from './shared/text';
 export * from './shared/phone-number';
 export * from './shared/key-names';
 export * from './document/field-input';
+export * from './shared/client-keys';
 export * from './document/document.events';
 export * from './document/document.commands';
 export * from './document/document.state';

@@ -36,6 +36,20 @@ export function assertStorableEvents(streamId: string, events: NewEvent[]): void
   });
 }
 
+/** Whether a string is text every store keeps alike (no NUL or other C0 control but tab, LF and CR; no unpaired surrogate). */
+export function isStorableText(text: string): boolean {
+  return !BAD_TEXT.test(text);
+}
+
+/**
+ * Where the first string or key that no store keeps alike is in a value (`metadata.note`), or null:
+ * the check an append makes, for callers that must refuse such input before it reaches an append
+ * (a bulk send's rows, checked the same way by its dry run and its job).
+ */
+export function findUnstorableText(value: unknown): { path: string; inKey: boolean } | null {
+  return badTextPath(value);
+}
+
 /** Where the first bad string or key is (iterative: values may be deep). */
 function badTextPath(root: unknown): { path: string; inKey: boolean } | null {
   const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];

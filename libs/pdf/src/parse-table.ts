@@ -34,14 +34,40 @@ export function decodeTable(bytes: Uint8Array, encoding?: string): string {
     throw new TableInputError([{ row: null, column: null, code: 'invalid_parameter', message: `encoding must be utf-8 or euc-kr; got "${encoding}".` }]);
   }
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (named === 'euc-kr' || named === 'cp949') return iconv.decode(buffer, 'cp949');
+  if (named === 'euc-kr' || named === 'cp949') {
+    const text = iconv.decode(buffer, 'cp949');
+    const bad = firstBadLine(text);
+    if (bad !== null) throw new TableInputError([encodingProblem(bad, `The file is not valid EUC-KR (CP949): line ${bad} holds bytes that are not; send it as UTF-8 or fix that line.`)]);
+    return text;
+  }
   const body = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? buffer.subarray(3) : buffer;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch {
-    if (named) throw new TableInputError([{ row: null, column: null, code: 'invalid_parameter', message: 'The file is not valid UTF-8; send it as UTF-8 or say encoding=euc-kr.' }]);
-    return iconv.decode(buffer, 'cp949');
+    const utf8Line = firstBadLine(new TextDecoder('utf-8').decode(body)) ?? 1;
+    if (named) throw new TableInputError([encodingProblem(utf8Line, `The file is not valid UTF-8 (line ${utf8Line} holds bytes that are not); send it as UTF-8 or say encoding=euc-kr.`)]);
+    // Read as EUC-KR only when it is valid EUC-KR: a UTF-8 file with one bad byte was read whole as
+    // EUC-KR and every Korean name sent garbled (issue 33 §14).
+    const text = iconv.decode(buffer, 'cp949');
+    if (firstBadLine(text) === null) return text;
+    throw new TableInputError([
+      encodingProblem(utf8Line, `The file is neither valid UTF-8 (line ${utf8Line} holds bytes that are not) nor valid EUC-KR; save it as UTF-8 (or EUC-KR) and upload it again.`),
+    ]);
   }
+}
+
+/** The 1-based line of the first character a decoder could not read (U+FFFD), or null. */
+function firstBadLine(text: string): number | null {
+  const at = text.indexOf('\ufffd');
+  if (at < 0) return null;
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** A problem on `line`: line 1 is the header; line n > 1 is data row n − 1 (as rows are counted, quoted line breaks aside). */
+function encodingProblem(line: number, message: string): TableProblem {
+  return { row: line > 1 ? line - 1 : null, column: null, code: 'invalid_parameter', message };
 }
 
 /**

@@ -44,7 +44,8 @@ export type RenderTemplateResult =
  * nested plain objects. Only own properties count, so `{{ constructor }}` cannot reach
  * Object.prototype.
  *
- * Substitution is a single pass: a value that itself contains `{{ x }}` is not expanded again.
+ * Substitution is a single pass: a value that itself contains `{{ x }}` is not expanded again,
+ * and its braces can never form a field placeholder either (see insertAsText).
  */
 export function renderTemplate(
   content: string,
@@ -52,11 +53,21 @@ export function renderTemplate(
 ): RenderTemplateResult {
   const missing = new Set<string>();
   const invalid = new Set<string>();
-  const html = content.replace(PLACEHOLDER, (whole, written: string) => {
+  // Whether the placeholder sits inside a tag (an attribute value) or in text: tracked in one pass
+  // over the content, up to each placeholder in turn.
+  let scanned = 0;
+  let inTag = false;
+  const html = content.replace(PLACEHOLDER, (whole: string, written: string, offset: number) => {
     const name = keyName(written);
+    for (; scanned < offset; scanned++) {
+      const c = content.charCodeAt(scanned);
+      if (c === 0x3c) inTag = true;
+      else if (c === 0x3e) inTag = false;
+    }
+    scanned = offset + whole.length;
     const value = lookup(variables ?? {}, name);
     const text = toText(value);
-    if (text !== undefined) return escapeHtml(text);
+    if (text !== undefined) return insertAsText(text, inTag);
     missing.add(name);
     if (value !== undefined && value !== null) invalid.add(name);
     return whole;
@@ -102,6 +113,21 @@ const HTML_ENTITIES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 };
+
+/**
+ * A value as text that can never form markup, a placeholder or a field anchor: HTML-escaped, and in
+ * text every brace in an element of its own. Field placeholders (`{{signature:employee}}`) are
+ * found in each run of text the PDF converter makes (libs/pdf anchors.ts), and an element ends a
+ * run, so braces from a value never join each other or the template's own into a placeholder: a
+ * value `{{signature:employee}}` stays those characters on the page, and the anchor lands on the
+ * template's own placeholder (issue 33 §13). In an attribute value (no runs there) the braces
+ * become character references, so the attribute stays well-formed.
+ */
+function insertAsText(text: string, inAttribute: boolean): string {
+  const escaped = escapeHtml(text);
+  if (!escaped.includes('{') && !escaped.includes('}')) return escaped;
+  return escaped.replace(/[{}]/g, (c) => (inAttribute ? `&#${c.charCodeAt(0)};` : `<span>${c}</span>`));
+}
 
 /** Escapes for both text and quoted attribute contexts, since a placeholder may sit in either. */
 export function escapeHtml(s: string): string {

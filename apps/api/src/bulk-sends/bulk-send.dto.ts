@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { MAX_BULK_SEND_ROWS } from '@dojang/domain';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 
 const Optional = () => ValidateIf((_o: object, value: unknown) => value !== undefined);
 
@@ -9,7 +10,7 @@ export class CreateBulkSendDto {
 
   @ApiProperty({
     type: 'array',
-    maxItems: 10_000,
+    maxItems: MAX_BULK_SEND_ROWS,
     description: 'One entry per document: roles ({ [role]: { name, email?, phone?, auth? } }), variables, values (by template field id), metadata, external_id (unique in the job).',
     items: {
       type: 'object',
@@ -23,7 +24,7 @@ export class CreateBulkSendDto {
       additionalProperties: false,
     },
   })
-  @IsDefined() @IsArray() rows: unknown[];
+  @IsDefined() @IsArray() @ArrayMaxSize(MAX_BULK_SEND_ROWS) rows: unknown[];
 
   @ApiPropertyOptional({ type: 'string', maxLength: 500, description: 'Every document\'s title; default the template\'s name.' }) @Optional() @IsString() @MaxLength(500) title?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 2000 }) @Optional() @IsString() @MaxLength(2000) message?: string;

@@ -2,6 +2,7 @@ import { webcrypto } from 'node:crypto';
 import type { StoredEvent } from '@dojang/event-store';
 import type { ZipFile } from '@dojang/pdf';
 import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest, deliveryStreamOf, MANIFEST_SIGNATURE_FILE } from '@dojang/verifier';
+import { withoutBidiControls } from '@dojang/domain';
 
 export interface EvidenceParts {
   document_id: string;
@@ -63,7 +64,8 @@ export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Pr
   ];
   if (parts.original) files.push([BUNDLE_FILES.original, parts.original]);
   if (parts.final) files.push([BUNDLE_FILES.final, parts.final]);
-  for (const a of parts.attachments ?? []) files.push([`attachments/${a.attachment_id}-${a.filename.replace(/[\\/]/g, '_')}`, a.bytes]);
+  // Bidirectional controls are dropped from the entry name too (a name stored before uploads had them removed).
+  for (const a of parts.attachments ?? []) files.push([`attachments/${a.attachment_id}-${withoutBidiControls(a.filename).replace(/[\\/]/g, '_')}`, a.bytes]);
   files.push([BUNDLE_FILES.auditCertificate, parts.audit_certificate]);
   files.push([BUNDLE_FILES.signingChain, Buffer.from(parts.signing_chain_pem, 'utf8')]);
   if (parts.final_signing_chain_pem) files.push([BUNDLE_FILES.finalSigningChain, Buffer.from(parts.final_signing_chain_pem, 'utf8')]);

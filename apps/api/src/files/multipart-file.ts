@@ -1,5 +1,6 @@
 import { Request } from 'express';
 import { Readable, Writable } from 'stream';
+import { withoutBidiControls } from '@dojang/domain';
 import { ApiError } from '../shared/api-error';
 
 /** The busboy types we use (busboy ships none; it is the parser inside multer). */
@@ -36,6 +37,12 @@ export interface ReadFilePartOptions {
   maxLabel: string;
   /** What the operation takes, for messages (default "a PDF"). */
   what?: string;
+  /**
+   * Checks the text fields sent before the file part when it starts (before any of its bytes count
+   * against maxBytes): a request that names the wrong target is refused for that, not for a size
+   * limit that was never its own.
+   */
+  checkFields?: (fields: Readonly<Record<string, string>>) => ApiError | null;
 }
 
 /** Room for boundaries, part headers and a few small text fields around the file itself. */
@@ -65,7 +72,8 @@ function missingFile(opts: ReadFilePartOptions): ApiError {
 export function sanitizeFilename(name: string | undefined): string | null {
   if (!name) return null;
   const base = name.normalize('NFC').split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').replace(/\s+/g, ' ').trim();
+  // Bidirectional controls too: `evil\u202egnp.exe` reads as "evilexe.png" wherever it is shown.
+  const clean = withoutBidiControls(base.replace(/[\u0000-\u001f\u007f]/g, '')).replace(/\s+/g, ' ').trim();
   return Array.from(clean).slice(0, 200).join('') || null;
 }
 
@@ -130,6 +138,12 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
       if (part) {
         stream.resume();
         fail(ApiError.invalid(opts.field, `Send exactly one file in the "${opts.field}" part.`));
+        return;
+      }
+      const refused = opts.checkFields?.(fields) ?? null;
+      if (refused) {
+        stream.resume();
+        fail(refused);
         return;
       }
       const current = { chunks: [] as Buffer[], size: 0, filename: sanitizeFilename(info.filename), mime_type: info.mimeType };

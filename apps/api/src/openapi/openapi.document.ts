@@ -137,7 +137,7 @@ function errorBody(codes: ErrorCode[]): Json {
 }
 
 /** The codes every operation of this kind can answer besides its own. */
-function commonErrors(method: string, isPublic: boolean, counted: boolean, spec: OperationSpec): ErrorCode[] {
+function commonErrors(method: string, isPublic: boolean, counted: boolean, spec: OperationSpec, path: string): ErrorCode[] {
   // Node's HTTP parser answers these itself, before any routing.
   const codes: ErrorCode[] = ['malformed_request', 'request_timeout', 'request_header_too_large'];
   // Any keyed operation refuses a key whose role does not allow it (auditor keys only read documents).
@@ -151,6 +151,8 @@ function commonErrors(method: string, isPublic: boolean, counted: boolean, spec:
   // A write whose outcome the store could not learn (its answer lost, the store then out of reach).
   if (method !== 'get') codes.push('concurrent_modification', 'write_outcome_unknown');
   if (spec.query) codes.push('invalid_parameter');
+  // A path parameter holding NUL, another C0 control or an unpaired surrogate (param `path`).
+  if (path.includes('{')) codes.push('invalid_parameter');
   // Answering with a document or a template reads its body from the blob store, checked against its hash.
   if (spec.ok.json && embeds(spec.ok.json, [DocumentSchema, TemplateSchema])) codes.push('evidence_integrity_failure');
   // Any operation touches a store; one that is away answers 503 with Retry-After, not 500.
@@ -300,7 +302,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         headers: { 'Request-Id': header('Request-Id'), ...rateHeaders, ...replayHeader },
         content,
       };
-      const codes = unique([...spec.errors, ...commonErrors(method, isPublic, !UNCOUNTED_OPERATIONS.test(operationId), spec)]);
+      const codes = unique([...spec.errors, ...commonErrors(method, isPublic, !UNCOUNTED_OPERATIONS.test(operationId), spec, path)]);
       const byStatus = new Map<number, ErrorCode[]>();
       for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
       for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {

@@ -62,3 +62,28 @@ export function assertAcceptableJson(body: unknown): void {
     }
   }
 }
+
+/**
+ * The request path by the same rule, segment by segment as the router decodes it: `/v1/templates/%00`
+ * named a stream PostgreSQL cannot even read (`invalid byte sequence for encoding "UTF8": 0x00`,
+ * a 500) while SQLite answered 404. No id, token or name of this API holds such text, so the
+ * request is refused before any route or store sees it. A segment that is not valid percent-encoded
+ * UTF-8 (a lone surrogate's bytes) is refused likewise.
+ */
+export function assertAcceptablePath(path: string): void {
+  for (const segment of path.split('/')) {
+    if (!segment.includes('%')) {
+      const problem = textProblem(segment);
+      if (problem) throw ApiError.invalid('path', `The request path ${problem}.`);
+      continue;
+    }
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      throw ApiError.invalid('path', 'The request path is not valid percent-encoded UTF-8 text.');
+    }
+    const problem = textProblem(decoded);
+    if (problem) throw ApiError.invalid('path', `The request path ${problem}.`);
+  }
+}

@@ -1,5 +1,7 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { BUILT_IN_KEY_NAMES } from '@dojang/domain';
 import { ApiError } from './api-error';
+import { assertDtoBounds } from './dto-bounds-guard';
 
 const MISSING = new Set(['isDefined', 'isNotEmpty', 'arrayNotEmpty']);
 
@@ -24,8 +26,8 @@ function firstError(errors: ValidationError[], prefix = ''): { param: string; co
  * livemode, timestamps, signing records) is refused, so nothing can be mass-assigned.
  */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-/** toString, valueOf, hasOwnProperty, isPrototypeOf…: every name a plain object inherits. */
-const BUILT_IN_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+/** toString, valueOf, hasOwnProperty, isPrototypeOf…: every name a plain object inherits (the domain's one rule for client-named keys). */
+const BUILT_IN_KEYS = BUILT_IN_KEY_NAMES;
 
 /**
  * Top-level body properties whose keys are the client's own names, not parameters: template
@@ -70,6 +72,9 @@ class StrictValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && Array.isArray(value)) {
       throw ApiError.invalid('body', 'The request body must be a JSON object (e.g. {"title": "…"}), not an array.');
     }
+    // Lengths and kinds before anything walks the elements (the reserved-key walk below,
+    // class-transformer, class-validator): an over-long list costs its length check only.
+    if ((metadata.type === 'body' || metadata.type === 'query') && metadata.metatype) assertDtoBounds(value, metadata.metatype);
     if (metadata.type === 'body' || metadata.type === 'query') {
       const found = reservedKey(value, '');
       if (found && RESERVED_KEYS.has(found.key)) {

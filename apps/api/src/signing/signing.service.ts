@@ -392,13 +392,30 @@ export class SigningService {
   async uploadAttachment(s: SigningSession, info: RequestInfo, req: Request): Promise<AttachmentResponse> {
     const owners = new Set(groupOf(s.state, s.participant).map((m) => m.id));
     const theirs = s.state.fields.filter((f) => f.type === 'attachment' && owners.has(f.participant_id));
-    const limit = Math.min(MAX_ATTACHMENT_BYTES, Math.max(1, ...theirs.map((f) => attachmentRules(f).max_bytes)));
-    const part = await readFilePart(req, { field: 'file', maxBytes: limit, maxLabel: `${limit.toLocaleString('en-US')} bytes`, what: 'a PDF, JPEG or PNG file' });
+    // The field_id named is checked before any size: a participant without attachment fields (or
+    // naming another participant's) was answered 413 "larger than 1 bytes" (issue 33 §14).
+    const fieldProblem = (raw: string | undefined): ApiError | null => {
+      const id = (raw ?? '').trim().toLowerCase();
+      if (!id) return ApiError.missing('field_id', 'field_id (a form field) must name the attachment field the file is for.');
+      const named = s.state.fields.find((f) => f.id === id && owners.has(f.participant_id));
+      if (!named) return ApiError.invalid('field_id', 'field_id names no field of this participant.');
+      if (named.type !== 'attachment') return ApiError.invalid('field_id', `field_id names a ${named.type} field; files go to attachment fields only.`);
+      return null;
+    };
+    if (theirs.length === 0) throw ApiError.invalid('field_id', 'This participant has no attachment field: field_id names no field of this participant that takes a file.');
+    const limit = Math.min(MAX_ATTACHMENT_BYTES, Math.max(...theirs.map((f) => attachmentRules(f).max_bytes)));
+    const part = await readFilePart(req, {
+      field: 'file',
+      maxBytes: limit,
+      maxLabel: `${limit.toLocaleString('en-US')} bytes`,
+      what: 'a PDF, JPEG or PNG file',
+      // Sent before the file (as clients write it), field_id is judged before the file's size.
+      checkFields: (fields) => (fields.field_id !== undefined ? fieldProblem(fields.field_id) : null),
+    });
+    const problem = fieldProblem(part.fields.field_id);
+    if (problem) throw problem;
     const fieldId = (part.fields.field_id ?? '').trim().toLowerCase();
-    if (!fieldId) throw ApiError.missing('field_id', 'field_id (a form field) must name the attachment field the file is for.');
-    const field = s.state.fields.find((f) => f.id === fieldId && owners.has(f.participant_id));
-    if (!field) throw ApiError.invalid('field_id', 'field_id names no field of this participant.');
-    if (field.type !== 'attachment') throw ApiError.invalid('field_id', `field_id names a ${field.type} field; files go to attachment fields only.`);
+    const field = s.state.fields.find((f) => f.id === fieldId && owners.has(f.participant_id))!;
     const rules = attachmentRules(field);
     if (part.bytes.length > rules.max_bytes) {
       throw new ApiError(413, 'invalid_request_error', 'file_too_large', `The file has ${part.bytes.length.toLocaleString('en-US')} bytes; this field takes at most ${rules.max_bytes.toLocaleString('en-US')}.`, 'file');

@@ -1,4 +1,5 @@
-import { MAX_BULK_SEND_ROWS, ROLE_COLUMN_HINT, TemplateState, keyName, roleColumnKey } from '@dojang/domain';
+import { isBuiltInKeyName, MAX_BULK_SEND_ROWS, ROLE_COLUMN_HINT, TemplateState, keyName, roleColumnKey } from '@dojang/domain';
+import { isStorableText } from '@dojang/event-store';
 import type { ParsedTableResult } from '@dojang/pdf';
 
 /** One row of a bulk send, in the shape a template send takes. `row` counts data rows from 1. */
@@ -58,8 +59,13 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
   const variables = new Set(template.variables);
   const seen = new Set<string>();
   const columns = header.map((raw) => {
+    const trimmed = raw.trim();
+    if (!isStorableText(trimmed)) {
+      errors.push({ row: null, column: trimmed, code: 'invalid_parameter', message: 'A column name in the header holds a control character (NUL or another C0 character) or is not valid Unicode text.' });
+      return null;
+    }
     // Composed, as role names and placeholders are: a sheet saved on a Mac heads 직원 decomposed.
-    const name = keyName(raw.trim());
+    const name = keyName(trimmed);
     if (!name) errors.push({ row: null, column: name, code: 'invalid_parameter', message: 'A column has no name in the header.' });
     else if (seen.has(name)) errors.push({ row: null, column: name, code: 'invalid_parameter', message: `Column "${name}" appears twice in the header.` });
     seen.add(name);
@@ -69,6 +75,10 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
     if (name === 'external_id') return { kind: 'external_id' as const, name, key };
     if (head === 'variables' && variables.has(key)) return { kind: 'variables' as const, name, key };
     if (head === 'values' && fields.has(key)) return { kind: 'values' as const, name, key };
+    if (head === 'metadata' && isBuiltInKeyName(key)) {
+      errors.push({ row: null, column: name, code: 'invalid_parameter', message: `Column "${name}": "${key}" is the name of a built-in property of JavaScript objects and cannot be a metadata key.` });
+      return null;
+    }
     if (head === 'metadata' && key.length > 0 && key.length <= 40) return { kind: 'metadata' as const, name, key };
     const roleKey = roleColumnKey(key);
     if (roles.has(head) && roleKey) return { kind: 'role' as const, name, key: roleKey, role: head };
@@ -85,7 +95,10 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
   if (errors.length) return { rows: [], errors };
   if (records.length > MAX_BULK_SEND_ROWS) return { rows: [], errors: [{ row: null, column: null, code: 'invalid_parameter', message: `A bulk send holds at most ${MAX_BULK_SEND_ROWS} rows; this file has ${records.length}.` }] };
   const rows = records.map((cells, i): BulkRow => {
-    const row: BulkRow = { row: i + 1, roles: {}, variables: {}, values: {}, metadata: {}, external_id: null };
+    // Keys come from the header, the client's own words: null-prototype maps, where `constructor`
+    // is a key like any other rather than the built-in Object function (whose `name` a column
+    // `constructor.name` tried to assign).
+    const row: BulkRow = { row: i + 1, roles: Object.create(null), variables: Object.create(null), values: Object.create(null), metadata: Object.create(null), external_id: null };
     if (cells.length !== header.length) {
       errors.push({ row: i + 1, column: null, code: 'invalid_parameter', message: `Row ${i + 1} has ${cells.length} cells; the header has ${header.length} columns.` });
     }
@@ -96,8 +109,12 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
         errors.push({ row: i + 1, column: col.name, code: 'invalid_parameter', message: `Row ${i + 1}, column ${col.name}: at most ${MAX_CELL_CHARACTERS} characters.` });
         return;
       }
+      if (!isStorableText(value)) {
+        errors.push({ row: i + 1, column: col.name, code: 'invalid_parameter', message: `Row ${i + 1}, column ${col.name}: holds a control character (NUL or another C0 character other than tab, line feed or carriage return) or is not valid Unicode text.` });
+        return;
+      }
       if (col.kind === 'external_id') row.external_id = value;
-      else if (col.kind === 'role') (row.roles[col.role] ??= {})[col.key] = value;
+      else if (col.kind === 'role') (row.roles[col.role] ??= Object.create(null) as Record<string, string>)[col.key] = value;
       else row[col.kind][col.key] = value;
     });
     return row;

@@ -1,5 +1,5 @@
 import { BulkSendCommand, BulkSendState, DomainError, OrganizationState, RecordRows, bulkSendDecider } from '@dojang/domain';
-import { StoredEvent } from '@dojang/event-store';
+import { isStorableText, StoredEvent, UnstorableEventError } from '@dojang/event-store';
 import { readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext, FoldedStream } from '../command-handler';
@@ -181,6 +181,11 @@ export class BulkSendReactor implements Reactor {
       else if (result.reason instanceof DomainError) {
         const err = result.reason;
         outcomes.push({ failure: { row: row.row, external_id: row.external_id, code: err.code, message: `Row ${row.row}: ${err.message}`, column: columnOf(err.param) } });
+      } else if (result.reason instanceof UnstorableEventError) {
+        // The row's own text cannot be stored (a job recorded before its rows were checked for it):
+        // retrying can never succeed, so the row fails and the job goes on to complete.
+        const external_id = row.external_id !== null && isStorableText(row.external_id) ? row.external_id : null;
+        outcomes.push({ failure: { row: row.row, external_id, code: 'invalid_parameter', message: `Row ${row.row}: holds text no store can keep (a control character such as NUL, or an unpaired surrogate).`, column: null } });
       } else unexpected ??= result.reason;
     });
     // The rows decided are recorded even when another failed unexpectedly; that one is retried.

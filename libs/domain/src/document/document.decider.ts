@@ -1,6 +1,6 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
-import { constantTimeEqual, maskPhone } from '../shared/text';
+import { constantTimeEqual, hasBidiControl, maskPhone } from '../shared/text';
 import { MOBILE_PHONE_HINT, readMobilePhone } from '../shared/phone-number';
 import { CancelDocument, DocumentCommand, SignDocument } from './document.commands';
 import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } from './participant-correction.decider';
@@ -108,6 +108,9 @@ function isHttpsUrl(value: string): boolean {
 export function validateParticipant(p: ParticipantSetup, index?: number): void {
   const at = index === undefined ? '' : `participants[${index}].`;
   if (!p.name || !p.name.trim()) throw invalid('missing_parameter', 'A participant needs a name.', `${at}name`);
+  if (hasBidiControl(p.name)) {
+    throw invalid('invalid_parameter', 'A participant\'s name cannot hold bidirectional text controls (U+202A–202E, U+2066–2069, U+200E, U+200F): they reorder how it reads in messages.', `${at}name`);
+  }
   if (p.phone !== null && !DIGITS.test(p.phone)) {
     throw invalid('invalid_parameter', 'phone must be a Korean number such as 010-1234-5678 or an international one such as +1 415 555 2671.', `${at}phone`);
   }

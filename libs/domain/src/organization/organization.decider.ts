@@ -1,5 +1,6 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
+import { hasBidiControl } from '../shared/text';
 import { DEFAULT_TIME_ZONE } from '../document/field-types';
 import { DEFAULT_QUIET_HOURS, QuietHours, isValidClockTime, isValidTimeZone } from '../shared/zoned-time';
 import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, OrganizationLogo, OrganizationSigningCertificate, WorkspaceKind } from './organization.events';
@@ -427,8 +428,8 @@ function decideBrand(command: Extract<OrganizationCommand, { type: 'ChangeBrand'
   const current = brandOf(state);
   const pick = <K extends keyof OrganizationBrand>(k: K) => (command[k] === undefined ? current[k] : command[k] === null || String(command[k]).trim() === '' ? null : String(command[k]).trim());
   const brand: OrganizationBrand = { display_name: pick('display_name'), color: pick('color'), reply_to: pick('reply_to') };
-  if (brand.display_name !== null && (Array.from(brand.display_name).length > MAX_DISPLAY_NAME || DISPLAY_NAME_FORBIDDEN.test(brand.display_name))) {
-    throw invalid('invalid_parameter', `display_name must be one line of at most ${MAX_DISPLAY_NAME} characters, without < > " [ or ].`, 'display_name');
+  if (brand.display_name !== null && (Array.from(brand.display_name).length > MAX_DISPLAY_NAME || DISPLAY_NAME_FORBIDDEN.test(brand.display_name) || hasBidiControl(brand.display_name))) {
+    throw invalid('invalid_parameter', `display_name must be one line of at most ${MAX_DISPLAY_NAME} characters, without < > " [ or ] or bidirectional text controls (U+202A–202E, U+2066–2069, U+200E, U+200F).`, 'display_name');
   }
   if (brand.color !== null) {
     brand.color = brand.color.toLowerCase();

@@ -2,6 +2,7 @@ import { Field, ParticipantAuth, ParticipantSetup } from '../document/document.e
 import { AUTO_FIELD_TYPES, FieldValue, IMAGE_FIELD_TYPES, valueProblem } from '../document/field-types';
 import { readFieldText } from '../document/field-input';
 import { invalid } from '../shared/domain-error';
+import { ownEntry } from '../shared/client-keys';
 import { TemplateContract } from './template.events';
 
 /** Who fills one role, as the shell parsed it (the phone already in its stored form, or null). */
@@ -49,7 +50,7 @@ export function instantiateTemplate(
   }
   const participants = template.roles.map((role): ParticipantSetup => {
     const at = `roles.${role.role}`;
-    const contact = input.roles[role.role];
+    const contact = ownEntry(input.roles, role.role);
     if (!contact) throw invalid('missing_parameter', `${at} is required: the template has a ${role.participant_role} role "${role.role}"; say who fills it.`, at);
     const name = (contact.name ?? '').trim();
     if (!name) throw invalid('missing_parameter', `${at}.name is required.`, `${at}.name`);

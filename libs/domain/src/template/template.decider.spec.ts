@@ -135,6 +135,11 @@ describe('template decider', () => {
       spec.given([]).when(create(over as Partial<CreateTemplate>)).thenThrows(expect.any(String) as never, { kind: 'invalid', param });
     });
 
+    // Issue 33 §11: a role is a key of the request's `roles` and a CSV column prefix.
+    it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__proto__'])('refuses a role named %s (a built-in of JavaScript objects), naming it', (name) => {
+      spec.given([]).when(create({ roles: [{ ...ROLES[0], role: name }], fields: [] })).thenThrows(expect.any(String) as never, { kind: 'invalid', param: 'roles[0].role' });
+    });
+
     it('an update is a new version with the whole contract; what is not given is carried over', () => {
       spec
         .given([withRoles()])
@@ -266,6 +271,18 @@ describe('template decider', () => {
           throw new Error('accepted');
         } catch (err) {
           expect(err).toMatchObject({ code, param });
+        }
+      });
+
+      it('a role is read from the request only as its own key, never from what a plain object inherits', () => {
+        // A template stored before built-in role names were refused: `roles.constructor` absent is
+        // missing, not the Object function (whose name "Object" became the participant's).
+        const legacy = { roles: [{ role: 'constructor', participant_role: 'signer', signing_order: 1, auth: 'none' }], fields: [] } as never;
+        try {
+          instantiateTemplate(legacy, { roles: {} }, ids);
+          throw new Error('accepted');
+        } catch (err) {
+          expect(err).toMatchObject({ code: 'missing_parameter', param: 'roles.constructor' });
         }
       });
 

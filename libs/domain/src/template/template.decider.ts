@@ -1,6 +1,7 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { KEY_NAME_RULE, MAX_ROLE_NAME, isRoleName, keyName } from '../shared/key-names';
+import { isBuiltInKeyName } from '../shared/client-keys';
 import { BlobPointer, BodyRef, DocumentPart, Field } from '../document/document.events';
 import { validateParts } from '../document/document-parts';
 import { validateFields } from '../document/document.decider';
@@ -107,6 +108,9 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
     // A role name is a CSV column prefix (`직원.phone`) and an error param (`roles.직원.phone`): the shared rule, no dots.
     if (!isRoleName(r.role) || r.role !== keyName(r.role)) {
       throw invalid('invalid_parameter', `${at}.role must be ${KEY_NAME_RULE} (at most ${MAX_ROLE_NAME}); got "${r.role.slice(0, 60)}".`, `${at}.role`);
+    }
+    if (isBuiltInKeyName(r.role)) {
+      throw invalid('invalid_parameter', `${at}.role "${r.role}" is the name of a built-in property of JavaScript objects and cannot name a role; choose another (e.g. ${r.role}_role).`, `${at}.role`);
     }
     if (names.has(r.role)) throw invalid('invalid_parameter', `${at}.role "${r.role}" is listed twice; role names are unique.`, `${at}.role`);
     names.add(r.role);
