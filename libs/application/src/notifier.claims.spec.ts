@@ -291,6 +291,22 @@ describe('message claims: at least once, at most twice, always recorded', () => 
     expect(await logRow()).toMatchObject({ status: 'sent', claims: 2 });
   });
 
+  it('keeps the recipient masked in the errors the log records (transports name the address in theirs)', async () => {
+    const sink = new RecordingEmailSender();
+    sink.failures.push(
+      new DeliveryError('e-mail to kim.chulsoo@example.com failed: 451 4.3.0 try later', { transient: true, channel: 'email' }),
+      new DeliveryError('e-mail to kim.chulsoo@example.com failed: 550 5.1.1 no such user', { transient: false, channel: 'email' }),
+    );
+    const n = retrying(sink, [], 'host-a:101');
+    await n.init();
+    await n.send(request());
+    const row = await logRow();
+    expect(row).toMatchObject({ status: 'failed' });
+    expect(row?.sends?.map((a) => a.outcome)).toEqual(['failed', 'failed']);
+    expect(JSON.stringify(row)).not.toContain('kim.chulsoo@example.com');
+    expect(row?.error).toContain(`e-mail to ${row?.to_masked} failed: 550`);
+  });
+
   it('a send that finishes while the database is away is recorded once it is back, without sending again', async () => {
     const sink = new RecordingEmailSender();
     const down = { n: 3 };

@@ -391,7 +391,7 @@ export class Notifier {
           try {
             return await this.deliver(sender, req, id);
           } catch (err) {
-            lastError = String((err as Error)?.message ?? err);
+            lastError = this.masked(err, req, base.to_masked);
             providerError = err;
             throw err;
           }
@@ -408,7 +408,7 @@ export class Notifier {
       // The fence could not be checked (the store is away): not an answer from the provider. The
       // claim stays until its lease ends; having sent nothing more, it costs no copy.
       if (err !== providerError) throw err;
-      const reason = String((err as Error)?.message ?? err);
+      const reason = this.masked(err, req, base.to_masked);
       const failedAt = this.clock.now().toISOString();
       current = { ...current, sends: withAttemptSettled(current.sends, { claim: claimNo, attempt: attempts }, { outcome: 'failed', at: failedAt, error: reason }) ?? current.sends };
       if (req.channel === 'kakao') {
@@ -449,6 +449,15 @@ export class Notifier {
       const row = await this.reads.get<MessageLogRow>(MESSAGE_LOG, id);
       await this.recordDelivery(req, id, result.messageId, sentAt, result.status, row?.sends ?? current.sends);
     });
+  }
+
+  /**
+   * A provider's error as the log keeps it: transports name the recipient ("e-mail to kim@… failed"),
+   * and the message log stores addresses masked only.
+   */
+  private masked(err: unknown, req: NotificationRequest, toMasked: string): string {
+    const text = String((err as Error)?.message ?? err);
+    return req.to ? text.split(req.to).join(toMasked) : text;
   }
 
   private get claimMs(): number {
