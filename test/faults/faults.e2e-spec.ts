@@ -189,4 +189,62 @@ const CLAIM_MS = 4000;
     expect(mailsTo('while-frozen@example.com')).toBe(1);
     expect((await request(api.url, 'GET', '/v1/health/ready', null)).status).toBe(200);
   });
+
+  it('issue 33: a worker SIGSTOPped mid-SMTP past its claim sends no third copy on SIGCONT: two copies at most, one Message-ID, both attempts in the message log and the evidence', async () => {
+    while (workers.filter(alive).length < 2) await startWorker();
+    type Attempt = { claim: number; attempt: number; worker: string; outcome: string; error?: string | null };
+    const logOf = async (documentId: string) =>
+      (await admin.query<{ doc: { status: string; claims: number; sends?: Attempt[] } }>(`SELECT doc FROM rm_message_log WHERE doc->>'document_id' = $1`, [documentId])).rows[0]?.doc;
+    const to = 'frozen-mid-smtp@example.com';
+    // The mail server takes the message and holds its reply; when released it answers 451
+    // (transient), which is what makes the woken worker's retry loop want to send again.
+    smtp.holdReplies(451);
+    let frozen: WorkerProcess | undefined;
+    try {
+      const id = await sendDocument(to);
+      await eventually(async () => (mailsTo(to) === 1 && smtp.heldReplies() === 1 ? true : undefined), 'the first copy at the server, its reply held', 60_000);
+      const first = await eventually(async () => (await logOf(id))?.sends?.[0], 'the first attempt in the message log');
+      expect(first).toMatchObject({ claim: 1, attempt: 1, outcome: 'sending' });
+      frozen = workers.find((w) => alive(w) && `${first.worker}`.endsWith(`:${w.child.pid}`));
+      expect(frozen).toBeDefined();
+      frozen!.child.kill('SIGSTOP');
+      // The 451 reaches the frozen worker's socket; it reads it only on SIGCONT. Later copies are answered at once.
+      smtp.releaseReplies();
+
+      // The claim runs out; the other worker takes it over (claim 2) and sends the second copy.
+      await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), 'the second copy sent and recorded by the other worker', LEASE_MS * 4 + CLAIM_MS * 4 + 30_000);
+      expect(mailsTo(to)).toBe(2);
+      frozen!.child.kill('SIGCONT');
+
+      // Woken, the worker reads its 451 and would retry: the fence finds claim 2 and drops it. The
+      // log then holds its late answer beside the other claim's send.
+      const sends = await eventually(async () => {
+        const row = await logOf(id);
+        return row?.sends?.[0]?.outcome === 'failed' ? row.sends : undefined;
+      }, 'the woken worker\'s answer in the message log', 60_000);
+      expect(sends.map((a) => [a.claim, a.attempt, a.outcome])).toEqual([
+        [1, 1, 'failed'],
+        [2, 1, 'sent'],
+      ]);
+      expect(sends[0].error).toMatch(/451/);
+      expect(sends[1].worker).not.toBe(sends[0].worker);
+      expect(await logOf(id)).toMatchObject({ status: 'sent', claims: 2 });
+      // Two copies, never a third, under one Message-ID a recipient can de-duplicate on.
+      const copies = smtp.received.filter((m) => m.to.includes(to));
+      expect(copies).toHaveLength(2);
+      expect(copies[0].messageId).toMatch(/^<msg_[0-9a-f]{24}@dojang\.test>$/);
+      expect(copies[1].messageId).toBe(copies[0].messageId);
+      // The delivery evidence shows both sends.
+      const { rows } = await admin.query<{ data: { sends?: Array<{ claim: number; outcome: string }> } }>(`SELECT data FROM events WHERE stream_id = $1 AND type = 'MessageDelivered'`, [`delivery-${id}`]);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].data.sends?.map((a) => [a.claim, a.outcome])).toEqual([
+        [1, 'unanswered'],
+        [2, 'sent'],
+      ]);
+    } finally {
+      smtp.releaseReplies();
+      if (frozen && alive(frozen)) frozen.child.kill('SIGCONT');
+    }
+    expect(workers.filter((w) => w.child.signalCode !== 'SIGKILL').every(alive)).toBe(true);
+  });
 });

@@ -16,6 +16,8 @@ export interface ReceivedMail {
   /** The From header's name and address, and the Reply-To address (null when none). */
   from?: { name: string; address: string } | null;
   replyTo?: string | null;
+  /** The Message-ID header: the same on every copy of one logical message. */
+  messageId?: string | null;
 }
 
 /**
@@ -31,6 +33,9 @@ export async function startSmtpReceiver(options: { replyDelayMs?: number } = {})
   // hold(): transactions wait at MAIL FROM, before any message data, until release().
   let holding = false;
   const waiting: Array<() => void> = [];
+  // holdReplies(): messages are received (counted) and their replies wait until releaseReplies().
+  let replyHold: { code: number | null } | null = null;
+  const heldReplies: Array<() => void> = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
@@ -55,11 +60,16 @@ export async function startSmtpReceiver(options: { replyDelayMs?: number } = {})
               attachments: mail.attachments.length,
               from: from ? { name: from.name, address: from.address ?? '' } : null,
               replyTo: mail.replyTo?.value[0]?.address ?? null,
+              messageId: mail.messageId ?? null,
             });
-            later(() => {
+            const answer = (code: number | null) => {
               open--;
-              callback();
-            });
+              callback(code ? Object.assign(new Error(`${code} 4.3.0 try again later`), { responseCode: code }) : undefined);
+            };
+            if (replyHold) {
+              const { code } = replyHold;
+              heldReplies.push(() => answer(code));
+            } else later(() => answer(null));
           },
           (err) => {
             open--;
@@ -82,6 +92,18 @@ export async function startSmtpReceiver(options: { replyDelayMs?: number } = {})
       for (const go of waiting.splice(0)) go();
     },
     setReplyDelay: (ms: number) => void (replyDelayMs = ms),
+    /**
+     * From now on a message is received (counted) and its reply waits until releaseReplies(), then
+     * answers `code` (e.g. 451, transient: the sender retries) or 250 when null: a worker can be
+     * frozen in the window after its message arrived and before it heard back.
+     */
+    holdReplies: (code: number | null = null) => void (replyHold = { code }),
+    /** Replies held so far. */
+    heldReplies: () => heldReplies.length,
+    releaseReplies: () => {
+      replyHold = null;
+      for (const go of heldReplies.splice(0)) go();
+    },
     url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -164,4 +164,86 @@ describe('webhook delivery across a worker crash', () => {
     expect(row.attempts.map((a) => a.error_code ?? a.status_code)).toEqual(['interrupted', 200]);
     expect(receiver.hits).toHaveLength(1);
   });
+
+  /** The worker's infrastructure with its read store wrapped: `wrap` decides each call on the deliveries. */
+  const wrappedReads = (infra: Infrastructure, wrap: (method: 'get' | 'putIfVersion', args: unknown[], call: () => Promise<unknown>) => Promise<unknown>): Infrastructure => {
+    const reads = new Proxy(infra.reads, {
+      get(obj, prop, receiver) {
+        const value = Reflect.get(obj, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        const fn = (value as (...a: unknown[]) => Promise<unknown>).bind(obj);
+        if ((prop !== 'get' && prop !== 'putIfVersion')) return fn;
+        return (...args: unknown[]) => (args[0] === WEBHOOK_DELIVERIES ? wrap(prop, args, () => fn(...args)) : fn(...args));
+      },
+    });
+    return new Proxy(infra, { get: (obj, prop, receiver) => (prop === 'reads' ? reads : Reflect.get(obj, prop, receiver)) });
+  };
+
+  it('issue 33: a worker frozen between its claim and its send, past its lease, sends nothing when it wakes (the fence finds the claim taken over)', async () => {
+    const org = await t.createOrg();
+    const c = client(t, org.test);
+    const endpoint = await createEndpoint(c, { url: receiver.url(), events: ['document.sent'] });
+    await sendDocument(c);
+    await t.infra.runner.trigger();
+    await t.worker!.runner.trigger();
+
+    // The frozen worker: its read of the claimed row (the fence) waits until it is woken.
+    let wake!: () => void;
+    let frozen!: () => void;
+    const asleep = new Promise<void>((resolve) => (frozen = resolve));
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    let claimed = false;
+    const sleeper = new WebhookDispatcher(
+      wrappedReads(t.infra, async (method, args, call) => {
+        if (method === 'putIfVersion' && (args[1] as WebhookDeliveryRow).status === 'delivering') claimed = true;
+        else if (method === 'get' && claimed) {
+          frozen();
+          await woken;
+        }
+        return call();
+      }),
+      t.clock!,
+    );
+    const sleeperPass = sleeper.dispatchDue();
+    await asleep;
+    t.clock!.advance(DEFAULT_WEBHOOK_LEASE_MS);
+    expect(await t.worker!.webhooks.dispatchDue()).toMatchObject({ attempted: 1, succeeded: 1 });
+    wake();
+    expect(await sleeperPass).toMatchObject({ succeeded: 0, lost: 1 });
+    expect(receiver.hits).toHaveLength(1);
+    const [row] = await t.infra.reads.find<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, { where: { endpoint_id: endpoint.id } });
+    expect(row.status).toBe('succeeded');
+    expect(row.attempts.map((a) => a.error_code ?? a.status_code)).toEqual(['interrupted', 200]);
+  });
+
+  it.each([
+    ['refused before it landed', false],
+    ['landed, its answer lost with the connection', true],
+  ])('issue 33 finding 8: an outcome write the store %s is retried, so the webhook is not sent again a lease later', async (_label, landed) => {
+    const org = await t.createOrg();
+    const c = client(t, org.test);
+    const endpoint = await createEndpoint(c, { url: receiver.url(), events: ['document.sent'] });
+    await sendDocument(c);
+    await t.infra.runner.trigger();
+    await t.worker!.runner.trigger();
+
+    let drops = 1;
+    const flaky = new WebhookDispatcher(
+      wrappedReads(t.infra, async (method, args, call) => {
+        if (method === 'putIfVersion' && (args[1] as WebhookDeliveryRow).status === 'succeeded' && drops-- > 0) {
+          if (landed) await call();
+          throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+        }
+        return call();
+      }),
+      t.clock!,
+      { sleep: async () => undefined },
+    );
+    expect(await flaky.dispatchDue()).toMatchObject({ attempted: 1, succeeded: 1, errors: 0 });
+    t.clock!.advance(DEFAULT_WEBHOOK_LEASE_MS * 2);
+    expect(await t.worker!.webhooks.dispatchDue()).toMatchObject({ attempted: 0 });
+    expect(receiver.hits).toHaveLength(1);
+    const [row] = await t.infra.reads.find<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, { where: { endpoint_id: endpoint.id } });
+    expect(row).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+  });
 });

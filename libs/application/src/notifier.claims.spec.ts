@@ -5,12 +5,12 @@ import { randomUUID } from 'crypto';
 import { deliveryStreamId } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
-import { EmailSendResult, OutgoingEmail, RecordingEmailSender } from '@dojang/notifications';
+import { DeliveryError, EmailSendResult, OutgoingEmail, RecordingEmailSender } from '@dojang/notifications';
 import { ReadStore } from '@dojang/read-store';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ManualClock } from './clock';
 import { DeliveryEvidence } from './history/delivery-evidence';
-import { MESSAGE_LOG, MessageLogRow, NotificationRequest, Notifier, messageId } from './notifier';
+import { DroppedMessage, MESSAGE_LOG, MessageLogRow, NotificationRequest, Notifier, messageId } from './notifier';
 import { REACTOR_FAILURES, Reactor, ReactorRunner } from './reactor-runner';
 
 const DOC = '3f0b6a52-8d0e-4c55-9d5e-2f6f2b0f7a11';
@@ -21,6 +21,28 @@ class SilentSink extends RecordingEmailSender {
   async send(email: OutgoingEmail): Promise<EmailSendResult> {
     this.sent.push(email);
     return new Promise<EmailSendResult>(() => undefined);
+  }
+}
+
+/**
+ * A mail server whose first answer is held until the test gives it: the worker that sent the first
+ * copy is as good as frozen (SIGSTOP) for as long as the test waits. Later copies are answered at once.
+ */
+class HeldSink extends RecordingEmailSender {
+  private answer: { ok: () => void; fail: (err: unknown) => void } | null = null;
+  async send(email: OutgoingEmail): Promise<EmailSendResult> {
+    this.sent.push(email);
+    if (this.sent.length > 1) return { messageId: `<${email.messageId}@dojang.test>` };
+    return new Promise<EmailSendResult>((resolve, reject) => {
+      this.answer = { ok: () => resolve({ messageId: `<${email.messageId}@dojang.test>` }), fail: reject };
+    });
+  }
+  /** The SMTP server's 451 after the data, which the frozen worker reads on waking. */
+  failFirst(): void {
+    this.answer?.fail(new DeliveryError('451 4.3.0 try again later', { transient: true, channel: 'email', providerCode: 451 }));
+  }
+  answerFirst(): void {
+    this.answer?.ok();
   }
 }
 
@@ -145,6 +167,144 @@ describe('message claims: at least once, at most twice, always recorded', () => 
     expect(third.sent).toHaveLength(0);
     expect(await logRow()).toMatchObject({ status: 'failed', claims: 2 });
     expect((await logRow())?.error).toMatch(/sent 2 times without an answer/);
+  });
+
+  /** A worker with retries (the notifier's real setting has 4 tries), telling what it dropped. */
+  const retrying = (email: RecordingEmailSender, dropped: DroppedMessage[], owner: string) =>
+    new Notifier(
+      reads,
+      clock,
+      email,
+      null,
+      { attempts: 4, baseDelayMs: 0, sleep: async () => undefined, claimMs: CLAIM_MS, owner, onDropped: (d) => void dropped.push(d) },
+      () => undefined,
+      new DeliveryEvidence(events),
+    );
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setImmediate(r));
+    expect(done()).toBe(true);
+  };
+
+  it('issue 33: a worker frozen mid-send wakes after its claim was taken over: its retry is fenced off, so two copies, both logged with one Message-ID', async () => {
+    const frozenSink = new HeldSink();
+    const dropped: DroppedMessage[] = [];
+    const frozen = retrying(frozenSink, dropped, 'host-a:101');
+    await frozen.init();
+    const firstPass = frozen.send(request());
+    await until(() => frozenSink.sent.length === 1);
+
+    // Past the claim, the other worker takes it over (claim 2) and sends the second copy.
+    clock.advance(CLAIM_MS + 1);
+    const otherSink = new RecordingEmailSender();
+    await retrying(otherSink, [], 'host-b:202').send(request());
+    expect(otherSink.sent).toHaveLength(1);
+
+    // The frozen worker wakes to the server's 451: before its retry, the fence finds claim 2.
+    frozenSink.failFirst();
+    await firstPass;
+    expect(frozenSink.sent).toHaveLength(1);
+    expect(dropped).toEqual([expect.objectContaining({ message_id: messageId(request().key), claim: 1, reason: 'claim_taken_over' })]);
+
+    const id = messageId(request().key);
+    expect([frozenSink.sent[0].messageId, otherSink.sent[0].messageId]).toEqual([id, id]);
+    const row = await logRow();
+    expect(row).toMatchObject({ status: 'sent', claims: 2 });
+    expect(row?.sends?.map((a) => [a.claim, a.attempt, a.worker, a.outcome])).toEqual([
+      [1, 1, 'host-a:101', 'failed'],
+      [2, 1, 'host-b:202', 'sent'],
+    ]);
+    expect(row?.sends?.[0].error).toMatch(/451/);
+    // The evidence shows both copies: the first unanswered when the second was recorded.
+    const [record] = await delivered();
+    expect((record.data as { sends: unknown[] }).sends).toEqual([
+      expect.objectContaining({ claim: 1, attempt: 1, outcome: 'unanswered' }),
+      expect.objectContaining({ claim: 2, attempt: 1, outcome: 'sent' }),
+    ]);
+    expect(await delivered()).toHaveLength(1);
+  });
+
+  it('issue 33: a frozen worker whose copy was accepted after the takeover logs that answer beside the other claim, and records the delivery once', async () => {
+    const frozenSink = new HeldSink();
+    const frozen = retrying(frozenSink, [], 'host-a:101');
+    await frozen.init();
+    const firstPass = frozen.send(request());
+    await until(() => frozenSink.sent.length === 1);
+    clock.advance(CLAIM_MS + 1);
+    await retrying(new RecordingEmailSender(), [], 'host-b:202').send(request());
+    frozenSink.answerFirst();
+    await firstPass;
+    const row = await logRow();
+    expect(row).toMatchObject({ status: 'sent', claims: 2 });
+    expect(row?.sends?.map((a) => [a.claim, a.outcome])).toEqual([
+      [1, 'sent'],
+      [2, 'sent'],
+    ]);
+    expect(await delivered()).toHaveLength(1);
+  });
+
+  it('issue 33: a signing request whose document concluded while its worker was frozen is dropped at the retry, not resent', async () => {
+    const sink = new HeldSink();
+    const dropped: DroppedMessage[] = [];
+    let documentOpen = true;
+    const n = retrying(sink, dropped, 'host-a:101');
+    await n.init();
+    const pass = n.send({ ...request(), stillWanted: async () => documentOpen });
+    await until(() => sink.sent.length === 1);
+    documentOpen = false; // the last signer signed: the document completed
+    sink.failFirst();
+    await pass;
+    expect(sink.sent).toHaveLength(1);
+    expect(dropped).toEqual([expect.objectContaining({ claim: 1, reason: 'no_longer_wanted' })]);
+    const row = await logRow();
+    expect(row).toMatchObject({ status: 'dropped', lease_until: null });
+    expect(row?.sends?.map((a) => [a.claim, a.attempt, a.outcome])).toEqual([[1, 1, 'failed']]);
+    // Nothing is handed back or sent later: a dropped message is finished.
+    clock.advance(CLAIM_MS * 2);
+    expect(await n.sweepStale()).toBe(0);
+    await n.send(request());
+    expect(sink.sent).toHaveLength(1);
+  });
+
+  it('issue 33: the store away at the fence sends nothing and answers a store error (fail closed); that claim does not count as a copy', async () => {
+    const sink = new RecordingEmailSender();
+    let armed = false;
+    const flaky = new Proxy(reads, {
+      get(obj, prop, receiver) {
+        const value = Reflect.get(obj, prop, receiver) as unknown;
+        if (prop !== 'putIfVersion') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(obj) : value;
+        return async (collection: string, doc: MessageLogRow, version: number | null) => {
+          if (armed && collection === MESSAGE_LOG && doc.sends?.some((a) => a.outcome === 'sending')) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+          return obj.putIfVersion(collection, doc, version);
+        };
+      },
+    });
+    const n = notifier(sink, flaky);
+    await n.init();
+    armed = true;
+    await expect(n.send(request())).rejects.toThrow(/ECONNREFUSED/);
+    expect(sink.sent).toHaveLength(0);
+    // Two more claims may still send: the one that sent nothing is not counted against "twice".
+    armed = false;
+    clock.advance(CLAIM_MS + 1);
+    await notifier(sink).send(request());
+    expect(sink.sent).toHaveLength(1);
+    expect(await logRow()).toMatchObject({ status: 'sent', claims: 2 });
+  });
+
+  it('keeps the recipient masked in the errors the log records (transports name the address in theirs)', async () => {
+    const sink = new RecordingEmailSender();
+    sink.failures.push(
+      new DeliveryError('e-mail to kim.chulsoo@example.com failed: 451 4.3.0 try later', { transient: true, channel: 'email' }),
+      new DeliveryError('e-mail to kim.chulsoo@example.com failed: 550 5.1.1 no such user', { transient: false, channel: 'email' }),
+    );
+    const n = retrying(sink, [], 'host-a:101');
+    await n.init();
+    await n.send(request());
+    const row = await logRow();
+    expect(row).toMatchObject({ status: 'failed' });
+    expect(row?.sends?.map((a) => a.outcome)).toEqual(['failed', 'failed']);
+    expect(JSON.stringify(row)).not.toContain('kim.chulsoo@example.com');
+    expect(row?.error).toContain(`e-mail to ${row?.to_masked} failed: 550`);
   });
 
   it('a send that finishes while the database is away is recorded once it is back, without sending again', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import { hostname } from 'os';
 import { maskEmail, maskPhone } from '@dojang/domain';
 import { AlimtalkSender, DeliveryError, EmailAttachment, EmailSender, SmsSender, isTransientDeliveryError, smsTypeFor, withRetries } from '@dojang/notifications';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
@@ -8,6 +9,9 @@ import { MessageOutcome } from './observability/metrics';
 import { backoffDelay } from '@dojang/projections';
 import { ParkedEvent, REACTOR_FAILURES } from './reactor-runner';
 import { notAStoreError } from './store-unavailable';
+import { MessageDropped, MessageSendAttempt, claimsThatSent, takeOverSends, withAttemptSettled, withAttemptStarted } from './message-claim.fence';
+
+export type { MessageSendAttempt } from './message-claim.fence';
 
 export const OUTBOX = 'outbox';
 export const MESSAGE_LOG = 'message_log';
@@ -57,6 +61,13 @@ export interface NotificationRequest {
    * Messages without one (the API's PIN SMS: the signer asks again) are not revisited.
    */
   origin?: MessageOrigin;
+  /**
+   * Asked before every attempt (the first and each retry, under any claim): false drops the
+   * message (status `dropped`, logged). A request or reminder passes one that reads the document
+   * again, so a worker that wakes after the document concluded sends nothing. A store error
+   * thrown here fails the send closed (the reactor retries later).
+   */
+  stillWanted?: () => Promise<boolean>;
 }
 
 export interface MessageOrigin {
@@ -77,9 +88,24 @@ export interface NotifierOptions {
   claimMs?: number;
   /** How long a message that left keeps trying to record its delivery while the store is away (default 10 minutes). */
   recordForMs?: number;
+  /** This worker's name in the message log's attempts (default `host:pid`). */
+  owner?: string;
+  /** Told each message this worker stopped sending: its claim was taken over, or the document no longer asks for it (logged by the worker). */
+  onDropped?: (dropped: DroppedMessage) => void;
 }
 
-/** A message is sent at most twice: its first claim, and one more after that claim ran out. */
+export interface DroppedMessage {
+  message_id: string;
+  document_id: string;
+  kind: MessageKind;
+  channel: MessageChannel;
+  /** The claim (fencing token) this worker held. */
+  claim: number;
+  reason: MessageDropped['reason'];
+  detail: string;
+}
+
+/** A message is sent at most twice: its first claim, and one more after that claim ran out (claims that sent nothing do not count). */
 export const MAX_MESSAGE_CLAIMS = 2;
 export const DEFAULT_MESSAGE_CLAIM_MS = 2 * 60_000;
 
@@ -116,12 +142,21 @@ export interface MessageLogRow extends ReadDoc {
   participant_id: string | null;
   channel: MessageChannel;
   to_masked: string;
-  /** `fell_back`: a KakaoTalk message that was not delivered; its SMS went under `<key>:fallback`. */
-  status: 'sending' | 'sent' | 'failed' | 'not_configured' | 'fell_back';
+  /**
+   * `fell_back`: a KakaoTalk message that was not delivered; its SMS went under `<key>:fallback`.
+   * `dropped`: not sent (any more) because the document no longer asks for it (concluded, or the
+   * participant acted) by the time of an attempt.
+   */
+  status: 'sending' | 'sent' | 'failed' | 'not_configured' | 'fell_back' | 'dropped';
   /** While `sending`: until when the claim holds; after it, another pass may take over. */
   lease_until?: string | null;
-  /** Sends started so far (claims taken); at most MAX_MESSAGE_CLAIMS. */
+  /** Claims taken so far: the last one's number is the fencing token its attempts are written under. */
   claims?: number;
+  /**
+   * Every attempt, written before it is made (claim, try, worker, time) and then its outcome: each
+   * copy that can have reached the recipient is here. Absent on rows from before issue 33.
+   */
+  sends?: MessageSendAttempt[];
   /** Who asked for it, so a stale claim can be handed back (see NotificationRequest.origin). */
   origin?: MessageOrigin | null;
   _version?: number;
@@ -153,12 +188,17 @@ export class Notifier {
     private readonly alimtalk: AlimtalkSender | null = null,
   ) {}
 
+  /** This worker, as its attempts name it in the message log. */
+  private get owner(): string {
+    return this.retry.owner ?? `${hostname()}:${process.pid}`;
+  }
+
   /**
    * Recording runs after the send, so a crash in between would lose it: every later pass over the
    * same message records again, and the store refuses the repeat (the event id derives from the
    * message id), so a message yields exactly one delivery event.
    */
-  private async recordDelivery(req: NotificationRequest, id: string, providerMessageId: string, at: string, providerStatus?: string): Promise<void> {
+  private async recordDelivery(req: NotificationRequest, id: string, providerMessageId: string, at: string, providerStatus?: string, sends?: MessageSendAttempt[]): Promise<void> {
     await this.deliveries?.record({
       message_id: id,
       kind: req.kind,
@@ -174,6 +214,7 @@ export class Notifier {
       ...(req.channel === 'sms' ? { sms_type: smsTypeFor(req.body) } : {}),
       ...(providerStatus ? { provider_status: providerStatus } : {}),
       ...(req.fallback_of ? { fallback_of: req.fallback_of } : {}),
+      ...(sends && sends.length > 0 ? { sends } : {}),
     });
   }
 
@@ -248,10 +289,10 @@ export class Notifier {
     }
     const logged = await this.reads.get<MessageLogRow>(MESSAGE_LOG, id);
     if (logged && logged.status === 'sent') {
-      await this.recordDelivery(req, id, logged.provider_id ?? '', logged.at);
+      await this.recordDelivery(req, id, logged.provider_id ?? '', logged.at, undefined, logged.sends);
       return;
     }
-    if (logged && logged.status === 'not_configured') return;
+    if (logged && (logged.status === 'not_configured' || logged.status === 'dropped')) return;
     // A KakaoTalk message that was not delivered: its failure and its SMS are (re)done idempotently.
     if (logged && logged.status === 'fell_back') {
       await this.recordKakaoFailure(req, id, { provider_message_id: logged.provider_id, provider_status: null, reason: logged.error ?? 'not delivered', at: logged.at });
@@ -273,16 +314,18 @@ export class Notifier {
     let version = logged ? (logged._version ?? 0) : null;
     // A stale claim means a send may have left without its answer: one more is allowed, no more.
     const claims = logged?.status === 'sending' ? (logged.claims ?? 1) : (logged?.claims ?? 0);
-    if (logged?.status === 'sending' && claims >= MAX_MESSAGE_CLAIMS) {
+    const sent = claimsThatSent(logged);
+    if (logged?.status === 'sending' && sent >= MAX_MESSAGE_CLAIMS) {
       const givenUp: MessageLogRow = {
         ...base,
         status: 'failed',
         provider_id: null,
-        error: `sent ${claims} times without an answer; not sent again`,
+        error: `sent ${sent} times without an answer; not sent again`,
         attempts: logged.attempts ?? 0,
         at: now,
         claims,
         lease_until: null,
+        sends: takeOverSends(logged.sends, now),
       };
       if (await this.reads.putIfVersion(MESSAGE_LOG, givenUp, version)) this.observe(req.channel, 'failed');
       return;
@@ -292,20 +335,26 @@ export class Notifier {
     if (req.channel === 'kakao' && (!sender || !req.kakao)) return this.send(this.fallbackOf(req, id));
     // Claim the message before sending, atomically across passes and processes: whoever wins the
     // compare-and-swap sends; a claim whose lease ran out (a crash mid-send) can be taken over.
-    const claim: MessageLogRow = {
+    // Its number (one more than the last) is the fencing token every attempt is written under.
+    const claimNo = sender ? claims + 1 : claims;
+    let current: MessageLogRow = {
       ...base,
       status: 'sending',
       provider_id: null,
       error: null,
       attempts: logged?.attempts ?? 0,
       at: now,
-      claims: sender ? claims + 1 : claims,
-      lease_until: new Date(Date.parse(now) + (this.retry.claimMs ?? DEFAULT_MESSAGE_CLAIM_MS)).toISOString(),
+      claims: claimNo,
+      lease_until: new Date(Date.parse(now) + this.claimMs).toISOString(),
+      sends: takeOverSends(logged?.sends, now),
     };
-    if (!(await this.reads.putIfVersion(MESSAGE_LOG, claim, version))) return;
+    if (!(await this.reads.putIfVersion(MESSAGE_LOG, current, version))) return;
     version = (version ?? 0) + 1;
-    const finish = async (row: MessageLogRow) => {
-      await this.reads.putIfVersion(MESSAGE_LOG, { ...row, claims: claim.claims, lease_until: null }, version);
+    /** The final word of this claim, written only while the claim is still this worker's. */
+    const finish = async (row: MessageLogRow): Promise<boolean> => {
+      const ok = await this.reads.putIfVersion(MESSAGE_LOG, { ...row, claims: claimNo, lease_until: null, sends: current.sends }, version);
+      if (ok) version = (version ?? 0) + 1;
+      return ok;
     };
     if (!sender) {
       await finish({ ...base, status: 'not_configured', provider_id: null, error: `${req.channel} is not configured`, attempts: 0, at: now });
@@ -313,44 +362,70 @@ export class Notifier {
       return;
     }
     let attempts = 0;
+    let lastError: string | null = null;
+    let providerError: unknown = undefined;
     let result: { messageId: string; status?: string };
     try {
       result = await withRetries(
-        async () => {
-          attempts += 1;
-          if (req.channel === 'email') {
-            return (sender as EmailSender).send({
-              to: req.to,
-              subject: req.subject ?? '',
-              text: req.body,
-              html: req.html ?? req.body,
-              attachments: req.attachments,
-              ...(req.from_name ? { fromName: req.from_name } : {}),
-              ...(req.reply_to ? { replyTo: req.reply_to } : {}),
-            });
+        async (attempt) => {
+          // The fence, before the first try and before every retry: a request the document no
+          // longer asks for (it concluded, or the participant acted) is not sent, and the attempt
+          // is written under this claim's version first, so a worker whose claim was taken over
+          // (frozen past its lease) cannot send another copy.
+          if (req.stillWanted && !(await req.stillWanted())) throw new MessageDropped('no_longer_wanted', 'the document no longer asks for this message');
+          const startedAt = this.clock.now().toISOString();
+          const next = withAttemptStarted(current, {
+            claim: claimNo,
+            attempt,
+            worker: this.owner,
+            at: startedAt,
+            leaseUntil: new Date(Date.parse(startedAt) + this.claimMs).toISOString(),
+            previousError: lastError,
+          });
+          if (!(await this.reads.putIfVersion(MESSAGE_LOG, next, version))) {
+            throw new MessageDropped('claim_taken_over', `claim ${claimNo} was taken over by another worker`);
           }
-          if (req.channel === 'kakao') {
-            const k = req.kakao as KakaoMessage;
-            return (sender as AlimtalkSender).send({ to: req.to, pfId: k.pf_id, templateId: k.template_id, variables: k.variables, text: req.body, buttonUrl: k.button_url ?? null });
+          version = (version ?? 0) + 1;
+          current = next;
+          attempts = attempt;
+          try {
+            return await this.deliver(sender, req, id);
+          } catch (err) {
+            lastError = this.masked(err, req, base.to_masked);
+            providerError = err;
+            throw err;
           }
-          return (sender as SmsSender).send({ to: req.to, body: req.body, type: smsTypeFor(req.body), ...(req.subject ? { subject: req.subject } : {}) });
         },
         { attempts: this.retry.attempts, baseDelayMs: this.retry.baseDelayMs, ...(this.retry.sleep ? { sleep: this.retry.sleep } : {}) },
       );
     } catch (err) {
-      const reason = String((err as Error)?.message ?? err);
+      if (err instanceof MessageDropped) {
+        if (attempts > 0 && lastError !== null) {
+          current = { ...current, sends: withAttemptSettled(current.sends, { claim: claimNo, attempt: attempts }, { outcome: 'failed', at: this.clock.now().toISOString(), error: lastError }) ?? current.sends };
+        }
+        return this.dropped(req, id, claimNo, attempts, lastError, err, finish, base);
+      }
+      // The fence could not be checked (the store is away): not an answer from the provider. The
+      // claim stays until its lease ends; having sent nothing more, it costs no copy.
+      if (err !== providerError) throw err;
+      const reason = this.masked(err, req, base.to_masked);
       const failedAt = this.clock.now().toISOString();
+      current = { ...current, sends: withAttemptSettled(current.sends, { claim: claimNo, attempt: attempts }, { outcome: 'failed', at: failedAt, error: reason }) ?? current.sends };
       if (req.channel === 'kakao') {
         // Not delivered by KakaoTalk (refused, or the provider stayed unreachable through the
         // retries): the failure joins the evidence and the same text goes by SMS/LMS.
         const providerId = err instanceof DeliveryError ? (err.providerMessageId ?? null) : null;
         const status = err instanceof DeliveryError && err.providerCode !== undefined ? String(err.providerCode) : null;
-        await finish({ ...base, status: 'fell_back', provider_id: providerId, error: reason, attempts, at: failedAt });
+        if (!(await finish({ ...base, status: 'fell_back', provider_id: providerId, error: reason, attempts, at: failedAt }))) {
+          return this.answeredLate(req, id, claimNo, attempts, { outcome: 'failed', at: failedAt, error: reason });
+        }
         this.observe('kakao', 'failed');
         await this.recordKakaoFailure(req, id, { provider_message_id: providerId, provider_status: status, reason, at: failedAt });
         return this.send(this.fallbackOf(req, id));
       }
-      await finish({ ...base, status: 'failed', provider_id: null, error: reason, attempts, at: failedAt });
+      if (!(await finish({ ...base, status: 'failed', provider_id: null, error: reason, attempts, at: failedAt }))) {
+        return this.answeredLate(req, id, claimNo, attempts, { outcome: 'failed', at: failedAt, error: reason });
+      }
       this.observe(req.channel, 'failed');
       // Transient failures go back to the saga, which retries the whole event later (and parks
       // it if the provider stays down): a provider's ECONNREFUSED is not the database's.
@@ -363,10 +438,92 @@ export class Notifier {
     // would find the claim still held and skip it; if this process dies first, the claim runs out
     // and the message is sent once more, and that send records it.
     const sentAt = this.clock.now().toISOString();
+    const answer = { outcome: 'sent' as const, at: sentAt, provider_id: result.messageId };
+    current = { ...current, sends: withAttemptSettled(current.sends, { claim: claimNo, attempt: attempts }, answer) ?? current.sends };
     await this.untilRecorded(async () => {
-      await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: sentAt });
-      await this.recordDelivery(req, id, result.messageId, sentAt, result.status);
+      // Taken over while this copy was in flight: the other claim's record stands; this copy's
+      // answer joins the log beside it, and the delivery (it did leave) is recorded once.
+      if (!(await finish({ ...base, status: 'sent', provider_id: result.messageId, error: null, attempts, at: sentAt }))) {
+        await this.answeredLate(req, id, claimNo, attempts, answer);
+      }
+      const row = await this.reads.get<MessageLogRow>(MESSAGE_LOG, id);
+      await this.recordDelivery(req, id, result.messageId, sentAt, result.status, row?.sends ?? current.sends);
     });
+  }
+
+  /**
+   * A provider's error as the log keeps it: transports name the recipient ("e-mail to kim@… failed"),
+   * and the message log stores addresses masked only.
+   */
+  private masked(err: unknown, req: NotificationRequest, toMasked: string): string {
+    const text = String((err as Error)?.message ?? err);
+    return req.to ? text.split(req.to).join(toMasked) : text;
+  }
+
+  private get claimMs(): number {
+    return this.retry.claimMs ?? DEFAULT_MESSAGE_CLAIM_MS;
+  }
+
+  /** One try on the message's channel. */
+  private deliver(sender: EmailSender | SmsSender | AlimtalkSender, req: NotificationRequest, id: string): Promise<{ messageId: string; status?: string }> {
+    if (req.channel === 'email') {
+      return (sender as EmailSender).send({
+        to: req.to,
+        subject: req.subject ?? '',
+        text: req.body,
+        html: req.html ?? req.body,
+        attachments: req.attachments,
+        messageId: id,
+        ...(req.from_name ? { fromName: req.from_name } : {}),
+        ...(req.reply_to ? { replyTo: req.reply_to } : {}),
+      });
+    }
+    if (req.channel === 'kakao') {
+      const k = req.kakao as KakaoMessage;
+      return (sender as AlimtalkSender).send({ to: req.to, pfId: k.pf_id, templateId: k.template_id, variables: k.variables, text: req.body, buttonUrl: k.button_url ?? null });
+    }
+    return (sender as SmsSender).send({ to: req.to, body: req.body, type: smsTypeFor(req.body), ...(req.subject ? { subject: req.subject } : {}) });
+  }
+
+  /**
+   * The fence stopped this worker: its claim was taken over (nothing is written but the late
+   * answer of its last attempt, if it had one), or the document no longer asks for the message
+   * (the claim is still this worker's: it ends as `dropped`). Either way, said in the log.
+   */
+  private async dropped(
+    req: NotificationRequest,
+    id: string,
+    claim: number,
+    attempts: number,
+    lastError: string | null,
+    err: MessageDropped,
+    finish: (row: MessageLogRow) => Promise<boolean>,
+    base: Pick<MessageLogRow, 'id' | 'kind' | 'organization_id' | 'document_id' | 'participant_id' | 'channel' | 'to_masked' | 'origin'>,
+  ): Promise<void> {
+    const at = this.clock.now().toISOString();
+    this.retry.onDropped?.({ message_id: id, document_id: req.document_id, kind: req.kind, channel: req.channel, claim, reason: err.reason, detail: err.message });
+    if (err.reason === 'claim_taken_over') {
+      // Its last attempt failed (that is why it was retrying): that answer goes into the log.
+      if (attempts > 0) await this.answeredLate(req, id, claim, attempts, { outcome: 'failed', at, error: lastError ?? 'failed' });
+      return;
+    }
+    await finish({ ...base, status: 'dropped', provider_id: null, error: err.message, attempts, at });
+    this.observe(req.channel, 'dropped');
+  }
+
+  /**
+   * An answer that came after this worker's claim was taken over, written into its own attempt
+   * only (compare-and-swap on whatever the row is now, a few times): the log then says what became
+   * of every copy, without touching the claim that holds now.
+   */
+  private async answeredLate(req: NotificationRequest, id: string, claim: number, attempt: number, answer: Parameters<typeof withAttemptSettled>[2]): Promise<void> {
+    for (let tries = 0; tries < 5; tries++) {
+      const row = await this.reads.get<MessageLogRow>(MESSAGE_LOG, id);
+      const sends = row && withAttemptSettled(row.sends, { claim, attempt }, answer);
+      if (!row || !sends) return;
+      if (await this.reads.putIfVersion(MESSAGE_LOG, { ...row, sends }, row._version ?? 0)) return;
+    }
+    this.retry.onDropped?.({ message_id: id, document_id: req.document_id, kind: req.kind, channel: req.channel, claim, reason: 'claim_taken_over', detail: `the late answer of attempt ${attempt} (${answer.outcome}) could not be logged` });
   }
 
   private async untilRecorded(record: () => Promise<void>): Promise<void> {

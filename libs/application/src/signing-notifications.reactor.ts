@@ -161,7 +161,10 @@ export class SigningNotificationsReactor implements Reactor {
         // The key keeps the phone's slot (`:sms`) whichever channel carries it, so a change of
         // settings between a crash and its replay cannot send the same message twice.
         const carried: MessageChannel = kakao ? 'kakao' : channel;
-        await this.notifier.send({ ...base, ...req, ...branded, channel: carried, ...(kakao ? { kakao } : {}) });
+        // Asked again before every attempt of the notifier (retries and a second claim included):
+        // a worker that wakes after the document concluded drops the request instead of sending it.
+        const stillWanted = ASKS_TO_ACT.has(item.kind) ? { stillWanted: () => this.stillWanted(event, p) } : {};
+        await this.notifier.send({ ...base, ...req, ...branded, channel: carried, ...(kakao ? { kakao } : {}), ...stillWanted });
       }
     }
   }

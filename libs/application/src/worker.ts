@@ -91,7 +91,17 @@ export async function createNotifier(infra: Infrastructure, options: WorkerOptio
     options.clock ?? systemClock,
     options.email !== undefined ? options.email : emailSenderFromConfig(infra),
     options.sms !== undefined ? options.sms : smsSenderFromConfig(infra),
-    { attempts: 4, baseDelayMs: 500, claimMs: infra.config.messageClaimMs, ...(options.retrySleep ? { sleep: options.retrySleep } : {}) },
+    {
+      attempts: 4,
+      baseDelayMs: 500,
+      claimMs: infra.config.messageClaimMs,
+      ...(options.retrySleep ? { sleep: options.retrySleep } : {}),
+      onDropped: (dropped) =>
+        infra.logger.warn(
+          dropped,
+          dropped.reason === 'claim_taken_over' ? 'message not sent again: its claim was taken over by another worker' : 'message dropped: the document no longer asks for it',
+        ),
+    },
     (channel, outcome) => infra.metrics.messages.inc({ channel, outcome }),
     new DeliveryEvidence(infra.events),
     options.alimtalk !== undefined ? options.alimtalk : alimtalkSenderFromConfig(infra),

@@ -16,6 +16,12 @@ export interface OutgoingEmail {
   fromName?: string;
   /** The organization's reply address. */
   replyTo?: string;
+  /**
+   * The notifier's id for the logical message (`msg_…`): the Message-ID header derives from it, so
+   * a resend (a retry, or the second claim after a frozen or killed worker) carries the first
+   * attempt's Message-ID and a recipient's mail system can de-duplicate it.
+   */
+  messageId?: string;
 }
 
 export interface OutgoingSms {

@@ -156,6 +156,21 @@ describe('SmtpEmailSender', () => {
     }
   });
 
+  it('sends every copy of one logical message under one Message-ID, on the From address\'s domain (issue 33: a resend got a new one)', async () => {
+    const smtp = await startSmtp();
+    try {
+      const s = sender(smtp.url, 'Dojang <sign@dojang.example>');
+      const email = { to: 'twice@example.com', subject: '서명 요청', text: '안녕하세요', html: '<p>안녕하세요</p>', messageId: 'msg_0123456789abcdef01234567' };
+      const first = await s.send(email);
+      const second = await s.send(email);
+      const ids = await Promise.all(smtp.received.map(async (m) => (await simpleParser(m.raw)).messageId));
+      expect(ids).toEqual(['<msg_0123456789abcdef01234567@dojang.example>', '<msg_0123456789abcdef01234567@dojang.example>']);
+      expect([first.messageId, second.messageId]).toEqual(ids);
+    } finally {
+      await smtp.close();
+    }
+  });
+
   it('classifies a 5xx reply as permanent and does not retry it', async () => {
     const smtp = await startSmtp(() => ({ code: 554, message: '5.7.1 Message rejected' }));
     try {

@@ -19,6 +19,8 @@ export interface SmtpEmailSenderOptions {
   socketTimeoutMs?: number;
 }
 
+const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1) || 'dojang.local';
+
 export class SmtpEmailSender implements EmailSender {
   private readonly transport: Transporter;
   readonly from: string;
@@ -59,6 +61,9 @@ export class SmtpEmailSender implements EmailSender {
         attachments: email.attachments?.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
         // RFC 3834: stops vacation auto-replies from answering a machine.
         headers: { 'Auto-Submitted': 'auto-generated' },
+        // The same for every send of one logical message (RFC 5322 §3.6.4: a resend of the same
+        // message keeps its Message-ID), on the installation's own domain.
+        ...(email.messageId ? { messageId: `<${email.messageId}@${domainOf(this.fromAddress)}>` } : {}),
       });
       // A server may accept some recipients and defer the rest; with one recipient that is a failure.
       const rejected = (info.rejected ?? []) as unknown[];

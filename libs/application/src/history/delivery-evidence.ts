@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { DeliveredMessageKind, DeliveryChannel, MessageDelivered, MessageDeliveryFailed, deliveryStreamId, maskEmail, maskPhone } from '@dojang/domain';
+import { DeliveredMessageKind, DeliveryChannel, DeliverySend, MessageDelivered, MessageDeliveryFailed, deliveryStreamId, maskEmail, maskPhone } from '@dojang/domain';
 import { DuplicateEventError, EventStore } from '@dojang/event-store';
 import { SCHEMA_VERSION } from '../command-handler';
 
@@ -19,10 +19,12 @@ export interface DeliveryFact {
   sms_type?: 'SMS' | 'LMS';
   provider_status?: string;
   fallback_of?: string;
+  /** The message log's attempts (the worker's name is left out of the evidence). */
+  sends?: Array<DeliverySend & { worker?: string }>;
 }
 
 /** A KakaoTalk attempt that was not delivered (see MessageDeliveryFailed). */
-export interface DeliveryFailureFact extends Omit<DeliveryFact, 'provider_message_id' | 'delivered_at' | 'sms_type' | 'fallback_of' | 'provider_status'> {
+export interface DeliveryFailureFact extends Omit<DeliveryFact, 'provider_message_id' | 'delivered_at' | 'sms_type' | 'fallback_of' | 'provider_status' | 'sends'> {
   provider_message_id: string | null;
   provider_status: string | null;
   reason: string;
@@ -71,6 +73,9 @@ export class DeliveryEvidence implements DeliveryRecorder {
         ...(fact.sms_type ? { sms_type: fact.sms_type } : {}),
         ...(fact.provider_status ? { provider_status: fact.provider_status } : {}),
         ...(fact.fallback_of ? { fallback_of: fact.fallback_of } : {}),
+        ...(fact.sends?.length
+          ? { sends: fact.sends.map((s) => ({ claim: s.claim, attempt: s.attempt, started_at: s.started_at, finished_at: s.finished_at, outcome: s.outcome })) }
+          : {}),
       },
     };
     await this.append(fact, deliveryEventId(fact.message_id), event, fact.delivered_at);

@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /** Seconds buckets from 1 ms to 10 s: API calls, appends and PDF jobs all land inside. */
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export type MessageOutcome = 'outbox' | 'sent' | 'failed' | 'not_configured';
+export type MessageOutcome = 'outbox' | 'sent' | 'failed' | 'not_configured' | 'dropped';
 
 /**
  * The process's Prometheus metrics (`GET /metrics`; the worker serves its own on METRICS_PORT).

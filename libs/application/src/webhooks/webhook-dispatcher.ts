@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto';
 import { hostname } from 'os';
 import { DomainError, webhookEndpointDecider, webhookEndpointStreamId, webhookSigningSecrets } from '@dojang/domain';
-import { WEBHOOK_ENDPOINTS, WebhookEndpointRow } from '@dojang/projections';
+import { WEBHOOK_ENDPOINTS, WebhookEndpointRow, backoffDelay } from '@dojang/projections';
 import {
   DEFAULT_WEBHOOK_TIMEOUT_MS,
   MAX_WEBHOOK_ATTEMPTS,
@@ -15,6 +15,7 @@ import {
 } from '@dojang/webhooks';
 import { Clock } from '../clock';
 import { Infrastructure } from '../infrastructure';
+import { isStoreUnavailable } from '../store-unavailable';
 import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookAttempt, WebhookDeliveryRow } from './webhook-deliveries';
 import { WebhookSecretBox } from './webhook-secret-box';
 
@@ -37,6 +38,8 @@ export interface WebhookDispatcherOptions {
   /** Replaces the HTTP call (benchmarks and fault injection); defaults to deliverWebhook. */
   deliver?: typeof deliverWebhook;
   onError?: (err: unknown, deliveryId?: string) => void;
+  /** Waits between tries to record an outcome while the store is away (tests skip them). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface DispatchStats {
@@ -188,6 +191,14 @@ export class WebhookDispatcher {
     }
     stats.attempted++;
 
+    // The fence, just before the request: a worker frozen between its claim and its send (past its
+    // lease) finds the row moved on, or its lease over, and sends nothing.
+    const fence = await this.stillHeld(claimed, version + 1);
+    if (fence) {
+      stats.lost++;
+      this.infra.logger.warn({ delivery_id: row.id, webhook_id: row.webhook_id, attempt: attemptNo, reason: fence }, 'webhook delivery attempt dropped: its claim no longer holds');
+      return;
+    }
     const result = await this.send(row, endpoint!, now);
     const finished = this.clock.now();
     const attempt: WebhookAttempt = {
@@ -214,9 +225,10 @@ export class WebhookDispatcher {
           ? { ...base, status: 'failed', next_attempt_at: null, completed_at: finished.toISOString() }
           : { ...base, status: 'pending', next_attempt_at: iso(finished.getTime() + delay) };
     }
-    if (!(await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, outcome, version + 1))) {
+    if (!(await this.recordOutcome(outcome, version + 1))) {
       // Our lease ran out and another worker claimed the delivery: its record wins.
       stats.lost++;
+      this.infra.logger.warn({ delivery_id: row.id, webhook_id: row.webhook_id, attempt: attemptNo }, 'webhook delivery outcome dropped: another worker took the delivery over');
       return;
     }
     if (outcome.status === 'succeeded') stats.succeeded++;
@@ -291,6 +303,7 @@ export class WebhookDispatcher {
     const claimed: WebhookDeliveryRow = { ...this.claim(row, row.attempts, now), completed_at: null };
     const started = claimed.attempts[claimed.attempts.length - 1];
     if (!(await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, claimed, version))) return null;
+    if (await this.stillHeld(claimed, version + 1)) return null;
     const result = await this.send(row, endpoint, now);
     const finished = this.clock.now();
     const attempt: WebhookAttempt = {
@@ -312,9 +325,51 @@ export class WebhookDispatcher {
       updated_at: finished.toISOString(),
       completed_at: finished.toISOString(),
     };
-    if (!(await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, outcome, version + 1))) return null;
+    if (!(await this.recordOutcome(outcome, version + 1))) return null;
     this.infra.metrics.webhookDeliveries.inc({ outcome: outcome.status });
     return outcome;
+  }
+
+  /**
+   * Null while this worker's claim holds (the row is still at the version it claimed at, and the
+   * lease has not ended by this worker's clock); else why not. A store error is thrown: the check
+   * cannot decide, so nothing is sent (the claim runs out and the delivery is tried again).
+   */
+  private async stillHeld(claimed: WebhookDeliveryRow, version: number): Promise<string | null> {
+    const now = this.clock.now().getTime();
+    if (claimed.next_attempt_at && Date.parse(claimed.next_attempt_at) <= now) return 'lease_expired';
+    const row = await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, claimed.id);
+    if (!row || (row._version ?? 0) !== version || row.lease_owner !== this.owner) return 'claim_taken_over';
+    return null;
+  }
+
+  /**
+   * Records an attempt's outcome while the claim holds, through store errors: an outcome lost to
+   * a dropped connection left the row `delivering` until its lease ended, and the same webhook
+   * was sent again a lease later (issue 33, finding 8). A write that landed with its answer lost
+   * is recognised by its content. Gives up (throws) once the lease is over: another worker may
+   * have taken the delivery by then, and its record wins.
+   */
+  private async recordOutcome(outcome: WebhookDeliveryRow, version: number): Promise<boolean> {
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const giveUpAt = Date.now() + (this.options.leaseMs ?? DEFAULT_WEBHOOK_LEASE_MS);
+    let failed = false;
+    for (let failures = 1; ; failures++) {
+      try {
+        if (await this.infra.reads.putIfVersion(WEBHOOK_DELIVERIES, outcome, version)) return true;
+        if (!failed) return false;
+        const now = await this.infra.reads.get<WebhookDeliveryRow>(WEBHOOK_DELIVERIES, outcome.id);
+        // Compared by the attempt's own times (PostgreSQL's jsonb does not keep key order).
+        const mine = outcome.attempts[outcome.attempts.length - 1];
+        const theirs = now?.attempts[now.attempts.length - 1];
+        return !!now && (now._version ?? 0) === version + 1 && now.status === outcome.status && theirs?.started_at === mine?.started_at && theirs?.finished_at === mine?.finished_at;
+      } catch (err) {
+        // Only an unreachable store is waited for (not a refusal, nor a worker stopping).
+        if (!isStoreUnavailable(err) || this.stopped || Date.now() >= giveUpAt) throw err;
+        failed = true;
+        await sleep(backoffDelay(failures, { baseMs: 200, maxMs: 5000 }));
+      }
+    }
   }
 
   /** 410 Gone: the receiver says the endpoint no longer exists (Standard Webhooks). */

@@ -27,8 +27,27 @@ export type MessageDelivered = DomainEvent<
     provider_status?: string;
     /** This message replaces a KakaoTalk message that was not delivered (its `message_id`). */
     fallback_of?: string;
+    /**
+     * Live messages: every send attempt known when the delivery was recorded, so a message sent
+     * twice (a worker cut off mid-send, its claim taken over) shows both copies. Absent in test
+     * mode and on events from before issue 33.
+     */
+    sends?: DeliverySend[];
   }
 >;
+
+/**
+ * One attempt to send a message: the claim it was made under (the fencing token: 1, then 2 after
+ * a takeover), its try within that claim, and how it ended. `unanswered`: the claim was taken
+ * over before the provider's answer came, so the copy may have arrived.
+ */
+export interface DeliverySend {
+  claim: number;
+  attempt: number;
+  started_at: string;
+  finished_at: string | null;
+  outcome: 'sending' | 'sent' | 'failed' | 'unanswered';
+}
 
 /** Channels a message can leave by. `kakao` is KakaoTalk 알림톡. */
 export type DeliveryChannel = 'email' | 'sms' | 'kakao';
