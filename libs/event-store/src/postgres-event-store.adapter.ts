@@ -272,7 +272,15 @@ export class PostgresEventStore implements EventStore {
       } catch (err) {
         // The statements after a failing one are skipped, COMMIT included, and the transaction is
         // aborted. Past the savepoint (the INSERT failed), fall back to one append at a time.
-        if (!(await client.query('ROLLBACK TO SAVEPOINT group_append').then(() => true, () => false))) throw err;
+        // A ROLLBACK TO SAVEPOINT that fails means the connection is gone: what became of the
+        // transaction is then the connection's story, not the INSERT's refusal (a raw unique
+        // violation on an event id, say, answered 500 though the append may be one that landed),
+        // so its error is the one thrown, and settled below like any connection lost mid-append.
+        const rolledBack = await client.query('ROLLBACK TO SAVEPOINT group_append').then(
+          () => null,
+          (rollbackError: unknown) => rollbackError,
+        );
+        if (rolledBack !== null) throw rolledBack;
         results = [];
       }
       planUsed = results.length > 0;
