@@ -3745,6 +3745,8 @@ export interface components {
         "Retry-After": number;
         /** @description "true" on a response replayed for a repeated Idempotency-Key. */
         "Idempotent-Replayed": "true";
+        /** @description "true" on a 503 whose write was recorded, only reading the result back failed (a signature): read the resource, or repeat the request (a signing link answers the same signature with the signed state). */
+        "Write-Landed": "true";
     };
     pathItems: never;
 }
@@ -3866,6 +3868,7 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4007,6 +4010,7 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4271,6 +4275,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4630,6 +4635,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5006,6 +5012,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5301,6 +5308,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,6 +5573,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5829,6 +5838,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6206,6 +6216,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6501,6 +6512,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6757,6 +6769,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7123,6 +7136,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7401,6 +7415,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7699,6 +7714,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8077,6 +8093,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8459,6 +8476,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8851,6 +8869,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9243,6 +9262,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9553,6 +9573,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9935,6 +9956,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10333,6 +10355,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10717,6 +10740,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11148,6 +11172,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11540,6 +11565,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11926,6 +11952,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12193,6 +12220,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12505,6 +12533,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12772,6 +12801,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13051,6 +13081,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13321,6 +13352,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13675,6 +13707,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14031,6 +14064,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14415,6 +14449,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14769,6 +14804,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15145,6 +15181,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15505,6 +15542,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15815,6 +15853,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16121,6 +16160,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16440,6 +16480,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16622,6 +16663,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16914,6 +16956,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17164,6 +17207,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17431,6 +17475,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17711,6 +17756,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17986,6 +18032,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18242,6 +18289,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18609,6 +18657,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18876,6 +18925,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19130,6 +19180,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19379,6 +19430,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19741,6 +19793,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20012,6 +20065,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20388,6 +20442,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20686,6 +20741,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21062,6 +21118,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21311,6 +21368,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21673,6 +21731,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21940,6 +21999,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22208,6 +22268,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22638,6 +22699,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23052,6 +23114,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23481,6 +23544,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23748,6 +23812,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24026,6 +24091,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24406,6 +24472,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24784,6 +24851,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25162,6 +25230,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25344,6 +25413,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25593,6 +25663,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25947,6 +26018,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26214,6 +26286,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26512,6 +26585,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26876,6 +26950,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27258,6 +27333,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27638,6 +27714,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28026,6 +28103,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28307,6 +28385,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28587,6 +28666,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28892,6 +28972,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29158,6 +29239,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
