@@ -29,6 +29,27 @@ export default tseslint.config(
     },
   },
   {
+    // A pg Client or Pool with no 'error' listener ends the process when the server ends its
+    // session (issue 33: an API died of 57P01). The running code makes them only through
+    // createPostgresPool and ListeningConnection (libs/postgres), which listen; a client checked
+    // out of the pool goes through checkoutClient. Tests and benches make their own and listen.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['libs/postgres/src/pool.ts', 'libs/postgres/src/listening-connection.ts', 'libs/postgres/src/checkout.ts', '**/testing/**', '**/*.spec.ts', '**/*.contract-spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name=/^(Client|Pool)$/], NewExpression[callee.property.name=/^(Client|Pool)$/]",
+          message: 'Make PostgreSQL connections with createPostgresPool or ListeningConnection (@dojang/postgres): they carry the error listener that keeps the process alive.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='connect'][callee.object.property.name='pool']",
+          message: 'Check a client out with checkoutClient/withClient/inTransaction (@dojang/postgres), or add an error listener before anything awaits.',
+        },
+      ],
+    },
+  },
+  {
     // The typed client and the integrator example prove the generated types suffice: no cast,
     // no non-null assertion, no any, no silenced error. Needing one is a contract bug to fix in
     // apps/api/src/openapi, then `npm run generate:client`.

@@ -67,6 +67,8 @@ export async function measurePostgresAppends(serverUrl: string, writers: number,
 
 export async function reachable(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  // A session ended by the server (a terminated backend, a restart) emits 'error'; unheard, it ends the process.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     return true;

@@ -29,6 +29,8 @@ export class FollowerLagMeter {
 
   constructor(databaseUrl: string) {
     this.client = new Client({ connectionString: databaseUrl, application_name: 'dojang-bench-lag' });
+    // A session ended by the server (a terminated backend, a restart) emits 'error'; unheard, it ends the process.
+    this.client.on('error', () => undefined);
     this.client.on('notification', (msg) => {
       const at = performance.now();
       if (!msg.payload) return;

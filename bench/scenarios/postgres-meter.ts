@@ -46,6 +46,8 @@ export class PostgresMeter {
     private readonly pollMs = 200,
   ) {
     this.admin = new Client({ connectionString: serverUrl, application_name: 'dojang-bench-meter' });
+    // A session ended by the server (a terminated backend, a restart) emits 'error'; unheard, it ends the process.
+    this.admin.on('error', () => undefined);
   }
 
   async open(): Promise<void> {

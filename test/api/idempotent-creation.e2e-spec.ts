@@ -1,4 +1,4 @@
-import { DOCUMENTS, SEALS, TEMPLATES, WEBHOOK_ENDPOINTS } from '@dojang/projections';
+import { API_KEYS, DOCUMENTS, SEALS, TEMPLATES, WEBHOOK_ENDPOINTS } from '@dojang/projections';
 import { IDEMPOTENCY_LEASE_MS } from '../../apps/api/src/idempotency/idempotency.store';
 import { failNextRead, loseSettles as loseIdempotencySettles } from '../support/idempotency-faults';
 import { API_TEST_OPTIONS, client, expectError, expectStatus, sendableDraft } from '../support/api-helpers';
@@ -49,6 +49,27 @@ describeOnEachStore('a creation retried with its Idempotency-Key after its first
     const third = expectStatus(await post('/documents', 'doc-answer-lost', body), 201);
     expect(third.headers['idempotent-replayed']).toBe('true');
     expect(third.body).toEqual(retry.body);
+  });
+
+  it('an API key lookup that fails answers 503 + Retry-After and runs nothing (never "no key": no pass-through around the claim); the retry creates the one document', async () => {
+    const body = { title: `키 조회 실패 ${postgres}`, content: '<p>본문</p>' };
+    failNextRead(t, API_KEYS);
+    const refused = await post('/documents', 'key-lookup-failed', body);
+    expectError(refused, 503, 'service_unavailable');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await titled(body.title)).toEqual([]);
+    const made = expectStatus(await post('/documents', 'key-lookup-failed', body), 201);
+    expect(made.headers['idempotent-replayed']).toBeUndefined();
+    expect(await titled(body.title)).toEqual([made.body.id]);
+    // Without an Idempotency-Key the guard's lookup fails closed the same way (no second lookup).
+    jest.restoreAllMocks();
+    failNextRead(t, API_KEYS);
+    const read = await t.http.get('/v1/documents').set(bearer(org.test));
+    expectError(read, 503, 'service_unavailable');
+    expect(Number(read.headers['retry-after'])).toBeGreaterThan(0);
+    jest.restoreAllMocks();
+    // A key that is truly unknown is still 401.
+    expectError(await t.http.post('/v1/documents').set('Authorization', 'Bearer sk_test_unknownunknownunknown00').set('Idempotency-Key', 'k').send(body), 401, 'invalid_api_key');
   });
 
   it('POST /documents: the settle lost, the key stays in flight (409 + Retry-After); once its lease lapses the retry answers the first document', async () => {

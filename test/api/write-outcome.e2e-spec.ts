@@ -1,6 +1,10 @@
+import { OrganizationSigningKeys } from '@dojang/application';
 import { AppendOutcomeUnknownError, EventStore } from '@dojang/event-store';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { API_TEST_OPTIONS, expectError, expectStatus } from '../support/api-helpers';
+import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
+import { sentWith, signer, solidPng } from '../support/lifecycle';
+import { droppedConnection } from '../support/idempotency-faults';
+import { SigningService } from '../../apps/api/src/signing/signing.service';
 
 /**
  * A write whose answer the store lost (its connection died around the commit): the request must
@@ -61,5 +65,57 @@ describe('a write whose outcome the store lost', () => {
     expect(retry.body.error.code).toBe('write_outcome_unknown');
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(await titled('outcome unknown')).toHaveLength(1);
+  });
+
+  /**
+   * Issue 33 finding 5: a signature that landed was answered 503 when the read after it failed, and
+   * the signer's retry then got 409 document_not_signable (signing links are never replayed).
+   */
+  describe('a signature that landed', () => {
+    const signedEvents = async (id: string) => (await t.infra.events.readStream(`document-${id}`)).filter((e) => e.type === 'ParticipantSigned').length;
+    const viewFailsOnce = () => jest.spyOn(SigningService.prototype, 'view').mockRejectedValueOnce(droppedConnection());
+
+    it.each([
+      ['the last signature (completes the document)', false],
+      ['a signature before another signer', true],
+    ])('%s: the read after it failing answers 503 saying it landed; the retry answers 200 with the signed state, one signature', async (_, second) => {
+      const c = client(t, org.test);
+      const d = await sentWith(c, second ? [{ name: '갑', auth: 'none' }, { name: '을', auth: 'none' }] : [{ name: '갑', auth: 'none' }]);
+      const s = signer(t, d.p['갑'].token);
+      viewFailsOnce();
+      expectError(await s.sign(), 503, 'service_unavailable');
+      const first = await s.sign();
+      expect(first.status).toBe(200);
+      expect(first.body.participant.status).toBe('signed');
+      expect(first.body.document.status).toBe(second ? 'sent' : 'completed');
+      expect(await signedEvents(d.id)).toBe(1);
+      // Not a retry of it (another signature image): still refused, nothing written.
+      const other = await s.sign({ consent: true, signature: solidPng(40, 20, [200, 0, 0, 255]) });
+      expect(other.status).toBe(409);
+      expect(other.body.error.code).toBe(second ? 'participant_already_signed' : 'document_not_signable');
+      expect(await signedEvents(d.id)).toBe(1);
+    });
+
+    it('the 503 after a landed signature carries Retry-After and Write-Landed: true', async () => {
+      const d = await sentWith(client(t, org.test), [{ name: '갑', auth: 'none' }]);
+      viewFailsOnce();
+      const res = await signer(t, d.p['갑'].token).sign();
+      expectError(res, 503, 'service_unavailable');
+      expect(res.headers['write-landed']).toBe('true');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect(await signedEvents(d.id)).toBe(1);
+    });
+
+    it('a dropped connection while the final signature looks up the organization\'s key is a store outage, not a KEY_ENCRYPTION_KEY problem (the organization has no key of its own)', async () => {
+      const d = await sentWith(client(t, org.test), [{ name: '갑', auth: 'none' }]);
+      const lookup = jest.spyOn(OrganizationSigningKeys.prototype, 'keyFor').mockRejectedValueOnce(droppedConnection());
+      const res = await signer(t, d.p['갑'].token).sign();
+      expect(lookup).toHaveBeenCalled();
+      expectError(res, 503, 'service_unavailable');
+      expect(res.body.error.message).not.toMatch(/KEY_ENCRYPTION_KEY/);
+      expect(await signedEvents(d.id)).toBe(0);
+      jest.restoreAllMocks();
+      expect((await signer(t, d.p['갑'].token).sign()).body.document.status).toBe('completed');
+    });
   });
 });

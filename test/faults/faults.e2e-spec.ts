@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import { Client } from 'pg';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
+import { pdfFixture } from '@dojang/pdf/testing/fixtures';
 import { ensureBuilt, runCli, ServerProcess, startServer, tempDataDir } from '../support/built-server';
 import { FaultProxy, startFaultProxy } from '../support/fault-proxy';
 import { faultFlows } from '../support/fault-flows';
@@ -146,6 +147,65 @@ const CLAIM_MS = 4000;
     expect(workers.every(alive)).toBe(true);
     expect(writes.statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
     await noLossNoDuplicates(writes.acked, '종료');
+  });
+
+  it('every backend terminated every 100 ms for 10 s under creations, uploads and sends: no process exits (same PIDs), no 500, no upload or document stored twice', async () => {
+    // Issue 33 finding 2: an API process died of an unhandled 'error' event on a pg Client (57P01)
+    // during terminations every 300 ms with uploads running. Every connection of every process is
+    // ended again and again: pooled ones mid-query and idle, the LISTEN connections, the projector
+    // seat, the workers' leases. docs/BENCHMARKS.md has the longer soak.
+    const pids = [api, ...workers.filter(alive)].map((p) => p.child.pid);
+    const writes = load('폭풍');
+    const pdf = pdfFixture('chromium-korean-contract-a4.pdf');
+    const uploads = { acked: new Map<string, string>(), statuses: [] as number[], stopped: false };
+    const upload = async (n: number) => {
+      const filename = `폭풍-${n}.pdf`;
+      for (let tries = 0; tries < 200 && !uploads.stopped; tries++) {
+        const form = new FormData();
+        form.append('file', new Blob([pdf], { type: 'application/pdf' }), filename);
+        const res = await fetch(`${api.url}/v1/files`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Idempotency-Key': `storm-upload-${n}` }, body: form }).catch(() => null);
+        if (!res) continue;
+        uploads.statuses.push(res.status);
+        const body = (await res.json().catch(() => null)) as { id?: string } | null;
+        if (res.status === 201 && body?.id) return uploads.acked.set(filename, body.id);
+        await sleep(res.status === 409 || res.status === 503 ? 200 : 50);
+      }
+    };
+    const uploading = (async () => {
+      for (let n = 0; !uploads.stopped; n++) await upload(n);
+    })();
+    const sends = (async () => {
+      const sent: string[] = [];
+      for (let n = 0; !uploads.stopped && n < 3; n++) sent.push(await sendDocument(`storm-${n}@example.com`).catch(() => ''));
+      return sent.filter(Boolean);
+    })();
+    await eventually(async () => (writes.acked.size >= 2 && uploads.acked.size >= 1 ? true : undefined), 'writes and uploads before the storm', 60_000);
+    let ended = 0;
+    for (const stop = Date.now() + 10_000; Date.now() < stop; ) {
+      const { rows } = await admin.query<{ n: string }>(
+        `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      ended += Number(rows[0].n);
+      await sleep(100);
+    }
+    const before = { docs: writes.acked.size, files: uploads.acked.size };
+    await eventually(async () => (writes.acked.size >= before.docs + 2 && uploads.acked.size >= before.files + 1 ? true : undefined), 'writes and uploads after the storm', 60_000);
+    uploads.stopped = true;
+    await Promise.all([writes.stop(), uploading]);
+    const sent = await sends;
+    expect(ended).toBeGreaterThan(20);
+    // The same processes, never restarted.
+    expect([api, ...workers.filter(alive)].map((p) => p.child.pid)).toEqual(pids);
+    expect(alive(api)).toBe(true);
+    expect(workers.every(alive)).toBe(true);
+    expect([...writes.statuses, ...uploads.statuses].filter((s) => s >= 500 && s !== 503)).toEqual([]);
+    await noLossNoDuplicates(writes.acked, '폭풍');
+    const { rows } = await admin.query<{ filename: string; n: string }>(`SELECT doc->>'filename' AS filename, count(*) AS n FROM rm_files WHERE doc->>'filename' LIKE '폭풍-%' GROUP BY 1`);
+    const stored = new Map(rows.map((r) => [r.filename, Number(r.n)]));
+    for (const filename of uploads.acked.keys()) expect([filename, stored.get(filename)]).toEqual([filename, 1]);
+    expect([...stored.values()].every((n) => n === 1)).toBe(true);
+    // The workers still send: each signing request sent during the storm is delivered and recorded.
+    for (const id of sent) await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), `the signing request of ${id} recorded`, 60_000);
   });
 
   it('a worker SIGKILLed mid-SMTP (the mail server had the message, not yet its reply): delivered at least once, at most twice, recorded once', async () => {

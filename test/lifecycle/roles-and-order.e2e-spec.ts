@@ -1,5 +1,5 @@
 import { Client, client, expectStatus } from '../support/api-helpers';
-import { Built, SIGNATURE, eventTypesOf, expectApiError, outboxOf, sentWith, signer } from '../support/lifecycle';
+import { Built, SIGNATURE, eventTypesOf, expectApiError, outboxOf, sentWith, signer, solidPng } from '../support/lifecycle';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** Roles (signer, reviewer, cc), signing order, notifications in order, and completion. */
@@ -137,10 +137,13 @@ describe('roles, signing order and completion', () => {
 
     it('after completion no link accepts an action, but each can still read the signed PDF', async () => {
       for (const name of ['갑', '을', '병', '검토']) {
-        const res = await s(name).sign(name === '검토' ? { consent: true } : undefined);
+        // Not the signature each gave (a repeat of it is answered with the signed state, below).
+        const res = await s(name).sign({ consent: true, signature: solidPng(40, 20, [0, 120, 0, 255]) });
         expectApiError(res, 409, 'document_not_signable');
         expectApiError(await s(name).decline(), 409, 'document_not_signable');
       }
+      const repeated = expectStatus(await s('갑').sign(), 200).body;
+      expect(repeated).toMatchObject({ document: { status: 'completed' }, participant: { status: 'signed' } });
       expectApiError(await s('참조').sign({ consent: true }), 409, 'document_not_signable');
       const view = expectStatus(await s('을').view(), 200).body;
       expect(view).toMatchObject({ your_turn: false, can_sign: false, waiting_for_others: false });

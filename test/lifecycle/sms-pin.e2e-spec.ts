@@ -1,6 +1,6 @@
 import { ManualClock } from '@dojang/application';
 import { Client, client, expectStatus } from '../support/api-helpers';
-import { Built, auditOf, expectApiError, outboxOf, sentWith, signer } from '../support/lifecycle';
+import { Built, auditOf, expectApiError, outboxOf, sentWith, signer, solidPng } from '../support/lifecycle';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const SECOND = 1000;
@@ -110,7 +110,10 @@ describe('SMS PIN', () => {
     expectStatus(await kim.sign(), 200);
 
     expectApiError(await kim.verify(pin), 409, 'pin_not_requested');
-    expectApiError(await kim.sign(), 409, 'participant_already_signed');
+    // The same signature again (a retry whose answer was lost) is answered with the signed state,
+    // writing nothing; another signature is refused.
+    expect(expectStatus(await kim.sign(), 200).body.participant.status).toBe('signed');
+    expectApiError(await kim.sign({ consent: true, signature: solidPng(40, 20, [0, 0, 200, 255]) }), 409, 'participant_already_signed');
     clock.advance(2 * MINUTE);
     expectApiError(await kim.pin(), 409, 'participant_already_signed');
     expect(expectStatus(await c.get(`/documents/${d.id}`), 200).body.status).toBe('sent');

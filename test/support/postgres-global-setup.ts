@@ -8,6 +8,8 @@ import { Client } from 'pg';
 export default async function postgresGlobalSetup(): Promise<void> {
   const url = process.env.DOJANG_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  // A session ended by the server (a terminated backend, a restart) emits 'error'; unheard, it ends the process.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('SELECT 1');

@@ -54,7 +54,8 @@ import { EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
 import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
-import { ORGANIZATION_CERTIFICATE_REMEDY, type OrganizationSigningKeys } from './organization-signing-keys';
+import { ORGANIZATION_CERTIFICATE_REMEDY, SigningKeyEnvelopeError, type OrganizationSigningKeys } from './organization-signing-keys';
+import { isStoreUnavailable } from './store-unavailable';
 
 /** DER certificates of a PEM file, in order. */
 function pemCertificates(pem: string): Buffer[] {
@@ -318,8 +319,11 @@ export class DocumentPdfService {
     // KEY_ENCRYPTION_KEY changed): 503, nothing recorded; never signed with another key instead.
     const own = state.organization_id
       ? await this.organizationKeys?.keyFor(state.organization_id, signingTime).catch((error: unknown) => {
-          if (error instanceof SigningUnavailableError) throw error;
-          throw new SigningUnavailableError(`the organization's signing key cannot be opened (${(error as Error).message}); restore the KEY_ENCRYPTION_KEY it was stored with, or ${ORGANIZATION_CERTIFICATE_REMEDY}`);
+          // A store that failed under the lookup (a dropped connection) is an outage (503
+          // service_unavailable), whatever key the organization has: the message names that.
+          if (error instanceof SigningUnavailableError || isStoreUnavailable(error)) throw error;
+          const remedy = error instanceof SigningKeyEnvelopeError ? `restore the KEY_ENCRYPTION_KEY it was stored with, or ${ORGANIZATION_CERTIFICATE_REMEDY}` : ORGANIZATION_CERTIFICATE_REMEDY;
+          throw new SigningUnavailableError(`the organization's signing key cannot be opened (${(error as Error).message}); ${remedy}`);
         })
       : null;
     const key = own?.spec ?? (await this.signingKey());

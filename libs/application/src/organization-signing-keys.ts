@@ -42,10 +42,13 @@ export function sealSigningP12(kek: Buffer, p12: Buffer, password: string): Buff
   return Buffer.concat([MAGIC, iv, cipher.getAuthTag(), body]);
 }
 
+/** An envelope that does not open under the key-encryption key (or is not one): KEY_ENCRYPTION_KEY is the remedy. */
+export class SigningKeyEnvelopeError extends Error {}
+
 /** Opens an envelope; a wrong key-encryption key or an altered blob fails (GCM tag), never yields garbage. */
 export function openSigningP12(kek: Buffer, envelope: Buffer): { p12: Buffer; password: string } {
   if (envelope.length < MAGIC.length + IV_BYTES + TAG_BYTES || !envelope.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new Error('not an organization signing-key envelope');
+    throw new SigningKeyEnvelopeError('not an organization signing-key envelope');
   }
   const iv = envelope.subarray(MAGIC.length, MAGIC.length + IV_BYTES);
   const tag = envelope.subarray(MAGIC.length + IV_BYTES, MAGIC.length + IV_BYTES + TAG_BYTES);
@@ -56,7 +59,7 @@ export function openSigningP12(kek: Buffer, envelope: Buffer): { p12: Buffer; pa
   try {
     plain = Buffer.concat([decipher.update(envelope.subarray(MAGIC.length + IV_BYTES + TAG_BYTES)), decipher.final()]);
   } catch {
-    throw new Error('the organization signing key cannot be decrypted: KEY_ENCRYPTION_KEY (or the server secret) differs from the one it was stored with, or the blob was altered');
+    throw new SigningKeyEnvelopeError('the organization signing key cannot be decrypted: KEY_ENCRYPTION_KEY (or the server secret) differs from the one it was stored with, or the blob was altered');
   }
   const parsed = JSON.parse(plain.toString('utf8')) as { p12: string; password: string };
   return { p12: Buffer.from(parsed.p12, 'base64'), password: parsed.password };

@@ -12,18 +12,32 @@ export function isStoreUnavailable(err: unknown): boolean {
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
     if (typeof code === 'string') {
       if (NODE_CODES.has(code)) return true;
-      // PostgreSQL: class 08 (connection exception), 57P01–57P03 (the server shut down or is
-      // starting), 53300 (too many connections), 40001/40P01 are not here (they are answers).
-      if (/^08...$/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
-      if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED') return true;
+      if (PG_REFUSALS.test(code)) return true;
+      if (SQLITE_REFUSALS.test(code)) return true;
     }
     if (typeof name === 'string' && MONGO_NAMES.has(name)) return true;
+    if (typeof code === 'number' && typeof name === 'string' && name.startsWith('Mongo') && MONGO_CODES.has(code)) return true;
+    const labels = (e as { errorLabels?: unknown }).errorLabels;
+    if (Array.isArray(labels) && (labels.includes('TransientTransactionError') || labels.includes('RetryableWriteError'))) return true;
     if (typeof message === 'string' && PG_MESSAGES.some((m) => m.test(message))) return true;
   }
   return false;
 }
 
+/**
+ * PostgreSQL's refusals that say nothing about the request (SQLSTATE): class 08 (connection
+ * exception), 25006 (read-only transaction: a replica, or default_transaction_read_only during a
+ * failover), 25P03 (our own transaction ended idle), class 53 (disk full 53100, out of memory 53200,
+ * too many connections 53300), 57P01–57P05 (shut down, crash, starting, database dropped, idle
+ * session ended), 40001/40P01 (serialization failure, deadlock: the same request succeeds when run
+ * again), 55P03 (lock not available), 58030 (I/O error).
+ */
+const PG_REFUSALS = /^(08...|25006|25P03|53...|57P0[1-5]|40001|40P01|55P03|58030)$/;
+/** SQLite's (better-sqlite3's `code`, extended codes included): busy or locked, full, read-only, I/O, cannot open. */
+const SQLITE_REFUSALS = /^SQLITE_(BUSY|LOCKED|FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL)(_[A-Z_]+)?$/;
 const NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+/** MongoDB server codes of a primary stepping down or shutting down, a write conflict, a full disk or a timeout. */
+const MONGO_CODES = new Set([6, 7, 89, 91, 112, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 14031]);
 const MONGO_NAMES = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError']);
 /** What node-postgres says when the connection went away under a query or could not be had in time. */
 const PG_MESSAGES = [

@@ -3763,6 +3763,8 @@ export interface components {
         "Retry-After": number;
         /** @description "true" on a response replayed for a repeated Idempotency-Key. */
         "Idempotent-Replayed": "true";
+        /** @description "true" on a 503 whose write was recorded, only reading the result back failed (a signature): read the resource, or repeat the request (a signing link answers the same signature with the signed state). */
+        "Write-Landed": "true";
     };
     pathItems: never;
 }
@@ -3884,6 +3886,7 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +4028,7 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4289,6 +4293,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4648,6 +4653,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5024,6 +5030,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5319,6 +5326,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5583,6 +5591,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5847,6 +5856,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6224,6 +6234,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6519,6 +6530,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6775,6 +6787,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7141,6 +7154,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7419,6 +7433,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7721,6 +7736,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8099,6 +8115,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8481,6 +8498,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8877,6 +8895,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9273,6 +9292,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9587,6 +9607,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9973,6 +9994,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10371,6 +10393,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10755,6 +10778,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11190,6 +11214,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11582,6 +11607,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11968,6 +11994,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12239,6 +12266,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12551,6 +12579,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12822,6 +12851,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13105,6 +13135,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13379,6 +13410,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13735,6 +13767,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14091,6 +14124,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14475,6 +14509,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14829,6 +14864,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15205,6 +15241,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15569,6 +15606,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15883,6 +15921,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16193,6 +16232,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16512,6 +16552,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16694,6 +16735,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16986,6 +17028,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17236,6 +17279,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17507,6 +17551,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17787,6 +17832,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18066,6 +18112,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18322,6 +18369,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18689,6 +18737,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18960,6 +19009,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19214,6 +19264,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19463,6 +19514,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19825,6 +19877,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20100,6 +20153,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20476,6 +20530,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20778,6 +20833,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21154,6 +21210,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21403,6 +21460,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21765,6 +21823,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22036,6 +22095,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22308,6 +22368,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22744,6 +22805,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23158,6 +23220,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23587,6 +23650,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23858,6 +23922,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24136,6 +24201,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24516,6 +24582,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24894,6 +24961,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25272,6 +25340,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25454,6 +25523,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25703,6 +25773,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26057,6 +26128,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26328,6 +26400,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26630,6 +26703,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26994,6 +27068,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27376,6 +27451,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27756,6 +27832,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28144,6 +28221,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28425,6 +28503,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28705,6 +28784,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29014,6 +29094,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29280,6 +29361,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,5 +1,5 @@
 import { ClientConfig, Pool, PoolClient, QueryResult, escapeLiteral } from 'pg';
-import { ListeningConnection, prepared, runMigrations } from '@dojang/postgres';
+import { checkoutClient, GuardedClient, ListeningConnection, prepared, runMigrations } from '@dojang/postgres';
 import {
   AppendOutcomeUnknownError,
   AppendResult,
@@ -236,23 +236,18 @@ export class PostgresEventStore implements EventStore {
       group.forEach((a, i) => a.reject(planned[i].error));
       return;
     }
-    let client: PoolClient;
+    // With the pool's guard: pg emits a connection lost between two queries (the server ended the
+    // session, restarted) on the checked-out client, and an 'error' event with no listener kills
+    // the process. The next query fails anyway and the catch below rejects the group.
+    let held: GuardedClient;
     try {
-      client = await this.pool.connect();
+      held = await checkoutClient(this.pool);
     } catch (err) {
       for (const a of group) a.reject(err);
       return;
     }
-    // pg emits a connection lost between two queries (the server ended the session, restarted)
-    // on the checked-out client, and an 'error' event with no listener kills the process. The
-    // next query fails anyway and the catch below rejects the group.
-    let lost: Error | undefined;
-    const onError = (err: Error) => (lost = err);
-    client.on('error', onError);
-    const release = (err?: Error | boolean) => {
-      client.off('error', onError);
-      client.release(err);
-    };
+    const client: PoolClient = held.client;
+    const release = (err?: Error | boolean) => held.release(err);
     let outcomes: Outcome[];
     let head = 0;
     let planUsed = false;
@@ -272,7 +267,15 @@ export class PostgresEventStore implements EventStore {
       } catch (err) {
         // The statements after a failing one are skipped, COMMIT included, and the transaction is
         // aborted. Past the savepoint (the INSERT failed), fall back to one append at a time.
-        if (!(await client.query('ROLLBACK TO SAVEPOINT group_append').then(() => true, () => false))) throw err;
+        // A ROLLBACK TO SAVEPOINT that fails means the connection is gone: what became of the
+        // transaction is then the connection's story, not the INSERT's refusal (a raw unique
+        // violation on an event id, say, answered 500 though the append may be one that landed),
+        // so its error is the one thrown, and settled below like any connection lost mid-append.
+        const rolledBack = await client.query('ROLLBACK TO SAVEPOINT group_append').then(
+          () => null,
+          (rollbackError: unknown) => rollbackError,
+        );
+        if (rolledBack !== null) throw rolledBack;
         results = [];
       }
       planUsed = results.length > 0;
@@ -294,7 +297,7 @@ export class PostgresEventStore implements EventStore {
       } else {
         await client.query('ROLLBACK');
       }
-      release(lost);
+      release(held.lost);
     } catch (err) {
       release(err instanceof Error ? err : true);
       if (!outcomeInDoubt(err)) {

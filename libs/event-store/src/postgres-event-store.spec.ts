@@ -233,6 +233,36 @@ if (server) {
         });
       });
 
+      describe('a unique violation on an event id when the connection drops', () => {
+        it('is never answered as the raw violation: the append is settled like any connection lost mid-append (issue 33 finding 6)', async () => {
+          const ours = await open(new PostgresEventStore(pool, quiet));
+          const taken = event();
+          await ours.append(`first-${randomUUID()}`, [taken], 'no_stream');
+          const original = Client.prototype.query;
+          // The INSERT fails on events_event_id_key, then the connection is gone: its rollback fails.
+          const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+            if (args[0] === 'ROLLBACK TO SAVEPOINT group_append') return Promise.reject(new Error('Connection terminated unexpectedly')) as never;
+            return (original as (...a: unknown[]) => unknown).apply(this, args) as never;
+          } as never);
+          const fresh = `fresh-${randomUUID()}`;
+          let results: PromiseSettledResult<unknown>[];
+          try {
+            results = await Promise.allSettled([ours.append(`again-${randomUUID()}`, [taken], 'no_stream'), ours.append(fresh, [event()], 'no_stream')]);
+          } finally {
+            spy.mockRestore();
+          }
+          for (const r of results) {
+            expect(r.status).toBe('rejected');
+            const reason = (r as PromiseRejectedResult).reason as { code?: string; message: string };
+            expect(reason.code).not.toBe('23505');
+            expect(reason.message).toMatch(/^Connection terminated/);
+          }
+          // Nothing of the group landed (its transaction ended with its connection): a retry is safe.
+          expect(await ours.readStream(fresh)).toEqual([]);
+          await ours.append(fresh, [event()], 'no_stream');
+        });
+      });
+
       describe('wake-ups', () => {
         it('wakes another instance through NOTIFY, with no polling', async () => {
           const listening = await open(new PostgresEventStore(pool, { ...quiet, pollIntervalMs: 3_600_000 }));

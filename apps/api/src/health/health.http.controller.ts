@@ -6,6 +6,9 @@ import { INFRA } from '../shared/infrastructure.token';
 import { HealthResponse, ReadinessResponse } from '../openapi/response-schemas';
 
 const STORE_TIMEOUT_MS = 2000;
+/** Readiness writes to the store at most this often (a counter row), so a probe storm costs little. */
+const WRITE_PROBE_MS = 1000;
+const MINUTE_MS = 60_000;
 
 const EVENT_STORE_NAMES = { sqlite: 'sqlite', postgres: 'postgresql', 'esdb+mongo': 'eventstoredb' } as const;
 const READ_STORE_NAMES = { sqlite: 'sqlite', postgres: 'postgresql', 'esdb+mongo': 'mongodb' } as const;
@@ -22,6 +25,8 @@ function within<T>(work: Promise<T>, what: string): Promise<T> {
 export class HealthHttpController {
   private workerTables = false;
   private lastHead = 0;
+  /** When the last write probe succeeded (this process's clock). */
+  private lastWriteOk = 0;
 
   constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
 
@@ -49,6 +54,18 @@ export class HealthHttpController {
       return `Reactor ${orphan.id} has not been run for ${ago} s: its worker's lease ran out and no worker took it over.`;
     }
     return null;
+  }
+
+  /**
+   * A store that answers reads but refuses writes (read-only after a failover, a full disk) takes
+   * every write to 503: readiness must say so too. One counter upsert, the cheapest write the
+   * stores have, at most once per WRITE_PROBE_MS.
+   */
+  private async writeProbe(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastWriteOk < WRITE_PROBE_MS) return;
+    await this.infra.reads.incrementWindow('health:write-probe', now - (now % MINUTE_MS), MINUTE_MS);
+    this.lastWriteOk = Date.now();
   }
 
   /** Liveness: the process answers. A load balancer should route by `/v1/health/ready`. */
@@ -86,6 +103,11 @@ export class HealthHttpController {
       lags = await within(measureProjectionLag(this.infra.events, this.infra.reads, names, new Date()), 'the read store');
     } catch (err) {
       throw new ApiError(503, 'api_error', 'not_ready', `A store is unavailable: ${(err as Error).message}`);
+    }
+    try {
+      await within(this.writeProbe(), 'a write to the store');
+    } catch (err) {
+      throw new ApiError(503, 'api_error', 'not_ready', `The store refuses writes: ${(err as Error).message}`);
     }
     const limit = this.infra.config.readyMaxLagEvents;
     const behind = lags.filter((l) => l.events > limit);

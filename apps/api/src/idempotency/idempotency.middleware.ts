@@ -109,6 +109,7 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
     // the link (a resend revokes it), so nothing there is replayed.
     if (req.method !== 'POST' || header === undefined || isSigningLinkPath(req.url)) return next();
     void (async () => {
+      // A lookup that fails rejects (503 below), never reads as "no key".
       const auth = await requestApiKey(infra, req);
       // Without a valid key the guard answers 401; public routes (signing links) have no key scope.
       // A key whose role refuses the request (an auditor's POST) gets the guard's 403 before any
@@ -229,14 +230,13 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
       };
       next();
     })().catch((err) => {
-      // The store failed before the route ran: nothing was done, so the request may be retried.
+      // The key could not be looked up or claimed: nothing ran, and nothing may run without the
+      // claim (a pass-through would run the route with ids no retry can meet again). 503, so the
+      // client retries with the same key; a failure that is not the store's is logged as a bug.
       if (res.headersSent) return next(err);
-      if (isStoreUnavailable(err)) {
-        res.setHeader('Retry-After', '5');
-        return sendError(req, res, 503, 'api_error', 'service_unavailable', 'The service cannot reach its store right now. Retry shortly with the same Idempotency-Key.');
-      }
-      console.error(`[${req.requestId}] idempotency:`, err);
-      sendError(req, res, 500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
+      if (!isStoreUnavailable(err) && !isStoreUnavailable((err as { cause?: unknown })?.cause)) console.error(`[${req.requestId}] idempotency:`, err);
+      res.setHeader('Retry-After', '5');
+      return sendError(req, res, 503, 'api_error', 'service_unavailable', 'The service cannot reach its store right now. Retry shortly with the same Idempotency-Key.');
     });
   };
 }

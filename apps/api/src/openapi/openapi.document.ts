@@ -59,7 +59,9 @@ replayed with \`Idempotent-Replayed: true\` to the same API key only (never a 40
 refuses the request). The same key with a different request is 400 \`idempotency_key_reused\`;
 while the first request is still running, 409 \`idempotency_key_in_use\` with \`Retry-After\`. What a POST creates gets an id
 derived from the key: a retry that runs again after its first attempt was written (its answer lost in an outage) answers
-that resource, replayed, instead of creating a second one. Required on POST /signature_requests.
+that resource, replayed, instead of creating a second one. A request with a key never runs unless the key was claimed:
+when the API key or the Idempotency-Key cannot be looked up or claimed, 503 \`service_unavailable\` with \`Retry-After\`
+(nothing ran; retry with the same key). Required on POST /signature_requests.
 
 **Rate limit**: requests per minute per API key (fixed window, 600 by default); requests without a valid key (401s,
 public pages) per client address (300 by default); signing links per link and per address. Every counted response
@@ -316,6 +318,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
             // Rate limits, cooldowns, version conflicts and an unreachable store say when to retry.
             ...(status === 429 || status === 409 || status === 503 ? { 'Retry-After': header('Retry-After') } : {}),
             ...(status < 500 ? replayHeader : {}),
+            // A write that landed whose answer could not be read back (a signature).
+            ...(status === 503 ? { 'Write-Landed': header('Write-Landed') } : {}),
           },
           content: { 'application/json': { schema: errorBody(statusCodes) } },
         };
@@ -414,6 +418,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'RateLimit-Reset': { description: 'Epoch seconds when the current window ends.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
         'Idempotent-Replayed': { description: '"true" on a response replayed for a repeated Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+        'Write-Landed': {
+          description: '"true" on a 503 whose write was recorded, only reading the result back failed (a signature): read the resource, or repeat the request (a signing link answers the same signature with the signed state).',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
     },
   };

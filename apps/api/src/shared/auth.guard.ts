@@ -37,7 +37,11 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
-    req.auth = (await requestApiKey(this.infra, req)) ?? (await authenticate(this.infra, req.headers.authorization));
+    // The same lookup the middleware made (one per request): a key refused there is refused here
+    // with its 401, and a lookup that failed fails here too (503), never looked up a second time.
+    const looked = await lookUpRequestKey(this.infra, req);
+    if (looked instanceof ApiError) throw looked;
+    req.auth = looked;
     if (req.auth.role !== 'full' && !auditorMayCall(req.method, routePaths(context))) {
       throw new ApiError(403, 'permission_error', 'insufficient_permissions', 'This API key is read-only (role auditor): it can read documents, their histories and evidence, events and plugin read models (/v1/extensions), and nothing else.');
     }
@@ -96,13 +100,39 @@ export async function authenticate(infra: Infrastructure, header: string | undef
 const RESOLVED = Symbol('dojang:api-key');
 
 /**
- * The API key of a request as the middleware (rate limit, idempotency) sees it, before Nest's guard
- * runs: null when there is no valid key (the guard then answers 401). Looked up once per request.
+ * A check that could not decide because its store failed (the key lookup, an Idempotency-Key's
+ * claim): answered 503 service_unavailable with Retry-After, never taken as "no key" or "no claim".
  */
-export function requestApiKey(infra: Infrastructure, req: Request): Promise<AuthContext | null> {
-  const holder = req as Request & { [RESOLVED]?: Promise<AuthContext | null> };
-  holder[RESOLVED] ??= req.headers.authorization ? authenticate(infra, req.headers.authorization).catch(() => null) : Promise.resolve(null);
+export class CheckUnavailableError extends Error {
+  constructor(what: string, cause: unknown) {
+    super(`${what} could not be made: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/**
+ * The request's API key, looked up once per request: the key's context, the 401 that refuses it
+ * (no key, a malformed, unknown, revoked or wrong-mode key), or a rejection when the lookup itself
+ * failed (CheckUnavailableError). A failed lookup is never "no key": the middleware would then skip
+ * itself (an Idempotency-Key unclaimed, a request counted against an address) while the guard,
+ * looking again, let the route run.
+ */
+function lookUpRequestKey(infra: Infrastructure, req: Request): Promise<AuthContext | ApiError> {
+  const holder = req as Request & { [RESOLVED]?: Promise<AuthContext | ApiError> };
+  holder[RESOLVED] ??= authenticate(infra, req.headers.authorization).catch((err: unknown) => {
+    if (err instanceof ApiError && err.status === 401) return err;
+    throw new CheckUnavailableError('The API key lookup', err);
+  });
   return holder[RESOLVED];
+}
+
+/**
+ * The API key of a request as the middleware (rate limit, idempotency) sees it, before Nest's guard
+ * runs: null when the request has no valid key (the guard then answers 401). Rejects when the key
+ * could not be looked up (the store failed): the caller answers 503, it never goes on as if keyless.
+ */
+export async function requestApiKey(infra: Infrastructure, req: Request): Promise<AuthContext | null> {
+  const looked = await lookUpRequestKey(infra, req);
+  return looked instanceof ApiError ? null : looked;
 }
 
 export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {

@@ -6,6 +6,7 @@ import { AppendOutcomeUnknownError, UnstorableEventError } from '@dojang/event-s
 import { isPdfLimitError } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { ApiError, fromDomainError } from './api-error';
+import { CheckUnavailableError } from './auth.guard';
 
 /** Every error leaves in one envelope; internals never do. */
 @Catch()
@@ -95,6 +96,8 @@ export function toApiError(exception: unknown): ApiError {
   // The database is stopped, restarting, or dropped the connection: not a bug, and the same
   // request will succeed once it is back. A retry with the same Idempotency-Key is safe.
   if (isStoreUnavailable(exception)) return storeUnavailable();
+  // A check that could not decide (the API key lookup, an Idempotency-Key's claim) fails closed.
+  if (exception instanceof CheckUnavailableError) return storeUnavailable();
   return new ApiError(500, 'api_error', 'internal_error', 'Something went wrong on our side. Try again later.');
 }
 

@@ -1,3 +1,4 @@
+import { isStoreUnavailable } from '@dojang/application';
 import { Condition, ReadDoc, ReadStore } from '@dojang/read-store';
 import { ApiError } from './api-error';
 
@@ -31,7 +32,14 @@ export async function listPage<T extends ReadDoc>(reads: ReadStore, q: ListPageQ
   const id = q.ending_before ?? q.starting_after;
   const where = { ...o.where };
   if (id !== undefined) {
-    const cursor = id === '' ? null : await o.cursor(id).catch(() => null);
+    // A cursor the store could not look up is not "no such row" (400): the failure stands (503).
+    const cursor =
+      id === ''
+        ? null
+        : await o.cursor(id).catch((err: unknown) => {
+            if (isStoreUnavailable(err)) throw err;
+            return null;
+          });
     if (!cursor) throw ApiError.invalid(param, `${param} must be the id of ${o.noun} in this list.`);
     where[o.sortField] = { [param === 'ending_before' ? '$gt' : '$lt']: cursor[o.sortField] } as Condition;
   }

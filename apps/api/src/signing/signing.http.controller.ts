@@ -1,10 +1,11 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { DocumentPdfService, PAGE_IMAGE_WIDTHS } from '@dojang/application';
+import { DocumentPdfService, isStoreUnavailable, PAGE_IMAGE_WIDTHS } from '@dojang/application';
 import { contentDispositionFor } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DeclineDto, DelegateDto, SignDto, VerifyPinDto } from './signing.dto';
 import { ApiError } from '../shared/api-error';
+import { STORE_RETRY_AFTER_SECONDS } from '../shared/http-error.filter';
 import { displayedPdf, SigningService } from './signing.service';
 import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificationResponse, SigningDeclineResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
@@ -46,8 +47,20 @@ export class SigningHttpController {
   @Post('sign')
   @HttpCode(200)
   async sign(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: SignDto): Promise<SigningSessionResponse> {
-    await this.signing.sign(await this.acting(token, info), info, dto);
-    return this.signing.view(await this.signing.session(token));
+    const signed = await this.signing.sign(await this.acting(token, info), info, dto);
+    // The signature has landed: a read that fails now must not read as "not signed" (a 503 the
+    // signer retries). The answer says it landed; the retry is answered with the signed state.
+    return this.signing.view(signed).catch((err: unknown) => {
+      if (!isStoreUnavailable(err)) throw err;
+      throw new ApiError(
+        503,
+        'api_error',
+        'service_unavailable',
+        'The signature was recorded, but reading the signed document back failed. Open the signing link again (or repeat this request: it is answered with the signed state).',
+        undefined,
+        { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS), 'Write-Landed': 'true' },
+      );
+    });
   }
 
   @Post('decline')

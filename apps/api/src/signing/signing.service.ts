@@ -35,6 +35,7 @@ import {
   MAX_PIN_LOCKOUTS,
   wouldComplete,
   absolutePage,
+  DomainError,
 } from '@dojang/domain';
 import { pinSms } from '@dojang/notifications';
 import { ORGANIZATIONS, OrganizationRow, SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
@@ -327,7 +328,12 @@ export class SigningService {
     return { object: 'pin_verification' as const, verified: true as const };
   }
 
-  async sign(s: SigningSession, info: RequestInfo, body: { consent: boolean; signature?: string; seal_id?: string; seal_image?: string; values?: Record<string, unknown> }) {
+  /** Signs; answers the session as it stands after the signature (read from the decision, not the store again). */
+  async sign(
+    s: SigningSession,
+    info: RequestInfo,
+    body: { consent: boolean; signature?: string; seal_id?: string; seal_image?: string; values?: Record<string, unknown> },
+  ): Promise<SigningSession> {
     if (body.seal_id && body.seal_image) throw ApiError.invalid('seal_id', 'Give either seal_id or seal_image, not both.');
     const signature = body.signature ? await this.storeImage(body.signature, 'signature') : null;
     let seal: { seal_id: string | null; image: BlobPointer; uploaded: boolean } | null = null;
@@ -341,9 +347,12 @@ export class SigningService {
       seal = { seal_id: row.id, image: { sha256: row.image_sha256, byte_size: row.image_byte_size }, uploaded: false };
     }
     const participantId = s.participant.id;
+    // A repeat of the signature that landed (its answer lost with a connection, a read after it
+    // that failed): answered with the signed state, nothing written, instead of 409.
+    if (repeatsLandedSignature(s.participant, signature, seal)) return s;
     // signing_date fields read the day where the organization is (its time_zone setting).
     const timeZone = timeZoneOf(await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id));
-    await this.decide(s, info, async (state) => {
+    const decided = this.decide(s, info, async (state) => {
       const command = {
         now: this.clock.now().toISOString(),
         type: 'SignDocument' as const,
@@ -381,6 +390,18 @@ export class SigningService {
       }
       return command;
     });
+    let state: DocumentState;
+    try {
+      state = (await decided).state as DocumentState;
+    } catch (err) {
+      // Refused because this participant's signature is in by now: the same request landed
+      // meanwhile (a double submit, a retry racing its first attempt). Answered as landed.
+      if (!(err instanceof DomainError) || (err.code !== 'participant_already_signed' && err.code !== 'document_not_signable')) throw err;
+      state = (await this.infra.commands.load(documentDecider, documentStreamId(s.state.id))).state;
+      const now = state.participants.find((p) => p.id === participantId);
+      if (!now || !repeatsLandedSignature(now, signature, seal)) throw err;
+    }
+    return { ...s, state, participant: state.participants.find((p) => p.id === participantId) as ParticipantState };
   }
 
   /**
@@ -505,4 +526,13 @@ export class SigningService {
     const ref = await this.infra.blobs.put(bytes);
     return { sha256: ref.sha256, byte_size: ref.byte_size };
   }
+}
+
+/**
+ * Whether a signature request repeats the one this participant's signature recorded: signed, with
+ * the same signature image and the same seal (both content-addressed, so the same bytes give the
+ * same pointer). Anything else after the signature stays refused (409 participant_already_signed).
+ */
+function repeatsLandedSignature(p: ParticipantState, signature: BlobPointer | null, seal: { image: BlobPointer } | null): boolean {
+  return p.status === 'signed' && (p.signature?.sha256 ?? null) === (signature?.sha256 ?? null) && (p.seal?.image.sha256 ?? null) === (seal?.image.sha256 ?? null);
 }

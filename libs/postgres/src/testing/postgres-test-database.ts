@@ -23,6 +23,8 @@ function withDatabase(serverUrl: string, database: string): string {
 export async function createTestDatabase(serverUrl: string, prefix = 'dojang_test'): Promise<string> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = new Client({ connectionString: serverUrl });
+  // A session ended by the server (a terminated backend, a restart) emits 'error'; unheard, it ends the process.
+  admin.on('error', () => undefined);
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE "${name}"`);
@@ -36,6 +38,8 @@ export async function createTestDatabase(serverUrl: string, prefix = 'dojang_tes
 export async function dropTestDatabase(serverUrl: string, databaseUrl: string): Promise<void> {
   const name = new URL(databaseUrl).pathname.slice(1);
   const admin = new Client({ connectionString: serverUrl });
+  // A session ended by the server (a terminated backend, a restart) emits 'error'; unheard, it ends the process.
+  admin.on('error', () => undefined);
   await admin.connect();
   try {
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
