@@ -162,7 +162,7 @@ const CLAIM_MS = 4000;
       const filename = `폭풍-${n}.pdf`;
       for (let tries = 0; tries < 200 && !uploads.stopped; tries++) {
         const form = new FormData();
-        form.append('file', new Blob([pdf], { type: 'application/pdf' }), filename);
+        form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), filename);
         const res = await fetch(`${api.url}/v1/files`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Idempotency-Key': `storm-upload-${n}` }, body: form }).catch(() => null);
         if (!res) continue;
         uploads.statuses.push(res.status);
