@@ -18,6 +18,7 @@ export * from './store-unavailable';
 export * from './notifier';
 export * from './organization-logo';
 export * from './signing-notifications.reactor';
+export * from './signing-drafts/signing-drafts';
 export * from './worker';
 export * from './webhooks';
 export * from './timers';

@@ -212,6 +212,11 @@ export interface RenderSvgInput {
   font_files: string[];
   default_font_family: string;
 }
+export interface SanitizeHtmlInput {
+  html: string;
+}
+/** A body's HTML as the PDF renderer reads it (the allow-list of sanitize-content-html.ts), for the signing page's reading view. */
+export const SANITIZE_HTML: PdfJob<SanitizeHtmlInput, string> = { id: 'html.sanitize', version: 1, filename: handler('sanitize-html') };
 /** Renders an SVG (a generated seal) to a PNG with resvg. */
 export const RENDER_SVG: PdfJob<RenderSvgInput, Bytes> = { id: 'image.render-svg', version: 1, filename: handler('render-svg') };
 
