@@ -19,6 +19,7 @@ export * from './notifier';
 export * from './organization-logo';
 export * from './signing-notifications.reactor';
 export * from './signing-drafts/signing-drafts';
+export * from './page-images.reactor';
 export * from './worker';
 export * from './webhooks';
 export * from './timers';
