@@ -48,7 +48,8 @@ export interface RenderedPdf {
 export const RENDER_DOCUMENT: PdfJob<RenderDocumentJobInput, RenderedPdf | PdfJobRefusal> = {
   id: 'pdf.render-document',
   // 2: field placeholders render as blank room and come back as anchors.
-  version: 2,
+  // 3: a placeholder that starts or ends a line keeps its room (it was cut, and its box moved left).
+  version: 3,
   filename: handler('render-document'),
 };
 
