@@ -18,7 +18,7 @@ describe('signing page images', () => {
   let stop: () => void;
 
   beforeAll(async () => {
-    t = await startTestApp({ config: { rateLimitPerMinute: 1_000_000 } });
+    t = await startTestApp({ config: { rateLimitPerMinute: 1_000_000, pageImagesAtSend: true } });
     stop = onPdfJob((job, outcome) => {
       if (job === RENDER_PAGE.id) renders.push(outcome);
     });
@@ -35,6 +35,8 @@ describe('signing page images', () => {
     const p = expectStatus(await c.post(`/documents/${doc.id}/participants`, { name: '갑', auth: 'none' }), 201).body;
     expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 10, y: 70, width: 30, height: 10 }] }), 200);
     const out = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
+    // The worker renders the page images at send (PageImagesReactor): done before the test goes on.
+    await t.worker!.runner.catchUp();
     return { c, id: doc.id as string, token: (out.participants[0].signing_url as string).split('/sign/')[1] };
   }
 
@@ -45,13 +47,15 @@ describe('signing page images', () => {
     res.on('end', () => cb(null, Buffer.concat(chunks)));
   });
 
-  it('renders a page once per width, as a PNG cached for good under its version', async () => {
+  it('renders a page once per width when the document is sent, served as a PNG cached for good under its version; opening renders nothing', async () => {
+    renders.length = 0;
     const { token } = await sent();
+    // Rendered at send, page 1 at each width, before any link was opened.
+    expect(renders).toEqual(['ok', 'ok', 'ok']);
     const view = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body;
     const version: string = view.document.pages_version;
     expect(version).toMatch(/^[0-9a-f]{16}$/);
     expect(view.document.page_count).toBe(1);
-    renders.length = 0;
 
     const small = await get(`/v1/signing/${token}/pages/1.png?w=480&v=${version}`);
     expect(small.status).toBe(200);
@@ -76,6 +80,7 @@ describe('signing page images', () => {
     const again = await get(`/v1/signing/${token}/pages/1.png?w=480`);
     expect((again.body as Buffer).equals(small.body as Buffer)).toBe(true);
     expect(again.headers['cache-control']).toBe('private, no-cache');
+    // Every image was the one rendered at send: the first open rendered nothing.
     expect(renders).toEqual(['ok', 'ok', 'ok']);
   });
 
@@ -99,6 +104,8 @@ describe('signing page images', () => {
 
   it('answers a page the document lacks, a width not offered and a dead link with 4xx, rendering nothing', async () => {
     const { c, id, token } = await sent('잘못된 요청');
+    const { c: c2, id: id2, token: replaced } = await sent('정정된 링크');
+    // What sending rendered is done (sent waits for it): from here on, nothing may render.
     renders.length = 0;
     for (const file of ['2.png', '0.png', '01.png', 'abc.png', '1.jpg', '99999.png']) {
       expectError(await t.http.get(`/v1/signing/${token}/pages/${file}`), 404, 'page_not_found');
@@ -109,7 +116,6 @@ describe('signing page images', () => {
     expectError(await t.http.get(`/v1/signing/${token}/pages/1.png?w=480&w=960`), 400, 'invalid_parameter', 'w');
     expectError(await t.http.get(`/v1/signing/${'x'.repeat(43)}/pages/1.png`), 404, 'signing_link_invalid');
     // A link a correction replaced (the participant has a new one) shows nothing any more.
-    const { c: c2, id: id2, token: replaced } = await sent('정정된 링크');
     const participant = expectStatus(await c2.get(`/documents/${id2}`), 200).body.participants[0];
     expectStatus(await c2.patch(`/documents/${id2}/participants/${participant.id}`, { name: '을' }), 200);
     expectError(await t.http.get(`/v1/signing/${replaced}/pages/1.png?w=480`), 404, 'signing_link_replaced');

@@ -42,7 +42,9 @@ export async function startTestApp(
   } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-test-'));
-  const config: AppConfig = { ...loadConfig({ ...(options.env ?? {}), DATA_DIR: dataDir, NODE_ENV: 'test' }), ...(options.config ?? {}) };
+  // Page images at send cost three renders a page for every document sent: off unless a spec asks
+  // (test/pdf-api/signing-page-images.e2e-spec.ts), so the suites' many sends stay cheap.
+  const config: AppConfig = { ...loadConfig({ PAGE_IMAGES_AT_SEND: 'false', ...(options.env ?? {}), DATA_DIR: dataDir, NODE_ENV: 'test' }), ...(options.config ?? {}) };
   const infra = await openInfrastructure(config, undefined, options.logger ? { logger: options.logger } : {});
   await infra.runner.start();
   const clock = options.manualClock ? new ManualClock(new Date('2026-03-02T09:00:00.000Z')) : null;

@@ -53,6 +53,8 @@ export interface AppConfig {
   /** Which provider sends SMS when both are configured; default solapi (Korean numbers, LMS). */
   smsProvider: 'solapi' | 'twilio';
   webhookAllowPrivateNetworks: boolean;
+  /** PAGE_IMAGES_AT_SEND: the worker renders a sent document's page images right away (default true; false: at first open). */
+  pageImagesAtSend: boolean;
   tsaUrl: string | null;
   /**
    * PADES_LEVEL: how far final PDFs go with a TSA: `B-T` (signature timestamp), `B-LT` (+ DSS with
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         : null,
     smsProvider: env.SMS_PROVIDER === 'twilio' ? 'twilio' : 'solapi',
     webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+    pageImagesAtSend: env.PAGE_IMAGES_AT_SEND !== 'false',
     tsaUrl: env.TSA_URL || null,
     padesLevel: padesLevel(env),
     archiveTimestampMarginDays: int(env.ARCHIVE_TIMESTAMP_MARGIN_DAYS, 90),

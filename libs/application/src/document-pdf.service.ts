@@ -23,6 +23,7 @@ import {
   SignatureBlock,
   SignatureBlockInput,
   RENDER_SVG,
+  SANITIZE_HTML,
   RenderSvgInput,
   ZIP_FILES,
   ZipFile,
@@ -422,6 +423,11 @@ export class DocumentPdfService {
   async checkLogo(image: Buffer, maxSide: number): Promise<LogoCheck> {
     const out = await this.job(CHECK_LOGO, { image, max_side: maxSide });
     return out.ok ? { ...out, bytes: asBuffer(out.bytes) } : out;
+  }
+
+  /** A contract body's HTML through the PDF renderer's allow-list, in the pool (the signing page's reading view). */
+  async sanitizeHtml(html: string): Promise<string> {
+    return this.job(SANITIZE_HTML, { html });
   }
 
   /** An SVG (a generated seal) rendered to PNG in the pool. */

@@ -18,6 +18,8 @@ export * from './store-unavailable';
 export * from './notifier';
 export * from './organization-logo';
 export * from './signing-notifications.reactor';
+export * from './signing-drafts/signing-drafts';
+export * from './page-images.reactor';
 export * from './worker';
 export * from './webhooks';
 export * from './timers';

@@ -7,6 +7,8 @@ import { Notifier } from './notifier';
 import { DeliveryEvidence } from './history/delivery-evidence';
 import { ParkedRetryStats, Reactor, ReactorRunner } from './reactor-runner';
 import { SigningNotificationsReactor } from './signing-notifications.reactor';
+import { SigningDraftStore, SigningDraftsReactor } from './signing-drafts/signing-drafts';
+import { PageImagesReactor } from './page-images.reactor';
 import { DocumentSealer, DocumentSealReactor } from './verification/document-sealer';
 import { ArchiveTimersReactor, ArchiveTimestamper } from './archive/archive-timestamper';
 import { UsageReactor } from './usage/usage.reactor';
@@ -126,6 +128,9 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
       infra.logger.info(skipped, 'message not sent: the document no longer asks this participant to act'),
     ),
     new UsageReactor(infra.events, infra.commands),
+    new SigningDraftsReactor(new SigningDraftStore(infra.reads)),
+    // Off, a link's first open renders them (the test harness turns it off: its sends are many).
+    ...(infra.config.pageImagesAtSend ? [new PageImagesReactor(pdf)] : []),
     new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend ?? { paceMs: infra.config.bulkSendPaceMs, window: infra.config.bulkSendWindow }),
     new DocumentSealReactor(new DocumentSealer(infra.events, infra.commands, () => pdf.evidenceKey(), clock, infra.config.tsaUrl)),
     // Only B-LTA files carry a document timestamp to renew.

@@ -530,9 +530,89 @@ export interface paths {
         put?: never;
         /**
          * Sign
-         * @description Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant's value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.
+         * @description Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id, one of the session's organization_seals) or a seal image (seal_image). seal_source says where the seal came from and is recorded on the signing event with the image's SHA-256: made (from POST …/seal_preview, with the same seal_shape and seal_text: the server renders it again, 400 seal_image_mismatch for any other image), drawn, uploaded (the default for seal_image) or organization (the default for seal_id). The participant's signing draft is deleted once the signature is recorded. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant's value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.
          */
         post: operations["Signing_sign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signing/{token}/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save a signing draft
+         * @description Saves what the signer filled so far, so a reload, another tab or another device opening the link resumes there (the session's `draft`): `{"values": {"<field id>": value | null}}` is merged into the saved draft (null or a blank string clears one field) and the whole draft is answered. Values take the shapes POST …/sign takes (an attachment field's value is the attachment_id of POST …/attachments) and are checked one by one as signing checks them; nothing is required yet. Same rules as signing: the participant's turn, and for sms_pin a PIN verified within 30 minutes. Refused, nothing saved: a field that is not this signer's (400 field_not_found) or not one they fill — a signature or seal, name, email, phone, signing_date, read-only (400 field_not_fillable) — or a value that does not fit it (400 field_value_invalid), each with error.param values.<field id>; after signing, decline, expiry, cancel, or on a replaced link the same 404/409/410 as signing. A draft is not a legal fact: it is kept beside the read models, never in the event log, the history or the audit trail, and is deleted when the participant signs or declines, the document concludes (completed, declined, canceled, expired, deleted) or the participant's link is replaced.
+         */
+        put: operations["Signing_saveDraft"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signing/{token}/seal_preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a seal from a name
+         * @description A red Korean seal (도장) made from the participant's name, or from `text`, `round` or `square`, rendered on the server (in the PDF worker pool) in Nanum Myeongjo ExtraBold: Korean and Hanja in columns read right to left (a 2-character name gets 인), Latin in rows. Text: 1 to 10 characters after trimming — Hangul, Hanja, Latin letters, digits, spaces and the middle dot; anything else (emoji, symbols, control or direction characters) or more: 400 seal_text_invalid with param text. To stamp it, sign with seal_source made, the same seal_shape and seal_text, and this image as seal_image: the server renders it again and refuses any other image (400 seal_image_mismatch). Same rules as signing (turn, PIN).
+         */
+        post: operations["Signing_sealPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signing/{token}/body": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The contract as text, for reading
+         * @description Each part of the document in order with its title and its body as sanitized HTML (the tags the PDF renderer draws; no scripts, styles, event handlers, links or external resources; a plain-text body as escaped paragraphs), for a reading view that reflows to a phone's width ("본문 보기"); null for a part that is an uploaded PDF. The page images and the PDF remain what is signed. No API key.
+         */
+        get: operations["Signing_body"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signing/{token}/seals/{id}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization seal's image, for the signer
+         * @description The image of one of the session's organization_seals (its image_url), behind the signing link. Any other seal: 404 seal_not_found. No API key.
+         */
+        get: operations["Signing_sealImage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1790,6 +1870,30 @@ export interface components {
             values?: {
                 [key: string]: string | number | boolean | null;
             };
+            /**
+             * @description Where the seal came from, recorded on the signing event (seal.source, with the image's SHA-256): made (POST …/seal_preview; give seal_shape and seal_text, and its image as seal_image: the server renders it again and refuses another image with 400 seal_image_mismatch), drawn or uploaded (seal_image), organization (seal_id). Absent: uploaded for seal_image, organization for seal_id.
+             * @enum {string}
+             */
+            seal_source?: "made" | "drawn" | "uploaded" | "organization";
+            /**
+             * @description With seal_source made: the shape given to POST …/seal_preview.
+             * @enum {string}
+             */
+            seal_shape?: "round" | "square";
+            /** @description With seal_source made: the text given to POST …/seal_preview (default the participant's name). */
+            seal_text?: string;
+        };
+        SaveDraftDto: {
+            /** @description Values by field id in the shapes POST …/sign takes (an attachment field's value is the attachment_id of POST …/attachments); null clears a field. Merged into the saved draft. */
+            values: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
+        SealPreviewDto: {
+            /** @enum {string} */
+            shape: "round" | "square";
+            /** @description 1 to 10 characters after trimming: Hangul, Hanja, Latin letters, digits, spaces and the middle dot (·); default the participant's name. Anything else (emoji, symbols, control or direction characters, more than 10): 400 seal_text_invalid. */
+            text?: string;
         };
         DeclineDto: {
             reason: string;
@@ -2183,6 +2287,10 @@ export interface components {
          *     - `field_page_out_of_range` (400): A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
          *     - `field_value_required` (400): A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
+         *     - `field_not_found` (400): A signing draft names a field that is not this participant's (or their signing group's); error.param is values.<field id>.
+         *     - `field_not_fillable` (400): A signing draft names a field the signer does not fill (a signature or seal, a field the service fills, a read-only field); error.param is values.<field id>.
+         *     - `seal_text_invalid` (400): A seal made from a name takes 1 to 10 letters (Hangul, Hanja, Latin letters, digits, spaces and the middle dot), no emoji, symbols, control or direction characters; error.param is text (seal_text when signing).
+         *     - `seal_image_mismatch` (400): seal_source made: seal_image is not the seal the server renders from seal_shape and seal_text (POST …/seal_preview).
          *     - `field_values_too_large` (413): The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
          *     - `missing_phone` (400): A participant with auth sms_pin needs a phone number.
          *     - `phone_invalid` (400): The phone is not a phone number (characters other than digits, + and separators, a wrong length, an unassigned prefix or country code); error.param names it (at send, the message names the participant).
@@ -2209,7 +2317,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -2825,6 +2933,21 @@ export interface components {
             can_sign: boolean;
             /** @description Participants with a lower signing_order have not acted yet. */
             waiting_for_others: boolean;
+            /** @description What the signer saved so far under this link (PUT /signing/{token}/draft), to resume after a reload or on another device; null when none, and always null once the participant signed or declined, the document concluded or the link was replaced. Not a legal fact: never in the event log, the history or the audit trail. */
+            draft: {
+                /** @description Values by field id, in the shapes POST /signing/{token}/sign takes (as signing records them: text trimmed, a number as its string); an attachment field's value is the attachment_id of POST …/attachments. */
+                values: {
+                    [key: string]: string | boolean;
+                };
+                /** Format: date-time */
+                updated_at: string;
+            } | null;
+            /** @description The sending organization's seals this signer may stamp with seal_id (seal_source organization): its unrestricted seals, for a participant with a seal field that takes more than uploads; empty otherwise. image_url is a path on this origin. */
+            organization_seals: {
+                id: string;
+                name: string;
+                image_url: string;
+            }[];
         };
         PinIssued: {
             /** @constant */
@@ -2841,6 +2964,35 @@ export interface components {
             object: "pin_verification";
             /** @constant */
             verified: true;
+        };
+        SigningDraft: {
+            /** @constant */
+            object: "signing_draft";
+            /** @description Values by field id, in the shapes POST /signing/{token}/sign takes (as signing records them: text trimmed, a number as its string); an attachment field's value is the attachment_id of POST …/attachments. */
+            values: {
+                [key: string]: string | boolean;
+            };
+            /** Format: date-time */
+            updated_at: string;
+        };
+        SealPreview: {
+            /** @constant */
+            object: "seal_preview";
+            /** @enum {string} */
+            shape: "round" | "square";
+            /** @description The text set in the seal, trimmed (the participant's name unless text was given). */
+            text: string;
+            /** @description The seal as a PNG data URL: send it as seal_image with seal_source made, seal_shape and seal_text when signing. */
+            image: string;
+            /** @description SHA-256 of the PNG bytes: what the signing event records as seal.sha256. */
+            sha256: string;
+        };
+        SigningBody: {
+            /** @description The document's parts in order: each part's body as sanitized HTML (the tags and attributes the PDF renderer draws; no scripts, styles, event handlers or links out) for a reading view that reflows to the screen; null for a part that is an uploaded PDF. The page images (and the PDF) remain what is signed. */
+            parts: {
+                title: string;
+                html: string | null;
+            }[];
         };
         SigningDecline: {
             /** @constant */
@@ -14180,6 +14332,10 @@ export interface operations {
              *
              *     `seal_upload_required`: This seal field accepts an uploaded seal image (seal_image) only.
              *
+             *     `seal_text_invalid`: A seal made from a name takes 1 to 10 letters (Hangul, Hanja, Latin letters, digits, spaces and the middle dot), no emoji, symbols, control or direction characters; error.param is text (seal_text when signing).
+             *
+             *     `seal_image_mismatch`: seal_source made: seal_image is not the seal the server renders from seal_shape and seal_text (POST …/seal_preview).
+             *
              *     `field_value_required`: A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.
              *
              *     `field_value_invalid`: A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
@@ -14208,7 +14364,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "consent_required" | "seal_upload_required" | "field_value_required" | "field_value_invalid" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "consent_required" | "seal_upload_required" | "seal_text_invalid" | "seal_image_mismatch" | "field_value_required" | "field_value_invalid" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -14519,6 +14675,1269 @@ export interface operations {
                             type: "api_error";
                             /** @enum {string} */
                             code: "signing_unavailable" | "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Signing_saveDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveDraftDto"];
+            };
+        };
+        responses: {
+            /** @description The whole draft after the merge. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningDraft"];
+                };
+            };
+            /**
+             * @description `field_not_found`: A signing draft names a field that is not this participant's (or their signing group's); error.param is values.<field id>.
+             *
+             *     `field_not_fillable`: A signing draft names a field the signer does not fill (a signature or seal, a field the service fills, a read-only field); error.param is values.<field id>.
+             *
+             *     `field_value_invalid`: A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
+             *
+             *     `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "field_not_found" | "field_not_fillable" | "field_value_invalid" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             *
+             *     `participant_not_found`: No such participant on this document.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `document_not_signable`: The document is not out for signature: its links accept no actions.
+             *
+             *     `participant_cannot_sign`: A cc participant receives a copy and has nothing to sign or decline.
+             *
+             *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
+             *
+             *     `participant_declined`: This participant has declined.
+             *
+             *     `not_your_turn`: Participants with a lower signing_order must act first.
+             *
+             *     `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
+             *
+             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "group_already_signed" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
+            410: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_inactive";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "field_values_too_large" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Signing_sealPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SealPreviewDto"];
+            };
+        };
+        responses: {
+            /** @description The seal. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SealPreview"];
+                };
+            };
+            /**
+             * @description `seal_text_invalid`: A seal made from a name takes 1 to 10 letters (Hangul, Hanja, Latin letters, digits, spaces and the middle dot), no emoji, symbols, control or direction characters; error.param is text (seal_text when signing).
+             *
+             *     `missing_parameter`: A required parameter is absent or empty; error.param names it.
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             *
+             *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_json`: The request body is not valid JSON.
+             *
+             *     `invalid_request_body`: The request body could not be read (corrupt encoding, wrong Content-Length, too many form fields).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "seal_text_invalid" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             *
+             *     `participant_not_found`: No such participant on this document.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_invalid" | "signing_link_replaced" | "participant_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `document_not_signable`: The document is not out for signature: its links accept no actions.
+             *
+             *     `participant_cannot_sign`: A cc participant receives a copy and has nothing to sign or decline.
+             *
+             *     `participant_already_signed`: This participant has already signed: they cannot sign again, and a signed participant cannot be corrected.
+             *
+             *     `participant_declined`: This participant has declined.
+             *
+             *     `not_your_turn`: Participants with a lower signing_order must act first.
+             *
+             *     `pin_verification_required`: Verify the SMS PIN (POST …/pin, then …/verify with the PIN) before signing or declining.
+             *
+             *     `group_already_signed`: Another member of this participant's signing group already signed for the group: nothing is left for this link to do.
+             *
+             *     `concurrent_modification`: Other requests changed the resource while this one was applied; nothing was written. Retry (Retry-After).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_not_signable" | "participant_cannot_sign" | "participant_already_signed" | "participant_declined" | "not_your_turn" | "pin_verification_required" | "group_already_signed" | "concurrent_modification";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
+            410: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_inactive";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
+             *
+             *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
+             *
+             *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_budget_exceeded" | "pdf_job_limit_exceeded" | "request_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: The request body uses a charset or content encoding the service does not read. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "evidence_integrity_failure" | "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
+             *
+             *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
+             */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "write_outcome_unknown" | "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Signing_body: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The parts. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningBody"];
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_invalid" | "signing_link_replaced";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
+            410: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_inactive";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "pdf_job_limit_exceeded";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "evidence_integrity_failure" | "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Signing_sealImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signing token: the last segment of the participant's signing_url. It is the credential; keep it secret. */
+                token: string;
+                /** @description The resource's id, as returned when it was created. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The seal image. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `signing_link_invalid`: The signing link is not valid (mistyped, or never issued).
+             *
+             *     `signing_link_replaced`: The signing link was issued but has been replaced by a newer one (the sender corrected the participant, or the signer delegated): it no longer works.
+             *
+             *     `seal_not_found`: No such seal.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_invalid" | "signing_link_replaced" | "seal_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `signing_link_inactive`: The signing request was canceled, declined, expired or deleted; the link no longer works. */
+            410: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "signing_link_inactive";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

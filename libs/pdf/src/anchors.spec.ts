@@ -39,6 +39,15 @@ describe('anchors: placeholders in HTML content', () => {
     expect(anchors[0].x).toBeGreaterThan(word.x + word.width - 0.5);
   });
 
+  it('a placeholder that starts a paragraph sits at the text\'s left edge, its words after it (not in the margin)', async () => {
+    const content = '<p>{{checkbox:agree}} 개인정보 수집에 동의합니다.</p><p>본문은 여기서 시작한다.</p><p><b>{{checkbox:marketing}}</b> 마케팅</p>';
+    const { pdf, anchors } = await renderDocumentWithAnchors({ title: 't', content, format: 'html', created_at: '2026-01-01T00:00:00Z', show_title: false });
+    const [margin, after] = await findTextAnchors(pdf, [{ text: '본문은', occurrence: 1 }, { text: '개인정보', occurrence: 1 }]);
+    for (const a of anchors) expect(Math.abs(a.x - margin.box!.x)).toBeLessThan(0.5);
+    // The room is kept: the words of the paragraph follow the box, they do not run under it.
+    expect(after.box!.x).toBeGreaterThan(anchors[0].x + anchors[0].width - 0.5);
+  });
+
   it('leaves content without placeholders untouched (the same objects, the same PDF bytes)', async () => {
     const body = [{ text: 'plain' }, 'also plain {{name}}'];
     const marked = markPlaceholders(body);

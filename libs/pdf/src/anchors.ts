@@ -54,7 +54,10 @@ export function markPlaceholders(content: Content[]): { content: Content[]; plac
     let last = 0;
     for (const m of text.matchAll(FIELD_PLACEHOLDER)) {
       if (m.index > last) out.push({ ...props, text: text.slice(last, m.index) });
-      out.push({ ...props, text: BLANK.repeat(m[0].length), link: `${LINK_PREFIX}${placeholders.length}` });
+      // pdfmake cuts a line's leading and trailing white space (a no-break space is white space to
+      // it), and a cut leading run moves its link box left by the run's width: a placeholder that
+      // starts a line (a checkbox at the start of a paragraph) landed in the margin (issue 30).
+      out.push({ ...props, text: BLANK.repeat(m[0].length), link: `${LINK_PREFIX}${placeholders.length}`, preserveLeadingSpaces: true, preserveTrailingSpaces: true });
       placeholders.push(m[0]);
       last = m.index + m[0].length;
     }

@@ -62,12 +62,61 @@ describe('drawValues: field values in the final PDF', () => {
     const lines = fitText(long, { width: 200, height: 60 }, null, true, (s, size) => s.length * size * 0.9);
     expect(lines.lines.length).toBeGreaterThan(1);
     expect(lines.lines.length * lines.size * 1.25).toBeLessThanOrEqual(60);
-    const one = fitText('아주 긴 한 줄의 값이 상자보다 넓습니다', { width: 60, height: 20 }, null, false, (s, size) => s.length * size * 0.9);
+    const one = fitText('아주 긴 한 줄의 값', { width: 120, height: 20 }, null, false, (s, size) => s.length * size * 0.9);
     expect(one.lines).toHaveLength(1);
     expect(one.size).toBeLessThan(12);
+    expect(one.size).toBeGreaterThanOrEqual(7);
     const doc = await blank();
     await drawValues(doc, [text({ text: long, multiline: true, height: 10 })]);
     expect(pdftotext(await save(doc)).replace(/\s+/g, '')).toContain(long.replace(/\s+/g, ''));
+  });
+
+  it('never goes below 7 pt: a value that does not fit wraps (a one-line field too) and its box grows downward, up to the page\'s bottom', () => {
+    const width = (s: string, size: number) => s.length * size * 0.9;
+    const address = '서울특별시 중구 세종대로 110 '.repeat(8).trim();
+    const fitted = fitText(address, { width: 60, height: 10 }, null, false, width);
+    expect(fitted.size).toBe(7);
+    expect(fitted.lines.length).toBeGreaterThan(1);
+    expect(fitted.lines.join('').replace(/\s+/g, '')).toBe(address.replace(/\s+/g, ''));
+    expect(fitted.height).toBeCloseTo(fitted.lines.length * 7 * 1.25 + 3, 5);
+    // A size the sender set below the floor is raised to it.
+    expect(fitText('2027-01-04', { width: 200, height: 10 }, 3, false, width).size).toBe(7);
+    // The box grows no further than the page's bottom.
+    expect(fitText(address, { width: 60, height: 10 }, null, false, width, 30).height).toBe(30);
+    // What fits stays in its box.
+    expect(fitText('홍길동', { width: 60, height: 12 }, null, false, width).height).toBe(12);
+  });
+
+  it('a 120-character address, an e-mail and a file\'s name and hash in narrow boxes: every value whole in the text, no Tf below 7 pt', async () => {
+    const address = '서울특별시 강남구 테헤란로 152 강남파이낸스센터 21층 2101호 (역삼동, 주식회사 도장 본사 계약관리팀 곽뙇희 앞) 우편번호 06236, 대한민국 서울특별시 강남구 테헤란로 일대 업무시설 건물 동쪽 1번 출입구 안내데스크';
+    expect(address.length).toBeGreaterThanOrEqual(120);
+    const values = [
+      text({ text: address, width: 30, height: 3 }),
+      text({ y: 40, text: 'gwak.ddoenghui+contracts@example-company.co.kr', width: 12, height: 2 }),
+      text({ y: 50, text: '신분증_앞면_스캔본.png · sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', width: 20, height: 2.5 }),
+      text({ y: 60, text: '2027-01-04', width: 20, height: 3, font_size: 3 }),
+    ];
+    const doc = await blank();
+    await drawValues(doc, values);
+    const pdf = await save(doc);
+    const flat = pdftotext(pdf).replace(/\s+/g, '');
+    for (const v of values) expect(flat).toContain((v.text as string).replace(/\s+/g, ''));
+    // Every text size set in the page's content streams, read with qpdf in QDF form (uncompressed).
+    const dir = mkdtempSync(join(tmpdir(), 'dojang-values-'));
+    try {
+      writeFileSync(join(dir, 'f.pdf'), pdf);
+      execFileSync('qpdf', ['--qdf', '--object-streams=disable', 'f.pdf', 'q.pdf'], { cwd: dir });
+      const content = execFileSync('sh', ['-c', 'cat q.pdf'], { cwd: dir, encoding: 'latin1', maxBuffer: 64 * 1024 * 1024 });
+      const sizes = [...content.matchAll(/\/\S+ ([\d.]+) Tf/g)].map((m) => Number(m[1]));
+      expect(sizes.length).toBeGreaterThanOrEqual(values.length);
+      expect(Math.min(...sizes)).toBeGreaterThanOrEqual(7);
+      // Text is never scaled down by a matrix either: every Tm is a pure rotation and translation.
+      for (const m of content.matchAll(/([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+) [-\d.]+ [-\d.]+ Tm/g)) {
+        expect(Math.hypot(Number(m[1]), Number(m[2]))).toBeCloseTo(1, 5);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('breaks a word wider than the box between characters', () => {

@@ -26,7 +26,11 @@ export interface PdfValue {
   multiline: boolean;
 }
 
-export const MIN_VALUE_FONT_SIZE = 4;
+/**
+ * No value is drawn smaller (issue 30: an e-mail, a file's name and hash printed at 2–3 pt). A
+ * value that does not fit its box at this size wraps and the box grows downward (fitText).
+ */
+export const MIN_VALUE_FONT_SIZE = 7;
 const DEFAULT_MAX_FONT_SIZE = 12;
 const PADDING = 1.5;
 const LINE_HEIGHT = 1.25;
@@ -116,20 +120,42 @@ export function wrapLines(text: string, maxWidth: number, widthOf: (s: string) =
   return lines;
 }
 
-/** The size and lines of a text in its box: the given size, else the largest that fits (never below 4 pt; then it is clipped by nothing but stays readable). */
-export function fitText(text: string, box: { width: number; height: number }, fontSize: number | null, multiline: boolean, widthAt: (s: string, size: number) => number) {
+/**
+ * The size and lines of a text in its box, and the box's height: the given size (at least
+ * MIN_VALUE_FONT_SIZE), else the largest up to 12 pt at which it fits. What does not fit at
+ * MIN_VALUE_FONT_SIZE wraps at the box's width (even a one-line field), and the box grows downward
+ * to hold every line, at most to `maxHeight` (the page's bottom); lines past it are the caller's.
+ */
+export function fitText(
+  text: string,
+  box: { width: number; height: number },
+  fontSize: number | null,
+  multiline: boolean,
+  widthAt: (s: string, size: number) => number,
+  maxHeight = Infinity,
+) {
   const innerW = Math.max(1, box.width - 2 * PADDING);
   const innerH = Math.max(1, box.height - 2 * PADDING);
-  const layout = (size: number) => (multiline ? wrapLines(text, innerW, (s) => widthAt(s, size)) : [text.replace(/\s*\r?\n\s*/g, ' ')]);
-  if (fontSize !== null) return { size: fontSize, lines: layout(fontSize) };
-  let size = Math.min(DEFAULT_MAX_FONT_SIZE, innerH / LINE_HEIGHT);
-  while (size > MIN_VALUE_FONT_SIZE) {
+  const wrapped = (size: number) => wrapLines(text, innerW, (s) => widthAt(s, size));
+  const layout = (size: number) => (multiline ? wrapped(size) : [text.replace(/\s*\r?\n\s*/g, ' ')]);
+  const fits = (lines: string[], size: number) => lines.length * size * LINE_HEIGHT <= innerH + 0.01 && lines.every((l) => widthAt(l, size) <= innerW + 0.01);
+  const grown = (size: number) => {
+    const lines = wrapped(size);
+    const height = Math.min(Math.max(box.height, lines.length * size * LINE_HEIGHT + 2 * PADDING), Math.max(box.height, maxHeight));
+    return { size, lines, height };
+  };
+  if (fontSize !== null) {
+    const size = Math.max(MIN_VALUE_FONT_SIZE, fontSize);
     const lines = layout(size);
-    const fits = lines.length * size * LINE_HEIGHT <= innerH + 0.01 && lines.every((l) => widthAt(l, size) <= innerW + 0.01);
-    if (fits) return { size, lines };
+    return fits(lines, size) ? { size, lines, height: box.height } : grown(size);
+  }
+  let size = Math.max(MIN_VALUE_FONT_SIZE, Math.min(DEFAULT_MAX_FONT_SIZE, innerH / LINE_HEIGHT));
+  for (;;) {
+    const lines = layout(size);
+    if (fits(lines, size)) return { size, lines, height: box.height };
+    if (size <= MIN_VALUE_FONT_SIZE) return grown(MIN_VALUE_FONT_SIZE);
     size = Math.max(MIN_VALUE_FONT_SIZE, size - 0.5);
   }
-  return { size: MIN_VALUE_FONT_SIZE, lines: layout(MIN_VALUE_FONT_SIZE) };
 }
 
 function placement(page: PDFPage, v: PdfValue) {
@@ -138,12 +164,17 @@ function placement(page: PDFPage, v: PdfValue) {
   const view = displaySize(box, rotation);
   const rect: Rect = { left: (v.x / 100) * view.width, top: (v.y / 100) * view.height, width: (v.width / 100) * view.width, height: (v.height / 100) * view.height };
   const at = (x: number, y: number) => displayToUserSpace({ x, y }, box, rotation);
-  return { rect, rotation, at };
+  return { rect, rotation, at, view };
 }
 
 function drawText(page: PDFPage, font: PDFFont, v: PdfValue): void {
-  const { rect, rotation, at } = placement(page, v);
-  const { size, lines } = fitText(v.text ?? '', rect, v.font_size, v.multiline, (s, sz) => font.widthOfTextAtSize(s, sz));
+  const { rect, rotation, at, view } = placement(page, v);
+  const fitted = fitText(v.text ?? '', rect, v.font_size, v.multiline, (s, sz) => font.widthOfTextAtSize(s, sz), view.height - rect.top);
+  const { size } = fitted;
+  // Lines below the page's bottom cannot be drawn: the last one that fits says so (…).
+  const room = Math.max(1, Math.floor((fitted.height - 2 * PADDING) / (size * LINE_HEIGHT) + 0.01));
+  const lines = fitted.lines.length > room && fitted.height > rect.height ? [...fitted.lines.slice(0, room - 1), `${fitted.lines[room - 1]}…`] : fitted.lines;
+  rect.height = fitted.height;
   const ascent = font.heightAtSize(size, { descender: false });
   const lineHeight = size * LINE_HEIGHT;
   // A single line sits in the middle of its box; several start at the top.

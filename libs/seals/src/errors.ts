@@ -2,7 +2,7 @@
  * Codes match the public API's error codes, so a controller can pass `code` and `param`
  * straight through to the error body without a translation table.
  */
-export type SealInputErrorCode = 'invalid_parameter' | 'file_too_large' | 'unsupported_file_type';
+export type SealInputErrorCode = 'invalid_parameter' | 'file_too_large' | 'unsupported_file_type' | 'seal_text_invalid';
 
 /** Bad caller input (never a server fault): a controller should answer it with a 4xx. */
 export class SealInputError extends Error {

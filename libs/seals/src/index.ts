@@ -5,5 +5,6 @@
  */
 export * from './errors';
 export * from './seal';
+export * from './personal-seal';
 export * from './image';
 export * from './template';

@@ -17,6 +17,13 @@ function nameOf(row: DocumentRow, participantId: unknown): string {
 }
 
 /** A short, masked description of an event: who, from where, why. */
+const SEAL_SOURCE_LABELS: Record<string, string> = {
+  made: '이름으로 만든 도장/made from the name',
+  drawn: '직접 그린 도장/drawn',
+  uploaded: '올린 도장 이미지/uploaded',
+  organization: '기관 도장/organization seal',
+};
+
 function detailOf(e: StoredEvent, row: DocumentRow, timeZone: string): string | null {
   const d = (e.data ?? {}) as Record<string, unknown>;
   const parts: string[] = [];
@@ -25,8 +32,12 @@ function detailOf(e: StoredEvent, row: DocumentRow, timeZone: string): string | 
   if (e.type === 'FieldsReplaced') parts.push(`필드/Fields: ${Array.isArray(d.fields) ? d.fields.length : 0}`);
   if (e.type === 'ParticipantSigned') {
     parts.push(`인증/Auth: ${d.auth_method === 'sms_pin' ? `SMS PIN ${str(d.auth_phone_masked) ?? ''}`.trim() : 'none'}`);
-    const seal = d.seal as { seal_id?: string | null; image?: { sha256?: string } } | null;
-    if (seal?.image?.sha256) parts.push(`도장/Seal: ${seal.seal_id ?? 'uploaded'} sha256 ${seal.image.sha256}`);
+    const seal = d.seal as { seal_id?: string | null; image?: { sha256?: string }; source?: string } | null;
+    if (seal?.image?.sha256) {
+      // Where the seal came from (recorded since issue 30; older signatures: a seal id or an upload).
+      const source = seal.source ? `${SEAL_SOURCE_LABELS[seal.source] ?? seal.source}${seal.seal_id ? ` ${seal.seal_id}` : ''}` : (seal.seal_id ?? 'uploaded');
+      parts.push(`도장/Seal: ${source} sha256 ${seal.image.sha256}`);
+    }
     const signature = d.signature as { sha256?: string } | null;
     if (signature?.sha256) parts.push(`서명 이미지/Signature image sha256 ${signature.sha256}`);
   }

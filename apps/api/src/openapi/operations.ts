@@ -329,9 +329,36 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Signing_sign: {
     summary: 'Sign',
     description:
-      'Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id) or an uploaded seal image. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant\'s value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.',
+      'Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id, one of the session\'s organization_seals) or a seal image (seal_image). seal_source says where the seal came from and is recorded on the signing event with the image\'s SHA-256: made (from POST …/seal_preview, with the same seal_shape and seal_text: the server renders it again, 400 seal_image_mismatch for any other image), drawn, uploaded (the default for seal_image) or organization (the default for seal_id). The participant\'s signing draft is deleted once the signature is recorded. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant\'s value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.',
     ok: { status: 200, description: 'The signing session after signing.', json: S.SigningSessionSchema },
-    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'consent_required', 'seal_upload_required', 'field_value_required', 'field_value_invalid', 'field_values_too_large', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', 'signing_unavailable', ...PDF_WORK],
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'consent_required', 'seal_upload_required', 'seal_text_invalid', 'seal_image_mismatch', 'field_value_required', 'field_value_invalid', 'field_values_too_large', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', 'signing_unavailable', ...PDF_WORK],
+  },
+  Signing_saveDraft: {
+    summary: 'Save a signing draft',
+    description:
+      'Saves what the signer filled so far, so a reload, another tab or another device opening the link resumes there (the session\'s `draft`): `{"values": {"<field id>": value | null}}` is merged into the saved draft (null or a blank string clears one field) and the whole draft is answered. Values take the shapes POST …/sign takes (an attachment field\'s value is the attachment_id of POST …/attachments) and are checked one by one as signing checks them; nothing is required yet. Same rules as signing: the participant\'s turn, and for sms_pin a PIN verified within 30 minutes. Refused, nothing saved: a field that is not this signer\'s (400 field_not_found) or not one they fill — a signature or seal, name, email, phone, signing_date, read-only (400 field_not_fillable) — or a value that does not fit it (400 field_value_invalid), each with error.param values.<field id>; after signing, decline, expiry, cancel, or on a replaced link the same 404/409/410 as signing. A draft is not a legal fact: it is kept beside the read models, never in the event log, the history or the audit trail, and is deleted when the participant signs or declines, the document concludes (completed, declined, canceled, expired, deleted) or the participant\'s link is replaced.',
+    ok: { status: 200, description: 'The whole draft after the merge.', json: S.SigningDraftSchema },
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'field_not_found', 'field_not_fillable', 'field_value_invalid', 'field_values_too_large', 'missing_parameter', 'invalid_parameter'],
+  },
+  Signing_sealPreview: {
+    summary: 'Make a seal from a name',
+    description:
+      'A red Korean seal (도장) made from the participant\'s name, or from `text`, `round` or `square`, rendered on the server (in the PDF worker pool) in Nanum Myeongjo ExtraBold: Korean and Hanja in columns read right to left (a 2-character name gets 인), Latin in rows. Text: 1 to 10 characters after trimming — Hangul, Hanja, Latin letters, digits, spaces and the middle dot; anything else (emoji, symbols, control or direction characters) or more: 400 seal_text_invalid with param text. To stamp it, sign with seal_source made, the same seal_shape and seal_text, and this image as seal_image: the server renders it again and refuses any other image (400 seal_image_mismatch). Same rules as signing (turn, PIN).',
+    ok: { status: 200, description: 'The seal.', json: S.SealPreviewSchema },
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'seal_text_invalid', 'missing_parameter', 'invalid_parameter', ...PDF_WORK],
+  },
+  Signing_body: {
+    summary: 'The contract as text, for reading',
+    description:
+      'Each part of the document in order with its title and its body as sanitized HTML (the tags the PDF renderer draws; no scripts, styles, event handlers, links or external resources; a plain-text body as escaped paragraphs), for a reading view that reflows to a phone\'s width ("본문 보기"); null for a part that is an uploaded PDF. The page images and the PDF remain what is signed. No API key.',
+    ok: { status: 200, description: 'The parts.', json: S.SigningBodySchema },
+    errors: [...SIGNING_LINK, 'evidence_integrity_failure', 'pdf_job_limit_exceeded'],
+  },
+  Signing_sealImage: {
+    summary: 'An organization seal\'s image, for the signer',
+    description: 'The image of one of the session\'s organization_seals (its image_url), behind the signing link. Any other seal: 404 seal_not_found. No API key.',
+    ok: { status: 200, description: 'The seal image.', media: { 'image/png': { type: 'string', contentMediaType: 'image/png' }, 'image/jpeg': { type: 'string', contentMediaType: 'image/jpeg' } } },
+    errors: [...SIGNING_LINK, 'seal_not_found'],
   },
   Signing_decline: {
     summary: 'Decline to sign',

@@ -818,6 +818,44 @@ export type ProjectionStatusListResponse = FromSchema<typeof ProjectionStatusLis
 
 // ---- signer side ---------------------------------------------------------------------------
 
+const DRAFT_VALUES = note(
+  'Values by field id, in the shapes POST /signing/{token}/sign takes (as signing records them: text trimmed, a number as its string); an attachment field\'s value is the attachment_id of POST …/attachments.',
+  { type: 'object', additionalProperties: { oneOf: [str, bool] } } as const,
+);
+
+export const SigningDraftSchema = component(
+  'SigningDraft',
+  obj({
+    object: konst('signing_draft'),
+    values: DRAFT_VALUES,
+    updated_at: time,
+  }),
+);
+export type SigningDraftResponse = FromSchema<typeof SigningDraftSchema>;
+
+export const SealPreviewSchema = component(
+  'SealPreview',
+  obj({
+    object: konst('seal_preview'),
+    shape: enumOf(['round', 'square']),
+    text: note('The text set in the seal, trimmed (the participant\'s name unless text was given).', str),
+    image: note('The seal as a PNG data URL: send it as seal_image with seal_source made, seal_shape and seal_text when signing.', str),
+    sha256: note('SHA-256 of the PNG bytes: what the signing event records as seal.sha256.', sha256),
+  }),
+);
+export type SealPreviewResponse = FromSchema<typeof SealPreviewSchema>;
+
+export const SigningBodySchema = component(
+  'SigningBody',
+  obj({
+    parts: note(
+      'The document\'s parts in order: each part\'s body as sanitized HTML (the tags and attributes the PDF renderer draws; no scripts, styles, event handlers or links out) for a reading view that reflows to the screen; null for a part that is an uploaded PDF. The page images (and the PDF) remain what is signed.',
+      arrayOf(obj({ title: str, html: strOrNull })),
+    ),
+  }),
+);
+export type SigningBodyResponse = FromSchema<typeof SigningBodySchema>;
+
 export const SigningSessionSchema = component(
   'SigningSession',
   obj({
@@ -893,6 +931,14 @@ export const SigningSessionSchema = component(
     your_turn: bool,
     can_sign: note('POST /sign would be accepted now (turn, PIN verified when required).', bool),
     waiting_for_others: note('Participants with a lower signing_order have not acted yet.', bool),
+    draft: note(
+      'What the signer saved so far under this link (PUT /signing/{token}/draft), to resume after a reload or on another device; null when none, and always null once the participant signed or declined, the document concluded or the link was replaced. Not a legal fact: never in the event log, the history or the audit trail.',
+      orNull(obj({ values: DRAFT_VALUES, updated_at: time })),
+    ),
+    organization_seals: note(
+      'The sending organization\'s seals this signer may stamp with seal_id (seal_source organization): its unrestricted seals, for a participant with a seal field that takes more than uploads; empty otherwise. image_url is a path on this origin.',
+      arrayOf(obj({ id: str, name: str, image_url: str })),
+    ),
   }),
 );
 export type SigningSessionResponse = FromSchema<typeof SigningSessionSchema>;

@@ -110,6 +110,10 @@ export const ERROR_CODES = {
   // Field values (POST /v1/signing/{token}/sign)
   field_value_required: invalid(400, 'A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.'),
   field_value_invalid: invalid(400, 'A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.'),
+  field_not_found: invalid(400, 'A signing draft names a field that is not this participant\'s (or their signing group\'s); error.param is values.<field id>.'),
+  field_not_fillable: invalid(400, 'A signing draft names a field the signer does not fill (a signature or seal, a field the service fills, a read-only field); error.param is values.<field id>.'),
+  seal_text_invalid: invalid(400, 'A seal made from a name takes 1 to 10 letters (Hangul, Hanja, Latin letters, digits, spaces and the middle dot), no emoji, symbols, control or direction characters; error.param is text (seal_text when signing).'),
+  seal_image_mismatch: invalid(400, 'seal_source made: seal_image is not the seal the server renders from seal_shape and seal_text (POST …/seal_preview).'),
   field_values_too_large: invalid(413, 'The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.'),
   // Participants and files
   missing_phone: invalid(400, 'A participant with auth sms_pin needs a phone number.'),

@@ -12,5 +12,6 @@ export interface SealRow extends ReadDoc {
   restricted: boolean;
   image_sha256: string;
   image_byte_size: number;
+  image_mime?: 'image/png' | 'image/jpeg';
   created_at: string;
 }

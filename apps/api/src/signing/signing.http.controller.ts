@@ -1,13 +1,13 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { DocumentPdfService, isStoreUnavailable, PAGE_IMAGE_WIDTHS } from '@dojang/application';
 import { contentDispositionFor } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
-import { DeclineDto, DelegateDto, SignDto, VerifyPinDto } from './signing.dto';
+import { DeclineDto, DelegateDto, SaveDraftDto, SealPreviewDto, SignDto, VerifyPinDto } from './signing.dto';
 import { ApiError } from '../shared/api-error';
 import { STORE_RETRY_AFTER_SECONDS } from '../shared/http-error.filter';
 import { displayedPdf, SigningService } from './signing.service';
-import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificationResponse, SigningDeclineResponse, SigningSessionResponse } from '../openapi/response-schemas';
+import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificationResponse, SealPreviewResponse, SigningBodyResponse, SigningDeclineResponse, SigningDraftResponse, SigningSessionResponse } from '../openapi/response-schemas';
 
 /** The JSON API behind the signing page. The link's token is the credential: no API key. */
 @Public()
@@ -21,7 +21,7 @@ export class SigningHttpController {
   @Get()
   async view(@Param('token') token: string, @ReqInfo() info: RequestInfo): Promise<SigningSessionResponse> {
     const session = await this.signing.open(await this.signing.session(token), info);
-    return await this.signing.view(session);
+    return await this.signing.view(session, token);
   }
 
   /**
@@ -50,7 +50,7 @@ export class SigningHttpController {
     const signed = await this.signing.sign(await this.acting(token, info), info, dto);
     // The signature has landed: a read that fails now must not read as "not signed" (a 503 the
     // signer retries). The answer says it landed; the retry is answered with the signed state.
-    return this.signing.view(signed).catch((err: unknown) => {
+    return this.signing.view(signed, token).catch((err: unknown) => {
       if (!isStoreUnavailable(err)) throw err;
       throw new ApiError(
         503,
@@ -61,6 +61,40 @@ export class SigningHttpController {
         { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS), 'Write-Landed': 'true' },
       );
     });
+  }
+
+  /**
+   * Saves what the signer filled so far (merged; null clears a field), checked as signing checks
+   * it; the session's `draft` gives it back after a reload or on another device.
+   */
+  @Put('draft')
+  @HttpCode(200)
+  async saveDraft(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: SaveDraftDto): Promise<SigningDraftResponse> {
+    return this.signing.saveDraft(await this.acting(token, info), dto.values);
+  }
+
+  /** A red seal made from the signer's name (or `text`), rendered in the PDF pool. */
+  @Post('seal_preview')
+  @HttpCode(200)
+  async sealPreview(@Param('token') token: string, @ReqInfo() info: RequestInfo, @Body() dto: SealPreviewDto): Promise<SealPreviewResponse> {
+    return this.signing.sealPreview(await this.acting(token, info), dto.shape, dto.text);
+  }
+
+  /** The contract's text as sanitized HTML, for the page's reading view. */
+  @Get('body')
+  async body(@Param('token') token: string): Promise<SigningBodyResponse> {
+    return this.signing.body(await this.signing.session(token));
+  }
+
+  /** One of the session's organization_seals, as an image (behind this link). */
+  @Get('seals/:id/image')
+  async sealImage(@Param('token') token: string, @Param('id') id: string, @Res() res: Response) {
+    const { bytes, mime } = await this.signing.organizationSealImage(await this.signing.session(token), id);
+    res.setHeader('Content-Type', mime);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'private, max-age=3600');
+    res.setHeader('Content-Length', String(bytes.length));
+    res.end(bytes);
   }
 
   @Post('decline')

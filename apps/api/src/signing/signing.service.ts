@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomInt } from 'crypto';
-import { chainHeadOf, Clock, CLOCK, DocumentPdfService, Infrastructure, languageOf, logoPath, messageOptions, Notifier, prefixedId, sha256Hex, sealChainHead } from '@dojang/application';
+import { chainHeadOf, Clock, CLOCK, DocumentPdfService, readBody, Infrastructure, languageOf, logoPath, messageOptions, Notifier, prefixedId, sha256Hex, sealChainHead, SigningDraftStore } from '@dojang/application';
 import { inspectPdfIsolated } from '@dojang/pdf';
 import {
   BlobPointer,
@@ -36,8 +36,11 @@ import {
   wouldComplete,
   absolutePage,
   DomainError,
+  checkDraftValues,
+  SigningSealSource,
 } from '@dojang/domain';
 import { pinSms } from '@dojang/notifications';
+import { personalSealRenderInput, PersonalSealShape, SealInputError } from '@dojang/seals';
 import { ORGANIZATIONS, OrganizationRow, SIGNING_TOKENS, SigningTokenRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { RequestInfo } from '../shared/auth.guard';
@@ -46,7 +49,7 @@ import { DecideCommand } from '../shared/decide.command';
 import { INFRA, NOTIFIER } from '../shared/infrastructure.token';
 import { SEALS, SealRow } from './seal-lookup';
 import { presentField } from '../documents/field-settings';
-import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificationResponse, SigningSessionResponse } from '../openapi/response-schemas';
+import { AttachmentResponse, DelegationResponse, PinIssuedResponse, PinVerificationResponse, SealPreviewResponse, SigningBodyResponse, SigningDraftResponse, SigningSessionResponse } from '../openapi/response-schemas';
 import { readFilePart } from '../files/multipart-file';
 import { Request } from 'express';
 import { presentParts } from '../documents/document.presenter';
@@ -60,6 +63,15 @@ export function sniffAttachment(bytes: Buffer): AttachmentKind | null {
   return null;
 }
 
+/** A plain-text body as HTML paragraphs (blank lines part them; single breaks kept), escaped. */
+export function textAsHtml(text: string): string {
+  const escape = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return text
+    .split(/\r?\n\s*\r?\n/)
+    .filter((p) => p.trim() !== '')
+    .map((p) => `<p>${escape(p.trim()).replace(/\r?\n/g, '<br>')}</p>`)
+    .join('');
+}
 
 /** The PDF a signer is shown: the final one once completed, else the original fixed at send. */
 export function displayedPdf(state: DocumentState): string | null {
@@ -84,13 +96,17 @@ function recentlyVerified(pin: ParticipantState['pin'], now: string): boolean {
  */
 @Injectable()
 export class SigningService {
+  private readonly drafts: SigningDraftStore;
+
   constructor(
     @Inject(INFRA) private readonly infra: Infrastructure,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(NOTIFIER) private readonly notifier: Notifier,
     @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
     private readonly commandBus: CommandBus,
-  ) {}
+  ) {
+    this.drafts = new SigningDraftStore(infra.reads);
+  }
 
   async session(token: string): Promise<SigningSession> {
     const invalid = () => ApiError.notFound('signing_link_invalid', 'This signing link is not valid.');
@@ -116,7 +132,7 @@ export class SigningService {
     return { token: row, state, participant };
   }
 
-  async view(s: SigningSession): Promise<SigningSessionResponse> {
+  async view(s: SigningSession, token: string): Promise<SigningSessionResponse> {
     // The sender as the page shows it: the organization's brand and the zone its times are read in.
     const org = await this.infra.reads.get<OrganizationRow>(ORGANIZATIONS, s.state.organization_id);
     const brand = brandOf(org);
@@ -131,6 +147,10 @@ export class SigningService {
     // A group member another member signed for has nothing left to do.
     const actionable = s.state.status === 'sent' && p.role !== 'cc' && p.status !== 'signed' && p.status !== 'declined' && !p.group_signed_by;
     const owners = new Set(groupOf(s.state, p).map((m) => m.id));
+    // A draft only while the participant may still sign, and only under the link it was saved
+    // with: what the drafts reactor will clear is never shown meanwhile.
+    const draft = actionable && p.token_hash ? await this.drafts.get(s.state.id, p.id, p.token_hash) : null;
+    const seals = actionable ? await this.organizationSeals(s) : [];
     return {
       object: 'signing_session' as const,
       sender: {
@@ -200,7 +220,137 @@ export class SigningService {
       your_turn: actionable && turn,
       can_sign: actionable && turn && (!pinRequired || pinVerified),
       waiting_for_others: actionable && !turn,
+      draft: draft ? { values: draft.values, updated_at: draft.updated_at } : null,
+      // Paths on the page's own origin (its CSP loads images from 'self'), behind this link.
+      organization_seals: seals.map((row) => ({ id: row.id, name: row.name, image_url: `/v1/signing/${token}/seals/${row.id}/image` })),
     };
+  }
+
+  /**
+   * Merges values into the participant's draft (null clears one), checked as signing checks them
+   * (checkDraftValues: the same turn and PIN rules, each value against its field); a refused save
+   * changes nothing. Kept beside the read models, never in the event log.
+   */
+  async saveDraft(s: SigningSession, values: Record<string, unknown>): Promise<SigningDraftResponse> {
+    const now = this.clock.now().toISOString();
+    const p = s.participant;
+    if (!p.token_hash) throw new Error('a participant with a working link has a token hash');
+    const row = await this.drafts.merge(s.state.id, p.id, p.token_hash, now, (kept) => checkDraftValues(s.state, p.id, values, now, kept));
+    return { object: 'signing_draft' as const, values: row.values, updated_at: row.updated_at };
+  }
+
+  /**
+   * The contract's text for the page's reading view ("본문 보기"): each part's body as HTML through
+   * the PDF renderer's allow-list (sanitized in the PDF pool), plain-text parts as escaped
+   * paragraphs, null for an uploaded PDF. The page images remain what is signed.
+   */
+  async body(s: SigningSession): Promise<SigningBodyResponse> {
+    const st = s.state;
+    const parts = st.parts ?? [{ title: null, content_blob: st.content_blob, content_format: st.content_format, file: st.file }];
+    const out: Array<{ title: string; html: string | null }> = [];
+    for (const [i, part] of parts.entries()) {
+      const title = part.title ?? (i === 0 ? st.title : `${i + 1}`);
+      if (part.content_format === 'pdf') {
+        out.push({ title, html: null });
+        continue;
+      }
+      const text = i === 0 && !st.parts ? await readBody(this.infra.blobs, st) : await readBody(this.infra.blobs, part);
+      if (text === null) {
+        out.push({ title, html: null });
+        continue;
+      }
+      const html = part.content_format === 'html' ? text : textAsHtml(text);
+      out.push({ title, html: await this.pdf.sanitizeHtml(html) });
+    }
+    return { parts: out };
+  }
+
+  /**
+   * The organization's seals this participant may stamp with seal_id: exactly what signing takes
+   * (an unrestricted seal of the sending organization, for a participant with a seal field that
+   * takes more than uploads), so the list offers nothing the signature would refuse.
+   */
+  async organizationSeals(s: SigningSession): Promise<SealRow[]> {
+    const owners = new Set(groupOf(s.state, s.participant).map((m) => m.id));
+    const sealFields = s.state.fields.filter((f) => f.type === 'seal' && owners.has(f.participant_id));
+    if (sealFields.length === 0 || sealFields.some((f) => f.upload_only)) return [];
+    const rows = await this.infra.reads.find<SealRow>(SEALS, {
+      where: { organization_id: s.state.organization_id, livemode: s.state.livemode },
+      orderBy: [{ field: 'sort_key', direction: 'asc' }],
+      limit: 100,
+    });
+    return rows.filter((r) => !r.restricted);
+  }
+
+  /** One of organizationSeals' images, for the page; anything else is 404 seal_not_found. */
+  async organizationSealImage(s: SigningSession, id: string): Promise<{ bytes: Buffer; mime: string }> {
+    const row = (await this.organizationSeals(s)).find((r) => r.id === id);
+    if (!row) throw ApiError.notFound('seal_not_found', 'No such seal for this signing link.');
+    const bytes = await this.infra.blobs.get(row.image_sha256);
+    if (!bytes) throw new ApiError(500, 'api_error', 'internal_error', 'The seal image is missing from storage.');
+    return { bytes, mime: String(row.image_mime ?? 'image/png') };
+  }
+
+  /**
+   * A red seal made from a name (the participant's unless `text` is given), rendered in the PDF
+   * pool: refused where signing would be (the same turn and PIN rules), and for text a seal
+   * cannot carry (400 seal_text_invalid).
+   */
+  async sealPreview(s: SigningSession, shape: PersonalSealShape, text: string | undefined): Promise<SealPreviewResponse> {
+    checkDraftValues(s.state, s.participant.id, {}, this.clock.now().toISOString());
+    const { png, text: used } = await this.makeSeal(shape, text ?? s.participant.name, 'text');
+    return { object: 'seal_preview' as const, shape, text: used, image: `data:image/png;base64,${png.toString('base64')}`, sha256: sha256Hex(png) };
+  }
+
+  private async makeSeal(shape: PersonalSealShape, text: string, param: string): Promise<{ png: Buffer; text: string }> {
+    let input: ReturnType<typeof personalSealRenderInput>;
+    try {
+      input = personalSealRenderInput(text, shape);
+    } catch (err) {
+      if (err instanceof SealInputError) throw new ApiError(400, 'invalid_request_error', err.code, err.message.replace(/^text\b/, param), param);
+      throw err;
+    }
+    return { png: await this.pdf.renderSvg(input), text: text.normalize('NFC').replace(/\s+/g, ' ').trim() };
+  }
+
+  /**
+   * The seal a signature stamps and where it came from (SignDto's seal_source): an organization
+   * seal by seal_id, or an image; a seal `made` from a name must be the server's own rendering of
+   * that shape and text, byte for byte (400 seal_image_mismatch otherwise).
+   */
+  private async sealOf(
+    s: SigningSession,
+    body: { seal_id?: string; seal_image?: string; seal_source?: SigningSealSource; seal_shape?: PersonalSealShape; seal_text?: string },
+  ): Promise<{ seal_id: string | null; image: BlobPointer; uploaded: boolean; source: SigningSealSource } | null> {
+    if (body.seal_id && body.seal_image) throw ApiError.invalid('seal_id', 'Give either seal_id or seal_image, not both.');
+    const source: SigningSealSource | undefined = body.seal_source ?? (body.seal_id ? 'organization' : body.seal_image ? 'uploaded' : undefined);
+    if (source !== 'made' && (body.seal_shape !== undefined || body.seal_text !== undefined)) {
+      throw ApiError.invalid(body.seal_shape !== undefined ? 'seal_shape' : 'seal_text', 'seal_shape and seal_text go with seal_source made only.');
+    }
+    if (!source) return null;
+    if (source === 'organization') {
+      if (!body.seal_id) throw ApiError.missing('seal_id', 'seal_source organization needs seal_id (one of the session\'s organization_seals).');
+      if (body.seal_image) throw ApiError.invalid('seal_image', 'seal_source organization stamps seal_id; leave seal_image out.');
+      const row = await this.infra.reads.get<SealRow>(SEALS, body.seal_id);
+      if (!row || row.organization_id !== s.state.organization_id || row.livemode !== s.state.livemode) {
+        throw ApiError.invalid('seal_id', 'No such seal in the sending organization.');
+      }
+      if (row.restricted) throw ApiError.invalid('seal_id', 'This seal is restricted and cannot be used from a signing link.');
+      return { seal_id: row.id, image: { sha256: row.image_sha256, byte_size: row.image_byte_size }, uploaded: false, source };
+    }
+    if (body.seal_id) throw ApiError.invalid('seal_id', `seal_source ${source} takes seal_image; seal_id goes with seal_source organization.`);
+    if (!body.seal_image) throw ApiError.missing('seal_image', `seal_source ${source} needs seal_image (a PNG or JPEG data URL).`);
+    if (source === 'made') {
+      if (!body.seal_shape) throw ApiError.missing('seal_shape', 'seal_source made needs seal_shape (round or square), as given to POST …/seal_preview.');
+      const { png } = await this.makeSeal(body.seal_shape, body.seal_text ?? s.participant.name, 'seal_text');
+      const given = await decodeImageDataUrl(this.pdf, body.seal_image, 'seal_image');
+      if (!given.equals(png)) {
+        throw new ApiError(400, 'invalid_request_error', 'seal_image_mismatch', 'seal_image is not the seal the server makes from seal_shape and seal_text: send the image POST …/seal_preview answered for them.', 'seal_image');
+      }
+      const ref = await this.infra.blobs.put(png);
+      return { seal_id: null, image: { sha256: ref.sha256, byte_size: ref.byte_size }, uploaded: true, source };
+    }
+    return { seal_id: null, image: await this.storeImage(body.seal_image, 'seal_image'), uploaded: true, source };
   }
 
   private decide(s: SigningSession, info: RequestInfo, build: WithoutNow<DocumentCommand> | ((state: DocumentState) => Promise<WithoutNow<DocumentCommand>>)) {
@@ -332,20 +482,11 @@ export class SigningService {
   async sign(
     s: SigningSession,
     info: RequestInfo,
-    body: { consent: boolean; signature?: string; seal_id?: string; seal_image?: string; values?: Record<string, unknown> },
+    body: { consent: boolean; signature?: string; seal_id?: string; seal_image?: string; seal_source?: SigningSealSource; seal_shape?: PersonalSealShape; seal_text?: string; values?: Record<string, unknown> },
   ): Promise<SigningSession> {
     if (body.seal_id && body.seal_image) throw ApiError.invalid('seal_id', 'Give either seal_id or seal_image, not both.');
     const signature = body.signature ? await this.storeImage(body.signature, 'signature') : null;
-    let seal: { seal_id: string | null; image: BlobPointer; uploaded: boolean } | null = null;
-    if (body.seal_image) seal = { seal_id: null, image: await this.storeImage(body.seal_image, 'seal_image'), uploaded: true };
-    if (body.seal_id) {
-      const row = await this.infra.reads.get<SealRow>(SEALS, body.seal_id);
-      if (!row || row.organization_id !== s.state.organization_id || row.livemode !== s.state.livemode) {
-        throw ApiError.invalid('seal_id', 'No such seal in the sending organization.');
-      }
-      if (row.restricted) throw ApiError.invalid('seal_id', 'This seal is restricted and cannot be used from a signing link.');
-      seal = { seal_id: row.id, image: { sha256: row.image_sha256, byte_size: row.image_byte_size }, uploaded: false };
-    }
+    const seal = await this.sealOf(s, body);
     const participantId = s.participant.id;
     // A repeat of the signature that landed (its answer lost with a connection, a read after it
     // that failed): answered with the signed state, nothing written, instead of 409.
@@ -401,6 +542,10 @@ export class SigningService {
       const now = state.participants.find((p) => p.id === participantId);
       if (!now || !repeatsLandedSignature(now, signature, seal)) throw err;
     }
+    // Signed: the draft is spent. The drafts reactor clears it too (and every draft of a document
+    // that concluded); this makes it immediate for the signer's own link. The signature stands
+    // whatever happens here, so a failed clear is left to the reactor, not answered as an error.
+    await this.drafts.clear(s.state.id, participantId).catch((err: unknown) => this.infra.logger.warn({ err, document_id: s.state.id }, 'signing draft not cleared at signing; the drafts reactor will'));
     return { ...s, state, participant: state.participants.find((p) => p.id === participantId) as ParticipantState };
   }
 
@@ -519,6 +664,8 @@ export class SigningService {
 
   async decline(s: SigningSession, info: RequestInfo, reason: string): Promise<void> {
     await this.decide(s, info, { type: 'DeclineDocument', participant_id: s.participant.id, reason: reason.trim(), ip: info.ip, user_agent: info.user_agent });
+    // A decline ends the document: every draft of it goes (the drafts reactor does the same).
+    await this.drafts.clear(s.state.id).catch((err: unknown) => this.infra.logger.warn({ err, document_id: s.state.id }, 'signing drafts not cleared at decline; the drafts reactor will'));
   }
 
   private async storeImage(dataUrl: string, param: string): Promise<BlobPointer> {

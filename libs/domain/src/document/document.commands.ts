@@ -1,5 +1,5 @@
 import { AttachmentKind } from './field-types';
-import { BlobPointer, ChainHeadProof, DocumentCreated, DocumentPart, DocumentSeal, Field, ParticipantChanges, ParticipantSetup, PartPages } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentCreated, DocumentPart, DocumentSeal, Field, ParticipantChanges, ParticipantSetup, PartPages, SigningSealSource } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
 interface Timed {
@@ -77,7 +77,8 @@ export type SignDocument = Timed & {
   participant_id: string;
   consent: boolean;
   signature: BlobPointer | null;
-  seal: { seal_id: string | null; image: BlobPointer; uploaded: boolean } | null;
+  /** source: recorded on the event (absent: organization for a seal_id, else uploaded). */
+  seal: { seal_id: string | null; image: BlobPointer; uploaded: boolean; source?: SigningSealSource } | null;
   ip: string | null;
   user_agent: string | null;
   /** Built by the shell when this signature completes the document (see wouldComplete). */

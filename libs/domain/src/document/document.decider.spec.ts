@@ -1174,6 +1174,28 @@ describe('documentDecider', () => {
           ]);
         expect(state.participants[0].seal).toEqual({ seal_id: 'seal_c0ffee01', image: SEAL_IMAGE });
       });
+
+      it('records where the seal came from (a seal made from the name, on an upload_only field too)', () => {
+        const state = spec
+          .given(sealOnly({ upload_only: true }))
+          .when(sign(LEE, { signature: null, seal: { ...uploadedSeal, source: 'made' } }))
+          .then([
+            signedEv(LEE, { signature: null, seal: { seal_id: null, image: SEAL_IMAGE, source: 'made' } }),
+            { type: 'DocumentCompleted', data: { completed_at: T_SIGN, original_sha256: null, final_pdf: null } },
+          ]);
+        expect(state.participants[0].seal).toEqual({ seal_id: null, image: SEAL_IMAGE, source: 'made' });
+      });
+
+      it('refuses a source that does not match the seal: organization without seal_id, an image called organization', () => {
+        spec
+          .given(sealOnly())
+          .when(sign(LEE, { signature: null, seal: { ...uploadedSeal, source: 'organization' } }))
+          .thenThrows('invalid_parameter', { kind: 'invalid', param: 'seal_source' });
+        spec
+          .given(sealOnly())
+          .when(sign(LEE, { signature: null, seal: { ...orgSeal, source: 'drawn' } }))
+          .thenThrows('invalid_parameter', { kind: 'invalid', param: 'seal_source' });
+      });
     });
 
     it('a reviewer signs without a signature', () => {

@@ -7,9 +7,9 @@ import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } 
 import { decideDelegateSigning, decideUploadAttachment } from './signing-routing.decider';
 import { decideDownloadPin } from './completed-download.decider';
 import { BlobPointer, DocumentEvent, DocumentPart, Field, MESSAGE_LANGUAGES, PARTICIPANT_CHANNELS, ParticipantSetup } from './document.events';
-import { DEFAULT_TIME_ZONE, validateFieldSettings } from './field-types';
+import { DEFAULT_TIME_ZONE, FieldValue, validateFieldSettings } from './field-types';
 import { partCount, partOf, validateParts } from './document-parts';
-import { resolveSignerValues } from './field-values';
+import { draftValues, resolveSignerValues } from './field-values';
 import {
   DocumentState,
   MAX_PIN_LOCKOUTS,
@@ -280,15 +280,44 @@ function groupAlreadySigned(state: DocumentState, p: ParticipantState): DomainEr
   return conflict('group_already_signed', `${by ? `"${by.name}"` : 'Another member'} already signed for signing group "${p.group}"; nothing is left for this link to do.`);
 }
 
-function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
+/**
+ * What signing requires before anything is looked at: a sent document, a participant who signs,
+ * has not acted, has the turn and (sms_pin) a verified PIN. Saving a draft requires the same, so
+ * a draft is refused exactly where a signature would be.
+ */
+function mayActAsSigner(state: DocumentState, participantId: string, now: string): ParticipantState {
   requireSent(state);
-  const p = participantOf(state, cmd.participant_id);
+  const p = participantOf(state, participantId);
   if (p.role === 'cc') throw conflict('participant_cannot_sign', 'A cc participant receives a copy and has nothing to sign.');
   if (p.status === 'signed') throw conflict('participant_already_signed', 'This participant has already signed.');
   if (p.status === 'declined') throw conflict('participant_declined', 'This participant has declined.');
   if (p.group_signed_by) throw groupAlreadySigned(state, p);
   if (!hasActiveTurn(state, p)) throw conflict('not_your_turn', 'Participants with a lower signing_order must act first.');
-  requirePinSession(p, cmd.now, 'signing');
+  requirePinSession(p, now, 'signing');
+  return p;
+}
+
+/**
+ * A signing draft's values checked as a signature would check them, one by one (a draft is
+ * partial: nothing is required yet): the participant may sign now (mayActAsSigner), each id names
+ * a field of theirs (their signing group's) that they fill, and each value fits its field. Answers
+ * the values to merge (null clears a field). Pure: drafts are kept outside the event log.
+ */
+export function checkDraftValues(
+  state: DocumentState,
+  participantId: string,
+  submitted: Record<string, unknown>,
+  now: string,
+  kept: Record<string, unknown> = {},
+): Record<string, FieldValue | null> {
+  const p = mayActAsSigner(state, participantId, now);
+  const owners = new Set(groupOf(state, p).map((m) => m.id));
+  const mine = state.fields.filter((f) => owners.has(f.participant_id)).map((f) => ({ ...f, participant_id: p.id }));
+  return draftValues(mine, p.id, submitted, state.attachments ?? [], kept);
+}
+
+function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
+  const p = mayActAsSigner(state, cmd.participant_id, cmd.now);
   if (cmd.consent !== true) throw invalid('consent_required', 'Explicit consent to sign electronically is required.', 'consent');
   // In a signing group the one who signs fills the fields placed for any member.
   const members = groupOf(state, p);
@@ -303,6 +332,9 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
     throw invalid('invalid_parameter', 'This participant has no signature field to fill.', 'signature');
   }
   if (cmd.seal && !hasSealFields) throw invalid('invalid_parameter', 'This participant has no seal field to stamp.', 'seal_id');
+  if (cmd.seal?.source && (cmd.seal.source === 'organization') !== (cmd.seal.seal_id !== null)) {
+    throw invalid('invalid_parameter', 'seal_source organization goes with seal_id; made, drawn and uploaded with seal_image.', 'seal_source');
+  }
   if (cmd.seal && !cmd.seal.uploaded && mine.some((f) => f.type === 'seal' && f.upload_only)) {
     throw invalid('seal_upload_required', 'This seal field accepts an uploaded seal image only.', 'seal_image');
   }
@@ -314,7 +346,7 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
         participant_id: p.id,
         signed_at: cmd.now,
         signature: cmd.signature,
-        seal: cmd.seal && { seal_id: cmd.seal.seal_id, image: cmd.seal.image },
+        seal: cmd.seal && { seal_id: cmd.seal.seal_id, image: cmd.seal.image, ...(cmd.seal.source ? { source: cmd.seal.source } : {}) },
         auth_method: p.auth,
         auth_phone_masked: p.auth === 'sms_pin' ? maskPhone(p.phone) : null,
         ip: cmd.ip,

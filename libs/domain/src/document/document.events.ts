@@ -36,6 +36,12 @@ export interface ParticipantSetup {
 }
 
 export type ParticipantChannel = 'auto' | 'email' | 'sms' | 'kakao';
+/**
+ * Where a signer's seal came from: made from a name on the server (POST …/seal_preview), drawn on
+ * the page, uploaded as an image, or one of the organization's registered seals (seal_id).
+ */
+export type SigningSealSource = 'made' | 'drawn' | 'uploaded' | 'organization';
+export const SIGNING_SEAL_SOURCES: readonly SigningSealSource[] = ['made', 'drawn', 'uploaded', 'organization'];
 export const PARTICIPANT_CHANNELS: readonly ParticipantChannel[] = ['auto', 'email', 'sms', 'kakao'];
 export type MessageLanguage = 'ko' | 'en';
 export const MESSAGE_LANGUAGES: readonly MessageLanguage[] = ['ko', 'en'];
@@ -191,7 +197,8 @@ export type ParticipantSigned = DomainEvent<
     participant_id: string;
     signed_at: string;
     signature: BlobPointer | null;
-    seal: { seal_id: string | null; image: BlobPointer } | null;
+    /** source: how the signer got the seal (absent on signatures before it was recorded). */
+    seal: { seal_id: string | null; image: BlobPointer; source?: SigningSealSource } | null;
     auth_method: ParticipantAuth;
     auth_phone_masked: string | null;
     ip: string | null;

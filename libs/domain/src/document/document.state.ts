@@ -1,5 +1,5 @@
 import { assertNever } from '../shared/decider';
-import { BodyRef, ContentFormat, DocumentEvent, DocumentPart, Field, FileRef, ParticipantCorrected, ParticipantSetup, PartPages, BlobPointer } from './document.events';
+import { BodyRef, ContentFormat, DocumentEvent, DocumentPart, Field, FileRef, ParticipantCorrected, ParticipantSetup, PartPages, BlobPointer, SigningSealSource } from './document.events';
 import { FieldValueEntry } from './field-types';
 import type { UploadedAttachment } from './field-values';
 
@@ -37,7 +37,7 @@ export interface ParticipantState extends ParticipantSetup {
    */
   pin_lockouts: number;
   signature: BlobPointer | null;
-  seal: { seal_id: string | null; image: BlobPointer } | null;
+  seal: { seal_id: string | null; image: BlobPointer; source?: SigningSealSource } | null;
   /** Which derivation of the signing token is live: 0 (absent) at send, +1 per correction after it. */
   link_version?: number;
   /** The last time the sender resent this participant's request (the resend cooldown). */

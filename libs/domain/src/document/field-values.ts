@@ -140,3 +140,50 @@ function checkGroups(mine: readonly OwnField[], entries: FieldValueEntry[]): voi
     if (count > max) throw refused(first, `belongs to checkbox group "${name}": check at most ${max} of its boxes (${count} checked)`);
   }
 }
+
+/**
+ * The values of a signing draft, each checked on its own as signing checks it (its type, length,
+ * pattern, range, options; an attachment names a file this participant uploaded for that field):
+ * a draft holds what is filled so far, so nothing is required and groups are judged at signing.
+ * Refuses, naming `values.<field id>`: an id that is no field of the signer (`field_not_found`),
+ * a field the signer does not fill, being an image, automatic or read-only (`field_not_fillable`),
+ * and a value that does not fit (`field_value_invalid`). null (or a blank string) clears a field.
+ */
+export function draftValues(
+  fields: readonly OwnField[],
+  signerId: string,
+  submitted: Record<string, unknown>,
+  uploads: readonly UploadedAttachment[] = [],
+  /** What the draft already holds, for the size limit. */
+  kept: Record<string, unknown> = {},
+): Record<string, FieldValue | null> {
+  const mine = fields.filter((f) => f.participant_id === signerId);
+  const out: Record<string, FieldValue | null> = {};
+  let characters = 0;
+  for (const [id, raw] of Object.entries(submitted)) {
+    const f = mine.find((x) => x.id === id);
+    if (!f) throw invalid('field_not_found', `values.${id} names no field of this participant; use the field ids of GET /v1/signing/{token}.`, at(id));
+    if (IMAGE_FIELD_TYPES.includes(f.type)) throw invalid('field_not_fillable', `${f.label ? `"${f.label}" (${f.id})` : `Field ${f.id}`} is a ${f.type} field: it is given when signing, not in a draft.`, at(id));
+    if (AUTO_FIELD_TYPES.includes(f.type)) throw invalid('field_not_fillable', `${f.label ? `"${f.label}" (${f.id})` : `Field ${f.id}`} is filled by the service when you sign (${f.type}).`, at(id));
+    if (f.read_only) throw invalid('field_not_fillable', `${f.label ? `"${f.label}" (${f.id})` : `Field ${f.id}`} is read-only: the sender set its value.`, at(id));
+    const given = recorded(f, raw);
+    if (given !== null && typeof given === 'object') throw refused(f, given.problem);
+    if (given === null) {
+      out[id] = null;
+      continue;
+    }
+    const problem = valueProblem(f, given);
+    if (problem) throw refused(f, problem);
+    if (f.type === 'attachment' && !uploads.some((u) => u.attachment_id === given && u.field_id === f.id && u.participant_id === signerId)) {
+      throw refused(f, 'names no file you uploaded for this field: upload it with POST /v1/signing/{token}/attachments and send its attachment_id');
+    }
+    if (typeof given === 'string') characters += given.length;
+    out[id] = given;
+  }
+  // The whole draft, as signing it would record it, stays within what one signature takes.
+  for (const [id, value] of Object.entries(kept)) if (!(id in out) && typeof value === 'string') characters += value.length;
+  if (characters > MAX_VALUE_CHARACTERS) {
+    throw new DomainError('too_large', 'field_values_too_large', `The values hold ${characters} characters; a signature records at most ${MAX_VALUE_CHARACTERS}: shorten the longest text values.`, 'values');
+  }
+  return out;
+}

@@ -48,7 +48,8 @@ export interface RenderedPdf {
 export const RENDER_DOCUMENT: PdfJob<RenderDocumentJobInput, RenderedPdf | PdfJobRefusal> = {
   id: 'pdf.render-document',
   // 2: field placeholders render as blank room and come back as anchors.
-  version: 2,
+  // 3: a placeholder that starts or ends a line keeps its room (it was cut, and its box moved left).
+  version: 3,
   filename: handler('render-document'),
 };
 
@@ -212,6 +213,11 @@ export interface RenderSvgInput {
   font_files: string[];
   default_font_family: string;
 }
+export interface SanitizeHtmlInput {
+  html: string;
+}
+/** A body's HTML as the PDF renderer reads it (the allow-list of sanitize-content-html.ts), for the signing page's reading view. */
+export const SANITIZE_HTML: PdfJob<SanitizeHtmlInput, string> = { id: 'html.sanitize', version: 1, filename: handler('sanitize-html') };
 /** Renders an SVG (a generated seal) to a PNG with resvg. */
 export const RENDER_SVG: PdfJob<RenderSvgInput, Bytes> = { id: 'image.render-svg', version: 1, filename: handler('render-svg') };
 
