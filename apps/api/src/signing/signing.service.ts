@@ -236,6 +236,17 @@ export class SigningService {
     const p = s.participant;
     if (!p.token_hash) throw new Error('a participant with a working link has a token hash');
     const row = await this.drafts.merge(s.state.id, p.id, p.token_hash, now, (kept) => checkDraftValues(s.state, p.id, values, now, kept));
+    // A signature, decline or new link that landed while this saved (and whose clearing ran
+    // before it) would leave the draft behind: read the stream again and take it back if so.
+    const { state } = await this.infra.commands.load(documentDecider, documentStreamId(s.state.id));
+    const after = state.participants.find((x) => x.id === p.id);
+    try {
+      if (!after || after.token_hash !== p.token_hash) throw ApiError.notFound('signing_link_replaced', 'This signing link was replaced by a newer one: the request was corrected or delegated. Use the latest link you received.');
+      checkDraftValues(state, p.id, {}, now);
+    } catch (err) {
+      await this.drafts.clear(s.state.id, p.id);
+      throw err;
+    }
     return { object: 'signing_draft' as const, values: row.values, updated_at: row.updated_at };
   }
 
