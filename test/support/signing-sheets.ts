@@ -131,7 +131,7 @@ export async function stubIssue30Routes(page: Page, c: SheetsContract, signBodie
 export async function smallTargets(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const out: string[] = [];
-    const els = Array.from(document.querySelectorAll('button, a[href], input, select, textarea, label.file-label, label.choice'));
+    const els = Array.from(document.querySelectorAll('button, a[href], input, select, textarea, label.file-label, label.choice, label.consent'));
     for (const el of els) {
       const h = el as HTMLElement;
       if (h.closest('[hidden]') || !h.offsetParent || h.classList.contains('skip-link')) continue;
@@ -160,6 +160,9 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
   const context = await browser.newContext(PHONE_360);
   const signBodies: any[] = [];
   try {
+    // A hang guard on a loaded machine (two cores shared by many runs), not a speed check.
+    context.setDefaultTimeout(120_000);
+    context.setDefaultNavigationTimeout(120_000);
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
@@ -180,9 +183,9 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
     };
     const saved = () => page.waitForFunction(() => document.getElementById('draft-status')?.getAttribute('data-state') === 'saved');
 
-    await page.goto(c.link, { waitUntil: 'networkidle' });
+    await page.goto(c.link, { waitUntil: 'domcontentloaded' });
     await page.locator('#sign-step').waitFor();
-    await page.waitForFunction(() => ((document.querySelector('#pages .page-img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0, undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => ((document.querySelector('#pages .page-img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0, undefined, { timeout: 120_000 });
     await check('01-opened');
     const width360 = await fitsWidth(page);
 
@@ -192,6 +195,21 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
     const bodyText = await page.locator('#body-view').textContent();
     await check('02-reading-view');
     await page.locator('#body-open').tap();
+
+    // A pinch on the page images zooms them, not the page (its scale stays 1).
+    await page.locator('.pages-scroll').scrollIntoViewIfNeeded();
+    const frame = (await page.locator('.pages-scroll').boundingBox())!;
+    const cdp = await context.newCDPSession(page);
+    const cx = frame.x + frame.width / 2;
+    const cy = frame.y + Math.min(150, frame.height / 2);
+    const touch = (type: string, spread: number) =>
+      cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: cx - spread, y: cy, id: 1 }, { x: cx + spread, y: cy, id: 2 }] });
+    await touch('touchStart', 30);
+    for (const spread of [45, 60, 75, 90]) await touch('touchMove', spread);
+    await touch('touchEnd', 0);
+    const pinched = await page.evaluate(() => ({ width: (document.getElementById('pages') as HTMLElement).style.width, scale: window.visualViewport?.scale ?? 1, pressed: document.getElementById('zoom')?.getAttribute('aria-pressed') }));
+    await check('02b-pinched');
+    await page.locator('#zoom').tap();
 
     // "다음 입력 칸" opens the sheet on the first field; the page marks it.
     const before = await page.locator('#next-field').textContent();
@@ -230,7 +248,7 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
     const halfway = await page.locator('#next-field').textContent();
 
     // Reload half-way: everything confirmed so far is back, the attachment included.
-    await page.reload({ waitUntil: 'networkidle' });
+    await page.reload({ waitUntil: 'domcontentloaded' });
     await page.locator('#sign-step').waitFor();
     const afterReload = await page.locator('#next-field').textContent();
     const reviewed = await page.locator('#review-list .review-row').evaluateAll((rows) => rows.map((r) => [r.querySelector('.review-label')?.textContent, r.querySelector('.review-value')?.textContent]));
@@ -279,8 +297,77 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
     await page.locator('#notice-title').waitFor();
     await check('07-signed');
     const doc = (await t.http.get(`/v1/documents/${c.docId}`).set(bearer(org.test))).body;
-    return { c, before, first, dateType, initialsError, halfway, afterReload, reviewed, resumedAt, attachmentSheet, sealError, review, signStatus: res.status(), signBodies, doc, bodyText, states, width360, width320, problems };
+    const result = { c, before, first, dateType, initialsError, halfway, afterReload, reviewed, resumedAt, attachmentSheet, sealError, review, signStatus: res.status(), signBodies, doc, bodyText, pinched, states, width360, width320, problems };
+    // Kept beside the screenshots: what the page showed at each step.
+    fs.writeFileSync(path.join(artifacts, 'result.json'), JSON.stringify({ ...result, doc: undefined, signBodies: undefined }, null, 2));
+    return result;
   } finally {
     await context.close();
   }
+}
+
+/** What the scenario must find, against the real routes or the stand-ins alike. */
+export function expectSheetsScenario(r: Awaited<ReturnType<typeof runSheetsScenario>>): void {
+  expect(r.problems).toEqual([]);
+  // axe (target-size included) and the 44 px targets, in every state.
+  for (const [state, found] of Object.entries(r.states)) expect({ state, ...found }).toEqual({ state, axe: [], small: [] });
+  expect(r.width360).toEqual({ overflow: 0, langRight: expect.any(Number), width: 360 });
+  expect(r.width360.langRight).toBeLessThanOrEqual(360);
+  expect(r.width320).toEqual({ overflow: 0, langRight: expect.any(Number), width: 320 });
+  expect(r.width320.langRight).toBeLessThanOrEqual(320);
+  expect(r.bodyText).toContain('제1조 근무 장소: 서울');
+  // Pinched out to about 3× the spread: the images zoomed (200 % and more), the page not.
+  expect(r.pinched).toEqual({ width: expect.stringMatching(/^(2\d\d|300)(\.\d+)?%$/), scale: 1, pressed: 'true' });
+  expect(r.bodyText).toContain('개인정보 수집·이용 동의서');
+
+  expect(r.before).toBe('다음 입력 칸 (11개 남음)');
+  expect(r.first).toEqual({ title: '주소 · 필수', marked: r.c.id('주소'), step: '1 / 11' });
+  expect(r.dateType).toBe('date');
+  expect(r.initialsError).toBe('10자 이하로 입력해 주세요.');
+  expect(r.halfway).toBe('다음 입력 칸 (4개 남음)');
+  // After the reload: the same count, every value back (the attachment as attached).
+  expect(r.afterReload).toBe(r.halfway);
+  expect(r.reviewed.slice(0, 6)).toEqual([
+    ['주소', ADDRESS],
+    ['월 급여', '3500000'],
+    ['입사일', '2027년 1월 2일'],
+    ['근무 형태', '계약직'],
+    ['임금 형태', '주급'],
+    ['이니셜', 'KDH'],
+  ]);
+  expect(r.reviewed[10]).toEqual(['신분증 사본', '첨부됨']);
+  expect(r.resumedAt).toBe('개인정보 수집·이용 동의 · 필수');
+  expect(r.attachmentSheet).toBe('첨부됨');
+  expect(r.sealError).toEqual({ text: expect.stringContaining('한글·영문·한자 1~10자'), image: false });
+  expect(r.review).toEqual([
+    ['주소', ADDRESS],
+    ['월 급여', '3500000'],
+    ['입사일', '2027년 1월 2일'],
+    ['근무 형태', '계약직'],
+    ['임금 형태', '주급'],
+    ['이니셜', 'KDH'],
+    ['개인정보 수집·이용 동의', '체크함'],
+    ['마케팅 SMS', '입력 안 함'],
+    ['마케팅 이메일', '체크함'],
+    ['특이사항', '첫 줄\n둘째 줄'],
+    ['신분증 사본', '첨부됨'],
+    ['서명', '입력됨'],
+    ['도장', '이름으로 만든 도장'],
+  ]);
+
+  // What Sign carried: the seal's source with its shape and text, and every value.
+  expect(r.signStatus).toBe(200);
+  expect(r.signBodies).toHaveLength(1);
+  const body = r.signBodies[0];
+  expect(body).toMatchObject({ consent: true, seal_source: 'made', seal_shape: 'square', seal_text: SIGNER, seal_image: expect.stringMatching(/^data:image\/png;base64,/) });
+  expect(body.signature).toMatch(/^data:image\/png;base64,/);
+  const value = (fid: string) => r.doc.fields.find((f: any) => f.id === fid)?.value;
+  expect(r.doc.status).toBe('completed');
+  expect(value(r.c.id('주소'))).toBe(ADDRESS);
+  expect(value(r.c.id('입사일'))).toBe('2027-01-02');
+  expect([value(r.c.id('임금 형태', '월급')), value(r.c.id('임금 형태', '주급'))]).toEqual([false, true]);
+  expect(value(r.c.id('이니셜'))).toBe('KDH');
+  expect([value(r.c.id('개인정보 수집·이용 동의')), value(r.c.id('마케팅 SMS')), value(r.c.id('마케팅 이메일'))]).toEqual([true, false, true]);
+  expect(value(r.c.id('특이사항'))).toBe('첫 줄\n둘째 줄');
+  expect(body.values[r.c.id('신분증 사본')]).toEqual(expect.any(String));
 }
