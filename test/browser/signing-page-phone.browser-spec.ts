@@ -30,7 +30,8 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
  * browser spec's artifacts).
  */
 
-jest.setTimeout(180_000);
+// A hang guard: on two cores shared by many runs the signing alone took over 3 minutes.
+jest.setTimeout(420_000);
 
 const ARTIFACTS = path.join(__dirname, '../../test-artifacts/signing-page-phone');
 const TITLE = '근로계약서 (표준) · 똠방각하';

@@ -11,7 +11,8 @@ import { bearer, TestApp, TestOrg } from '../support/test-app';
  * WCAG 2.2 A/AA violation; and a signer signs with the keyboard alone.
  */
 
-jest.setTimeout(90_000);
+// A hang guard, not a speed check (two cores shared by many runs).
+jest.setTimeout(240_000);
 
 const DAY = 24 * 3600e3;
 
@@ -165,8 +166,8 @@ describe('signing page states (browser)', () => {
     for (const [token, title, why] of cases) {
       const w = await open(token);
       await w.page.locator('#fatal-title').getByText(title).waitFor();
-      // The server's own words stay visible beneath.
-      await expect(text(w.page, '#fatal-detail')).resolves.toContain(`This signing request was ${why}; the link no longer works.`);
+      // One language at a time: the server's English reason is not added beneath.
+      await expect(text(w.page, '#fatal')).resolves.not.toContain(`This signing request was ${why}`);
       expect(await hidden(w.page, '#content')).toBe(true);
       expect({ why, violations: await axeViolations(w.page) }).toEqual({ why, violations: [] });
       expect(w.problems([410])).toEqual([]);

@@ -202,7 +202,7 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
     const cdp = await context.newCDPSession(page);
     const cx = frame.x + frame.width / 2;
     const cy = frame.y + Math.min(150, frame.height / 2);
-    const touch = (type: string, spread: number) =>
+    const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', spread: number) =>
       cdp.send('Input.dispatchTouchEvent', { type, touchPoints: type === 'touchEnd' ? [] : [{ x: cx - spread, y: cy, id: 1 }, { x: cx + spread, y: cy, id: 2 }] });
     await touch('touchStart', 30);
     for (const spread of [45, 60, 75, 90]) await touch('touchMove', spread);
