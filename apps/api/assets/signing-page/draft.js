@@ -42,6 +42,8 @@ export function applyDraft() {
 
 /** Sends `changes` ({ field id: value | null }) to the draft, after whatever is being sent. */
 export function saveDraft(changes) {
+  // A session without the `draft` member (null or a draft) is from a server that keeps none.
+  if (!S.view || !Object.prototype.hasOwnProperty.call(S.view, 'draft')) return;
   Object.keys(changes).forEach(function (id) { pending[id] = changes[id]; });
   flush();
 }
