@@ -241,6 +241,8 @@ function initGestures() {
   var pointers = {};
   var pinch = null;
   var lastTap = 0;
+  var lastX = 0;
+  var lastY = 0;
   var multi = false; // the gesture had two fingers: no tap ends it
   var lastPointer = ''; // a touch double tap also fires dblclick: handled once, here
   function distance() {
@@ -279,11 +281,20 @@ function initGestures() {
     if (ev.pointerType !== 'touch' || !p || multi) return;
     // A tap: one finger, short, still. Two within 300 ms zoom in (or back out).
     if (ev.timeStamp - p.t0 > 300 || Math.hypot(ev.clientX - p.x0, ev.clientY - p.y0) > 10) return;
-    if (ev.timeStamp - lastTap < 300) {
+    // A tap on one of the signer's marks opens its sheet: never half of a double tap.
+    var target = /** @type {Element} */ (ev.target);
+    if (target && target.closest && target.closest('.field-own')) {
+      lastTap = 0;
+      return;
+    }
+    // The second tap near the first, within 300 ms.
+    if (ev.timeStamp - lastTap < 300 && Math.hypot(ev.clientX - lastX, ev.clientY - lastY) < 30) {
       lastTap = 0;
       setZoom(zoom > 1 ? 1 : 2, ev.clientX, ev.clientY);
     } else {
       lastTap = ev.timeStamp;
+      lastX = ev.clientX;
+      lastY = ev.clientY;
     }
   });
   scroller.addEventListener('pointercancel', up);
