@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     // libs/client/src/schema.d.ts is generated (npm run generate:client) and large.
-    ignores: ['dist/**', 'libs/client/dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.tmp/**', 'apps/api/assets/**', 'libs/client/src/schema.d.ts'],
+    ignores: ['dist/**', 'libs/client/dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.tmp/**', 'apps/api/assets/*', '!apps/api/assets/signing-page', 'apps/api/assets/signing-page/fonts/**', 'libs/client/src/schema.d.ts'],
   },
   {
     files: ['**/*.ts'],
@@ -47,6 +47,26 @@ export default tseslint.config(
           message: 'Check a client out with checkoutClient/withClient/inTransaction (@dojang/postgres), or add an error listener before anything awaits.',
         },
       ],
+    },
+  },
+  {
+    // The signing page's modules (plain browser JavaScript, bundled by esbuild): linted like the
+    // rest, with the types their checkJs project (apps/api/assets/signing-page/tsconfig.json) gives.
+    files: ['apps/api/assets/signing-page/*.js'],
+    languageOptions: {
+      parser: tseslint.parser,
+      sourceType: 'module',
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      'no-unused-vars': ['error', { args: 'none', caughtErrors: 'none' }],
     },
   },
   {

@@ -73,6 +73,15 @@ export function isLinkFailure(err) {
   return err instanceof ApiFailure && (err.status === 404 || err.status === 410);
 }
 
+/**
+ * A link failure named as such (the link's own codes, or 410): what the routes the page calls on
+ * the side (the draft, the seal preview, the reading view) end the session on. Any other 404 (a
+ * server without that route) is that call's failure only, shown where the call was made.
+ */
+export function isLinkGone(err) {
+  return isLinkFailure(err) && (err.status === 410 || /^signing_link_/.test(err.code));
+}
+
 export function failLink(err) {
   S.fatal = linkFailure(err);
   S.announce = 'fatal-title';

@@ -7,6 +7,10 @@
  */
 
 /** The request options every JSON call of the page uses (api.js). */
+/**
+ * @param {string} method
+ * @returns {RequestInit & { headers: Record<string, string> }}
+ */
 export function requestInit(method) {
   return {
     method: method,

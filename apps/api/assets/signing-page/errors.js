@@ -1,9 +1,10 @@
 /*
- * Errors shown to the signer: a localized headline, the server's own message and the request id.
+ * Errors shown to the signer: one message from the page's catalogue, in the chosen language (the
+ * server's code mapped; its English message never shown raw), and the request id for support.
  */
 import { ApiFailure } from './api.js';
 import { STRINGS, t } from './i18n.js';
-import { S, show } from './state.js';
+import { show } from './state.js';
 
 export function localizedError(err) {
   var m;
@@ -31,6 +32,7 @@ export function localizedError(err) {
     default:
       if (STRINGS.ko['err_' + err.code]) return t('err_' + err.code);
       if (err.status === 429) return t('err_rate_limited');
+      if (err.status === 503) return t('err_service_unavailable');
       return t('err_generic');
   }
 }
@@ -41,17 +43,8 @@ export function renderError(el, err) {
   if (!err) return;
   var main = document.createElement('p');
   main.className = 'error-main';
-  var fromServer = err instanceof ApiFailure && err.message;
-  // English readers get the server's message as the headline; Korean readers get a Korean
-  // headline and the server's message below it. Either way the server's message is visible.
-  main.textContent = S.lang === 'en' && fromServer ? err.message : localizedError(err);
+  main.textContent = localizedError(err);
   el.appendChild(main);
-  if (fromServer && S.lang !== 'en') {
-    var detail = document.createElement('p');
-    detail.className = 'error-detail';
-    detail.textContent = t('serverMessage', { m: err.message });
-    el.appendChild(detail);
-  }
   if (err instanceof ApiFailure && err.request_id) {
     var rid = document.createElement('p');
     rid.className = 'error-rid';

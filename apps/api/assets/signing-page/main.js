@@ -1,7 +1,7 @@
 /*
  * Dojang signing page: the entry module. Plain browser JavaScript modules, no build step, no
  * external resources; one module per concern (state, i18n, api, errors, states, summary, pages,
- * pin, signature, sign, decline).
+ * sheet, draft, review, seal, reading, pin, signature, sign, decline).
  *
  * It talks to the JSON API under /v1/signing/<token> (the token is the last segment of
  * /sign/<token>). Rules kept throughout, because the page runs under a strict CSP and shows
@@ -15,8 +15,11 @@ import { initPages, renderPages } from './pages.js';
 import { applyStaticStrings, initialLang, setLang, t } from './i18n.js';
 import { onPinInput, renderPin, sendPin, verifyPin } from './pin.js';
 import { renderSign, sign } from './sign.js';
-import { initFields } from './fields.js';
-import { clearSignature, initTypedSignature, onSealFile, removeSeal } from './signature.js';
+import { applyDraft, renderDraftStatus } from './draft.js';
+import { initReading, renderReading } from './reading.js';
+import { initSeal } from './seal.js';
+import { initSheet } from './sheet.js';
+import { clearSignature, initTypedSignature } from './signature.js';
 import { $, S, render, setRenderer, show } from './state.js';
 import { pageMode, renderFatal, renderNotice } from './states.js';
 import { renderSummary } from './summary.js';
@@ -28,6 +31,7 @@ function load() {
   return api('GET', '')
     .then(function (r) {
       S.view = r.data;
+      applyDraft();
       render();
     })
     .catch(function (err) {
@@ -47,6 +51,8 @@ function renderPage() {
     var mode = pageMode();
     renderNotice(mode);
     renderPages(mode);
+    renderReading(mode);
+    renderDraftStatus(mode);
     renderPin(mode);
     renderSign(mode);
     renderDecline(mode);
@@ -79,7 +85,9 @@ function checkAgain() {
 function start() {
   setRenderer(renderPage);
   initPages();
-  initFields();
+  initSheet();
+  initSeal();
+  initReading();
   initTypedSignature();
   S.lang = initialLang();
   applyStaticStrings();
@@ -87,7 +95,7 @@ function start() {
   var buttons = document.querySelectorAll('.lang-btn');
   for (var i = 0; i < buttons.length; i++) {
     buttons[i].addEventListener('click', function (ev) {
-      setLang(ev.currentTarget.getAttribute('data-lang'));
+      setLang(/** @type {HTMLElement} */ (ev.currentTarget).getAttribute('data-lang'));
     });
   }
   $('fatal-retry').addEventListener('click', load);
@@ -96,8 +104,6 @@ function start() {
   $('pin-form').addEventListener('submit', verifyPin);
   $('pin-input').addEventListener('input', onPinInput);
   $('clear-signature').addEventListener('click', clearSignature);
-  $('seal-file').addEventListener('change', onSealFile);
-  $('seal-remove').addEventListener('click', removeSeal);
   $('consent').addEventListener('change', function () {
     S.sign.error = null;
     render();

@@ -1,24 +1,24 @@
 /*
  * The document as page images (GET /v1/signing/<token>/pages/<n>.png), lazy-loaded as the signer
  * scrolls, zoomable, with the signer's own fields drawn on them at their coordinates (percent of
- * the displayed page). In the signing step each field is a button: tapping it takes the signer to
- * what fills it (the signature pad, the seal image); "Next field" walks the empty ones in order.
- * Android Chrome shows no PDF inline, so images, not an <iframe>, are how the contract is read.
+ * the displayed page). The signer's fields are marks on the images: a tap on one opens its bottom
+ * sheet (sheet.js) or takes the signer to the signature pad or the seal; "다음 입력 칸" opens the
+ * sheet on the first empty one. The marks are not the controls themselves (a box a few pixels
+ * tall on a phone is no target for a finger; the sheet, the review list and "다음 입력 칸" are the
+ * controls, 44 px and up), so they are hidden from assistive technology and the tab order.
+ * Android Chrome shows no PDF inline, so images, not an <iframe>, are how the contract is read;
+ * they zoom with a pinch or a double tap inside their frame, the page itself keeping its scale.
  */
-import { displayOf, isFilled, isImage, isStatic, onMarkChange, openEditor, valueOf } from './fields.js';
+import { displayOf, isFilled, isImage, isStatic, valueOf } from './fields.js';
 import { t } from './i18n.js';
+import { fieldsInOrder, openFirstEmpty, openSheet, steps } from './sheet.js';
 import { fileUrl, READ_HINT } from './states.js';
-import { $, S, render, setText, show } from './state.js';
+import { $, S, setText, show } from './state.js';
 
 var built = null; // the pages_version + language the page list was built for
-var zoomed = false;
+var zoom = 1; // the images' width as a multiple of the frame's (1 to MAX_ZOOM)
+var MAX_ZOOM = 3;
 
-/** Fields in reading order: page, then top to bottom, then left to right. */
-export function fieldsInOrder() {
-  return (S.view.fields || []).slice().sort(function (a, b) {
-    return a.page - b.page || a.y - b.y || a.x - b.x;
-  });
-}
 
 function imageUrl(n, width) {
   var v = S.view.document.pages_version;
@@ -40,28 +40,18 @@ function place(el, f) {
   el.style.height = f.height + '%';
 }
 
-/** The signer's own field: a native checkbox or radio, text the service fills, or a button. */
+/**
+ * The signer's own field: a mark on the page, showing its value, that a tap opens. Not focusable
+ * and hidden from screen readers: the sheet and the review list are the accessible controls.
+ */
 function ownField(f, i) {
-  var el;
-  if (f.type === 'checkbox' || f.type === 'radio') {
-    el = document.createElement('input');
-    el.type = f.type;
-    if (f.type === 'radio') el.name = 'group-' + f.group;
-    el.addEventListener('change', function (ev) { onMarkChange(f, ev.currentTarget); });
-  } else if (isStatic(f)) {
-    el = document.createElement('span');
-    var sr = document.createElement('span');
-    sr.className = 'sr-only';
-    el.appendChild(sr);
-  } else {
-    el = document.createElement('button');
-    el.type = 'button';
-    el.addEventListener('click', function () { tapField(f); });
-  }
+  var el = document.createElement('div');
+  el.setAttribute('aria-hidden', 'true');
+  el.setAttribute('data-field-id', f.id);
+  if (!isStatic(f)) el.addEventListener('click', function () { tapField(f); });
   var value = document.createElement('span');
   value.className = 'field-value';
-  value.setAttribute('aria-hidden', 'true');
-  if (el.tagName !== 'INPUT') el.appendChild(value);
+  el.appendChild(value);
   el.className = 'field field-own field-' + f.type + (isStatic(f) ? ' field-static' : '');
   el.id = 'field-' + i;
   place(el, f);
@@ -112,7 +102,7 @@ function buildPages() {
     li.className = 'page';
     var img = document.createElement('img');
     img.className = 'page-img';
-    img.sizes = zoomed ? '200vw' : '(min-width: 960px) 560px, 92vw';
+    img.sizes = zoom > 1 ? Math.round(zoom * 100) + 'vw' : '(min-width: 960px) 560px, 92vw';
     img.loading = n === 1 ? 'eager' : 'lazy';
     if (n === 1) img.setAttribute('fetchpriority', 'high');
     img.decoding = 'async';
@@ -181,58 +171,144 @@ function onImageLoad(ev) {
   if (img.naturalWidth && img.naturalHeight) img.parentNode.style.aspectRatio = img.naturalWidth + ' / ' + img.naturalHeight;
 }
 
-/** A tap on one of the signer's fields: its editor, or the signature pad / seal input. */
+/** A tap on one of the signer's fields: its sheet, or the signature pad / the seal. */
 export function tapField(f) {
   if (!$('sign-step') || $('sign-step').hidden) return;
-  if (!isImage(f)) {
-    openEditor(f, guideFrom);
-    return;
-  }
-  var target = f.type === 'seal' ? $('seal-file') : S.sign.typed ? $('typed-name') : $('signature-canvas');
-  var block = f.type === 'seal' ? $('seal-block') : $('signature-block');
-  block.scrollIntoView({ block: 'center', behavior: 'smooth' });
-  target.focus({ preventScroll: true });
+  if (!isImage(f)) return openSheet(f);
+  goToImageBlock(f.type);
+}
+
+function goToImageBlock(type) {
+  var block = type === 'seal' ? $('seal-block') : $('signature-block');
+  var target = type === 'seal' ? block.querySelector('.seal-modes button[aria-pressed="true"]:not([hidden])') || $('seal-file') : S.sign.typed ? $('typed-name') : $('signature-canvas');
+  block.scrollIntoView({ block: 'start' });
+  if (target) target.focus({ preventScroll: true });
   block.classList.add('flash');
   window.setTimeout(function () { block.classList.remove('flash'); }, 1200);
 }
 
-/** The guided flow: after a value is saved, the next empty field (after `f`) gets the focus. */
-function guideFrom(f) {
-  var fields = fieldsInOrder();
-  var at = fields.indexOf(f);
-  for (var k = 1; k <= fields.length; k++) {
-    var i = (at + k) % fields.length;
-    if (!isFilled(fields[i]) && !isStatic(fields[i])) return focusField(i);
-  }
-  var el = $('field-' + at);
-  if (el) el.focus({ preventScroll: true });
-}
-
-function focusField(i) {
-  var el = $('field-' + i);
-  if (!el) return;
-  el.scrollIntoView({ block: 'center', behavior: 'smooth' });
-  el.focus({ preventScroll: true });
-}
-
-/** "Next field": the first empty field in reading order, shown on its page and focused. */
+/**
+ * "다음 입력 칸": the sheet on the first empty value field (the sheets walk them all), then the
+ * signature, then the seal, then the review and consent.
+ */
 function nextField() {
+  if (steps().some(function (f) { return !isFilled(f); })) return openFirstEmpty();
   var fields = fieldsInOrder();
-  for (var i = 0; i < fields.length; i++) {
-    if (!isFilled(fields[i])) return focusField(i);
+  var images = ['signature', 'seal'];
+  for (var k = 0; k < images.length; k++) {
+    var empty = fields.some(function (f) { return f.type === images[k] && !isFilled(f); });
+    if (empty) return goToImageBlock(images[k]);
   }
-  $('consent').focus();
+  $('review-heading').scrollIntoView({ block: 'start' });
+  $('consent').focus({ preventScroll: true });
+}
+
+/** Sets the images' zoom (1 = the frame's width), keeping the point under `cx, cy` in place. */
+function setZoom(next, cx, cy) {
+  var scroller = /** @type {HTMLElement} */ (document.querySelector('.pages-scroll'));
+  var list = $('pages');
+  next = Math.max(1, Math.min(MAX_ZOOM, next));
+  if (Math.abs(next - zoom) < 0.01) return;
+  var box = scroller.getBoundingClientRect();
+  var px = cx === undefined ? box.width / 2 : cx - box.left;
+  var py = cy === undefined ? 0 : cy - box.top;
+  var ratio = next / zoom;
+  var left = (scroller.scrollLeft + px) * ratio - px;
+  var top = list.getBoundingClientRect().top;
+  var offsetY = (py - (top - box.top)) * (ratio - 1);
+  zoom = next;
+  list.style.width = zoom > 1 ? zoom * 100 + '%' : '';
+  list.classList.toggle('zoomed', zoom > 1);
+  scroller.scrollLeft = left;
+  if (offsetY) window.scrollBy(0, offsetY);
+  $('zoom').setAttribute('aria-pressed', String(zoom > 1));
+  setText($('zoom'), t(zoom > 1 ? 'zoomOut' : 'zoomIn'));
+  var imgs = list.querySelectorAll('.page-img');
+  for (var i = 0; i < imgs.length; i++) imgs[i].sizes = zoom > 1 ? Math.round(zoom * 100) + 'vw' : '(min-width: 960px) 560px, 92vw';
 }
 
 function toggleZoom() {
-  zoomed = !zoomed;
-  built = null;
-  render();
+  setZoom(zoom > 1 ? 1 : 2);
+}
+
+/**
+ * Pinch (two pointers) and double tap on the images zoom them inside their frame. The frame's
+ * touch-action leaves one-finger panning to the browser and keeps the browser's own pinch (which
+ * would scale the whole page) off it.
+ */
+function initGestures() {
+  var scroller = /** @type {HTMLElement} */ (document.querySelector('.pages-scroll'));
+  var pointers = {};
+  var pinch = null;
+  var lastTap = 0;
+  var lastX = 0;
+  var lastY = 0;
+  var multi = false; // the gesture had two fingers: no tap ends it
+  var lastPointer = ''; // a touch double tap also fires dblclick: handled once, here
+  function distance() {
+    var ids = Object.keys(pointers);
+    var a = pointers[ids[0]];
+    var b = pointers[ids[1]];
+    return { d: Math.hypot(a.x - b.x, a.y - b.y), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  }
+  scroller.addEventListener('pointerdown', function (ev) {
+    if (!Object.keys(pointers).length) multi = false;
+    lastPointer = ev.pointerType;
+    pointers[ev.pointerId] = { x: ev.clientX, y: ev.clientY, x0: ev.clientX, y0: ev.clientY, t0: ev.timeStamp };
+    if (Object.keys(pointers).length === 2) {
+      multi = true;
+      pinch = { d: distance().d, zoom: zoom };
+    }
+  });
+  scroller.addEventListener('pointermove', function (ev) {
+    var p = pointers[ev.pointerId];
+    if (!p) return;
+    p.x = ev.clientX;
+    p.y = ev.clientY;
+    if (pinch && Object.keys(pointers).length === 2) {
+      var m = distance();
+      if (pinch.d > 0) setZoom(pinch.zoom * (m.d / pinch.d), m.x, m.y);
+    }
+  });
+  function up(ev) {
+    var p = pointers[ev.pointerId];
+    delete pointers[ev.pointerId];
+    if (Object.keys(pointers).length < 2) pinch = null;
+    return p;
+  }
+  scroller.addEventListener('pointerup', function (ev) {
+    var p = up(ev);
+    if (ev.pointerType !== 'touch' || !p || multi) return;
+    // A tap: one finger, short, still. Two within 300 ms zoom in (or back out).
+    if (ev.timeStamp - p.t0 > 300 || Math.hypot(ev.clientX - p.x0, ev.clientY - p.y0) > 10) return;
+    // A tap on one of the signer's marks opens its sheet: never half of a double tap.
+    var target = /** @type {Element} */ (ev.target);
+    if (target && target.closest && target.closest('.field-own')) {
+      lastTap = 0;
+      return;
+    }
+    // The second tap near the first, within 300 ms.
+    if (ev.timeStamp - lastTap < 300 && Math.hypot(ev.clientX - lastX, ev.clientY - lastY) < 30) {
+      lastTap = 0;
+      setZoom(zoom > 1 ? 1 : 2, ev.clientX, ev.clientY);
+    } else {
+      lastTap = ev.timeStamp;
+      lastX = ev.clientX;
+      lastY = ev.clientY;
+    }
+  });
+  scroller.addEventListener('pointercancel', up);
+  // A mouse or trackpad double click zooms too.
+  scroller.addEventListener('dblclick', function (ev) {
+    if (lastPointer === 'touch') return;
+    setZoom(zoom > 1 ? 1 : 2, ev.clientX, ev.clientY);
+  });
 }
 
 export function initPages() {
   $('next-field').addEventListener('click', nextField);
   $('zoom').addEventListener('click', toggleZoom);
+  initGestures();
 }
 
 export function renderPages(mode) {
@@ -242,12 +318,10 @@ export function renderPages(mode) {
   if (mode === 'declined' || locked) return;
   setText($('read-hint'), t(READ_HINT[mode]));
   $('open-pdf').href = fileUrl() + (S.view.document.status === 'completed' ? '?v=final' : '');
-  var list = $('pages');
-  list.classList.toggle('zoomed', zoomed);
-  $('zoom').setAttribute('aria-pressed', String(zoomed));
-  setText($('zoom'), t(zoomed ? 'zoomOut' : 'zoomIn'));
+  $('zoom').setAttribute('aria-pressed', String(zoom > 1));
+  setText($('zoom'), t(zoom > 1 ? 'zoomOut' : 'zoomIn'));
   // A new version (completed: the signed PDF) or language rebuilds the list; otherwise it stays.
-  var key = S.view.document.pages_version + '|' + S.lang + '|' + zoomed;
+  var key = S.view.document.pages_version + '|' + S.lang;
   if (built !== key) {
     built = key;
     buildPages();
@@ -266,27 +340,14 @@ export function renderPages(mode) {
     var invalid = S.sign.fieldError === f.id;
     el.classList.toggle('field-filled', filled && !isStatic(f) && !(f.type === 'checkbox' && valueOf(f) !== true));
     el.classList.toggle('field-invalid', invalid);
-    var shown = displayOf(f);
-    if (el.tagName === 'INPUT') {
-      el.checked = valueOf(f) === true;
-      el.disabled = !signing || Boolean(f.read_only);
-      el.setAttribute('aria-label', fieldLabel(f) + (f.required ? ' · ' + t('hintRequired') : ''));
-      if (invalid) el.setAttribute('aria-invalid', 'true');
-      else el.removeAttribute('aria-invalid');
-      return;
-    }
+    var shown = f.type === 'checkbox' || f.type === 'radio' ? (valueOf(f) === true ? '✓' : '') : displayOf(f);
+    el.classList.toggle('field-checked', valueOf(f) === true);
+    el.classList.toggle('field-disabled', !signing);
+    el.setAttribute('data-label', fieldLabel(f));
+    el.setAttribute('data-state', isStatic(f) ? 'static' : filled ? 'filled' : 'empty');
     setText(el.querySelector('.field-value'), shown);
     // The signature and the seal show in their fields once made, as the signed PDF will have them.
     if (isImage(f)) showImage(el, f.type === 'seal' ? S.sign.seal : S.sign.preview);
-    var state = isStatic(f) ? shown || t('autoAtSign') : filled ? t('fieldFilled') + (shown ? ': ' + shown : '') : t('fieldEmpty');
-    if (el.tagName === 'BUTTON') {
-      el.disabled = !signing;
-      el.setAttribute('aria-label', fieldLabel(f) + ' · ' + state);
-      if (invalid) el.setAttribute('aria-invalid', 'true');
-      else el.removeAttribute('aria-invalid');
-    } else {
-      setText(el.querySelector('.sr-only'), fieldLabel(f) + ' · ' + state);
-    }
   });
   show($('next-field'), signing && fields.some(function (f) { return !isStatic(f); }));
   setText($('next-field'), remaining ? t('nextField', { n: remaining }) : t('nextFieldDone'));

@@ -6,15 +6,13 @@ import { renderError } from './errors.js';
 import { missingValues } from './field-rules.js';
 import { signValues, valueOf } from './fields.js';
 import { t } from './i18n.js';
+import { renderReview } from './review.js';
+import { renderSeal, sealBody, sealFields } from './seal.js';
 import { ensurePad, signatureDataUrl } from './signature.js';
 import { $, S, render, setText, show } from './state.js';
 
 export function signatureFields() {
   return (S.view.fields || []).filter(function (f) { return f.type === 'signature'; });
-}
-
-export function sealFields() {
-  return (S.view.fields || []).filter(function (f) { return f.type === 'seal'; });
 }
 
 /** What still stops the Sign button, as hint keys. */
@@ -44,10 +42,8 @@ export function renderSign(mode) {
   show($('sig-type'), S.sign.typed);
   $('sig-mode-draw').setAttribute('aria-pressed', String(!S.sign.typed));
   $('sig-mode-type').setAttribute('aria-pressed', String(S.sign.typed));
-  show($('seal-block'), sealFields().length > 0);
-  renderSealPicker();
-  show($('seal-preview-wrap'), Boolean(S.sign.seal));
-  if (S.sign.seal && $('seal-preview').src !== S.sign.seal) $('seal-preview').src = S.sign.seal;
+  renderSeal();
+  renderReview();
   var missing = missingForSign();
   var btn = $('sign-btn');
   btn.disabled = S.sign.busy || missing.length > 0;
@@ -55,19 +51,6 @@ export function renderSign(mode) {
   setText($('sign-requirements'), missing.map(function (k) { return t(k); }).join(' '));
   renderError($('sign-error'), S.sign.error);
 }
-
-/**
- * Hook: the organization seal picker. The signer view does not list the sending organization's
- * seals yet, so nothing renders. When it does (e.g. `view.seals: [{id, name, image_url}]`),
- * render one radio per seal into #seal-picker, keep the chosen id in S.sign.sealId and post it
- * as `seal_id` (fields with `upload_only` still need an uploaded image).
- */
-function renderSealPicker() {
-  var seals = S.view && Array.isArray(S.view.seals) ? S.view.seals : [];
-  show($('seal-picker'), false);
-  return seals;
-}
-
 
 /**
  * Embedded signing: after signing or declining, the sender's page (the participant's https
@@ -97,7 +80,7 @@ export function sign() {
     var png = signatureDataUrl();
     if (png) body.signature = png;
   }
-  if (sealFields().length && st.seal) body.seal_image = st.seal;
+  Object.assign(body, sealBody());
   var values = signValues();
   if (Object.keys(values).length) body.values = values;
   st.busy = true;

@@ -1,11 +1,9 @@
 /*
- * The signature pad (signature_pad, loaded before the modules as a classic script) and the seal
- * image: what the signer puts in their signature and seal fields.
+ * The signature pad (signature_pad, loaded before the modules as a classic script) and the typed
+ * signature: what the signer puts in their signature fields (the seal: seal.js).
  */
-import { clientError } from './api.js';
 import { $, S, render, show } from './state.js';
 
-var SEAL_MAX_BYTES = 1024 * 1024;
 var pad = null; // SignaturePad instance, created when the signature block first shows
 
 export function ensurePad() {
@@ -34,7 +32,7 @@ export function ensurePad() {
     render();
   });
   resizeCanvas();
-  if ('ResizeObserver' in window) {
+  if (typeof ResizeObserver === 'function') {
     new ResizeObserver(function () { resizeCanvas(); }).observe($('signature-wrap'));
   } else {
     window.addEventListener('resize', resizeCanvas);
@@ -161,7 +159,8 @@ export function signatureDataUrl() {
   return cropped($('signature-canvas'), Math.round(4 * Math.max(window.devicePixelRatio || 1, 1)));
 }
 
-function cropped(canvas, padPx) {
+/** `canvas`'s ink, cut to its bounds plus `padPx`, as a PNG data URL (null when blank). */
+export function cropped(canvas, padPx) {
   var w = canvas.width;
   var h = canvas.height;
   var pixels = canvas.getContext('2d').getImageData(0, 0, w, h).data;
@@ -190,49 +189,4 @@ function cropped(canvas, padPx) {
   out.height = maxY - minY + 1;
   out.getContext('2d').drawImage(canvas, minX, minY, out.width, out.height, 0, 0, out.width, out.height);
   return out.toDataURL('image/png');
-}
-
-// The seal image
-
-export function onSealFile() {
-  var input = $('seal-file');
-  var file = input.files && input.files[0];
-  S.sign.error = null;
-  if (!file) {
-    S.sign.seal = null;
-    render();
-    return;
-  }
-  if (file.type !== 'image/png' && file.type !== 'image/jpeg') {
-    S.sign.seal = null;
-    input.value = '';
-    S.sign.error = clientError('unsupported_file_type');
-    render();
-    return;
-  }
-  if (file.size > SEAL_MAX_BYTES) {
-    S.sign.seal = null;
-    input.value = '';
-    S.sign.error = clientError('file_too_large');
-    render();
-    return;
-  }
-  var reader = new FileReader();
-  reader.onload = function () {
-    S.sign.seal = typeof reader.result === 'string' ? reader.result : null;
-    render();
-  };
-  reader.onerror = function () {
-    S.sign.seal = null;
-    S.sign.error = clientError('file_read');
-    render();
-  };
-  reader.readAsDataURL(file);
-}
-
-export function removeSeal() {
-  S.sign.seal = null;
-  $('seal-file').value = '';
-  $('seal-preview').removeAttribute('src');
-  render();
 }

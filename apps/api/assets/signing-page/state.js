@@ -13,7 +13,10 @@ export var S = {
   sign: {
     busy: false,
     error: null,
-    seal: null,
+    seal: null, // the seal's image: a data: URL, or an organization seal's URL (seal.js)
+    sealSource: null, // { source: 'made' | 'drawn' | 'uploaded' | 'organization', shape?, text?, seal_id? }
+    sealMode: null, // the seal pane shown
+    sealError: null,
     hasSignature: false,
     preview: null, // the signature as a PNG data URL, shown in its fields on the page (pages.js)
     typed: false, // the signature is the typed name (signature.js), not a drawing
@@ -36,6 +39,12 @@ export function render() {
   renderer();
 }
 
+/**
+ * The element with that id. Typed `any` for the type check (checkJs): each id's element type is
+ * in index.html, which the checker cannot see; everything around the element is still checked.
+ * @param {string} id
+ * @returns {any}
+ */
 export function $(id) {
   return document.getElementById(id);
 }

@@ -27,8 +27,9 @@ export function renderFatal() {
   setText($('fatal-title'), t(keys[0]));
   setText($('fatal-text'), t(keys[1]));
   var detail = '';
-  if (f.error && f.error.message) detail = f.error.message;
-  else if (f.error && f.error.code === 'network') detail = t('err_network');
+  // The server's own (English) message is not shown: the title and text above say it in the
+  // signer's language; the request id is what support needs.
+  if (f.error && f.error.code === 'network') detail = t('err_network');
   if (f.error && f.error.request_id) detail += (detail ? ' · ' : '') + t('requestId', { id: f.error.request_id });
   setText($('fatal-detail'), detail);
   show($('fatal-detail'), Boolean(detail));
