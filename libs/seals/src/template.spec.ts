@@ -1,5 +1,3 @@
-import { markPlaceholders, sanitizeContentHtml } from '@dojang/pdf';
-import { htmlToPdfmake } from '@dojang/pdf/html-to-pdfmake.converter';
 import { extractTemplateVariables, renderTemplate } from '@dojang/seals';
 
 describe('extractTemplateVariables', () => {
@@ -85,17 +83,6 @@ describe('renderTemplate', () => {
     expect(out).toEqual({ ok: true, html: '<p><span>{</span><span>{</span>signature:emp<span>}</span><span>}</span></p><p>{{signature:emp}}</p>' });
     // Even with the template's own braces around it.
     expect(renderTemplate('<p>{{{a}}signature:emp}}</p>', { a: '{' })).toEqual({ ok: true, html: '<p>{<span>{</span>signature:emp}}</p>' });
-  });
-
-  it('the page shows a value\'s braces as written, and the only placeholders the PDF finds are the template\'s own', () => {
-    const template = '<p>비고: {{note}}</p><p>근로자 서명: {{signature:emp}}</p>';
-    const rendered = renderTemplate(template, { note: '{{signature:emp}} {{text:x}}' });
-    if (!rendered.ok) throw new Error('not rendered');
-    const content = htmlToPdfmake(sanitizeContentHtml(rendered.html), { contentWidth: 500 });
-    expect(JSON.stringify(content)).not.toContain('{{signature:emp}} {{text:x}}');
-    const text = (node: unknown): string => (typeof node === 'string' ? node : Array.isArray(node) ? node.map(text).join('') : node && typeof node === 'object' ? text((node as { text?: unknown }).text ?? '') : '');
-    expect(text(content)).toContain('비고: {{signature:emp}} {{text:x}}');
-    expect(markPlaceholders(content).placeholders).toEqual(['{{signature:emp}}']);
   });
 
   it('in an attribute value, a value\'s braces become character references', () => {
