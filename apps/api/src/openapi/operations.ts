@@ -32,6 +32,8 @@ const cursor = (what: string) => ({ description: `Cursor: the id of the last ${w
 
 /** Operations that render, stamp or serve a PDF. */
 const PDF_WORK: ErrorCode[] = ['document_budget_exceeded', 'pdf_job_limit_exceeded', 'evidence_integrity_failure'];
+/** A template saved is laid out once (issue 32 item 2): its pages and anchors checked as a send checks them. */
+const TEMPLATE_LAYOUT: ErrorCode[] = ['signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK];
 const DRAFT_EDIT: ErrorCode[] = ['document_not_found', 'document_not_editable', 'document_edit_locked'];
 /** Signing operations are rate limited per link and per client address (they carry no API key). */
 const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_replaced', 'signing_link_inactive', 'rate_limit_error'];
@@ -505,21 +507,21 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Templates_create: {
     summary: 'Create a template',
     description:
-      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Version 1.',
+      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template\'s own render (bodies as written, placeholders included; `page` counts within the part): a field past its part\'s last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, a signer role without a required field 400 signer_without_required_field naming roles[i].role. Version 1.',
     ok: { status: 201, description: 'The template.', json: S.TemplateSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large'],
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', ...TEMPLATE_LAYOUT],
   },
   Templates_update: {
     summary: 'Update a template (new version)',
-    description: 'What is given (name, content or parts, roles, fields) replaces the current version\'s; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.',
+    description: 'What is given (name, content or parts, roles, fields) replaces the current version\'s; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from. The resulting template is checked as POST /templates checks one (pages, anchors, a field for every signer role).',
     ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived', ...TEMPLATE_LAYOUT],
   },
   Templates_replace: {
     summary: 'Replace a template (new version)',
     description: 'The whole contract of version n+1: name and content (or parts) required; roles and fields are none when absent.',
     ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived', ...TEMPLATE_LAYOUT],
   },
   Templates_archive: {
     summary: 'Archive a template',
