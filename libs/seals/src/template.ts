@@ -45,13 +45,15 @@ export type RenderTemplateResult =
 export function renderTemplate(
   content: string,
   variables: Record<string, unknown>,
+  /** 'text': values as they are (a document title, not HTML). Default: HTML-escaped. */
+  as: 'html' | 'text' = 'html',
 ): RenderTemplateResult {
   const missing = new Set<string>();
   const invalid = new Set<string>();
   const html = content.replace(PLACEHOLDER, (whole, name: string) => {
     const value = lookup(variables ?? {}, name);
     const text = toText(value);
-    if (text !== undefined) return escapeHtml(text);
+    if (text !== undefined) return as === 'html' ? escapeHtml(text) : text;
     missing.add(name);
     if (value !== undefined && value !== null) invalid.add(name);
     return whole;

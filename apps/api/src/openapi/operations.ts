@@ -17,7 +17,7 @@ export interface OperationSpec {
   ok: { status: number; description: string; json?: JsonSchema; media?: Record<string, JsonSchema> };
   errors: ErrorCode[];
   /** Query parameters (replacing the DTO-generated ones of the same name). */
-  query?: Record<string, { description: string; schema: JsonSchema; required?: boolean }>;
+  query?: Record<string, { description: string; schema: JsonSchema; required?: boolean; /** metadata[key]=value */ style?: 'deepObject' }>;
   /** false: the JSON body may be omitted entirely. */
   bodyRequired?: boolean;
   /** JSON bodies of several shapes: the properties each one requires (published as anyOf). */
@@ -178,13 +178,19 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   Documents_list: {
     summary: 'List documents',
-    description: 'The key\'s documents (this organization, this mode), newest first; trashed documents are left out. Page with starting_after.',
+    description: 'The key\'s documents (this organization, this mode), newest first; trashed documents are left out. Page with starting_after. Find the documents of your records with external_id, or with metadata[key]=value (one key per request; e.g. metadata[사번]=E-0001, URL-encoded).',
     ok: { status: 200, description: 'A page of documents.', json: S.DocumentListSchema },
     errors: ['invalid_parameter'],
     query: {
       limit: LIMIT,
       starting_after: cursor('document'),
       created_after: { description: 'Only documents created after this time (ISO 8601 with offset, e.g. 2026-01-31T00:00:00Z).', schema: { type: 'string', format: 'date-time' } },
+      external_id: { description: 'Only documents given this external_id (at creation, or by their bulk send row).', schema: { type: 'string', minLength: 1, maxLength: 200 } },
+      metadata: {
+        description: 'metadata[key]=value: only documents whose metadata holds that value under that key. One key per request (400 invalid_parameter otherwise).',
+        schema: { type: 'object', additionalProperties: { type: 'string' } },
+        style: 'deepObject',
+      },
     },
   },
   Documents_get: {
