@@ -2636,7 +2636,7 @@ export interface components {
             object: "audit_entry";
             /** @enum {string} */
             event: "created" | "sent" | "viewed" | "pin_sent" | "pin_failed" | "pin_verified" | "signed" | "declined" | "reminded" | "canceled" | "expired" | "completed" | "corrected" | "resent" | "delegated" | "group_signed" | "attachment_uploaded";
-            /** @description "system" or the participant's name. */
+            /** @description Who acted, named the same in GET /audit, GET /history and the audit certificate: the participant's name (as it was then) for their own act (viewing, PIN, signing, declining, delegating), the API key (key_…) for an act made with a key (a correction, a resend, a cancel), or "system" for the service's own (expiry, automatic reminders, completion). */
             actor: string;
             /** Format: date-time */
             at: string;
@@ -3671,6 +3671,7 @@ export interface components {
             type: string;
             /** Format: date-time */
             occurred_at: string;
+            /** @description Who acted, named the same in GET /audit, GET /history and the audit certificate: the participant's name (as it was then) for their own act (viewing, PIN, signing, declining, delegating), the API key (key_…) for an act made with a key (a correction, a resend, a cancel), or "system" for the service's own (expiry, automatic reminders, completion). */
             actor: string;
             /** @description The event's data, personal data masked as in the audit trail and hashes of secrets redacted. */
             data: unknown;
