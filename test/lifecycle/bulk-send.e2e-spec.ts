@@ -150,7 +150,7 @@ describe('bulk sends', () => {
     // Row 3's phone is row 1's written another way: sent, but reported with both rows.
     expect(dry.warnings).toEqual([{ row: 3, column: 'employee.phone', code: 'duplicate_recipient', rows: [1, 3], message: expect.stringContaining('row 1') }]);
     // A title whose variable no row gives: refused for the row, in the dry run as in the job.
-    const bad = expectStatus(await upload('&dry_run=true&title=' + encodeURIComponent('{{부서}} 계약서'), Buffer.from(rows)), 200).body;
+    const bad = expectStatus(await upload('&dry_run=true&title=' + encodeURIComponent('{{department}} 계약서'), Buffer.from(rows)), 200).body;
     expect(bad.errors.map((e: any) => [e.row, e.column, e.code])).toEqual([[2, 'title', 'missing_parameter']]);
 
     const job = expectStatus(await upload(title, Buffer.from(rows)), 200).body;

@@ -7,7 +7,7 @@ import { actorsOf } from './event-actor';
 const DOC = '00000000-0000-4000-8000-000000000001';
 const P = 'a0000001-0000-4000-8000-000000000001';
 const T0 = '2027-01-04T01:00:00.000Z';
-const at = (type: string, actor: string, data: object) => ({ type, stream_id: `document-${DOC}`, data, metadata: { actor, occurred_at: T0 } });
+const at = (type: string, actor: string, data: Record<string, unknown>) => ({ type, stream_id: `document-${DOC}`, data, metadata: { actor, occurred_at: T0 } });
 const history = [
   at('ParticipantAdded', 'key_live1', { participant: { id: P, name: '김지원', phone: '01012345678', email: null, role: 'signer' }, added_at: T0 }),
   at('SigningLinkOpened', `participant:${P}`, { participant_id: P, ip: null, user_agent: null, opened_at: T0 }),
