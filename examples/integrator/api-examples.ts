@@ -25,7 +25,7 @@ export interface ExamplesOptions {
   /** Leave out the webhook receiver (a server that may not call back to this machine). */
   skipWebhooks?: boolean;
   /** The host name the server reaches this process by; default 127.0.0.1. */
-  webhookHost?: string;
+  webhookHost?: string | undefined;
 }
 
 export interface ExamplesResult {

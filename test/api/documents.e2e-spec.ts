@@ -86,7 +86,7 @@ describe('documents: create, read, update, delete, duplicate', () => {
 
     describe('invalid_parameter', () => {
       it('21 metadata keys → 400 invalid_parameter (param metadata)', async () => {
-        expectError(await c.post('/documents', { title: 't', content: 'c', metadata: metadataOf(21) }), 400, 'invalid_parameter', 'metadata');
+        expectError(await c.post('/documents', { title: 't', content: 'c', metadata: metadataOf(21) }), 400, 'invalid_parameter', 'metadata.k20');
       });
 
       it.each([
@@ -243,7 +243,7 @@ describe('documents: create, read, update, delete, duplicate', () => {
 
     it('a merge that would exceed 20 keys → 400 invalid_parameter and nothing changes', async () => {
       const doc = await createDoc(c, { metadata: metadataOf(15) });
-      expectError(await c.patch(`/documents/${doc.id}`, { title: '바뀌면 안 됨', metadata: metadataOf(6, 'n') }), 400, 'invalid_parameter', 'metadata');
+      expectError(await c.patch(`/documents/${doc.id}`, { title: '바뀌면 안 됨', metadata: metadataOf(6, 'n') }), 400, 'invalid_parameter', 'metadata.n5');
       const read = expectStatus(await c.get(`/documents/${doc.id}`), 200).body;
       expect(read.title).toBe(doc.title);
       expect(read.metadata).toEqual(metadataOf(15));
@@ -258,7 +258,7 @@ describe('documents: create, read, update, delete, duplicate', () => {
 
     it('21 metadata keys in one PATCH → 400 invalid_parameter', async () => {
       const doc = await createDoc(c);
-      expectError(await c.patch(`/documents/${doc.id}`, { metadata: metadataOf(21) }), 400, 'invalid_parameter', 'metadata');
+      expectError(await c.patch(`/documents/${doc.id}`, { metadata: metadataOf(21) }), 400, 'invalid_parameter', 'metadata.k20');
     });
 
     it.each([

@@ -92,7 +92,8 @@ describe('document history and time travel', () => {
         expect(e.occurred_at).toBe(stored[i].metadata.occurred_at);
       });
       expect(body.data[0].actor).toMatch(/^key_/);
-      expect(body.data[8].actor).toBe(`participant:${snapshots[1].detail.participants[0].id}`);
+      // A participant's own act by their name, as /audit and the certificate name it (issue 32 item 7).
+      expect(body.data[8].actor).toBe(snapshots[1].detail.participants[0].name);
       expect(body.chain).toEqual({ head_hash: stored[stored.length - 1].metadata.hash, event_count: stored.length, verified: true });
     });
 

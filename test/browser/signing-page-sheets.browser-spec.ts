@@ -37,7 +37,8 @@ describe('signing page at 360 px: sheets, saved progress, review, a seal from th
     // The server's record of the seal: made from the name, with the hash of the PNG it rendered.
     const events = (await t.http.get(`/v1/events?document_id=${r.c.docId}&limit=100`).set(bearer(org.test))).body.data as any[];
     const signed = events.find((e) => e.type === 'participant.signed');
-    expect(signed.data.seal).toEqual({ source: 'made', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // What was chosen is recorded with the image's hash (ParticipantSigned.seal, docs/EVENTS.md).
+    expect(signed.data.seal).toMatchObject({ source: 'made', image: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
     expect(r.signBodies[0]).toMatchObject({ seal_source: 'made', seal_shape: 'square', seal_text: SIGNER });
     // Signed: the link's draft is cleared (the session now answers with none).
     const session = await t.http.get(`/v1/signing/${r.c.token}`);

@@ -137,6 +137,36 @@ describe('bulk sends', () => {
     expectError(await upload('', Buffer.alloc(10 * 1024 * 1024 + 100, 0x61)), 413, 'file_too_large');
   });
 
+  it('rows that differ (issue 32 items 3, 6): a title column or the job\'s title filled from the row, plain columns kept as metadata, the external id on the document; the dry run warns of a shared phone with both rows', async () => {
+    const rows = [
+      'employee.이름,employee.휴대폰,variables.employee_name,사번,제목,external_id',
+      '김지원,010-3000-0001,김지원,E-0001,김지원 근로계약서,HR-1',
+      '이서연,010-3000-0002,이서연,E-0002,,HR-2',
+      '박민준,01030000001,박민준,E-0003,박민준 근로계약서,HR-3',
+    ].join('\r\n');
+    const title = '&title=' + encodeURIComponent('{{employee_name}}님 계약서');
+    const dry = expectStatus(await upload('&dry_run=true' + title, Buffer.from(rows)), 200).body;
+    expect(dry).toMatchObject({ row_count: 3, valid_rows: 3, errors: [] });
+    // Row 3's phone is row 1's written another way: sent, but reported with both rows.
+    expect(dry.warnings).toEqual([{ row: 3, column: 'employee.phone', code: 'duplicate_recipient', rows: [1, 3], message: expect.stringContaining('row 1') }]);
+    // A title whose variable no row gives: refused for the row, in the dry run as in the job.
+    const bad = expectStatus(await upload('&dry_run=true&title=' + encodeURIComponent('{{department}} 계약서'), Buffer.from(rows)), 200).body;
+    expect(bad.errors.map((e: any) => [e.row, e.column, e.code])).toEqual([[2, 'title', 'missing_parameter']]);
+
+    const job = expectStatus(await upload(title, Buffer.from(rows)), 200).body;
+    expect(await finished(job.id)).toMatchObject({ status: 'completed', counts: { sent: 3, failed: 0 } });
+    const sent = expectStatus(await c.get(`/bulk_sends/${job.id}/rows`), 200).body.data;
+    const docs = await Promise.all(sent.map(async (r: any) => expectStatus(await c.get(`/documents/${r.document_id}`), 200).body));
+    expect(docs.map((d: any) => [d.title, d.external_id, d.metadata])).toEqual([
+      ['김지원 근로계약서', 'HR-1', { 사번: 'E-0001' }],
+      ['이서연님 계약서', 'HR-2', { 사번: 'E-0002' }],
+      ['박민준 근로계약서', 'HR-3', { 사번: 'E-0003' }],
+    ]);
+    expect(expectStatus(await c.get('/documents?external_id=HR-3'), 200).body.data.map((d: any) => d.id)).toEqual([docs[2].id]);
+    expect(expectStatus(await c.get(`/documents?metadata[${encodeURIComponent('사번')}]=E-0002`), 200).body.data.map((d: any) => d.id)).toEqual([docs[1].id]);
+    expectError(await c.get('/documents?metadata[a]=1&metadata[b]=2'), 400, 'invalid_parameter', 'metadata');
+  });
+
   it('takes JSON rows; a row not filling the template\'s roles is 400', async () => {
     const job = expectStatus(await c.post('/bulk_sends', { template_id: template.id, rows: [{ roles: { employee: { name: '박하늘', phone: '010-4000-0001' } }, variables: { employee_name: '박하늘' }, external_id: 'J-1' }] }), 200).body;
     const done = await finished(job.id);

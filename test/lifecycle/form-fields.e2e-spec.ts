@@ -150,6 +150,11 @@ describeOnEachStore('form fields', (store) => {
       label: '근무 시작일',
       value: '2027-01-04',
       display_value: '2027년 1월 4일',
+      // Not from a template, not in a group (issue 32 item 3).
+      template_field_key: null,
+      group: null,
+      option: null,
+      selected: null,
       signed_at: expect.any(String),
     });
     expect(form.data.find((d: any) => d.field_id === id('대표 확인'))).toMatchObject({ participant_id: boss.id, label: '대표 확인', value: '확인함' });
@@ -161,7 +166,7 @@ describeOnEachStore('form fields', (store) => {
     expect(mine.data.values).toEqual(form.data.filter((d: any) => d.participant_id === employee.id).map((d: any) => ({ field_id: d.field_id, type: d.type, label: d.label, value: d.value })));
     const completed = events.find((x) => x.type === 'document.completed');
     expect(completed.data.form_data).toHaveLength(14);
-    expect(completed.data.form_data).toContainEqual({ participant_id: boss.id, field_id: id('대표 확인'), type: 'text', label: '대표 확인', value: '확인함' });
+    expect(completed.data.form_data).toContainEqual({ participant_id: boss.id, field_id: id('대표 확인'), type: 'text', label: '대표 확인', value: '확인함', template_field_key: null, group: null, option: null, selected: null });
     await deliverNow(t);
     const delivered = receiver.hits.map((h) => JSON.parse(h.body));
     expect(delivered.find((x) => x.id === completed.id)).toEqual(completed);

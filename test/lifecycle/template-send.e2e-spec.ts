@@ -61,6 +61,25 @@ describe('templates with roles and fields, sent in one call', () => {
     expectError(await c.post('/templates', { ...TEMPLATE, fields: [{ ...TEMPLATE.fields[0], x: 95 }] }), 400, 'invalid_parameter', 'fields[0]');
   });
 
+  it('refuses at save what sending would refuse, naming the field or role; nothing is written (issue 32 item 2)', async () => {
+    const before = expectStatus(await c.get('/templates?limit=100'), 200).body.data.length;
+    // A field past the template's one rendered page.
+    expectError(await c.post('/templates', { ...TEMPLATE, fields: [TEMPLATE.fields[0], { ...TEMPLATE.fields[2], page: 99 }] }), 400, 'field_page_out_of_range', 'fields[1].page');
+    // A signer role with nothing to fill: every document from it would be unsendable.
+    expectError(await c.post('/templates', { ...TEMPLATE, fields: [TEMPLATE.fields[0], TEMPLATE.fields[1]] }), 400, 'signer_without_required_field', 'roles[1].role');
+    // An anchor the template's own render does not hold.
+    const anchored = { role: 'representative', type: 'seal', anchor: { text: '(인)' } };
+    expectError(await c.post('/templates', { ...TEMPLATE, fields: [TEMPLATE.fields[0], anchored] }), 400, 'anchor_not_found', 'fields[1].anchor');
+    expect(expectStatus(await c.get('/templates?limit=100'), 200).body.data).toHaveLength(before);
+    // An update is checked as the template it makes: the same page 99, on a template saved clean.
+    const tmpl = expectStatus(await c.post('/templates', TEMPLATE), 201).body;
+    expectError(await c.patch(`/templates/${tmpl.id}`, { fields: [TEMPLATE.fields[0], { ...TEMPLATE.fields[2], page: 99 }] }), 400, 'field_page_out_of_range', 'fields[1].page');
+    expect(expectStatus(await c.get(`/templates/${tmpl.id}`), 200).body.version).toBe(1);
+    // The anchor found in the body (its text is there): saved.
+    const withAnchor = { ...TEMPLATE, content: `${TEMPLATE.content}<p>대표이사 (인)</p>` };
+    expectStatus(await c.post('/templates', { ...withAnchor, fields: [TEMPLATE.fields[0], anchored] }), 201);
+  });
+
   it('sends a contract from the template in one call: every participant, field and link', async () => {
     const tmpl = expectStatus(await c.post('/templates', TEMPLATE), 201).body;
     const addressId = tmpl.fields[1].id;

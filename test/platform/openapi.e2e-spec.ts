@@ -238,9 +238,9 @@ describe('OpenAPI reference', () => {
     const schema = deref(doc, sent.requestBody.content['application/json'].schema);
     expect(schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Event' });
     expect(schema.allOf[1].properties.type).toEqual({ const: 'document.sent' });
-    expect(schema.allOf[1].properties.data.required).toEqual(['document_id', 'expires_at']);
+    expect(schema.allOf[1].properties.data.required).toEqual(['document_id', 'metadata', 'external_id', 'expires_at']);
     const signed = deref(doc, doc.webhooks['participant.signed'].post.requestBody.content['application/json'].schema);
-    expect(signed.allOf[1].properties.data.required).toEqual(['document_id', 'participant_id', 'signed_at']);
+    expect(signed.allOf[1].properties.data.required).toEqual(['document_id', 'metadata', 'external_id', 'participant_id', 'signed_at']);
   });
 
   it('serves a self-contained reference page at /docs', async () => {

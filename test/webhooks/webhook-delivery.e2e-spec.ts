@@ -45,7 +45,8 @@ describe('webhook delivery', () => {
       type: 'document.sent',
       created_at: at(t).toISOString(),
       livemode: false,
-      data: { document_id: doc.id, expires_at: expect.any(String) },
+      // A document made without metadata or external_id (issue 32 item 3): {} and null, always there.
+      data: { document_id: doc.id, metadata: {}, external_id: null, expires_at: expect.any(String) },
     });
     expect(expectStatus(await c.get(`/events/${body.id}`), 200).body).toEqual(body);
     // A wrong secret or a touched body does not verify.

@@ -26,11 +26,13 @@ export interface DojangClientOptions {
    * `sk_test_…` or `sk_live_…`, sent as `Authorization: Bearer`. Leave it out for a signer's
    * client: the signing operations (`/signing/{token}/…`) take the link's token instead of a key.
    */
-  apiKey?: string;
+  // `| undefined` on each: `apiKey: process.env.KEY` (string | undefined) compiles under
+  // exactOptionalPropertyTypes, and undefined means left out.
+  apiKey?: string | undefined;
   /** Another fetch (a test double, a proxy agent); default: the global fetch. */
-  fetch?: ClientOptions['fetch'];
+  fetch?: ClientOptions['fetch'] | undefined;
   /** Extra headers sent with every request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 export type DojangClient = Client<paths>;

@@ -152,7 +152,7 @@ export interface paths {
         };
         /**
          * List documents
-         * @description The key's documents (this organization, this mode), newest first; trashed documents are left out. Page with starting_after.
+         * @description The key's documents (this organization, this mode), newest first; trashed documents are left out. Page with starting_after. Find the documents of your records with external_id, or with metadata[key]=value (one key per request; e.g. metadata[사번]=E-0001, URL-encoded).
          */
         get: operations["Documents_list"];
         put?: never;
@@ -938,7 +938,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template
-         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Version 1.
+         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template's own render (bodies as written, placeholders included; `page` counts within the part): a field past its part's last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, a signer role without a required field 400 signer_without_required_field naming roles[i].role. Version 1.
          */
         post: operations["Templates_create"];
         delete?: never;
@@ -974,7 +974,7 @@ export interface paths {
         head?: never;
         /**
          * Update a template (new version)
-         * @description What is given (name, content or parts, roles, fields) replaces the current version's; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.
+         * @description What is given (name, content or parts, roles, fields) replaces the current version's; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from. The resulting template is checked as POST /templates checks one (pages, anchors, a field for every signer role).
          */
         patch: operations["Templates_update"];
         trace?: never;
@@ -1695,6 +1695,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description Your own id for the document: kept, returned in every webhook about it, and searchable (GET /documents?external_id=). */
+            external_id?: string;
             from_template?: string;
             variables?: {
                 [key: string]: unknown;
@@ -2138,6 +2140,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description With template_id: your own id for the document, returned in every webhook about it. */
+            external_id?: string;
         } | unknown | unknown;
         CreateBulkSendDto: {
             /** @description The template (tmpl_…) with roles; its current version is kept for the whole job. */
@@ -2498,9 +2502,12 @@ export interface components {
             template_version: number | null;
             /** @description Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out). */
             show_title: boolean;
+            /** @description Your key-value pairs (at most 20 keys of 1 to 40 characters, values of at most 500): sent back in every webhook about the document. */
             metadata: {
                 [key: string]: string;
             };
+            /** @description Your own id for the document (given at creation, or by its bulk send row's external_id column), or null: sent back in every webhook about the document; GET /documents?external_id= finds it. */
+            external_id: string | null;
             edit_locked: boolean;
             /** @description Pages of the PDF, known once sent (or from an uploaded file). */
             page_count: number | null;
@@ -2751,7 +2758,7 @@ export interface components {
             object: "audit_entry";
             /** @enum {string} */
             event: "created" | "sent" | "viewed" | "pin_sent" | "pin_failed" | "pin_verified" | "signed" | "declined" | "reminded" | "canceled" | "expired" | "completed" | "corrected" | "resent" | "delegated" | "group_signed" | "attachment_uploaded";
-            /** @description "system" or the participant's name. */
+            /** @description Who acted, named the same in GET /audit, GET /history and the audit certificate: the participant's name (as it was then) for their own act (viewing, PIN, signing, declining, delegating), the API key (key_…) for an act made with a key (a correction, a resend, a cancel), or "system" for the service's own (expiry, automatic reminders, completion). */
             actor: string;
             /** Format: date-time */
             at: string;
@@ -2793,11 +2800,23 @@ export interface components {
                 value: string | boolean;
                 /** @description As the final PDF and the audit certificate show it (dates per the field's locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
                 display_value: string;
+                /** @description The template field (its id in the template) this document field was made from: the same in every document of that template; null when the document was not made from a template. */
+                template_field_key: string | null;
+                /** @description radio and checkbox: the group the field belongs to; null otherwise. */
+                group: string | null;
+                /** @description radio: the option this button stands for; null otherwise. */
+                option: string | null;
+                /** @description What was chosen: for a radio button, its group's chosen option (value: the option, label: that button's label or the option), the same on every button of the group; for a dropdown, the chosen option; for a checked box of a checkbox group, the box (value: its template field key or field id, label: its label). null when nothing was chosen and for other types. */
+                selected: components["schemas"]["ChosenOption"] | null;
                 /** Format: date-time */
                 signed_at: string;
                 /** @description attachment fields: the uploaded file. */
                 attachment?: components["schemas"]["AttachmentValue"];
             }[];
+        };
+        ChosenOption: {
+            value: string;
+            label: string;
         };
         AttachmentValue: {
             attachment_id: string;
@@ -3150,6 +3169,12 @@ export interface components {
              * @description Every document.* and participant.* event; absent from bulk_send.completed.
              */
             document_id?: string;
+            /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+            external_id?: string | null;
             /**
              * Format: uuid
              * @description participant.* events and document.viewed / document.declined.
@@ -3174,7 +3199,7 @@ export interface components {
             completed_at?: string;
             /** @description participant.signed: the values this participant filled (and the service filled for them), in field order; absent when none. */
             values?: components["schemas"]["FieldValue"][];
-            /** @description document.completed: every participant's values; absent when none. */
+            /** @description document.completed: every participant's values, each with its template field key and, for radio, dropdown and checkbox groups, the option chosen; [] when there are none. */
             form_data?: {
                 /** Format: uuid */
                 participant_id: string;
@@ -3188,6 +3213,14 @@ export interface components {
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
+                /** @description The template field (its id in the template) this document field was made from: the same in every document of that template; null when the document was not made from a template. */
+                template_field_key: string | null;
+                /** @description radio and checkbox: the group the field belongs to; null otherwise. */
+                group: string | null;
+                /** @description radio: the option this button stands for; null otherwise. */
+                option: string | null;
+                /** @description What was chosen: for a radio button, its group's chosen option (value: the option, label: that button's label or the option), the same on every button of the group; for a dropdown, the chosen option; for a checked box of a checkbox group, the box (value: its template field key or field id, label: its label). null when nothing was chosen and for other types. */
+                selected: components["schemas"]["ChosenOption"] | null;
                 attachment?: components["schemas"]["AttachmentValue"];
             }[];
             /** @description bulk_send.completed: the job (bulk_…; GET /bulk_sends/{id} and its rows). */
@@ -3503,9 +3536,12 @@ export interface components {
             template_version: number | null;
             /** @description Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out). */
             show_title: boolean;
+            /** @description Your key-value pairs (at most 20 keys of 1 to 40 characters, values of at most 500): sent back in every webhook about the document. */
             metadata: {
                 [key: string]: string;
             };
+            /** @description Your own id for the document (given at creation, or by its bulk send row's external_id column), or null: sent back in every webhook about the document; GET /documents?external_id= finds it. */
+            external_id: string | null;
             edit_locked: boolean;
             /** @description Pages of the PDF, known once sent (or from an uploaded file). */
             page_count: number | null;
@@ -3568,8 +3604,18 @@ export interface components {
             template_version: number;
             row_count: number;
             valid_rows: number;
-            /** @description Every problem found, by row and column; empty when every row can be sent. */
+            /** @description Every problem found, by row and column, by the very checks the job's send makes (each row's document laid out, its anchors found, its pages counted): a row without one fails in the job only on delivery. Empty when every row can be sent. */
             errors: components["schemas"]["BulkSendRowError"][];
+            /** @description What will be sent but looks like a mistake: a row whose recipient's phone or e-mail an earlier row gave too (code duplicate_recipient; rows: both row numbers, the earlier first). A role whose recipient is the same in every row is not reported. */
+            warnings: {
+                row: number;
+                /** @description The role's column (`employee.phone`, `직원.email`). */
+                column: string;
+                /** @constant */
+                code: "duplicate_recipient";
+                message: string;
+                rows: number[];
+            }[];
         };
         BulkSendRowError: {
             /** @description The data row (1 = the first row after the header; null: the header or the file itself). */
@@ -3795,6 +3841,7 @@ export interface components {
             type: string;
             /** Format: date-time */
             occurred_at: string;
+            /** @description Who acted, named the same in GET /audit, GET /history and the audit certificate: the participant's name (as it was then) for their own act (viewing, PIN, signing, declining, delegating), the API key (key_…) for an act made with a key (a correction, a resend, a cancel), or "system" for the service's own (expiry, automatic reminders, completion). */
             actor: string;
             /** @description The event's data, personal data masked as in the audit trail and hashes of secrets redacted. */
             data: unknown;
@@ -3827,56 +3874,244 @@ export interface components {
         /** @description Payload of document.sent: A draft was sent: every participant has a signing link. */
         Event_document_sent: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "document.sent";
-            data?: Record<string, never>;
+            type: "document.sent";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Every document.* and participant.* event; absent from bulk_send.completed.
+                 */
+                document_id: string;
+                /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+                external_id: string | null;
+                /**
+                 * Format: date-time
+                 * @description document.sent: the signing deadline.
+                 */
+                expires_at: string | null;
+            };
         };
         /** @description Payload of document.viewed: A participant opened the signing link for the first time. */
         Event_document_viewed: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "document.viewed";
-            data?: Record<string, never>;
+            type: "document.viewed";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Every document.* and participant.* event; absent from bulk_send.completed.
+                 */
+                document_id: string;
+                /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+                external_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description participant.* events and document.viewed / document.declined.
+                 */
+                participant_id: string;
+            };
         };
         /** @description Payload of participant.signed: A participant signed; with signing_order the next participant is notified. */
         Event_participant_signed: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "participant.signed";
-            data?: Record<string, never>;
+            type: "participant.signed";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Every document.* and participant.* event; absent from bulk_send.completed.
+                 */
+                document_id: string;
+                /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+                external_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description participant.* events and document.viewed / document.declined.
+                 */
+                participant_id: string;
+                /**
+                 * Format: date-time
+                 * @description participant.signed.
+                 */
+                signed_at: string;
+            };
         };
         /** @description Payload of participant.declined: A participant declined to sign. */
         Event_participant_declined: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "participant.declined";
-            data?: Record<string, never>;
+            type: "participant.declined";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Every document.* and participant.* event; absent from bulk_send.completed.
+                 */
+                document_id: string;
+                /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+                external_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description participant.* events and document.viewed / document.declined.
+                 */
+                participant_id: string;
+                /** @description participant.declined: the reason the participant gave; document.canceled: the reason the sender gave, when they gave one. */
+                reason: string;
+            };
         };
         /** @description Payload of document.completed: Everyone signed; the final PDF can be downloaded. */
         Event_document_completed: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "document.completed";
-            data?: Record<string, never>;
+            type: "document.completed";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Every document.* and participant.* event; absent from bulk_send.completed.
+                 */
+                document_id: string;
+                /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+                external_id: string | null;
+                /**
+                 * Format: date-time
+                 * @description document.completed.
+                 */
+                completed_at: string;
+                /** @description document.completed: every participant's values, each with its template field key and, for radio, dropdown and checkbox groups, the option chosen; [] when there are none. */
+                form_data: {
+                    /** Format: uuid */
+                    participant_id: string;
+                    /** Format: uuid */
+                    field_id: string;
+                    /**
+                     * @description The field's type (signature and seal record images, not values).
+                     * @enum {string}
+                     */
+                    type: "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
+                    label: string | null;
+                    /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
+                    value: string | boolean;
+                    /** @description The template field (its id in the template) this document field was made from: the same in every document of that template; null when the document was not made from a template. */
+                    template_field_key: string | null;
+                    /** @description radio and checkbox: the group the field belongs to; null otherwise. */
+                    group: string | null;
+                    /** @description radio: the option this button stands for; null otherwise. */
+                    option: string | null;
+                    /** @description What was chosen: for a radio button, its group's chosen option (value: the option, label: that button's label or the option), the same on every button of the group; for a dropdown, the chosen option; for a checked box of a checkbox group, the box (value: its template field key or field id, label: its label). null when nothing was chosen and for other types. */
+                    selected: {
+                        value: string;
+                        label: string;
+                    } | null;
+                    attachment?: {
+                        attachment_id: string;
+                        filename: string;
+                        /** @enum {string} */
+                        content_type: "application/pdf" | "image/jpeg" | "image/png";
+                        sha256: string;
+                        byte_size: number;
+                    };
+                }[];
+            };
         };
         /** @description Payload of document.declined: The document ended because a participant declined. */
         Event_document_declined: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "document.declined";
-            data?: Record<string, never>;
+            type: "document.declined";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Every document.* and participant.* event; absent from bulk_send.completed.
+                 */
+                document_id: string;
+                /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+                external_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description participant.* events and document.viewed / document.declined.
+                 */
+                participant_id: string;
+            };
         };
         /** @description Payload of document.canceled: The sender canceled the request; the links no longer work. `reason` when the sender gave one. */
         Event_document_canceled: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "document.canceled";
-            data?: Record<string, never>;
+            type: "document.canceled";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Every document.* and participant.* event; absent from bulk_send.completed.
+                 */
+                document_id: string;
+                /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+                external_id: string | null;
+            };
         };
         /** @description Payload of document.expired: The deadline passed before everyone signed. */
         Event_document_expired: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "document.expired";
-            data?: Record<string, never>;
+            type: "document.expired";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description Every document.* and participant.* event; absent from bulk_send.completed.
+                 */
+                document_id: string;
+                /** @description Every document.* and participant.* event: the document's metadata ({} when none), to map it back to your records; absent from bulk_send.completed. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row's external_id), or null; absent from bulk_send.completed. */
+                external_id: string | null;
+            };
         };
         /** @description Payload of bulk_send.completed: Every row of a bulk send was sent or failed (sent once per job; a canceled job does not complete). No document_id: the job's documents are its rows (GET /bulk_sends/{id}/rows). */
         Event_bulk_send_completed: components["schemas"]["Event"] & {
             /** @constant */
-            type?: "bulk_send.completed";
-            data?: Record<string, never>;
+            type: "bulk_send.completed";
+            data: {
+                /** @description bulk_send.completed: the job (bulk_…; GET /bulk_sends/{id} and its rows). */
+                bulk_send_id: string;
+                /** @description bulk_send.completed: the template the job sent. */
+                template_id: string | null;
+                /** @description bulk_send.completed: the template version the job sent. */
+                template_version: number | null;
+                /** @description bulk_send.completed: rows in the job. */
+                row_count: number | null;
+                /** @description bulk_send.completed: rows per state (pending and canceled are 0 for a completed job). */
+                counts: {
+                    pending: number;
+                    sent: number;
+                    failed: number;
+                    canceled: number;
+                };
+                /**
+                 * Format: date-time
+                 * @description bulk_send.completed: when the last row was sent or failed.
+                 */
+                finished_at: string;
+            };
         };
         /** @description Payload of webhook.test: sent by POST /webhook_endpoints/{id}/test, never retried; data.object is the endpoint. */
         Event_webhook_test: {
@@ -6716,6 +6951,12 @@ export interface operations {
                 starting_after?: string;
                 /** @description id of the first item of the next page: returns the page before it */
                 ending_before?: string;
+                /** @description Only documents given this external_id (at creation, or by their bulk send row). */
+                external_id?: string;
+                /** @description metadata[key]=value: only documents whose metadata holds that value under that key. One key per request (400 invalid_parameter otherwise). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -20990,6 +21231,14 @@ export interface operations {
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
              *
+             *     `signer_without_required_field`: Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
+             *
+             *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
+             *
+             *     `anchor_not_found`: A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
+             *
+             *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -21013,7 +21262,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21144,6 +21393,10 @@ export interface operations {
             /**
              * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
              *
+             *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
+             *
+             *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
+             *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
             413: {
@@ -21161,7 +21414,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "field_values_too_large" | "request_too_large";
+                            code: "field_values_too_large" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "request_too_large";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21628,6 +21881,14 @@ export interface operations {
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
              *
+             *     `signer_without_required_field`: Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
+             *
+             *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
+             *
+             *     `anchor_not_found`: A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
+             *
+             *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -21648,7 +21909,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21801,6 +22062,10 @@ export interface operations {
             /**
              * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
              *
+             *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
+             *
+             *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
+             *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
             413: {
@@ -21817,7 +22082,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "field_values_too_large" | "request_too_large";
+                            code: "field_values_too_large" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "request_too_large";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -22308,6 +22573,14 @@ export interface operations {
              *
              *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
              *
+             *     `signer_without_required_field`: Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
+             *
+             *     `field_page_out_of_range`: A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
+             *
+             *     `anchor_not_found`: A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
+             *
+             *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -22328,7 +22601,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -22481,6 +22754,10 @@ export interface operations {
             /**
              * @description `field_values_too_large`: The values of one signature (or the prefilled values of PUT /fields) are over 200,000 characters in total.
              *
+             *     `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
+             *
+             *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
+             *
              *     `request_too_large`: The request body is larger than the operation accepts (JSON: 10 MB).
              */
             413: {
@@ -22497,7 +22774,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "field_values_too_large" | "request_too_large";
+                            code: "field_values_too_large" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "request_too_large";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

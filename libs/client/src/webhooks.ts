@@ -29,9 +29,9 @@ export type WebhookHeaders = Headers | Record<string, string | string[] | undefi
 
 export interface VerifyWebhookOptions {
   /** How far `webhook-timestamp` may be from `now` (replays are refused): default 300 s. */
-  toleranceSeconds?: number;
+  toleranceSeconds?: number | undefined;
   /** The receiver's clock (Unix seconds); default: `Date.now() / 1000`. */
-  now?: number;
+  now?: number | undefined;
 }
 
 /** Thrown for every delivery that must be refused (answer it 400): the message says why. */

@@ -1,6 +1,7 @@
 import { maskEmail, maskPhone } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ReadDoc, Write } from '@dojang/read-store';
+import { actorName } from './event-actor';
 import { Projection, RowLookup } from './projection';
 import { documentIdOf } from './document.projection';
 
@@ -94,6 +95,8 @@ function correctionDetail(changes: Record<string, string | null>, newLink: boole
  */
 export const auditTrailProjection: Projection = {
   name: 'audit_trail',
+  // 2: the actor as recorded (the API key, not "system") or the participant's name (issue 32 item 7).
+  version: 2,
   collections: [{ name: AUDIT_ENTRIES, indexes: [['document_id', 'seq']] }, { name: AUDIT_PEOPLE }],
   handles: new Set([...Object.keys(TRAIL_TYPES), 'ParticipantAdded', 'ParticipantRemoved']),
   keys: (event) => [
@@ -122,7 +125,8 @@ export const auditTrailProjection: Projection = {
       document_id: documentId,
       seq: event.global_position,
       event: kind,
-      actor: who ? who.name : 'system',
+      // Who acted, as /history and the certificate name it (event-actor.ts).
+      actor: actorName(event.metadata.actor, (id) => peopleRow.people[id]?.name),
       at: String(event.metadata.occurred_at),
     };
     if (d.participant_id) entry.participant_id = d.participant_id;
@@ -148,8 +152,6 @@ export const auditTrailProjection: Projection = {
     }
     if (event.type === 'DocumentCompleted' && d.final_pdf) entry.detail = `final PDF sha256 ${d.final_pdf.sha256}`;
     if (event.type === 'DocumentCanceled' && d.reason) entry.detail = maskContacts(String(d.reason));
-    // The sender acts on the participant here, not the participant: the actor is the sender's side.
-    if (event.type === 'ParticipantCorrected' || event.type === 'SigningRequestResent') entry.actor = 'system';
     if (event.type === 'SigningRequestResent') entry.detail = `signing request resent to ${who?.name ?? d.participant_id}`;
     if (event.type === 'AttachmentUploaded') {
       entry.ip = d.ip ?? null;
@@ -157,7 +159,6 @@ export const auditTrailProjection: Projection = {
     }
     if (event.type === 'SigningGroupSatisfied') {
       const by = peopleRow.people[d.signed_by]?.name ?? d.signed_by;
-      entry.actor = by;
       entry.detail = `group "${d.group}" signed by ${by} for ${(d.released as string[]).map((id) => peopleRow.people[id]?.name ?? id).join(', ')}`;
     }
     if (event.type === 'ParticipantDelegated') {

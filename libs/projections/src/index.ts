@@ -44,3 +44,4 @@ export const ALL_PROJECTIONS: Projection[] = [
 export * from './coalescing-pass';
 export * from './apply-events';
 export * from './projection-status';
+export * from './event-actor';

@@ -105,12 +105,13 @@ describe('projection rebuilds', () => {
   }
 
   /** The rows of a runner that commits after every single event: nothing coalesced, nothing batched. */
-  async function oneEventPerCommit(): Promise<Record<string, ReadDoc[]>> {
+  async function oneEventPerCommit(): Promise<{ rows: Record<string, ReadDoc[]>; writes: number }> {
     const store = open('reference.sqlite');
     const runner = new ProjectionRunner(events, store, ALL_PROJECTIONS, { batchSize: 1 });
     await runner.init();
+    const commit = jest.spyOn(store, 'commit');
     await runner.catchUp();
-    return dump(store);
+    return { rows: await dump(store), writes: commit.mock.calls.reduce((n, [batch]) => n + batch.length, 0) };
   }
 
   it.each([
@@ -121,7 +122,7 @@ describe('projection rebuilds', () => {
   ])('gives the rows of one event per commit, writing each row once per commit (seed $seed, $rebuildBatchSize events per commit, $rebuildStepSize per step)', async ({ seed, rebuildBatchSize, rebuildStepSize }) => {
     await randomHistory(seed, 300);
     const head = await events.headPosition();
-    const reference = await oneEventPerCommit();
+    const { rows: reference, writes: perEvent } = await oneEventPerCommit();
 
     const reads = open();
     const runner = new ProjectionRunner(events, reads, ALL_PROJECTIONS, { rebuildBatchSize, rebuildStepSize });
@@ -138,8 +139,10 @@ describe('projection rebuilds', () => {
       expect(new Set(rows).size).toBe(rows.length);
       writes += rows.length;
     }
-    // Rows many events touched are written once per commit, not once per event.
-    if (rebuildBatchSize >= 50) expect(writes).toBeLessThan(head);
+    // Rows many events touched are written once per commit, not once per event: fewer writes than
+    // the same events committed one at a time (not fewer than events: a document's event may write
+    // several rows, its metadata rows among them).
+    if (rebuildBatchSize >= 50) expect(writes).toBeLessThan(perEvent * 0.8);
   });
 
   it('builds rows no event named yet from nothing, without reading them, and reads those an earlier commit wrote', async () => {
@@ -198,7 +201,7 @@ describe('projection rebuilds', () => {
   it('goes on from the rows of a rebuild that overtook it, not from what it had seen itself', async () => {
     await randomHistory(6, 400);
     const head = await events.headPosition();
-    const reference = await oneEventPerCommit();
+    const { rows: reference, writes: perEvent } = await oneEventPerCommit();
 
     // The first rebuild (A) commits a few small batches, then a second one (B) on another
     // connection resets the projections again and gets further before it dies; A's next commit
@@ -236,7 +239,7 @@ describe('projection rebuilds', () => {
   it('lets the event loop in between commits and stops after the commit under way (the CLI on Ctrl-C), with the indexes back; a server goes on from there', async () => {
     await randomHistory(7, 200);
     const head = await events.headPosition();
-    const reference = await oneEventPerCommit();
+    const { rows: reference, writes: perEvent } = await oneEventPerCommit();
     const reads = open();
     const indexes = () => (reads.db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`).get() as { n: number }).n;
     const runner = new ProjectionRunner(events, reads, ALL_PROJECTIONS, { rebuildBatchSize: 10, rebuildStepSize: 10 });

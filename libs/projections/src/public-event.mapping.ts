@@ -1,5 +1,5 @@
 import { StoredEvent } from '@dojang/event-store';
-import { FieldValueEntry } from '@dojang/domain';
+import { FieldValueEntry, FormDataEntry, withFormDataDefaults } from '@dojang/domain';
 
 /** Public event types: what GET /events shows and webhooks deliver. */
 export const PUBLIC_EVENT_TYPES = [
@@ -31,6 +31,10 @@ const MAPPING: Record<string, PublicEventType> = {
 export interface PublicEventData {
   /** Every document.* and participant.* event; absent from bulk_send.completed (a job, not a document). */
   document_id?: string;
+  /** Every document.* and participant.* event: the document's metadata ({} when none), to map it back. */
+  metadata?: Record<string, string>;
+  /** Every document.* and participant.* event: the integrator's id for the document, or null. */
+  external_id?: string | null;
   participant_id?: string;
   expires_at?: string | null;
   signed_at?: string;
@@ -38,8 +42,8 @@ export interface PublicEventData {
   completed_at?: string;
   /** participant.signed: the participant's field values (evidence recorded with the signature). */
   values?: PublicFieldValue[];
-  /** document.completed: every participant's values. */
-  form_data?: Array<PublicFieldValue & { participant_id: string }>;
+  /** document.completed: every participant's values ([] when none), each with its template field key, group, option and choice. */
+  form_data?: Array<PublicFieldValue & Omit<FormDataEntry, keyof FieldValueEntry>>;
   /** bulk_send.completed: the job (bulk_…), its template, its rows per state and when its last row finished. */
   bulk_send_id?: string;
   template_id?: string | null;
@@ -79,7 +83,17 @@ function bulkSendCompletedData(event: StoredEvent): PublicEventData {
   };
 }
 
-export function toPublicEvent(event: StoredEvent): PublicEvent | null {
+/** What every public event about a document repeats of it (the public events projection keeps it per document). */
+export interface PublicDocumentRef {
+  metadata: Record<string, string>;
+  external_id: string | null;
+}
+
+/**
+ * The public event for a stored one. `document`: the document's metadata and external id as they
+ * stood at the event (absent: `{}` and null, for a document the caller knows nothing of).
+ */
+export function toPublicEvent(event: StoredEvent, document?: PublicDocumentRef | null): PublicEvent | null {
   const type = MAPPING[event.type];
   if (!type) return null;
   if (type === 'bulk_send.completed') {
@@ -94,12 +108,13 @@ export function toPublicEvent(event: StoredEvent): PublicEvent | null {
   }
   const document_id = event.stream_id.slice('document-'.length);
   const d = event.data as Record<string, unknown>;
-  const data: PublicEventData = { document_id };
+  const data: PublicEventData = { document_id, metadata: document?.metadata ?? {}, external_id: document?.external_id ?? null };
   if (typeof d.participant_id === 'string') data.participant_id = d.participant_id;
   if (event.type === 'DocumentSent') data.expires_at = (d.expires_at as string | null | undefined) ?? null;
   if (event.type === 'ParticipantSigned') data.signed_at = d.signed_at as string;
   if (event.type === 'ParticipantSigned' && Array.isArray(d.values)) data.values = d.values as PublicFieldValue[];
-  if (event.type === 'DocumentCompleted' && Array.isArray(d.form_data)) data.form_data = d.form_data as PublicEventData['form_data'];
+  // Always there: an empty list when no participant had a value field; older entries with defaults.
+  if (event.type === 'DocumentCompleted') data.form_data = (Array.isArray(d.form_data) ? d.form_data : []).map(withFormDataDefaults) as PublicEventData['form_data'];
   if (event.type === 'ParticipantDeclined') data.reason = d.reason as string;
   if (event.type === 'DocumentCanceled' && typeof d.reason === 'string') data.reason = d.reason;
   if (event.type === 'DocumentCompleted') data.completed_at = d.completed_at as string;
@@ -114,3 +129,6 @@ export function toPublicEvent(event: StoredEvent): PublicEvent | null {
 }
 
 export const PUBLIC_SOURCE_TYPES = new Set(Object.keys(MAPPING));
+
+/** Events that set what public events repeat of their document (its metadata, its external id). */
+export const PUBLIC_DOCUMENT_SOURCE_TYPES = new Set(['DocumentCreated', 'DocumentUpdated']);

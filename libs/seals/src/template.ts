@@ -50,6 +50,8 @@ export type RenderTemplateResult =
 export function renderTemplate(
   content: string,
   variables: Record<string, unknown>,
+  /** 'text': values as they are (a document title, not HTML). Default: HTML-escaped. */
+  as: 'html' | 'text' = 'html',
 ): RenderTemplateResult {
   const missing = new Set<string>();
   const invalid = new Set<string>();
@@ -67,7 +69,7 @@ export function renderTemplate(
     scanned = offset + whole.length;
     const value = lookup(variables ?? {}, name);
     const text = toText(value);
-    if (text !== undefined) return insertAsText(text, inTag);
+    if (text !== undefined) return as === 'html' ? insertAsText(text, inTag) : text;
     missing.add(name);
     if (value !== undefined && value !== null) invalid.add(name);
     return whole;

@@ -102,11 +102,12 @@ export class BulkSendsHttpController {
       ...(input.message !== undefined ? { message: input.message } : {}),
       ...(input.expires_in_days !== undefined ? { expires_in_days: input.expires_in_days } : {}),
       skip_invalid_rows: input.skip_invalid_rows,
+      dry_run: input.dry_run,
     };
     try {
       if (input.dry_run) {
         const v = await this.bulk.validate(request);
-        return { object: 'bulk_send_validation', template_id: v.template.id, template_version: v.template.version, row_count: v.row_count, valid_rows: v.valid_rows, errors: v.errors };
+        return { object: 'bulk_send_validation', template_id: v.template.id, template_version: v.template.version, row_count: v.row_count, valid_rows: v.valid_rows, errors: v.errors, warnings: v.warnings };
       }
       // The job's id derives from the Idempotency-Key: a retry names the job its first attempt started.
       const started = await this.bulk.start(request, commandContext(auth, info), creationPrefixedId(info.idempotency, 'bulk', input.upload ?? ''));

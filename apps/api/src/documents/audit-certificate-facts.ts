@@ -1,7 +1,7 @@
 import { maskPhone } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { AuditConclusion, AuditTimelineEntry, formatCertificateTime } from '@dojang/pdf';
-import { DocumentRow, maskContacts } from '@dojang/projections';
+import { actorsOf, DocumentRow, maskContacts } from '@dojang/projections';
 import { DocumentFacts, DocumentSealProof, SEAL_EVENT } from '@dojang/verifier';
 
 /**
@@ -63,7 +63,9 @@ function detailOf(e: StoredEvent, row: DocumentRow, timeZone: string): string | 
 
 /** Every stored event, in order, with its recorded time and actor; a time in a detail is written in `timeZone` (the organization's). */
 export function timelineOf(events: StoredEvent[], row: DocumentRow, timeZone = 'Asia/Seoul'): AuditTimelineEntry[] {
-  return events.map((e) => ({ at: String(e.metadata.occurred_at ?? ''), event: e.type, actor: String(e.metadata.actor ?? '—'), detail: detailOf(e, row, timeZone) }));
+  // Actors named as /audit and /history name them (actorsOf).
+  const actors = actorsOf(events);
+  return events.map((e, i) => ({ at: String(e.metadata.occurred_at ?? ''), event: e.type, actor: actors[i], detail: detailOf(e, row, timeZone) }));
 }
 
 /** The conclusion section: status, who concluded it and when, the last signature's identity check, the seal. */

@@ -47,6 +47,8 @@ export class CreateDocumentDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 2048 }) @Optional() @IsString() @MaxLength(2048) file_url?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 200 }) @Optional() @IsString() @MaxLength(200) author_name?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() metadata?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'string', minLength: 1, maxLength: 200, description: 'Your own id for the document: kept, returned in every webhook about it, and searchable (GET /documents?external_id=).' })
+  @Optional() @IsString() @IsNotEmpty() @MaxLength(200) external_id?: string;
   @ApiPropertyOptional({ type: 'string', maxLength: 100 }) @Optional() @IsString() @MaxLength(100) from_template?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @Optional() @IsObject() variables?: Record<string, unknown>;
   @ApiPropertyOptional({ type: 'boolean', description: 'Default true: the rendered PDF prints the title as a centred heading above the body on page 1. false: the body starts at the top margin (content only; fixed at creation).' })
@@ -70,6 +72,11 @@ export class ListDocumentsQuery {
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() limit?: string;
   @ApiPropertyOptional({ type: 'string' }) @IsOptional() @IsString() starting_after?: string;
   @ApiPropertyOptional({ type: 'string', description: 'id of the first item of the next page: returns the page before it' }) @IsOptional() @IsString() ending_before?: string;
+  @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'Only the documents given this external_id (at creation, or by their bulk send row).' })
+  @IsOptional() @IsString() @MaxLength(200) external_id?: string;
+  /** `metadata[사번]=E-1`: one key and its value. */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'metadata[key]=value: only the documents whose metadata holds that value under that key (one key per request).' })
+  @IsOptional() @IsObject() metadata?: Record<string, unknown>;
 }
 
 export class ParticipantDto {

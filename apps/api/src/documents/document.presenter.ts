@@ -24,6 +24,7 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
     template_version: row.template_version ?? null,
     show_title: row.show_title !== false,
     metadata: row.metadata,
+    external_id: row.external_id ?? null,
     edit_locked: row.edit_locked,
     page_count: row.page_count,
     created_at: row.created_at,

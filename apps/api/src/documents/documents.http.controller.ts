@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { putBody, storedBody } from '@dojang/application';
 import { FieldDtoShape, remapDuplicate } from './duplicate';
-import { DOCUMENTS, DocumentRow } from '@dojang/projections';
+import { DOCUMENT_METADATA, DOCUMENTS, DocumentMetadataRow, DocumentRow, metadataPair } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { checkDocumentBudget, isPdfLimitError, PdfLimitError } from '@dojang/pdf';
 import { CreateDocument, DocumentPart, WithoutNow } from '@dojang/domain';
@@ -76,6 +76,7 @@ export class DocumentsHttpController {
       ...body,
       author_name: dto.author_name?.trim() || (await this.sources.defaultAuthor(auth)),
       metadata: metadata ?? {},
+      ...(dto.external_id !== undefined ? { external_id: dto.external_id } : {}),
       ...(dto.show_title === false ? { show_title: false } : {}),
     };
     await this.docs.createOnce(auth, info, id, () => this.docs.decide(auth, info, id, command, { allowMissing: true, newStream: true }).then(() => true));
@@ -120,12 +121,66 @@ export class DocumentsHttpController {
       }
       where.created_at = { $gt: new Date(t).toISOString() };
     }
-    const { rows, has_more } = await listPage<DocumentRow>(
-      this.docs.infra.reads,
-      { limit, starting_after: query.starting_after, ending_before: query.ending_before },
-      { collection: DOCUMENTS, where, sortField: 'sort_key', cursor: (id) => this.docs.row(auth, id), noun: 'a document' },
-    );
+    if (query.external_id !== undefined) where.external_id = query.external_id;
+    const page = { limit, starting_after: query.starting_after, ending_before: query.ending_before };
+    const pair = metadataFilter(query.metadata);
+    if (pair) return { object: 'list', ...(await this.byMetadata(auth, pair, where, page)) };
+    const { rows, has_more } = await listPage<DocumentRow>(this.docs.infra.reads, page, {
+      collection: DOCUMENTS,
+      where,
+      sortField: 'sort_key',
+      cursor: (id) => this.docs.row(auth, id),
+      noun: 'a document',
+    });
     return { object: 'list', data: await Promise.all(rows.map((r) => this.docs.present(r, auth))), has_more };
+  }
+
+  /**
+   * A page of the documents whose metadata holds `pair`, newest first, through the metadata rows
+   * (one per document and key); the other filters (trashed, status, created_at, external_id) are
+   * checked on the documents read, reading on until the page is full or the rows run out.
+   */
+  private async byMetadata(auth: AuthContext, pair: [string, string], where: Record<string, Condition>, page: { limit: number; starting_after?: string | undefined; ending_before?: string | undefined }) {
+    if (page.starting_after !== undefined && page.ending_before !== undefined) throw ApiError.invalid('ending_before', 'starting_after and ending_before cannot be used together.');
+    const param = page.ending_before !== undefined ? 'ending_before' : 'starting_after';
+    const cursorId = page.ending_before ?? page.starting_after;
+    const backwards = param === 'ending_before' && cursorId !== undefined;
+    let bound: string | null = null;
+    if (cursorId !== undefined) {
+      const cursor = cursorId === '' ? null : await this.docs.row(auth, cursorId).catch(() => null);
+      if (!cursor) throw ApiError.invalid(param, `${param} must be the id of a document in this list.`);
+      bound = cursor.sort_key;
+    }
+    const matches = (row: DocumentRow) =>
+      Object.entries(where).every(([field, condition]) => {
+        const value = (row as unknown as Record<string, unknown>)[field];
+        if (condition !== null && typeof condition === 'object') return typeof value === 'string' && typeof condition.$gt === 'string' && value > condition.$gt;
+        return (value ?? null) === condition;
+      });
+    const found: DocumentRow[] = [];
+    let exhausted = false;
+    while (found.length <= page.limit && !exhausted) {
+      const chunk = await this.docs.infra.reads.find<DocumentMetadataRow>(DOCUMENT_METADATA, {
+        where: {
+          organization_id: auth.organization_id,
+          livemode: auth.livemode,
+          pair: metadataPair(pair[0], pair[1]),
+          ...(bound !== null ? { sort_key: backwards ? { $gt: bound } : { $lt: bound } } : {}),
+        },
+        orderBy: [{ field: 'sort_key', direction: backwards ? 'asc' : 'desc' }],
+        limit: 100,
+      });
+      exhausted = chunk.length < 100;
+      if (chunk.length === 0) break;
+      bound = chunk[chunk.length - 1].sort_key;
+      const docs = await this.docs.infra.reads.getMany<DocumentRow>(DOCUMENTS, chunk.map((r) => r.document_id));
+      for (const r of chunk) {
+        const doc = docs.get(r.document_id);
+        if (doc && matches(doc)) found.push(doc);
+      }
+    }
+    const rows = found.slice(0, page.limit);
+    return { data: await Promise.all((backwards ? rows.reverse() : rows).map((r) => this.docs.present(r, auth))), has_more: found.length > page.limit };
   }
 
   @Get(':id')
@@ -197,4 +252,14 @@ export function parseLimit(raw: string | undefined): number {
   const n = Number(raw);
   if (n < 1 || n > 100) throw ApiError.invalid('limit', 'limit must be an integer from 1 to 100.');
   return n;
+}
+
+/** `?metadata[key]=value` as [key, value]: one key per request, its value a string. */
+function metadataFilter(input: Record<string, unknown> | undefined): [string, string] | null {
+  if (input === undefined) return null;
+  const entries = Object.entries(input);
+  if (entries.length !== 1) throw ApiError.invalid('metadata', 'Filter on one metadata key per request: metadata[key]=value.');
+  const [key, value] = entries[0];
+  if (typeof value !== 'string') throw ApiError.invalid(`metadata.${key}`, `metadata[${key}] must be given once, as a string.`);
+  return [key, value];
 }

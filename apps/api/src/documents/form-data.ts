@@ -1,5 +1,5 @@
 import { AuditFieldValue } from '@dojang/pdf';
-import { AttachmentValue, displayValue } from '@dojang/domain';
+import { AttachmentValue, displayValue, formDataEntries } from '@dojang/domain';
 import { DocumentRow } from '@dojang/projections';
 import { FormDataResponse } from '../openapi/response-schemas';
 
@@ -9,22 +9,26 @@ import { FormDataResponse } from '../openapi/response-schemas';
  */
 export function formDataOf(row: DocumentRow): FormDataResponse {
   const fields = new Map(row.fields.map((f, i) => [f.id, { field: f, index: i }]));
-  const data: FormDataResponse['data'] = [];
-  for (const p of row.participants) {
-    for (const v of p.values ?? []) {
-      const placed = fields.get(v.field_id);
-      data.push({
-        field_id: v.field_id,
-        participant_id: p.id,
-        type: v.type as FormDataResponse['data'][number]['type'],
-        label: v.label,
-        value: v.value,
-        display_value: displayValue(placed?.field ?? v, v.value, v),
-        signed_at: p.signed_at as string,
-        ...(v.attachment ? { attachment: v.attachment } : {}),
-      });
-    }
-  }
+  const signedAt = new Map(row.participants.map((p) => [p.id, p.signed_at as string]));
+  // The same entries document.completed carries (template field key, group, option, choice).
+  const entries = formDataEntries(
+    row.fields,
+    row.participants.flatMap((p) => (p.values ?? []).map((v) => ({ participant_id: p.id, ...v }))),
+  );
+  const data: FormDataResponse['data'] = entries.map((v) => ({
+    field_id: v.field_id,
+    participant_id: v.participant_id,
+    type: v.type as FormDataResponse['data'][number]['type'],
+    label: v.label,
+    value: v.value,
+    display_value: displayValue(fields.get(v.field_id)?.field ?? v, v.value, v),
+    template_field_key: v.template_field_key,
+    group: v.group,
+    option: v.option,
+    selected: v.selected,
+    signed_at: signedAt.get(v.participant_id) as string,
+    ...(v.attachment ? { attachment: v.attachment } : {}),
+  }));
   const order = (id: string) => fields.get(id)?.index ?? Number.MAX_SAFE_INTEGER;
   data.sort((a, b) => order(a.field_id) - order(b.field_id));
   const valueFields = row.fields.filter((f) => f.type !== 'signature' && f.type !== 'seal');

@@ -258,12 +258,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         const override = spec.query?.[p.name];
         params.push(
           override
-            ? { name: p.name, in: 'query', required: override.required ?? false, description: override.description, schema: override.schema }
+            ? { name: p.name, in: 'query', required: override.required ?? false, description: override.description, schema: override.schema, ...(override.style ? { style: override.style, explode: true } : {}) }
             : { ...p, required: false },
         );
       }
       for (const [name, q] of Object.entries(spec.query ?? {})) {
-        if (!params.some((p) => p.in === 'query' && p.name === name)) params.push({ name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema });
+        if (!params.some((p) => p.in === 'query' && p.name === name)) {
+          params.push({ name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema, ...(q.style ? { style: q.style, explode: true } : {}) });
+        }
       }
       if (method === 'post' && !isPublic) {
         const required = operationId === 'SignatureRequests_create';
@@ -339,7 +341,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       description: `Payload of ${type}: ${description}`,
       allOf: [
         { $ref: '#/components/schemas/Event' },
-        { type: 'object', properties: { type: { const: type }, data: { type: 'object', required } } },
+        {
+          type: 'object',
+          // What this type always carries, required (with its schema) so a typed client need not check it.
+          properties: {
+            type: { const: type },
+            data: { type: 'object', properties: Object.fromEntries(required.map((k) => [k, (EventDataSchema.properties as Record<string, Json>)[k]])), required },
+          },
+          required: ['type', 'data'],
+        },
       ],
     };
     webhooks[type] = {

@@ -17,7 +17,7 @@ export interface OperationSpec {
   ok: { status: number; description: string; json?: JsonSchema; media?: Record<string, JsonSchema> };
   errors: ErrorCode[];
   /** Query parameters (replacing the DTO-generated ones of the same name). */
-  query?: Record<string, { description: string; schema: JsonSchema; required?: boolean }>;
+  query?: Record<string, { description: string; schema: JsonSchema; required?: boolean; /** metadata[key]=value */ style?: 'deepObject' }>;
   /** false: the JSON body may be omitted entirely. */
   bodyRequired?: boolean;
   /** JSON bodies of several shapes: the properties each one requires (published as anyOf). */
@@ -32,6 +32,8 @@ const cursor = (what: string) => ({ description: `Cursor: the id of the last ${w
 
 /** Operations that render, stamp or serve a PDF. */
 const PDF_WORK: ErrorCode[] = ['document_budget_exceeded', 'pdf_job_limit_exceeded', 'evidence_integrity_failure'];
+/** A template saved is laid out once (issue 32 item 2): its pages and anchors checked as a send checks them. */
+const TEMPLATE_LAYOUT: ErrorCode[] = ['signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK];
 const DRAFT_EDIT: ErrorCode[] = ['document_not_found', 'document_not_editable', 'document_edit_locked'];
 /** Signing operations are rate limited per link and per client address (they carry no API key). */
 const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_replaced', 'signing_link_inactive', 'rate_limit_error'];
@@ -176,13 +178,19 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   },
   Documents_list: {
     summary: 'List documents',
-    description: 'The key\'s documents (this organization, this mode), newest first; trashed documents are left out. Page with starting_after.',
+    description: 'The key\'s documents (this organization, this mode), newest first; trashed documents are left out. Page with starting_after. Find the documents of your records with external_id, or with metadata[key]=value (one key per request; e.g. metadata[사번]=E-0001, URL-encoded).',
     ok: { status: 200, description: 'A page of documents.', json: S.DocumentListSchema },
     errors: ['invalid_parameter'],
     query: {
       limit: LIMIT,
       starting_after: cursor('document'),
       created_after: { description: 'Only documents created after this time (ISO 8601 with offset, e.g. 2026-01-31T00:00:00Z).', schema: { type: 'string', format: 'date-time' } },
+      external_id: { description: 'Only documents given this external_id (at creation, or by their bulk send row).', schema: { type: 'string', minLength: 1, maxLength: 200 } },
+      metadata: {
+        description: 'metadata[key]=value: only documents whose metadata holds that value under that key. One key per request (400 invalid_parameter otherwise).',
+        schema: { type: 'object', additionalProperties: { type: 'string' } },
+        style: 'deepObject',
+      },
     },
   },
   Documents_get: {
@@ -532,21 +540,21 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Templates_create: {
     summary: 'Create a template',
     description:
-      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Version 1.',
+      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template\'s own render (bodies as written, placeholders included; `page` counts within the part): a field past its part\'s last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, a signer role without a required field 400 signer_without_required_field naming roles[i].role. Version 1.',
     ok: { status: 201, description: 'The template.', json: S.TemplateSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large'],
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', ...TEMPLATE_LAYOUT],
   },
   Templates_update: {
     summary: 'Update a template (new version)',
-    description: 'What is given (name, content or parts, roles, fields) replaces the current version\'s; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from.',
+    description: 'What is given (name, content or parts, roles, fields) replaces the current version\'s; the rest is carried over into version n+1 (event TemplateUpdated). The same contract again makes no version. Documents already made keep the version they came from. The resulting template is checked as POST /templates checks one (pages, anchors, a field for every signer role).',
     ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived', ...TEMPLATE_LAYOUT],
   },
   Templates_replace: {
     summary: 'Replace a template (new version)',
     description: 'The whole contract of version n+1: name and content (or parts) required; roles and fields are none when absent.',
     ok: { status: 200, description: 'The template at its new version.', json: S.TemplateSchema },
-    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived'],
+    errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', 'template_not_found', 'template_archived', ...TEMPLATE_LAYOUT],
   },
   Templates_archive: {
     summary: 'Archive a template',

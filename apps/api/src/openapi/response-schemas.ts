@@ -236,6 +236,18 @@ export const FieldValueSchema = component(
   }, ['attachment']),
 );
 
+/** What a form_data entry adds to the value (issue 32 item 3): the same in GET /form_data and document.completed. */
+const ChosenOptionSchema = component('ChosenOption', obj({ value: str, label: str }));
+const FORM_DATA_MAPPING = {
+  template_field_key: note('The template field (its id in the template) this document field was made from: the same in every document of that template; null when the document was not made from a template.', strOrNull),
+  group: note('radio and checkbox: the group the field belongs to; null otherwise.', strOrNull),
+  option: note('radio: the option this button stands for; null otherwise.', strOrNull),
+  selected: note(
+    'What was chosen: for a radio button, its group\'s chosen option (value: the option, label: that button\'s label or the option), the same on every button of the group; for a dropdown, the chosen option; for a checked box of a checkbox group, the box (value: its template field key or field id, label: its label). null when nothing was chosen and for other types.',
+    orNull(ChosenOptionSchema),
+  ),
+} as const;
+
 export const FormDataSchema = component(
   'FormData',
   obj({
@@ -254,6 +266,7 @@ export const FormDataSchema = component(
           label: strOrNull,
           value: fieldValue,
           display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment).', str),
+          ...FORM_DATA_MAPPING,
           signed_at: time,
           attachment: note('attachment fields: the uploaded file.', AttachmentValueSchema),
         }, ['attachment']),
@@ -319,7 +332,8 @@ const DOCUMENT_PROPERTIES = {
   from_template: note('The template (tmpl_…) the document was made from, or null.', strOrNull),
   template_version: note('The version of from_template the document was made from (it keeps that version when the template changes later); null when not from a template or made before templates had versions.', intOrNull),
   show_title: note('Whether the rendered PDF prints the title as a heading above the body (create with show_title: false to leave it out).', bool),
-  metadata: { type: 'object', additionalProperties: str },
+  metadata: note('Your key-value pairs (at most 20 keys of 1 to 40 characters, values of at most 500): sent back in every webhook about the document.', { type: 'object', additionalProperties: str }),
+  external_id: note('Your own id for the document (given at creation, or by its bulk send row\'s external_id column), or null: sent back in every webhook about the document; GET /documents?external_id= finds it.', strOrNull),
   edit_locked: bool,
   page_count: note('Pages of the PDF, known once sent (or from an uploaded file).', intOrNull),
   created_at: time,
@@ -368,7 +382,7 @@ export const AuditEntrySchema = component(
     {
       object: konst('audit_entry'),
       event: enumOf(['created', 'sent', 'viewed', 'pin_sent', 'pin_failed', 'pin_verified', 'signed', 'declined', 'reminded', 'canceled', 'expired', 'completed', 'corrected', 'resent', 'delegated', 'group_signed', 'attachment_uploaded']),
-      actor: note('"system" or the participant\'s name.', str),
+      actor: note('Who acted, named the same in GET /audit, GET /history and the audit certificate: the participant\'s name (as it was then) for their own act (viewing, PIN, signing, declining, delegating), the API key (key_…) for an act made with a key (a correction, a resend, a cancel), or "system" for the service\'s own (expiry, automatic reminders, completion).', str),
       at: time,
       participant_id: uuid,
       ip: note('On viewed, signed, declined and PIN checks.', strOrNull),
@@ -401,6 +415,8 @@ export const EventDataSchema = component(
   obj(
     {
       document_id: note('Every document.* and participant.* event; absent from bulk_send.completed.', uuid),
+      metadata: note('Every document.* and participant.* event: the document\'s metadata ({} when none), to map it back to your records; absent from bulk_send.completed.', { type: 'object', additionalProperties: str }),
+      external_id: note('Every document.* and participant.* event: your id for the document (given at creation, or its bulk send row\'s external_id), or null; absent from bulk_send.completed.', strOrNull),
       participant_id: note('participant.* events and document.viewed / document.declined.', uuid),
       expires_at: note('document.sent: the signing deadline.', timeOrNull),
       signed_at: note('participant.signed.', time),
@@ -408,8 +424,8 @@ export const EventDataSchema = component(
       completed_at: note('document.completed.', time),
       values: note('participant.signed: the values this participant filled (and the service filled for them), in field order; absent when none.', arrayOf(FieldValueSchema)),
       form_data: note(
-        'document.completed: every participant\'s values; absent when none.',
-        arrayOf(obj({ participant_id: uuid, field_id: uuid, type: VALUE_FIELD_TYPE, label: strOrNull, value: fieldValue, attachment: AttachmentValueSchema }, ['attachment'])),
+        'document.completed: every participant\'s values, each with its template field key and, for radio, dropdown and checkbox groups, the option chosen; [] when there are none.',
+        arrayOf(obj({ participant_id: uuid, field_id: uuid, type: VALUE_FIELD_TYPE, label: strOrNull, value: fieldValue, ...FORM_DATA_MAPPING, attachment: AttachmentValueSchema }, ['attachment'])),
       ),
       bulk_send_id: note('bulk_send.completed: the job (bulk_…; GET /bulk_sends/{id} and its rows).', str),
       template_id: note('bulk_send.completed: the template the job sent.', strOrNull),
@@ -420,6 +436,8 @@ export const EventDataSchema = component(
     },
     [
       'document_id',
+      'metadata',
+      'external_id',
       'participant_id',
       'expires_at',
       'signed_at',
@@ -448,14 +466,14 @@ export type EventListResponse = FromSchema<typeof EventListSchema>;
 
 /** The data each event type carries (what a webhook receiver can rely on). */
 export const EVENT_DATA_BY_TYPE: Record<PublicEventType, { required: string[]; description: string }> = {
-  'document.sent': { required: ['document_id', 'expires_at'], description: 'A draft was sent: every participant has a signing link.' },
-  'document.viewed': { required: ['document_id', 'participant_id'], description: 'A participant opened the signing link for the first time.' },
-  'participant.signed': { required: ['document_id', 'participant_id', 'signed_at'], description: 'A participant signed; with signing_order the next participant is notified.' },
-  'participant.declined': { required: ['document_id', 'participant_id', 'reason'], description: 'A participant declined to sign.' },
-  'document.completed': { required: ['document_id', 'completed_at'], description: 'Everyone signed; the final PDF can be downloaded.' },
-  'document.declined': { required: ['document_id', 'participant_id'], description: 'The document ended because a participant declined.' },
-  'document.canceled': { required: ['document_id'], description: 'The sender canceled the request; the links no longer work. `reason` when the sender gave one.' },
-  'document.expired': { required: ['document_id'], description: 'The deadline passed before everyone signed.' },
+  'document.sent': { required: ['document_id', 'metadata', 'external_id', 'expires_at'], description: 'A draft was sent: every participant has a signing link.' },
+  'document.viewed': { required: ['document_id', 'metadata', 'external_id', 'participant_id'], description: 'A participant opened the signing link for the first time.' },
+  'participant.signed': { required: ['document_id', 'metadata', 'external_id', 'participant_id', 'signed_at'], description: 'A participant signed; with signing_order the next participant is notified.' },
+  'participant.declined': { required: ['document_id', 'metadata', 'external_id', 'participant_id', 'reason'], description: 'A participant declined to sign.' },
+  'document.completed': { required: ['document_id', 'metadata', 'external_id', 'completed_at', 'form_data'], description: 'Everyone signed; the final PDF can be downloaded.' },
+  'document.declined': { required: ['document_id', 'metadata', 'external_id', 'participant_id'], description: 'The document ended because a participant declined.' },
+  'document.canceled': { required: ['document_id', 'metadata', 'external_id'], description: 'The sender canceled the request; the links no longer work. `reason` when the sender gave one.' },
+  'document.expired': { required: ['document_id', 'metadata', 'external_id'], description: 'The deadline passed before everyone signed.' },
   'bulk_send.completed': {
     required: ['bulk_send_id', 'template_id', 'template_version', 'row_count', 'counts', 'finished_at'],
     description: 'Every row of a bulk send was sent or failed (sent once per job; a canceled job does not complete). No document_id: the job\'s documents are its rows (GET /bulk_sends/{id}/rows).',
@@ -769,7 +787,7 @@ export const HistoryEventSchema = component(
     revision: int,
     type: note('The stored (domain) event type, e.g. DocumentSent.', str),
     occurred_at: time,
-    actor: str,
+    actor: note('Who acted, named the same in GET /audit, GET /history and the audit certificate: the participant\'s name (as it was then) for their own act (viewing, PIN, signing, declining, delegating), the API key (key_…) for an act made with a key (a correction, a resend, a cancel), or "system" for the service\'s own (expiry, automatic reminders, completion).', str),
     data: note('The event\'s data, personal data masked as in the audit trail and hashes of secrets redacted.', {}),
     prev_hash: sha256,
     hash: sha256,
@@ -1111,7 +1129,19 @@ export const BulkSendValidationSchema = component(
     template_version: int,
     row_count: int,
     valid_rows: int,
-    errors: note('Every problem found, by row and column; empty when every row can be sent.', arrayOf(BulkRowErrorSchema)),
+    errors: note('Every problem found, by row and column, by the very checks the job\'s send makes (each row\'s document laid out, its anchors found, its pages counted): a row without one fails in the job only on delivery. Empty when every row can be sent.', arrayOf(BulkRowErrorSchema)),
+    warnings: note(
+      'What will be sent but looks like a mistake: a row whose recipient\'s phone or e-mail an earlier row gave too (code duplicate_recipient; rows: both row numbers, the earlier first). A role whose recipient is the same in every row is not reported.',
+      arrayOf(
+        obj({
+          row: int,
+          column: note('The role\'s column (`employee.phone`, `직원.email`).', str),
+          code: konst('duplicate_recipient'),
+          message: str,
+          rows: { type: 'array', items: int, minItems: 2, maxItems: 2 },
+        }),
+      ),
+    ),
   }),
 );
 export type BulkSendValidationResponse = FromSchema<typeof BulkSendValidationSchema>;

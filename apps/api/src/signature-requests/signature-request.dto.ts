@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 
 const Optional = () => ValidateIf((_o: object, value: unknown) => value !== undefined);
 /** Required in the inline shape (no template_id), as it always was; the template shape leaves it out. */
@@ -109,4 +109,11 @@ export class CreateSignatureRequestDto {
   @Optional()
   @IsObject()
   metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'string', minLength: 1, maxLength: 200, description: 'With template_id: your own id for the document, returned in every webhook about it.' })
+  @Optional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  external_id?: string;
 }

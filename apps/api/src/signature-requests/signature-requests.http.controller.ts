@@ -56,7 +56,7 @@ export class SignatureRequestsHttpController {
   @UseGuards(RequireIdempotencyKey)
   async create(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Body() dto: CreateSignatureRequestDto): Promise<SignatureRequestResponse> {
     if (dto.template_id !== undefined) return this.fromTemplate(auth, info, dto);
-    for (const key of ['roles', 'variables', 'values', 'metadata'] as const) {
+    for (const key of ['roles', 'variables', 'values', 'metadata', 'external_id'] as const) {
       if (dto[key] !== undefined) throw ApiError.invalid(key, `${key} applies to a template send: give template_id too, or leave ${key} out.`);
     }
     const title = (dto.title as string).trim();
@@ -166,6 +166,7 @@ export class SignatureRequestsHttpController {
         ...(dto.variables !== undefined ? { variables: dto.variables } : {}),
         ...(dto.values !== undefined ? { values: dto.values } : {}),
         ...(metadata !== undefined ? { metadata } : {}),
+        ...(dto.external_id !== undefined ? { external_id: dto.external_id } : {}),
         ...(dto.title !== undefined ? { title: dto.title } : {}),
         message: dto.message ?? null,
         ...(dto.expires_in_days !== undefined ? { expires_in_days: dto.expires_in_days } : {}),

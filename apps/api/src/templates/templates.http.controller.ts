@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Clock, CLOCK, Infrastructure, putBody, readBody } from '@dojang/application';
+import { Clock, CLOCK, DocumentPdfService, Infrastructure, putBody, readBody, templatePageCounts } from '@dojang/application';
 import { DocumentPart, Field, TemplateCommand, TemplateField, TemplateRole, TemplateState, keyName, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
 import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
@@ -72,8 +72,9 @@ function toTemplateFields(dtos: TemplateFieldDto[]): TemplateField[] {
           throw ApiError.invalid(`fields[${i}].${key}`, `fields[${i}] gives an anchor: leave page, x, y, width and height out (the anchor's offset_x, offset_y, width and height place it).`);
         }
       }
-      // A template has no PDF of its own: the anchor is found when a document is made from it
-      // (TemplateSender), in that document's parts. Until then a nominal box of the anchor's size.
+      // Checked at save in the template's own render (templatePageCounts) and found again when a
+      // document is made from it (TemplateSender), in that document's parts, whose variables may
+      // move it. Until then a nominal box of the anchor's size.
       box = { page: 1, x: 0, y: 0, width: anchor.width ?? 10, height: anchor.height ?? 5 };
     }
     const { participant_id: _p, id, ...field } = toField({ ...dto, participant_id: '' }, { box, anchor });
@@ -88,6 +89,7 @@ export class TemplatesHttpController {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly commandBus: CommandBus,
     private readonly sources: DocumentSources,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
   ) {}
 
   /** Parts as POST /documents takes them: files resolved, bodies stored, the variables of every body. */
@@ -115,8 +117,8 @@ export class TemplatesHttpController {
     return presentTemplate(row, row.content_blob.byte_size ? ((await readBody(this.infra.blobs, row)) ?? '') : '', partContents);
   }
 
-  private decide(auth: AuthContext, info: RequestInfo, id: string, build: (state: TemplateState) => TemplateCommand, allowMissing = false) {
-    const source = (state: TemplateState): TemplateCommand => {
+  private decide(auth: AuthContext, info: RequestInfo, id: string, build: (state: TemplateState) => TemplateCommand | Promise<TemplateCommand>, allowMissing = false) {
+    const source = (state: TemplateState): TemplateCommand | Promise<TemplateCommand> => {
       // Another organization's template is answered like one that does not exist.
       if (!allowMissing && (!state.exists || state.organization_id !== auth.organization_id || state.livemode !== auth.livemode)) {
         throw ApiError.notFound('template_not_found', 'No such template.');
@@ -146,6 +148,16 @@ export class TemplatesHttpController {
       ...(dto.fields !== undefined ? { fields: toTemplateFields(dto.fields) } : {}),
       now: this.clock.now().toISOString(),
     };
+    // The template's own pages: its fields must lie on them and its anchors be found in them.
+    const page_counts = await templatePageCounts(this.pdf, {
+      organization_id: auth.organization_id,
+      name: dto.name ?? '',
+      content_blob: command.content_blob,
+      parts: command.parts,
+      fields: command.fields ?? [],
+      now: command.now,
+    });
+    if (page_counts) command.page_counts = page_counts;
     const mine = (state: TemplateState) => state.exists && state.organization_id === auth.organization_id && state.livemode === auth.livemode;
     await createOnce(this.infra, info.idempotency, { decider: templateDecider, id: templateStreamId(id), existsCode: 'template_exists', mine }, () =>
       this.decide(auth, info, id, () => command, true).then(() => true),
@@ -178,15 +190,30 @@ export class TemplatesHttpController {
     const parts = dto.parts !== undefined ? await this.storeParts(auth, dto.parts) : undefined;
     const body = dto.content !== undefined ? { content_blob: await putBody(this.infra.blobs, dto.content), variables: extractTemplateVariables(dto.content) } : undefined;
     const now = this.clock.now().toISOString();
-    await this.decide(auth, info, id, () => ({
-      type: 'UpdateTemplate',
-      now,
-      ...(dto.name !== undefined ? { name: dto.name } : {}),
-      ...(body ? { body } : {}),
-      ...(parts ? { parts } : {}),
-      ...(dto.roles !== undefined ? { roles: toRoles(dto.roles) } : {}),
-      ...(dto.fields !== undefined ? { fields: toTemplateFields(dto.fields) } : {}),
-    }));
+    const fields = dto.fields !== undefined ? toTemplateFields(dto.fields) : undefined;
+    await this.decide(auth, info, id, async (state) => {
+      const command: TemplateCommand = {
+        type: 'UpdateTemplate',
+        now,
+        ...(dto.name !== undefined ? { name: dto.name } : {}),
+        ...(body ? { body } : {}),
+        ...(parts ? { parts } : {}),
+        ...(dto.roles !== undefined ? { roles: toRoles(dto.roles) } : {}),
+        ...(fields ? { fields } : {}),
+      };
+      // The pages of the template as it will be (what is not given is carried over, as the decider does).
+      const page_counts = state.exists
+        ? await templatePageCounts(this.pdf, {
+            organization_id: auth.organization_id,
+            name: dto.name ?? state.name,
+            content_blob: parts ? (parts.parts[0].content_blob ?? { sha256: '', byte_size: 0 }) : body ? body.content_blob : state.content_blob,
+            parts: parts ? parts.parts : body ? undefined : state.parts,
+            fields: fields ?? state.fields,
+            now,
+          })
+        : undefined;
+      return page_counts ? { ...command, page_counts } : command;
+    });
     return this.present(auth, id);
   }
 

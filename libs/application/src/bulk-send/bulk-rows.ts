@@ -10,6 +10,8 @@ export interface BulkRow {
   values: Record<string, unknown>;
   metadata: Record<string, string>;
   external_id: string | null;
+  /** The row's own document title (a `title` or `제목` column); absent: the job's title, its {{variables}} filled from the row. */
+  title?: string | null;
 }
 
 /** A refusal of the input as a whole (header, encoding) or of one row and column. */
@@ -30,6 +32,10 @@ export class BulkInputError extends Error {
 export const MAX_BULK_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const MAX_CELL_CHARACTERS = 10_000;
 export const MAX_EXTERNAL_ID = 200;
+/** The row's document title. */
+const TITLE_COLUMNS = ['title', '제목'];
+export const MAX_METADATA_KEY = 40;
+export const MAX_METADATA_VALUE = 500;
 
 /**
  * An uploaded CSV/XLSX read in the PDF pool (libs/pdf parse-table.ts: csv-parse, iconv-lite for
@@ -48,9 +54,12 @@ export async function readUploadedTable(
 }
 
 /**
- * Columns, checked against the template: `<role>.name|email|phone|auth` (or `<role>.이름|이메일|휴대폰|인증`), `variables.<name>`,
- * `values.<field id>`, `metadata.<key>` and `external_id`. A column the template cannot use is an
- * error (a typo would otherwise send contracts without the data).
+ * Columns, checked against the template: `<role>.name|email|phone|auth` (or 이름, 이메일, 휴대폰,
+ * 인증), `variables.<name>`, `values.<field id>`, `metadata.<key>`, `external_id` and `title` (or
+ * `제목`). Any other column without a dot (`사번`, `employee_no`) is kept in the document's
+ * metadata under its own name, so an HR export maps back without renaming its columns. A dotted
+ * column the template cannot use is an error (a typo such as `employe.phone` would otherwise send
+ * contracts without the data).
  */
 export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' | 'variables'>, header: string[], records: string[][]): { rows: BulkRow[]; errors: RowError[] } {
   const errors: RowError[] = [];
@@ -73,21 +82,29 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
     const head = dot < 0 ? name : name.slice(0, dot);
     const key = dot < 0 ? '' : name.slice(dot + 1);
     if (name === 'external_id') return { kind: 'external_id' as const, name, key };
+    if (TITLE_COLUMNS.includes(name)) return { kind: 'title' as const, name, key };
     if (head === 'variables' && variables.has(key)) return { kind: 'variables' as const, name, key };
     if (head === 'values' && fields.has(key)) return { kind: 'values' as const, name, key };
     if (head === 'metadata' && isBuiltInKeyName(key)) {
       errors.push({ row: null, column: name, code: 'invalid_parameter', message: `Column "${name}": "${key}" is the name of a built-in property of JavaScript objects and cannot be a metadata key.` });
       return null;
     }
-    if (head === 'metadata' && key.length > 0 && key.length <= 40) return { kind: 'metadata' as const, name, key };
+    if (head === 'metadata' && key.length > 0 && key.length <= MAX_METADATA_KEY) return { kind: 'metadata' as const, name, key };
     const roleKey = roleColumnKey(key);
     if (roles.has(head) && roleKey) return { kind: 'role' as const, name, key: roleKey, role: head };
+    if (name && dot < 0 && !roles.has(name) && name.length <= MAX_METADATA_KEY) {
+      if (isBuiltInKeyName(name)) {
+        errors.push({ row: null, column: name, code: 'invalid_parameter', message: `Column "${name}" is the name of a built-in property of JavaScript objects and cannot be a metadata key.` });
+        return null;
+      }
+      return { kind: 'metadata' as const, name, key: name };
+    }
     if (name) {
       errors.push({
         row: null,
         column: name,
         code: 'invalid_parameter',
-        message: `Column "${name}" is not one this template takes: <role>.${ROLE_COLUMN_HINT} for roles ${[...roles].join(', ') || '(none)'}, variables.<name> for ${[...variables].join(', ') || '(none)'}, values.<field id>, metadata.<key>, external_id.`,
+        message: `Column "${name}" is not one this template takes: <role>.${ROLE_COLUMN_HINT} for roles ${[...roles].join(', ') || '(none)'}, variables.<name> for ${[...variables].join(', ') || '(none)'}, values.<field id>, metadata.<key> (or a name without a dot, of at most ${MAX_METADATA_KEY} characters), external_id, title.`,
       });
     }
     return null;
@@ -114,6 +131,7 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
         return;
       }
       if (col.kind === 'external_id') row.external_id = value;
+      else if (col.kind === 'title') row.title = value;
       else if (col.kind === 'role') (row.roles[col.role] ??= Object.create(null) as Record<string, string>)[col.key] = value;
       else row[col.kind][col.key] = value;
     });
@@ -136,7 +154,7 @@ export function rowsFromJson(input: unknown): { rows: BulkRow[]; errors: RowErro
       return row;
     }
     for (const key of Object.keys(raw)) {
-      if (!['roles', 'variables', 'values', 'metadata', 'external_id'].includes(key)) errors.push({ row: i + 1, column: key, code: 'invalid_parameter', message: `rows[${i}].${key} is not a row property (roles, variables, values, metadata, external_id).` });
+      if (!['roles', 'variables', 'values', 'metadata', 'external_id', 'title'].includes(key)) errors.push({ row: i + 1, column: key, code: 'invalid_parameter', message: `rows[${i}].${key} is not a row property (roles, variables, values, metadata, external_id, title).` });
     }
     for (const key of ['roles', 'variables', 'values', 'metadata'] as const) {
       const v = raw[key];
@@ -147,6 +165,10 @@ export function rowsFromJson(input: unknown): { rows: BulkRow[]; errors: RowErro
     if (raw.external_id !== undefined && raw.external_id !== null) {
       if (typeof raw.external_id !== 'string') errors.push({ row: i + 1, column: 'external_id', code: 'invalid_parameter', message: `rows[${i}].external_id must be a string.` });
       else row.external_id = raw.external_id;
+    }
+    if (raw.title !== undefined && raw.title !== null) {
+      if (typeof raw.title !== 'string') errors.push({ row: i + 1, column: 'title', code: 'invalid_parameter', message: `rows[${i}].title must be a string.` });
+      else row.title = raw.title;
     }
     return row;
   });

@@ -7,7 +7,7 @@ import { Infrastructure } from '../infrastructure';
 import { Reactor } from '../reactor-runner';
 import { TemplateSender } from '../templates/template-send.service';
 import { BulkRow } from './bulk-rows';
-import { bulkRowDocumentId, columnOf, settleBulkReservation, settledRows } from './bulk-send.service';
+import { bulkRowDocumentId, bulkRowRequest, columnOf, settleBulkReservation, settledRows } from './bulk-send.service';
 
 export interface BulkSendReactorOptions {
   /** Least time between two rows' sends (ms): a job is paced so the API and the PDF pool stay responsive. */
@@ -151,22 +151,10 @@ export class BulkSendReactor implements Reactor {
       org: await this.sender.organization(state.organization_id),
     };
     const settled = await Promise.allSettled(
-      next.map((row) =>
+      // The very request the dry run checked (bulkRowRequest); async, so a row's refusal is its own.
+      next.map(async (row) =>
         this.sender.send(
-          {
-            organization_id: state.organization_id,
-            livemode: state.livemode,
-            template_id: state.template_id,
-            template_version: state.template_version,
-            roles: row.roles,
-            variables: row.variables,
-            values: row.values,
-            metadata: row.metadata,
-            ...(state.title ? { title: state.title } : {}),
-            message: state.message,
-            ...(state.expires_in_days ? { expires_in_days: state.expires_in_days } : {}),
-            document_id: bulkRowDocumentId(state.id, row.row),
-          },
+          bulkRowRequest(state, row, bulkRowDocumentId(state.id, row.row)),
           context,
           // Credits were reserved for the whole job when it started.
           { checkCredits: false, loaded },

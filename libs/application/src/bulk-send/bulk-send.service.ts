@@ -9,19 +9,21 @@ import {
   TemplateState,
   bulkSendDecider,
   bulkSendStreamId,
+  invalid,
   isBuiltInKeyName,
   organizationDecider,
   organizationStreamId,
 } from '@dojang/domain';
 import { findUnstorableText } from '@dojang/event-store';
+import { renderTemplate } from '@dojang/seals';
 import { BULK_SENDS } from '@dojang/projections';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext, Decision, FoldedStream } from '../command-handler';
 import { Infrastructure } from '../infrastructure';
 import { prefixedId } from '../ids';
-import { TemplateSender, derivedUuid } from '../templates/template-send.service';
-import { BulkInputError, BulkRow, MAX_EXTERNAL_ID, RowError } from './bulk-rows';
+import { PreparedTemplateSend, TemplateSendRequest, TemplateSender, derivedUuid } from '../templates/template-send.service';
+import { BulkInputError, BulkRow, MAX_EXTERNAL_ID, MAX_METADATA_KEY, MAX_METADATA_VALUE, RowError } from './bulk-rows';
 
 export interface BulkSendRequest {
   organization_id: string;
@@ -42,7 +44,63 @@ export interface BulkSendValidation {
   row_count: number;
   valid_rows: number;
   errors: Required<RowError>[];
+  /** What is allowed but likely a mistake (dry run only): two rows to the same phone or e-mail. */
+  warnings: BulkRowWarning[];
 }
+
+/** Row `row` (column `column`) repeats what row `rows[0]` gave: both sent, reported in the dry run. */
+export interface BulkRowWarning {
+  row: number;
+  column: string;
+  code: 'duplicate_recipient';
+  message: string;
+  /** Both rows, the earlier first. */
+  rows: [number, number];
+}
+
+/** What a job holds of its request: the same for every row. */
+export interface BulkJobSettings {
+  organization_id: string;
+  livemode: boolean;
+  template_id: string;
+  template_version?: number;
+  title?: string | null;
+  message?: string | null;
+  expires_in_days?: number | null;
+}
+
+/**
+ * The template send a row makes: the job's settings with the row's roles, variables, values,
+ * metadata, external id and title (its own, or the job's with the row's {{variables}} filled). One
+ * function for the dry run and the worker (BulkSendReactor), so both check the very same request.
+ */
+export function bulkRowRequest(job: BulkJobSettings, row: BulkRow, documentId?: string): TemplateSendRequest {
+  let title: string | undefined;
+  if (row.title) title = row.title;
+  else if (job.title) {
+    const rendered = renderTemplate(job.title, row.variables, 'text');
+    if (!rendered.ok) throw invalid('missing_parameter', `The job's title uses ${rendered.missing.map((n) => `{{${n}}}`).join(', ')}, which this row does not give: add the variable${rendered.missing.length > 1 ? 's' : ''} or a title column.`, 'title');
+    title = rendered.html;
+  }
+  return {
+    organization_id: job.organization_id,
+    livemode: job.livemode,
+    template_id: job.template_id,
+    ...(job.template_version !== undefined ? { template_version: job.template_version } : {}),
+    roles: row.roles,
+    variables: row.variables,
+    values: row.values,
+    metadata: row.metadata,
+    external_id: row.external_id,
+    ...(title !== undefined ? { title } : {}),
+    ...(job.message !== undefined ? { message: job.message } : {}),
+    ...(job.expires_in_days ? { expires_in_days: job.expires_in_days } : {}),
+    ...(documentId !== undefined ? { document_id: documentId } : {}),
+  };
+}
+
+/** Rows checked at once in a dry run: each one's document is laid out in the PDF pool. */
+const DRY_RUN_CONCURRENCY = 4;
 
 export const newBulkSendId = () => prefixedId('bulk');
 
@@ -93,6 +151,45 @@ export function columnOf(param: string | undefined): string | null {
 const ROWS_PER_SLICE = 50;
 
 /**
+ * Rows sent to a phone or e-mail an earlier row gave (as the send stores it: the same number
+ * written two ways is one): both sent, since one person may sign two contracts, but reported with
+ * both row numbers, as an export with a copied line would be. A role whose recipient is the same
+ * in every row is left out.
+ */
+function duplicateRecipients(template: TemplateState, rows: BulkRow[], checked: Map<number, PreparedTemplateSend>): BulkRowWarning[] {
+  const warnings: BulkRowWarning[] = [];
+  const first = new Map<string, number>();
+  const contact = (p: PreparedTemplateSend['participants'][number], key: 'phone' | 'email') => (key === 'phone' ? p.phone : (p.email?.toLowerCase() ?? null));
+  // A role every row gives the same recipient (the company's representative signing every
+  // contract) is the file's design, not a copied line: not reported.
+  const fixed = new Set<string>();
+  const sent = rows.map((r) => checked.get(r.row)).filter((p): p is PreparedTemplateSend => p !== undefined);
+  template.roles.forEach((_r, i) => {
+    for (const key of ['phone', 'email'] as const) {
+      const values = new Set(sent.map((p) => (p.participants[i] ? contact(p.participants[i], key) : null)));
+      if (sent.length > 1 && values.size === 1) fixed.add(`${i}:${key}`);
+    }
+  });
+  for (const row of rows) {
+    const prepared = checked.get(row.row);
+    if (!prepared) continue;
+    prepared.participants.forEach((p, i) => {
+      const role = template.roles[i]?.role ?? String(i);
+      for (const key of ['phone', 'email'] as const) {
+        const value = contact(p, key);
+        if (!value || fixed.has(`${i}:${key}`)) continue;
+        const seen = first.get(`${key}:${value}`);
+        if (seen === undefined) first.set(`${key}:${value}`, row.row);
+        else if (seen !== row.row) {
+          warnings.push({ row: row.row, column: `${role}.${key}`, code: 'duplicate_recipient', message: `Row ${row.row}: ${role}.${key} ${value} is also row ${seen}'s; both rows will be sent.`, rows: [seen, row.row] });
+        }
+      }
+    });
+  }
+  return warnings;
+}
+
+/**
  * Bulk sends: every row checked (by the template send's own rules) before anything is recorded;
  * then one BulkSendStarted with the rows as a blob, which the worker's BulkSendReactor sends row
  * by row.
@@ -109,18 +206,28 @@ export class BulkSendService {
     return this.sender.loadTemplate(organizationId, livemode, templateId);
   }
 
+  /**
+   * Every row checked. A dry run checks each row with the very function the job's send runs
+   * (TemplateSender.check: the document laid out, its anchors found, its pages counted, its send
+   * decided), so a row it passes fails in the job only on delivery; and reports rows sent to the
+   * same phone or e-mail as warnings. A start checks what needs no layout (prepare): the job's
+   * worker then refuses a row the layout fails, naming its input, and sends the others.
+   */
   async validate(request: BulkSendRequest): Promise<BulkSendValidation> {
     const template = await this.sender.loadTemplate(request.organization_id, request.livemode, request.template_id);
     const body = (await readBody(this.infra.blobs, template)) ?? '';
+    const org = request.dry_run ? await this.sender.organization(request.organization_id) : null;
+    const job: BulkJobSettings = { ...request, template_version: template.version };
     const errors: Required<RowError>[] = [];
+    const checked = new Map<number, PreparedTemplateSend>();
     const externalIds = new Map<string, number>();
-    let valid = 0;
-    let checked = 0;
+    const candidates: BulkRow[] = [];
+    let scanned = 0;
     for (const row of request.rows) {
       // Checking a row is synchronous work on the API's event loop: a 10,000-row dry run held
       // every other request (health included) for up to a second. Other requests run between
       // slices of rows.
-      if (++checked % ROWS_PER_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (++scanned % ROWS_PER_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const before = errors.length;
       if (row.external_id !== null) {
         if (row.external_id.length > MAX_EXTERNAL_ID) {
@@ -139,25 +246,25 @@ export class BulkSendService {
       for (const [key, value] of Object.entries(row.metadata)) {
         if (isBuiltInKeyName(key)) {
           errors.push({ row: row.row, column: `metadata.${key}`, code: 'invalid_parameter', message: `Row ${row.row}: metadata key "${key}" is the name of a built-in property of JavaScript objects; choose another.` });
-        } else if (key.length === 0 || key.length > 40 || typeof value !== 'string' || value.length > 500) {
-          errors.push({ row: row.row, column: `metadata.${key}`, code: 'invalid_parameter', message: `Row ${row.row}: metadata keys are 1 to 40 characters, values strings of at most 500.` });
+        } else if (key.length === 0 || key.length > MAX_METADATA_KEY || typeof value !== 'string' || value.length > MAX_METADATA_VALUE) {
+          errors.push({ row: row.row, column: `metadata.${key}`, code: 'invalid_parameter', message: `Row ${row.row}: metadata keys are 1 to ${MAX_METADATA_KEY} characters, values strings of at most ${MAX_METADATA_VALUE}; "${key.slice(0, 60)}" is not.` });
         }
       }
-      if (errors.length === before) {
-        try {
-          await this.sender.prepare(
-            template,
-            { organization_id: request.organization_id, livemode: request.livemode, template_id: template.id, roles: row.roles, variables: row.variables, values: row.values, metadata: row.metadata, ...(request.title ? { title: request.title } : {}) },
-            body,
-          );
-        } catch (err) {
-          if (!(err instanceof DomainError)) throw err;
-          errors.push({ row: row.row, column: columnOf(err.param), code: err.code, message: `Row ${row.row}: ${err.message}` });
-        }
-      }
-      if (errors.length === before) valid++;
+      if (errors.length === before) candidates.push(row);
     }
-    return { template, row_count: request.rows.length, valid_rows: valid, errors };
+    const checkRow = async (row: BulkRow) => {
+      try {
+        const send = bulkRowRequest(job, row);
+        checked.set(row.row, org ? await this.sender.check(send, { template, org }, body) : await this.sender.prepare(template, send, body));
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        errors.push({ row: row.row, column: columnOf(err.param), code: err.code, message: `Row ${row.row}: ${err.message}` });
+      }
+    };
+    // A dry run lays out a few rows at a time (the pool renders them side by side); a start only reads them.
+    for (let i = 0; i < candidates.length; i += org ? DRY_RUN_CONCURRENCY : 1) await Promise.all(candidates.slice(i, i + (org ? DRY_RUN_CONCURRENCY : 1)).map(checkRow));
+    errors.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
+    return { template, row_count: request.rows.length, valid_rows: checked.size, errors, warnings: org ? duplicateRecipients(template, request.rows, checked) : [] };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { DocumentEvent, DocumentState, MessageDelivered, MessageDeliveryFailed, deliveryStreamId, documentStreamId, evolveDocument, initialDocumentState } from '@dojang/domain';
 import { EventStore, StoredEvent, verifyChain } from '@dojang/event-store';
-import { upcast } from '@dojang/projections';
+import { actorName, actorsOf, upcast } from '@dojang/projections';
 import { maskEventData } from './history-masking';
 
 /** One stored event as an auditor sees it over the API. */
@@ -55,7 +55,7 @@ export function summarizeChain(raw: StoredEvent[]): ChainSummary {
 }
 
 /** Upcast at the one boundary, then masked: never a PIN or token hash, never an unmasked contact. */
-export function toHistoryEntry(stored: StoredEvent): HistoryEntry {
+export function toHistoryEntry(stored: StoredEvent, actor: string = actorName(stored.metadata.actor, () => undefined)): HistoryEntry {
   const e = upcast(stored);
   return {
     object: 'history_event',
@@ -63,7 +63,8 @@ export function toHistoryEntry(stored: StoredEvent): HistoryEntry {
     revision: e.stream_revision,
     type: e.type,
     occurred_at: String(e.metadata.occurred_at),
-    actor: String(e.metadata.actor),
+    // As /audit and the certificate name it (actorsOf: a participant by name, a key by its id).
+    actor,
     data: maskEventData(e.data),
     prev_hash: stored.metadata.prev_hash,
     hash: stored.metadata.hash,
@@ -149,15 +150,16 @@ export class DocumentHistory {
     const raw = await this.events.readStream(documentStreamId(documentId));
     const asOf = query.as_of ?? null;
     const visible = eventsUpTo(raw, asOf).filter((e) => query.starting_after === undefined || e.stream_revision > query.starting_after);
+    const actors = new Map(actorsOf(raw).map((actor, i) => [raw[i].event_id, actor]));
     const page: HistoryPage = {
-      entries: visible.slice(0, query.limit).map(toHistoryEntry),
+      entries: visible.slice(0, query.limit).map((e) => toHistoryEntry(e, actors.get(e.event_id))),
       has_more: visible.length > query.limit,
       chain: summarizeChain(raw),
     };
     if (asOf !== null) page.state_as_of = await this.stateAt(documentId, asOf, raw);
     if (query.include_deliveries) {
       const delivered = await this.events.readStream(deliveryStreamId(documentId));
-      page.deliveries = { entries: eventsUpTo(delivered, asOf).map(toHistoryEntry), chain: summarizeChain(delivered) };
+      page.deliveries = { entries: eventsUpTo(delivered, asOf).map((e) => toHistoryEntry(e)), chain: summarizeChain(delivered) };
     }
     return page;
   }

@@ -1,2 +1,3 @@
 export * from './role-assignments';
 export * from './template-send.service';
+export * from './template-layout';

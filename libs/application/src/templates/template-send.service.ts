@@ -6,7 +6,6 @@ import {
   DocumentState,
   DomainError,
   Field,
-  MAX_METADATA_KEYS,
   OrganizationState,
   ParticipantSetup,
   TemplateEvent,
@@ -22,6 +21,8 @@ import {
   templateAtVersion,
   templateDecider,
   templateStreamId,
+  validateExternalId,
+  validateMetadata,
 } from '@dojang/domain';
 import { checkDocumentBudget } from '@dojang/pdf';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
@@ -52,6 +53,8 @@ export interface TemplateSendRequest {
   /** Prefilled field values by template field id. */
   values?: Record<string, unknown>;
   metadata?: Record<string, string>;
+  /** The integrator's id for the document, returned in its webhooks (a bulk row's external_id). */
+  external_id?: string | null;
   /** Default: the template's name. */
   title?: string;
   message?: string | null;
@@ -69,6 +72,7 @@ export interface PreparedTemplateSend {
   participants: ParticipantSetup[];
   fields: Field[];
   metadata: Record<string, string>;
+  external_id: string | null;
   /** Templates of several parts: each part, its body rendered with the variables (null: a PDF part). */
   parts?: Array<Omit<DocumentPart, 'content_blob'> & { content: string | null }>;
 }
@@ -157,8 +161,19 @@ export class TemplateSender {
     if (title.length > MAX_TITLE) throw invalid('invalid_parameter', `title must be at most ${MAX_TITLE} characters.`, 'title');
     if (request.message != null && request.message.length > MAX_MESSAGE) throw invalid('invalid_parameter', `message must be at most ${MAX_MESSAGE} characters.`, 'message');
     const metadata = request.metadata ?? {};
-    if (Object.keys(metadata).length > MAX_METADATA_KEYS) throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
-    return { document_id: documentId, template, title, content: html, participants: instance.participants, fields: instance.fields, metadata, ...(parts ? { parts } : {}) };
+    validateMetadata(metadata);
+    if (request.external_id != null) validateExternalId(request.external_id);
+    return {
+      document_id: documentId,
+      template,
+      title,
+      content: html,
+      participants: instance.participants,
+      fields: instance.fields,
+      metadata,
+      external_id: request.external_id ?? null,
+      ...(parts ? { parts } : {}),
+    };
   }
 
   /** Refused with 402 insufficient_credits when a live send has no free signature or credit left. */
@@ -168,6 +183,87 @@ export class TemplateSender {
     const held = org.credits_reserved ? ` (${org.credits_reserved} held by bulk sends still running)` : '';
     const left = Math.max(0, Math.floor(availableSignatures(org, this.clock.now().toISOString())));
     throw new DomainError('payment_required', 'insufficient_credits', count === 1 ? `A live send needs a free signature left this month or at least 1 credit${held}.` : `A live bulk send of ${count} documents needs ${count} free signatures or credits; ${left} are available${held}.`);
+  }
+
+  /**
+   * Everything a send checks, short of the append: the request (prepare), then every command the
+   * send would append (the document made, its participants, its fields with their anchors found
+   * in its own parts, the send with its pages laid out), decided against a new document. A bulk
+   * dry run calls it on every row, so a row it passes fails in the job only on delivery; the send
+   * itself builds its append with the very same steps (commandsFor). A refusal names its input
+   * (`roles.employee.phone`, `fields[3].anchor`, `fields[3].page`).
+   */
+  async check(request: TemplateSendRequest, loaded: { template: TemplateState; org: OrganizationRow }, body?: string): Promise<PreparedTemplateSend> {
+    const prepared = await this.prepare(loaded.template, request, body);
+    const state = documentDecider.initialState();
+    const commands = await this.commandsFor(request, prepared, loaded.org, state);
+    documentSequence.decide(commands, state);
+    return prepared;
+  }
+
+  /**
+   * The commands of one send: create, add participants, place fields (anchors found in the
+   * document's own parts, as PUT /fields finds them: a missing anchor is refused naming the
+   * template's field, fields[i].anchor), send with the original fixed. Bodies are stored (by
+   * hash: the same body is one blob) because the render reads them.
+   */
+  private async commandsFor(request: TemplateSendRequest, prepared: PreparedTemplateSend, org: OrganizationRow, state: DocumentState): Promise<DocumentCommand[]> {
+    const template = prepared.template;
+    const documentId = prepared.document_id;
+    const parts: DocumentPart[] | undefined = prepared.parts
+      ? await Promise.all(prepared.parts.map(async ({ content, ...p }) => ({ ...p, content_blob: content === null ? null : await putBody(this.infra.blobs, content) })))
+      : undefined;
+    const contentBlob = parts ? parts[0].content_blob : await putBody(this.infra.blobs, prepared.content);
+    const days = request.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
+    const now = this.clock.now().toISOString();
+    const setup: DocumentCommand[] = [
+      {
+        type: 'CreateDocument',
+        now,
+        document_id: documentId,
+        organization_id: request.organization_id,
+        livemode: request.livemode,
+        title: prepared.title,
+        content_blob: contentBlob,
+        content_format: parts ? parts[0].content_format : 'html',
+        file: parts ? parts[0].file : null,
+        ...(parts ? { parts } : {}),
+        author_name: org.name,
+        metadata: prepared.metadata,
+        ...(prepared.external_id !== null ? { external_id: prepared.external_id } : {}),
+        from_template: template.id,
+        template_version: template.version,
+      },
+      { type: 'AddParticipants', now, participants: prepared.participants, batch: true },
+    ];
+    const made = documentSequence.decide(setup, state).reduce(documentDecider.evolve, state);
+    const boxes = await resolveFieldBoxes(
+      this.pdf,
+      made,
+      prepared.fields.map((f) => ({ part: f.part ?? 0, anchor: f.anchor ?? null, box: { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height } })),
+      (i) => `fields[${i}].anchor`,
+    );
+    const fields = prepared.fields.map((f, i) => (f.anchor ? { ...f, ...boxes[i] } : f));
+    let draft = made;
+    if (fields.length) {
+      const place: DocumentCommand = { type: 'ReplaceFields', now, fields };
+      setup.push(place);
+      draft = documentDecider.decide(place, made).reduce(documentDecider.evolve, made);
+    }
+    const original = await this.pdf.fixOriginal(draft);
+    return [
+      ...setup,
+      {
+        type: 'SendDocument',
+        now,
+        expires_at: new Date(this.clock.now().getTime() + days * DAY).toISOString(),
+        message: request.message?.trim() || null,
+        page_count: original.page_count,
+        original_pdf: original.pointer,
+        ...(original.parts ? { parts: original.parts } : {}),
+        links: prepared.participants.map((p) => ({ participant_id: p.id, token_hash: sha256Hex(this.infra.secrets.signingToken(documentId, p.id)) })),
+      },
+    ];
   }
 
   /** Creates the document from the template, adds the participants, places the fields and sends: one append. */
@@ -180,12 +276,6 @@ export class TemplateSender {
     const org = options.loaded?.org ?? (await this.organization(request.organization_id));
     if (options.checkCredits !== false) this.assertAffordable(org, request.livemode);
     const prepared = await this.prepare(template, request);
-    const documentId = prepared.document_id;
-    const parts: DocumentPart[] | undefined = prepared.parts
-      ? await Promise.all(prepared.parts.map(async ({ content, ...p }) => ({ ...p, content_blob: content === null ? null : await putBody(this.infra.blobs, content) })))
-      : undefined;
-    const contentBlob = parts ? parts[0].content_blob : await putBody(this.infra.blobs, prepared.content);
-    const days = request.expires_in_days ?? org.default_expiry_days ?? DEFAULT_EXPIRY_DAYS;
     let created = true;
     const source = async (state: DocumentState): Promise<DocumentCommand[]> => {
       // A retried row: the document was made, with everything, by the one append that made it.
@@ -193,65 +283,16 @@ export class TemplateSender {
         created = false;
         return [];
       }
-      const now = this.clock.now().toISOString();
-      const setup: DocumentCommand[] = [
-        {
-          type: 'CreateDocument',
-          now,
-          document_id: documentId,
-          organization_id: request.organization_id,
-          livemode: request.livemode,
-          title: prepared.title,
-          content_blob: contentBlob,
-          content_format: parts ? parts[0].content_format : 'html',
-          file: parts ? parts[0].file : null,
-          ...(parts ? { parts } : {}),
-          author_name: org.name,
-          metadata: prepared.metadata,
-          from_template: template.id,
-          template_version: template.version,
-        },
-        { type: 'AddParticipants', now, participants: prepared.participants, batch: true },
-      ];
-      const made = documentSequence.decide(setup, state).reduce(documentDecider.evolve, state);
-      // Anchored fields are found in this document's own parts, as PUT /fields finds them; a
-      // missing anchor is refused naming the template's field (fields[i].anchor) and nothing is written.
-      const boxes = await resolveFieldBoxes(
-        this.pdf,
-        made,
-        prepared.fields.map((f) => ({ part: f.part ?? 0, anchor: f.anchor ?? null, box: { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height } })),
-        (i) => `fields[${i}].anchor`,
-      );
-      const fields = prepared.fields.map((f, i) => (f.anchor ? { ...f, ...boxes[i] } : f));
-      let draft = made;
-      if (fields.length) {
-        const place: DocumentCommand = { type: 'ReplaceFields', now, fields };
-        setup.push(place);
-        draft = documentDecider.decide(place, made).reduce(documentDecider.evolve, made);
-      }
-      const original = await this.pdf.fixOriginal(draft);
-      return [
-        ...setup,
-        {
-          type: 'SendDocument',
-          now,
-          expires_at: new Date(this.clock.now().getTime() + days * DAY).toISOString(),
-          message: request.message?.trim() || null,
-          page_count: original.page_count,
-          original_pdf: original.pointer,
-          ...(original.parts ? { parts: original.parts } : {}),
-          links: prepared.participants.map((p) => ({ participant_id: p.id, token_hash: sha256Hex(this.infra.secrets.signingToken(documentId, p.id)) })),
-        },
-      ];
+      return this.commandsFor(request, prepared, org, state);
     };
-    const decision = await this.infra.commands.execute(documentSequence, documentStreamId(documentId), source, context, () => this.clock.now().toISOString(), {
+    const decision = await this.infra.commands.execute(documentSequence, documentStreamId(prepared.document_id), source, context, () => this.clock.now().toISOString(), {
       newStream: request.document_id === undefined,
     });
     if (decision.position !== null && options.waitForProjections) {
       if (!(await this.infra.projections.waitFor(decision.position))) await this.infra.projections.catchUp();
     }
     const participant_ids = Object.fromEntries(template.roles.map((r, i) => [r.role, prepared.participants[i].id]));
-    return { document_id: documentId, participant_ids, created, position: decision.position };
+    return { document_id: prepared.document_id, participant_ids, created, position: decision.position };
   }
 }
 

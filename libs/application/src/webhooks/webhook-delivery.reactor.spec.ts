@@ -16,8 +16,13 @@ describe('webhook payload', () => {
   it('is the public event, serialised once with a stable key order', () => {
     const body = webhookPayload(event('DocumentExpired', { expired_at: '2026-03-03T09:00:00.000Z' }))!;
     expect(body).toBe(
-      '{"id":"evt_0b9d5e3c1f7a4c2e9a513f0e8d6c2b11","object":"event","type":"document.expired","created_at":"2026-03-02T09:00:00.000Z","livemode":true,"data":{"document_id":"7f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"}}',
+      '{"id":"evt_0b9d5e3c1f7a4c2e9a513f0e8d6c2b11","object":"event","type":"document.expired","created_at":"2026-03-02T09:00:00.000Z","livemode":true,"data":{"document_id":"7f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b","metadata":{},"external_id":null}}',
     );
+  });
+
+  it('carries the document\'s metadata and external id (issue 32 item 3)', () => {
+    const body = webhookPayload(event('DocumentExpired', { expired_at: '2026-03-03T09:00:00.000Z' }), { metadata: { 사번: 'E-0001' }, external_id: 'HR-1' })!;
+    expect(JSON.parse(body).data).toEqual({ document_id: '7f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b', metadata: { 사번: 'E-0001' }, external_id: 'HR-1' });
   });
 
   it('is null for domain events that are not public', () => {

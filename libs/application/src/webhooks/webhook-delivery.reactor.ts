@@ -1,14 +1,18 @@
 import { webhookEndpointWants } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
-import { PUBLIC_SOURCE_TYPES, toPublicEvent, WEBHOOK_ENDPOINTS, WebhookEndpointRow } from '@dojang/projections';
+import { PUBLIC_EVENT_DOCUMENTS, PUBLIC_SOURCE_TYPES, PublicDocumentRef, toPublicEvent, WEBHOOK_ENDPOINTS, WebhookEndpointRow } from '@dojang/projections';
+import { ReadDoc } from '@dojang/read-store';
 import { Clock } from '../clock';
 import { Infrastructure } from '../infrastructure';
 import { Reactor } from '../reactor-runner';
 import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryRow, webhookDeliveryId } from './webhook-deliveries';
 
-/** The JSON every endpoint receives for a public event: the same object GET /v1/events/{id} shows. */
-export function webhookPayload(event: StoredEvent): string | null {
-  const pub = toPublicEvent(event);
+/**
+ * The JSON every endpoint receives for a public event: the same object GET /v1/events/{id} shows
+ * (`document`: the document's metadata and external id, which the public events projection keeps).
+ */
+export function webhookPayload(event: StoredEvent, document?: PublicDocumentRef | null): string | null {
+  const pub = toPublicEvent(event, document);
   if (!pub) return null;
   return JSON.stringify({ id: pub.id, object: pub.object, type: pub.type, created_at: pub.created_at, livemode: pub.livemode, data: pub.data });
 }
@@ -34,15 +38,21 @@ export class WebhookDeliveryReactor implements Reactor {
   }
 
   async react(event: StoredEvent): Promise<void> {
-    const body = webhookPayload(event);
-    const pub = toPublicEvent(event);
     const organizationId = event.metadata.organization_id;
-    if (!body || !pub || !organizationId) return;
+    if (!PUBLIC_SOURCE_TYPES.has(event.type) || !organizationId) return;
     // Endpoints come from a read model: make sure it has seen everything up to this event, so an
     // endpoint registered just before the event is not missed.
     if (!(await this.infra.projections.waitFor(event.global_position))) {
       throw new Error(`projections have not reached position ${event.global_position} yet`);
     }
+    // The document's metadata and external id as GET /v1/events shows them: kept per document by
+    // the public events projection, which has seen this event (waited for above), so no row means
+    // the document has neither.
+    const documentId = event.stream_id.startsWith('document-') ? event.stream_id.slice('document-'.length) : null;
+    const document = documentId ? await this.infra.reads.get<ReadDoc & PublicDocumentRef>(PUBLIC_EVENT_DOCUMENTS, documentId) : null;
+    const body = webhookPayload(event, document && { metadata: document.metadata, external_id: document.external_id });
+    const pub = toPublicEvent(event, document);
+    if (!body || !pub) return;
     const endpoints = await this.infra.reads.find<WebhookEndpointRow>(WEBHOOK_ENDPOINTS, {
       where: { organization_id: organizationId, livemode: pub.livemode },
     });

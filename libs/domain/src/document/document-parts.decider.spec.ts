@@ -150,7 +150,7 @@ describe('sending a document of parts', () => {
   });
 
   it('refuses a field past the pages its part turned out to have, naming the part', () => {
-    spec.given(placed).when(send(layParts([3, 1]), 4)).thenThrows('field_page_out_of_range', { message: 'part 1 has 1 page' });
+    spec.given(placed).when(send(layParts([3, 1]), 4)).thenThrows('field_page_out_of_range', { message: 'part 1 has 1 page', param: 'fields[1].page' });
   });
 
   it('a one-part document is sent exactly as before (no parts recorded), its pages absolute', () => {

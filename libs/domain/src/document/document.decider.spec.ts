@@ -310,7 +310,22 @@ describe('documentDecider', () => {
 
     it(`refuses more than ${MAX_METADATA_KEYS} metadata keys`, () => {
       const metadata = Object.fromEntries(Array.from({ length: MAX_METADATA_KEYS + 1 }, (_, i) => [`k${i}`, `v${i}`]));
-      spec.given([]).when(create({ metadata })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'metadata' });
+      // Named by the first key over the limit (issue 32 item 3).
+      spec.given([]).when(create({ metadata })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'metadata.k20' });
+    });
+
+    it.each([
+      ['a key over 40 characters', { ['가'.repeat(41)]: 'v' }, `metadata.${'가'.repeat(41)}`],
+      ['a value over 500 characters', { 사번: 'E'.repeat(501) }, 'metadata.사번'],
+      ['a value that is not a string', { 사번: 7 as unknown as string }, 'metadata.사번'],
+    ])('refuses metadata with %s, naming the key', (_what, metadata, param) => {
+      spec.given([]).when(create({ metadata })).thenThrows('invalid_parameter', { kind: 'invalid', param });
+    });
+
+    it('keeps an external_id, refusing a blank or over-long one', () => {
+      spec.given([]).when(create({ external_id: 'HR-2027-0001' })).then([created({ external_id: 'HR-2027-0001' })]);
+      spec.given([]).when(create({ external_id: ' ' })).thenThrows('invalid_parameter', { param: 'external_id' });
+      spec.given([]).when(create({ external_id: 'x'.repeat(201) })).thenThrows('invalid_parameter', { param: 'external_id' });
     });
 
     it.each(['', '   '])('refuses an empty title (%j)', (title) => {
@@ -394,7 +409,7 @@ describe('documentDecider', () => {
     const twenty = Object.fromEntries(Array.from({ length: MAX_METADATA_KEYS }, (_, i) => [`k${i}`, `v${i}`]));
 
     it('refuses a 21st key', () => {
-      spec.given(withMeta(twenty)).when(update({ metadata: { k20: 'one too many' } })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'metadata' });
+      spec.given(withMeta(twenty)).when(update({ metadata: { k20: 'one too many' } })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'metadata.k20' });
     });
 
     it('accepts a change to one of 20 keys, and a new key once another is removed', () => {

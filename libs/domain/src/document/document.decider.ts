@@ -10,6 +10,7 @@ import { BlobPointer, DocumentEvent, DocumentPart, Field, MESSAGE_LANGUAGES, PAR
 import { DEFAULT_TIME_ZONE, FieldValue, validateFieldSettings } from './field-types';
 import { partCount, partOf, validateParts } from './document-parts';
 import { draftValues, resolveSignerValues } from './field-values';
+import { formDataEntries } from './form-data-entries';
 import {
   DocumentState,
   MAX_PIN_LOCKOUTS,
@@ -26,6 +27,34 @@ import {
 } from './document.state';
 
 export const MAX_METADATA_KEYS = 20;
+export const MAX_METADATA_KEY_LENGTH = 40;
+export const MAX_METADATA_VALUE_LENGTH = 500;
+export const MAX_EXTERNAL_ID_LENGTH = 200;
+
+/**
+ * A document's metadata as every way in must leave it (the API, a template send, a bulk row): at
+ * most 20 keys of 1 to 40 characters, string values of at most 500. A refusal names the key
+ * (`metadata.사번`); `param` prefixes it (`metadata`).
+ */
+export function validateMetadata(metadata: Record<string, unknown>, param = 'metadata'): void {
+  const keys = Object.keys(metadata);
+  if (keys.length > MAX_METADATA_KEYS) {
+    throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys; it has ${keys.length} (the ${MAX_METADATA_KEYS + 1}st is "${keys[MAX_METADATA_KEYS].slice(0, 60)}").`, `${param}.${keys[MAX_METADATA_KEYS]}`);
+  }
+  for (const key of keys) {
+    const value = metadata[key];
+    if (key.length === 0 || key.length > MAX_METADATA_KEY_LENGTH) throw invalid('invalid_parameter', `metadata keys must be 1 to ${MAX_METADATA_KEY_LENGTH} characters.`, `${param}.${key}`);
+    if (typeof value !== 'string') throw invalid('invalid_parameter', `metadata.${key} must be a string.`, `${param}.${key}`);
+    if (value.length > MAX_METADATA_VALUE_LENGTH) throw invalid('invalid_parameter', `metadata.${key} must be at most ${MAX_METADATA_VALUE_LENGTH} characters; it has ${value.length}.`, `${param}.${key}`);
+  }
+}
+
+/** An external id: 1 to 200 characters, not blank. */
+export function validateExternalId(externalId: string, param = 'external_id'): void {
+  if (typeof externalId !== 'string' || !externalId.trim() || externalId.length > MAX_EXTERNAL_ID_LENGTH) {
+    throw invalid('invalid_parameter', `external_id must be a string of 1 to ${MAX_EXTERNAL_ID_LENGTH} characters.`, param);
+  }
+}
 export const MAX_PARTICIPANTS_PER_BATCH = 50;
 /** Every participant is a signing link, a notification and a row of the audit certificate. */
 export const MAX_PARTICIPANTS_PER_DOCUMENT = 50;
@@ -190,9 +219,7 @@ function mergeMetadata(current: Record<string, string>, patch: Record<string, st
     if (v === null || v === '') delete merged[k];
     else merged[k] = v;
   }
-  if (Object.keys(merged).length > MAX_METADATA_KEYS) {
-    throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
-  }
+  validateMetadata(merged);
   return merged;
 }
 
@@ -200,6 +227,8 @@ function mergeMetadata(current: Record<string, string>, patch: Record<string, st
 export interface SendProblem {
   code: 'document_has_no_participants' | 'document_has_no_signer' | 'signer_without_required_field' | 'missing_phone' | 'phone_not_mobile' | 'phone_invalid' | 'field_page_out_of_range';
   message: string;
+  /** The input at fault, where one is: `fields[i].page`. */
+  param?: string;
 }
 
 /** Every unmet send precondition, each named with what fixes it, so the integrator can fix them all at once. */
@@ -234,6 +263,7 @@ export function sendProblemsOf(state: DocumentState, pageCount: number, partPage
       problems.push({
         code: 'field_page_out_of_range',
         message: `fields[${i}] is on page ${f.page} but ${of} ${pages} page${pages === 1 ? '' : 's'}: move it with PUT /v1/documents/{id}/fields`,
+        param: `fields[${i}].page`,
       });
     }
   });
@@ -360,7 +390,10 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
     events.push({ type: 'SigningGroupSatisfied', data: { group: p.group, signed_by: p.id, released, satisfied_at: cmd.now } });
   }
   if (wouldComplete(state, p.id)) {
-    const formData = state.participants.flatMap((q) => (q.id === p.id ? values : (q.values ?? [])).map((v) => ({ participant_id: q.id, ...v })));
+    const formData = formDataEntries(
+      state.fields,
+      state.participants.flatMap((q) => (q.id === p.id ? values : (q.values ?? [])).map((v) => ({ participant_id: q.id, ...v }))),
+    );
     events.push({
       type: 'DocumentCompleted',
       // From the state, not the command: the original fixed at send is what was signed.
@@ -385,9 +418,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       if (command.parts) {
         validateParts(command.parts);
       } else if (!command.content_blob?.byte_size && !command.file) throw invalid('missing_parameter', 'Either content or file_url is required.', 'content');
-      if (Object.keys(command.metadata).length > MAX_METADATA_KEYS) {
-        throw invalid('invalid_parameter', `metadata may hold at most ${MAX_METADATA_KEYS} keys.`, 'metadata');
-      }
+      validateMetadata(command.metadata);
+      if (command.external_id !== undefined) validateExternalId(command.external_id);
       const parts = command.parts?.map(partPointer);
       const events: DocumentEvent[] = [
         {
@@ -403,6 +435,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             file: parts ? parts[0].file : command.file,
             author_name: command.author_name,
             metadata: command.metadata,
+            ...(command.external_id !== undefined ? { external_id: command.external_id } : {}),
             from_template: command.from_template,
             ...(command.template_version !== undefined ? { template_version: command.template_version } : {}),
             duplicated_from: command.duplicate_of?.document_id ?? null,
@@ -518,7 +551,7 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
       const problems = sendProblemsOf(state, command.page_count, command.parts?.map((p) => p.page_count));
       if (problems.length > 0) {
         // The first problem's code, so a client can branch on it; the message lists them all.
-        throw new DomainError('precondition', problems[0].code, `The document cannot be sent: ${problems.map((p) => p.message).join('; ')}.`);
+        throw new DomainError('precondition', problems[0].code, `The document cannot be sent: ${problems.map((p) => p.message).join('; ')}.`, problems[0].param);
       }
       return [
         {

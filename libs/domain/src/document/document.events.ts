@@ -1,3 +1,4 @@
+import type { FormDataEntry } from './form-data-entries';
 import { DomainEvent } from '../shared/decider';
 import { AttachmentContentType, FieldSettings, FieldType, FieldValueEntry } from './field-types';
 import type { FieldAnchor } from './field-anchor';
@@ -62,6 +63,8 @@ export interface Field extends FieldSettings {
   part?: number;
   /** Placed by an anchor (field-anchor.ts): page/x/y/width/height are where it was found. Absent on coordinate fields. */
   anchor?: FieldAnchor;
+  /** Made from a template: the template field's id, the same in every document of that template. Absent otherwise. */
+  template_field_key?: string;
 }
 
 export interface FileRef {
@@ -116,6 +119,11 @@ export type DocumentCreated = DomainEvent<
     file: FileRef | null;
     author_name: string;
     metadata: Record<string, string>;
+    /**
+     * The integrator's own id for the document (a bulk row's `external_id`, or given at creation),
+     * returned in every webhook about it. Present only when given (older events: none, read as null).
+     */
+    external_id?: string;
     from_template: string | null;
     /** The template's version the document was made from (absent when not from a template, and in older events). */
     template_version?: number;
@@ -238,7 +246,8 @@ export type DocumentCompleted = DomainEvent<
     final_pdf: BlobPointer | null;
     chain_head?: ChainHeadProof | null;
     /** Every participant's values, as their ParticipantSigned recorded them (for document.completed). Absent when none. */
-    form_data?: Array<FieldValueEntry & { participant_id: string }>;
+    /** Every participant's values, each with its template field key, group, option and choice (FormDataEntry; older events: the value alone). */
+    form_data?: Array<FieldValueEntry & { participant_id: string } & Partial<Omit<FormDataEntry, keyof FieldValueEntry | 'participant_id'>>>;
   }
 >;
 /** reason: what the sender told the participants (absent on events recorded before cancel reasons). */

@@ -62,6 +62,8 @@ export interface DocumentState {
   file: FileRef | null;
   author_name: string;
   metadata: Record<string, string>;
+  /** The integrator's id for it (DocumentCreated.external_id); null when none was given. */
+  external_id: string | null;
   from_template: string | null;
   /** The version of from_template it was made from; null when unknown (older documents) or none. */
   template_version: number | null;
@@ -103,6 +105,7 @@ export const initialDocumentState = (): DocumentState => ({
   file: null,
   author_name: '',
   metadata: {},
+  external_id: null,
   from_template: null,
   template_version: null,
   show_title: true,
@@ -149,6 +152,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         file: d.file,
         author_name: d.author_name,
         metadata: d.metadata,
+        external_id: d.external_id ?? null,
         from_template: d.from_template ?? null,
         template_version: d.template_version ?? null,
         show_title: d.show_title !== false,

@@ -263,8 +263,9 @@ describe('value fields: signing records the values (SignDocument)', () => {
       .thenEvents((events) => {
         const done = events.find((e) => e.type === 'DocumentCompleted');
         expect(done?.type === 'DocumentCompleted' && done.data.form_data).toEqual([
-          { participant_id: KIM, field_id: mine.id, type: 'text', label: '주소', value: '서울' },
-          { participant_id: LEE, field_id: theirs.id, type: 'text', label: '대표 확인', value: '확인함' },
+          // Not from a template, no group: the mapping properties are there, null (issue 32 item 3).
+          { participant_id: KIM, field_id: mine.id, type: 'text', label: '주소', value: '서울', template_field_key: null, group: null, option: null, selected: null },
+          { participant_id: LEE, field_id: theirs.id, type: 'text', label: '대표 확인', value: '확인함', template_field_key: null, group: null, option: null, selected: null },
         ]);
       });
   });

@@ -84,7 +84,8 @@ export function instantiateTemplate(
   }
   const fields = template.fields.map(({ role, ...f }): Field => {
     const owner = byRole.get(role) as ParticipantSetup;
-    const field: Field = { ...f, id: idFor('field', f.id), participant_id: owner.id };
+    // The template field's id stays on the document's field: form_data maps values back by it.
+    const field: Field = { ...f, id: idFor('field', f.id), participant_id: owner.id, template_field_key: f.id };
     if ((f.type === 'email' || f.type === 'phone') && f.required && !owner[f.type]) {
       throw invalid('missing_parameter', `roles.${role}.${f.type} is required: the template fills a required ${f.type} field from it.`, `roles.${role}.${f.type}`);
     }

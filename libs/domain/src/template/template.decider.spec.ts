@@ -131,13 +131,28 @@ describe('template decider', () => {
       ['a dropdown without options', { roles: ROLES, fields: [field({ type: 'dropdown' })] }, 'fields[0].options'],
       ['a radio group of one', { roles: ROLES, fields: [field({ type: 'radio', group: 'g', option: 'a' })] }, 'fields[0].group'],
       ['a prefill that fails its pattern', { roles: ROLES, fields: [field({ type: 'text', pattern: '^[0-9]+$', value: 'abc' })] }, 'fields[0].value'],
+      // Issue 32 item 2: what sending would refuse is refused at save, naming the role or field.
+      ['a signer role without a field', { roles: ROLES, fields: [FIELDS[0], FIELDS[2]] }, 'roles[1].role'],
+      ['a signer role whose only field is optional', { roles: ROLES, fields: [FIELDS[0], field({ id: F2, role: 'representative', x: 60, required: false })] }, 'roles[1].role'],
+      ['a field past the last page of the template', { roles: ROLES, fields: [FIELDS[0], field({ id: F2, role: 'representative', x: 60, page: 99 })], page_counts: [2] }, 'fields[1].page'],
     ])('refuses %s, naming it', (_what, over, param) => {
       spec.given([]).when(create(over as Partial<CreateTemplate>)).thenThrows(expect.any(String) as never, { kind: 'invalid', param });
     });
 
     // Issue 33 §11: a role is a key of the request's `roles` and a CSV column prefix.
     it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__proto__'])('refuses a role named %s (a built-in of JavaScript objects), naming it', (name) => {
-      spec.given([]).when(create({ roles: [{ ...ROLES[0], role: name }], fields: [] })).thenThrows(expect.any(String) as never, { kind: 'invalid', param: 'roles[0].role' });
+      spec.given([]).when(create({ roles: [{ ...ROLES[0], role: name }], fields: [] })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'roles[0].role' });
+    });
+
+    it('a cc or reviewer role needs no field; a field on the last page, or an anchored one, passes', () => {
+      const roles: TemplateRole[] = [ROLES[0], { ...ROLES[1], participant_role: 'reviewer' }, ROLES[2]];
+      spec.given([]).when(create({ roles, fields: [field({ page: 2 })], page_counts: [2] })).thenEvents((events) => expect(events).toHaveLength(1));
+      const anchor = { text: '서명', occurrence: 1, offset_x: 0, offset_y: 0, width: null, height: null };
+      spec.given([]).when(create({ roles, fields: [field({ anchor, page: 1 })], page_counts: [1] })).thenEvents((events) => expect(events).toHaveLength(1));
+    });
+
+    it('an update checks the resulting contract: a page count that leaves a field behind is refused naming it', () => {
+      spec.given([withRoles()]).when({ type: 'UpdateTemplate', name: 'v2', page_counts: [1], fields: [FIELDS[0], field({ id: F2, role: 'representative', page: 3 })], now: T1 }).thenThrows('field_page_out_of_range', { param: 'fields[1].page' });
     });
 
     it('an update is a new version with the whole contract; what is not given is carried over', () => {
@@ -216,7 +231,7 @@ describe('template decider', () => {
         spec.given([withParts()]).when({ type: 'UpdateTemplate', body: { content_blob: BODY, variables: [] }, now: T1 }).thenThrows('invalid_parameter', { param: 'fields[0].part' });
         const state = spec
           .given([withParts()])
-          .when({ type: 'UpdateTemplate', body: { content_blob: BODY, variables: [] }, fields: [FIELDS[1]], now: T1 })
+          .when({ type: 'UpdateTemplate', body: { content_blob: BODY, variables: [] }, fields: [FIELDS[0], FIELDS[1]], now: T1 })
           .thenEvents((events) => expect(events[0].data).not.toHaveProperty('parts'));
         expect(state.parts).toBeUndefined();
         expect(templateAtVersion([withParts()], 1)?.parts).toEqual(PARTS);

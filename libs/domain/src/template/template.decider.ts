@@ -59,6 +59,12 @@ export type CreateTemplate = {
   fields?: TemplateField[];
   /** Several files, bodies already stored; content_blob is then part 0's (empty when it is a PDF). */
   parts?: DocumentPart[];
+  /**
+   * Each part's page count (one entry for a template of one body), as the shell rendered the
+   * template's own bodies (placeholders as written) or read its PDFs: fields are checked to lie on
+   * them. Absent: not known (no field to check).
+   */
+  page_counts?: number[];
   now: string;
 };
 
@@ -72,6 +78,8 @@ export type UpdateTemplate = {
   fields?: TemplateField[];
   /** Every part, replacing the current ones (a new body alone makes it a template of one body again). */
   parts?: { parts: DocumentPart[]; variables: string[] };
+  /** The resulting template's page counts per part (see CreateTemplate.page_counts). */
+  page_counts?: number[];
   now: string;
 };
 
@@ -94,11 +102,12 @@ const AUTHS = ['sms_pin', 'none'];
 
 /**
  * Roles and the fields placed for them, checked with the very rules PUT /v1/documents/{id}/fields
- * applies (validateFields), a field's role standing in for its participant. What only a filled-in
- * document can tell (the page count, a required e-mail field's participant having an e-mail) is
- * checked again when a document is made from the template.
+ * applies (validateFields), a field's role standing in for its participant, and what sending would
+ * refuse that the template alone decides: a signer role without a required field, a field past its
+ * part's last page (`pageCounts`, the template's own render). What only a filled-in document can
+ * tell (its variables' length, a participant's e-mail) is checked again when a document is made.
  */
-export function validateTemplateContract(roles: TemplateRole[], fields: TemplateField[], parts = 1): void {
+export function validateTemplateContract(roles: TemplateRole[], fields: TemplateField[], parts = 1, pageCounts?: number[]): void {
   if (!Array.isArray(roles)) throw invalid('invalid_parameter', 'roles must be an array.', 'roles');
   if (roles.length > MAX_TEMPLATE_ROLES) throw invalid('invalid_parameter', `A template has at most ${MAX_TEMPLATE_ROLES} roles.`, 'roles');
   const names = new Set<string>();
@@ -132,6 +141,29 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
   });
   const { placed, owners } = asDocumentFields(fields, roles);
   validateFields(placed, owners, parts);
+  // What sending would refuse (sendProblemsOf), refused at save instead: a signer role with
+  // nothing to fill makes every document from the template unsendable.
+  roles.forEach((r, i) => {
+    if (r.participant_role === 'signer' && !fields.some((f) => f.role === r.role && f.required)) {
+      throw invalid(
+        'signer_without_required_field',
+        `roles[${i}] ("${r.role}") is a signer with no required field: place at least one required field for it (fields[].role "${r.role}"), or make it a reviewer or cc.`,
+        `roles[${i}].role`,
+      );
+    }
+  });
+  if (pageCounts) {
+    fields.forEach((f, i) => {
+      // An anchored field's page is where its anchor is found (the shell resolved it already).
+      if (f.anchor) return;
+      const part = f.part ?? 0;
+      const pages = pageCounts[part];
+      if (pages !== undefined && f.page > pages) {
+        const of = pageCounts.length > 1 ? `part ${part} has` : 'the template has';
+        throw invalid('field_page_out_of_range', `fields[${i}].page is ${f.page} but ${of} ${pages} page${pages === 1 ? '' : 's'} (pages count within the part).`, `fields[${i}].page`);
+      }
+    });
+  }
 }
 
 /** A part as recorded: bodies by hash and size only (as a document records its parts). */
@@ -232,7 +264,7 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
       else if (!command.content_blob.byte_size) throw invalid('missing_parameter', 'content is required.', 'content');
       const roles = command.roles ?? [];
       const fields = command.fields ?? [];
-      validateTemplateContract(roles, fields, parts?.length ?? 1);
+      validateTemplateContract(roles, fields, parts?.length ?? 1, command.page_counts);
       return [
         {
           type: 'TemplateCreated',
@@ -275,7 +307,7 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
           throw invalid('invalid_parameter', `roles leaves out "${fields[orphan].role}", which fields[${orphan}] is placed for: send fields too.`, 'roles');
         }
       }
-      validateTemplateContract(roles, fields, parts?.length ?? 1);
+      validateTemplateContract(roles, fields, parts?.length ?? 1, command.page_counts);
       const next = { name, content_blob, variables, roles, fields, ...(parts ? { parts } : {}) };
       const current = { name: state.name, content_blob: state.content_blob, variables: state.variables, roles: state.roles, fields: state.fields, ...(state.parts ? { parts: state.parts } : {}) };
       // The same contract again is not a new version: a retried update changes nothing.

@@ -1,0 +1,67 @@
+import { Field } from './document.events';
+import { FieldValueEntry } from './field-types';
+
+/** The option a radio group, a dropdown or a checked box of a checkbox group stands for. */
+export interface ChosenOption {
+  value: string;
+  label: string;
+}
+
+/**
+ * One value of form_data as `document.completed` and GET /form_data give it: the value recorded
+ * at signing, with what maps it back without the document's fields (issue 32 item 3).
+ */
+export type FormDataEntry = FieldValueEntry & {
+  participant_id: string;
+  /** The template field the document's field was made from (its id in the template): the same in every document of one template; null when not from a template. */
+  template_field_key: string | null;
+  /** radio and checkbox: the group the field belongs to, or null. */
+  group: string | null;
+  /** radio: the option this button stands for; null otherwise. */
+  option: string | null;
+  /**
+   * What was chosen: radio, the group's chosen button (its option, and its label or the option),
+   * the same on every button of the group; dropdown, the chosen option; a checked box of a
+   * checkbox group, the box (its template field key or id, and its label). null when nothing was
+   * chosen, and for other types.
+   */
+  selected: ChosenOption | null;
+};
+
+/** Values as recorded, each with its field's template key, group, option and the choice made. */
+export function formDataEntries(fields: readonly Field[], values: ReadonlyArray<FieldValueEntry & { participant_id: string }>): FormDataEntry[] {
+  const byId = new Map(fields.map((f) => [f.id, f]));
+  // A radio group's chosen button: the one whose value is true.
+  const chosenIn = new Map<string, Field>();
+  for (const v of values) {
+    const f = byId.get(v.field_id);
+    if (f?.type === 'radio' && f.group && v.value === true) chosenIn.set(f.group, f);
+  }
+  return values.map((v) => {
+    const f = byId.get(v.field_id);
+    let selected: ChosenOption | null = null;
+    if (f?.type === 'radio' && f.group) {
+      const chosen = chosenIn.get(f.group);
+      if (chosen?.option) selected = { value: chosen.option, label: chosen.label ?? chosen.option };
+    } else if (v.type === 'dropdown' && typeof v.value === 'string' && v.value !== '') {
+      selected = { value: v.value, label: v.value };
+    } else if (f?.type === 'checkbox' && f.group && v.value === true) {
+      selected = { value: f.template_field_key ?? f.id, label: v.label ?? f.label ?? '' };
+    }
+    return {
+      ...v,
+      template_field_key: f?.template_field_key ?? null,
+      group: f?.group ?? null,
+      option: f?.type === 'radio' ? (f.option ?? null) : null,
+      selected,
+    };
+  });
+}
+
+/**
+ * An entry recorded before these properties existed (DocumentCompleted events of older
+ * documents), read with their defaults: nothing known of the template or the choice.
+ */
+export function withFormDataDefaults(entry: FieldValueEntry & { participant_id: string } & Partial<FormDataEntry>): FormDataEntry {
+  return { template_field_key: null, group: null, option: null, selected: null, ...entry };
+}
