@@ -1,8 +1,9 @@
+import { documentStreamId } from '@dojang/domain';
 import * as path from 'path';
 import { Browser } from 'playwright-core';
 import { startBrowserApp } from '../support/browser';
 import { expectSheetsScenario, runSheetsScenario, SIGNER } from '../support/signing-sheets';
-import { bearer, TestApp, TestOrg } from '../support/test-app';
+import { TestApp, TestOrg } from '../support/test-app';
 
 /**
  * Issue 30's "done when", against the real server: at 360×780 (Android user agent, no Korean
@@ -35,8 +36,9 @@ describe('signing page at 360 px: sheets, saved progress, review, a seal from th
     const r = await runSheetsScenario({ t, org, browser, origin, artifacts: path.join(__dirname, '../../test-artifacts/signing-page-sheets'), stubbed: false });
     expectSheetsScenario(r);
     // The server's record of the seal: made from the name, with the hash of the PNG it rendered.
-    const events = (await t.http.get(`/v1/events?document_id=${r.c.docId}&limit=100`).set(bearer(org.test))).body.data as any[];
-    const signed = events.find((e) => e.type === 'participant.signed');
+    // (Read from the log: the public participant.signed event does not carry the seal.)
+    const events = await t.infra.events.readStream(documentStreamId(r.c.docId));
+    const signed = events.find((e) => e.type === 'ParticipantSigned') as any;
     // What was chosen is recorded with the image's hash (ParticipantSigned.seal, docs/EVENTS.md).
     expect(signed.data.seal).toMatchObject({ source: 'made', image: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
     expect(r.signBodies[0]).toMatchObject({ seal_source: 'made', seal_shape: 'square', seal_text: SIGNER });

@@ -9,6 +9,9 @@ import { request } from '../support/process-request';
 import { startSmtpReceiver } from '../support/topology-receivers';
 import { eventually, startWorkerProcess, WorkerProcess } from '../support/worker-process';
 
+/** How long the storm test ends every backend every 100 ms (a longer soak: DOJANG_STORM_SECONDS=60). */
+const STORM_SECONDS = Math.max(1, Number(process.env.DOJANG_STORM_SECONDS) || 10);
+
 jest.setTimeout(300_000);
 
 const pgServer = postgresTestServer();
@@ -149,11 +152,12 @@ const CLAIM_MS = 4000;
     await noLossNoDuplicates(writes.acked, '종료');
   });
 
-  it('every backend terminated every 100 ms for 10 s under creations, uploads and sends: no process exits (same PIDs), no 500, no upload or document stored twice', async () => {
+  it(`every backend terminated every 100 ms for ${STORM_SECONDS} s under creations, uploads and sends: no process exits (same PIDs), no 500, no upload or document stored twice`, async () => {
     // Issue 33 finding 2: an API process died of an unhandled 'error' event on a pg Client (57P01)
     // during terminations every 300 ms with uploads running. Every connection of every process is
     // ended again and again: pooled ones mid-query and idle, the LISTEN connections, the projector
-    // seat, the workers' leases. docs/BENCHMARKS.md has the longer soak.
+    // seat, the workers' leases. 10 s in npm test; DOJANG_STORM_SECONDS=60 is the issue's soak
+    // (docs/BENCHMARKS.md, "Backend terminations").
     const pids = [api, ...workers.filter(alive)].map((p) => p.child.pid);
     const writes = load('폭풍');
     const pdf = pdfFixture('chromium-korean-contract-a4.pdf');
@@ -181,7 +185,7 @@ const CLAIM_MS = 4000;
     })();
     await eventually(async () => (writes.acked.size >= 2 && uploads.acked.size >= 1 ? true : undefined), 'writes and uploads before the storm', 60_000);
     let ended = 0;
-    for (const stop = Date.now() + 10_000; Date.now() < stop; ) {
+    for (const stop = Date.now() + STORM_SECONDS * 1000; Date.now() < stop; ) {
       const { rows } = await admin.query<{ n: string }>(
         `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
       );
