@@ -1,6 +1,7 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { judgeRevocation } from './revocation';
 
 const OID_MESSAGE_DIGEST = '1.2.840.113549.1.9.4';
 const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';
@@ -128,13 +129,6 @@ export function pdfChainHead(pdf: Buffer): { revision: number; hash: string; com
 }
 
 const DOCUMENT_TIMESTAMP = 'ETSI.RFC3161';
-const SIGNATURE_HASHES: Record<string, string> = {
-  '1.2.840.113549.1.1.11': 'sha256',
-  '1.2.840.113549.1.1.12': 'sha384',
-  '1.2.840.113549.1.1.13': 'sha512',
-  '1.2.840.10045.4.3.2': 'sha256',
-  '1.2.840.10045.4.3.3': 'sha384',
-};
 const OID_TST_INFO = '1.2.840.113549.1.9.16.1.4';
 const OID_SIGNATURE_TIMESTAMP = '1.2.840.113549.1.9.16.2.14';
 
@@ -354,7 +348,7 @@ export function verifyLtv(pdf: Buffer, at: Date = new Date()): LtvReport {
     if (!inDss) fail('the DSS does not hold the signer certificate');
     else if (!selfSigned && !issuer) fail("the DSS does not hold the signer's issuer");
     else {
-      const revocation = selfSigned ? 'a self-signed certificate (a trust anchor: nothing to revoke)' : revocationOf(signer, issuer!, ocsps, crls);
+      const revocation = selfSigned ? 'a self-signed certificate (a trust anchor: nothing to revoke)' : revocationOf(signer, issuer!, ocsps, crls, signedAt ?? at);
       if (revocation.startsWith('✗')) fail(revocation.slice(2));
       else {
         level = level === 'B-T' ? 'B-LT' : level;
@@ -379,42 +373,14 @@ export function verifyLtv(pdf: Buffer, at: Date = new Date()): LtvReport {
   return { ok, level, findings };
 }
 
-/** Whether `ocsps` or `crls` say `cert` was good, offline: signatures checked, times reported. */
-function revocationOf(cert: pkijs.Certificate, issuer: pkijs.Certificate, ocsps: Buffer[], crls: Buffer[]): string {
-  for (const der of ocsps) {
-    try {
-      const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
-      if (response.responseStatus.valueBlock.valueDec !== 0 || !response.responseBytes) continue;
-      const basic = pkijs.BasicOCSPResponse.fromBER(toArrayBuffer(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView)));
-      const single = basic.tbsResponseData.responses.find((r) => r.certID.serialNumber.isEqual(cert.serialNumber));
-      if (!single) continue;
-      const responder = [...(basic.certs ?? []), issuer].find((c) => {
-        const key = new X509Certificate(Buffer.from(c.toSchema().toBER())).publicKey;
-        try {
-          // The bytes as received (tbsView), not a re-encoding.
-          return verify(SIGNATURE_HASHES[basic.signatureAlgorithm.algorithmId] ?? 'sha256', Buffer.from(basic.tbsResponseData.tbsView), key, Buffer.from(basic.signature.valueBlock.valueHexView));
-        } catch {
-          return false;
-        }
-      });
-      if (!responder) return '✗ the OCSP response for the signer does not verify with its responder';
-      const status = single.certStatus.idBlock.tagNumber;
-      if (status !== 0) return `✗ OCSP says the signer certificate is ${status === 1 ? 'revoked' : 'unknown'}`;
-      return `OCSP good at ${single.thisUpdate.toISOString()}`;
-    } catch {
-      continue;
-    }
-  }
-  for (const der of crls) {
-    try {
-      const crl = pkijs.CertificateRevocationList.fromBER(toArrayBuffer(der));
-      if (!crl.issuer.isEqual(issuer.subject)) continue;
-      const revoked = (crl.revokedCertificates ?? []).some((r) => r.userCertificate.isEqual(cert.serialNumber));
-      if (revoked) return '✗ the CRL lists the signer certificate as revoked';
-      return `not on the CRL of ${crl.thisUpdate.value.toISOString()}`;
-    } catch {
-      continue;
-    }
-  }
-  return '✗ the DSS holds no OCSP response or CRL for the signer certificate';
+/**
+ * Whether `ocsps` or `crls` say `cert` was good at `at` (the signature's proven time), offline,
+ * through the one judge (revocation.ts): revoked then fails, data that is malformed, stale, about
+ * another certificate or signed by another key is "revocation unknown" and fails too.
+ */
+function revocationOf(cert: pkijs.Certificate, issuer: pkijs.Certificate, ocsps: Buffer[], crls: Buffer[], at: Date): string {
+  const verdict = judgeRevocation(Buffer.from(cert.toSchema().toBER()), Buffer.from(issuer.toSchema().toBER()), { ocsps, crls }, at);
+  if (verdict.status === 'revoked') return `✗ the signer certificate was revoked before the signature's time: ${verdict.detail}`;
+  if (verdict.status === 'unknown') return `✗ ${verdict.detail}`;
+  return verdict.detail;
 }
