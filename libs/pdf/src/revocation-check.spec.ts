@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as pkijs from 'pkijs';
-import { judgeCrl, judgeOcsp, judgeRevocation } from '../../verifier/src/revocation';
-import { checkCertificateChain, LtvError, ocspRequest, SigningCertificateInvalidError } from './revocation-check';
+// The verifiers' judge, as the signing side re-exports it (this lib's tests import only this lib).
+import { checkCertificateChain, judgeCrl, judgeOcsp, judgeRevocation, LtvError, ocspRequest, SigningCertificateInvalidError } from './revocation-check';
 import { signPdf } from './sign-pdf';
 import { pdfFixture } from './testing/fixtures';
 import { LocalPki, startLocalPki } from './testing/local-pki';

@@ -3,7 +3,9 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { readSignedData } from './cades-cms';
 // Relative, as the verify job reads signatures: the same judge signs and verifies (revocation.ts).
-import { judgeCrl, judgeOcsp, RevocationVerdict, sha256Fingerprint, subjectOf, validityProblem } from '../../verifier/src/revocation';
+import { judgeCrl, judgeOcsp, judgeRevocation, RevocationVerdict, sha256Fingerprint, subjectOf, validityProblem } from '../../verifier/src/revocation';
+
+export { judgeCrl, judgeOcsp, judgeRevocation, type RevocationVerdict };
 
 /**
  * What a certificate needs before Dojang signs or timestamps with it: its chain valid now and,
@@ -189,10 +191,10 @@ export async function checkTimestampAuthority(token: Buffer, options: Omit<Certi
   const sid = signedData.signerInfos[0]?.sid;
   const signer = carried.find((c) => sid instanceof pkijs.IssuerAndSerialNumber && c.serialNumber.isEqual(sid.serialNumber) && c.issuer.isEqual(sid.issuer));
   if (!signer) throw new LtvError('the timestamp token does not carry its TSA certificate, so it cannot be checked');
-  const ders = carried.map((c) => Buffer.from(c.toSchema().toBER()));
-  const leaf = Buffer.from(signer.toSchema().toBER());
+  const ders: Buffer[] = carried.map((c) => Buffer.from(c.toSchema().toBER()));
+  const leaf: Buffer = Buffer.from(signer.toSchema().toBER());
   // Leaf first, then its issuers up the carried chain (other certificates in the token are not its chain).
-  const chain = [leaf];
-  for (let issuer = issuerOf(leaf, ders); issuer && !chain.some((c) => c.equals(issuer!)); issuer = issuerOf(issuer, ders)) chain.push(issuer);
+  const chain: Buffer[] = [leaf];
+  for (let issuer: Buffer | undefined = issuerOf(leaf, ders); issuer && !chain.some((c) => c.equals(issuer!)); issuer = issuerOf(issuer, ders)) chain.push(issuer);
   await checkCertificateChain(chain, { ...options, role: 'TSA' });
 }

@@ -18,7 +18,8 @@ import * as pkijs from 'pkijs';
 export type RevocationVerdict =
   | { status: 'good'; detail: string }
   | { status: 'revoked'; revokedAt: Date; detail: string }
-  | { status: 'unknown'; detail: string };
+  /** `none`: nothing in the data concerns this certificate at all (every response and list is another's). */
+  | { status: 'unknown'; detail: string; none?: true };
 
 export interface RevocationData {
   ocsps: Buffer[];
@@ -179,7 +180,7 @@ export function judgeRevocation(certificate: Buffer, issuerCertificate: Buffer, 
   const good = verdicts.find((v) => v.status === 'good');
   if (good) return good;
   const reasons = [...new Set(verdicts.filter((v) => !/another certificate|not the certificate's issuer's/.test(v.detail)).map((v) => v.detail))];
-  return { status: 'unknown', detail: reasons.length ? `revocation unknown: ${reasons.join('; ')}` : 'revocation unknown: no OCSP response or CRL about it' };
+  return reasons.length ? { status: 'unknown', detail: `revocation unknown: ${reasons.join('; ')}` } : { status: 'unknown', detail: 'revocation unknown: no OCSP response or CRL about it', none: true };
 }
 
 /** The certificate's validity window at `at`, or why not. */
