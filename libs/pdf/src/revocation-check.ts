@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
@@ -113,11 +114,36 @@ export interface RevocationAnswer {
 }
 
 /**
+ * Answers already had within one piece of work (a final PDF: the check before signing, the TSA at
+ * the signature timestamp, the DSS, the TSA at the document timestamp ask about the same two
+ * certificates): each certificate is asked once per job, never across jobs, so a revocation is
+ * seen by the next signature.
+ */
+const jobAnswers = new AsyncLocalStorage<Map<string, Promise<RevocationAnswer | null>>>();
+
+/** Runs `work` with its own memo of revocation answers (see jobAnswers). */
+export function withRevocationMemo<T>(work: () => Promise<T>): Promise<T> {
+  return jobAnswers.run(new Map(), work);
+}
+
+/**
  * Asks the sources `cert` names, OCSP first then CRLs, and judges each answer at `at`: the first
  * that proves revoked or good decides; answers that are unusable are skipped with their reason.
  * Null when the certificate names no source (a trust anchor, a generated self-signed key).
  */
-export async function fetchRevocation(der: Buffer, issuerDer: Buffer | undefined, at: Date, timeoutMs: number): Promise<RevocationAnswer | null> {
+export function fetchRevocation(der: Buffer, issuerDer: Buffer | undefined, at: Date, timeoutMs: number): Promise<RevocationAnswer | null> {
+  const memo = jobAnswers.getStore();
+  if (!memo) return askRevocation(der, issuerDer, at, timeoutMs);
+  const key = `${createHash('sha256').update(der).digest('hex')}:${issuerDer ? createHash('sha256').update(issuerDer).digest('hex') : '-'}`;
+  let answer = memo.get(key);
+  if (!answer) {
+    answer = askRevocation(der, issuerDer, at, timeoutMs);
+    memo.set(key, answer);
+  }
+  return answer;
+}
+
+async function askRevocation(der: Buffer, issuerDer: Buffer | undefined, at: Date, timeoutMs: number): Promise<RevocationAnswer | null> {
   const cert = pkijs.Certificate.fromBER(toArrayBuffer(der));
   const oUrls = ocspUrls(cert).filter(httpUrl);
   const cUrls = crlUrls(cert).filter(httpUrl);

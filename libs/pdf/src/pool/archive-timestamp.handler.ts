@@ -1,4 +1,5 @@
 import { extendPades, newestDocumentTimestampTime, newestTimestampExpiry } from '../pades-ltv';
+import { withRevocationMemo } from '../revocation-check';
 import { assertOffMainThread } from '../main-thread-guard';
 import { asSigningUnavailable } from './signing-unavailable';
 import { bytes, type ArchiveTimestampJobInput, type ArchivedPdf } from './pdf-jobs';
@@ -18,7 +19,7 @@ export default async function archiveTimestampJob(input: ArchiveTimestampJobInpu
   if (expires.getTime() > Date.parse(input.due_before)) return { extended: false, reason: 'not_due', expires_at: expires.toISOString() };
   let extended: Buffer;
   try {
-    extended = await extendPades(pdf, { tsaUrl: input.tsa_url, level: 'B-LTA', refuseRevoked: false });
+    extended = await withRevocationMemo(() => extendPades(pdf, { tsaUrl: input.tsa_url, level: 'B-LTA', refuseRevoked: false }));
   } catch (error) {
     throw asSigningUnavailable(error);
   }
