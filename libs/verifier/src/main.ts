@@ -89,6 +89,6 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
 
 /** An error's message on one line (a code such as ENOENT spelled out by Node's own message). */
 function oneLine(error: unknown): string {
-  const message = error instanceof UnreadableBundleError || error instanceof Error ? error.message : String(error);
+  const message = typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : String(error);
   return message.replace(/\s*\n\s*/g, ' ').trim();
 }
