@@ -9,8 +9,11 @@ const STORES = '(event-store|read-store|blob-store)';
 const BACKEND = `^libs/${STORES}/src/([^/]+\\.adapter|sqlite|esdb|mongo|file|gridfs|postgres)\\.ts$`;
 const DRIVERS = '^(better-sqlite3|mongodb|@eventstore/db-client|pg)$|node_modules/(better-sqlite3|mongodb|@eventstore/db-client|pg)/';
 const NEST = '^@nestjs/|node_modules/@nestjs/';
-/** libs/pdf's files that read signatures through libs/verifier (the public verify job). */
-const PDF_READS_SIGNATURES = '^libs/pdf/src/pool/(verify-pdf\\.handler|pdf-jobs)\\.ts$';
+/**
+ * libs/pdf's files that read signatures through libs/verifier: the public verify job, and the
+ * check before signing, which judges revocation data with the verifiers' own rules.
+ */
+const PDF_READS_SIGNATURES = '^libs/pdf/src/(pool/(verify-pdf\\.handler|pdf-jobs)|revocation-check)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -55,7 +58,7 @@ module.exports = {
     {
       name: 'pdf-reads-signatures-with-the-verifier',
       comment:
-        "The public verify job (and its output type) reads a PDF's signatures with the offline verifier's own code, so the page and dojang-verify judge alike; libs/verifier stands alone itself (rule verifier-offline).",
+        "The public verify job (and its output type) reads a PDF's signatures with the offline verifier's own code, so the page and dojang-verify judge alike, and the check before signing judges revocation data as the verifiers do; libs/verifier stands alone itself (rule verifier-offline).",
       severity: 'error',
       from: { path: PDF_READS_SIGNATURES },
       to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/verifier/src/'] },

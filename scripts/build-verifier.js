@@ -20,7 +20,8 @@ import { main } from './main';
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write('dojang-verify: ' + (error && error.stack ? error.stack : String(error)) + '\\n');
+    // main answers every bad input itself; anything left is still one line, never a stack trace.
+    process.stderr.write('dojang-verify: ' + String((error && error.message) || error).replace(/\\s*\\n\\s*/g, ' ') + '\\n');
     process.exit(2);
   },
 );
@@ -81,8 +82,23 @@ function pack(destination) {
 
 module.exports = { build, pack, OUT_DIR, OUT_FILE };
 if (require.main === module) {
+  const at = process.argv.indexOf('--pack');
+  const destination = at >= 0 ? path.resolve(process.argv[at + 1] ?? OUT_DIR) : null;
+  // A destination that is not a writable directory: said in one line before anything is built.
+  if (destination && destination !== OUT_DIR) {
+    let problem = null;
+    try {
+      if (!fs.statSync(destination).isDirectory()) problem = 'not a directory';
+      else fs.accessSync(destination, fs.constants.W_OK);
+    } catch (error) {
+      problem = error.code === 'ENOENT' ? 'no such directory' : error.code === 'EACCES' ? 'not writable' : error.message;
+    }
+    if (problem) {
+      process.stderr.write(`pack:verifier: cannot pack into ${destination}: ${problem}\n`);
+      process.exit(2);
+    }
+  }
   const file = build();
   console.log(`${path.relative(root, file)}: ${fs.statSync(file).size} bytes`);
-  const at = process.argv.indexOf('--pack');
-  if (at >= 0) console.log(pack(path.resolve(process.argv[at + 1] ?? OUT_DIR)));
+  if (destination) console.log(pack(destination));
 }

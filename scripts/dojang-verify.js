@@ -32,6 +32,6 @@ require(outOf(path.join(verifierDir, 'main.ts')))
   .main(process.argv.slice(2))
   .then((code) => process.exit(code))
   .catch((error) => {
-    process.stderr.write(`dojang-verify: ${error && error.stack ? error.stack : error}\n`);
+    process.stderr.write(`dojang-verify: ${String((error && error.message) || error).replace(/\s*\n\s*/g, " ")}\n`);
     process.exit(2);
   });

@@ -16,9 +16,25 @@ export class SigningUnavailableError extends Error {
  */
 export const SIGNING_UNAVAILABLE_PREFIX = 'signing_unavailable: ';
 
-/** The worker's error as a SigningUnavailableError when it says so; otherwise unchanged. */
+/**
+ * The certificate that would sign (the installation's, an organization's) or the TSA's that would
+ * timestamp is revoked, expired or not yet valid (libs/pdf/src/revocation-check.ts): nothing was
+ * signed or recorded. 503, not 4xx: the signer did nothing wrong, and the same request completes
+ * once the operator (or the organization) configures a valid key.
+ */
+export class SigningCertificateInvalidError extends Error {
+  constructor(readonly reason: string) {
+    super(`The document cannot be signed: ${reason}. Nothing was recorded; it completes once a valid certificate is configured.`);
+    this.name = 'SigningCertificateInvalidError';
+  }
+}
+
+export const SIGNING_CERTIFICATE_INVALID_PREFIX = 'signing_certificate_invalid: ';
+
+/** The worker's error as a SigningUnavailableError or SigningCertificateInvalidError when it says so; otherwise unchanged. */
 export function signingUnavailableOf(error: unknown): unknown {
   const message = (error as Error | undefined)?.message;
+  if (typeof message === 'string' && message.startsWith(SIGNING_CERTIFICATE_INVALID_PREFIX)) return new SigningCertificateInvalidError(message.slice(SIGNING_CERTIFICATE_INVALID_PREFIX.length));
   if (typeof message === 'string' && message.startsWith(SIGNING_UNAVAILABLE_PREFIX)) return new SigningUnavailableError(message.slice(SIGNING_UNAVAILABLE_PREFIX.length));
   return error;
 }

@@ -2314,6 +2314,7 @@ export interface components {
          *     - `service_unavailable` (503): A store is unreachable right now; retry shortly (with the same Idempotency-Key).
          *     - `write_outcome_unknown` (503): The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
          *     - `signing_unavailable` (503): The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization's own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization's certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.
+         *     - `signing_certificate_invalid` (503): The certificate that would sign the final PDF or the audit version (the installation's or the organization's), or the timestamp authority's, is revoked (its OCSP responder or CRL says so), expired or not yet valid; the message names the certificate and the reason. Nothing was signed or recorded. The same request completes once a valid certificate is configured (the operator's key, or the organization uploads a valid one or removes its own).
          *     - `not_ready` (503): A store is unavailable or the read models lag too far behind.
          *     - `document_budget_exceeded` (413): The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
          *     - `pdf_job_limit_exceeded` (413): The PDF work for this request passed the service's time or memory limit; nothing was written.
@@ -2321,7 +2322,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "signing_certificate_invalid" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -3068,10 +3069,10 @@ export interface components {
             /** @constant */
             object: "pdf_verification";
             /**
-             * @description issued_unchanged: this service issued exactly this file; altered: the file carries this service's signature or a document head it sealed, but its bytes were changed; not_issued: this service did not issue it.
+             * @description issued_unchanged: this service issued exactly this file and its signature holds; issued_signature_invalid: this service issued exactly this file, but its signature does not hold (the signing certificate was revoked or outside its validity at the signature's time, or its revocation is unknown: see signatures[].standing_problem); altered: the file carries this service's signature or a document head it sealed, but its bytes were changed; not_issued: this service did not issue it.
              * @enum {string}
              */
-            verdict: "issued_unchanged" | "altered" | "not_issued";
+            verdict: "issued_unchanged" | "issued_signature_invalid" | "altered" | "not_issued";
             /** @description SHA-256 of the file you sent (the file itself is not kept). */
             sha256: string;
             /** @description This service issued exactly this file. */
@@ -3109,6 +3110,23 @@ export interface components {
                     /** @description The timestamp authority certificate subject. */
                     authority: string | null;
                 } | null;
+                /** @description SHA-256 fingerprint of the signing certificate (DER): compare it with the one the operator publishes; a look-alike certificate has another. */
+                certificate_sha256: string | null;
+                /** @description The signer's certificate chain as the file carries it (signature and DSS), signer first. */
+                chain: {
+                    subject: string;
+                    /** @description SHA-256 of the certificate (DER). */
+                    sha256: string;
+                }[];
+                /**
+                 * Format: date-time
+                 * @description When the signature is proven to have existed: its timestamp's time (the authority's, not the signer's clock); null when the time is only claimed.
+                 */
+                proven_at: string | null;
+                /** @description What the revocation data the file embeds (OCSP responses, CRLs in its DSS) says about the signing certificate at that time, or why it says nothing. */
+                revocation: string | null;
+                /** @description The signed bytes verify but the signature does not hold, and why: the certificate was revoked at the signature's time, was outside its validity then, or its revocation is unknown (revocation data that is malformed, stale, about another certificate or signed by another key). null otherwise; valid is false whenever this is set. */
+                standing_problem: string | null;
             }[];
             /** @description Long-term validation material in the file. */
             ltv: {
@@ -12963,6 +12981,8 @@ export interface operations {
             /**
              * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization's own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization's certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.
              *
+             *     `signing_certificate_invalid`: The certificate that would sign the final PDF or the audit version (the installation's or the organization's), or the timestamp authority's, is revoked (its OCSP responder or CRL says so), expired or not yet valid; the message names the certificate and the reason. Nothing was signed or recorded. The same request completes once a valid certificate is configured (the operator's key, or the organization uploads a valid one or removes its own).
+             *
              *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
              */
             503: {
@@ -12981,7 +13001,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "signing_unavailable" | "service_unavailable";
+                            code: "signing_unavailable" | "signing_certificate_invalid" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -14895,6 +14915,8 @@ export interface operations {
             /**
              * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization's own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization's certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.
              *
+             *     `signing_certificate_invalid`: The certificate that would sign the final PDF or the audit version (the installation's or the organization's), or the timestamp authority's, is revoked (its OCSP responder or CRL says so), expired or not yet valid; the message names the certificate and the reason. Nothing was signed or recorded. The same request completes once a valid certificate is configured (the operator's key, or the organization uploads a valid one or removes its own).
+             *
              *     `write_outcome_unknown`: The store lost the answer to this request's write and stayed unreachable while the service checked: it may or may not have been applied. Check the resource before sending it again with a new Idempotency-Key; this key answers the same, so it can never apply twice.
              *
              *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
@@ -14915,7 +14937,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "signing_unavailable" | "write_outcome_unknown" | "service_unavailable";
+                            code: "signing_unavailable" | "signing_certificate_invalid" | "write_outcome_unknown" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -30781,6 +30803,8 @@ export interface operations {
             /**
              * @description `signing_unavailable`: The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization's own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization's certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.
              *
+             *     `signing_certificate_invalid`: The certificate that would sign the final PDF or the audit version (the installation's or the organization's), or the timestamp authority's, is revoked (its OCSP responder or CRL says so), expired or not yet valid; the message names the certificate and the reason. Nothing was signed or recorded. The same request completes once a valid certificate is configured (the operator's key, or the organization uploads a valid one or removes its own).
+             *
              *     `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key).
              */
             503: {
@@ -30799,7 +30823,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "signing_unavailable" | "service_unavailable";
+                            code: "signing_unavailable" | "signing_certificate_invalid" | "service_unavailable";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

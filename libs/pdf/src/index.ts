@@ -36,6 +36,7 @@ export {
   newestTimestampExpiry,
   newestDocumentTimestampTime,
   LtvError,
+  SigningCertificateInvalidError,
   PADES_LEVELS,
   DOCUMENT_TIMESTAMP_SUBFILTER,
   type PadesLevel,

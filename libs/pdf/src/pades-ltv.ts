@@ -6,6 +6,7 @@ import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from 'p
 import { updateIncrementally } from './append-pdfs';
 import { OID, readSignedData } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
+import { fetchRevocation, isSelfSigned, issuerOf, LtvError, SigningCertificateInvalidError } from './revocation-check';
 import { addPlaceholder } from './sign-pdf';
 import { assertOffMainThread } from './main-thread-guard';
 
@@ -27,25 +28,15 @@ import { assertOffMainThread } from './main-thread-guard';
  * nothing here reaches a host that neither the operator's certificates nor its TSA named.
  */
 
-export class LtvError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LtvError';
-  }
-}
+export { LtvError, SigningCertificateInvalidError, ocspUrls, crlUrls } from './revocation-check';
 
 export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 export const PADES_LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
 export const DOCUMENT_TIMESTAMP_SUBFILTER = 'ETSI.RFC3161';
 
-const OID_AIA = '1.3.6.1.5.5.7.1.1';
-const OID_AD_OCSP = '1.3.6.1.5.5.7.48.1';
-const OID_CRL_DP = '2.5.29.31';
 const OID_OCSP_BASIC = '1.3.6.1.5.5.7.48.1.1';
-const OID_SHA1 = '1.3.14.3.2.26';
 
 const toArrayBuffer = (b: Uint8Array): ArrayBuffer => new Uint8Array(b).buffer as ArrayBuffer;
-const sha1 = (b: Uint8Array) => createHash('sha1').update(b).digest();
 const hashOf = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 export interface ValidationMaterial {
@@ -82,51 +73,6 @@ export function cmsCertificates(cms: Buffer): Buffer[] {
   return out;
 }
 
-function extensionOf(cert: pkijs.Certificate, oid: string): pkijs.Extension | undefined {
-  return cert.extensions?.find((e) => e.extnID === oid);
-}
-
-export function ocspUrls(cert: pkijs.Certificate): string[] {
-  const aia = extensionOf(cert, OID_AIA)?.parsedValue as pkijs.InfoAccess | undefined;
-  return (aia?.accessDescriptions ?? [])
-    .filter((d) => d.accessMethod === OID_AD_OCSP && d.accessLocation.type === 6)
-    .map((d) => String(d.accessLocation.value));
-}
-
-export function crlUrls(cert: pkijs.Certificate): string[] {
-  const dps = extensionOf(cert, OID_CRL_DP)?.parsedValue as pkijs.CRLDistributionPoints | undefined;
-  const out: string[] = [];
-  for (const dp of dps?.distributionPoints ?? []) {
-    const names = Array.isArray(dp.distributionPoint) ? dp.distributionPoint : [];
-    for (const name of names) if (name.type === 6) out.push(String(name.value));
-  }
-  return out;
-}
-
-const httpUrl = (url: string) => /^https?:\/\//i.test(url);
-
-/** The issuer of `cert` among `pool`: the one whose subject is its issuer and whose key verifies it. */
-function issuerOf(cert: Buffer, pool: Buffer[]): Buffer | undefined {
-  const x = new X509Certificate(cert);
-  return pool.find((candidate) => {
-    if (candidate.equals(cert)) return false;
-    const issuer = new X509Certificate(candidate);
-    return issuer.subject === x.issuer && x.checkIssued(issuer) && x.verify(issuer.publicKey);
-  });
-}
-
-function ocspRequest(cert: pkijs.Certificate, issuer: pkijs.Certificate): Buffer {
-  const certId = new pkijs.CertID({
-    hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID_SHA1, algorithmParams: new asn1js.Null() }),
-    issuerNameHash: new asn1js.OctetString({ valueHex: toArrayBuffer(sha1(new Uint8Array(issuer.subject.toSchema().toBER()))) }),
-    issuerKeyHash: new asn1js.OctetString({ valueHex: toArrayBuffer(sha1(issuer.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView)) }),
-    serialNumber: cert.serialNumber,
-  });
-  const request = new pkijs.OCSPRequest();
-  request.tbsRequest.requestList = [new pkijs.Request({ reqCert: certId })];
-  return Buffer.from(request.toSchema(true).toBER());
-}
-
 /** A successful OCSPResponse's basic response (RFC 6960 §4.2.1), or an error saying why not. */
 export function readOcspResponse(der: Buffer): pkijs.BasicOCSPResponse {
   const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
@@ -136,28 +82,24 @@ export function readOcspResponse(der: Buffer): pkijs.BasicOCSPResponse {
   return pkijs.BasicOCSPResponse.fromBER(toArrayBuffer(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView)));
 }
 
-async function post(url: string, body: Buffer, type: string, timeoutMs: number): Promise<Buffer> {
-  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': type }, body: new Uint8Array(body), signal: AbortSignal.timeout(timeoutMs) });
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return Buffer.from(await response.arrayBuffer());
-}
-
-async function get(url: string, timeoutMs: number): Promise<Buffer> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return Buffer.from(await response.arrayBuffer());
-}
-
 export interface CollectOptions {
   timeoutMs?: number;
+  /**
+   * A certificate found revoked now: refused (SigningCertificateInvalidError, the default: the
+   * material is for a signature or timestamp being made) or embedded as found (the archive step,
+   * which adds evidence to a file signed long ago and judges nothing).
+   */
+  refuseRevoked?: boolean;
 }
 
 /**
  * The chain and revocation data for `certificates`: each certificate that is not self-signed gets
  * an OCSP response from its responder (the responder's own certificates go in the chain too) or,
- * failing that, its distribution point's CRL. A certificate that names neither needs none (a
+ * failing that, its distribution point's CRL, each judged by the verifier's rules
+ * (revocation-check.ts) before it is embedded. A certificate that names neither needs none (a
  * trust anchor, an installation's self-signed certificate). One that names some, none of which
- * answers, is an LtvError: a B-LT file without it would not validate once the certificate expires.
+ * gives a usable answer, is an LtvError: a B-LT file without it would not validate once the
+ * certificate expires; one found revoked is a SigningCertificateInvalidError.
  */
 export async function collectValidationMaterial(certificates: Buffer[], options: CollectOptions = {}): Promise<ValidationMaterial> {
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -166,57 +108,31 @@ export async function collectValidationMaterial(certificates: Buffer[], options:
   const ocsps: Buffer[] = [];
   const crls = new Map<string, Buffer>();
   const done = new Set<string>();
+  const now = new Date();
   // Responders' certificates join the pool as they arrive; loop until nothing new needs data.
   for (let pass = 0; pass < 4; pass++) {
     const pending = [...certs.entries()].filter(([h]) => !done.has(h));
     if (!pending.length) break;
     for (const [h, der] of pending) {
       done.add(h);
-      const cert = pkijs.Certificate.fromBER(toArrayBuffer(der));
-      const x = new X509Certificate(der);
-      if (x.subject === x.issuer && x.verify(x.publicKey)) continue;
-      const oUrls = ocspUrls(cert).filter(httpUrl);
-      const cUrls = crlUrls(cert).filter(httpUrl);
-      if (!oUrls.length && !cUrls.length) continue;
-      const issuerDer = issuerOf(der, [...certs.values()]);
-      const failures: string[] = [];
-      let covered = false;
-      if (issuerDer) {
-        const issuer = pkijs.Certificate.fromBER(toArrayBuffer(issuerDer));
-        for (const url of oUrls) {
-          try {
-            const der = await post(url, ocspRequest(cert, issuer), 'application/ocsp-request', timeoutMs);
-            const basic = readOcspResponse(der);
-            for (const c of basic.certs ?? []) {
-              const b = Buffer.from(c.toSchema().toBER());
-              certs.set(hashOf(b), b);
-              // An OCSP responder's certificate is checked by its id-pkix-ocsp-nocheck, not by OCSP.
-              done.add(hashOf(b));
-            }
-            ocsps.push(der);
-            covered = true;
-            break;
-          } catch (error) {
-            failures.push(`OCSP ${url}: ${(error as Error).message}`);
-          }
-        }
-      } else if (oUrls.length) {
-        failures.push('OCSP: the issuer certificate is not in the chain');
+      if (isSelfSigned(der)) continue;
+      const answer = await fetchRevocation(der, issuerOf(der, [...certs.values()]), now, timeoutMs);
+      if (!answer) continue;
+      const subject = new X509Certificate(der).subject.replace(/\n/g, ', ');
+      if (answer.verdict.status === 'unknown') throw new LtvError(`no revocation data for ${subject}: ${answer.verdict.detail}`);
+      if (answer.verdict.status === 'revoked' && options.refuseRevoked !== false) {
+        throw new SigningCertificateInvalidError(`the certificate ${subject} (SHA-256 ${hashOf(der)}) is revoked: ${answer.verdict.detail}`);
       }
-      if (!covered) {
-        for (const url of cUrls) {
-          try {
-            const crl = await get(url, timeoutMs);
-            pkijs.CertificateRevocationList.fromBER(toArrayBuffer(crl));
-            crls.set(hashOf(crl), crl);
-            covered = true;
-            break;
-          } catch (error) {
-            failures.push(`CRL ${url}: ${(error as Error).message}`);
-          }
+      if (answer.ocsp) {
+        for (const c of readOcspResponse(answer.ocsp).certs ?? []) {
+          const b = Buffer.from(c.toSchema().toBER());
+          certs.set(hashOf(b), b);
+          // An OCSP responder's certificate is checked by its id-pkix-ocsp-nocheck, not by OCSP.
+          done.add(hashOf(b));
         }
+        ocsps.push(answer.ocsp);
       }
-      if (!covered) throw new LtvError(`no revocation data for ${x.subject.replace(/\n/g, ', ')}: ${failures.join('; ')}`);
+      if (answer.crl) crls.set(hashOf(answer.crl), answer.crl);
     }
   }
   return { certs: [...certs.values()], ocsps, crls: [...crls.values()] };

@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { OID, readSignedData, sha256 } from './cades-cms';
+import { checkTimestampAuthority } from './revocation-check';
 
 /**
  * RFC 3161 client for the signature-time-stamp unsigned attribute (the step
  * from PAdES B-B towards B-T), on pkijs' TimeStampReq/TimeStampResp/TSTInfo.
- * We check that the token answers *our* request (imprint and nonce); we do
- * not validate the TSA's own signature or chain — that needs a trust list,
+ * We check that the token answers *our* request (imprint and nonce) and that the TSA's
+ * certificate (and the chain the token carries) is valid now and not revoked where it names
+ * revocation sources (revocation-check.ts); whether to trust the TSA's root needs a trust list,
  * which belongs to whoever verifies the PDF.
  */
 
@@ -126,5 +128,7 @@ export async function requestTimestampToken(tsaUrl: string, signatureValue: Buff
     throw new TimestampError(`TSA ${tsaUrl} unreachable: ${(error as Error).message}`);
   }
   if (!response.ok) throw new TimestampError(`TSA ${tsaUrl} answered HTTP ${response.status}`);
-  return parseTimestampResponse(Buffer.from(await response.arrayBuffer()), imprint, nonce);
+  const token = parseTimestampResponse(Buffer.from(await response.arrayBuffer()), imprint, nonce);
+  await checkTimestampAuthority(token, { timeoutMs: options.timeoutMs });
+  return token;
 }

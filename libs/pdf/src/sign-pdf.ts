@@ -6,6 +6,7 @@ import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFInvalidObject, PDFName
 import { updateIncrementally } from './append-pdfs';
 import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
+import { checkCertificateChain } from './revocation-check';
 import { signerFromP12 } from './signing-identity';
 import { signerFromSpec, type SigningKeySpec } from './signing-key';
 import { assertOffMainThread } from './main-thread-guard';
@@ -36,6 +37,14 @@ function signerOf(opts: SignPdfOptions): CmsSigner {
   if (opts.key) return signerFromSpec(opts.key);
   if (!opts.p12) throw new Error('signPdf: neither a key nor a PKCS#12 given');
   return signerFromP12(opts.p12, opts.passphrase ?? '');
+}
+
+/**
+ * Before every signature: the certificate and its chain valid now and, where they name OCSP or CRL
+ * sources, not revoked (revocation-check.ts). A revoked or expired key signs nothing.
+ */
+async function checkSignerCertificate(signer: CmsSigner): Promise<void> {
+  await checkCertificateChain([signer.certificate, ...signer.chain], { role: 'signing' });
 }
 
 export function sha256Hex(buf: Buffer | Uint8Array): string {
@@ -116,6 +125,7 @@ export async function signPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer
 export async function signDocument(doc: PDFDocument, opts: SignPdfOptions): Promise<Buffer> {
   assertOffMainThread('signDocument');
   const signer = signerOf(opts);
+  await checkSignerCertificate(signer);
   if (opts.evidence) {
     const info = infoDictionary(doc);
     for (const [key, value] of Object.entries(opts.evidence)) info.set(PDFName.of(key), PDFHexString.fromText(value));
@@ -208,6 +218,7 @@ export function addPlaceholder(doc: PDFDocument, opts: PlaceholderOptions): void
 export async function countersignPdf(pdf: Buffer, opts: SignPdfOptions): Promise<Buffer> {
   assertOffMainThread('countersignPdf');
   const signer = signerOf(opts);
+  await checkSignerCertificate(signer);
   const withPlaceholder = await updateIncrementally(pdf, (doc) => {
     // As signPdf does: written in the update, before the placeholder, so the signature covers it.
     if (opts.evidence) {

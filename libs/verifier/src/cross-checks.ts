@@ -1,6 +1,6 @@
 import { eventHash, GENESIS_HASH, HashableEvent } from '../../event-store/src/hash-chain';
 import type { BundledEvent } from './bundle-format';
-import { describeDifferences, DocumentFacts, documentFacts, factDifferences, implausibleFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
+import { describeDifferences, DocumentFacts, documentFacts, EventFact, factDifferences, implausibleFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
 import { checkTimestampToken, DocumentSealProof, sealSignatureProblem } from './document-seal';
 
 /**
@@ -133,6 +133,27 @@ export interface AuditFactsEntry {
 export const AUDIT_FACTS_PDF_KEY = 'DojangAuditFacts';
 
 /**
+ * The certified events the log no longer holds, each named as itself: matched in order by type,
+ * recorded time and actor, not by position, so a decline deleted from the middle (and the rest
+ * re-numbered and re-hashed) is named as the decline, not as whatever now sits at the end.
+ */
+export function missingEvents(certified: EventFact[], log: EventFact[]): EventFact[] {
+  const missing: EventFact[] = [];
+  let next = 0;
+  for (const fact of certified) {
+    let at = next;
+    while (at < log.length && !sameEvent(fact, log[at])) at++;
+    if (at < log.length) next = at + 1;
+    else missing.push(fact);
+  }
+  return missing;
+}
+
+function sameEvent(a: EventFact, b: EventFact): boolean {
+  return a.type === b.type && a.occurred_at === b.occurred_at && a.actor === b.actor;
+}
+
+/**
  * The audit certificate was generated from the log: its embedded facts (the ones it prints) are
  * the facts of the first `event_count` events, which must hash to its head. A log edited after
  * the certificate was made, or a certificate edited, disagrees and the fact is named.
@@ -142,7 +163,7 @@ export function verifyCertificateFacts(documentId: string, events: BundledEvent[
   if (!certificateSigned) return { status: 'fail', detail: "the audit certificate's signature does not verify, so the facts it states cannot be trusted" };
   if (entry.document_id !== documentId) return { status: 'fail', detail: `the audit certificate is about document ${entry.document_id}` };
   if (events.length < entry.event_count) {
-    const lost = entry.facts.events.slice(events.length).map((e) => `${e.type} at revision ${e.revision}`);
+    const lost = missingEvents(entry.facts.events, documentFacts(documentId, events).events).map((e) => `${e.type} at revision ${e.revision}`);
     return { status: 'fail', detail: `the audit certificate lists ${entry.event_count} events (status ${entry.facts.status}), the log has ${events.length}: missing ${lost.join(', ')}` };
   }
   const derived = documentFacts(documentId, events, entry.event_count - 1);

@@ -130,5 +130,9 @@ describe('DocumentSealed: sealed by the server, checked offline', () => {
     expect(verifyCertificateFacts(DOC, events, entry, true).status).toBe('pass');
     expect(verifyCertificateFacts(DOC, backdated, entry, true)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/canceled\.canceled_at: certificate "2026-03-02T09:00:00.000Z", events "2020-01-01T00:00:00.000Z"/) });
     expect(verifyCertificateFacts(DOC, events.slice(0, 2), entry, true)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/missing DocumentCanceled at revision 2, DocumentSealed at revision 3/) });
+    // Only the conclusion deleted, the rest re-numbered and re-hashed: named as itself, not as the
+    // event that now ends the log short (issue 31, item 8).
+    const withoutCancel = rehashed(events.filter((e) => e.type !== 'DocumentCanceled').map((e, i) => ({ ...e, stream_revision: i })));
+    expect(verifyCertificateFacts(DOC, withoutCancel, entry, true)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/the log has 3: missing DocumentCanceled at revision 2$/) });
   });
 });

@@ -1,4 +1,6 @@
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { pemCertificates } from './pades';
 import { BundleVerdict, UnreadableBundleError, verifyBundle } from './verify-bundle';
 
 export const EXIT = { ok: 0, failed: 1, unreadable: 2 } as const;
@@ -21,29 +23,72 @@ export function formatVerdict(v: BundleVerdict): string {
   return `${lines.join('\n')}\n`;
 }
 
+const USAGE = '사용법 / usage: dojang-verify [--trust anchors.pem]... <bundle.zip>\n';
+
+/** `--trust FILE` (repeatable) and the one bundle path; null when the arguments make no sense. */
+function parseArguments(argv: string[]): { path: string; trust: string[] } | null {
+  const trust: string[] = [];
+  const paths: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--trust') {
+      if (!argv[i + 1]) return null;
+      trust.push(argv[++i]);
+    } else if (a.startsWith('--trust=')) trust.push(a.slice('--trust='.length));
+    else if (a.startsWith('-')) return null;
+    else paths.push(a);
+  }
+  return paths.length === 1 ? { path: paths[0], trust } : null;
+}
+
+/** Trust anchors from PEM (one or more certificates) or a single DER certificate. */
+function readAnchors(bytes: Buffer): Buffer[] {
+  const text = bytes.toString('latin1');
+  if (text.includes('-----BEGIN CERTIFICATE-----')) return pemCertificates(text);
+  return [bytes];
+}
+
 /** `dojang-verify bundle.zip`: 0 all checks pass, 1 any fails, 2 the input cannot be read. */
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
-  const path = argv.find((a) => !a.startsWith('-'));
-  if (!path || argv.includes('--help') || argv.includes('-h')) {
-    err.write('사용법 / usage: dojang-verify <bundle.zip>\n');
+  const args = argv.includes('--help') || argv.includes('-h') ? null : parseArguments(argv);
+  if (!args) {
+    err.write(USAGE);
     return EXIT.unreadable;
+  }
+  const { path } = args;
+  const trustAnchors: Buffer[] = [];
+  for (const file of args.trust) {
+    try {
+      const anchors = readAnchors(await readFile(file));
+      // Each must parse as a certificate: a wrong file is said now, not as "untrusted" later.
+      for (const a of anchors) new X509Certificate(a);
+      if (!anchors.length) throw new Error('no certificate in it');
+      trustAnchors.push(...anchors);
+    } catch (error) {
+      err.write(`신뢰 앵커를 읽을 수 없습니다 / cannot read trust anchors ${file}: ${oneLine(error)}\n`);
+      return EXIT.unreadable;
+    }
   }
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (error) {
-    err.write(`읽을 수 없습니다 / cannot read ${path}: ${(error as Error).message}\n`);
+    err.write(`읽을 수 없습니다 / cannot read ${path}: ${oneLine(error)}\n`);
     return EXIT.unreadable;
   }
   try {
-    const verdict = verifyBundle(bytes);
+    const verdict = verifyBundle(bytes, { trustAnchors });
     out.write(formatVerdict(verdict));
     return verdict.ok ? EXIT.ok : EXIT.failed;
   } catch (error) {
-    if (error instanceof UnreadableBundleError) {
-      err.write(`증거 번들을 읽을 수 없습니다 / unreadable evidence bundle: ${error.message}\n`);
-      return EXIT.unreadable;
-    }
-    throw error;
+    // Any input that breaks a reader is unreadable input: one line, never a stack trace.
+    err.write(`증거 번들을 읽을 수 없습니다 / unreadable evidence bundle: ${oneLine(error)}\n`);
+    return EXIT.unreadable;
   }
+}
+
+/** An error's message on one line (a code such as ENOENT spelled out by Node's own message). */
+function oneLine(error: unknown): string {
+  const message = typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : String(error);
+  return message.replace(/\s*\n\s*/g, ' ').trim();
 }

@@ -1,6 +1,7 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { issuedBy, judgeRevocation, sha256Fingerprint, subjectOf, validityProblem } from './revocation';
 
 const OID_MESSAGE_DIGEST = '1.2.840.113549.1.9.4';
 const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';
@@ -10,7 +11,31 @@ const HASHES: Record<string, string> = {
   '2.16.840.1.101.3.4.2.3': 'sha512',
 };
 
-export type PadesResult = { ok: true; detail: string } | { ok: false; detail: string };
+/** Who signed, as the signature proves it: printed on success so a look-alike certificate shows. */
+export interface SignerStanding {
+  subject: string;
+  sha256: string;
+  /** The chain from the signer up, as the file carries it (signature and DSS): subject and SHA-256 each. */
+  chain: Array<{ subject: string; sha256: string }>;
+  /** The signature timestamp's time (the TSA's), or null when the time is only claimed (B-B). */
+  proven_at: string | null;
+  /** What the embedded revocation data says about the signer at that time. */
+  revocation: string;
+  /** `trusted` (the chain reaches an anchor given), `untrusted issuer` (none given), or why not. */
+  trust: string;
+}
+
+export type PadesResult =
+  | { ok: true; detail: string; signer?: SignerStanding }
+  /** `standing_problem`: the bytes verify, but the signer's standing fails (revoked, expired, revocation unknown, untrusted). */
+  | { ok: false; detail: string; signer?: SignerStanding; standing_problem?: string };
+
+export interface PadesOptions {
+  /** Trust anchors (DER): the signer's chain must reach one. None: "untrusted issuer" is said, not failed. */
+  trustAnchors?: Buffer[];
+  /** The whole file when `pdf` is one revision of it: its DSS (added later) holds the revocation data. */
+  wholeFile?: Buffer;
+}
 
 /** DER certificates from a PEM file, in order. */
 export function pemCertificates(pem: string): Buffer[] {
@@ -30,7 +55,7 @@ const toArrayBuffer = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffse
  * those bytes, the signed attributes must verify with `certificate`'s key, and the CMS must name
  * that certificate as its signer.
  */
-export function verifyPades(pdf: Buffer, certificate: Buffer): PadesResult {
+export function verifyPades(pdf: Buffer, certificate: Buffer, options: PadesOptions = {}): PadesResult {
   const signatures = signatureDictionaries(pdf);
   if (!signatures.length) return { ok: false, detail: 'no /ByteRange: the PDF carries no signature' };
   // B-LT / B-LTA: DSS and document timestamps follow the PAdES signature in later revisions.
@@ -95,7 +120,107 @@ export function verifyPades(pdf: Buffer, certificate: Buffer): PadesResult {
   }
   if (!valid) return { ok: false, detail: "the CMS signature does not verify with the bundle's certificate" };
   const after = revisionEnd === pdf.length ? '' : `; ${signatures.length - 1 - lastSignature} document timestamp(s) and validation data follow it, the newest covering the whole file`;
-  return { ok: true, detail: `signature over bytes 0..${b} and ${c}..${c + d} verifies with ${cert.subject.replace(/\n/g, ', ')}${after}` };
+  const standing = signerStandingOf(signedData, certificate, options.wholeFile ?? pdf, options.trustAnchors);
+  const said = describeStanding(standing.signer);
+  if (standing.problem) return { ok: false, detail: `the signature's bytes verify, but ${standing.problem} (${said})`, signer: standing.signer, standing_problem: standing.problem };
+  return { ok: true, detail: `signature over bytes 0..${b} and ${c}..${c + d} verifies with ${said}${after}`, signer: standing.signer };
+}
+
+/** The standing in one line: subject, fingerprint, chain, proven time, revocation, trust. */
+export function describeStanding(s: SignerStanding): string {
+  const chain = s.chain.slice(1).map((c) => `${c.subject} (SHA-256 ${c.sha256})`).join(' ← ');
+  return [
+    `${s.subject} (SHA-256 ${s.sha256})`,
+    chain ? `chain: ${chain}` : 'chain: the signer alone',
+    s.proven_at ? `proven to exist at ${s.proven_at} (signature timestamp)` : 'time only claimed (no signature timestamp)',
+    `revocation: ${s.revocation}`,
+    s.trust,
+  ].join('; ');
+}
+
+const OID_AIA = '1.3.6.1.5.5.7.1.1';
+const OID_CRL_DP = '2.5.29.31';
+
+/** The certificate names where its revocation status is published (AIA OCSP or CRL distribution points). */
+function namesRevocationSources(cert: pkijs.Certificate): boolean {
+  return !!cert.extensions?.some((e) => e.extnID === OID_AIA || e.extnID === OID_CRL_DP);
+}
+
+/**
+ * What the file proves about its signer beyond the bytes: the signature timestamp (when present
+ * it must verify over the signature value; its time is when the signature is proven to have
+ * existed), the certificate valid at that time, the revocation data the file embeds (DSS) judged
+ * at that time by the one judge (revocation.ts: revoked fails, unusable data is "revocation
+ * unknown" and fails), and the chain, built from the certificates the signature and the DSS carry,
+ * reaching a trust anchor when some are given.
+ */
+function signerStandingOf(signedData: pkijs.SignedData, certificate: Buffer, file: Buffer, anchors?: Buffer[]): { signer: SignerStanding; problem: string | null } {
+  const text = file.toString('latin1');
+  const carried = [
+    ...(signedData.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate).map((c) => Buffer.from(c.toSchema().toBER())),
+    ...dssStreams(text, file, 'Certs'),
+  ];
+  const chain = [certificate];
+  for (let i = issuerIn(certificate, carried); i && !chain.some((c) => c.equals(i!)); i = issuerIn(i, carried)) chain.push(i);
+  const problems: string[] = [];
+  const info = signedData.signerInfos[0];
+  const tokenAttr = info?.unsignedAttrs?.attributes.find((a) => a.type === OID_SIGNATURE_TIMESTAMP);
+  let provenAt: Date | null = null;
+  if (tokenAttr) {
+    const check = verifyTimestampToken(Buffer.from(tokenAttr.values[0].toBER()), Buffer.from(info.signature.valueBlock.valueHexView));
+    if (check.ok) provenAt = check.time;
+    else problems.push(`its signature timestamp does not hold: ${check.detail}`);
+  }
+  if (provenAt) {
+    const invalid = validityProblem(certificate, provenAt);
+    if (invalid) problems.push(`the signing certificate was ${invalid} (the timestamp's time)`);
+  }
+  const signer = pkijs.Certificate.fromBER(toArrayBuffer(certificate));
+  const selfSigned = chain.length === 1 && subjectOf(certificate) === new X509Certificate(certificate).issuer.replace(/\n/g, ', ');
+  const ocsps = dssStreams(text, file, 'OCSPs');
+  const crls = dssStreams(text, file, 'CRLs');
+  let revocation: string;
+  if (selfSigned) revocation = 'self-signed, nothing to revoke';
+  else if (!namesRevocationSources(signer)) revocation = 'the certificate names no revocation source';
+  else if (!ocsps.length && !crls.length) revocation = 'no revocation data embedded (no DSS with OCSP or CRL)';
+  else if (!chain[1]) {
+    revocation = "revocation unknown: the file does not carry the signer's issuer";
+    problems.push(revocation);
+  } else {
+    const verdict = judgeRevocation(certificate, chain[1], { ocsps, crls }, provenAt ?? new Date());
+    // The DSS of a file countersigned later (the audit certificate) holds the first signer's data only.
+    revocation = verdict.status === 'unknown' && verdict.none ? 'no revocation data embedded for it' : verdict.detail;
+    if (verdict.status === 'unknown' && verdict.none) {
+      // Not judged: the file carries nothing about this certificate (as a B-T file carries nothing).
+    } else if (verdict.status === 'revoked') problems.push(`the signing certificate was revoked at the signature's time: ${verdict.detail}`);
+    else if (verdict.status === 'unknown') problems.push(verdict.detail);
+  }
+  let trust: string;
+  if (!anchors?.length) trust = 'untrusted issuer: no trust anchor given (--trust FILE), so who issued the certificate is not vouched for';
+  else {
+    const top = chain[chain.length - 1];
+    const reached = anchors.find((a) => a.equals(top) || chain.some((c) => c.equals(a)) || issuedBy(top, a));
+    if (reached) trust = `trusted: the chain reaches the anchor ${subjectOf(reached)} (SHA-256 ${sha256Fingerprint(reached)})`;
+    else {
+      trust = 'untrusted issuer: the chain does not reach any trust anchor given';
+      problems.push(trust);
+    }
+  }
+  return {
+    signer: {
+      subject: subjectOf(certificate),
+      sha256: sha256Fingerprint(certificate),
+      chain: chain.map((c) => ({ subject: subjectOf(c), sha256: sha256Fingerprint(c) })),
+      proven_at: provenAt?.toISOString() ?? null,
+      revocation,
+      trust,
+    },
+    problem: problems.length ? problems.join('; ') : null,
+  };
+}
+
+function issuerIn(cert: Buffer, pool: Buffer[]): Buffer | undefined {
+  return pool.find((candidate) => !candidate.equals(cert) && issuedBy(cert, candidate));
 }
 
 /**
@@ -128,13 +253,6 @@ export function pdfChainHead(pdf: Buffer): { revision: number; hash: string; com
 }
 
 const DOCUMENT_TIMESTAMP = 'ETSI.RFC3161';
-const SIGNATURE_HASHES: Record<string, string> = {
-  '1.2.840.113549.1.1.11': 'sha256',
-  '1.2.840.113549.1.1.12': 'sha384',
-  '1.2.840.113549.1.1.13': 'sha512',
-  '1.2.840.10045.4.3.2': 'sha256',
-  '1.2.840.10045.4.3.3': 'sha384',
-};
 const OID_TST_INFO = '1.2.840.113549.1.9.16.1.4';
 const OID_SIGNATURE_TIMESTAMP = '1.2.840.113549.1.9.16.2.14';
 
@@ -354,7 +472,7 @@ export function verifyLtv(pdf: Buffer, at: Date = new Date()): LtvReport {
     if (!inDss) fail('the DSS does not hold the signer certificate');
     else if (!selfSigned && !issuer) fail("the DSS does not hold the signer's issuer");
     else {
-      const revocation = selfSigned ? 'a self-signed certificate (a trust anchor: nothing to revoke)' : revocationOf(signer, issuer!, ocsps, crls);
+      const revocation = selfSigned ? 'a self-signed certificate (a trust anchor: nothing to revoke)' : revocationOf(signer, issuer!, ocsps, crls, signedAt ?? at);
       if (revocation.startsWith('✗')) fail(revocation.slice(2));
       else {
         level = level === 'B-T' ? 'B-LT' : level;
@@ -379,42 +497,14 @@ export function verifyLtv(pdf: Buffer, at: Date = new Date()): LtvReport {
   return { ok, level, findings };
 }
 
-/** Whether `ocsps` or `crls` say `cert` was good, offline: signatures checked, times reported. */
-function revocationOf(cert: pkijs.Certificate, issuer: pkijs.Certificate, ocsps: Buffer[], crls: Buffer[]): string {
-  for (const der of ocsps) {
-    try {
-      const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(der));
-      if (response.responseStatus.valueBlock.valueDec !== 0 || !response.responseBytes) continue;
-      const basic = pkijs.BasicOCSPResponse.fromBER(toArrayBuffer(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView)));
-      const single = basic.tbsResponseData.responses.find((r) => r.certID.serialNumber.isEqual(cert.serialNumber));
-      if (!single) continue;
-      const responder = [...(basic.certs ?? []), issuer].find((c) => {
-        const key = new X509Certificate(Buffer.from(c.toSchema().toBER())).publicKey;
-        try {
-          // The bytes as received (tbsView), not a re-encoding.
-          return verify(SIGNATURE_HASHES[basic.signatureAlgorithm.algorithmId] ?? 'sha256', Buffer.from(basic.tbsResponseData.tbsView), key, Buffer.from(basic.signature.valueBlock.valueHexView));
-        } catch {
-          return false;
-        }
-      });
-      if (!responder) return '✗ the OCSP response for the signer does not verify with its responder';
-      const status = single.certStatus.idBlock.tagNumber;
-      if (status !== 0) return `✗ OCSP says the signer certificate is ${status === 1 ? 'revoked' : 'unknown'}`;
-      return `OCSP good at ${single.thisUpdate.toISOString()}`;
-    } catch {
-      continue;
-    }
-  }
-  for (const der of crls) {
-    try {
-      const crl = pkijs.CertificateRevocationList.fromBER(toArrayBuffer(der));
-      if (!crl.issuer.isEqual(issuer.subject)) continue;
-      const revoked = (crl.revokedCertificates ?? []).some((r) => r.userCertificate.isEqual(cert.serialNumber));
-      if (revoked) return '✗ the CRL lists the signer certificate as revoked';
-      return `not on the CRL of ${crl.thisUpdate.value.toISOString()}`;
-    } catch {
-      continue;
-    }
-  }
-  return '✗ the DSS holds no OCSP response or CRL for the signer certificate';
+/**
+ * Whether `ocsps` or `crls` say `cert` was good at `at` (the signature's proven time), offline,
+ * through the one judge (revocation.ts): revoked then fails, data that is malformed, stale, about
+ * another certificate or signed by another key is "revocation unknown" and fails too.
+ */
+function revocationOf(cert: pkijs.Certificate, issuer: pkijs.Certificate, ocsps: Buffer[], crls: Buffer[], at: Date): string {
+  const verdict = judgeRevocation(Buffer.from(cert.toSchema().toBER()), Buffer.from(issuer.toSchema().toBER()), { ocsps, crls }, at);
+  if (verdict.status === 'revoked') return `✗ the signer certificate was revoked before the signature's time: ${verdict.detail}`;
+  if (verdict.status === 'unknown') return `✗ ${verdict.detail}`;
+  return verdict.detail;
 }

@@ -19,6 +19,9 @@ describe('readPdfSignatures', () => {
   let certSha: string;
   let server: Server;
   let tsaUrl: string;
+  // The fake TSA's time: after its certificate (the generated identity, valid from a minute ago) begins,
+  // as a verifier now checks the signer's certificate at the timestamp's time.
+  const stampedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-pdfsigs-'));
@@ -32,7 +35,7 @@ describe('readPdfSignatures', () => {
       req.on('end', () => {
         void (async () => {
           const request = pkijs.TimeStampReq.fromBER(new Uint8Array(Buffer.concat(chunks)));
-          const tst = new pkijs.TSTInfo({ version: 1, policy: '1.3.6.1.4.1.99999.1', messageImprint: request.messageImprint, serialNumber: new asn1js.Integer({ value: 7 }), genTime: new Date('2026-03-02T09:00:00Z'), ...(request.nonce ? { nonce: request.nonce } : {}) });
+          const tst = new pkijs.TSTInfo({ version: 1, policy: '1.3.6.1.4.1.99999.1', messageImprint: request.messageImprint, serialNumber: new asn1js.Integer({ value: 7 }), genTime: stampedAt, ...(request.nonce ? { nonce: request.nonce } : {}) });
           const tstDer = Buffer.from(tst.toSchema().toBER());
           const token = await buildSignedData({ signer: tsaSigner, contentDigest: sha256(tstDer), contentType: OID.tstInfo, content: tstDer });
           const response = new pkijs.TimeStampResp({ status: new pkijs.PKIStatusInfo({ status: pkijs.PKIStatus.granted }), timeStampToken: pkijs.ContentInfo.fromBER(new Uint8Array(token)) });
@@ -74,7 +77,7 @@ describe('readPdfSignatures', () => {
     const signed = await signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), { p12: identity.p12, passphrase: identity.passphrase, tsaUrl });
     const twice = await countersignPdf(signed, { p12: identity.p12, passphrase: identity.passphrase });
     const [first, second] = readPdfSignatures(twice).signatures;
-    expect(first).toMatchObject({ valid: true, covers_whole_file: false, timestamp: { valid: true, time: '2026-03-02T09:00:00.000Z' } });
+    expect(first).toMatchObject({ valid: true, covers_whole_file: false, timestamp: { valid: true, time: stampedAt.toISOString() } });
     expect(second).toMatchObject({ valid: true, covers_whole_file: true, timestamp: null });
   });
 

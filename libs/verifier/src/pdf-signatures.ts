@@ -45,6 +45,17 @@ export interface PdfSignatureReport {
   certificate_sha256: string | null;
   /** The signature's own timestamp (PAdES B-T), if it carries one. */
   timestamp: TimestampReport | null;
+  /** The signer's chain as the file carries it (signer first), each certificate's subject and SHA-256. */
+  chain: Array<{ subject: string; sha256: string }>;
+  /** When the signature is proven to have existed: its timestamp's time, or null (only claimed). */
+  proven_at: string | null;
+  /** What the file's revocation data (DSS) says about the signer at that time, or why it says nothing. */
+  revocation: string | null;
+  /**
+   * The signed bytes verify, but the signer's standing does not hold (revoked at the signature's
+   * time, outside its validity then, revocation unknown): `valid` is false and this says why.
+   */
+  standing_problem: string | null;
   detail: string;
 }
 
@@ -159,7 +170,7 @@ function signatureSpots(pdf: Buffer): SignatureSpot[] {
 function reportOf(pdf: Buffer, spot: SignatureSpot): PdfSignatureReport {
   const [a, b, c, d] = spot.range;
   const kind = spot.subFilter === 'ETSI.RFC3161' ? 'document_timestamp' : 'signature';
-  const base = { kind, sub_filter: spot.subFilter, covers_whole_file: a === 0 && c + d === pdf.length, signer: null, certificate_sha256: null, timestamp: null } as const;
+  const base = { kind, sub_filter: spot.subFilter, covers_whole_file: a === 0 && c + d === pdf.length, signer: null, certificate_sha256: null, timestamp: null, chain: [] as PdfSignatureReport['chain'], proven_at: null, revocation: null, standing_problem: null } as const;
   if (a !== 0 || b > c || c + d > pdf.length || !spot.contents) {
     return { ...base, valid: false, detail: `/ByteRange [${a} ${b} ${c} ${d}] does not describe a signature of this file` };
   }
@@ -175,11 +186,12 @@ function reportOf(pdf: Buffer, spot: SignatureSpot): PdfSignatureReport {
   if (kind === 'document_timestamp') {
     const signed = Buffer.concat([pdf.subarray(0, b), pdf.subarray(c, c + d)]);
     const ts = checkTimestamp(signedData, signed);
-    return { ...base, ...named, valid: ts.valid, timestamp: ts, detail: ts.detail };
+    return { ...base, ...named, valid: ts.valid, timestamp: ts, proven_at: ts.valid ? ts.time : null, detail: ts.detail };
   }
   if (!der) return { ...base, ...named, valid: false, detail: 'the CMS carries no certificate of its signer' };
   // The revision this signature was made over ends at c + d: checked as that revision's last signature.
-  const pades = verifyPades(pdf.subarray(0, c + d), der);
+  // The DSS that judges its signer's revocation comes in a later revision: read from the whole file.
+  const pades = verifyPades(pdf.subarray(0, c + d), der, { wholeFile: pdf });
   const tokenAttr = signedData.signerInfos[0]?.unsignedAttrs?.attributes.find((attr) => attr.type === OID_TIMESTAMP_TOKEN);
   let timestamp: TimestampReport | null = null;
   if (tokenAttr) {
@@ -190,7 +202,8 @@ function reportOf(pdf: Buffer, spot: SignatureSpot): PdfSignatureReport {
       timestamp = { valid: false, time: null, authority: null, detail: `the timestamp token cannot be read: ${(error as Error).message}` };
     }
   }
-  return { ...base, ...named, valid: pades.ok, timestamp, detail: pades.detail };
+  const standing = pades.signer ? { chain: pades.signer.chain, proven_at: pades.signer.proven_at, revocation: pades.signer.revocation } : {};
+  return { ...base, ...named, ...standing, valid: pades.ok, timestamp, standing_problem: pades.ok ? null : (pades.standing_problem ?? null), detail: pades.detail };
 }
 
 /** Every signature and document timestamp of `pdf`, its DSS and its Dojang chain head. */

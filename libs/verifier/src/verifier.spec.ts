@@ -5,6 +5,7 @@ import { PDFDocument } from 'pdf-lib';
 import { signChainHead } from '@dojang/application/verification/chain-head-proof';
 import { evidenceKeyOf, loadOrCreateSigningIdentity, signPdf, SigningIdentity } from '@dojang/pdf';
 import { ChainHeadStatement, chainHeadProofProblem } from './chain-head-proof';
+import { main } from './main';
 import { pdfChainHead, pemCertificates, verifyPades } from './pades';
 
 /**
@@ -58,5 +59,41 @@ describe('libs/verifier against what the server signs', () => {
 
     const stranger = await loadOrCreateSigningIdentity({ dataDir: path.join(dir, 'other') });
     expect(verifyPades(signed, pemCertificates(stranger.certificatePem)[0])).toEqual({ ok: false, detail: expect.stringMatching(/another certificate/) });
+  });
+});
+
+describe('dojang-verify: a missing or unreadable input is one line and exit 2', () => {
+  const run = async (argv: string[]) => {
+    let out = '';
+    let err = '';
+    const sink = (add: (s: string) => void) => ({ write: (s: string) => (add(s), true) }) as unknown as NodeJS.WritableStream;
+    const code = await main(argv, sink((s) => (out += s)), sink((s) => (err += s)));
+    return { code, out, err };
+  };
+
+  it('names the file and the reason, never a stack trace: missing, a directory, not a ZIP, a missing or wrong --trust file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-verify-input-'));
+    try {
+      const notZip = path.join(dir, 'bundle.zip');
+      fs.writeFileSync(notZip, 'not a zip');
+      const notPem = path.join(dir, 'anchors.pem');
+      fs.writeFileSync(notPem, 'not a certificate');
+      const cases: Array<[string[], RegExp]> = [
+        [[path.join(dir, 'missing.zip')], /^읽을 수 없습니다 \/ cannot read .*missing\.zip: ENOENT: no such file or directory/],
+        [[dir], /^읽을 수 없습니다 \/ cannot read .*: EISDIR/],
+        [[notZip], /^증거 번들을 읽을 수 없습니다 \/ unreadable evidence bundle: not a readable ZIP/],
+        [['--trust', path.join(dir, 'missing.pem'), notZip], /^신뢰 앵커를 읽을 수 없습니다 \/ cannot read trust anchors .*missing\.pem: ENOENT/],
+        [['--trust', notPem, notZip], /^신뢰 앵커를 읽을 수 없습니다 \/ cannot read trust anchors .*anchors\.pem: /],
+        [['--trust'], /^사용법 \/ usage: dojang-verify \[--trust anchors\.pem\]\.\.\. <bundle\.zip>/],
+      ];
+      for (const [argv, expected] of cases) {
+        const { code, out, err } = await run(argv);
+        expect({ argv, code, out }).toEqual({ argv, code: 2, out: '' });
+        expect(err).toMatch(expected);
+        expect(err.trim().split('\n')).toHaveLength(1);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -18,7 +18,7 @@ import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
 import { MANIFEST_SIGNATURE_FILE, manifestSignatureProblem } from './manifest-signature';
 import { ChainHeadProof, chainHeadProofProblem, completingSignatureOf, sha256Hex } from './chain-head-proof';
 import { deliveryHeadProblem, verifyDeliveryChain } from './delivery-chain';
-import { pdfChainHead, pdfEvidenceEntry, pemCertificates, verifyPades } from './pades';
+import { PadesResult, pdfChainHead, pdfEvidenceEntry, pemCertificates, verifyPades } from './pades';
 
 export type CheckId =
   | 'manifest'
@@ -260,30 +260,40 @@ function checkPdfHashes(events: BundledEvent[], original: Buffer | undefined, fi
  * organization's own certificate that final-signing-chain.pem names (a file the signed manifest
  * lists: the installation vouches for it, and final.pdf's hash is sealed in the log).
  */
-function checkPades(finalPdf: Buffer | undefined, certificate: Buffer | undefined, organizationCertificate?: Buffer): BundleCheck {
+function checkPades(finalPdf: Buffer | undefined, certificate: Buffer | undefined, organizationCertificate: Buffer | undefined, options: VerifyBundleOptions): BundleCheck {
   if (!finalPdf) return skip('pades', 'PAdES signature: no final PDF yet', 'PAdES 서명: 아직 최종 PDF가 없습니다');
+  const padesOptions = { trustAnchors: options.trustAnchors };
   if (organizationCertificate) {
-    const own = verifyPades(finalPdf, organizationCertificate);
+    const own = verifyPades(finalPdf, organizationCertificate, padesOptions);
     const fingerprint = sha256Hex(organizationCertificate);
     return own.ok
-      ? pass('pades', `PAdES signature: ${own.detail}, with the organization's own certificate (SHA-256 ${fingerprint}, final-signing-chain.pem)`, `PAdES 서명: 최종 PDF의 서명이 조직 인증서(final-signing-chain.pem)로 검증됩니다`)
+      ? pass('pades', `PAdES signature: ${own.detail}, with the organization's own certificate (SHA-256 ${fingerprint}, final-signing-chain.pem)`, `PAdES 서명: 최종 PDF의 서명이 조직 인증서(final-signing-chain.pem)로 검증됩니다${standingKo(own)}`)
       : fail('pades', `PAdES signature: ${own.detail} (the organization's certificate in final-signing-chain.pem)`, `PAdES 서명: 검증 실패 (${own.detail})`);
   }
   if (!certificate) return fail('pades', 'PAdES signature: no certificate in the bundle', 'PAdES 서명: 번들에 인증서가 없습니다');
-  const result = verifyPades(finalPdf, certificate);
+  const result = verifyPades(finalPdf, certificate, padesOptions);
   return result.ok
-    ? pass('pades', `PAdES signature: ${result.detail}`, 'PAdES 서명: 최종 PDF의 서명이 번들의 인증서로 검증됩니다')
+    ? pass('pades', `PAdES signature: ${result.detail}`, `PAdES 서명: 최종 PDF의 서명이 번들의 인증서로 검증됩니다${standingKo(result)}`)
     : fail('pades', `PAdES signature: ${result.detail}`, `PAdES 서명: 검증 실패 (${result.detail})`);
+}
+
+/** The signer's fingerprint and proven time, for the Korean line (the English detail says all). */
+function standingKo(result: PadesResult): string {
+  const s = result.signer;
+  if (!s) return '';
+  const time = s.proven_at ? `, 타임스탬프로 증명된 서명 시각 ${s.proven_at}` : ', 서명 시각은 주장일 뿐입니다(타임스탬프 없음)';
+  const trust = s.trust.startsWith('trusted') ? ', 신뢰 앵커까지 체인이 이어집니다' : ', 신뢰할 발급자가 확인되지 않았습니다(untrusted issuer: --trust 파일 없음)';
+  return ` (인증서 SHA-256 ${s.sha256}${time}${trust})`;
 }
 
 /**
  * (f) The audit certificate's own signature: the countersignature made when it was generated
  * covers the whole file (the contract, the certificate pages and the delivery head it seals).
  */
-function checkAuditCertificate(auditPdf: Buffer | undefined, certificate: Buffer | undefined): BundleCheck {
+function checkAuditCertificate(auditPdf: Buffer | undefined, certificate: Buffer | undefined, options: VerifyBundleOptions): BundleCheck {
   if (!auditPdf) return fail('audit_certificate', 'Audit certificate signature: no audit-certificate.pdf in the bundle', '감사 추적 인증서 서명: 번들에 audit-certificate.pdf가 없습니다');
   if (!certificate) return fail('audit_certificate', 'Audit certificate signature: no certificate in the bundle', '감사 추적 인증서 서명: 번들에 인증서가 없습니다');
-  const result = verifyPades(auditPdf, certificate);
+  const result = verifyPades(auditPdf, certificate, { trustAnchors: options.trustAnchors });
   return result.ok
     ? pass('audit_certificate', `Audit certificate signature: ${result.detail}`, '감사 추적 인증서 서명: 인증서 전체가 번들의 인증서로 서명되어 있습니다')
     : fail('audit_certificate', `Audit certificate signature: ${result.detail}`, `감사 추적 인증서 서명: 검증 실패 (${result.detail})`);
@@ -422,8 +432,17 @@ function checkCertificateFacts(manifest: BundleManifest, events: BundledEvent[],
   return fromCross('certificate_facts', 'Audit certificate facts', '감사 추적 인증서 내용', verifyCertificateFacts(manifest.document_id, events, entry, certificateOk));
 }
 
+export interface VerifyBundleOptions {
+  /**
+   * Certificates (DER) the verifying party trusts (`dojang-verify --trust FILE`): each PDF's signer
+   * chain must reach one. Without any, the checks say "untrusted issuer" (the bundle's own
+   * signing-chain.pem is the bundle's claim, not a trust anchor) but do not fail on it.
+   */
+  trustAnchors?: Buffer[];
+}
+
 /** Everything a bundle proves, with no server, database or secret: only the bytes in the ZIP. */
-export function verifyBundle(zip: Uint8Array): BundleVerdict {
+export function verifyBundle(zip: Uint8Array, options: VerifyBundleOptions = {}): BundleVerdict {
   const { files, manifest, events } = readBundle(zip);
   const chainPem = files[BUNDLE_FILES.signingChain];
   let certificate: Buffer | undefined;
@@ -441,7 +460,7 @@ export function verifyBundle(zip: Uint8Array): BundleVerdict {
   }
   const original = files[BUNDLE_FILES.original];
   const finalPdf = files[BUNDLE_FILES.final];
-  const auditCertificate = checkAuditCertificate(files[BUNDLE_FILES.auditCertificate], certificate);
+  const auditCertificate = checkAuditCertificate(files[BUNDLE_FILES.auditCertificate], certificate, options);
   const deliveries = checkDeliveries(manifest, files, auditCertificate.status === 'pass');
   const checks = [
     checkManifest(manifest, files),
@@ -451,7 +470,7 @@ export function verifyBundle(zip: Uint8Array): BundleVerdict {
     checkSeal(manifest, events, certificate),
     checkConsistency(manifest, events, files),
     checkPdfHashes(events, original, finalPdf),
-    checkPades(finalPdf, certificate, organizationCertificate),
+    checkPades(finalPdf, certificate, organizationCertificate, options),
     auditCertificate,
     checkCertificateFacts(manifest, events, files, auditCertificate.status === 'pass'),
     deliveries.check,

@@ -311,7 +311,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'Download the PDF',
     description: 'The signed final PDF once completed, otherwise the original (rendered from the body with Korean fonts, or the uploaded file). audit=true appends the audit-trail certificate.',
     ok: { status: 200, description: 'The PDF (Content-Disposition: attachment).', media: pdf },
-    errors: ['document_not_found', 'invalid_parameter', 'signing_unavailable', ...PDF_WORK],
+    errors: ['document_not_found', 'invalid_parameter', 'signing_unavailable', 'signing_certificate_invalid', ...PDF_WORK],
     query: { audit: { description: 'true appends the audit-trail certificate pages.', schema: { type: 'boolean', default: false } } },
   },
   // ---- signer side
@@ -339,7 +339,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id, one of the session\'s organization_seals) or a seal image (seal_image). seal_source says where the seal came from and is recorded on the signing event with the image\'s SHA-256: made (from POST …/seal_preview, with the same seal_shape and seal_text: the server renders it again, 400 seal_image_mismatch for any other image), drawn, uploaded (the default for seal_image) or organization (the default for seal_id). The participant\'s signing draft is deleted once the signature is recorded. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant\'s value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.',
     ok: { status: 200, description: 'The signing session after signing.', json: S.SigningSessionSchema },
-    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'consent_required', 'seal_upload_required', 'seal_text_invalid', 'seal_image_mismatch', 'field_value_required', 'field_value_invalid', 'field_values_too_large', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', 'signing_unavailable', ...PDF_WORK],
+    errors: [...SIGNER_ACTION, 'participant_not_found', 'group_already_signed', 'consent_required', 'seal_upload_required', 'seal_text_invalid', 'seal_image_mismatch', 'field_value_required', 'field_value_invalid', 'field_values_too_large', 'missing_parameter', 'invalid_parameter', 'file_too_large', 'unsupported_file_type', 'signing_unavailable', 'signing_certificate_invalid', ...PDF_WORK],
   },
   Signing_saveDraft: {
     summary: 'Save a signing draft',
@@ -749,7 +749,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description:
       'One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM; with final-signing-chain.pem the organization\'s own certificate when it signed final.pdf) and a manifest of SHA-256s, signed (manifest.json.jws). `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys: their bundle masks the events as /history does (no PIN or token hash, phones and e-mails masked) and the manifest lists the masked revisions (redacted_events).',
     ok: { status: 200, description: 'The ZIP.', media: { 'application/zip': { type: 'string', contentMediaType: 'application/zip' } } },
-    errors: ['document_not_found', 'signing_unavailable', ...PDF_WORK],
+    errors: ['document_not_found', 'signing_unavailable', 'signing_certificate_invalid', ...PDF_WORK],
   },
   Admin_projections: {
     summary: 'Projection status (operators)',

@@ -1067,6 +1067,11 @@ const PdfSignatureSchema = obj({
   signer: note('Subject of the signing certificate, as the PDF names it.', strOrNull),
   by_this_service: note('Signed with this Dojang installation\'s document-signing certificate.', bool),
   timestamp: note('The signature\'s own RFC 3161 timestamp (PAdES B-T), or null.', orNull(TimestampSchema)),
+  certificate_sha256: note('SHA-256 fingerprint of the signing certificate (DER): compare it with the one the operator publishes; a look-alike certificate has another.', strOrNull),
+  chain: note('The signer\'s certificate chain as the file carries it (signature and DSS), signer first.', arrayOf(obj({ subject: str, sha256: note('SHA-256 of the certificate (DER).', sha256) }))),
+  proven_at: note('When the signature is proven to have existed: its timestamp\'s time (the authority\'s, not the signer\'s clock); null when the time is only claimed.', timeOrNull),
+  revocation: note('What the revocation data the file embeds (OCSP responses, CRLs in its DSS) says about the signing certificate at that time, or why it says nothing.', strOrNull),
+  standing_problem: note('The signed bytes verify but the signature does not hold, and why: the certificate was revoked at the signature\'s time, was outside its validity then, or its revocation is unknown (revocation data that is malformed, stale, about another certificate or signed by another key). null otherwise; valid is false whenever this is set.', strOrNull),
 });
 
 const VerifiedParticipantSchema = obj({
@@ -1082,8 +1087,8 @@ export const PdfVerificationSchema = component(
   obj({
     object: konst('pdf_verification'),
     verdict: note(
-      'issued_unchanged: this service issued exactly this file; altered: the file carries this service\'s signature or a document head it sealed, but its bytes were changed; not_issued: this service did not issue it.',
-      enumOf(['issued_unchanged', 'altered', 'not_issued']),
+      'issued_unchanged: this service issued exactly this file and its signature holds; issued_signature_invalid: this service issued exactly this file, but its signature does not hold (the signing certificate was revoked or outside its validity at the signature\'s time, or its revocation is unknown: see signatures[].standing_problem); altered: the file carries this service\'s signature or a document head it sealed, but its bytes were changed; not_issued: this service did not issue it.',
+      enumOf(['issued_unchanged', 'issued_signature_invalid', 'altered', 'not_issued']),
     ),
     sha256: note('SHA-256 of the file you sent (the file itself is not kept).', sha256),
     issued: note('This service issued exactly this file.', bool),

@@ -146,6 +146,12 @@ export const ERROR_CODES = {
     description:
       'The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization\'s own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization\'s certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.',
   },
+  signing_certificate_invalid: {
+    status: 503,
+    type: 'api_error',
+    description:
+      'The certificate that would sign the final PDF or the audit version (the installation\'s or the organization\'s), or the timestamp authority\'s, is revoked (its OCSP responder or CRL says so), expired or not yet valid; the message names the certificate and the reason. Nothing was signed or recorded. The same request completes once a valid certificate is configured (the operator\'s key, or the organization uploads a valid one or removes its own).',
+  },
   not_ready: { status: 503, type: 'api_error', description: 'A store is unavailable or the read models lag too far behind.' },
   document_budget_exceeded: invalid(413, 'The document\'s content is over a per-document budget (images, pages, text to lay out); error.param names the input.'),
   pdf_job_limit_exceeded: invalid(413, 'The PDF work for this request passed the service\'s time or memory limit; nothing was written.'),

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure, isStoreUnavailable, SigningUnavailableError } from '@dojang/application';
+import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure, isStoreUnavailable, SigningCertificateInvalidError, SigningUnavailableError } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
 import { AppendOutcomeUnknownError, UnstorableEventError } from '@dojang/event-store';
@@ -23,6 +23,10 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (exception instanceof AppendOutcomeUnknownError) res.locals.writeOutcomeUnknown = true;
     if (exception instanceof EvidenceIntegrityError) {
       this.infra.logger.error({ request_id: req.requestId, method: req.method, route: req.route?.path ?? null, err: exception }, 'evidence_integrity_failure');
+    } else if (exception instanceof SigningCertificateInvalidError) {
+      // One error line per refusal (not also "request failed"), and a counter an alert can watch.
+      this.infra.metrics.signingCertificateRefusals.inc({ reason: /revoked/.test(exception.reason) ? 'revoked' : /expired/.test(exception.reason) ? 'expired' : /not yet valid/.test(exception.reason) ? 'not_yet_valid' : 'other' });
+      this.infra.logger.error({ request_id: req.requestId, reason: exception.reason }, 'signing_certificate_invalid');
     } else if (error.code === 'service_unavailable') this.infra.logger.warn({ err: exception, request_id: req.requestId }, 'store unavailable');
     else if (error.status >= 500) this.infra.logger.error({ err: exception, request_id: req.requestId }, 'request failed');
     for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
@@ -61,6 +65,10 @@ export function toApiError(exception: unknown): ApiError {
   // Not the client's doing, so a 5xx; but a named one, so an operator knows to restore the file.
   if (exception instanceof EvidenceIntegrityError) {
     return new ApiError(500, 'api_error', 'evidence_integrity_failure', 'A stored file failed its integrity check and was not served.');
+  }
+  // The key that would sign (or the TSA's) is revoked, expired or not yet valid: nothing recorded.
+  if (exception instanceof SigningCertificateInvalidError) {
+    return new ApiError(503, 'api_error', 'signing_certificate_invalid', exception.message, undefined, { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) });
   }
   // The TSA, a revocation source or the signing key is away: nothing was recorded, retry later.
   if (exception instanceof SigningUnavailableError) {

@@ -68,23 +68,34 @@ export class PublicVerifyHttpController {
       signer: s.signer,
       by_this_service: s.certificate_sha256 === ours,
       timestamp: s.timestamp ? { valid: s.timestamp.valid, time: s.timestamp.time, authority: s.timestamp.authority } : null,
+      certificate_sha256: s.certificate_sha256,
+      chain: s.chain,
+      proven_at: s.proven_at,
+      revocation: s.revocation,
+      standing_problem: s.standing_problem,
     }));
+    // The file's own signature (the last one, not a document timestamp) and whether it holds: an
+    // issued file whose signer was revoked at the signature's time is not "unchanged and good".
+    const own = signatures.filter((s) => s.kind === 'signature').pop();
+    const holds = !own || own.valid;
+    const issuedVerdict = holds ? ('issued_unchanged' as const) : ('issued_signature_invalid' as const);
     const ltv = { dss: read.dss.present, revocation_data: read.dss.revocation_data, document_timestamp: read.signatures.some((s) => s.kind === 'document_timestamp') };
     const base = { object: 'pdf_verification' as const, sha256: read.sha256, signatures, ltv };
 
     const byHash = await this.infra.reads.get<IssuedPdfRow>(ISSUED_PDFS, read.sha256);
     if (byHash) {
-      return { ...base, verdict: 'issued_unchanged', issued: true, unchanged: true, matched_by: 'final_pdf_hash', document: await this.document(byHash, certificate, read) };
+      return { ...base, verdict: issuedVerdict, issued: true, unchanged: true, matched_by: 'final_pdf_hash', document: await this.document(byHash, certificate, read) };
     }
     // Not a file recorded as issued: is it one of ours that was changed, or one we signed whole?
     const head = read.chain_head ? await this.infra.reads.get<IssuedPdfHeadRow>(ISSUED_PDF_HEADS, read.chain_head.hash) : null;
     const claimed = head ? await this.infra.reads.get<IssuedPdfRow>(ISSUED_PDFS, head.final_sha256) : null;
     const last = signatures.filter((s) => s.kind === 'signature').pop();
-    const sealedWhole = !!last && last.by_this_service && last.valid && last.covers_whole_file;
+    // Its bytes verify (a standing problem, such as a revoked certificate, is not an alteration).
+    const sealedWhole = !!last && last.by_this_service && (last.valid || !!last.standing_problem) && last.covers_whole_file;
     if (sealedWhole) {
       // Our key signed these very bytes (an audit certificate version, for one): issued and unchanged.
       const document = claimed ? await this.document(claimed, certificate, null) : null;
-      return { ...base, verdict: 'issued_unchanged', issued: true, unchanged: true, matched_by: claimed ? 'chain_head_proof' : 'signature', document };
+      return { ...base, verdict: issuedVerdict, issued: true, unchanged: true, matched_by: claimed ? 'chain_head_proof' : 'signature', document };
     }
     if (claimed || signatures.some((s) => s.by_this_service)) {
       return { ...base, verdict: 'altered', issued: false, unchanged: false, matched_by: null, document: null };

@@ -4,7 +4,7 @@ import { Clock } from '../clock';
 import { DocumentPdfService } from '../document-pdf.service';
 import { Infrastructure } from '../infrastructure';
 import { Reactor } from '../reactor-runner';
-import { SigningUnavailableError } from '../signing-unavailable.error';
+import { SigningCertificateInvalidError, SigningUnavailableError } from '../signing-unavailable.error';
 import { DAY_MS, newTimer } from '../timers/document-timers.reactor';
 import { archiveTimerId, TIMERS, TimerRow } from '../timers/timers';
 
@@ -58,7 +58,7 @@ export class ArchiveTimestamper {
     try {
       result = await this.pdf.archiveTimestamp(previous, new Date(now.getTime() + this.marginMs), tsaUrl, timer.organization_id || undefined);
     } catch (error) {
-      if (error instanceof SigningUnavailableError) return { outcome: 'signing_unavailable', retry_at: new Date(now.getTime() + ARCHIVE_RETRY_MS).toISOString() };
+      if (error instanceof SigningUnavailableError || error instanceof SigningCertificateInvalidError) return { outcome: 'signing_unavailable', retry_at: new Date(now.getTime() + ARCHIVE_RETRY_MS).toISOString() };
       throw error;
     }
     if (!result.extended) return result.expires_at ? { outcome: 'not_due', retry_at: this.dueAt(result.expires_at) } : { outcome: 'no_timestamp' };

@@ -71,6 +71,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly signingCertificateRefusals = new Counter({
+    name: 'dojang_signing_certificate_refusals_total',
+    help: 'Signatures and timestamps refused because the certificate that would make them is revoked, expired or not yet valid (503 signing_certificate_invalid).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly pdfJobs = new Counter({
     name: 'dojang_pdf_jobs_total',
     help: 'PDF and image jobs by kind and outcome.',

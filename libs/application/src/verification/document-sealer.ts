@@ -1,6 +1,6 @@
 import { DocumentSeal, documentDecider, documentStreamId } from '@dojang/domain';
 import { EventStore, StoredEvent } from '@dojang/event-store';
-import { requestTimestampToken, TimestampError } from '@dojang/pdf';
+import { LtvError, requestTimestampToken, SigningCertificateInvalidError, TimestampError } from '@dojang/pdf';
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
@@ -47,7 +47,8 @@ export class DocumentSealer {
     try {
       return await this.seal(documentId);
     } catch (error) {
-      if (error instanceof TimestampError) throw new SealUnavailableError(error.message);
+      // The TSA away, its certificate revoked or expired, or no usable revocation data for it: retry later.
+      if (error instanceof TimestampError || error instanceof SigningCertificateInvalidError || error instanceof LtvError) throw new SealUnavailableError(error.message);
       throw error;
     }
   }

@@ -4,7 +4,23 @@ import { eventHash, GENESIS_HASH, StoredEvent, verifyChain } from '@dojang/event
 import { upcast } from '@dojang/projections';
 import { verifyDeliveryChain } from '@dojang/verifier/delivery-chain';
 import { CrossCheck, verifyDeliveriesAgree, verifyPlausible, verifySeal } from '@dojang/verifier/cross-checks';
+import { readPdfSignatures } from '@dojang/verifier/pdf-signatures';
 import { chainHeadSignatureValid, ChainHead, completingSignatureOf } from './chain-head-proof';
+
+/**
+ * The final PDF's own signature judged as `dojang-verify` and the public verify page judge it
+ * (libs/verifier: the bytes, the signature timestamp, the certificate valid then, the embedded
+ * revocation data saying it was not revoked then); on success it names the signer's subject,
+ * fingerprint and chain and when the signature is proven to have existed.
+ */
+function finalSignatureCheck(pdf: Buffer, at: EventRef): VerificationCheck {
+  const signature = readPdfSignatures(pdf).signatures.filter((s) => s.kind === 'signature').pop();
+  if (!signature) return { check: 'final_pdf_signature', status: 'failed', detail: 'the final PDF carries no signature', event: at };
+  if (!signature.valid) return { check: 'final_pdf_signature', status: 'failed', detail: signature.detail, event: at };
+  const chain = signature.chain.map((c) => `${c.subject} (SHA-256 ${c.sha256})`).join(' ← ');
+  const when = signature.proven_at ? `proven to exist at ${signature.proven_at} (signature timestamp)` : 'time only claimed (no signature timestamp)';
+  return { check: 'final_pdf_signature', status: 'ok', detail: `signed by ${chain || signature.signer}; ${when}; revocation: ${signature.revocation ?? 'not judged'}` };
+}
 
 export type CheckName =
   | 'hash_chain'
@@ -16,6 +32,7 @@ export type CheckName =
   | 'plausible'
   | 'original_pdf'
   | 'final_pdf'
+  | 'final_pdf_signature'
   | 'witness_pdf'
   | 'delivery_chain'
   | 'deliveries_agree';
@@ -194,6 +211,12 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
           ? { check: 'final_pdf', status: 'failed', detail: `final PDF ${data.final_pdf.sha256} ${status}`, event: at }
           : { check: 'final_pdf', status: 'ok', detail: `final PDF matches its recorded SHA-256 ${data.final_pdf.sha256}` },
       );
+      // The file served now: the newest archive round's, else the completion's.
+      const archives = events.filter((e) => e.type === 'DocumentArchiveTimestamped');
+      const newest = (archives[archives.length - 1]?.data as { final_pdf?: { sha256: string } } | undefined)?.final_pdf?.sha256 ?? data.final_pdf.sha256;
+      const served = newest === data.final_pdf.sha256 ? (status ? null : bytes) : await input.blob(newest);
+      if (served && sha256Hex(served) === newest) checks.push(finalSignatureCheck(served, at));
+      else if (newest !== data.final_pdf.sha256) checks.push({ check: 'final_pdf_signature', status: 'failed', detail: `the newest final PDF ${newest} is missing from the blob store or altered`, event: at });
     }
   }
 

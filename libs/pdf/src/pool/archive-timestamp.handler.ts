@@ -1,4 +1,5 @@
 import { extendPades, newestDocumentTimestampTime, newestTimestampExpiry } from '../pades-ltv';
+import { withRevocationMemo } from '../revocation-check';
 import { assertOffMainThread } from '../main-thread-guard';
 import { asSigningUnavailable } from './signing-unavailable';
 import { bytes, type ArchiveTimestampJobInput, type ArchivedPdf } from './pdf-jobs';
@@ -6,7 +7,9 @@ import { bytes, type ArchiveTimestampJobInput, type ArchivedPdf } from './pdf-jo
 /**
  * The archive step on a completed document's final PDF: when its newest timestamp's certificate
  * expires before `due_before`, a DSS round (fresh revocation data for that timestamp) and a new
- * document timestamp, both incremental updates (every earlier signature keeps its bytes).
+ * document timestamp, both incremental updates (every earlier signature keeps its bytes). The
+ * file's signer found revoked since is embedded as found (evidence, judged by the verifiers at the
+ * signature's time), not a reason to stop archiving; the new timestamp's TSA is checked as any.
  */
 export default async function archiveTimestampJob(input: ArchiveTimestampJobInput): Promise<ArchivedPdf> {
   assertOffMainThread('archiveTimestamp');
@@ -16,7 +19,7 @@ export default async function archiveTimestampJob(input: ArchiveTimestampJobInpu
   if (expires.getTime() > Date.parse(input.due_before)) return { extended: false, reason: 'not_due', expires_at: expires.toISOString() };
   let extended: Buffer;
   try {
-    extended = await extendPades(pdf, { tsaUrl: input.tsa_url, level: 'B-LTA' });
+    extended = await withRevocationMemo(() => extendPades(pdf, { tsaUrl: input.tsa_url, level: 'B-LTA', refuseRevoked: false }));
   } catch (error) {
     throw asSigningUnavailable(error);
   }

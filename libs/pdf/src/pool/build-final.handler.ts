@@ -1,6 +1,7 @@
 import { PDFDocument } from 'pdf-lib';
 import { signDocument } from '../sign-pdf';
 import { extendPades } from '../pades-ltv';
+import { withRevocationMemo } from '../revocation-check';
 import { asSigningUnavailable } from './signing-unavailable';
 import { drawValues, flattenForm } from '../draw-values';
 import { stampDocument } from '../stamp-pdf';
@@ -21,11 +22,14 @@ export default async function buildFinalJob(input: BuildFinalJobInput): Promise<
     return loaded;
   });
   try {
-    const signed = await jobPhase('sign', () => signDocument(doc, { ...input.sign, p12: bytes(input.sign.p12) }));
-    const { tsaUrl, level } = input.sign;
-    // B-LT / B-LTA: validation data and a document timestamp, each in an incremental update.
-    if (!tsaUrl || (level !== 'B-LT' && level !== 'B-LTA')) return signed;
-    return await jobPhase('ltv', () => extendPades(signed, { tsaUrl, level }));
+    // One revocation answer per certificate for the whole job (revocation-check.ts).
+    return await withRevocationMemo(async () => {
+      const signed = await jobPhase('sign', () => signDocument(doc, { ...input.sign, p12: bytes(input.sign.p12) }));
+      const { tsaUrl, level } = input.sign;
+      // B-LT / B-LTA: validation data and a document timestamp, each in an incremental update.
+      if (!tsaUrl || (level !== 'B-LT' && level !== 'B-LTA')) return signed;
+      return jobPhase('ltv', () => extendPades(signed, { tsaUrl, level }));
+    });
   } catch (error) {
     throw asSigningUnavailable(error);
   }

@@ -35,6 +35,17 @@ export interface LocalPki {
   /** Makes only the OCSP responder answer 503 (the CRL is still served). */
   ocspDown: boolean;
   path(name: string): string;
+  /**
+   * Issues another document-signing certificate from the CA (AIA and CDP as the signer's), listed
+   * valid in the responder's index; returns its PKCS#12 (with the CA, `passphrase`) and PEM.
+   */
+  issueSigner(name: string, subject: string): { p12: Buffer; certPem: string };
+  /**
+   * Marks `name`'s certificate (`signer`, `tsa` or one from issueSigner) revoked in the CA's index
+   * as of `at` (default now, may be backdated) for `reason`; the OCSP responder answers revoked
+   * from then on and the CRL is reissued listing it.
+   */
+  revoke(name: string, options?: { at?: Date; reason?: string }): void;
   close(): Promise<void>;
 }
 
@@ -49,6 +60,15 @@ function issue(dir: string, name: string, subject: string, extensions: string, d
 }
 
 /** One line of an `openssl ca` index (what `openssl ocsp -index` answers from). */
+const asnTime = (d: Date) => {
+  const yy = (n: number) => String(n).padStart(2, '0');
+  return `${yy(d.getUTCFullYear() % 100)}${yy(d.getUTCMonth() + 1)}${yy(d.getUTCDate())}${yy(d.getUTCHours())}${yy(d.getUTCMinutes())}${yy(d.getUTCSeconds())}Z`;
+};
+
+function certSerial(dir: string, cert: string): string {
+  return openssl(dir, ['x509', '-in', cert, '-noout', '-serial']).trim().replace(/^serial=/, '');
+}
+
 function indexLine(dir: string, cert: string): string {
   const serial = openssl(dir, ['x509', '-in', cert, '-noout', '-serial']).trim().replace(/^serial=/, '');
   const end = new Date(openssl(dir, ['x509', '-in', cert, '-noout', '-enddate']).trim().replace(/^notAfter=/, ''));
@@ -152,6 +172,24 @@ export async function startLocalPki(): Promise<LocalPki> {
     signerCertPem: readFileSync(join(dir, 'signer.pem'), 'utf8'),
     served,
     path: (name: string) => join(dir, name),
+    issueSigner: (name: string, subject: string) => {
+      issue(dir, name, subject, `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n${revocation}`);
+      writeFileSync(join(dir, 'index.txt'), readFileSync(join(dir, 'index.txt'), 'utf8') + indexLine(dir, `${name}.pem`));
+      openssl(dir, ['pkcs12', '-export', '-inkey', `${name}.key`, '-in', `${name}.pem`, '-certfile', 'ca.pem', '-passout', `pass:${passphrase}`, '-out', `${name}.p12`]);
+      return { p12: readFileSync(join(dir, `${name}.p12`)), certPem: readFileSync(join(dir, `${name}.pem`), 'utf8') };
+    },
+    revoke: (name: string, options: { at?: Date; reason?: string } = {}) => {
+      const serial = certSerial(dir, `${name}.pem`);
+      const lines = readFileSync(join(dir, 'index.txt'), 'utf8').split('\n');
+      const revoked = lines.map((line) => {
+        const fields = line.split('\t');
+        if (fields[3] !== serial) return line;
+        return ['R', fields[1], `${asnTime(options.at ?? new Date())},${options.reason ?? 'keyCompromise'}`, ...fields.slice(3)].join('\t');
+      });
+      writeFileSync(join(dir, 'index.txt'), revoked.join('\n'));
+      openssl(dir, ['ca', '-config', 'ca.cnf', '-gencrl', '-keyfile', 'ca.key', '-cert', 'ca.pem', '-out', 'ca.crl.pem']);
+      openssl(dir, ['crl', '-in', 'ca.crl.pem', '-outform', 'DER', '-out', 'ca.crl']);
+    },
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
       rmSync(dir, { recursive: true, force: true });
