@@ -1,6 +1,5 @@
-import type { FormDataEntry } from './form-data-entries';
 import { DomainEvent } from '../shared/decider';
-import { AttachmentContentType, FieldSettings, FieldType, FieldValueEntry } from './field-types';
+import { AttachmentContentType, FieldSettings, FieldType, FieldValueEntry, FormDataEntry } from './field-types';
 import type { FieldAnchor } from './field-anchor';
 
 export type { FieldType } from './field-types';

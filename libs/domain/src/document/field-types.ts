@@ -449,3 +449,30 @@ export function validateFieldSettings(fields: PlacedField[], participants: Field
     }
   }
 }
+
+/** The option a radio group, a dropdown or a checked box of a checkbox group stands for. */
+export interface ChosenOption {
+  value: string;
+  label: string;
+}
+
+/**
+ * One value of form_data as `document.completed` and GET /form_data give it: the value recorded
+ * at signing, with what maps it back without the document's fields (issue 32 item 3).
+ */
+export type FormDataEntry = FieldValueEntry & {
+  participant_id: string;
+  /** The template field the document's field was made from (its id in the template): the same in every document of one template; null when not from a template. */
+  template_field_key: string | null;
+  /** radio and checkbox: the group the field belongs to, or null. */
+  group: string | null;
+  /** radio: the option this button stands for; null otherwise. */
+  option: string | null;
+  /**
+   * What was chosen: radio, the group's chosen button (its option, and its label or the option),
+   * the same on every button of the group; dropdown, the chosen option; a checked box of a
+   * checkbox group, the box (its template field key or id, and its label). null when nothing was
+   * chosen, and for other types.
+   */
+  selected: ChosenOption | null;
+};
