@@ -61,8 +61,8 @@ describe('Korean input as written', () => {
     const base = { name: 'x', content: '<p>x</p>', fields: [] };
     expectError(await c.post('/templates', { ...base, roles: [{ role: '직원.정규' }] }), 400, 'invalid_parameter', 'roles[0].role');
     expectError(await c.post('/templates', { ...base, roles: [{ role: '직원\u0007' }] }), 400, 'invalid_parameter', 'roles[0].role');
-    // Typed on a Mac (decomposed), the same 직원.
-    const nfd = expectStatus(await c.post('/templates', { ...base, roles: [{ role: '직원'.normalize('NFD'), auth: 'none' }] }), 201).body;
+    // Typed on a Mac (decomposed), the same 직원. (A cc: a signer role needs a field since templates are checked when saved.)
+    const nfd = expectStatus(await c.post('/templates', { ...base, roles: [{ role: '직원'.normalize('NFD'), participant_role: 'cc', auth: 'none' }] }), 201).body;
     expect(nfd.roles[0].role).toBe('직원');
   });
 

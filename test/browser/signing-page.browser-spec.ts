@@ -205,11 +205,16 @@ describe('signing page (browser)', () => {
     expect(events.filter((e) => e === 'asked 1')).toHaveLength(1);
   });
 
-  it('isolates what people wrote: a bidi override in a name cannot reverse the text after it (issue 24, item 18)', async () => {
-    const { participants } = await sentDocument('\u202egnp.exe', [{ name: 'Signer\u202e', auth: 'none', fields: ['signature'] }]);
+  it('isolates what people wrote: a bidi override in a title cannot reverse the text after it (issue 24, item 18); names refuse one (issue 33 §14)', async () => {
+    // Since issue 33 a participant's name cannot hold a bidi control at all (it reaches SMS and
+    // e-mail, where nothing isolates it); the page still sets every name in its own <bdi>.
+    const draft = await api('post', '/v1/documents', { title: '초안', content: '<p>초안</p>' }, 201);
+    const refused = await api('post', `/v1/documents/${draft.id}/participants`, { name: 'Signer\u202e', auth: 'none' }, 400);
+    expect(refused.error).toMatchObject({ code: 'invalid_parameter', param: 'name' });
+    const { participants } = await sentDocument('\u202egnp.exe', [{ name: 'שרה כהן', auth: 'none', fields: ['signature'] }]);
     const { page } = await open(participants[0].url, DESKTOP);
-    await expect(page.locator('#doc-participant bdi').textContent()).resolves.toBe('Signer\u202e');
-    // The role after the name reads left to right: "(" before ")" on screen, not "(rengiS)"-style reversed.
+    await expect(page.locator('#doc-participant bdi').textContent()).resolves.toBe('שרה כהן');
+    // A right-to-left name does not pull the role after it into its direction: "(" before ")".
     const parens = await page.evaluate(() => {
       const bdi = document.querySelector('#doc-participant bdi') as HTMLElement;
       const text = bdi.nextSibling as Text;

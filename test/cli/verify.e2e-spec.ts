@@ -107,6 +107,8 @@ it('an untouched completed document verifies: chain, signed head, event count, o
     plausible: 'ok',
     original_pdf: 'ok',
     final_pdf: 'ok',
+    // The final PDF's own signature, judged as POST /v1/verify judges it (issue 31 item 2).
+    final_pdf_signature: 'ok',
     delivery_chain: 'ok',
     deliveries_agree: 'ok',
   });

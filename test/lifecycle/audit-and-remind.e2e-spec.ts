@@ -3,6 +3,9 @@ import { Client, client, expectStatus } from '../support/api-helpers';
 import { Built, auditOf, draftWith, expectApiError, outboxOf, sentWith, signer } from '../support/lifecycle';
 import { startTestApp, TestApp } from '../support/test-app';
 
+/** What the audit names for an act of the API (issue 32 item 7: the key, as /history and the certificate do; not "system"). */
+const API_KEY = expect.stringMatching(/^key_[0-9a-f]+$/);
+
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;
 
@@ -34,7 +37,7 @@ describe('audit trail and reminders', () => {
       const d = await draftWith(c, [{ name: '김철수', ...KIM }]);
       const audit = expectStatus(await c.get(`/documents/${d.id}/audit`), 200).body;
       expect(audit.object).toBe('list');
-      expect(audit.data.map((e: any) => [e.event, e.actor])).toEqual([['created', 'system']]);
+      expect(audit.data.map((e: any) => [e.event, e.actor])).toEqual([['created', API_KEY]]);
       expectMasked(audit);
     });
 
@@ -63,17 +66,17 @@ describe('audit trail and reminders', () => {
 
       const audit = await auditOf(c, d.id);
       expect(audit.map((e) => [e.event, e.actor])).toEqual([
-        ['created', 'system'],
-        ['sent', 'system'],
+        ['created', API_KEY],
+        ['sent', API_KEY],
         ['viewed', '김철수'],
         ['pin_sent', '김철수'],
         ['pin_failed', '김철수'],
         ['pin_verified', '김철수'],
         ['signed', '김철수'],
-        ['reminded', 'system'],
+        ['reminded', API_KEY],
         ['viewed', '이영희'],
         ['signed', '이영희'],
-        ['completed', 'system'],
+        ['completed', '이영희'],
       ]);
       expect(audit.map((e) => e.at)).toEqual(times);
 
@@ -109,8 +112,8 @@ describe('audit trail and reminders', () => {
       expectStatus(await signer(t, d.p['이영희'].token).decline(reason), 200);
       const audit = await auditOf(c, d.id);
       expect(audit.map((e) => [e.event, e.actor])).toEqual([
-        ['created', 'system'],
-        ['sent', 'system'],
+        ['created', API_KEY],
+        ['sent', API_KEY],
         ['viewed', '이영희'],
         ['declined', '이영희'],
       ]);
@@ -122,15 +125,15 @@ describe('audit trail and reminders', () => {
       expect(declined.data.reason).toBe(reason);
     });
 
-    it('records a cancel as a system action', async () => {
+    it('records a cancel as the API key\'s action', async () => {
       const d = await sentWith(c, [{ name: '김철수', ...KIM }]);
       clock.advance(MINUTE);
       expectStatus(await c.post(`/documents/${d.id}/cancel`), 200);
       const audit = await auditOf(c, d.id);
       expect(audit.map((e) => [e.event, e.actor])).toEqual([
-        ['created', 'system'],
-        ['sent', 'system'],
-        ['canceled', 'system'],
+        ['created', API_KEY],
+        ['sent', API_KEY],
+        ['canceled', API_KEY],
       ]);
       expect(Date.parse(audit[2].at) - Date.parse(audit[1].at)).toBe(MINUTE);
       expectMasked(audit);

@@ -59,7 +59,8 @@ describe('corrections, resends and cancel reasons', () => {
       const corrected = stream.find((e) => e.type === 'ParticipantCorrected');
       expect(corrected?.data).toMatchObject({ participant_id: old.id, changes: { phone: '01098765432' }, link: { version: 1 } });
       const audit = await auditOf(c, d.id);
-      expect(audit.find((e) => e.event === 'corrected')).toMatchObject({ actor: 'system', participant_id: old.id, detail: expect.stringContaining('phone → 010-****-5432') });
+      // The API key that made the correction is its actor, as /history and the certificate name it (issue 32 item 7).
+      expect(audit.find((e) => e.event === 'corrected')).toMatchObject({ actor: expect.stringMatching(/^key_[0-9a-f]+$/), participant_id: old.id, detail: expect.stringContaining('phone → 010-****-5432') });
       const history = expectStatus(await c.get(`/documents/${d.id}/history`), 200).body;
       const entry = history.data.find((e: any) => e.type === 'ParticipantCorrected');
       expect(JSON.stringify(entry)).not.toContain('01098765432');
@@ -116,7 +117,7 @@ describe('corrections, resends and cancel reasons', () => {
       expect(gone.message).toContain(reason);
       expect((await auditOf(c, d.id)).find((e) => e.event === 'canceled')).toMatchObject({ detail: reason });
       const events = expectStatus(await c.get(`/events?document_id=${d.id}`), 200).body.data;
-      expect(events.find((e: any) => e.type === 'document.canceled').data).toEqual({ document_id: d.id, reason });
+      expect(events.find((e: any) => e.type === 'document.canceled').data).toEqual({ document_id: d.id, reason, metadata: {}, external_id: null });
       const stream = await t.infra.events.readStream(`document-${d.id}`);
       expect(stream.find((e) => e.type === 'DocumentCanceled')?.data).toMatchObject({ reason });
     });

@@ -201,11 +201,13 @@ describe('public events and decline', () => {
       expect(await eventTypesOf(c, done.id)).toEqual(['document.sent', 'document.viewed', 'participant.signed', 'document.viewed', 'participant.signed', 'document.completed']);
       const doc = expectStatus(await c.get(`/documents/${done.id}`), 200).body;
       const events = [...(await list(`?document_id=${done.id}`)).data].reverse();
-      expect(events[0].data).toEqual({ document_id: done.id, expires_at: doc.expires_at });
-      expect(events[1].data).toEqual({ document_id: done.id, participant_id: done.p.A.id });
-      expect(events[2].data).toEqual({ document_id: done.id, participant_id: done.p.A.id, signed_at: doc.participants[0].signed_at });
-      expect(events[4].data).toEqual({ document_id: done.id, participant_id: done.p.B.id, signed_at: doc.participants[1].signed_at });
-      expect(events[5].data).toEqual({ document_id: done.id, completed_at: doc.completed_at });
+      // Every document event carries what maps it back: the document's metadata and external id (issue 32).
+      const mapBack = { metadata: {}, external_id: null };
+      expect(events[0].data).toEqual({ ...mapBack, document_id: done.id, expires_at: doc.expires_at });
+      expect(events[1].data).toEqual({ ...mapBack, document_id: done.id, participant_id: done.p.A.id });
+      expect(events[2].data).toEqual({ ...mapBack, document_id: done.id, participant_id: done.p.A.id, signed_at: doc.participants[0].signed_at });
+      expect(events[4].data).toEqual({ ...mapBack, document_id: done.id, participant_id: done.p.B.id, signed_at: doc.participants[1].signed_at });
+      expect(events[5].data).toEqual({ ...mapBack, document_id: done.id, completed_at: doc.completed_at });
     });
   });
 });

@@ -154,7 +154,10 @@ export async function spawnHttpProcess(options: {
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script], {
     cwd: ROOT,
-    env: { ...process.env, ...options.env, PORT: String(port) },
+    // Page images at send (three renders a page of every document sent) are off unless a test
+    // turns them on, as in startTestApp: a 1,000-row bulk send otherwise renders them for every
+    // row beside the job's own PDFs (docs/OPERATIONS.md, "Page images at send").
+    env: { PAGE_IMAGES_AT_SEND: 'false', ...process.env, ...options.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };

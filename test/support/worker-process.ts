@@ -28,7 +28,8 @@ export async function startWorkerProcess(options: { dataDir?: string; env?: Node
   if (!fs.existsSync(WORKER_ENTRY)) throw new Error(`${WORKER_ENTRY} is missing; call ensureBuilt() first`);
   const child = spawn(process.execPath, ['-r', REGISTER_PATHS, WORKER_ENTRY], {
     cwd: ROOT,
-    env: { ...process.env, ...options.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}), NODE_ENV: 'production', LOG_LEVEL: 'info' },
+    // Page images at send off unless a test turns them on (see built-server.ts).
+    env: { PAGE_IMAGES_AT_SEND: 'false', ...process.env, ...options.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}), NODE_ENV: 'production', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
