@@ -207,7 +207,7 @@ describe('public events and decline', () => {
       expect(events[1].data).toEqual({ ...mapBack, document_id: done.id, participant_id: done.p.A.id });
       expect(events[2].data).toEqual({ ...mapBack, document_id: done.id, participant_id: done.p.A.id, signed_at: doc.participants[0].signed_at });
       expect(events[4].data).toEqual({ ...mapBack, document_id: done.id, participant_id: done.p.B.id, signed_at: doc.participants[1].signed_at });
-      expect(events[5].data).toEqual({ ...mapBack, document_id: done.id, completed_at: doc.completed_at });
+      expect(events[5].data).toEqual({ ...mapBack, document_id: done.id, completed_at: doc.completed_at, form_data: [] });
     });
   });
 });
