@@ -94,8 +94,9 @@ describe('signing keys outside the process', () => {
 
     it('an unreachable or failing signer is a SigningKeyError, and no PDF comes out', async () => {
       answer = 'fail';
+      // With its issuer in the chain: the certificate is judged (and passes) before the signer is asked.
       try {
-        await expect(signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), { key: { kind: 'remote', url, keyId: 'k', certificates: [der(pki.signerCertPem)] } })).rejects.toThrow(/remote signer .* answered HTTP 503/);
+        await expect(signPdf(pdfFixture('chromium-korean-contract-a4.pdf'), { key: { kind: 'remote', url, keyId: 'k', certificates: [der(pki.signerCertPem), pki.caDer] } })).rejects.toThrow(/remote signer .* answered HTTP 503/);
       } finally {
         answer = 'sign';
       }
