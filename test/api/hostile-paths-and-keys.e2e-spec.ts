@@ -46,7 +46,7 @@ describeOnEachStore('hostile paths and keys', (store) => {
   describe('bulk send CSV', () => {
     let templateId: string;
     beforeAll(async () => {
-      templateId = expectStatus(await c.post('/templates', { name: '동의서', content: '<p>{{name}}</p>', roles: [{ role: 'employee', auth: 'none' }] }), 201).body.id;
+      templateId = expectStatus(await c.post('/templates', { name: '동의서', content: '<p>{{name}}</p>', roles: [{ role: 'employee', participant_role: 'cc', auth: 'none' }] }), 201).body.id;
     });
     const upload = (csv: string) =>
       t.http.post(`/v1/bulk_sends/upload?template_id=${templateId}&dry_run=true`).set(bearer(org.test)).attach('file', Buffer.from(csv, 'utf8'), { filename: 'rows.csv', contentType: 'text/csv' });
