@@ -33,7 +33,7 @@ describe('signing page at 360 px: sheets, saved progress, review, a seal from th
   });
 
   it('fills every field type through the sheets, survives a reload half-way, makes a seal from 곽뙇희 and signs', async () => {
-    const r = await runSheetsScenario({ t, org, browser, origin, artifacts: path.join(__dirname, '../../test-artifacts/signing-page-sheets'), stubbed: false });
+    const r = await runSheetsScenario({ t, org, browser, origin, artifacts: path.join(__dirname, '../../test-artifacts/signing-page-sheets') });
     expectSheetsScenario(r);
     // The server's record of the seal: made from the name, with the hash of the PNG it rendered.
     // (Read from the log: the public participant.signed event does not carry the seal.)

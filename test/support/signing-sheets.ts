@@ -1,15 +1,13 @@
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { Browser, BrowserContextOptions, Page, Request, Route } from 'playwright-core';
+import { Browser, BrowserContextOptions, Page, Request } from 'playwright-core';
 import { FIELD_TYPES } from '@dojang/domain';
 import { ANDROID_PHONE, axeViolations } from './browser';
 import { solidPngBytes } from './png';
 import { bearer, TestApp, TestOrg } from './test-app';
 
 /**
- * Issue 30's "done when", shared by the spec against the real server (signing-page-sheets) and the
- * one that stubs the three routes the page's side was built before (signing-page-sheets-stubbed):
+ * Issue 30's "done when" (signing-page-sheets.browser-spec.ts), against the real server:
  * at 360×780 with an Android user agent and no Korean system font, a signer fills a two-part
  * contract with every field type through the bottom sheets only, reloads half-way (attachment
  * uploaded) and finishes without entering anything again, makes a seal from "곽뙇희", reviews and
@@ -79,54 +77,6 @@ export async function makeContract(t: TestApp, org: TestOrg, origin: string): Pr
   };
 }
 
-/**
- * Stand-ins for the server side of issue 30 (GET …'s `draft`, PUT …/draft, POST …/seal_preview,
- * GET …/body), following the contract between the two branches; POST …/sign reaches the real
- * server without the new seal_* members it does not know yet (they are checked here instead).
- */
-export async function stubIssue30Routes(page: Page, c: SheetsContract, signBodies: any[]): Promise<void> {
-  let draft: { values: Record<string, unknown>; updated_at: string } | null = null;
-  const mine = new Set(c.fields.filter((f) => !['name', 'email', 'phone', 'signing_date', 'signature', 'seal'].includes(f.type)).map((f) => f.id));
-  const json = (route: Route, status: number, body: unknown) => route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
-  const base = `**/v1/signing/${c.token}`;
-  await page.route(base, async (route) => {
-    if (route.request().method() !== 'GET') return route.continue();
-    const res = await route.fetch();
-    const body = await res.json();
-    if (res.status() === 200) Object.assign(body, { draft, organization_seals: [] });
-    await route.fulfill({ response: res, body: JSON.stringify(body) });
-  });
-  await page.route(`${base}/draft`, async (route) => {
-    const values = (route.request().postDataJSON() as { values: Record<string, unknown> }).values;
-    for (const id of Object.keys(values)) {
-      if (!mine.has(id)) return json(route, 400, { error: { code: 'field_not_found', param: `values.${id}`, message: 'No such field.' } });
-    }
-    const merged = { ...(draft?.values ?? {}) };
-    for (const [id, v] of Object.entries(values)) {
-      if (v === null) delete merged[id];
-      else merged[id] = v;
-    }
-    draft = { values: merged, updated_at: new Date().toISOString() };
-    return json(route, 200, { object: 'signing_draft', ...draft });
-  });
-  await page.route(`${base}/seal_preview`, async (route) => {
-    const body = route.request().postDataJSON() as { shape: string; text?: string };
-    const text = (body.text ?? SIGNER).trim();
-    if (!/^[\p{Script=Hangul}\p{Script=Han}A-Za-z]{1,10}$/u.test(text)) {
-      return json(route, 400, { error: { code: 'seal_text_invalid', param: 'text', message: 'The seal text must be 1 to 10 letters.' } });
-    }
-    const png = solidPngBytes(64, 64, [200, 16, 46, 255]);
-    return json(route, 200, { object: 'seal_preview', shape: body.shape, text, image: `data:image/png;base64,${png.toString('base64')}`, sha256: createHash('sha256').update(png).digest('hex') });
-  });
-  await page.route(`${base}/body`, (route) => json(route, 200, { parts: c.parts }));
-  await page.route(`${base}/sign`, async (route) => {
-    const body = route.request().postDataJSON();
-    signBodies.push(body);
-    const { seal_source: _s, seal_shape: _h, seal_text: _t, ...rest } = body;
-    await route.continue({ postData: JSON.stringify(rest) });
-  });
-}
-
 /** Every visible button, link, field and labelled choice: its box, which must be ≥ 44×44. */
 export async function smallTargets(page: Page): Promise<string[]> {
   return page.evaluate(() => {
@@ -153,8 +103,8 @@ export async function fitsWidth(page: Page): Promise<{ overflow: number; langRig
   });
 }
 
-export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; browser: Browser; origin: string; artifacts: string; stubbed: boolean }) {
-  const { t, org, browser, origin, artifacts, stubbed } = options;
+export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; browser: Browser; origin: string; artifacts: string }) {
+  const { t, org, browser, origin, artifacts } = options;
   fs.mkdirSync(artifacts, { recursive: true });
   const c = await makeContract(t, org, origin);
   const context = await browser.newContext(PHONE_360);
@@ -167,9 +117,8 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
     page.on('request', (r: Request) => {
-      if (!stubbed && r.method() === 'POST' && r.url().endsWith('/sign')) signBodies.push(r.postDataJSON());
+      if (r.method() === 'POST' && r.url().endsWith('/sign')) signBodies.push(r.postDataJSON());
     });
-    if (stubbed) await stubIssue30Routes(page, c, signBodies);
     const shot = (name: string) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
     const states: Record<string, { axe: unknown[]; small: string[] }> = {};
     const check = async (state: string) => {
