@@ -168,7 +168,12 @@ const CLAIM_MS = 4000;
         const form = new FormData();
         form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), filename);
         const res = await fetch(`${api.url}/v1/files`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Idempotency-Key': `storm-upload-${n}` }, body: form }).catch(() => null);
-        if (!res) continue;
+        // Refused or reset: wait as for a 503, or an API that died would turn this loop into a busy
+        // one that starves the rest of the run of CPU.
+        if (!res) {
+          await sleep(200);
+          continue;
+        }
         uploads.statuses.push(res.status);
         const body = (await res.json().catch(() => null)) as { id?: string } | null;
         if (res.status === 201 && body?.id) return uploads.acked.set(filename, body.id);
@@ -193,7 +198,11 @@ const CLAIM_MS = 4000;
       await sleep(100);
     }
     const before = { docs: writes.acked.size, files: uploads.acked.size };
-    await eventually(async () => (writes.acked.size >= before.docs + 2 && uploads.acked.size >= before.files + 1 ? true : undefined), 'writes and uploads after the storm', 60_000);
+    await eventually(async () => (writes.acked.size >= before.docs + 2 && uploads.acked.size >= before.files + 1 ? true : undefined), 'writes and uploads after the storm', 60_000).catch((err: Error) => {
+      // Say which process went, and what it printed last, rather than only that nothing came.
+      const gone = [api, ...workers].filter((p) => !alive(p)).map((p) => `pid ${p.child.pid} exited (${p.child.exitCode ?? p.child.signalCode}):\n${p.output().stderr.slice(-4000)}`);
+      throw new Error(`${err.message}; refused: ${writes.refused.slice(-3).join(' | ')}; upload statuses: ${uploads.statuses.slice(-10).join(',')}\n${gone.join('\n')}`);
+    });
     uploads.stopped = true;
     await Promise.all([writes.stop(), uploading]);
     const sent = await sends;

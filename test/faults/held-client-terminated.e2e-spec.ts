@@ -103,6 +103,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     await survives(() => runMigrations(pool, [{ id: 'held_client_0001', sql: 'SELECT 1' }]), pool);
   });
 
+  it('a client taken with a bare pool.connect() (any caller, any library): every pooled client keeps a listener', async () => {
+    // CI, issue 33's storm: an API process died of "Emitted 'error' event on Client instance" from a
+    // connected client's 'end'. Every checkout in this code goes through checkoutClient, but the pool
+    // itself must not depend on that: a client is never without an 'error' listener, checked out or not.
+    const pool = createPostgresPool(database!.url(), { max: 1, applicationName: 'held-client-bare' });
+    pools.push(pool);
+    const client = await pool.connect();
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    await admin.query('SELECT pg_terminate_backend($1)', [(client as unknown as { processID: number }).processID]);
+    await ended;
+    expect(uncaught).toEqual([]);
+    await expect(client.query('SELECT 1')).rejects.toThrow(/connection|terminat|not queryable/i);
+    client.release(true);
+    const { rows } = await pool.query<{ one: number }>('SELECT 1 AS one');
+    expect(rows[0].one).toBe(1);
+  });
+
   function createPoolFor(): Pool {
     const pool = createPostgresPool(database!.url(), { max: 1, applicationName: 'held-client-setup' });
     pools.push(pool);

@@ -12,7 +12,8 @@ export interface PostgresPoolOptions {
 /**
  * One pool per process, shared by the event store, the read store and the blob store. Connection
  * errors on idle clients are logged rather than thrown: pg emits them on the pool, and an
- * unhandled 'error' event would kill the process when the server restarts.
+ * unhandled 'error' event would kill the process when the server restarts. Every client also
+ * keeps a listener of its own from its first connection (below).
  */
 export function createPostgresPool(url: string, options: PostgresPoolOptions = {}): Pool {
   const config: PoolConfig = {
@@ -26,6 +27,13 @@ export function createPostgresPool(url: string, options: PostgresPoolOptions = {
   };
   const pool = new Pool(config);
   pool.on('error', (err) => console.error('[postgres] idle client error:', err.message));
+  // The pool listens to a client only while it is idle, and checkoutClient while it is checked out
+  // through it. This listener stays for the client's whole life, so no moment (a bare
+  // pool.connect(), a library's checkout, the instant between acquiring and guarding) leaves a
+  // connected client without one: pg emits a session the server ended (57P01, a restart, a cut
+  // network) as an 'error' event, and one with no listener ends the process. The failure itself
+  // reaches whoever runs the next query on it; this only keeps the process alive.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
