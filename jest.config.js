@@ -17,8 +17,9 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
   },
   moduleNameMapper: paths,
-  // A hang guard, not a speed check.
-  testTimeout: 60000,
+  // A hang guard, not a speed check: CI's loaded run had tests of 0.3–0.5 s on a quiet machine pass
+  // 60 s (two Idempotency-Key specs, while another file's processes saturated both cores).
+  testTimeout: 120000,
   maxWorkers: 2,
   // A worker is replaced once a test file leaves its heap above this much. Each file runs in a
   // new vm context with its own module registry (Nest, pdfmake, fonts), and over a whole run a

@@ -43,7 +43,7 @@ function runWorker(env: NodeJS.ProcessEnv, dataDir: string): Promise<{ code: num
 /** What the compiled API printed when it exited before it was ready. */
 async function apiBootFailure(env: NodeJS.ProcessEnv, dataDir: string): Promise<string> {
   try {
-    const server = await startServer({ dataDir, env, readyTimeoutMs: 30_000 });
+    const server = await startServer({ dataDir, env });
     await server.stop();
   } catch (err) {
     return (err as Error).message;

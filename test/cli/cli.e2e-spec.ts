@@ -112,7 +112,7 @@ describe('next to a running server on the same DATA_DIR', () => {
 
   beforeAll(async () => {
     server = await startServer({ dataDir: tempDataDir('dojang-cli-live-') });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await server?.stop();
     if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
@@ -268,7 +268,7 @@ describe('projections rebuild next to a server that keeps writing', () => {
     // Rate limit off: the test makes a few thousand requests in seconds.
     server = await startServer({ dataDir: tempDataDir('dojang-cli-rebuild-'), env: { RATE_LIMIT_PER_MINUTE: '0' } });
     key = (await runCli(['org', 'create', '--name', 'Rebuild Co'], { dataDir: server.dataDir })).json().keys.test;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await server?.stop();
     if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });

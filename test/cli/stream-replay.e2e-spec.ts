@@ -39,7 +39,7 @@ describe('auditor keys and stream replay from the CLI', () => {
     expect((await api('PATCH', `/v1/documents/${docId}`, { title: '근로계약서 (수정)' })).status).toBe(200);
     expect((await api('POST', `/v1/documents/${docId}/send`, {})).status).toBe(200);
     stored = (await runCli(['stream', 'show', `document-${docId}`, '--json'], { dataDir: server.dataDir })).json();
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await server?.stop();
     if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });

@@ -85,7 +85,7 @@ beforeAll(async () => {
   const org = await runCli(['org', 'create', '--name', 'Evidence Co'], { dataDir: server.dataDir });
   apiKey = org.json().keys.test;
   api = apiClient(server.url, apiKey);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await server?.stop();
   if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });

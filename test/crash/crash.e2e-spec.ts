@@ -173,7 +173,7 @@ describe('crash durability (SIGKILL under concurrent writes)', () => {
     expect(load.acks).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
     expect(load.inFlightAtKill).toBeGreaterThan(0);
     expect(load.docs.size).toBeGreaterThan(0);
-  }, 60_000);
+  }, 180_000);
 
   it('after a restart, every acknowledged write is there', async () => {
     server = await startServer({ dataDir, env: SERVER_ENV });
@@ -207,7 +207,7 @@ describe('crash durability (SIGKILL under concurrent writes)', () => {
       const logged = renames.get(doc.id) ?? [];
       expect(logged.slice(0, doc.ackedTitles.length - 1)).toEqual(doc.ackedTitles.slice(1));
     }
-  }, 60_000);
+  }, 180_000);
 
   it('the log is whole: every stream is gapless and its hash chain intact', () => {
     const streams = new Map<string, ReturnType<typeof readLog>>();
@@ -244,5 +244,5 @@ describe('crash durability (SIGKILL under concurrent writes)', () => {
     const res = await api('POST', '/v1/documents', { title: 'after the crash', content: '<p>ok</p>' });
     expect(res.status).toBe(201);
     expect((await api('GET', `/v1/documents/${res.body.id}`)).status).toBe(200);
-  }, 60_000);
+  }, 180_000);
 });

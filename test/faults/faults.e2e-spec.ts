@@ -11,6 +11,11 @@ import { eventually, startWorkerProcess, WorkerProcess } from '../support/worker
 
 /** How long the storm test ends every backend every 100 ms (a longer soak: DOJANG_STORM_SECONDS=60). */
 const STORM_SECONDS = Math.max(1, Number(process.env.DOJANG_STORM_SECONDS) || 10);
+/**
+ * How long, at least, the mid-SMTP worker stays SIGSTOPped: until the other worker's copy is recorded
+ * in npm test, and the issue's literal 60 s with DOJANG_FREEZE_SECONDS=60 (docs/BENCHMARKS.md).
+ */
+const FREEZE_MS = Math.max(0, Number(process.env.DOJANG_FREEZE_SECONDS) || 0) * 1000;
 
 jest.setTimeout(300_000);
 
@@ -219,6 +224,11 @@ const CLAIM_MS = 4000;
     expect([...stored.values()].every((n) => n === 1)).toBe(true);
     // The workers still send: each signing request sent during the storm is delivered and recorded.
     for (const id of sent) await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), `the signing request of ${id} recorded`, 60_000);
+    // The soak (DOJANG_STORM_SECONDS set) reports its counts for docs/BENCHMARKS.md.
+    if (process.env.DOJANG_STORM_SECONDS) {
+      const keys = new Set([...writes.acked.keys()]).size + uploads.acked.size;
+      console.log(`storm ${STORM_SECONDS} s: ${ended} backends ended; ${keys} Idempotency-Keys acknowledged (${writes.acked.size} documents, ${uploads.acked.size} uploads), 0 stored twice; ${writes.statuses.length + uploads.statuses.length} requests, ${[...writes.statuses, ...uploads.statuses].filter((s) => s === 503).length} answered 503; ${sent.length} signing requests delivered once; same PIDs`);
+    }
   });
 
   it('a worker SIGKILLed mid-SMTP (the mail server had the message, not yet its reply): delivered at least once, at most twice, recorded once', async () => {
@@ -281,11 +291,14 @@ const CLAIM_MS = 4000;
       frozen = workers.find((w) => alive(w) && `${first.worker}`.endsWith(`:${w.child.pid}`));
       expect(frozen).toBeDefined();
       frozen!.child.kill('SIGSTOP');
+      const frozenAt = Date.now();
       // The 451 reaches the frozen worker's socket; it reads it only on SIGCONT. Later copies are answered at once.
       smtp.releaseReplies();
 
       // The claim runs out; the other worker takes it over (claim 2) and sends the second copy.
       await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), 'the second copy sent and recorded by the other worker', LEASE_MS * 4 + CLAIM_MS * 4 + 30_000);
+      expect(mailsTo(to)).toBe(2);
+      await sleep(Math.max(0, frozenAt + FREEZE_MS - Date.now()));
       expect(mailsTo(to)).toBe(2);
       frozen!.child.kill('SIGCONT');
 

@@ -140,6 +140,13 @@ export interface ServerProcess extends RunningProcess {
 const OUTPUT_CAP = 64 * 1024;
 
 /**
+ * How long a spawned process may take to answer ready: a hang guard, not a speed check. A quiet
+ * machine starts the API in 2–4 s; under CI's load (a full run beside other work, load 20+) one
+ * took over 30 s, the old limit, and failed a test that had nothing to do with start-up speed.
+ */
+export const READY_TIMEOUT_MS = 120_000;
+
+/**
  * Spawns `node [nodeArgs] script` with a PORT in its environment and waits until `readyPath`
  * answers 2xx. Fails early, with the child's output, when it exits before that.
  */
@@ -193,7 +200,7 @@ export async function spawnHttpProcess(options: {
   };
 
   const readyPath = options.readyPath ?? '/';
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? READY_TIMEOUT_MS);
   for (;;) {
     if (hasExited) {
       const { code, signal } = await exited;

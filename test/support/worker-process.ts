@@ -6,7 +6,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { ROOT } from './built-server';
+import { READY_TIMEOUT_MS, ROOT } from './built-server';
 
 export const WORKER_ENTRY = path.join(ROOT, 'dist', 'apps', 'worker', 'src', 'main.js');
 const REGISTER_PATHS = path.join(ROOT, 'scripts', 'register-paths.js');
@@ -70,7 +70,7 @@ export async function startWorkerProcess(options: { dataDir?: string; env?: Node
   const outcome = await Promise.race([
     readyLine.then(() => 'ready' as const),
     exited.then(() => 'exited' as const),
-    new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), options.readyTimeoutMs ?? 30_000))),
+    new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), options.readyTimeoutMs ?? READY_TIMEOUT_MS))),
   ]);
   clearTimeout(timer);
   if (outcome !== 'ready') {
