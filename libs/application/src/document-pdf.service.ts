@@ -733,9 +733,13 @@ export function pdfValuesOf(state: DocumentState, pendingId: string, pendingValu
   for (const f of state.fields) {
     const v = recorded.get(f.id);
     if (!v) continue;
-    const box = { page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false };
+    const box = { page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false, label: f.label ?? v.label ?? null };
     if (f.type === 'checkbox' || f.type === 'radio') out.push({ ...box, kind: f.type, checked: v.value === true });
-    else out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v) });
+    else {
+      // An attachment goes to the annex by name, size and hash; its box names the file and the entry.
+      const file = v.attachment ? { filename: v.attachment.filename, sha256: v.attachment.sha256, byte_size: v.attachment.byte_size } : null;
+      out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v), ...(file ? { attachment: file } : {}) });
+    }
   }
   return out;
 }
