@@ -143,7 +143,7 @@ async function main() {
     await t.app.listen(0, '127.0.0.1');
     const origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
 
-    const lighthouse = [];
+    const lighthouse: Array<Awaited<ReturnType<typeof lighthouseRun>>> = [];
     for (let run = 1; run <= lhRuns; run++) {
       const url = origin + (await sendContract(t, h));
       console.error(`lighthouse ${run}/${lhRuns} on ${origin}/sign/…`);
@@ -151,7 +151,7 @@ async function main() {
     }
 
     const browser = await chromium.launch({ executablePath: chrome, args: CHROMIUM_ARGS });
-    const opens = [];
+    const opens: Array<Awaited<ReturnType<typeof firstOpen>> & { load_average: number }> = [];
     try {
       // One open unthrottled first: the server bundles the page's script on its first request.
       if (openRuns > 0) await firstOpen(browser, origin + (await sendContract(t, h)), 'webp', false);
