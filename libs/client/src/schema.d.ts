@@ -2799,7 +2799,7 @@ export interface components {
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment, which the final PDF lists on its 입력값 부록 annex; a value too long for its box is printed whole there too). */
                 display_value: string;
                 /** @description The template field (its id in the template) this document field was made from: the same in every document of that template; null when the document was not made from a template. */
                 template_field_key: string | null;
