@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import sharp from 'sharp';
+import type { AddressInfo } from 'net';
 import { onPdfJob, RENDER_PAGE, runPdfWorkOnThisThread } from '@dojang/pdf';
 import { decodePngStrict } from '@dojang/pdf/png-decode';
 import { solidPng } from '../support/png';
@@ -120,6 +121,32 @@ describe('signing page images', () => {
     expect(bytes.length).toBeLessThan(pngs[0].length);
     // Served from what the send stored: nothing rendered on the way.
     expect(renders).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('compresses the signing session (part of the first view) as the client accepts, and only that JSON', async () => {
+    // A long title: the session then passes the 1 KB below which nothing is compressed.
+    const { c, token } = await sent('압축 시험용 근로계약서 '.repeat(8).trim());
+    // Over a socket, with fetch (which decodes br and gzip and keeps the headers): the raw bytes are
+    // what is compared, which supertest's OpenAPI-checking agent would not let through.
+    if (!t.app.getHttpServer().listening) await t.app.listen(0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}/v1/signing/${token}`;
+    const plain = await fetch(url, { headers: { 'Accept-Encoding': 'identity' } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const text = await plain.text();
+    // Over the 1 KB threshold, so it is compressed when the client allows.
+    expect(Buffer.byteLength(text)).toBeGreaterThan(1024);
+    for (const encoding of ['br', 'gzip']) {
+      const res = await fetch(url, { headers: { 'Accept-Encoding': encoding } });
+      expect(res.headers.get('content-encoding')).toBe(encoding);
+      expect(res.headers.get('vary')).toMatch(/Accept-Encoding/);
+      // The same session, whichever encoding carried it.
+      expect((await res.json()).fields).toEqual(JSON.parse(text).fields);
+    }
+    // The rest of the API's JSON is left as it was (supertest asks for gzip by default).
+    const list = await c.get('/documents?limit=100');
+    expect(list.status).toBe(200);
+    expect(list.headers['content-encoding']).toBeUndefined();
   });
 
   it('has the signing page preload page 1 as the page will ask for it; a dead link gets no header', async () => {
