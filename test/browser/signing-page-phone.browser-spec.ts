@@ -352,10 +352,10 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     expect(mySigning.data.values.map((v: any) => v.type).sort()).toEqual(expect.arrayContaining(['text', 'number', 'date', 'dropdown', 'radio', 'initials', 'checkbox', 'attachment', 'name', 'email', 'phone', 'signing_date']));
     expect(events.some((e) => e.type === 'document.completed')).toBe(true);
 
-    // The page images were the server's: PNGs for both parts' pages, nothing stubbed, and no page
-    // asked for that does not exist.
+    // The page images were the server's: lossless WebP (Chromium's Accept names it) for both
+    // parts' pages, nothing stubbed, and no page asked for that does not exist.
     expect(images.length).toBeGreaterThanOrEqual(2);
-    expect(images.every((s) => / 200 image\/png$/.test(s))).toBe(true);
+    expect(images.every((s) => / 200 image\/webp$/.test(s))).toBe(true);
     expect(new Set(images.map((s) => Number(s.split(' ')[0])))).toEqual(new Set(Array.from({ length: sent.page_count }, (_, i) => i + 1)));
     expect(problems).toEqual([]);
     expect(await cspViolations()).toEqual([]);

@@ -263,9 +263,10 @@ describe('signing page (browser)', () => {
     await expect(pa.locator('#doc-participant').textContent()).resolves.toContain('김철수');
     await expect(pa.locator('#pin-intro').textContent()).resolves.toContain('010-****-5678');
     expect(await pa.locator('#open-pdf').getAttribute('href')).toMatch(/^\/v1\/signing\/[A-Za-z0-9_-]+\/file$/);
-    // The first page image arrives (rendered by the server) and shows; the signer's field is on it.
+    // The first page image arrives (rendered by the server, as WebP: Chromium's Accept names it)
+    // and shows; the signer's field is on it.
     await pa.waitForFunction(() => ((document.querySelector('#pages img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
-    expect(a.images[0]).toBe('200 image/png');
+    expect(a.images[0]).toBe('200 image/webp');
     const field = pa.locator('#pages .field-own.field-signature');
     expect(await field.count()).toBe(1);
     const pageBox = (await pa.locator('#pages .page').first().boundingBox())!;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { pdfsig, pdftotext, renderPage } from '@dojang/pdf/testing/poppler';
 import { API_TEST_OPTIONS, client, Client, expectError, expectStatus } from '../support/api-helpers';
 import { expectApiError, outboxOf, signer, SIGNATURE, tokenOf } from '../support/lifecycle';
@@ -163,6 +164,13 @@ describe('a 근로계약서 from a template with parts and anchors, end to end',
     const text = pdftotext(final);
     for (const shown of ['서울특별시 중구 세종대로 110', '2027년 1월 4일', '개발팀', '김지원', '개인정보 수집·이용 동의서']) expect(text).toContain(shown);
     expect(pdfsig(final)).toContain('Signature Validation: Signature is Valid.');
+    // The attachment is on the annex after the contract's pages, by name, size and hash, not squeezed into its box.
+    const annex = text.split('\f').filter((p) => p.trim()).pop() as string;
+    expect(annex).toContain('입력값 부록');
+    expect(annex).toMatch(/1\. 신분증 사본 — \d+쪽/);
+    expect(annex).toContain('첨부 파일: 신분증.png');
+    expect(annex).toContain(`크기: ${png.length.toLocaleString('en-US')} bytes`);
+    expect(annex).toContain(`SHA-256: ${createHash('sha256').update(png).digest('hex')}`);
     const done = expectStatus(await c.get(`/documents/${doc.id}`), 200).body;
     const page = (f: any) => done.parts[f.part].first_page + f.page - 1;
     const ink = (fid: string) => darkPixels(final, { ...field(fid), page: page(field(fid)) });

@@ -1,5 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import sharp from 'sharp';
+import type { AddressInfo } from 'net';
 import { onPdfJob, RENDER_PAGE, runPdfWorkOnThisThread } from '@dojang/pdf';
 import { decodePngStrict } from '@dojang/pdf/png-decode';
 import { solidPng } from '../support/png';
@@ -82,6 +84,69 @@ describe('signing page images', () => {
     expect(again.headers['cache-control']).toBe('private, no-cache');
     // Every image was the one rendered at send: the first open rendered nothing.
     expect(renders).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('serves lossless WebP to a browser whose Accept names it, PNG to any other client: both from the one render at send', async () => {
+    renders.length = 0;
+    const { token } = await sent('웹피 계약서');
+    expect(renders).toEqual(['ok', 'ok', 'ok']);
+    const version: string = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body.document.pages_version;
+    const url = `/v1/signing/${token}/pages/1.png?w=960&v=${version}`;
+    // What Chromium sends for an <img>.
+    const chrome = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8';
+    const webp = await get(url).set('Accept', chrome);
+    expect(webp.status).toBe(200);
+    expect(webp.headers['content-type']).toBe('image/webp');
+    expect(webp.headers.vary).toMatch(/\bAccept\b/);
+    const bytes = webp.body as Buffer;
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('RIFF');
+    expect(bytes.subarray(8, 12).toString('latin1')).toBe('WEBP');
+    // Every other client gets the PNG: no Accept, */*, image/*, PNG only, WebP refused.
+    const pngs: Buffer[] = [];
+    for (const accept of [null, '*/*', 'image/*', 'image/png', 'image/webp;q=0, */*']) {
+      const res = accept === null ? await get(url) : await get(url).set('Accept', accept);
+      expect(res.headers['content-type']).toBe('image/png');
+      pngs.push(res.body as Buffer);
+    }
+    expect(pngs.every((b) => b.equals(pngs[0]))).toBe(true);
+    // The two formats carry different validators, so a cache never answers one with the other.
+    const png = await get(url);
+    expect(png.headers.etag).not.toBe(webp.headers.etag);
+    // Lossless: the WebP decodes to the PNG's pixels exactly, in fewer bytes.
+    const pixels = (b: Buffer) => sharp(b).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+    const [fromWebp, fromPng] = await Promise.all([pixels(bytes), pixels(pngs[0])]);
+    expect(fromWebp.info).toMatchObject({ width: 960, channels: 3 });
+    expect(fromWebp.info.height).toBe(fromPng.info.height);
+    expect(fromWebp.data.equals(fromPng.data)).toBe(true);
+    expect(bytes.length).toBeLessThan(pngs[0].length);
+    // Served from what the send stored: nothing rendered on the way.
+    expect(renders).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('compresses the signing session (part of the first view) as the client accepts, and only that JSON', async () => {
+    // A long title: the session then passes the 1 KB below which nothing is compressed.
+    const { c, token } = await sent('압축 시험용 근로계약서 '.repeat(8).trim());
+    // Over a socket, with fetch (which decodes br and gzip and keeps the headers): the raw bytes are
+    // what is compared, which supertest's OpenAPI-checking agent would not let through.
+    if (!t.app.getHttpServer().listening) await t.app.listen(0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}/v1/signing/${token}`;
+    const plain = await fetch(url, { headers: { 'Accept-Encoding': 'identity' } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const text = await plain.text();
+    // Over the 1 KB threshold, so it is compressed when the client allows.
+    expect(Buffer.byteLength(text)).toBeGreaterThan(1024);
+    for (const encoding of ['br', 'gzip']) {
+      const res = await fetch(url, { headers: { 'Accept-Encoding': encoding } });
+      expect(res.headers.get('content-encoding')).toBe(encoding);
+      expect(res.headers.get('vary')).toMatch(/Accept-Encoding/);
+      // The same session, whichever encoding carried it.
+      expect((await res.json()).fields).toEqual(JSON.parse(text).fields);
+    }
+    // The rest of the API's JSON is left as it was (supertest asks for gzip by default).
+    const list = await c.get('/documents?limit=100');
+    expect(list.status).toBe(200);
+    expect(list.headers['content-encoding']).toBeUndefined();
   });
 
   it('has the signing page preload page 1 as the page will ask for it; a dead link gets no header', async () => {

@@ -23,6 +23,10 @@ import { assertJsonCounts, jsonCountLimitsFor } from './shared/json-count-guard'
 import { useEncodedStrings } from './shared/json-response';
 import { WEBHOOK_HOST_RESOLVER } from './shared/infrastructure.token';
 import { createValidationPipe } from './shared/validation.pipe';
+import compression from 'compression';
+
+/** The signing session's path (GET …/v1/signing/{token}, after the /api prefix is dropped). */
+const SIGNING_SESSION_PATH = /^\/v1\/signing\/[^/]+\/?$/;
 
 export interface CreateAppOptions {
   clock?: Clock;
@@ -70,6 +74,12 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
     if (req.url.startsWith('/api/v1/') || req.url === '/api/v1') req.url = req.url.slice(4);
     next();
   });
+  // The signing session (GET /v1/signing/{token}) is part of a phone's first view (issue 30: it
+  // went uncompressed): brotli or gzip, as the browser accepts, by the `compression` middleware,
+  // whose zlib streams compress on libuv's threads. Other JSON stays as it was (clients of the API
+  // are servers on fast links).
+  const compressSession = compression({ threshold: 1024 });
+  app.use((req: Request, res: Response, next: NextFunction) => (req.method === 'GET' && SIGNING_SESSION_PATH.test(req.path) ? compressSession(req, res, next) : next()));
   app.use(requestLogMiddleware(infra));
   // Before body parsing, so a 429 costs nothing and every response with a valid key has the headers.
   app.use(rateLimitMiddleware(infra, clock));

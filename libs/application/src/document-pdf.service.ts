@@ -93,6 +93,17 @@ export const PAGE_IMAGES = 'page_images';
  */
 export const PAGE_IMAGE_WIDTHS: readonly number[] = [480, 720, 960];
 
+/** The encodings page images are served in: WebP to browsers that accept it, PNG to the rest. */
+export const PAGE_IMAGE_FORMATS = ['png', 'webp'] as const;
+export type PageImageFormat = (typeof PAGE_IMAGE_FORMATS)[number];
+
+/** A page image's `page_images` key. A PNG's is the key it had before WebP came, so stored ones stay found. */
+function pageImageKey(pdfSha256: string, page: number, width: number, format: PageImageFormat): string {
+  const inputs: unknown[] = [RENDER_PAGE.id, RENDER_PAGE.version, pdfSha256, page, width];
+  if (format !== 'png') inputs.push(format);
+  return createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
+}
+
 interface PageImageRow extends ReadDoc {
   id: string;
   sha256: string;
@@ -157,7 +168,7 @@ export class DocumentPdfService {
   private readonly inFlight = new Map<string, Promise<RenderedPdfRow>>();
   private collection: Promise<void> | null = null;
   private readonly pageImages = new Map<string, string>();
-  private readonly pagesInFlight = new Map<string, Promise<Buffer | null>>();
+  private readonly pagesInFlight = new Map<string, Promise<Record<PageImageFormat, Buffer> | null>>();
   private pageCollection: Promise<void> | null = null;
 
   readonly pool: PdfPool;
@@ -441,38 +452,45 @@ export class DocumentPdfService {
   }
 
   /**
-   * Page `page` (1-based) of the stored PDF `pdfSha256` as a PNG `width` pixels wide; null when the
-   * PDF has no such page. Rendered once, in the pool: the PNG goes to the blob store and
-   * `page_images` maps the hash of (renderer, PDF hash, page, width) to it, so every signer of
-   * every document with this PDF, and every process, reuses it. Concurrent requests for the same
-   * image share one render.
+   * Page `page` (1-based) of the stored PDF `pdfSha256` as a PNG, or as lossless WebP, `width`
+   * pixels wide; null when the PDF has no such page. Rendered once, in the pool, into both formats
+   * at once (the WebP is encoded there too, never on this thread): each goes to the blob store and
+   * `page_images` maps the hash of (renderer, PDF hash, page, width[, format]) to it, so every
+   * signer of every document with this PDF, and every process, reuses it. Concurrent requests for
+   * the same image share one render.
    */
-  async pageImage(pdfSha256: string, page: number, width: number): Promise<Buffer | null> {
+  async pageImage(pdfSha256: string, page: number, width: number, format: PageImageFormat = 'png'): Promise<Buffer | null> {
     if (!PAGE_IMAGE_WIDTHS.includes(width)) throw new RangeError(`page image width ${width} is not one of ${PAGE_IMAGE_WIDTHS.join(', ')}`);
-    const key = createHash('sha256').update(JSON.stringify([RENDER_PAGE.id, RENDER_PAGE.version, pdfSha256, page, width])).digest('hex');
+    const key = pageImageKey(pdfSha256, page, width, format);
     const known = this.pageImages.get(key) ?? (await this.storedPageImage(key));
     if (known) return this.blob(known);
-    let pending = this.pagesInFlight.get(key);
+    // One render for both formats: the in-flight entry is the PNG's key.
+    const renderKey = pageImageKey(pdfSha256, page, width, 'png');
+    let pending = this.pagesInFlight.get(renderKey);
     if (!pending) {
-      pending = this.renderPage(key, pdfSha256, page, width).finally(() => this.pagesInFlight.delete(key));
-      this.pagesInFlight.set(key, pending);
+      pending = this.renderPage(pdfSha256, page, width).finally(() => this.pagesInFlight.delete(renderKey));
+      this.pagesInFlight.set(renderKey, pending);
     }
-    return pending;
+    const rendered = await pending;
+    return rendered ? rendered[format] : null;
   }
 
-  private async renderPage(key: string, pdfSha256: string, page: number, width: number): Promise<Buffer | null> {
-    const out = await this.job(RENDER_PAGE, { pdf: await this.blob(pdfSha256), pdf_sha256: pdfSha256, page, width });
-    if (!out.png) return null;
-    const png = asBuffer(out.png);
-    const ref = await this.blobs.put(png);
-    this.rememberPage(key, ref.sha256);
-    if (this.reads) {
-      this.pageCollection ??= this.reads.ensureCollection({ name: PAGE_IMAGES });
-      await this.pageCollection;
-      // Another process may have stored the same image first: the same bytes, so either row does.
-      await this.reads.putIfVersion(PAGE_IMAGES, { id: key, sha256: ref.sha256, byte_size: ref.byte_size }, null);
+  private async renderPage(pdfSha256: string, page: number, width: number): Promise<Record<PageImageFormat, Buffer> | null> {
+    const out = await this.job(RENDER_PAGE, { pdf: await this.blob(pdfSha256), pdf_sha256: pdfSha256, page, width, webp: true });
+    if (!out.png || !out.webp) return null;
+    const images = { png: asBuffer(out.png), webp: asBuffer(out.webp) };
+    for (const format of PAGE_IMAGE_FORMATS) {
+      const key = pageImageKey(pdfSha256, page, width, format);
+      const ref = await this.blobs.put(images[format]);
+      this.rememberPage(key, ref.sha256);
+      if (this.reads) {
+        this.pageCollection ??= this.reads.ensureCollection({ name: PAGE_IMAGES });
+        await this.pageCollection;
+        // Another process may have stored the same image first: the same bytes, so either row does.
+        await this.reads.putIfVersion(PAGE_IMAGES, { id: key, sha256: ref.sha256, byte_size: ref.byte_size }, null);
+      }
     }
-    return png;
+    return images;
   }
 
   private async storedPageImage(key: string): Promise<string | null> {
@@ -733,9 +751,13 @@ export function pdfValuesOf(state: DocumentState, pendingId: string, pendingValu
   for (const f of state.fields) {
     const v = recorded.get(f.id);
     if (!v) continue;
-    const box = { page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false };
+    const box = { page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false, label: f.label ?? v.label ?? null };
     if (f.type === 'checkbox' || f.type === 'radio') out.push({ ...box, kind: f.type, checked: v.value === true });
-    else out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v) });
+    else {
+      // An attachment goes to the annex by name, size and hash; its box names the file and the entry.
+      const file = v.attachment ? { filename: v.attachment.filename, sha256: v.attachment.sha256, byte_size: v.attachment.byte_size } : null;
+      out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v), ...(file ? { attachment: file } : {}) });
+    }
   }
   return out;
 }

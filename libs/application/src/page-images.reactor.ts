@@ -12,7 +12,7 @@ export const PRERENDERED_PAGES = 20;
  * Renders the page images of a sent document's PDF (GET /signing/{token}/pages/{n}.png) when it is
  * sent, page 1 at every width first, so the first open of a link serves stored images instead of
  * rendering on demand (a first view on a slow phone waited for the render: issue 30). Renders go
- * through DocumentPdfService.pageImage: one per PDF, page and width, stored in the blob store and
+ * through DocumentPdfService.pageImage: one render per PDF, page and width (its PNG and its WebP), stored in the blob store and
  * `page_images` and shared by every signer and process, so a replayed event costs a lookup.
  */
 export class PageImagesReactor implements Reactor {
@@ -27,7 +27,7 @@ export class PageImagesReactor implements Reactor {
     if (!pdf || !data.page_count) return;
     const pages = Math.min(data.page_count, PRERENDERED_PAGES);
     for (let page = 1; page <= pages; page++) {
-      for (const width of PAGE_IMAGE_WIDTHS) await this.pdf.pageImage(pdf, page, width);
+      for (const width of PAGE_IMAGE_WIDTHS) await this.pdf.pageImage(pdf, page, width, 'webp');
     }
   }
 }

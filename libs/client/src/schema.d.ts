@@ -728,7 +728,7 @@ export interface paths {
         };
         /**
          * A page of the document as an image, for the signer
-         * @description Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, 720 or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session's `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.
+         * @description Page n (1-based) of the PDF the signer is shown (the final one once completed) as an image `w` pixels wide (480, the default, 720 or 960), rendered once per PDF, page and width in the PDF pool: lossless WebP when the request's Accept names image/webp (as browsers do for images), PNG otherwise (no Accept, *\/*, image/*); `Vary: Accept`. With `v` equal to the session's `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.
          */
         get: operations["Signing_page"];
         put?: never;
@@ -2799,7 +2799,7 @@ export interface components {
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment, which the final PDF lists on its 입력값 부록 annex; a value too long for its box is printed whole there too). */
                 display_value: string;
                 /** @description The template field (its id in the template) this document field was made from: the same in every document of that template; null when the document was not made from a template. */
                 template_field_key: string | null;
@@ -17955,7 +17955,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The page as a PNG. */
+            /** @description The page as lossless WebP or PNG, as Accept asks. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -17965,6 +17965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "image/webp": string;
                     "image/png": string;
                 };
             };

@@ -119,6 +119,56 @@ describe('drawValues: field values in the final PDF', () => {
     }
   });
 
+  it('the "입력값 부록" annex: a value its box cannot hold and an attachment are listed whole after the last page, read by pdftotext as a reader would', async () => {
+    // A long 특약 written into a one-line box near the page's bottom: growing to the bottom is not enough.
+    const clause = Array.from({ length: 12 }, (_, i) => `제${i + 1}조 근로자는 회사의 취업규칙과 복무규정을 준수하며, 곽뙇희 대리의 지시에 따라 성실히 근무한다.`).join(' ');
+    const hash = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+    const values = [
+      text({ y: 20, text: '홍길동', label: '성명' }),
+      text({ page: 2, y: 92, height: 3, text: clause, label: '특약 사항' }),
+      text({ y: 50, width: 15, height: 2.5, text: `신분증_앞면_스캔본.png (SHA-256 ${hash})`, label: '신분증 사본', attachment: { filename: '신분증_앞면_스캔본.png', sha256: hash, byte_size: 248_113 } }),
+    ];
+    const doc = await blank(2);
+    await drawValues(doc, values);
+    const pdf = await save(doc);
+    const pages = pdftotext(pdf).split('\f');
+    // Two pages of the document, then the annex.
+    expect(doc.getPageCount()).toBe(3);
+    const flat = pages.map((p) => p.replace(/\s+/g, ''));
+    // The value that fits stays in its box and is not on the annex.
+    expect(flat[0]).toContain('홍길동');
+    expect(flat[2]).not.toContain('홍길동');
+    // Numbered in reading order: page 1's attachment is 1, page 2's clause is 2. Each box names its entry.
+    expect(flat[0]).toContain('신분증_앞면_스캔본.png(입력값부록1)');
+    expect(flat[0]).not.toContain(hash);
+    expect(flat[1]).toContain('(입력값부록2)');
+    expect(flat[1]).not.toContain(clause.replace(/\s+/g, ''));
+    // The annex: its title, each entry with its label and page, the clause whole, the file by name, size and hash.
+    expect(pages[2]).toContain('입력값 부록');
+    expect(pages[2]).toMatch(/1\. 신분증 사본 — 1쪽/);
+    expect(pages[2]).toContain('첨부 파일: 신분증_앞면_스캔본.png');
+    expect(pages[2]).toContain('크기: 248,113 bytes');
+    expect(pages[2]).toContain(`SHA-256: ${hash}`);
+    expect(pages[2]).toMatch(/2\. 특약 사항 — 2쪽/);
+    expect(flat[2]).toContain(clause.replace(/\s+/g, ''));
+  });
+
+  it('adds no annex when every value fits its box', async () => {
+    const doc = await blank();
+    await drawValues(doc, [text({ text: '서울특별시 중구 세종대로 110', label: '주소' })]);
+    expect(doc.getPageCount()).toBe(1);
+    expect(pdftotext(await save(doc))).not.toContain('입력값 부록');
+  });
+
+  it('an annex longer than a page continues on the next, every line whole', async () => {
+    const long = Array.from({ length: 120 }, (_, i) => `${i + 1}번째 줄: 회사는 근로자에게 매월 25일 급여를 지급한다.`).join('\n');
+    const doc = await blank();
+    await drawValues(doc, [text({ y: 95, height: 3, text: long, multiline: true, label: '세부 조건' })]);
+    expect(doc.getPageCount()).toBeGreaterThan(2);
+    const annex = pdftotext(await save(doc)).split('\f').slice(1).join('\n');
+    for (const line of long.split('\n')) expect(annex).toContain(line);
+  });
+
   it('breaks a word wider than the box between characters', () => {
     expect(wrapLines('가나다라마바', 3, (s) => s.length)).toEqual(['가나다', '라마바']);
     expect(wrapLines('ab cd\nef', 5, (s) => s.length)).toEqual(['ab cd', 'ef']);

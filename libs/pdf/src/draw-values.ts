@@ -24,7 +24,14 @@ export interface PdfValue {
   font_size: number | null;
   /** Wrap at the box's width (and at line breaks); otherwise one line. */
   multiline: boolean;
+  /** The field's label: how the annex names a value it holds. */
+  label?: string | null;
+  /** An attachment field's file: listed on the annex by name and hash, never squeezed into its box. */
+  attachment?: { filename: string; sha256: string; byte_size: number } | null;
 }
+
+/** The annex's title, as the page writes it and a reader searches for it. */
+export const ANNEX_TITLE = '입력값 부록';
 
 /**
  * No value is drawn smaller (issue 30: an e-mail, a file's name and hash printed at 2–3 pt). A
@@ -167,14 +174,48 @@ function placement(page: PDFPage, v: PdfValue) {
   return { rect, rotation, at, view };
 }
 
-function drawText(page: PDFPage, font: PDFFont, v: PdfValue): void {
-  const { rect, rotation, at, view } = placement(page, v);
-  const fitted = fitText(v.text ?? '', rect, v.font_size, v.multiline, (s, sz) => font.widthOfTextAtSize(s, sz), view.height - rect.top);
+/** What the box of a text value shows: its lines at `size`, the box's (grown) height. */
+interface TextLayout {
+  value: PdfValue;
+  rect: Rect;
+  size: number;
+  lines: string[];
+  /** The annex entry's number, when the value (or its file) is listed on the annex. */
+  annex: number | null;
+}
+
+/** The reference a box carries to its annex entry: short, so a narrow box still shows it whole. */
+const annexReference = (n: number) => `(${ANNEX_TITLE} ${n})`;
+
+/**
+ * Lays a text value out in its box. What fits, at 7 pt or more, wrapped and the box grown down to
+ * the page's bottom, is drawn whole; what still does not fit keeps the lines that fit and ends on a
+ * reference to the annex, which holds the value whole. An attachment's box names the file and the
+ * annex entry; its hash is only on the annex (issue 30: a hash squeezed into a box printed at 2 pt).
+ */
+function layoutText(page: PDFPage, font: PDFFont, v: PdfValue, annexNumber: () => number): TextLayout {
+  const { rect, view } = placement(page, v);
+  const widthAt = (s: string, sz: number) => font.widthOfTextAtSize(s, sz);
+  // An attachment's number is taken first: its box always names it, after the file's name.
+  const fileNumber = v.attachment ? annexNumber() : null;
+  const shown = v.attachment ? `${v.attachment.filename} ${annexReference(fileNumber as number)}` : (v.text ?? '');
+  const fitted = fitText(shown, rect, v.font_size, v.multiline, widthAt, view.height - rect.top);
   const { size } = fitted;
-  // Lines below the page's bottom cannot be drawn: the last one that fits says so (…).
   const room = Math.max(1, Math.floor((fitted.height - 2 * PADDING) / (size * LINE_HEIGHT) + 0.01));
-  const lines = fitted.lines.length > room && fitted.height > rect.height ? [...fitted.lines.slice(0, room - 1), `${fitted.lines[room - 1]}…`] : fitted.lines;
   rect.height = fitted.height;
+  if (fitted.lines.length <= room) return { value: v, rect, size, lines: fitted.lines, annex: fileNumber };
+  const n = fileNumber ?? annexNumber();
+  const reference = wrapLines(annexReference(n), Math.max(1, rect.width - 2 * PADDING), (s) => widthAt(s, size));
+  // An attachment's reference ends the box on its own lines, after as much of the name as fits.
+  const base = v.attachment ? fitText(v.attachment.filename, rect, size, true, widthAt, view.height - rect.top).lines : fitted.lines;
+  const kept = base.slice(0, Math.max(0, room - reference.length));
+  // Lines cut short say so: the reader is sent to the annex for the rest.
+  if (kept.length > 0 && kept.length < base.length) kept[kept.length - 1] = `${kept[kept.length - 1]}…`;
+  return { value: v, rect, size, lines: [...kept, ...reference], annex: n };
+}
+
+function drawText(page: PDFPage, font: PDFFont, { value: v, rect, size, lines }: TextLayout): void {
+  const { rotation, at } = placement(page, v);
   const ascent = font.heightAtSize(size, { descender: false });
   const lineHeight = size * LINE_HEIGHT;
   // A single line sits in the middle of its box; several start at the top.
@@ -186,6 +227,51 @@ function drawText(page: PDFPage, font: PDFFont, v: PdfValue): void {
     const origin = at(rect.left + PADDING, baseline);
     page.drawText(line, { x: origin.x, y: origin.y, size, font, color: INK, rotate: degrees(rotation) });
   });
+}
+
+const ANNEX_PAGE: [number, number] = [595.28, 841.89];
+const ANNEX_MARGIN = 56;
+const ANNEX_TITLE_SIZE = 16;
+const ANNEX_HEADING_SIZE = 10.5;
+const ANNEX_BODY_SIZE = 10;
+
+/**
+ * The "입력값 부록" pages after the document's own: every value its box could not hold, whole, and
+ * every attachment by name, size and SHA-256, each under its number, the field's label and the
+ * page its box is on. Plain text in the embedded Korean font, so any reader (and pdftotext) reads it.
+ */
+function drawAnnex(doc: PDFDocument, font: PDFFont, entries: TextLayout[]): void {
+  const [width, height] = ANNEX_PAGE;
+  const inner = width - 2 * ANNEX_MARGIN;
+  let page = doc.addPage(ANNEX_PAGE);
+  let y = height - ANNEX_MARGIN;
+  const line = (text: string, size: number, indent = 0) => {
+    const lineHeight = size * 1.45;
+    if (y - lineHeight < ANNEX_MARGIN) {
+      page = doc.addPage(ANNEX_PAGE);
+      y = height - ANNEX_MARGIN;
+    }
+    y -= lineHeight;
+    if (text) page.drawText(text, { x: ANNEX_MARGIN + indent, y: y + (lineHeight - size) / 2, size, font, color: INK });
+  };
+  const paragraph = (text: string, size: number, indent = 0) => {
+    for (const l of wrapLines(text, inner - indent, (s) => font.widthOfTextAtSize(s, size))) line(l, size, indent);
+  };
+  line(`${ANNEX_TITLE} (Annex: entered values)`, ANNEX_TITLE_SIZE);
+  paragraph('본문의 칸에 다 들어가지 않은 입력값과 첨부 파일입니다. 각 칸에는 아래 번호가 적혀 있습니다.', ANNEX_BODY_SIZE);
+  for (const e of entries) {
+    line('', ANNEX_BODY_SIZE);
+    paragraph(`${e.annex}. ${e.value.label?.trim() || '(이름 없는 칸)'} — ${e.value.page}쪽`, ANNEX_HEADING_SIZE);
+    const file = e.value.attachment;
+    if (file) {
+      paragraph(`첨부 파일: ${file.filename}`, ANNEX_BODY_SIZE, 12);
+      paragraph(`크기: ${file.byte_size.toLocaleString('en-US')} bytes`, ANNEX_BODY_SIZE, 12);
+      // The hash alone on its line(s), so it is copied and compared as one token.
+      paragraph(`SHA-256: ${file.sha256}`, ANNEX_BODY_SIZE, 12);
+    } else {
+      paragraph(e.value.text ?? '', ANNEX_BODY_SIZE, 12);
+    }
+  }
 }
 
 function drawMark(page: PDFPage, v: PdfValue): void {
@@ -215,18 +301,26 @@ function drawMark(page: PDFPage, v: PdfValue): void {
 
 /**
  * Draws field values into the page content (never as form fields: nothing is left for a reader
- * to change), and flattens any form the original carried, so the final PDF has no live field.
+ * to change). Values their boxes cannot hold, and attachments, are listed whole on annex pages
+ * ("입력값 부록") added after the document's last page.
  */
 export async function drawValues(doc: PDFDocument, values: PdfValue[]): Promise<void> {
   const pages = doc.getPages();
   values.forEach((v, i) => {
     if (!Number.isInteger(v.page) || v.page < 1 || v.page > pages.length) throw new RangeError(`values[${i}].page ${v.page} is outside 1..${pages.length}`);
   });
-  if (values.some((v) => v.kind === 'text' && v.text)) {
+  const texts = values.filter((v) => v.kind === 'text' && (v.text || v.attachment));
+  if (texts.length) {
     doc.registerFontkit(pdfLibFontkit());
     const regular = koreanFontFiles().get('NotoSansKR-Regular.ttf') as Buffer;
     const font = await doc.embedFont(regular, { subset: true });
-    for (const v of values) if (v.kind === 'text' && v.text) drawText(pages[v.page - 1], font, v);
+    // Annex entries are numbered in reading order (page, then top to bottom, left to right).
+    const reading = [...texts].sort((a, b) => a.page - b.page || a.y - b.y || a.x - b.x);
+    let next = 0;
+    const layouts = reading.map((v) => layoutText(pages[v.page - 1], font, v, () => ++next));
+    for (const l of layouts) drawText(pages[l.value.page - 1], font, l);
+    const annexed = layouts.filter((l) => l.annex !== null);
+    if (annexed.length) drawAnnex(doc, font, annexed);
   }
   for (const v of values) if (v.kind !== 'text') drawMark(pages[v.page - 1], v);
 }

@@ -415,8 +415,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Signing_page: {
     summary: 'A page of the document as an image, for the signer',
     description:
-      'Page n (1-based) of the PDF the signer is shown (the final one once completed) as a PNG `w` pixels wide (480, the default, 720 or 960), rendered once per PDF, page and width in the PDF pool. With `v` equal to the session\'s `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.',
-    ok: { status: 200, description: 'The page as a PNG.', media: { 'image/png': { type: 'string', contentMediaType: 'image/png' } } },
+      'Page n (1-based) of the PDF the signer is shown (the final one once completed) as an image `w` pixels wide (480, the default, 720 or 960), rendered once per PDF, page and width in the PDF pool: lossless WebP when the request\'s Accept names image/webp (as browsers do for images), PNG otherwise (no Accept, */*, image/*); `Vary: Accept`. With `v` equal to the session\'s `document.pages_version` the image is cached for a year (private); otherwise it is revalidated. The link is checked first, then the page (404 page_not_found) and the width (400 invalid_parameter), before anything is rendered. No API key.',
+    ok: { status: 200, description: 'The page as lossless WebP or PNG, as Accept asks.', media: { 'image/webp': { type: 'string', contentMediaType: 'image/webp' }, 'image/png': { type: 'string', contentMediaType: 'image/png' } } },
     errors: [...SIGNING_LINK, 'page_not_found', 'invalid_parameter', 'pin_verification_required', 'download_expired', ...PDF_WORK],
     query: {
       w: { description: 'Width in pixels: 480 (default), 720 or 960.', schema: { type: 'integer', enum: [480, 720, 960] } },

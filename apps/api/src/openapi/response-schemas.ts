@@ -265,7 +265,7 @@ export const FormDataSchema = component(
           type: VALUE_FIELD_TYPE,
           label: strOrNull,
           value: fieldValue,
-          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment).', str),
+          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment, which the final PDF lists on its 입력값 부록 annex; a value too long for its box is printed whole there too).', str),
           ...FORM_DATA_MAPPING,
           signed_at: time,
           attachment: note('attachment fields: the uploaded file.', AttachmentValueSchema),

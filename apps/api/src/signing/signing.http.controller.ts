@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { DocumentPdfService, isStoreUnavailable, PAGE_IMAGE_WIDTHS } from '@dojang/application';
+import { DocumentPdfService, isStoreUnavailable, PAGE_IMAGE_WIDTHS, type PageImageFormat } from '@dojang/application';
 import { contentDispositionFor } from '@dojang/pdf';
 import { Request, Response } from 'express';
 import { Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
@@ -145,12 +145,14 @@ export class SigningHttpController {
   }
 
   /**
-   * A page of the document as a PNG, for the signing page (Android Chrome shows no PDF inline).
+   * A page of the document as an image, for the signing page (Android Chrome shows no PDF inline).
    * The link is checked first (404/410 as for every signing call), then the page and width, all
    * before any rendering; the image is rendered once per PDF, page and width, in the PDF pool.
+   * Lossless WebP to a browser whose Accept names image/webp, PNG to every other client (the URL
+   * keeps its .png name: `Vary: Accept` tells caches the body depends on the header).
    */
   @Get('pages/:file')
-  async page(@Param('token') token: string, @Param('file') file: string, @Query('w') w: string | undefined, @Query('v') v: string | undefined, @Res() res: Response) {
+  async page(@Param('token') token: string, @Param('file') file: string, @Query('w') w: string | undefined, @Query('v') v: string | undefined, @Req() req: Request, @Res() res: Response) {
     const session = await this.signing.session(token);
     const { state } = session;
     // The signed PDF's pages are the signed PDF: the same window and PIN check as …/completed.pdf.
@@ -165,14 +167,18 @@ export class SigningHttpController {
     if (typeof w !== 'undefined' && (typeof w !== 'string' || !PAGE_IMAGE_WIDTHS.includes(width))) {
       throw ApiError.invalid('w', `w must be one of ${PAGE_IMAGE_WIDTHS.join(', ')} (pixels).`);
     }
-    const png = await this.pdf.pageImage(pdf, page, width);
-    if (!png) throw ApiError.notFound('page_not_found', `The document has no page ${page}.`);
+    // PNG first among the offers: a client that names neither (*/*, image/*, no Accept) gets PNG;
+    // WebP only to one that names it (every current browser does for images).
+    const format: PageImageFormat = req.accepts(['image/png', 'image/webp']) === 'image/webp' ? 'webp' : 'png';
+    const image = await this.pdf.pageImage(pdf, page, width, format);
+    if (!image) throw ApiError.notFound('page_not_found', `The document has no page ${page}.`);
     const version = pdf.slice(0, 16);
-    res.setHeader('Content-Type', 'image/png');
+    res.setHeader('Content-Type', `image/${format}`);
+    res.setHeader('Vary', 'Accept');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // Versioned URLs never change: cached for good, privately (the link is the credential).
     res.setHeader('Cache-Control', v === version ? 'private, max-age=31536000, immutable' : 'private, no-cache');
-    res.setHeader('ETag', `"${version}-${page}-${width}"`);
-    res.end(png);
+    res.setHeader('ETag', `"${version}-${page}-${width}${format === 'png' ? '' : `-${format}`}"`);
+    res.end(image);
   }
 }

@@ -243,15 +243,19 @@ export interface RenderPageInput {
   page: number;
   /** Pixels; the height follows the page's shape. */
   width: number;
+  /** Also encode the page as lossless WebP (sharp), from the same render. */
+  webp?: boolean;
 }
 export interface RenderedPage {
   page_count: number;
   /** Null when the document has no such page. */
   png: Bytes | null;
+  /** The same pixels as lossless WebP, when asked for (null when the document has no such page). */
+  webp?: Bytes | null;
   width: number;
   height: number;
 }
-/** One page of a PDF as a PNG, rendered by PDFium (WebAssembly): the signing page's page images. */
+/** One page of a PDF as a PNG (and lossless WebP), rendered by PDFium (WebAssembly): the signing page's page images. */
 export const RENDER_PAGE: PdfJob<RenderPageInput, RenderedPage> = { id: 'pdf.render-page', version: 2, filename: handler('render-page') };
 
 /**

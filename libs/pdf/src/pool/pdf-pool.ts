@@ -2,6 +2,11 @@ import { availableParallelism } from 'os';
 import { performance } from 'perf_hooks';
 import * as path from 'path';
 import { Piscina } from 'piscina';
+// Loaded here, on the thread that owns the workers, though no job runs on it: sharp (the page
+// images' WebP encoder, render-page.handler.ts) must be loaded by the main thread before worker
+// threads use it, or libvips is unloaded when a worker exits and the next worker that loads it
+// crashes the process (sharp's documentation; lovell/sharp#2263).
+import 'sharp';
 import { RUN_JOB_FILE, WARM_UP_FILE, type PdfJob } from './pdf-jobs';
 import { isRefusal, PdfLimitError, type PdfJobRefusal } from './pdf-limit.error';
 import { CPU_SLOT_BYTES, readCpuSlot, type JobEnvelope, type JobTask, type RunJobWorkerData } from './run-job';

@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import sharp from 'sharp';
 import renderPageJob, * as handler from './render-page.handler';
 import { pdfFixture } from '../testing/fixtures';
 
@@ -27,5 +28,21 @@ describe('the render-page job (run in place of a pool worker)', () => {
     }
     await renderPageJob({ pdf: a, pdf_sha256: sha(a), page: 1, width: 480 });
     expect(handler.documentsLoaded - before).toBe(5);
+  });
+
+  it('encodes the same render as lossless WebP when asked: the very pixels of the PNG, in fewer bytes', async () => {
+    const pdf = pdfFixture('chromium-korean-contract-a4.pdf');
+    const out = await renderPageJob({ pdf, page: 1, width: 960, webp: true });
+    const png = Buffer.from(out.png!);
+    const webp = Buffer.from(out.webp!);
+    expect((await sharp(webp).metadata()).format).toBe('webp');
+    const pixels = (b: Buffer) => sharp(b).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+    const [a, b] = await Promise.all([pixels(webp), pixels(png)]);
+    expect(a.info).toMatchObject({ width: 960, height: out.height, channels: 3 });
+    expect(a.data.equals(b.data)).toBe(true);
+    expect(webp.length).toBeLessThan(png.length);
+    // Not asked: no WebP is made. A page the document lacks: none either.
+    expect((await renderPageJob({ pdf, page: 1, width: 480 })).webp).toBeUndefined();
+    expect((await renderPageJob({ pdf, page: 99, width: 480, webp: true })).webp).toBeNull();
   });
 });
