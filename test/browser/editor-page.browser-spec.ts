@@ -4,7 +4,7 @@ import { AddressInfo } from 'net';
 import * as path from 'path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { Browser, BrowserContext, Frame, Page } from 'playwright-core';
-import { axeViolations, closeContexts, startBrowserApp } from '../support/browser';
+import { ANDROID_PHONE, axeViolations, closeContexts, startBrowserApp } from '../support/browser';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
@@ -296,6 +296,55 @@ describe('field-placement editor (browser)', () => {
     for (const f of fields.filter((x) => x.role === 'employee')) {
       expect(seen.some((s) => s.page === f.page && Math.abs(s.x - f.x) < 0.5 && Math.abs(s.y - f.y) < 0.5)).toBe(true);
     }
+  });
+
+  it('on a phone: tap a field, then tap the spot; every target is at least 44 px', async () => {
+    const { id, url } = await templateAndEditor('휴대폰 근로계약서');
+    const context = await browser.newContext(ANDROID_PHONE);
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(url, { waitUntil: 'load' });
+    await page.locator('#editor').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.page img')).every((img) => img.complete && img.naturalWidth > 0));
+
+    await page.locator('.palette-item[data-type="signature"]').tap();
+    expect(await page.locator('.palette-item[data-type="signature"]').getAttribute('aria-pressed')).toBe('true');
+    const target = page.locator('#page-0-1');
+    await target.scrollIntoViewIfNeeded();
+    const box = (await target.boundingBox())!;
+    await target.tap({ position: { x: box.width * 0.3, y: box.height * 0.6 } });
+    expect(await page.locator('.field').count()).toBe(1);
+    const small = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('#editor button:not([hidden]), #editor select, #editor a, #editor input'))
+        .filter((el) => el.offsetParent !== null)
+        .map((el) => ({ id: el.id || el.className, ...el.getBoundingClientRect().toJSON() }))
+        .filter((r) => r.width < 44 || r.height < 44)
+        .map((r) => r.id),
+    );
+    expect(small).toEqual([]);
+    await noViolations(page, 'phone: placed by tap');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'phone-1-tapped.png') });
+
+    // Saved with the employer's role still empty: the template API's own refusal, shown as it said it.
+    await page.locator('#save-btn').tap();
+    await page.locator('#status', { hasText: '저장하지 못했습니다' }).waitFor();
+    expect(await page.locator('#status').textContent()).toContain('"employer"');
+    expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
+
+    await page.selectOption('#assignee', 'employer');
+    await page.locator('.palette-item[data-type="signature"]').tap();
+    await target.scrollIntoViewIfNeeded();
+    const again = (await target.boundingBox())!;
+    await target.tap({ position: { x: again.width * 0.5, y: again.height * 0.8 } });
+    await page.locator('#save-btn').tap();
+    await page.locator('#status', { hasText: '저장했습니다' }).waitFor();
+    const fields = await savedFields(id);
+    expect(fields.map((f) => [f.role, f.type, f.page])).toEqual([
+      ['employee', 'signature', 1],
+      ['employer', 'signature', 1],
+    ]);
+    expect(Math.abs(fields[0].x - 30) < 1 && Math.abs(fields[0].y - 60) < 1).toBe(true);
+    expect(Math.abs(fields[1].x - 50) < 1 && Math.abs(fields[1].y - 80) < 1).toBe(true);
   });
 
   it('an origin not in embed_origins cannot frame it, and a used link shows only a page saying so', async () => {
