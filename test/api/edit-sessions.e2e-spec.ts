@@ -3,14 +3,15 @@ import request from 'supertest';
 import { EDIT_SESSIONS } from '../../apps/api/src/editor/edit-session.store';
 import { expectApiError } from '../support/lifecycle';
 import { API_TEST_OPTIONS, client, Client, expectError, expectStatus, UNKNOWN_UUID } from '../support/api-helpers';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { describeOnEachStore, startTestAppOn } from '../support/each-store';
+import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
  * The field-placement editor's server side (issue 34): POST …/edit_session issues a one-time URL
  * (only its hash kept), opening it once hands the page a session, and the session saves through
  * the API's own handlers (same validation, same errors) as the key that opened it. Refused: auditor
  * keys, another organization's ids, a URL opened twice or too late, an unknown one; and nothing is
- * changed by a refused call.
+ * changed by a refused call. On both stores: the single use is a compare-and-set of the read store.
  */
 
 /** A PDF of `pages` A4 pages with no anchors, each printing its number. */
@@ -23,7 +24,7 @@ async function plainPdf(pages: number): Promise<Buffer> {
 
 const SESSION_META = /<meta name="dojang-editor-session" content="([A-Za-z0-9_-]{43})">/;
 
-describe('edit sessions (field-placement editor, server)', () => {
+describeOnEachStore('edit sessions (field-placement editor, server)', (store) => {
   let t: TestApp;
   let org: TestOrg;
   let c: Client;
@@ -31,7 +32,7 @@ describe('edit sessions (field-placement editor, server)', () => {
   let fileUrl: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ ...API_TEST_OPTIONS, manualClock: true });
+    t = await startTestAppOn(store, { ...API_TEST_OPTIONS, manualClock: true });
     org = await t.createOrg();
     c = client(t, org.test);
     other = client(t, (await t.createOrg('Other Co')).test);
@@ -79,6 +80,12 @@ describe('edit sessions (field-placement editor, server)', () => {
     expect(second.session).toBeNull();
     expect(second.res.text).toContain('이미 열린 편집 링크입니다');
     expect(second.res.text).not.toMatch(/<script/);
+
+    // Two opens racing each other: one page gets a session, the other the refusal.
+    const raced = expectStatus(await c.post(`/documents/${d.id}/edit_session`, {}), 201).body.url;
+    const both = await Promise.all([openUrl(raced), openUrl(raced)]);
+    expect(both.map((o) => o.res.status).sort()).toEqual([200, 410]);
+    expect(both.filter((o) => o.session !== null)).toHaveLength(1);
 
     // Neither secret is stored, only their hashes.
     const rows = await t.infra.reads.find<any>(EDIT_SESSIONS, {});
