@@ -193,6 +193,26 @@ describe('field-placement editor (browser)', () => {
     await frame.click('#preview-btn');
     expect(await frame.locator('.field').count()).toBe(6);
 
+    // A checkbox group that asks for more boxes than it has: the API refuses it, and the editor
+    // shows the refusal next to that field and in its settings; nothing is saved or posted.
+    const firstBox = frame.locator('.field.type-checkbox').first();
+    await firstBox.click();
+    await frame.fill('#set-min-checked', '3');
+    await frame.click('#settings-close');
+    await frame.click('#save-btn');
+    await frame.locator('.field.invalid').waitFor();
+    expect(await frame.locator('.field.invalid').count()).toBe(1);
+    expect(await frame.locator('.field-error').textContent()).toContain('min_checked');
+    expect(await frame.locator('.field.invalid').getAttribute('aria-describedby')).toMatch(/^field-error-/);
+    await noViolations(page, 'a field refused');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-3-refused.png') });
+    expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
+    await frame.locator('.field.invalid').click();
+    expect(await frame.locator('#settings-error').textContent()).toContain('min_checked');
+    await frame.fill('#set-min-checked', '1');
+    await frame.click('#settings-close');
+    expect(await frame.locator('.field.invalid').count()).toBe(0);
+
     await frame.click('#save-btn');
     await page.waitForFunction(() => (window as unknown as { received: any[] }).received.length > 0);
     expect(await messages()).toEqual([
@@ -200,7 +220,7 @@ describe('field-placement editor (browser)', () => {
     ]);
     await frame.locator('#status', { hasText: '저장했습니다' }).waitFor();
     await noViolations(page, 'saved');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-3-saved.png') });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-4-saved.png') });
 
     const fields = await savedFields(id);
     const near = (f: { x: number; y: number }, x: number, y: number) => Math.abs(f.x - x) < 1 && Math.abs(f.y - y) < 1;
@@ -218,7 +238,7 @@ describe('field-placement editor (browser)', () => {
     expect(fields[2].min_checked).toBe(1);
     expect(fields[4].label).toBe('주소');
 
-    const seen = await signerSees(id, 'drag-4-signer.png');
+    const seen = await signerSees(id, 'drag-5-signer.png');
     expect(seen).toHaveLength(employee.length);
     for (const f of employee) {
       expect(seen.some((s) => s.page === f.page && Math.abs(s.x - f.x) < 0.5 && Math.abs(s.y - f.y) < 0.5)).toBe(true);
