@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     // libs/client/src/schema.d.ts is generated (npm run generate:client) and large.
-    ignores: ['dist/**', 'libs/client/dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.tmp/**', 'apps/api/assets/*', '!apps/api/assets/signing-page', 'apps/api/assets/signing-page/fonts/**', 'libs/client/src/schema.d.ts'],
+    ignores: ['dist/**', 'libs/client/dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.tmp/**', 'apps/api/assets/*', '!apps/api/assets/signing-page', '!apps/api/assets/editor-page', 'apps/api/assets/signing-page/fonts/**', 'libs/client/src/schema.d.ts'],
   },
   {
     files: ['**/*.ts'],
@@ -52,7 +52,8 @@ export default tseslint.config(
   {
     // The signing page's modules (plain browser JavaScript, bundled by esbuild): linted like the
     // rest, with the types their checkJs project (apps/api/assets/signing-page/tsconfig.json) gives.
-    files: ['apps/api/assets/signing-page/*.js'],
+    // The field-placement editor's modules the same way (apps/api/assets/editor-page/tsconfig.json).
+    files: ['apps/api/assets/signing-page/*.js', 'apps/api/assets/editor-page/*.js'],
     languageOptions: {
       parser: tseslint.parser,
       sourceType: 'module',

@@ -27,9 +27,9 @@ const CSS = path.join(OUTPUT_DIR, 'fonts.css');
 const FAMILY = 'Dojang Noto Sans KR';
 /**
  * The pages' own sources whose characters go in the base slice: the signing page, and the public
- * verification page, which uses the same fonts.css.
+ * verification page and the field-placement editor, which use the same fonts.css.
  */
-const SOURCE_DIRS = [pageDir, path.join(pageDir, 'src'), path.join(root, 'apps/api/assets/verify-page')];
+const SOURCE_DIRS = [pageDir, path.join(pageDir, 'src'), path.join(root, 'apps/api/assets/verify-page'), path.join(root, 'apps/api/assets/editor-page')];
 const SOURCE_EXT = /\.(html|js)$/;
 // Punctuation Korean text commonly mixes in (names, dates, amounts), beyond Latin-1.
 const EXTRA = '·…‘’“”–—•₩€×→←↑↓○●※「」『』〈〉《》【】';

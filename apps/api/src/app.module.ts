@@ -36,6 +36,10 @@ import { OpenApiDocumentHolder, OpenApiHttpController } from './openapi/openapi.
 import { DocumentHistoryHttpController } from './history/document-history.http.controller';
 import { DocumentHistoryService } from './history/document-history.service';
 import { AdminHttpController } from './admin/admin.http.controller';
+import { EditSessionsHttpController } from './editor/edit-sessions.http.controller';
+import { EditorHttpController } from './editor/editor.http.controller';
+import { EditorPageHttpController } from './editor/editor-page.http.controller';
+import { EditorService } from './editor/editor.service';
 
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
@@ -78,6 +82,9 @@ export class AppModule implements OnModuleDestroy {
         DocumentHistoryHttpController,
         EvidenceHttpController,
         AdminHttpController,
+        EditSessionsHttpController,
+        EditorHttpController,
+        EditorPageHttpController,
         ...(extra.controllers ?? []),
       ],
       providers: [
@@ -101,6 +108,13 @@ export class AppModule implements OnModuleDestroy {
         DocumentSources,
         DocumentHistoryService,
         OpenApiDocumentHolder,
+        // The field-placement editor saves and sends through the very handlers of PUT …/fields,
+        // PATCH /templates/{id} and POST …/send (issue 34: no second write path), so the editor's
+        // service is given instances of those controllers, as it would be given any service.
+        ParticipantsHttpController,
+        DocumentLifecycleHttpController,
+        TemplatesHttpController,
+        EditorService,
         ...(extra.providers ?? []),
       ],
     };

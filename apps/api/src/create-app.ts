@@ -119,7 +119,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   app.use(apiErrorMiddleware(infra));
   // The verify page is GET /verify at the root; POST /v1/verify, its operation, keeps the prefix.
   app.setGlobalPrefix('v1', {
-    exclude: ['sign/(.*)', 'sign', 'docs', 'docs/(.*)', 'metrics', { path: 'verify', method: RequestMethod.GET }, { path: 'verify/(.*)', method: RequestMethod.GET }],
+    exclude: ['sign/(.*)', 'sign', 'edit/(.*)', 'docs', 'docs/(.*)', 'metrics', { path: 'verify', method: RequestMethod.GET }, { path: 'verify/(.*)', method: RequestMethod.GET }],
   });
   app.get(OpenApiDocumentHolder).init(() => buildOpenApiDocument(app));
   app.useGlobalPipes(createValidationPipe());

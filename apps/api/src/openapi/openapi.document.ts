@@ -7,12 +7,13 @@ import { OPERATIONS, OperationSpec } from './operations';
 import { DocumentSchema, EVENT_DATA_BY_TYPE, EventDataSchema, EventSchema, TemplateSchema } from './response-schemas';
 
 /** Operations reachable without an API key (their controllers are @Public()). */
-const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|BrandLogo_|Files_content$|PublicVerify_|VerifyPage_)/;
+const PUBLIC_OPERATIONS = /^(Health_|Metrics_|OpenApi_|Signing_|SigningPage_|Editor_|EditorPage_|BrandLogo_|Files_content$|PublicVerify_|VerifyPage_)/;
 const ROOT_SERVERS = [{ url: '/', description: 'The server root (not under /v1)' }];
 /** Operations no rate limit counts (probes must answer while the store keeping the counts does not). */
 const UNCOUNTED_OPERATIONS = /^(Health_|Metrics_)/;
 
 const TAGS: Array<[RegExp, string]> = [
+  [/^\/(documents|templates)\/\{id\}\/edit_session|^\/(editor|edit)\//, 'Field-placement editor'],
   [/^\/documents\/\{id\}\/(participants|fields)/, 'Participants and fields'],
   [/^\/documents/, 'Documents'],
   [/^\/signature_requests/, 'Signature requests'],
@@ -41,6 +42,8 @@ const PATH_PARAMS: Record<string, string> = {
   projection: 'The name of a projection plugin loaded with PROJECTIONS (e.g. signing_times).',
   endpoint: 'The name of a read endpoint the plugin declares (e.g. monthly).',
   file: 'The page: its number (1-based) and .png, e.g. 1.png.',
+  session: 'The editor session\'s secret, which the editor page received when its one-time URL was opened. It is the credential; keep it secret.',
+  part: 'The part\'s index (0 for a one-part document or template).',
 };
 
 const DESCRIPTION = `Dojang: electronic contracts with identity-verified signatures.
@@ -325,6 +328,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           },
           content: { 'application/json': { schema: errorBody(statusCodes) } },
         };
+      }
+      // Pages that answer a refusal as a page of their own (the editor's used or expired URL).
+      for (const [status, page] of Object.entries(spec.pages ?? {})) {
+        responses[status] = { description: page.description, headers: { 'Request-Id': header('Request-Id') }, content: { 'text/html': { schema: { type: 'string' } } } };
       }
       out.responses = responses;
     }

@@ -22,6 +22,8 @@ export interface OperationSpec {
   bodyRequired?: boolean;
   /** JSON bodies of several shapes: the properties each one requires (published as anyOf). */
   bodyShapes?: string[][];
+  /** Refusals answered as an HTML page (a browser opened the URL), by status. */
+  pages?: Record<number, { description: string }>;
   /** A multipart body instead of JSON. */
   multipart?: { schema: JsonSchema; encoding?: Record<string, { contentType: string }> };
 }
@@ -442,6 +444,77 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     ok: { status: 200, description: 'The slice or its style sheet.', media: { 'font/woff2': { type: 'string', contentMediaType: 'font/woff2' }, 'text/css': { type: 'string' } } },
     errors: ['resource_not_found'],
   },
+  // ---- field-placement editor (issue 34)
+  EditSessions_forDocument: {
+    summary: 'Open the field-placement editor for a document',
+    description:
+      'A one-time URL (valid 5 minutes) of the editor page, for an iframe in your product: the user sees every part\'s pages, drops fields on them, assigns them to participants and saves (or sends, with actions send). Every save is PUT /documents/{id}/fields as this API key: the same validation, command and errors. The URL opens once; the page then works for session_seconds. Framed only by the organization\'s embed_origins. Auditor keys are refused (403), another organization\'s id is 404. See docs/API.md, "Embedded field placement".',
+    ok: { status: 201, description: 'The editor URL.', json: S.EditSessionSchema },
+    errors: ['document_not_found'],
+    bodyRequired: false,
+  },
+  EditSessions_forTemplate: {
+    summary: 'Open the field-placement editor for a template',
+    description:
+      'As for a document, on a template: fields are assigned to its roles and a save is PATCH /templates/{id} with fields (a new version), with the same validation and errors. actions send is refused (400): documents are made from a template by POST /signature_requests. An archived template is 404.',
+    ok: { status: 201, description: 'The editor URL.', json: S.EditSessionSchema },
+    errors: ['template_not_found'],
+    bodyRequired: false,
+  },
+  Editor_view: {
+    summary: 'The editor session',
+    description: 'What the editor page shows: the document or template, every part with its page count, the fields, the participants or roles, the allowed actions, the locale and the brand. The session secret is the credential (no API key).',
+    ok: { status: 200, description: 'The session.', json: S.EditorSessionSchema },
+    errors: ['edit_session_invalid', 'edit_session_expired', 'document_not_found', 'template_not_found', ...PDF_WORK],
+  },
+  Editor_page: {
+    summary: 'A page of one part as an image, for the editor',
+    description: 'Page n (1-based) of part `part` as a PNG `w` pixels wide (480, 720 or 960), rendered once per PDF, page and width in the PDF pool; with `v` equal to the part\'s pages_version cached for a year (private).',
+    ok: { status: 200, description: 'The page as a PNG.', media: { 'image/png': { type: 'string', contentMediaType: 'image/png' } } },
+    errors: ['edit_session_invalid', 'edit_session_expired', 'page_not_found', 'invalid_parameter', 'document_not_found', 'template_not_found', ...PDF_WORK],
+    query: {
+      w: { description: 'Width in pixels: 480 (default), 720 or 960.', schema: { type: 'integer', enum: [480, 720, 960] } },
+      v: { description: 'The part\'s pages_version; makes the response cacheable for good.', schema: { type: 'string' } },
+    },
+  },
+  Editor_save: {
+    summary: 'Save the fields',
+    description:
+      'Replaces the fields as PUT /documents/{id}/fields (kind document) or PATCH /templates/{id} with fields (kind template) does, as the API key that opened the session: the same validation and the same errors, whose param names the field (fields[i]…). A document already sent is refused (409 document_not_editable) as the API refuses it. Answers the dojang.editor.saved event the page posts to its parent.',
+    ok: { status: 200, description: 'The saved event.', json: S.EditorEventSchema },
+    errors: ['edit_session_invalid', 'edit_session_expired', 'edit_action_not_allowed', 'missing_parameter', 'invalid_parameter', 'field_values_too_large', ...DRAFT_EDIT, 'template_not_found', 'template_archived', ...TEMPLATE_LAYOUT],
+  },
+  Editor_send: {
+    summary: 'Send the document',
+    description: 'POST /documents/{id}/send with its defaults (expiry, no message), as the key that opened the session; the session then ends. Only with actions send.',
+    ok: { status: 200, description: 'The sent event.', json: S.EditorEventSchema },
+    errors: ['edit_session_invalid', 'edit_session_expired', 'edit_action_not_allowed', 'document_not_found', 'document_not_editable', 'insufficient_credits', 'signing_unavailable', ...PDF_WORK],
+    bodyRequired: false,
+  },
+  Editor_cancel: {
+    summary: 'Close the editor',
+    description: 'The user cancelled: nothing is written and the session ends. Answers the dojang.editor.cancelled event.',
+    ok: { status: 200, description: 'The cancelled event.', json: S.EditorEventSchema },
+    errors: ['edit_session_invalid', 'edit_session_expired'],
+    bodyRequired: false,
+  },
+  EditorPage_page: {
+    summary: 'Field-placement editor page',
+    description:
+      'The HTML page an edit session URL opens. Opening it redeems the URL (a second opening, or one after its minutes, gets a page saying so, 410; an unknown one 404) and hands the page its session. Framed only by the organization\'s embed_origins (CSP frame-ancestors). No API key.',
+    ok: { status: 200, description: 'HTML page.', media: { 'text/html': { type: 'string' } } },
+    errors: [],
+    pages: {
+      404: { description: 'A page saying the link is not valid (never issued or mistyped); nothing editable.' },
+      410: { description: 'A page saying the link was opened already or has expired; nothing editable.' },
+    },
+  },
+  EditorPage_asset: {
+    summary: 'Editor page asset',
+    description: 'Script and style sheet of the editor page. No API key.',
+    ok: { status: 200, description: 'The asset.', media: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' } } },
+    errors: ['resource_not_found'],
+  },
   // ---- public verification
   PublicVerify_verify: {
     summary: 'Verify a PDF (public)',
@@ -540,7 +613,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Templates_create: {
     summary: 'Create a template',
     description:
-      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template\'s own render (bodies as written, placeholders included; `page` counts within the part): a field past its part\'s last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, a signer role without a required field 400 signer_without_required_field naming roles[i].role. Version 1.',
+      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template\'s own render (bodies as written, placeholders included; `page` counts within the part): a field past its part\'s last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, once any field is placed, a signer role without a required field 400 signer_without_required_field naming roles[i].role (roles with no fields at all are saved: their fields are placed next, e.g. in the field-placement editor, POST /templates/{id}/edit_session). Version 1.',
     ok: { status: 201, description: 'The template.', json: S.TemplateSchema },
     errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', ...TEMPLATE_LAYOUT],
   },

@@ -1222,3 +1222,61 @@ export const SigningCertificateSchema = component(
   }),
 );
 export type SigningCertificateResponse = FromSchema<typeof SigningCertificateSchema>;
+
+/** POST /documents/{id}/edit_session, POST /templates/{id}/edit_session: the one-time URL of the field-placement editor. */
+export const EditSessionSchema = component(
+  'EditSession',
+  obj({
+    object: konst('edit_session'),
+    url: note('The editor page for an iframe (or a new window): opens once, within expires_at. Its token is the credential; only its hash is kept.', { type: 'string', format: 'uri' }),
+    expires_at: note('The URL must be opened before then (minutes from now); the opened editor then works for session_seconds.', time),
+    session_seconds: note('How long the opened editor may save, send or preview.', int),
+    kind: enumOf(['document', 'template']),
+    document_id: note('kind document: the draft edited.', strOrNull),
+    template_id: note('kind template: the template edited (a save makes a new version).', strOrNull),
+    actions: arrayOf(enumOf(['save', 'send', 'preview'])),
+    redirect_url: strOrNull,
+    locale: enumOf(['ko', 'en']),
+  }),
+);
+export type EditSessionResponse = FromSchema<typeof EditSessionSchema>;
+
+/** GET /editor/{session}: what the editor page shows. */
+export const EditorSessionSchema = component(
+  'EditorSession',
+  obj({
+    object: konst('editor_session'),
+    kind: enumOf(['document', 'template']),
+    actions: arrayOf(enumOf(['save', 'send', 'preview'])),
+    locale: enumOf(['ko', 'en']),
+    redirect_url: strOrNull,
+    expires_at: time,
+    embed_origins: note('The origins that may frame the editor: its events are posted to these only.', arrayOf(str)),
+    brand: obj({ display_name: str, color: note('The organization\'s brand colour (#rrggbb), or null.', strOrNull) }),
+    document: orNull(obj({ id: uuid, title: str, status: DocumentStatusSchema, editable: note('Only a draft\'s fields change; a save after send is refused as PUT /documents/{id}/fields refuses it.', bool) })),
+    template: orNull(obj({ id: str, name: str, version: int })),
+    parts: note(
+      'Every part in order with its page count; its pages are GET /editor/{session}/parts/{part}/pages/{n}.png. Field coordinates are percent of a page of their part.',
+      arrayOf(obj({ index: int, title: strOrNull, page_count: int, pages_version: note('Changes with the part\'s PDF: pass it as v to cache page images.', str) })),
+    ),
+    participants: note('kind document: who fields can be assigned to.', arrayOf(obj({ id: uuid, name: str, role: ParticipantRoleSchema }))),
+    roles: note('kind template: the roles fields can be assigned to.', arrayOf(TemplateRoleSchema)),
+    fields: note('The fields as GET /documents/{id} (kind document) or GET /templates/{id} (kind template) shows them.', arrayOf({ anyOf: [FieldSchema, TemplateFieldSchema] } as const)),
+  }),
+);
+export type EditorSessionResponse = FromSchema<typeof EditorSessionSchema>;
+
+/** What the editor's save, send and close answer: the event the page posts to its parent. */
+export const EditorEventSchema = component(
+  'EditorEvent',
+  obj({
+    object: konst('editor_event'),
+    type: note('The postMessage type the page sends to the parent window: dojang.editor.saved, dojang.editor.sent or dojang.editor.cancelled.', enumOf(['dojang.editor.saved', 'dojang.editor.sent', 'dojang.editor.cancelled'])),
+    document_id: strOrNull,
+    template_id: strOrNull,
+    template_version: note('kind template, after a save: the version it made.', intOrNull),
+    field_count: note('After a save: how many fields the document or template now has.', intOrNull),
+    redirect_url: note('Where the frame goes next (the session\'s redirect_url with dojang_event and the ids), or null.', strOrNull),
+  }),
+);
+export type EditorEventResponse = FromSchema<typeof EditorEventSchema>;

@@ -12,7 +12,7 @@ import { bundleModules } from './signing-page.bundler';
 import { displayedPdf, SigningService } from './signing.service';
 
 /** The repository root, found the same way from the sources (tests) and from dist/ (production). */
-function repoRoot(): string {
+export function repoRoot(): string {
   let dir = __dirname;
   while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
   return dir;
@@ -90,7 +90,7 @@ const SECURITY_HEADERS: Record<string, string> = {  'Referrer-Policy': 'no-refer
  */
 const compressed = new Map<string, { raw: Buffer; br: Buffer; gzip: Buffer }>();
 
-function sendText(req: Request, res: Response, file: string, read: () => Buffer = () => fs.readFileSync(file)) {
+export function sendText(req: Request, res: Response, file: string, read: () => Buffer = () => fs.readFileSync(file)) {
   let entry = compressed.get(file);
   if (!entry) {
     const raw = read();

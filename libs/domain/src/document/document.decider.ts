@@ -124,7 +124,7 @@ function participantOf(state: DocumentState, id: string): ParticipantState {
 }
 
 /** The signer's browser is sent there with the outcome: never over plain http, never a script URL. */
-function isHttpsUrl(value: string): boolean {
+export function isHttpsUrl(value: string): boolean {
   if (typeof value !== 'string' || value.length > 2048) return false;
   try {
     const url = new URL(value);

@@ -144,6 +144,12 @@ describe('template decider', () => {
       spec.given([]).when(create({ roles: [{ ...ROLES[0], role: name }], fields: [] })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'roles[0].role' });
     });
 
+    it('roles with no fields yet pass: their fields are placed next, in the field-placement editor (issue 34)', () => {
+      spec.given([]).when(create({ roles: ROLES, fields: [] })).thenEvents((events) => expect(events).toHaveLength(1));
+      // Once any field is placed, every signer role needs its required one (issue 32 item 2).
+      spec.given([]).when(create({ roles: ROLES, fields: [FIELDS[0]] })).thenThrows('signer_without_required_field', { kind: 'invalid', param: 'roles[1].role' });
+    });
+
     it('a cc or reviewer role needs no field; a field on the last page, or an anchored one, passes', () => {
       const roles: TemplateRole[] = [ROLES[0], { ...ROLES[1], participant_role: 'reviewer' }, ROLES[2]];
       spec.given([]).when(create({ roles, fields: [field({ page: 2 })], page_counts: [2] })).thenEvents((events) => expect(events).toHaveLength(1));

@@ -142,8 +142,10 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
   const { placed, owners } = asDocumentFields(fields, roles);
   validateFields(placed, owners, parts);
   // What sending would refuse (sendProblemsOf), refused at save instead: a signer role with
-  // nothing to fill makes every document from the template unsendable.
-  roles.forEach((r, i) => {
+  // nothing to fill makes every document from the template unsendable. A template with no field
+  // at all is not laid out yet (its fields are placed next, in the field-placement editor): a
+  // send from it is still refused, by the send itself.
+  if (fields.length > 0) roles.forEach((r, i) => {
     if (r.participant_role === 'signer' && !fields.some((f) => f.role === r.role && f.required)) {
       throw invalid(
         'signer_without_required_field',

@@ -1,0 +1,392 @@
+import * as fs from 'fs';
+import * as http from 'http';
+import { AddressInfo } from 'net';
+import * as path from 'path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { ANDROID_PHONE, axeViolations, closeContexts, startBrowserApp } from '../support/browser';
+import { bearer, TestApp, TestOrg } from '../support/test-app';
+
+/**
+ * The field-placement editor in Chromium (issue 34, "Done when"): an HR app on another origin
+ * frames the editor of a template made from an uploaded 2-page PDF with no anchors; its user places
+ * a signature, a date, a checkbox group and a text field for the employee and a signature for the
+ * employer, by drag and drop, then (second test) with the keyboard alone; saves; the HR app
+ * receives the postMessage save event; the template is sent to one hire through the API; and the
+ * hire's signing page shows each field where it was dropped. axe finds nothing in any state.
+ * Screenshots: test-artifacts/editor-page/.
+ */
+
+jest.setTimeout(120_000);
+
+const ARTIFACTS = path.join(__dirname, '../../test-artifacts/editor-page');
+
+/** A PDF of `pages` A4 pages with no anchors (no "(인)", no placeholders), each printing its number. */
+async function plainPdf(pages: number): Promise<Buffer> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  for (let n = 1; n <= pages; n++) {
+    const page = pdf.addPage([595, 842]);
+    page.drawText(`Employment contract - page ${n}`, { x: 60, y: 760, size: 20, font });
+    for (let line = 0; line < 20; line++) page.drawText(`Clause ${n}.${line + 1}: the parties agree to the terms of this page.`, { x: 60, y: 700 - line * 28, size: 11, font });
+  }
+  return Buffer.from(await pdf.save());
+}
+
+interface Placed {
+  role: string;
+  type: string;
+  page: number;
+  x: number;
+  y: number;
+}
+
+describe('field-placement editor (browser)', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  let host: http.Server;
+  let hostOrigin: string;
+  let org: TestOrg;
+  let fileUrl: string;
+  const contexts: BrowserContext[] = [];
+
+  async function api<T = any>(method: 'get' | 'post' | 'put' | 'patch', url: string, body?: unknown, status = 200, headers: Record<string, string> = {}): Promise<T> {
+    let req = t.http[method](url).set(bearer(org.test)).set(headers);
+    if (body !== undefined) req = req.send(body as object);
+    const res = await req;
+    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${url}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body as T;
+  }
+
+  /** A template of the uploaded PDF with two signer roles and no fields yet, and an editor URL for it. */
+  async function templateAndEditor(name: string) {
+    const tmpl = await api('post', '/v1/templates', { name, parts: [{ title: '근로계약서', file_url: fileUrl }], roles: [{ role: 'employee', auth: 'none' }, { role: 'employer', auth: 'none' }] }, 201);
+    const session = await api('post', `/v1/templates/${tmpl.id}/edit_session`, { actions: ['save', 'preview'], locale: 'ko' }, 201);
+    // The URL names the configured public origin; the test app listens on a port of its own.
+    return { id: tmpl.id as string, url: `${origin}${new URL(session.url).pathname}` };
+  }
+
+  /** The HR app's page framing the editor, collecting the messages it posts. */
+  async function framed(url: string): Promise<{ page: Page; frame: Frame; messages: () => Promise<any[]> }> {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, locale: 'ko-KR' });
+    contexts.push(context);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${hostOrigin}/embed?src=${encodeURIComponent(url)}`, { waitUntil: 'load' });
+    const frame = page.frames().find((f) => f !== page.mainFrame());
+    if (!frame) throw new Error('the editor was not framed');
+    await frame.locator('#editor').waitFor({ state: 'visible' });
+    expect(errors).toEqual([]);
+    // Both page images shown before anything is placed on them.
+    await frame.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.page img')).every((img) => img.complete && img.naturalWidth > 0));
+    return { page, frame, messages: () => page.evaluate(() => (window as unknown as { received: any[] }).received) };
+  }
+
+  async function noViolations(page: Page, state: string) {
+    expect({ state, violations: await axeViolations(page) }).toEqual({ state, violations: [] });
+  }
+
+  /** The fields the template now holds, as the API gives them. */
+  async function savedFields(id: string): Promise<Array<Placed & { width: number; height: number; group?: string; min_checked?: number; label?: string }>> {
+    return (await api('get', `/v1/templates/${id}`)).fields;
+  }
+
+  /**
+   * Sends the template to one hire through the API and opens the hire's signing page: each of the
+   * hire's fields is drawn where it was placed (its box's offset in the page image, in percent).
+   */
+  async function signerSees(templateId: string, shot: string): Promise<Array<{ page: number; x: number; y: number }>> {
+    const sent = await api(
+      'post',
+      '/v1/signature_requests',
+      { template_id: templateId, roles: { employee: { name: '김신입', email: 'hire@example.com' }, employer: { name: '박대표', email: 'ceo@example.com' } } },
+      201,
+      { 'Idempotency-Key': `send-${templateId}` },
+    );
+    const employee = sent.participants.find((p: any) => p.name === '김신입');
+    const context = await browser.newContext({ viewport: { width: 1100, height: 1400 }, locale: 'ko-KR' });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(new URL(employee.signing_url).pathname.replace(/^/, origin), { waitUntil: 'load' });
+    await page.locator('.field-own').first().waitFor({ state: 'attached' });
+    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.page-img')).every((img) => img.complete && img.naturalWidth > 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, shot), fullPage: true });
+    return page.evaluate(() => {
+      const pages = Array.from(document.querySelectorAll('li.page'));
+      return Array.from(document.querySelectorAll<HTMLElement>('.field-own')).map((el) => {
+        const li = el.closest('li.page') as HTMLElement;
+        const img = li.querySelector('.page-img') as HTMLElement;
+        const a = img.getBoundingClientRect();
+        const b = el.getBoundingClientRect();
+        return { page: pages.indexOf(li) + 1, x: ((b.left - a.left) / a.width) * 100, y: ((b.top - a.top) / a.height) * 100 };
+      });
+    });
+  }
+
+  beforeAll(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    host = http.createServer((req, res) => {
+      const src = new URL(req.url ?? '/', 'http://x').searchParams.get('src') ?? '';
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        `<!doctype html><html lang="en"><head><title>HR app</title></head><body><main><h1>HR app: contracts</h1>` +
+          `<iframe title="Dojang field editor" src="${src.replace(/"/g, '&quot;')}" width="1360" height="900"></iframe></main>` +
+          `<script>window.received = []; addEventListener('message', (e) => window.received.push({ origin: e.origin, data: e.data }));</script></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    ({ t, browser, origin } = await startBrowserApp());
+    org = await t.createOrg();
+    await t.admin.changeSettings(org.id, { embed_origins: [hostOrigin] });
+    const upload = await t.http.post('/v1/files').set(bearer(org.test)).attach('file', await plainPdf(2), { filename: '근로계약서.pdf', contentType: 'application/pdf' });
+    fileUrl = upload.body.url;
+  });
+
+  afterEach(() => closeContexts(contexts));
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await new Promise((resolve) => host?.close(resolve));
+  });
+
+  it('drag and drop: placed for two roles, saved to the template, the save event posted to the HR app, and the hire sees the fields where they were dropped', async () => {
+    const { id, url } = await templateAndEditor('표준 근로계약서');
+    const { page, frame, messages } = await framed(url);
+    await noViolations(page, 'opened');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-1-opened.png') });
+    // Zoomed out once, a whole page fits in the HR app's frame.
+    await frame.click('#zoom-out');
+
+    /** Drops a palette entry at (fx, fy) of a page, for the role chosen. */
+    const drop = async (role: string, type: string, pageNo: number, fx: number, fy: number) => {
+      await frame.selectOption('#assignee', role);
+      const target = frame.locator(`#page-0-${pageNo}`);
+      await target.scrollIntoViewIfNeeded();
+      const box = (await target.boundingBox())!;
+      await frame.locator(`.palette-item[data-type="${type}"]`).dragTo(target, { targetPosition: { x: box.width * fx, y: box.height * fy } });
+    };
+    await drop('employee', 'signature', 2, 0.1, 0.7);
+    await drop('employee', 'date', 2, 0.45, 0.72);
+    await drop('employee', 'checkbox_group', 1, 0.1, 0.3);
+    await drop('employee', 'text', 1, 0.1, 0.5);
+    await drop('employer', 'signature', 2, 0.6, 0.85);
+    expect(await frame.locator('.field').count()).toBe(6);
+    await noViolations(page, 'placed, a field selected');
+
+    // A field's settings: its label, through the panel the click opens.
+    await frame.locator('.field', { hasText: '텍스트' }).click();
+    await frame.locator('#settings').waitFor({ state: 'visible' });
+    await frame.fill('#set-label', '주소');
+    await noViolations(page, 'settings open');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-2-settings.png') });
+    await frame.click('#settings-close');
+
+    // Preview as the employer: only the employer's field is shown.
+    await frame.click('#preview-btn');
+    await frame.selectOption('#preview-as', 'employer');
+    expect(await frame.locator('.field').count()).toBe(1);
+    await noViolations(page, 'preview as signer');
+    await frame.click('#preview-btn');
+    expect(await frame.locator('.field').count()).toBe(6);
+
+    // A checkbox group that asks for more boxes than it has: the API refuses it, and the editor
+    // shows the refusal next to that field and in its settings; nothing is saved or posted.
+    const firstBox = frame.locator('.field.type-checkbox').first();
+    await firstBox.click();
+    await frame.fill('#set-min-checked', '3');
+    await frame.click('#settings-close');
+    await frame.click('#save-btn');
+    await frame.locator('.field.invalid').waitFor();
+    expect(await frame.locator('.field.invalid').count()).toBe(1);
+    expect(await frame.locator('.field-error').textContent()).toContain('min_checked');
+    expect(await frame.locator('.field.invalid').getAttribute('aria-describedby')).toMatch(/^field-error-/);
+    await noViolations(page, 'a field refused');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-3-refused.png') });
+    expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
+    await frame.locator('.field.invalid').click();
+    expect(await frame.locator('#settings-error').textContent()).toContain('min_checked');
+    await frame.fill('#set-min-checked', '1');
+    await frame.click('#settings-close');
+    expect(await frame.locator('.field.invalid').count()).toBe(0);
+
+    await frame.click('#save-btn');
+    await page.waitForFunction(() => (window as unknown as { received: any[] }).received.length > 0);
+    expect(await messages()).toEqual([
+      { origin, data: { type: 'dojang.editor.saved', document_id: null, template_id: id, template_version: 2, field_count: 6 } },
+    ]);
+    await frame.locator('#status', { hasText: '저장했습니다' }).waitFor();
+    await noViolations(page, 'saved');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-4-saved.png') });
+
+    const fields = await savedFields(id);
+    const near = (f: { x: number; y: number }, x: number, y: number) => Math.abs(f.x - x) < 1 && Math.abs(f.y - y) < 1;
+    const employee = fields.filter((f) => f.role === 'employee');
+    expect(fields.map((f) => [f.role, f.type, f.page])).toEqual([
+      ['employee', 'signature', 2],
+      ['employee', 'date', 2],
+      ['employee', 'checkbox', 1],
+      ['employee', 'checkbox', 1],
+      ['employee', 'text', 1],
+      ['employer', 'signature', 2],
+    ]);
+    expect(near(fields[0], 10, 70) && near(fields[1], 45, 72) && near(fields[2], 10, 30) && near(fields[4], 10, 50) && near(fields[5], 60, 85)).toBe(true);
+    expect(fields[2].group).toBe(fields[3].group);
+    expect(fields[2].min_checked).toBe(1);
+    expect(fields[4].label).toBe('주소');
+
+    const seen = await signerSees(id, 'drag-5-signer.png');
+    expect(seen).toHaveLength(employee.length);
+    for (const f of employee) {
+      expect(seen.some((s) => s.page === f.page && Math.abs(s.x - f.x) < 0.5 && Math.abs(s.y - f.y) < 0.5)).toBe(true);
+    }
+  });
+
+  it('keyboard only: the same placement, saved, and the hire sees it', async () => {
+    const { id, url } = await templateAndEditor('키보드 근로계약서');
+    const { page, frame, messages } = await framed(url);
+
+    /** Tabs until the element the selector names has the focus: reachable by keyboard, or the test fails. */
+    const tabTo = async (selector: string) => {
+      for (let i = 0; i < 150; i++) {
+        if (await frame.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`${selector} is not reachable with Tab`);
+    };
+    /** Chooses the nth option of a select with the arrow keys. */
+    const choose = async (selector: string, index: number) => {
+      await tabTo(selector);
+      await page.keyboard.press('Home');
+      for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+    };
+    /** Adds a field of `type` to the chosen page, then moves it by `right`/`down` steps of 5 (Shift+arrows). */
+    const place = async (role: number, pageIndex: number, type: string, right: number, down: number) => {
+      await choose('#assignee', role);
+      await choose('#target-page', pageIndex);
+      await tabTo(`.palette-item[data-type="${type}"]`);
+      await page.keyboard.press('Enter');
+      for (let i = 0; i < right; i++) await page.keyboard.press('Shift+ArrowRight');
+      for (let i = 0; i < down; i++) await page.keyboard.press('Shift+ArrowDown');
+    };
+
+    // Each lands at (10, 10 + 5 per field already on that page), then moves in steps of 5.
+    await place(0, 1, 'signature', 0, 12); // page 2: (10, 10) → (10, 70)
+    await place(0, 1, 'date', 7, 11); // page 2: (10, 15) → (45, 70)
+    await place(0, 0, 'checkbox_group', 0, 4); // page 1: (10, 10) → (10, 30)
+    await place(0, 0, 'text', 0, 6); // page 1: (10, 20), two checkboxes before → (10, 50)
+    // The text field's settings with Enter: its label, then Escape back to the field.
+    await page.keyboard.press('Enter');
+    await frame.locator('#settings').waitFor({ state: 'visible' });
+    await tabTo('#set-label');
+    await page.keyboard.type('주소');
+    await noViolations(page, 'keyboard: settings open');
+    await page.keyboard.press('Escape');
+    expect(await frame.evaluate(() => document.activeElement?.classList.contains('field'))).toBe(true);
+    // A small step, and a resize with Alt.
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('Alt+ArrowRight');
+    await place(1, 1, 'signature', 10, 15); // page 2, third there: (10, 20) → (60, 95), kept whole on the page
+    await noViolations(page, 'keyboard: placed');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'keyboard-1-placed.png') });
+
+    await tabTo('#save-btn');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => (window as unknown as { received: any[] }).received.length > 0);
+    expect((await messages())[0].data).toEqual({ type: 'dojang.editor.saved', document_id: null, template_id: id, template_version: 2, field_count: 6 });
+
+    const fields = await savedFields(id);
+    expect(fields.map((f) => [f.role, f.type, f.page, f.x, f.y])).toEqual([
+      ['employee', 'signature', 2, 10, 70],
+      ['employee', 'date', 2, 45, 70],
+      ['employee', 'checkbox', 1, 10, 30],
+      // The group's second box stays where it was added, under the first's starting place.
+      ['employee', 'checkbox', 1, 10, 13.7],
+      ['employee', 'text', 1, 10, 50],
+      // Moved down past the page's edge: stopped where the whole box still fits (100 − 7).
+      ['employer', 'signature', 2, 60, 93],
+    ]);
+    expect(fields[4]).toMatchObject({ label: '주소', width: 26 });
+
+    const seen = await signerSees(id, 'keyboard-2-signer.png');
+    for (const f of fields.filter((x) => x.role === 'employee')) {
+      expect(seen.some((s) => s.page === f.page && Math.abs(s.x - f.x) < 0.5 && Math.abs(s.y - f.y) < 0.5)).toBe(true);
+    }
+  });
+
+  it('on a phone: tap a field, then tap the spot; every target is at least 44 px', async () => {
+    const { id, url } = await templateAndEditor('휴대폰 근로계약서');
+    const context = await browser.newContext(ANDROID_PHONE);
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(url, { waitUntil: 'load' });
+    await page.locator('#editor').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.page img')).every((img) => img.complete && img.naturalWidth > 0));
+
+    await page.locator('.palette-item[data-type="signature"]').tap();
+    expect(await page.locator('.palette-item[data-type="signature"]').getAttribute('aria-pressed')).toBe('true');
+    const target = page.locator('#page-0-1');
+    await target.scrollIntoViewIfNeeded();
+    const box = (await target.boundingBox())!;
+    await target.tap({ position: { x: box.width * 0.3, y: box.height * 0.6 } });
+    expect(await page.locator('.field').count()).toBe(1);
+    const small = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('#editor button:not([hidden]), #editor select, #editor a, #editor input'))
+        .filter((el) => el.offsetParent !== null)
+        .map((el) => ({ id: el.id || el.className, ...el.getBoundingClientRect().toJSON() }))
+        .filter((r) => r.width < 44 || r.height < 44)
+        .map((r) => r.id),
+    );
+    expect(small).toEqual([]);
+    await noViolations(page, 'phone: placed by tap');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'phone-1-tapped.png') });
+
+    // Saved with the employer's role still empty: the template API's own refusal, shown as it said it.
+    await page.locator('#save-btn').tap();
+    await page.locator('#status', { hasText: '저장하지 못했습니다' }).waitFor();
+    expect(await page.locator('#status').textContent()).toContain('"employer"');
+    expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
+
+    await page.selectOption('#assignee', 'employer');
+    await page.locator('.palette-item[data-type="signature"]').tap();
+    await target.scrollIntoViewIfNeeded();
+    const again = (await target.boundingBox())!;
+    await target.tap({ position: { x: again.width * 0.5, y: again.height * 0.8 } });
+    await page.locator('#save-btn').tap();
+    await page.locator('#status', { hasText: '저장했습니다' }).waitFor();
+    const fields = await savedFields(id);
+    expect(fields.map((f) => [f.role, f.type, f.page])).toEqual([
+      ['employee', 'signature', 1],
+      ['employer', 'signature', 1],
+    ]);
+    expect(Math.abs(fields[0].x - 30) < 1 && Math.abs(fields[0].y - 60) < 1).toBe(true);
+    expect(Math.abs(fields[1].x - 50) < 1 && Math.abs(fields[1].y - 80) < 1).toBe(true);
+  });
+
+  it('an origin not in embed_origins cannot frame it, and a used link shows only a page saying so', async () => {
+    const { url } = await templateAndEditor('다른 출처');
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    const blocked: string[] = [];
+    page.on('console', (msg) => {
+      if (/frame-ancestors|Refused to frame/i.test(msg.text())) blocked.push(msg.text());
+    });
+    // localhost is another origin than the 127.0.0.1 listed.
+    await page.goto(`${hostOrigin.replace('127.0.0.1', 'localhost')}/embed?src=${encodeURIComponent(url)}`, { waitUntil: 'load' });
+    await page.waitForEvent('console', { predicate: (msg) => /frame-ancestors/.test(msg.text()) }).catch(() => undefined);
+    expect(blocked.join('\n')).toMatch(/frame-ancestors/);
+
+    // The browser refused to render it, but the request reached the server: the link is spent.
+    const again = await context.newPage();
+    await again.goto(url);
+    await again.locator('#refused').waitFor();
+    expect(await again.locator('#refused h1').textContent()).toContain('이미 열린 편집 링크입니다');
+    expect(await again.locator('button, input, select, textarea').count()).toBe(0);
+    await noViolations(again, 'used link');
+  });
+});
