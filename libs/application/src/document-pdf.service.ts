@@ -51,7 +51,7 @@ import {
 import { readFile } from 'fs/promises';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
-import { EvidenceIntegrityError } from './evidence-integrity.error';
+import { EvidenceIncompleteError, EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
 import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
@@ -659,7 +659,8 @@ export class DocumentPdfService {
   /** A stored blob, checked against the SHA-256 it is addressed by before anyone gets it. */
   async blob(sha256: string): Promise<Buffer> {
     const bytes = await this.blobs.get(sha256, { fresh: true });
-    if (!bytes) throw new Error(`blob ${sha256} is missing from the blob store`);
+    // Named, not a bare 500: a recorded file (a final PDF, an attachment) that is gone is evidence lost.
+    if (!bytes) throw new EvidenceIncompleteError(`the stored file ${sha256} is missing from the blob store`);
     const actual = sha256Hex(bytes);
     if (actual !== sha256) throw new EvidenceIntegrityError(sha256, actual);
     return bytes;
