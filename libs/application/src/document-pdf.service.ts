@@ -314,7 +314,6 @@ export class DocumentPdfService {
       stamps.push({ page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });
     }
     const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
-    const identity = await this.signingIdentity();
     // An organization that uploaded its own certificate signs its documents with it.
     // Its certificate not valid at the signing time, or its key unreadable (a blob store away,
     // KEY_ENCRYPTION_KEY changed): 503, nothing recorded; never signed with another key instead.
@@ -335,9 +334,7 @@ export class DocumentPdfService {
         stamps,
         ...(values.length ? { values } : {}),
         sign: {
-          p12: identity.p12,
-          passphrase: identity.passphrase,
-          ...(key ? { key } : {}),
+          ...(await this.keyOrIdentity(key)),
           reason: `Signed by all parties: ${state.title}`.slice(0, 200),
           name: 'Dojang',
           location: 'Dojang e-signature service',
@@ -498,6 +495,18 @@ export class DocumentPdfService {
     return this.pool.run(job, input, { timeoutMs: this.config.pdfJobTimeoutMs, ...(tenant ? { tenant } : {}) });
   }
 
+  /**
+   * What a signing job signs with: the key spec when one is configured (a token, a remote signer,
+   * an organization's .p12), else the file identity. The file identity is loaded (and made, the
+   * first time) only in that last case: with SIGNING_KEY=pkcs11 or remote no software key is ever
+   * generated or written to DATA_DIR/signing (issue 31 item 3).
+   */
+  private async keyOrIdentity(key: SigningKeySpec | null): Promise<{ key: SigningKeySpec } | { p12: Buffer; passphrase: string }> {
+    if (key) return { key };
+    const identity = await this.signingIdentity();
+    return { p12: identity.p12, passphrase: identity.passphrase };
+  }
+
   signingIdentity(): Promise<SigningIdentity> {
     this.identity ??= loadOrCreateSigningIdentity({
       dataDir: this.config.dataDir,
@@ -513,16 +522,13 @@ export class DocumentPdfService {
    * `evidence` entries (the certificate's `DojangDeliveryHead`) included.
    */
   async countersign(bundle: Buffer, reason: string, evidence?: Record<string, string>): Promise<Buffer> {
-    const identity = await this.signingIdentity();
     const key = await this.signingKey();
     const out = await this.job(
       COUNTERSIGN,
       {
         pdf: bundle,
         sign: {
-          p12: identity.p12,
-          passphrase: identity.passphrase,
-          ...(key ? { key } : {}),
+          ...(await this.keyOrIdentity(key)),
           reason: reason.slice(0, 200),
           name: 'Dojang',
           location: 'Dojang e-signature service',

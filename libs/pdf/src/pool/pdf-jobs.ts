@@ -95,8 +95,9 @@ export interface BuildFinalJobInput {
 
 /** What a signing job needs; `evidence` goes into the information dictionary under the signature. */
 export interface SignJobOptions {
-  p12: Bytes;
-  passphrase: string;
+  /** The file identity; absent when `key` is given (a token or remote signer: no software key exists). */
+  p12?: Bytes;
+  passphrase?: string;
   /** A key elsewhere (PKCS#11 token, remote signer): used instead of `p12`, see signing-key.ts. */
   key?: SigningKeySpec;
   reason: string;
