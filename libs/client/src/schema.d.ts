@@ -772,7 +772,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries.
+         * @description Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries. Read with an auditor key, `data` is masked as every auditor read is (phones, e-mail addresses, and contacts inside reasons and messages).
          */
         get: operations["Events_list"];
         put?: never;
@@ -792,7 +792,7 @@ export interface paths {
         };
         /**
          * Retrieve an event
-         * @description One event by its evt_ id (also the webhook-id header of its deliveries).
+         * @description One event by its evt_ id (also the webhook-id header of its deliveries). Masked for an auditor key, as the list is.
          */
         get: operations["Events_get"];
         put?: never;

@@ -473,14 +473,14 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   // ---- events, outbox
   Events_list: {
     summary: 'List events',
-    description: 'Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries.',
+    description: 'Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries. Read with an auditor key, `data` is masked as every auditor read is (phones, e-mail addresses, and contacts inside reasons and messages).',
     ok: { status: 200, description: 'A page of events.', json: S.EventListSchema },
     errors: ['invalid_parameter'],
     query: { limit: LIMIT, starting_after: cursor('event') },
   },
   Events_get: {
     summary: 'Retrieve an event',
-    description: 'One event by its evt_ id (also the webhook-id header of its deliveries).',
+    description: 'One event by its evt_ id (also the webhook-id header of its deliveries). Masked for an auditor key, as the list is.',
     ok: { status: 200, description: 'The event.', json: S.EventSchema },
     errors: ['event_not_found'],
   },
