@@ -339,6 +339,7 @@ export class DocumentPdfService {
           name: 'Dojang',
           location: 'Dojang e-signature service',
           ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl, level: this.config.padesLevel === 'B-B' ? 'B-T' : this.config.padesLevel } : {}),
+          ...this.revocationSources(),
           ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
         },
       },
@@ -361,7 +362,7 @@ export class DocumentPdfService {
     | { extended: true; final_pdf: BlobPointer; previous_expires_at: string; expires_at: string; timestamped_at: string }
   > {
     const pdf = await this.blob(finalSha256);
-    const out = await this.job(ARCHIVE_TIMESTAMP, { pdf, tsa_url: tsaUrl, due_before: dueBefore.toISOString() }, tenant).catch((error: unknown) => {
+    const out = await this.job(ARCHIVE_TIMESTAMP, { pdf, tsa_url: tsaUrl, due_before: dueBefore.toISOString(), ...this.revocationSources() }, tenant).catch((error: unknown) => {
       throw signingUnavailableOf(error);
     });
     if (!out.extended) return { extended: false, expires_at: out.expires_at };
@@ -495,6 +496,12 @@ export class DocumentPdfService {
     return this.pool.run(job, input, { timeoutMs: this.config.pdfJobTimeoutMs, ...(tenant ? { tenant } : {}) });
   }
 
+  /** The configured revocation sources for a pool job, when there are any (REVOCATION_OCSP_URLS, REVOCATION_CRL_URLS). */
+  private revocationSources(): { revocation_sources?: { ocsp: string[]; crl: string[] } } {
+    const sources = this.config.revocationSources;
+    return sources && (sources.ocsp.length || sources.crl.length) ? { revocation_sources: sources } : {};
+  }
+
   /**
    * What a signing job signs with: the key spec when one is configured (a token, a remote signer,
    * an organization's .p12), else the file identity. The file identity is loaded (and made, the
@@ -534,6 +541,7 @@ export class DocumentPdfService {
           location: 'Dojang e-signature service',
           ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
           ...(evidence ? { evidence } : {}),
+          ...this.revocationSources(),
         },
       },
     ).catch((error: unknown) => {

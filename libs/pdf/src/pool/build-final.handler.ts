@@ -29,7 +29,7 @@ export default async function buildFinalJob(input: BuildFinalJobInput): Promise<
       // B-LT / B-LTA: validation data and a document timestamp, each in an incremental update.
       if (!tsaUrl || (level !== 'B-LT' && level !== 'B-LTA')) return signed;
       return jobPhase('ltv', () => extendPades(signed, { tsaUrl, level }));
-    });
+    }, input.sign.revocation_sources);
   } catch (error) {
     throw asSigningUnavailable(error);
   }

@@ -1,4 +1,5 @@
 import type { SigningKeySpec } from '../signing-key';
+import type { RevocationSources } from '../revocation-check';
 import type { SigningCertificateSummary, SigningP12Problem } from '../organization-certificate';
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
@@ -110,6 +111,8 @@ export interface SignJobOptions {
    */
   level?: 'B-T' | 'B-LT' | 'B-LTA';
   evidence?: Record<string, string>;
+  /** REVOCATION_OCSP_URLS / REVOCATION_CRL_URLS: asked after a certificate's own sources (revocation-check.ts). */
+  revocation_sources?: RevocationSources;
 }
 /** Stamps every signature and seal, draws the field values, flattens any form, then signs the whole file (PAdES). */
 export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 2, filename: handler('build-final') };
@@ -119,6 +122,7 @@ export interface ArchiveTimestampJobInput {
   tsa_url: string;
   /** Re-timestamp only when the newest timestamp's certificate expires before this (ISO 8601). */
   due_before: string;
+  revocation_sources?: RevocationSources;
 }
 export type ArchivedPdf =
   | { extended: false; reason: 'no_timestamp' | 'not_due'; expires_at: string | null }
