@@ -132,11 +132,12 @@ module.exports = {
     },
     {
       name: 'verifier-offline',
-      comment: 'libs/verifier runs on an auditor\'s machine with only the bundle: Node built-ins, fflate, pkijs/asn1js and the frozen hash-chain function.',
+      comment:
+        "libs/verifier runs on an auditor's machine with only the bundle: Node built-ins, fflate, pkijs/asn1js, the frozen hash-chain function and the one masking rule for personal data (domain personal-data.ts, which imports nothing), so a masked bundle is checked by the function that masked it.",
       severity: 'error',
       from: { path: '^libs/verifier/', pathNot: TEST_CODE },
       to: {
-        pathNot: ['^libs/verifier/', '^libs/event-store/src/hash-chain\\.ts$', 'node_modules/(fflate|pkijs|asn1js)/'],
+        pathNot: ['^libs/verifier/', '^libs/event-store/src/hash-chain\\.ts$', '^libs/domain/src/shared/personal-data\\.ts$', 'node_modules/(fflate|pkijs|asn1js)/'],
         dependencyTypesNot: ['core'],
       },
     },

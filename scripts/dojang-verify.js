@@ -2,7 +2,8 @@
 // `npx dojang-verify bundle.zip`: the offline verifier of an evidence bundle (libs/verifier). It
 // reads only the ZIP: no server, database or secret. Runs the compiled verifier; when this
 // checkout has no build of it, or one older than its sources, transpiles just its files (the
-// verifier and the hash-chain function it shares with the event store) into dist/ first.
+// verifier, the hash-chain function it shares with the event store and the one masking rule for
+// personal data it shares with the server) into dist/ first.
 const fs = require('fs');
 const path = require('path');
 const root = path.join(__dirname, '..');
@@ -10,6 +11,7 @@ const verifierDir = path.join('libs', 'verifier', 'src');
 const sources = [
   ...fs.readdirSync(path.join(root, verifierDir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')).map((f) => path.join(verifierDir, f)),
   path.join('libs', 'event-store', 'src', 'hash-chain.ts'),
+  path.join('libs', 'domain', 'src', 'shared', 'personal-data.ts'),
 ];
 const outOf = (source) => path.join(root, 'dist', source.replace(/\.ts$/, '.js'));
 const stale = sources.some((s) => !fs.existsSync(outOf(s)) || fs.statSync(outOf(s)).mtimeMs < fs.statSync(path.join(root, s)).mtimeMs);

@@ -332,3 +332,43 @@ describe('the conclusion edited in the store and re-hashed: cli verify, and a bu
     expect(body.failure).toMatchObject({ check: 'seal', detail: expect.stringMatching(/declined\.reason: sealed "급여 조건이 다릅니다", events "단순 변심"/) });
   });
 });
+
+describe('a concluded document that lost its seal or its final PDF is refused, never re-made (issue 31 item 7)', () => {
+  const get = (p: string) => fetch(`${server.url}${p}`, { headers: { Authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(60_000) });
+
+  it('the DocumentSealed deleted in the store: the bundle and the audit version answer evidence_incomplete naming it, cli verify fails the seal', async () => {
+    const { id } = await completedDocument('근로계약서 (봉인 삭제)');
+    const completion = withEvents((db) => {
+      const rows = streamRows(db, id);
+      const [completed, seal] = rows.slice(-2);
+      expect([completed.type, seal.type]).toEqual(['DocumentCompleted', 'DocumentSealed']);
+      expect(db.prepare('DELETE FROM events WHERE global_position = ?').run(seal.global_position).changes).toBe(1);
+      return completed;
+    });
+    for (const p of [`/v1/documents/${id}/evidence`, `/v1/documents/${id}/file?audit=true`]) {
+      const res = await get(p);
+      expect(res.status).toBe(500);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('evidence_incomplete');
+      expect(body.error.message).toContain(`the DocumentCompleted at revision ${completion.stream_revision} of document ${id} is not followed by its DocumentSealed`);
+      expect(body.error.message).toContain('the seal was removed from the log');
+    }
+    // Nothing was sealed again behind the refusal.
+    expect(withEvents((db) => streamRows(db, id)).pop()!.type).toBe('DocumentCompleted');
+    const out = await runCli(['verify', id], { dataDir: server.dataDir });
+    expect(out.code).toBe(1);
+    expect(out.json().checks.find((c: { check: string }) => c.check === 'seal')).toMatchObject({
+      status: 'failed',
+      detail: expect.stringMatching(/the DocumentCompleted at revision \d+ is not followed by a DocumentSealed/),
+    });
+  });
+
+  it("the final PDF deleted from the blob store: the bundle answers evidence_incomplete naming the file, not a bare 500", async () => {
+    const { id, finalSha } = await completedDocument('근로계약서 (최종본 삭제)');
+    fs.rmSync(path.join(server.dataDir, 'blobs', finalSha.slice(0, 2), finalSha));
+    const res = await get(`/v1/documents/${id}/evidence`);
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'evidence_incomplete', message: expect.stringContaining(`the stored file ${finalSha} is missing from the blob store`) });
+  });
+});

@@ -7,7 +7,7 @@ import { promisify } from 'util';
 import { strFromU8, unzipSync, zipSync } from 'fflate';
 import { DeliveryEvidence, DocumentPdfService } from '@dojang/application';
 import { ZIP_FILES } from '@dojang/pdf';
-import { maskPhone } from '@dojang/domain';
+import { maskEmail, maskPhone } from '@dojang/domain';
 import { eventHash, GENESIS_HASH } from '@dojang/event-store/hash-chain';
 import { pdfEvidenceEntry } from '@dojang/verifier/pades';
 import { pdftotext } from '@dojang/pdf/testing/poppler';
@@ -423,12 +423,52 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
       expect(intactCanceled.stdout).toMatch(/Seal: the DocumentCanceled at revision \d+ .* sealed \(canceled;/);
       expect(edited.code).toBe(1);
       expect(edited.failed).toEqual(expect.arrayContaining(['seal', 'certificate_facts']));
-      expect(edited.stdout).toMatch(/declined\.reason: sealed "임금 조건이 다릅니다 \(연락: 010-1111-2222\)", events "단순 변심"/);
+      // The seal states the reason masked by the one rule (issue 31 item 6): no phone number in the facts.
+      expect(edited.stdout).toMatch(/declined\.reason: sealed "임금 조건이 다릅니다 \(연락: 010-\*\*\*\*-2222\)", events "단순 변심"/);
       expect(gone.code).toBe(1);
       expect(gone.failed).toEqual(expect.arrayContaining(['manifest_signature', 'certificate_facts']));
       expect(gone.stdout).toMatch(/the audit certificate lists \d+ events \(status declined\), the log has \d+: missing ParticipantDeclined at revision \d+/);
     } finally {
       bundle = original;
+    }
+  }, CHILD_TIMEOUT);
+
+  it("an auditor's bundle masks phone numbers and e-mail addresses in decline and cancel reasons as /history, /events and the certificate do, and still verifies offline (issue 31 item 6)", async () => {
+    const auditorKey = (await t.admin.issueKey(org.id, 'test', 'auditor')).secret;
+    const auditor = client(t, auditorKey);
+    const declined = await sentWith(c, [{ name: '서지우', email: 'jiwoo.seo@example.com' }]);
+    expectStatus(await signer(t, declined.p['서지우'].token).decline('조건이 다릅니다. 문의 010-5555-6666, jiwoo.private@example.com'), 200);
+    const canceled = await sentWith(c, [{ name: '윤도현', email: 'dohyun.yoon@example.com' }]);
+    expectStatus(await c.post(`/documents/${canceled.id}/cancel`, { reason: '재발송 예정 (담당: 02-3456-7890)' }), 200);
+    const masked = { declined: `조건이 다릅니다. 문의 010-****-6666, ${maskEmail('jiwoo.private@example.com')}`, canceled: '재발송 예정 (담당: 023-***-7890)' };
+
+    for (const [doc, reason, raw, token] of [
+      [declined, masked.declined, ['010-5555-6666', '01055556666', 'jiwoo.private@example.com'], '010-****-6666'],
+      [canceled, masked.canceled, ['02-3456-7890', '0234567890'], '023-***-7890'],
+    ] as const) {
+      const zip = (await download(doc.id, auditorKey).expect(200)).body as Buffer;
+      const files = unzip(zip);
+      const events = files['events.jsonl'].toString('utf8');
+      for (const text of raw) expect(events).not.toContain(text);
+      expect(events).toContain(reason);
+      const manifest = JSON.parse(files['manifest.json'].toString('utf8'));
+      const conclusion = events.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => ['ParticipantDeclined', 'DocumentDeclined', 'DocumentCanceled'].includes(e.type) && JSON.stringify(e.data).includes(reason));
+      expect(conclusion.length).toBeGreaterThan(0);
+      for (const e of conclusion) expect(manifest.redacted_events).toContain(e.stream_revision);
+      // The certificate prints the same text, and the seal's facts hold it masked too.
+      // (The table's columns interleave in pdftotext's output: the masked number is checked whole.)
+      const certificate = pdftotext(files['audit-certificate.pdf']);
+      expect(certificate).toContain(token);
+      for (const text of raw) expect(certificate).not.toContain(text);
+      const verdict = await verify(zip, `auditor-${doc.id}`);
+      expect(verdict).toMatchObject({ code: 0, failed: [] });
+      // /history and /events read by the auditor say exactly the same.
+      const history = JSON.stringify(expectStatus(await auditor.get(`/documents/${doc.id}/history`), 200).body);
+      const publicEvents = JSON.stringify(expectStatus(await auditor.get(`/events?document_id=${doc.id}`), 200).body);
+      for (const read of [history, publicEvents]) {
+        for (const text of raw) expect(read).not.toContain(text);
+      }
+      expect(history).toContain(reason);
     }
   }, CHILD_TIMEOUT);
 

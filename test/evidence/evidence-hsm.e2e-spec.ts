@@ -91,4 +91,68 @@ describe('evidence signed through the signing-key port (SoftHSM2)', () => {
     expect(answer).toMatchObject({ verdict: 'issued_unchanged', issued: true });
     expect(answer.signatures[0].by_this_service).toBe(true);
   });
+
+  /**
+   * Issue 31 item 3: the token pulled under the running server (its SoftHSM2 store moved out of
+   * the token directory), then put back. While it is gone every operation that needs the key
+   * answers 503 signing_unavailable with Retry-After, nothing is recorded and no other key signs;
+   * once it is back the same requests succeed without a restart (the adapter re-initializes the
+   * library and logs in again by itself). No software key is ever written.
+   */
+  it('a token pulled mid-run is a 503 with Retry-After, never a 500; put back, signing resumes without a restart', async () => {
+    const key = (await t.createOrg()).test;
+    const c = client(t, key);
+    const sendOne = async (title: string) => {
+      const doc = expectStatus(await c.post('/documents', { title, content: '<p>갑과 을은 성실하게 이 계약을 이행한다.</p>' }), 201).body;
+      const p = await addParticipant(c, doc.id, { auth: 'none', phone: undefined });
+      expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
+      const sent = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
+      return { id: doc.id as string, token: String(sent.participants[0].signing_url).split('/sign/')[1] };
+    };
+    const before = await sendOne('출장 전 계약서');
+    expectStatus(await t.http.post(`/v1/signing/${before.token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
+    const pending = await sendOne('토큰 분리 중 계약서');
+
+    const tokens = path.join(hsm!.dir, 'tokens');
+    const [stored] = fs.readdirSync(tokens);
+    const away = path.join(hsm!.dir, 'away');
+    fs.renameSync(path.join(tokens, stored), away);
+    try {
+      const refusals = [
+        await t.http.post(`/v1/signing/${pending.token}/sign`).send({ consent: true, signature: SIGNATURE }),
+        await t.http.get(`/v1/documents/${before.id}/evidence`).set(bearer(key)),
+        await t.http.get(`/v1/documents/${before.id}/file?audit=true`).set(bearer(key)),
+      ];
+      for (const res of refusals) {
+        expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status: 503, code: 'signing_unavailable' });
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+        expect(res.body.error.message).toMatch(/PKCS#11/);
+      }
+      // Nothing recorded: the signature that could not be sealed into a final PDF did not land.
+      expect(expectStatus(await c.get(`/documents/${pending.id}`), 200).body.status).toBe('sent');
+      expect((await t.infra.events.readStream(documentStreamId(pending.id))).some((e) => e.type === 'ParticipantSigned')).toBe(false);
+    } finally {
+      fs.renameSync(away, path.join(tokens, stored));
+    }
+
+    // Back: the very same requests succeed, in the same process.
+    expectStatus(await t.http.post(`/v1/signing/${pending.token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
+    expect(expectStatus(await c.get(`/documents/${pending.id}`), 200).body.status).toBe('completed');
+    const zip = (await t.http.get(`/v1/documents/${before.id}/evidence`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+    expect(verifyBundle(zip).ok).toBe(true);
+
+    // The token was the only key: no software key or passphrase was generated anywhere under DATA_DIR.
+    const written: string[] = [];
+    const walk = (dirPath: string) => {
+      for (const entry of fs.readdirSync(dirPath, { withFileTypes: true })) {
+        const full = path.join(dirPath, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else written.push(path.relative(t.dataDir, full));
+      }
+    };
+    walk(t.dataDir);
+    expect(fs.existsSync(path.join(t.dataDir, 'signing'))).toBe(false);
+    // secret.key is the server secret (link tokens, PINs: libs/application/src/secrets.ts), no signing key.
+    expect(written.filter((f) => f !== 'secret.key' && /\.(p12|pfx|key|pem)$|passphrase/i.test(f))).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
 import { DynamicModule, Module, OnModuleDestroy, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { BulkSendService, Clock, CLOCK, DocumentPdfService, DocumentSealer, Infrastructure, Notifier, TemplateSender, withOrganizationKeys } from '@dojang/application';
+import { BulkSendService, Clock, CLOCK, DocumentPdfService, DocumentSealer, Infrastructure, Notifier, readStoreSealLedger, TemplateSender, withOrganizationKeys } from '@dojang/application';
 import { BulkSendsHttpController } from './bulk-sends/bulk-sends.http.controller';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
@@ -94,7 +94,7 @@ export class AppModule implements OnModuleDestroy {
         { provide: DocumentPdfService, useValue: withOrganizationKeys(new DocumentPdfService(infra.blobs, infra.config, infra.reads), infra) },
         {
           provide: DocumentSealer,
-          useFactory: (pdf: DocumentPdfService) => new DocumentSealer(infra.events, infra.commands, () => pdf.evidenceKey(), clock, infra.config.tsaUrl),
+          useFactory: (pdf: DocumentPdfService) => new DocumentSealer(infra.events, infra.commands, readStoreSealLedger(infra.reads), () => pdf.evidenceKey(), clock, infra.config.tsaUrl),
           inject: [DocumentPdfService],
         },
         SigningService,

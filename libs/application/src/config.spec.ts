@@ -10,6 +10,16 @@ describe('loadConfig: PAdES level and signing key', () => {
     expect(() => loadConfig({ TSA_URL: 'http://tsa.test/', PADES_LEVEL: 'B-LTX' })).toThrow('PADES_LEVEL=B-LTX: expected B-T, B-LT or B-LTA (with TSA_URL)');
   });
 
+  it('reads configured revocation sources as http(s) URL lists and refuses anything else at boot, naming the variable', () => {
+    expect(loadConfig({}).revocationSources).toEqual({ ocsp: [], crl: [] });
+    expect(loadConfig({ REVOCATION_OCSP_URLS: 'http://ocsp.ca.test/, https://ocsp2.ca.test/', REVOCATION_CRL_URLS: 'http://crl.ca.test/ca.crl' }).revocationSources).toEqual({
+      ocsp: ['http://ocsp.ca.test/', 'https://ocsp2.ca.test/'],
+      crl: ['http://crl.ca.test/ca.crl'],
+    });
+    expect(() => loadConfig({ REVOCATION_CRL_URLS: 'ldap://ca.test/cn=crl' })).toThrow('REVOCATION_CRL_URLS: "ldap://ca.test/cn=crl" is not an http(s) URL');
+    expect(() => loadConfig({ REVOCATION_OCSP_URLS: 'not a url' })).toThrow('REVOCATION_OCSP_URLS: "not a url" is not an http(s) URL');
+  });
+
   it('reads a PKCS#11 key (PIN from a file) and names the first missing setting', () => {
     expect(loadConfig({}).signingKey).toBeNull();
     expect(

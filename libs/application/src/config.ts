@@ -57,6 +57,12 @@ export interface AppConfig {
   pageImagesAtSend: boolean;
   tsaUrl: string | null;
   /**
+   * REVOCATION_OCSP_URLS, REVOCATION_CRL_URLS (comma-separated http(s) URLs): revocation sources
+   * asked before every signature and timestamp, after the ones a certificate names itself (its
+   * AIA/CDP), so a certificate that names none is checked too (libs/pdf revocation-check.ts).
+   */
+  revocationSources: { ocsp: string[]; crl: string[] };
+  /**
    * PADES_LEVEL: how far final PDFs go with a TSA: `B-T` (signature timestamp), `B-LT` (+ DSS with
    * chain and OCSP/CRL data) or `B-LTA` (+ document timestamp; the default with TSA_URL). Without
    * a TSA every final PDF is B-B.
@@ -146,6 +152,21 @@ function logLevel(env: NodeJS.ProcessEnv): LogLevel {
   return env.NODE_ENV === 'test' ? 'silent' : 'info';
 }
 
+/** A comma-separated list of http(s) URLs; anything else stops the process at boot, naming the variable. */
+function urlList(env: NodeJS.ProcessEnv, name: string): string[] {
+  const urls = (env[name] ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  for (const url of urls) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(url).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new Error(`${name}: "${url}" is not an http(s) URL (expected a comma-separated list of them)`);
+  }
+  return urls;
+}
+
 function padesLevel(env: NodeJS.ProcessEnv): AppConfig['padesLevel'] {
   if (!env.TSA_URL) return 'B-B';
   const asked = (env.PADES_LEVEL ?? '').toUpperCase();
@@ -195,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     pageImagesAtSend: env.PAGE_IMAGES_AT_SEND !== 'false',
     tsaUrl: env.TSA_URL || null,
+    revocationSources: { ocsp: urlList(env, 'REVOCATION_OCSP_URLS'), crl: urlList(env, 'REVOCATION_CRL_URLS') },
     padesLevel: padesLevel(env),
     archiveTimestampMarginDays: int(env.ARCHIVE_TIMESTAMP_MARGIN_DAYS, 90),
     signingP12: env.SIGNING_P12 || null,

@@ -51,7 +51,7 @@ import {
 import { readFile } from 'fs/promises';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
-import { EvidenceIntegrityError } from './evidence-integrity.error';
+import { EvidenceIncompleteError, EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './config';
 import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
@@ -325,7 +325,6 @@ export class DocumentPdfService {
       stamps.push({ page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, image: await this.blob(pointer.sha256) });
     }
     const values = pdfValuesOf(state, pending.participant_id, pending.values ?? []);
-    const identity = await this.signingIdentity();
     // An organization that uploaded its own certificate signs its documents with it.
     // Its certificate not valid at the signing time, or its key unreadable (a blob store away,
     // KEY_ENCRYPTION_KEY changed): 503, nothing recorded; never signed with another key instead.
@@ -346,13 +345,12 @@ export class DocumentPdfService {
         stamps,
         ...(values.length ? { values } : {}),
         sign: {
-          p12: identity.p12,
-          passphrase: identity.passphrase,
-          ...(key ? { key } : {}),
+          ...(await this.keyOrIdentity(key)),
           reason: `Signed by all parties: ${state.title}`.slice(0, 200),
           name: 'Dojang',
           location: 'Dojang e-signature service',
           ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl, level: this.config.padesLevel === 'B-B' ? 'B-T' : this.config.padesLevel } : {}),
+          ...this.revocationSources(),
           ...(chainHead ? { evidence: { [CHAIN_HEAD_PDF_KEY]: JSON.stringify({ document_id: state.id, ...chainHead }) } } : {}),
         },
       },
@@ -375,7 +373,7 @@ export class DocumentPdfService {
     | { extended: true; final_pdf: BlobPointer; previous_expires_at: string; expires_at: string; timestamped_at: string }
   > {
     const pdf = await this.blob(finalSha256);
-    const out = await this.job(ARCHIVE_TIMESTAMP, { pdf, tsa_url: tsaUrl, due_before: dueBefore.toISOString() }, tenant).catch((error: unknown) => {
+    const out = await this.job(ARCHIVE_TIMESTAMP, { pdf, tsa_url: tsaUrl, due_before: dueBefore.toISOString(), ...this.revocationSources() }, tenant).catch((error: unknown) => {
       throw signingUnavailableOf(error);
     });
     if (!out.extended) return { extended: false, expires_at: out.expires_at };
@@ -516,6 +514,24 @@ export class DocumentPdfService {
     return this.pool.run(job, input, { timeoutMs: this.config.pdfJobTimeoutMs, ...(tenant ? { tenant } : {}) });
   }
 
+  /** The configured revocation sources for a pool job, when there are any (REVOCATION_OCSP_URLS, REVOCATION_CRL_URLS). */
+  private revocationSources(): { revocation_sources?: { ocsp: string[]; crl: string[] } } {
+    const sources = this.config.revocationSources;
+    return sources && (sources.ocsp.length || sources.crl.length) ? { revocation_sources: sources } : {};
+  }
+
+  /**
+   * What a signing job signs with: the key spec when one is configured (a token, a remote signer,
+   * an organization's .p12), else the file identity. The file identity is loaded (and made, the
+   * first time) only in that last case: with SIGNING_KEY=pkcs11 or remote no software key is ever
+   * generated or written to DATA_DIR/signing (issue 31 item 3).
+   */
+  private async keyOrIdentity(key: SigningKeySpec | null): Promise<{ key: SigningKeySpec } | { p12: Buffer; passphrase: string }> {
+    if (key) return { key };
+    const identity = await this.signingIdentity();
+    return { p12: identity.p12, passphrase: identity.passphrase };
+  }
+
   signingIdentity(): Promise<SigningIdentity> {
     this.identity ??= loadOrCreateSigningIdentity({
       dataDir: this.config.dataDir,
@@ -531,21 +547,19 @@ export class DocumentPdfService {
    * `evidence` entries (the certificate's `DojangDeliveryHead`) included.
    */
   async countersign(bundle: Buffer, reason: string, evidence?: Record<string, string>): Promise<Buffer> {
-    const identity = await this.signingIdentity();
     const key = await this.signingKey();
     const out = await this.job(
       COUNTERSIGN,
       {
         pdf: bundle,
         sign: {
-          p12: identity.p12,
-          passphrase: identity.passphrase,
-          ...(key ? { key } : {}),
+          ...(await this.keyOrIdentity(key)),
           reason: reason.slice(0, 200),
           name: 'Dojang',
           location: 'Dojang e-signature service',
           ...(this.config.tsaUrl ? { tsaUrl: this.config.tsaUrl } : {}),
           ...(evidence ? { evidence } : {}),
+          ...this.revocationSources(),
         },
       },
     ).catch((error: unknown) => {
@@ -677,7 +691,8 @@ export class DocumentPdfService {
   /** A stored blob, checked against the SHA-256 it is addressed by before anyone gets it. */
   async blob(sha256: string): Promise<Buffer> {
     const bytes = await this.blobs.get(sha256, { fresh: true });
-    if (!bytes) throw new Error(`blob ${sha256} is missing from the blob store`);
+    // Named, not a bare 500: a recorded file (a final PDF, an attachment) that is gone is evidence lost.
+    if (!bytes) throw new EvidenceIncompleteError(`the stored file ${sha256} is missing from the blob store`);
     const actual = sha256Hex(bytes);
     if (actual !== sha256) throw new EvidenceIntegrityError(sha256, actual);
     return bytes;

@@ -11,3 +11,16 @@ export class EvidenceIntegrityError extends Error {
     this.name = 'EvidenceIntegrityError';
   }
 }
+
+/**
+ * Evidence the log or the blob store must hold is gone: a concluded document whose
+ * `DocumentSealed` was removed, or a recorded file missing from the blob store. Remaking it now
+ * would vouch for a log nobody can show was the one sealed, so evidence reads refuse instead and
+ * name what is missing (issue 31 item 7).
+ */
+export class EvidenceIncompleteError extends Error {
+  constructor(readonly missing: string) {
+    super(`evidence incomplete: ${missing}`);
+    this.name = 'EvidenceIncompleteError';
+  }
+}

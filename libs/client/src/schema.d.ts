@@ -772,7 +772,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries.
+         * @description Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries. Read with an auditor key, `data` is masked as every auditor read is (phones, e-mail addresses, and contacts inside reasons and messages).
          */
         get: operations["Events_list"];
         put?: never;
@@ -792,7 +792,7 @@ export interface paths {
         };
         /**
          * Retrieve an event
-         * @description One event by its evt_ id (also the webhook-id header of its deliveries).
+         * @description One event by its evt_ id (also the webhook-id header of its deliveries). Masked for an auditor key, as the list is.
          */
         get: operations["Events_get"];
         put?: never;
@@ -1384,7 +1384,7 @@ export interface paths {
         };
         /**
          * Download the evidence bundle
-         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM; with final-signing-chain.pem the organization's own certificate when it signed final.pdf) and a manifest of SHA-256s, signed (manifest.json.jws). `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys: their bundle masks the events as /history does (no PIN or token hash, phones and e-mails masked) and the manifest lists the masked revisions (redacted_events).
+         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM; with final-signing-chain.pem the organization's own certificate when it signed final.pdf) and a manifest of SHA-256s, signed (manifest.json.jws). `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys: their bundle masks the events as /history does (no PIN or token hash, phones and e-mails masked) and the manifest lists the masked revisions (redacted_events). A concluded document whose DocumentSealed is no longer in its log (the seal ledger says it was made), or whose final PDF or an attachment is missing from the blob store, is refused with 500 evidence_incomplete naming what is missing: the seal is never made again over whatever the log then says.
          */
         get: operations["Evidence_bundle"];
         put?: never;
@@ -2480,10 +2480,11 @@ export interface components {
          *     - `document_budget_exceeded` (413): The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
          *     - `pdf_job_limit_exceeded` (413): The PDF work for this request passed the service's time or memory limit; nothing was written.
          *     - `evidence_integrity_failure` (500): A stored file failed its integrity check and was not served; the operator must restore it.
+         *     - `evidence_incomplete` (500): Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "edit_session_invalid" | "edit_session_expired" | "edit_action_not_allowed" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "signing_certificate_invalid" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "edit_session_invalid" | "edit_session_expired" | "edit_action_not_allowed" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "signing_certificate_invalid" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -11841,6 +11842,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -11857,7 +11860,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -13206,6 +13209,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -13222,7 +13227,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15140,6 +15145,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -15156,7 +15163,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -15880,6 +15887,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -15896,7 +15905,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -17823,6 +17832,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -17839,7 +17850,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -18134,6 +18145,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -18150,7 +18163,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -18455,6 +18468,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -18471,7 +18486,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21167,6 +21182,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -21183,7 +21200,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21788,6 +21805,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -21804,7 +21823,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -22453,6 +22472,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -22469,7 +22490,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -23145,6 +23166,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -23161,7 +23184,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -24740,6 +24763,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -24756,7 +24781,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -31029,6 +31054,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -31045,7 +31072,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -32350,6 +32377,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -32366,7 +32395,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -32643,6 +32672,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -32659,7 +32690,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -33034,6 +33065,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -33050,7 +33083,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -33433,6 +33466,8 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
             500: {
@@ -33449,7 +33484,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "api_error";
                             /** @enum {string} */
-                            code: "evidence_integrity_failure" | "internal_error";
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

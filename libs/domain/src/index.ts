@@ -1,6 +1,7 @@
 export * from './shared/decider';
 export * from './shared/domain-error';
 export * from './shared/text';
+export { maskContacts } from './shared/personal-data';
 export * from './shared/phone-number';
 export * from './shared/key-names';
 export * from './document/field-input';

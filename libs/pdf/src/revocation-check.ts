@@ -119,34 +119,51 @@ export interface RevocationAnswer {
  * certificates): each certificate is asked once per job, never across jobs, so a revocation is
  * seen by the next signature.
  */
-const jobAnswers = new AsyncLocalStorage<Map<string, Promise<RevocationAnswer | null>>>();
+const jobAnswers = new AsyncLocalStorage<{ answers: Map<string, Promise<RevocationAnswer | null>>; sources: RevocationSources }>();
 
-/** Runs `work` with its own memo of revocation answers (see jobAnswers). */
-export function withRevocationMemo<T>(work: () => Promise<T>): Promise<T> {
-  return jobAnswers.run(new Map(), work);
+/**
+ * Revocation sources the operator configured (REVOCATION_OCSP_URLS, REVOCATION_CRL_URLS): asked
+ * for every certificate checked, after the ones it names itself. A certificate that names none
+ * (an organization's key from a CA that leaves AIA/CDP out, an internal chain) is then checked
+ * too, and fails closed like any other: no usable answer from any source is 503, never "good".
+ */
+export interface RevocationSources {
+  ocsp: string[];
+  crl: string[];
+}
+
+const NO_SOURCES: RevocationSources = { ocsp: [], crl: [] };
+
+/** Runs `work` with its own memo of revocation answers (see jobAnswers) and the configured sources. */
+export function withRevocationMemo<T>(work: () => Promise<T>, sources: RevocationSources = NO_SOURCES): Promise<T> {
+  return jobAnswers.run({ answers: new Map(), sources }, work);
 }
 
 /**
- * Asks the sources `cert` names, OCSP first then CRLs, and judges each answer at `at`: the first
- * that proves revoked or good decides; answers that are unusable are skipped with their reason.
- * Null when the certificate names no source (a trust anchor, a generated self-signed key).
+ * Asks the sources `cert` names and the configured ones, OCSP first then CRLs, and judges each
+ * answer at `at`: the first that proves revoked or good decides; answers that are unusable are
+ * skipped with their reason. Null when there is no source at all (a trust anchor, a generated
+ * self-signed key, and no sources configured).
  */
 export function fetchRevocation(der: Buffer, issuerDer: Buffer | undefined, at: Date, timeoutMs: number): Promise<RevocationAnswer | null> {
-  const memo = jobAnswers.getStore();
-  if (!memo) return askRevocation(der, issuerDer, at, timeoutMs);
+  const job = jobAnswers.getStore();
+  if (!job) return askRevocation(der, issuerDer, at, timeoutMs, NO_SOURCES);
   const key = `${createHash('sha256').update(der).digest('hex')}:${issuerDer ? createHash('sha256').update(issuerDer).digest('hex') : '-'}`;
-  let answer = memo.get(key);
+  let answer = job.answers.get(key);
   if (!answer) {
-    answer = askRevocation(der, issuerDer, at, timeoutMs);
-    memo.set(key, answer);
+    answer = askRevocation(der, issuerDer, at, timeoutMs, job.sources);
+    job.answers.set(key, answer);
   }
   return answer;
 }
 
-async function askRevocation(der: Buffer, issuerDer: Buffer | undefined, at: Date, timeoutMs: number): Promise<RevocationAnswer | null> {
+const unique = (urls: string[]) => [...new Set(urls)];
+
+async function askRevocation(der: Buffer, issuerDer: Buffer | undefined, at: Date, timeoutMs: number, sources: RevocationSources): Promise<RevocationAnswer | null> {
   const cert = pkijs.Certificate.fromBER(toArrayBuffer(der));
-  const oUrls = ocspUrls(cert).filter(httpUrl);
-  const cUrls = crlUrls(cert).filter(httpUrl);
+  // The certificate's own sources first; then the configured ones (see RevocationSources).
+  const oUrls = unique([...ocspUrls(cert), ...sources.ocsp].filter(httpUrl));
+  const cUrls = unique([...crlUrls(cert), ...sources.crl].filter(httpUrl));
   if (!oUrls.length && !cUrls.length) return null;
   if (!issuerDer) return { verdict: { status: 'unknown', detail: 'its issuer certificate is not in the chain, so its OCSP and CRL answers cannot be checked' } };
   const issuer = pkijs.Certificate.fromBER(toArrayBuffer(issuerDer));

@@ -46,6 +46,7 @@ const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420',
 interface Pkcs11Module {
   load(path: string): void;
   C_Initialize(): void;
+  C_Finalize(): void;
   C_GetSlotList(tokenPresent: boolean): Buffer[];
   C_GetTokenInfo(slot: Buffer): { label: string };
   C_OpenSession(slot: Buffer, flags: number): Buffer;
@@ -59,8 +60,22 @@ interface Pkcs11Module {
 }
 
 /** One open, logged-in session per token and key in this thread (PKCS#11 sessions are per-process state). */
-const sessions = new Map<string, { signDigest: (digest: Buffer) => Promise<Buffer> }>();
-const modules = new Map<string, { pkcs11: Pkcs11Module; constants: Record<string, number> }>();
+const sessions = new Map<string, { module: string; signDigest: (digest: Buffer) => Promise<Buffer> }>();
+const modules = new Map<string, { pkcs11: Pkcs11Module; constants: Record<string, number>; stale: boolean }>();
+
+/**
+ * Errors after which the library's own picture of its slots is wrong: the token was pulled (or
+ * its store went away) and the library keeps failing, or keeps not listing it once it is back,
+ * until it is finalized and initialized again (SoftHSM2 answers CKR_GENERAL_ERROR for ever
+ * otherwise). Errors that only mean "this session is gone" (another thread re-initialized the
+ * library, a logout) need a new session, not a new library: finalizing then would pull the
+ * sessions of the other pool threads in turn.
+ */
+const LIBRARY_BROKEN = /GENERAL_ERROR|DEVICE_ERROR|DEVICE_REMOVED|TOKEN_NOT_PRESENT|TOKEN_NOT_RECOGNIZED|SLOT_ID_INVALID|FUNCTION_FAILED/;
+/** The PIN is refused: never retried by itself, so that a wrong PIN cannot lock the token. */
+const PIN_REFUSED = /PIN_INCORRECT|PIN_INVALID|PIN_LEN|PIN_LOCKED|PIN_EXPIRED/;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function pkcs11Module(path: string) {
   let loaded = modules.get(path);
@@ -70,56 +85,111 @@ function pkcs11Module(path: string) {
     const pkcs11 = new pkcs11js.PKCS11();
     try {
       pkcs11.load(path);
-      try {
-        pkcs11.C_Initialize();
-      } catch (error) {
-        // Cryptoki is initialized once per process; another pool thread did it already.
-        if (!/CRYPTOKI_ALREADY_INITIALIZED/.test((error as Error).message)) throw error;
-      }
     } catch (error) {
-      throw new SigningKeyError(`PKCS#11: cannot load ${path}: ${(error as Error).message}`);
+      throw new SigningKeyError(`PKCS#11: cannot load ${path}: ${messageOf(error)}`);
     }
-    loaded = { pkcs11, constants: pkcs11js };
+    loaded = { pkcs11, constants: pkcs11js, stale: false };
     modules.set(path, loaded);
+    initialize(path, loaded.pkcs11);
+  } else if (loaded.stale) {
+    // The token was away: the library is made to look at its slots afresh.
+    for (const [id, s] of sessions) if (s.module === path) sessions.delete(id);
+    try {
+      loaded.pkcs11.C_Finalize();
+    } catch {
+      // Not initialized (another thread finalized it first): initialized below all the same.
+    }
+    initialize(path, loaded.pkcs11);
+    loaded.stale = false;
   }
   return loaded;
 }
 
+function initialize(path: string, pkcs11: Pkcs11Module): void {
+  try {
+    pkcs11.C_Initialize();
+  } catch (error) {
+    // Cryptoki is initialized once per process; another pool thread did it already.
+    if (!/CRYPTOKI_ALREADY_INITIALIZED/.test(messageOf(error))) throw new SigningKeyError(`PKCS#11: cannot initialize ${path}: ${messageOf(error)}`);
+  }
+}
+
+/** The next use of `path` finalizes and initializes the library again (see LIBRARY_BROKEN). */
+function markStale(path: string): void {
+  const loaded = modules.get(path);
+  if (loaded) loaded.stale = true;
+}
+
+/**
+ * Signs with the token's key through a cached session. A token that goes away at run time is a
+ * SigningKeyError (503 signing_unavailable, never a 500 and never another key); the session is
+ * dropped, the library re-initialized when it has to be, and the next signature opens a session
+ * and logs in again by itself once the token is back, without a restart.
+ */
 function pkcs11Signer(spec: Extract<SigningKeySpec, { kind: 'pkcs11' }>): (digest: Buffer) => Promise<Buffer> {
   const id = JSON.stringify([spec.module, spec.slot ?? null, spec.tokenLabel ?? null, spec.keyLabel ?? null, createHash('sha256').update(spec.pin).digest('hex')]);
   const known = sessions.get(id);
   if (known) return known.signDigest;
+  try {
+    return openPkcs11Signer(spec, id);
+  } catch (error) {
+    if (error instanceof SigningKeyError) throw error;
+    // The token or the library failed while the session was being opened (pulled mid-run).
+    if (!PIN_REFUSED.test(messageOf(error))) markStale(spec.module);
+    throw new SigningKeyError(`PKCS#11: the token cannot be opened: ${messageOf(error)}`);
+  }
+}
+
+function openPkcs11Signer(spec: Extract<SigningKeySpec, { kind: 'pkcs11' }>, id: string): (digest: Buffer) => Promise<Buffer> {
   const { pkcs11, constants: C } = pkcs11Module(spec.module);
   const slots = pkcs11.C_GetSlotList(true);
   let slot: Buffer | undefined;
   if (spec.tokenLabel !== undefined) {
     slot = slots.find((s) => pkcs11.C_GetTokenInfo(s).label.trim() === spec.tokenLabel);
-    if (!slot) throw new SigningKeyError(`PKCS#11: no token labelled "${spec.tokenLabel}" in ${spec.module} (${slots.length} token(s) present)`);
   } else {
     slot = slots[spec.slot ?? 0];
-    if (!slot) throw new SigningKeyError(`PKCS#11: no token in slot ${spec.slot ?? 0} of ${spec.module} (${slots.length} token(s) present)`);
+  }
+  if (!slot) {
+    // Not there (yet, or any more): the library lists only what it saw at its initialization, so
+    // the next attempt initializes it again and a token put back is found.
+    markStale(spec.module);
+    throw new SigningKeyError(
+      spec.tokenLabel !== undefined
+        ? `PKCS#11: no token labelled "${spec.tokenLabel}" in ${spec.module} (${slots.length} token(s) present)`
+        : `PKCS#11: no token in slot ${spec.slot ?? 0} of ${spec.module} (${slots.length} token(s) present)`,
+    );
   }
   const session = pkcs11.C_OpenSession(slot, C.CKF_SERIAL_SESSION);
+  const close = () => {
+    try {
+      pkcs11.C_CloseSession(session);
+    } catch {
+      // already gone with the token
+    }
+  };
   // Login is per token for the whole process: another pool thread (or an earlier probe) may have
   // logged in already, with this configuration's PIN, checked then. Logging out here would pull
   // the key handles from under the other threads' sessions.
-  const login = () => {
-    try {
-      pkcs11.C_Login(session, C.CKU_USER, spec.pin);
-    } catch (error) {
-      if (!/USER_ALREADY_LOGGED_IN/.test((error as Error).message)) throw error;
-    }
-  };
   try {
-    login();
+    pkcs11.C_Login(session, C.CKU_USER, spec.pin);
   } catch (error) {
-    const message = (error as Error).message;
-    pkcs11.C_CloseSession(session);
-    throw new SigningKeyError(`PKCS#11: login refused (${/PIN_INCORRECT|PIN_INVALID|PIN_LEN/.test(message) ? 'wrong PIN' : message})`);
+    const message = messageOf(error);
+    if (!/USER_ALREADY_LOGGED_IN/.test(message)) {
+      close();
+      if (PIN_REFUSED.test(message)) throw new SigningKeyError('PKCS#11: login refused (wrong PIN)');
+      throw error;
+    }
   }
-  pkcs11.C_FindObjectsInit(session, [{ type: C.CKA_CLASS, value: C.CKO_PRIVATE_KEY }, ...(spec.keyLabel ? [{ type: C.CKA_LABEL, value: spec.keyLabel }] : [])]);
-  const keys = pkcs11.C_FindObjects(session, 2);
-  pkcs11.C_FindObjectsFinal(session);
+  let keys: Buffer[];
+  try {
+    pkcs11.C_FindObjectsInit(session, [{ type: C.CKA_CLASS, value: C.CKO_PRIVATE_KEY }, ...(spec.keyLabel ? [{ type: C.CKA_LABEL, value: spec.keyLabel }] : [])]);
+    keys = pkcs11.C_FindObjects(session, 2);
+    pkcs11.C_FindObjectsFinal(session);
+  } catch (error) {
+    close();
+    throw error;
+  }
+  if (keys.length === 0 || (keys.length > 1 && !spec.keyLabel)) close();
   if (keys.length === 0) throw new SigningKeyError(`PKCS#11: no private key${spec.keyLabel ? ` labelled "${spec.keyLabel}"` : ''} in the token`);
   if (keys.length > 1 && !spec.keyLabel) throw new SigningKeyError('PKCS#11: the token holds several private keys; name one (key label)');
   const key = keys[0];
@@ -129,20 +199,17 @@ function pkcs11Signer(spec: Extract<SigningKeySpec, { kind: 'pkcs11' }>): (diges
       return Buffer.from(pkcs11.C_Sign(session, Buffer.concat([SHA256_DIGEST_INFO, digest]), Buffer.alloc(1024)));
     } catch (error) {
       sessions.delete(id);
-      try {
-        pkcs11.C_CloseSession(session);
-      } catch {
-        // already gone with the token
-      }
-      // Logged out meanwhile or the token was reinserted:
-      // private-key handles die with the login, so open a session and find the key again, once.
-      if (again && /USER_NOT_LOGGED_IN|OBJECT_HANDLE_INVALID|KEY_HANDLE_INVALID|SESSION_HANDLE_INVALID|SESSION_CLOSED|DEVICE_REMOVED|TOKEN_NOT_PRESENT/.test((error as Error).message)) {
-        return (pkcs11Signer(spec) as (d: Buffer, again: boolean) => Promise<Buffer>)(digest, false);
-      }
-      throw new SigningKeyError(`PKCS#11: the token refused to sign: ${(error as Error).message}`);
+      close();
+      const message = messageOf(error);
+      if (LIBRARY_BROKEN.test(message)) markStale(spec.module);
+      // Logged out meanwhile, the library re-initialized by another thread, or the token pulled
+      // and maybe back: private-key handles die with the session, so open a session and find the
+      // key again, once. Still failing: 503, and the next signature tries again.
+      if (again) return (pkcs11Signer(spec) as (d: Buffer, again: boolean) => Promise<Buffer>)(digest, false);
+      throw new SigningKeyError(`PKCS#11: the token refused to sign: ${message}`);
     }
   };
-  sessions.set(id, { signDigest });
+  sessions.set(id, { module: spec.module, signDigest });
   return signDigest;
 }
 

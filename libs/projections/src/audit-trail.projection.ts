@@ -1,4 +1,4 @@
-import { maskEmail, maskPhone } from '@dojang/domain';
+import { maskContacts, maskEmail, maskPhone } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ReadDoc, Write } from '@dojang/read-store';
 import { actorName } from './event-actor';
@@ -65,19 +65,8 @@ const TRAIL_TYPES: Record<string, AuditEventKind> = {
   AttachmentUploaded: 'attachment_uploaded',
 };
 
-const EMAIL_IN_TEXT = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
-/** A phone number written by a person: starts with 0 or +, 9 to 15 digits, maybe split by - . or spaces. */
-const PHONE_IN_TEXT = /(?<![\w+])(?:\+\d[\d .-]{7,20}\d|0\d[\d .-]{6,18}\d)(?!\w)/g;
-
-/** Free text from a participant (a decline reason) may carry contact data: mask it like the rest. */
-export function maskContacts(text: string): string {
-  return text
-    .replace(EMAIL_IN_TEXT, (m) => maskEmail(m) ?? m)
-    .replace(PHONE_IN_TEXT, (m) => {
-      const digits = m.replace(/\D/g, '');
-      return digits.length >= 9 && digits.length <= 15 ? (maskPhone(digits) ?? m) : m;
-    });
-}
+/** Free text from a participant (a decline reason) may carry contact data: masked by the one rule (libs/domain personal-data.ts). */
+export { maskContacts };
 
 /** What a correction changed, masked: "phone → 010-****-8888, new signing link". */
 function correctionDetail(changes: Record<string, string | null>, newLink: boolean): string {

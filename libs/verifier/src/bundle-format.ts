@@ -90,8 +90,18 @@ export interface BundleManifest {
   redacted_events?: number[];
 }
 
-/** Events that may never be served masked: what concludes a document and what seals it. */
-export const NEVER_REDACTED: readonly string[] = ['ParticipantSigned', 'DocumentCompleted', 'DocumentDeclined', 'DocumentCanceled', 'DocumentExpired', 'DocumentSealed', 'ParticipantDeclined'];
+/**
+ * Events that may never be served masked: the signatures, the completion, the expiry and the seal,
+ * whose content the verifier re-hashes. A decline or a cancel may be (its reason can carry a
+ * phone number or an e-mail address, masked by the one rule, issue 31 item 6) — but only where
+ * the conclusion is sealed: the seal's signed facts state every field of it (reason masked,
+ * participant, times, actor, IP, user agent), so the verifier checks what it cannot re-hash
+ * against them (SEALED_WHEN_REDACTED).
+ */
+export const NEVER_REDACTED: readonly string[] = ['ParticipantSigned', 'DocumentCompleted', 'DocumentExpired', 'DocumentSealed'];
+
+/** Events that may be served masked only in a bundle format that requires the conclusion's seal. */
+export const SEALED_WHEN_REDACTED: readonly string[] = ['ParticipantDeclined', 'DocumentDeclined', 'DocumentCanceled'];
 
 /** One line of events.jsonl (or deliveries.jsonl): a stored event, hashes in its metadata. */
 export interface BundledEvent {

@@ -1,3 +1,4 @@
+import { maskContacts } from '../../domain/src/shared/personal-data';
 import type { BundledEvent } from './bundle-format';
 
 /**
@@ -68,6 +69,18 @@ export interface DocumentFacts {
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
 const meta = (e: BundledEvent, key: string) => str((e.metadata ?? {})[key]);
 const sha = (v: unknown): string | null => str((v as { sha256?: unknown } | null | undefined)?.sha256);
+/**
+ * Free text a participant or sender wrote (a decline or cancel reason), masked by the one rule
+ * (issue 31 item 6): the seal, the audit certificate and every verifier state it masked, so the
+ * facts carry no phone number or e-mail address, and an auditor's bundle (which serves the
+ * reasons masked) derives exactly the facts that were sealed.
+ */
+const freeText = (v: unknown): string | null => {
+  const s = str(v);
+  return s === null ? null : maskContacts(s);
+};
+/** Fact paths holding free text: compared masked, so seals made before the facts were masked still agree. */
+const FREE_TEXT_FACT = /(^|\.)reason$/;
 
 /**
  * Facts of `events` (the stored document stream, oldest first), up to and including revision
@@ -133,7 +146,7 @@ export function documentFacts(documentId: string, events: BundledEvent[], upTo?:
         facts.declined = {
           participant_id: String(d.participant_id ?? ''),
           declined_at: str(d.declined_at),
-          reason: str(d.reason),
+          reason: freeText(d.reason),
           ip: str(d.ip),
           user_agent: str(d.user_agent),
           actor: ev.actor,
@@ -146,7 +159,7 @@ export function documentFacts(documentId: string, events: BundledEvent[], upTo?:
         if (d.original_sha256 != null) facts.original_sha256 = str(d.original_sha256);
         break;
       case 'DocumentCanceled':
-        facts.canceled = { canceled_at: str(d.canceled_at), reason: str(d.reason), actor: ev.actor, occurred_at: ev.occurred_at };
+        facts.canceled = { canceled_at: str(d.canceled_at), reason: freeText(d.reason), actor: ev.actor, occurred_at: ev.occurred_at };
         break;
       case 'DocumentExpired':
         facts.expired_at = str(d.expired_at);
@@ -184,6 +197,7 @@ export function factDifferences(expected: unknown, actual: unknown, path = ''): 
     for (const k of [...keys].sort()) out.push(...factDifferences((expected as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k], path ? `${path}.${k}` : k));
     return out;
   }
+  if (typeof expected === 'string' && typeof actual === 'string' && FREE_TEXT_FACT.test(path) && maskContacts(expected) === maskContacts(actual)) return [];
   const same = JSON.stringify(expected ?? null) === JSON.stringify(actual ?? null);
   return same ? [] : [{ path: path || '(facts)', expected: expected ?? null, actual: actual ?? null }];
 }

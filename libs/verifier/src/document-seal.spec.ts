@@ -1,14 +1,16 @@
 import { execFileSync } from 'child_process';
+import { sign } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { GenericCommandHandler, ManualClock } from '@dojang/application';
-import { DocumentSealer } from '@dojang/application/verification/document-sealer';
+import { DocumentSealer, SealLedger, SealRecord } from '@dojang/application/verification/document-sealer';
 import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/pdf';
 import { verifyCertificateFacts, verifyPlausible, verifySeal } from './cross-checks';
 import { documentFacts } from './document-facts';
+import { sealStatementBytes } from './document-seal';
 import { pemCertificates } from './pades';
 
 /**
@@ -80,8 +82,10 @@ describe('DocumentSealed: sealed by the server, checked offline', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  const records = new Map<string, SealRecord>();
+  const ledger: SealLedger = { find: async (id) => records.get(id) ?? null, record: async (r) => void (records.has(r.id) || records.set(r.id, r)) };
   const sealer = (tsaUrl: string | null) =>
-    new DocumentSealer(store, new GenericCommandHandler(store), async () => evidenceKeyOf(identity), clock, tsaUrl, async (_url, data) => localTsa(data));
+    new DocumentSealer(store, new GenericCommandHandler(store), ledger, async () => evidenceKeyOf(identity), clock, tsaUrl, async (_url, data) => localTsa(data));
 
   it('appends one DocumentSealed right after the terminal event, over the head that includes it; a second call adds nothing', async () => {
     expect(verifySeal(DOC, await read(), certificate)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/DocumentCanceled at revision 2 is not followed by a DocumentSealed/) });
@@ -134,5 +138,30 @@ describe('DocumentSealed: sealed by the server, checked offline', () => {
     // event that now ends the log short (issue 31, item 8).
     const withoutCancel = rehashed(events.filter((e) => e.type !== 'DocumentCanceled').map((e, i) => ({ ...e, stream_revision: i })));
     expect(verifyCertificateFacts(DOC, withoutCancel, entry, true)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/the log has 3: missing DocumentCanceled at revision 2$/) });
+  });
+
+  it('a reason is sealed masked by the one rule; a masked bundle and a seal made before the rule (raw reason) both still verify, an edit of what is visible fails (issue 31 item 6)', async () => {
+    const id = '2d8e4c3a-6f5b-4c7d-9e0f-1a2b3c4d5e6f';
+    await concluded(id, [{ type: 'DocumentCanceled', data: { canceled_at: T0, reason: '재발송 예정, 문의 010-5555-6666 / hr.kim@example.com' } }]);
+    expect(await sealer(null).ensureSealed(id)).toBe(true);
+    const events = await read(id);
+    const seal = (events[3].data as any).seal;
+    expect(seal.facts.canceled.reason).toBe('재발송 예정, 문의 010-****-6666 / h*****@example.com');
+    expect(verifySeal(id, events, certificate).status).toBe('pass');
+
+    // An auditor's bundle: the cancel served masked (its stored hash taken), checked against the sealed facts.
+    const masked = events.map((e) => (e.type === 'DocumentCanceled' ? { ...e, data: { ...e.data, reason: '재발송 예정, 문의 010-****-6666 / h*****@example.com' }, redacted: true } : e));
+    expect(verifySeal(id, masked, certificate).status).toBe('pass');
+    const visibleEdit = masked.map((e) => (e.type === 'DocumentCanceled' ? { ...e, data: { ...e.data, reason: '재발송 예정, 문의 010-****-7777 / h*****@example.com' } } : e));
+    expect(verifySeal(id, visibleEdit, certificate)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/canceled\.reason: sealed "[^"]*010-\*\*\*\*-6666[^"]*", events "[^"]*010-\*\*\*\*-7777/) });
+
+    // A seal made before reasons were masked in the facts states the reason as recorded: still agrees.
+    const rawFacts = JSON.parse(JSON.stringify(seal.facts));
+    rawFacts.canceled.reason = '재발송 예정, 문의 010-5555-6666 / hr.kim@example.com';
+    const statement = sealStatementBytes({ document_id: id, head: seal.head, facts: rawFacts, sealed_at: seal.sealed_at });
+    const oldSeal = { ...seal, facts: rawFacts, signature: sign('sha256', statement, evidenceKeyOf(identity).privateKey!).toString('base64') };
+    const withOldSeal = rehashed(events.map((e) => (e.type === 'DocumentSealed' ? { ...e, data: { seal: oldSeal } } : e)));
+    expect(verifySeal(id, withOldSeal, certificate).status).toBe('pass');
+    expect(verifySeal(id, withOldSeal.map((e) => (e.type === 'DocumentCanceled' ? { ...masked[2] } : e)), certificate).status).toBe('pass');
   });
 });

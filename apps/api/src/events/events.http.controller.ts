@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { IsIn, IsOptional, IsString } from 'class-validator';
-import { Infrastructure } from '@dojang/application';
+import { Infrastructure, maskEventData } from '@dojang/application';
 import { PUBLIC_EVENTS, PUBLIC_EVENT_TYPES, PublicEventRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { parseLimit } from '../documents/documents.http.controller';
@@ -23,6 +23,12 @@ export function presentEvent(row: PublicEventRow): EventResponse {
   return { id: row.id, object: 'event' as const, type: row.type, created_at: row.created_at, livemode: row.livemode, data: row.data };
 }
 
+/** An auditor key reads events masked by the one rule every auditor read follows (maskEventData), reasons included. */
+const presentFor = (auth: AuthContext) => (row: PublicEventRow): EventResponse => {
+  const event = presentEvent(row);
+  return auth.role === 'auditor' ? { ...event, data: maskEventData(event.data) as EventResponse['data'] } : event;
+};
+
 @Controller('events')
 export class EventsHttpController {
   constructor(@Inject(INFRA) private readonly infra: Infrastructure) {}
@@ -43,13 +49,13 @@ export class EventsHttpController {
       { limit, starting_after: q.starting_after, ending_before: q.ending_before },
       { collection: PUBLIC_EVENTS, where, sortField: 'seq', cursor: (id) => this.row(auth, id), noun: 'an event' },
     );
-    return { object: 'list', data: rows.map(presentEvent), has_more };
+    return { object: 'list', data: rows.map(presentFor(auth)), has_more };
   }
 
   @Get(':id')
   async get(@Auth() auth: AuthContext, @Param('id') id: string): Promise<EventResponse> {
     const row = await this.row(auth, id);
     if (!row) throw ApiError.notFound('event_not_found', 'No such event.');
-    return presentEvent(row);
+    return presentFor(auth)(row);
   }
 }

@@ -1,7 +1,7 @@
 import { webcrypto } from 'node:crypto';
 import type { StoredEvent } from '@dojang/event-store';
 import type { ZipFile } from '@dojang/pdf';
-import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest, deliveryStreamOf, MANIFEST_SIGNATURE_FILE } from '@dojang/verifier';
+import { BUNDLE_FILES, BUNDLE_FORMAT, BundleManifest, deliveryStreamOf, MANIFEST_SIGNATURE_FILE, NEVER_REDACTED } from '@dojang/verifier';
 import { withoutBidiControls } from '@dojang/domain';
 
 export interface EvidenceParts {
@@ -51,6 +51,9 @@ export async function buildEvidenceBundle(parts: EvidenceParts, zip: Zipper): Pr
   const redacted: number[] = [];
   const served = parts.mask
     ? parts.events.map((e) => {
+        // What the verifier must re-hash (the signatures, the completion, the seal) is served as
+        // stored: a seal made before reasons were masked in its facts keeps them as it signed them.
+        if (NEVER_REDACTED.includes(e.type)) return e;
         const data = parts.mask!(e.data as Record<string, unknown>);
         if (JSON.stringify(data) === JSON.stringify(e.data)) return e;
         redacted.push(e.stream_revision);

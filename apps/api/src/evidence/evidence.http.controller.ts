@@ -60,8 +60,8 @@ export class EvidenceHttpController {
         audit_certificate: await this.lifecycle().auditVersion(row, deliveries, events),
         signing_chain_pem: await this.pdf.evidenceChainPem(),
         final_signing_chain_pem: ownChain,
-        // One masking rule for every auditor read: the bundle masks what /history masks.
-        mask: auth.role === 'auditor' ? (data) => maskEventData(data, '', { contactsInText: false }) as Record<string, unknown> : null,
+        // One masking rule for every auditor read: the bundle masks what /history masks, reasons included.
+        mask: auth.role === 'auditor' ? (data) => maskEventData(data) as Record<string, unknown> : null,
         attachments: await Promise.all(
           recordedAttachments(row).map(async (a) => ({ attachment_id: a.attachment_id, filename: a.filename, bytes: await this.pdf.blob(a.sha256) })),
         ),

@@ -33,7 +33,7 @@ const LIMIT = { description: 'Page size, 1 to 100 (default 20).', schema: { type
 const cursor = (what: string) => ({ description: `Cursor: the id of the last ${what} of the previous page; the page after it is returned.`, schema: { type: 'string' } });
 
 /** Operations that render, stamp or serve a PDF. */
-const PDF_WORK: ErrorCode[] = ['document_budget_exceeded', 'pdf_job_limit_exceeded', 'evidence_integrity_failure'];
+const PDF_WORK: ErrorCode[] = ['document_budget_exceeded', 'pdf_job_limit_exceeded', 'evidence_integrity_failure', 'evidence_incomplete'];
 /** A template saved is laid out once (issue 32 item 2): its pages and anchors checked as a send checks them. */
 const TEMPLATE_LAYOUT: ErrorCode[] = ['signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK];
 const DRAFT_EDIT: ErrorCode[] = ['document_not_found', 'document_not_editable', 'document_edit_locked'];
@@ -546,14 +546,14 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   // ---- events, outbox
   Events_list: {
     summary: 'List events',
-    description: 'Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries.',
+    description: 'Events of this organization and mode, newest first: the same events webhooks deliver, for catching up on missed deliveries. Read with an auditor key, `data` is masked as every auditor read is (phones, e-mail addresses, and contacts inside reasons and messages).',
     ok: { status: 200, description: 'A page of events.', json: S.EventListSchema },
     errors: ['invalid_parameter'],
     query: { limit: LIMIT, starting_after: cursor('event') },
   },
   Events_get: {
     summary: 'Retrieve an event',
-    description: 'One event by its evt_ id (also the webhook-id header of its deliveries).',
+    description: 'One event by its evt_ id (also the webhook-id header of its deliveries). Masked for an auditor key, as the list is.',
     ok: { status: 200, description: 'The event.', json: S.EventSchema },
     errors: ['event_not_found'],
   },
@@ -820,7 +820,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Evidence_bundle: {
     summary: 'Download the evidence bundle',
     description:
-      'One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM; with final-signing-chain.pem the organization\'s own certificate when it signed final.pdf) and a manifest of SHA-256s, signed (manifest.json.jws). `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys: their bundle masks the events as /history does (no PIN or token hash, phones and e-mails masked) and the manifest lists the masked revisions (redacted_events).',
+      'One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM; with final-signing-chain.pem the organization\'s own certificate when it signed final.pdf) and a manifest of SHA-256s, signed (manifest.json.jws). `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys: their bundle masks the events as /history does (no PIN or token hash, phones and e-mails masked) and the manifest lists the masked revisions (redacted_events). A concluded document whose DocumentSealed is no longer in its log (the seal ledger says it was made), or whose final PDF or an attachment is missing from the blob store, is refused with 500 evidence_incomplete naming what is missing: the seal is never made again over whatever the log then says.',
     ok: { status: 200, description: 'The ZIP.', media: { 'application/zip': { type: 'string', contentMediaType: 'application/zip' } } },
     errors: ['document_not_found', 'signing_unavailable', 'signing_certificate_invalid', ...PDF_WORK],
   },

@@ -159,6 +159,12 @@ export const ERROR_CODES = {
   document_budget_exceeded: invalid(413, 'The document\'s content is over a per-document budget (images, pages, text to lay out); error.param names the input.'),
   pdf_job_limit_exceeded: invalid(413, 'The PDF work for this request passed the service\'s time or memory limit; nothing was written.'),
   evidence_integrity_failure: { status: 500, type: 'api_error', description: 'A stored file failed its integrity check and was not served; the operator must restore it.' },
+  evidence_incomplete: {
+    status: 500,
+    type: 'api_error',
+    description:
+      'Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.',
+  },
   internal_error: { status: 500, type: 'api_error', description: 'Something went wrong on the service side; retry later (with the same Idempotency-Key).' },
   // Raised only by the domain on impossible or administrative paths (ids are generated server side).
   document_exists: { ...invalid(409, 'A document with this id already exists.'), internal: true },

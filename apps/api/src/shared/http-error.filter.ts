@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { ConcurrentModificationError, EvidenceIntegrityError, Infrastructure, isStoreUnavailable, SigningCertificateInvalidError, SigningUnavailableError } from '@dojang/application';
+import { ConcurrentModificationError, EvidenceIncompleteError, EvidenceIntegrityError, Infrastructure, isStoreUnavailable, SigningCertificateInvalidError, SigningUnavailableError } from '@dojang/application';
 import { INFRA } from './infrastructure.token';
 import { DomainError } from '@dojang/domain';
 import { AppendOutcomeUnknownError, UnstorableEventError } from '@dojang/event-store';
@@ -23,6 +23,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (exception instanceof AppendOutcomeUnknownError) res.locals.writeOutcomeUnknown = true;
     if (exception instanceof EvidenceIntegrityError) {
       this.infra.logger.error({ request_id: req.requestId, method: req.method, route: req.route?.path ?? null, err: exception }, 'evidence_integrity_failure');
+    } else if (exception instanceof EvidenceIncompleteError) {
+      this.infra.logger.error({ request_id: req.requestId, method: req.method, route: req.route?.path ?? null, missing: exception.missing }, 'evidence_incomplete');
     } else if (exception instanceof SigningCertificateInvalidError) {
       // One error line per refusal (not also "request failed"), and a counter an alert can watch.
       this.infra.metrics.signingCertificateRefusals.inc({ reason: /revoked/.test(exception.reason) ? 'revoked' : /expired/.test(exception.reason) ? 'expired' : /not yet valid/.test(exception.reason) ? 'not_yet_valid' : 'other' });
@@ -65,6 +67,10 @@ export function toApiError(exception: unknown): ApiError {
   // Not the client's doing, so a 5xx; but a named one, so an operator knows to restore the file.
   if (exception instanceof EvidenceIntegrityError) {
     return new ApiError(500, 'api_error', 'evidence_integrity_failure', 'A stored file failed its integrity check and was not served.');
+  }
+  // A removed seal or a lost file: refused by name, never made again or served without it.
+  if (exception instanceof EvidenceIncompleteError) {
+    return new ApiError(500, 'api_error', 'evidence_incomplete', `The document's evidence is incomplete and was not served: ${exception.missing}.`);
   }
   // The key that would sign (or the TSA's) is revoked, expired or not yet valid: nothing recorded.
   if (exception instanceof SigningCertificateInvalidError) {

@@ -1,9 +1,11 @@
 import { DocumentSeal, documentDecider, documentStreamId } from '@dojang/domain';
 import { EventStore, StoredEvent } from '@dojang/event-store';
+import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { LtvError, requestTimestampToken, SigningCertificateInvalidError, TimestampError } from '@dojang/pdf';
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
+import { EvidenceIncompleteError } from '../evidence-integrity.error';
 import { GenericCommandHandler } from '../command-handler';
 import { Reactor } from '../reactor-runner';
 import { certificateSha256, EvidenceKey, signWithEvidenceKey } from './chain-head-proof';
@@ -19,7 +21,52 @@ export type TimestampClient = (tsaUrl: string, data: Buffer) => Promise<Buffer>;
 /** Whether the stored stream has a terminal event with no DocumentSealed after it. */
 export function needsSeal(events: StoredEvent[]): boolean {
   const terminal = events.find((e) => TERMINAL_EVENTS[e.type]);
-  return !!terminal && !events.some((e) => e.type === SEAL_EVENT && e.stream_revision > terminal.stream_revision);
+  return !!terminal && !sealAfter(events, terminal);
+}
+
+const sealAfter = (events: StoredEvent[], terminal: StoredEvent) => events.find((e) => e.type === SEAL_EVENT && e.stream_revision > terminal.stream_revision);
+
+/** That a document was sealed, kept outside its stream: what tells a removed seal from one not made yet. */
+export interface SealRecord extends ReadDoc {
+  /** The document id. */
+  id: string;
+  terminal_type: string;
+  terminal_revision: number;
+  seal_revision: number;
+  seal_event_id: string;
+  sealed_at: string;
+}
+
+/**
+ * Where the sealer writes down every seal it made (or found). It lives in the read store, apart
+ * from the event log, and is no projection: nothing rebuilds or empties it. Without it a seal
+ * deleted from the log would be made again, over whatever the log then says, by the next
+ * evidence read (issue 31 item 7).
+ */
+export interface SealLedger {
+  find(documentId: string): Promise<SealRecord | null>;
+  /** Writes the record unless one is there already (the first seal is the one that counts). */
+  record(record: SealRecord): Promise<void>;
+}
+
+export const DOCUMENT_SEALS = 'document_seals';
+
+export function readStoreSealLedger(reads: ReadStore): SealLedger {
+  let ready: Promise<void> | null = null;
+  const ensure = () => (ready ??= reads.ensureCollection({ name: DOCUMENT_SEALS }).catch((err) => {
+    ready = null;
+    throw err;
+  }));
+  return {
+    async find(documentId) {
+      await ensure();
+      return reads.get<SealRecord>(DOCUMENT_SEALS, documentId);
+    },
+    async record(record) {
+      await ensure();
+      await reads.putIfVersion(DOCUMENT_SEALS, record, null);
+    },
+  };
 }
 
 /**
@@ -36,13 +83,18 @@ export class DocumentSealer {
   constructor(
     private readonly events: EventStore,
     private readonly commands: GenericCommandHandler,
+    private readonly ledger: SealLedger,
     private readonly key: () => Promise<EvidenceKey>,
     private readonly clock: Clock,
     private readonly tsaUrl: string | null,
     private readonly timestamp: TimestampClient = (url, data) => requestTimestampToken(url, data),
   ) {}
 
-  /** True when this call appended the seal. A TSA that cannot be reached throws SealUnavailableError (the reactor retries). */
+  /**
+   * True when this call appended the seal. A TSA that cannot be reached throws SealUnavailableError
+   * (the reactor retries); a seal the ledger says was made but the log no longer holds throws
+   * EvidenceIncompleteError, and nothing is appended.
+   */
   async ensureSealed(documentId: string): Promise<boolean> {
     try {
       return await this.seal(documentId);
@@ -56,7 +108,20 @@ export class DocumentSealer {
   private async seal(documentId: string): Promise<boolean> {
     const stream = documentStreamId(documentId);
     const stored = await this.events.readStream(stream);
-    if (!needsSeal(stored)) return false;
+    const terminal = stored.find((e) => TERMINAL_EVENTS[e.type]);
+    if (!terminal) return false;
+    const present = sealAfter(stored, terminal);
+    if (present) {
+      // Sealed before the ledger existed, or the ledger write after the append failed: written now.
+      if (!(await this.ledger.find(documentId))) await this.ledger.record(recordOf(documentId, terminal, present));
+      return false;
+    }
+    const recorded = await this.ledger.find(documentId);
+    if (recorded) {
+      throw new EvidenceIncompleteError(
+        `the ${terminal.type} at revision ${terminal.stream_revision} of document ${documentId} is not followed by its DocumentSealed, which was appended at revision ${recorded.seal_revision} (event ${recorded.seal_event_id}, sealed at ${recorded.sealed_at}): the seal was removed from the log`,
+      );
+    }
     const first = stored[0].metadata as { organization_id?: string; livemode?: boolean };
     const decision = await this.commands.execute(
       documentDecider,
@@ -65,7 +130,12 @@ export class DocumentSealer {
       { actor: 'system', organization_id: first.organization_id, livemode: first.livemode },
       () => this.clock.now().toISOString(),
     );
-    return decision.events.length > 0;
+    if (decision.events.length === 0) return false;
+    const after = await this.events.readStream(stream);
+    const sealEvent = sealAfter(after, terminal);
+    // Written after the append: a crash in between leaves a seal the next read records.
+    if (sealEvent) await this.ledger.record(recordOf(documentId, terminal, sealEvent));
+    return true;
   }
 
   /** The seal over `history` as stored (raw, not upcast: the verifier derives the facts from the same bytes). */
@@ -96,6 +166,17 @@ export class DocumentSealer {
       timestamped_at,
     };
   }
+}
+
+function recordOf(documentId: string, terminal: StoredEvent, seal: StoredEvent): SealRecord {
+  return {
+    id: documentId,
+    terminal_type: terminal.type,
+    terminal_revision: terminal.stream_revision,
+    seal_revision: seal.stream_revision,
+    seal_event_id: seal.event_id,
+    sealed_at: String((seal.data as { seal?: { sealed_at?: unknown } }).seal?.sealed_at ?? seal.metadata.occurred_at ?? ''),
+  };
 }
 
 /** Seals every document that concludes, moments after (at-least-once; the sealer is idempotent). */

@@ -19,7 +19,7 @@ export default async function archiveTimestampJob(input: ArchiveTimestampJobInpu
   if (expires.getTime() > Date.parse(input.due_before)) return { extended: false, reason: 'not_due', expires_at: expires.toISOString() };
   let extended: Buffer;
   try {
-    extended = await withRevocationMemo(() => extendPades(pdf, { tsaUrl: input.tsa_url, level: 'B-LTA', refuseRevoked: false }));
+    extended = await withRevocationMemo(() => extendPades(pdf, { tsaUrl: input.tsa_url, level: 'B-LTA', refuseRevoked: false }), input.revocation_sources);
   } catch (error) {
     throw asSigningUnavailable(error);
   }

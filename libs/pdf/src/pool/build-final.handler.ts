@@ -24,12 +24,12 @@ export default async function buildFinalJob(input: BuildFinalJobInput): Promise<
   try {
     // One revocation answer per certificate for the whole job (revocation-check.ts).
     return await withRevocationMemo(async () => {
-      const signed = await jobPhase('sign', () => signDocument(doc, { ...input.sign, p12: bytes(input.sign.p12) }));
+      const signed = await jobPhase('sign', () => signDocument(doc, { ...input.sign, p12: input.sign.p12 ? bytes(input.sign.p12) : undefined }));
       const { tsaUrl, level } = input.sign;
       // B-LT / B-LTA: validation data and a document timestamp, each in an incremental update.
       if (!tsaUrl || (level !== 'B-LT' && level !== 'B-LTA')) return signed;
       return jobPhase('ltv', () => extendPades(signed, { tsaUrl, level }));
-    });
+    }, input.sign.revocation_sources);
   } catch (error) {
     throw asSigningUnavailable(error);
   }

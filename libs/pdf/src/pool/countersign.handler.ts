@@ -7,7 +7,7 @@ import { bytes, type Bytes, type CountersignJobInput } from './pdf-jobs';
 export default async function countersignJob(input: CountersignJobInput): Promise<Bytes> {
   try {
     // One revocation answer per certificate for the job (revocation-check.ts).
-    return await withRevocationMemo(() => countersignPdf(bytes(input.pdf), { ...input.sign, p12: bytes(input.sign.p12) }));
+    return await withRevocationMemo(() => countersignPdf(bytes(input.pdf), { ...input.sign, p12: input.sign.p12 ? bytes(input.sign.p12) : undefined }), input.sign.revocation_sources);
   } catch (error) {
     throw asSigningUnavailable(error);
   }

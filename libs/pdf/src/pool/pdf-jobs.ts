@@ -1,4 +1,5 @@
 import type { SigningKeySpec } from '../signing-key';
+import type { RevocationSources } from '../revocation-check';
 import type { SigningCertificateSummary, SigningP12Problem } from '../organization-certificate';
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
@@ -95,8 +96,9 @@ export interface BuildFinalJobInput {
 
 /** What a signing job needs; `evidence` goes into the information dictionary under the signature. */
 export interface SignJobOptions {
-  p12: Bytes;
-  passphrase: string;
+  /** The file identity; absent when `key` is given (a token or remote signer: no software key exists). */
+  p12?: Bytes;
+  passphrase?: string;
   /** A key elsewhere (PKCS#11 token, remote signer): used instead of `p12`, see signing-key.ts. */
   key?: SigningKeySpec;
   reason: string;
@@ -109,6 +111,8 @@ export interface SignJobOptions {
    */
   level?: 'B-T' | 'B-LT' | 'B-LTA';
   evidence?: Record<string, string>;
+  /** REVOCATION_OCSP_URLS / REVOCATION_CRL_URLS: asked after a certificate's own sources (revocation-check.ts). */
+  revocation_sources?: RevocationSources;
 }
 /** Stamps every signature and seal, draws the field values, flattens any form, then signs the whole file (PAdES). */
 export const BUILD_FINAL: PdfJob<BuildFinalJobInput, Bytes> = { id: 'pdf.build-final', version: 2, filename: handler('build-final') };
@@ -118,6 +122,7 @@ export interface ArchiveTimestampJobInput {
   tsa_url: string;
   /** Re-timestamp only when the newest timestamp's certificate expires before this (ISO 8601). */
   due_before: string;
+  revocation_sources?: RevocationSources;
 }
 export type ArchivedPdf =
   | { extended: false; reason: 'no_timestamp' | 'not_due'; expires_at: string | null }

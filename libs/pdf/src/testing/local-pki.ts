@@ -39,7 +39,8 @@ export interface LocalPki {
    * Issues another document-signing certificate from the CA (AIA and CDP as the signer's), listed
    * valid in the responder's index; returns its PKCS#12 (with the CA, `passphrase`) and PEM.
    */
-  issueSigner(name: string, subject: string): { p12: Buffer; certPem: string };
+  /** `names_sources: false`: a certificate without AIA/CDP (only configured revocation sources can check it). */
+  issueSigner(name: string, subject: string, options?: { names_sources?: boolean }): { p12: Buffer; certPem: string };
   /**
    * Marks `name`'s certificate (`signer`, `tsa` or one from issueSigner) revoked in the CA's index
    * as of `at` (default now, may be backdated) for `reason`; the OCSP responder answers revoked
@@ -172,8 +173,8 @@ export async function startLocalPki(): Promise<LocalPki> {
     signerCertPem: readFileSync(join(dir, 'signer.pem'), 'utf8'),
     served,
     path: (name: string) => join(dir, name),
-    issueSigner: (name: string, subject: string) => {
-      issue(dir, name, subject, `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n${revocation}`);
+    issueSigner: (name: string, subject: string, options: { names_sources?: boolean } = {}) => {
+      issue(dir, name, subject, `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n${options.names_sources === false ? '' : revocation}`);
       writeFileSync(join(dir, 'index.txt'), readFileSync(join(dir, 'index.txt'), 'utf8') + indexLine(dir, `${name}.pem`));
       openssl(dir, ['pkcs12', '-export', '-inkey', `${name}.key`, '-in', `${name}.pem`, '-certfile', 'ca.pem', '-passout', `pass:${passphrase}`, '-out', `${name}.p12`]);
       return { p12: readFileSync(join(dir, `${name}.p12`)), certPem: readFileSync(join(dir, `${name}.pem`), 'utf8') };

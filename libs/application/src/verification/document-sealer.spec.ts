@@ -1,0 +1,93 @@
+import Database from 'better-sqlite3';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { SqliteEventStore } from '@dojang/event-store/sqlite';
+import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/pdf';
+import { SqliteReadStore } from '@dojang/read-store/sqlite';
+import { ManualClock } from '../clock';
+import { GenericCommandHandler } from '../command-handler';
+import { EvidenceIncompleteError } from '../evidence-integrity.error';
+import { DOCUMENT_SEALS, DocumentSealer, readStoreSealLedger } from './document-sealer';
+
+/**
+ * Issue 31 item 7: a concluded document whose DocumentSealed was deleted from the store is not
+ * sealed again by the next evidence read (which would vouch for whatever the log then says): the
+ * seal ledger, kept apart from the log, remembers that it was sealed, and the sealer refuses.
+ */
+describe('DocumentSealer: a removed seal is refused, never made again', () => {
+  const T0 = '2026-03-02T09:00:00.000Z';
+  let dir: string;
+  let identity: SigningIdentity;
+  let events: SqliteEventStore;
+  let reads: SqliteReadStore;
+  let sealer: DocumentSealer;
+
+  async function concluded(id: string, terminal: { type: string; data: Record<string, unknown> }): Promise<void> {
+    const list = [
+      { type: 'DocumentCreated', data: { document_id: id, organization_id: 'org_1', livemode: false, title: '근로계약서', content_blob: null, content_format: 'text', file: null, author_name: '인사팀', metadata: {}, from_template: null, duplicated_from: null, created_at: T0 } },
+      { type: 'DocumentSent', data: { sent_at: T0, expires_at: '2026-03-16T09:00:00.000Z', message: null, page_count: 1, original_pdf: { sha256: 'a'.repeat(64), byte_size: 10 }, links: [] } },
+      terminal,
+    ];
+    await events.append(
+      `document-${id}`,
+      list.map((e, i) => ({ event_id: `00000000-0000-4000-8000-${id.slice(0, 8)}000${i}`, type: e.type, data: e.data, metadata: { occurred_at: T0, actor: 'key_9c22', schema_version: 2 } })),
+      'no_stream',
+    );
+  }
+
+  /** What someone who can edit the SQLite log does: the stream's last event deleted. */
+  function deleteLastEvent(id: string): string {
+    const db = new Database(path.join(dir, 'events.sqlite'));
+    try {
+      const last = db.prepare('SELECT global_position, type FROM events WHERE stream_id = ? ORDER BY stream_revision DESC LIMIT 1').get(`document-${id}`) as { global_position: number; type: string };
+      db.prepare('DELETE FROM events WHERE global_position = ?').run(last.global_position);
+      return last.type;
+    } finally {
+      db.close();
+    }
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-sealer-'));
+    identity = await loadOrCreateSigningIdentity({ dataDir: dir });
+    events = new SqliteEventStore(path.join(dir, 'events.sqlite'));
+    reads = new SqliteReadStore(path.join(dir, 'reads.sqlite'));
+    sealer = new DocumentSealer(events, new GenericCommandHandler(events), readStoreSealLedger(reads), async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
+  });
+  afterAll(async () => {
+    await events?.close?.();
+    await reads?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['DocumentCompleted', { completed_at: T0 }, '1a6c2a1e-4d3f-4a5b-9c8d-7e6f5a4b3c2d'],
+    ['DocumentDeclined', { declined_at: T0, participant_id: 'p1', reason: '조건이 다릅니다' }, '2b6c2a1e-4d3f-4a5b-9c8d-7e6f5a4b3c2d'],
+    ['DocumentCanceled', { canceled_at: T0, reason: '조건 변경' }, '3c6c2a1e-4d3f-4a5b-9c8d-7e6f5a4b3c2d'],
+    ['DocumentExpired', { expired_at: T0 }, '4d6c2a1e-4d3f-4a5b-9c8d-7e6f5a4b3c2d'],
+  ])('a %s whose seal was deleted is refused by name, and nothing is appended', async (type, data, id) => {
+    await concluded(id, { type, data });
+    expect(await sealer.ensureSealed(id)).toBe(true);
+    expect(await reads.get(DOCUMENT_SEALS, id)).toMatchObject({ id, terminal_type: type, terminal_revision: 2, seal_revision: 3, sealed_at: T0 });
+    expect(deleteLastEvent(id)).toBe('DocumentSealed');
+
+    const refused = sealer.ensureSealed(id);
+    await expect(refused).rejects.toBeInstanceOf(EvidenceIncompleteError);
+    await expect(refused).rejects.toThrow(new RegExp(`the ${type} at revision 2 of document ${id} is not followed by its DocumentSealed, which was appended at revision 3 .*: the seal was removed from the log`));
+    expect((await events.readStream(`document-${id}`)).map((e) => e.type)).toEqual(['DocumentCreated', 'DocumentSent', type]);
+  });
+
+  it('a seal made before the ledger existed is recorded at the next read, so its later removal is refused too', async () => {
+    const id = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
+    await concluded(id, { type: 'DocumentCanceled', data: { canceled_at: T0, reason: '중복 발송' } });
+    // Sealed by a sealer with no memory (what an installation before the ledger did).
+    const forgetful = new DocumentSealer(events, new GenericCommandHandler(events), { find: async () => null, record: async () => undefined }, async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
+    expect(await forgetful.ensureSealed(id)).toBe(true);
+    expect(await reads.get(DOCUMENT_SEALS, id)).toBeNull();
+    expect(await sealer.ensureSealed(id)).toBe(false);
+    expect(await reads.get(DOCUMENT_SEALS, id)).toMatchObject({ seal_revision: 3 });
+    deleteLastEvent(id);
+    await expect(sealer.ensureSealed(id)).rejects.toThrow(/DocumentCanceled at revision 2 .* the seal was removed from the log/);
+  });
+});
