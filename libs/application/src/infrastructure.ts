@@ -5,7 +5,7 @@ import { Projection, ProjectionFailedError, ProjectionRunner, recordProjectionEr
 import { loadProjectionPlugins, pluginProjections } from './projection-plugins';
 import { onPdfJob } from '@dojang/pdf';
 import { ReadStore } from '@dojang/read-store';
-import { GenericCommandHandler } from './command-handler';
+import { GenericCommandHandler } from './commands/command-handler';
 import { AppConfig } from './config';
 import { Secrets, loadServerSecret } from './secrets';
 import { StoreKind, openStores } from './stores';

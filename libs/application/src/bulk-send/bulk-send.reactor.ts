@@ -2,7 +2,7 @@ import { BulkSendCommand, BulkSendState, DomainError, OrganizationState, RecordR
 import { isStorableText, StoredEvent, UnstorableEventError } from '@dojang/event-store';
 import { readBody } from '../bodies';
 import { Clock } from '../clock';
-import { CommandContext, FoldedStream } from '../command-handler';
+import { CommandContext, FoldedStream } from '../commands/command-context';
 import { Infrastructure } from '../infrastructure';
 import { Reactor } from '../reactor-runner';
 import { TemplateSender } from '../templates/template-send.service';

@@ -19,7 +19,7 @@ import { renderTemplate } from '@dojang/seals';
 import { BULK_SENDS } from '@dojang/projections';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
-import { CommandContext, Decision, FoldedStream } from '../command-handler';
+import { CommandContext, Decision, FoldedStream } from '../commands/command-context';
 import { Infrastructure } from '../infrastructure';
 import { prefixedId } from '../ids';
 import { PreparedTemplateSend, TemplateSendRequest, TemplateSender, derivedUuid } from '../templates/template-send.service';

@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import { DeliveredMessageKind, DeliveryChannel, DeliverySend, MessageDelivered, MessageDeliveryFailed, deliveryStreamId, maskEmail, maskPhone } from '@dojang/domain';
 import { DuplicateEventError, EventStore } from '@dojang/event-store';
-import { SCHEMA_VERSION } from '../command-handler';
+import { SCHEMA_VERSION } from '../commands/command-context';
 
 export interface DeliveryFact {
   message_id: string;

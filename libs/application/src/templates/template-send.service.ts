@@ -29,7 +29,7 @@ import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { renderTemplate } from '@dojang/seals';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
-import { CommandContext } from '../command-handler';
+import { CommandContext } from '../commands/command-context';
 import { DocumentPdfService } from '../document-pdf.service';
 import { resolveFieldBoxes } from '../field-anchors';
 import { Infrastructure } from '../infrastructure';

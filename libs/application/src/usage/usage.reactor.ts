@@ -1,6 +1,6 @@
 import { DocumentCreated, OrganizationCommand, documentStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
-import { GenericCommandHandler } from '../command-handler';
+import { GenericCommandHandler } from '../commands/command-handler';
 import { EventStore } from '@dojang/event-store';
 import { Reactor } from '../reactor-runner';
 

@@ -4,7 +4,7 @@ import { LtvError, requestTimestampToken, SigningCertificateInvalidError, Timest
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
-import { GenericCommandHandler } from '../command-handler';
+import { GenericCommandHandler } from '../commands/command-handler';
 import { Reactor } from '../reactor-runner';
 import { certificateSha256, EvidenceKey, signWithEvidenceKey } from './chain-head-proof';
 
