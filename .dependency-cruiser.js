@@ -131,6 +131,14 @@ module.exports = {
       to: { path: '^(apps|test|bench)/' },
     },
     {
+      name: 'one-write-path',
+      comment:
+        'Every command goes through the one entry (libs/application/src/commands/command-entry.ts: span, decide, append, read-your-writes wait when asked); controllers reach it through DecideCommand. Only the entry may import the handler it wraps, so nothing can call GenericCommandHandler.execute/executeFrom around it. Tests may drive the handler itself. Callers name the write side\'s types through command-context.ts.',
+      severity: 'error',
+      from: { pathNot: [TEST_CODE, '^libs/application/src/commands/command-entry\\.ts$'] },
+      to: { path: '^libs/application/src/commands/command-handler\\.ts$' },
+    },
+    {
       name: 'verifier-offline',
       comment: 'libs/verifier runs on an auditor\'s machine with only the bundle: Node built-ins, fflate, pkijs/asn1js and the frozen hash-chain function.',
       severity: 'error',

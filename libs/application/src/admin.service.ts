@@ -38,7 +38,7 @@ export class AdminService {
   ) {}
 
   private async org(organizationId: string, command: WithoutNow<OrganizationCommand>) {
-    const decision = await this.infra.commands.execute(
+    const decision = await this.infra.commands.decide(
       organizationDecider,
       organizationStreamId(organizationId),
       { ...command, now: this.now() } as OrganizationCommand,
@@ -93,7 +93,7 @@ export class AdminService {
 
   async setEditLock(documentId: string, locked: boolean) {
     const { state } = await this.infra.commands.load(documentDecider, documentStreamId(documentId));
-    await this.infra.commands.execute(
+    await this.infra.commands.decide(
       documentDecider,
       documentStreamId(documentId),
       { type: 'SetEditLock', locked, now: this.now() } as DocumentCommand,

@@ -5,7 +5,7 @@ import { Projection, ProjectionFailedError, ProjectionRunner, recordProjectionEr
 import { loadProjectionPlugins, pluginProjections } from './projection-plugins';
 import { onPdfJob } from '@dojang/pdf';
 import { ReadStore } from '@dojang/read-store';
-import { GenericCommandHandler } from './commands/command-handler';
+import { CommandEntry } from './commands/command-entry';
 import { AppConfig } from './config';
 import { Secrets, loadServerSecret } from './secrets';
 import { StoreKind, openStores } from './stores';
@@ -26,7 +26,8 @@ export interface Infrastructure {
    * processes start, and what read-your-writes waits on.
    */
   projections: ProjectionDriver;
-  commands: GenericCommandHandler;
+  /** The one way into the write side (commands/command-entry.ts). */
+  commands: CommandEntry;
   secrets: Secrets;
   logger: Logger;
   metrics: Metrics;
@@ -93,7 +94,7 @@ export async function openInfrastructure(
     blobs,
     runner,
     projections: driver,
-    commands: new GenericCommandHandler(events),
+    commands: new CommandEntry(events, driver, logger),
     secrets,
     logger,
     metrics,

@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { GenericCommandHandler, ManualClock } from '@dojang/application';
+import { CommandEntry, ManualClock } from '@dojang/application';
 import { DocumentSealer } from '@dojang/application/verification/document-sealer';
 import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
@@ -81,7 +81,7 @@ describe('DocumentSealed: sealed by the server, checked offline', () => {
   });
 
   const sealer = (tsaUrl: string | null) =>
-    new DocumentSealer(store, new GenericCommandHandler(store), async () => evidenceKeyOf(identity), clock, tsaUrl, async (_url, data) => localTsa(data));
+    new DocumentSealer(store, new CommandEntry(store), async () => evidenceKeyOf(identity), clock, tsaUrl, async (_url, data) => localTsa(data));
 
   it('appends one DocumentSealed right after the terminal event, over the head that includes it; a second call adds nothing', async () => {
     expect(verifySeal(DOC, await read(), certificate)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/DocumentCanceled at revision 2 is not followed by a DocumentSealed/) });

@@ -66,7 +66,7 @@ export class ArchiveTimestamper {
     if (Date.parse(result.expires_at) <= Date.parse(result.previous_expires_at)) {
       return { outcome: 'tsa_certificate_not_renewed', retry_at: new Date(now.getTime() + ARCHIVE_NOT_RENEWED_RETRY_MS).toISOString() };
     }
-    const decision = await this.infra.commands.execute(
+    const decision = await this.infra.commands.decide(
       documentDecider,
       stream,
       {

@@ -179,7 +179,7 @@ export class BulkSendReactor implements Reactor {
     // The rows decided are recorded even when another failed unexpectedly; that one is retried.
     if (outcomes.length > 0) {
       const command: BulkSendCommand = { type: 'RecordRows', outcomes, now: now() };
-      const decision = await this.infra.commands.executeFrom(bulkSendDecider, streamId, job, command, context, now);
+      const decision = await this.infra.commands.decide(bulkSendDecider, streamId, command, context, now, { known: job });
       if (decision.position !== null) {
         this.latest.set(streamId, decision.position);
         // Our append is the stream's last event, a row outcome while the job runs (one that

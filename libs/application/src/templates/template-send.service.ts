@@ -285,7 +285,7 @@ export class TemplateSender {
       }
       return this.commandsFor(request, prepared, org, state);
     };
-    const decision = await this.infra.commands.execute(documentSequence, documentStreamId(prepared.document_id), source, context, () => this.clock.now().toISOString(), {
+    const decision = await this.infra.commands.decide(documentSequence, documentStreamId(prepared.document_id), source, context, () => this.clock.now().toISOString(), {
       newStream: request.document_id === undefined,
     });
     if (decision.position !== null && options.waitForProjections) {

@@ -111,7 +111,7 @@ export class TimerService {
     let outcome: string;
     let state: DocumentState;
     try {
-      const decision = await this.infra.commands.execute(
+      const decision = await this.infra.commands.decide(
         documentDecider,
         documentStreamId(timer.document_id),
         command,

@@ -4,7 +4,7 @@ import { LtvError, requestTimestampToken, SigningCertificateInvalidError, Timest
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
-import { GenericCommandHandler } from '../commands/command-handler';
+import { CommandEntry } from '../commands/command-entry';
 import { Reactor } from '../reactor-runner';
 import { certificateSha256, EvidenceKey, signWithEvidenceKey } from './chain-head-proof';
 
@@ -35,7 +35,7 @@ export function needsSeal(events: StoredEvent[]): boolean {
 export class DocumentSealer {
   constructor(
     private readonly events: EventStore,
-    private readonly commands: GenericCommandHandler,
+    private readonly commands: CommandEntry,
     private readonly key: () => Promise<EvidenceKey>,
     private readonly clock: Clock,
     private readonly tsaUrl: string | null,
@@ -58,7 +58,7 @@ export class DocumentSealer {
     const stored = await this.events.readStream(stream);
     if (!needsSeal(stored)) return false;
     const first = stored[0].metadata as { organization_id?: string; livemode?: boolean };
-    const decision = await this.commands.execute(
+    const decision = await this.commands.decide(
       documentDecider,
       stream,
       async () => ({ type: 'SealDocument' as const, now: this.clock.now().toISOString(), seal: await this.sealOf(documentId, await this.events.readStream(stream)) }),

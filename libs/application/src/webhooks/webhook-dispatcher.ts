@@ -377,7 +377,7 @@ export class WebhookDispatcher {
     const now = () => this.clock.now().toISOString();
     let decision;
     try {
-      decision = await this.infra.commands.execute(
+      decision = await this.infra.commands.decide(
       webhookEndpointDecider,
       webhookEndpointStreamId(row.endpoint_id),
       { type: 'DisableWebhookEndpoint', reason: 'gone', delivery_id: row.id, now: now() },
