@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { documentDecider, documentStreamId } from '@dojang/domain';
-import { extendPades } from '@dojang/pdf/pades-ltv';
+import { extendPades } from '@dojang/evidence/pades-ltv';
 import { runPdfWorkOnThisThread } from '@dojang/pdf';
 import { LocalPki, startLocalPki } from '@dojang/pdf/testing/local-pki';
 import { formatVerdict, verifyBundle, verifyLtv } from '@dojang/verifier';

@@ -14,7 +14,7 @@ import {
   organizationStreamId,
 } from '@dojang/domain';
 import { verifyChain } from '@dojang/event-store';
-import { loadSigningIdentity, readPdfEvidence } from '@dojang/pdf';
+import { loadSigningIdentity, readPdfEvidence } from '@dojang/evidence';
 import { ORGANIZATIONS, OrganizationRow, RebuildProgress } from '@dojang/projections';
 import { WithoutNow } from '@dojang/domain';
 import { newApiKey, prefixedId } from './ids';

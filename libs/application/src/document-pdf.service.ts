@@ -33,21 +33,23 @@ import {
   JOIN_PDFS,
   TextAnchorQuery,
   TextAnchorResult,
-  SigningIdentity,
   checkDocumentBudget,
   isPdfLimitError,
   PdfLimitError,
-  evidenceKeyOf,
-  loadOrCreateSigningIdentity,
-  sha256Hex,
   acquireSharedPdfPool,
   PROBE_SIGNING_KEY,
   INSPECT_SIGNING_P12,
   SIGNER_CHAIN,
   SIGN_DIGEST,
   type InspectedSigningP12,
-  type SigningKeySpec,
 } from '@dojang/pdf';
+import {
+  SigningIdentity,
+  evidenceKeyOf,
+  loadOrCreateSigningIdentity,
+  sha256Hex,
+  type SigningKeySpec,
+} from '@dojang/evidence';
 import { readFile } from 'fs/promises';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
 import { signingCertificateValidityAt, type OrganizationState } from '@dojang/domain';
-import type { SigningKeySpec } from '@dojang/pdf';
+import type { SigningKeySpec } from '@dojang/evidence';
 import { ORGANIZATIONS, type OrganizationRow } from '@dojang/projections';
 import type { Infrastructure } from './infrastructure';
 import { Secrets } from './secrets';

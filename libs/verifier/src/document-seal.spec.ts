@@ -6,7 +6,7 @@ import { CommandEntry, ManualClock } from '@dojang/application';
 import { DocumentSealer } from '@dojang/application/verification/document-sealer';
 import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
-import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/pdf';
+import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/evidence';
 import { verifyCertificateFacts, verifyPlausible, verifySeal } from './cross-checks';
 import { documentFacts } from './document-facts';
 import { pemCertificates } from './pades';

@@ -1,6 +1,6 @@
 import { DocumentSeal, documentDecider, documentStreamId } from '@dojang/domain';
 import { EventStore, StoredEvent } from '@dojang/event-store';
-import { LtvError, requestTimestampToken, SigningCertificateInvalidError, TimestampError } from '@dojang/pdf';
+import { LtvError, requestTimestampToken, SigningCertificateInvalidError, TimestampError } from '@dojang/evidence';
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
