@@ -141,9 +141,9 @@ module.exports = {
     {
       name: 'backends-chosen-in-one-place',
       comment:
-        'Only the composition root (libs/application/src/stores/) picks a backend, so a process loads only the drivers it uses.',
+        'Only the composition root (libs/application/src/runtime/stores/) picks a backend, so a process loads only the drivers it uses.',
       severity: 'error',
-      from: { path: '^libs/', pathNot: [TEST_CODE, '^libs/application/src/stores/', `^libs/${STORES}/`] },
+      from: { path: '^libs/', pathNot: [TEST_CODE, '^libs/application/src/runtime/stores/', `^libs/${STORES}/`] },
       to: { path: BACKEND },
     },
     {

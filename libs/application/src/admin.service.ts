@@ -18,12 +18,12 @@ import { loadSigningIdentity, readPdfEvidence } from '@dojang/evidence';
 import { ORGANIZATIONS, OrganizationRow, RebuildProgress } from '@dojang/projections';
 import { WithoutNow } from '@dojang/domain';
 import { newApiKey, prefixedId } from './ids';
-import { Infrastructure } from './infrastructure';
-import { sha256Hex } from './secrets';
+import { Infrastructure } from './runtime/infrastructure';
+import { sha256Hex } from './runtime/secrets';
 import { CHAIN_HEAD_PDF_KEY } from './document-pdf.service';
 import { ChainHead } from './verification/chain-head-proof';
 import { verifyDocumentEvidence } from './verification/verify-document';
-import { ProjectionPluginError } from './projection-plugins';
+import { ProjectionPluginError } from './runtime/projection-plugins';
 import { pluginsNotLoadedHint, unloadedProjections } from './projection-status.query';
 
 /**

@@ -54,11 +54,11 @@ import { readFile } from 'fs/promises';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
 import { EvidenceIntegrityError } from './evidence-integrity.error';
-import { AppConfig } from './config';
+import { AppConfig } from './runtime/config';
 import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
 import { ORGANIZATION_CERTIFICATE_REMEDY, SigningKeyEnvelopeError, type OrganizationSigningKeys } from './organization-signing-keys';
-import { isStoreUnavailable } from './store-unavailable';
+import { isStoreUnavailable } from './runtime/store-unavailable';
 
 /** DER certificates of a PEM file, in order. */
 function pemCertificates(pem: string): Buffer[] {

@@ -3,8 +3,8 @@ import { isStorableText, StoredEvent, UnstorableEventError } from '@dojang/event
 import { readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext, FoldedStream } from '../commands/command-context';
-import { Infrastructure } from '../infrastructure';
-import { Reactor } from '../reactor-runner';
+import { Infrastructure } from '../runtime/infrastructure';
+import { Reactor } from '../reactors/reactor-runner';
 import { TemplateSender } from '../templates/template-send.service';
 import { BulkRow } from './bulk-rows';
 import { bulkRowDocumentId, bulkRowRequest, columnOf, settleBulkReservation, settledRows } from './bulk-send.service';

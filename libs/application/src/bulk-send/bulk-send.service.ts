@@ -20,7 +20,7 @@ import { BULK_SENDS } from '@dojang/projections';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
 import { CommandContext, Decision, FoldedStream } from '../commands/command-context';
-import { Infrastructure } from '../infrastructure';
+import { Infrastructure } from '../runtime/infrastructure';
 import { prefixedId } from '../ids';
 import { PreparedTemplateSend, TemplateSendRequest, TemplateSender, derivedUuid } from '../templates/template-send.service';
 import { BulkInputError, BulkRow, MAX_EXTERNAL_ID, MAX_METADATA_KEY, MAX_METADATA_VALUE, RowError } from './bulk-rows';

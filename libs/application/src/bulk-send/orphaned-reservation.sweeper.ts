@@ -1,7 +1,7 @@
 import { OrganizationEvent, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId, reservationPastGrace } from '@dojang/domain';
 import { BULK_SENDS, ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Clock } from '../clock';
-import { Infrastructure } from '../infrastructure';
+import { Infrastructure } from '../runtime/infrastructure';
 
 export interface ReservationSweepStats {
   /** Reservations given back: no bulk send was started under them. */

@@ -4,8 +4,8 @@ import * as path from 'path';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { Decider } from '@dojang/domain';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
-import { TracingHandle, startTracing } from '../observability/tracing';
-import { ProjectionDriver } from '../projection-driver';
+import { TracingHandle, startTracing } from '../runtime/observability/tracing';
+import { ProjectionDriver } from '../runtime/projection-driver';
 import { CommandEntry } from './command-entry';
 
 type Counted = { type: 'Counted'; data: { n: number } };

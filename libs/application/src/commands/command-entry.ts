@@ -1,8 +1,8 @@
 import { Decider } from '@dojang/domain';
 import { EventStore, StoredEvent } from '@dojang/event-store';
-import { Logger } from '../observability/logger';
-import { inSpan } from '../observability/tracing';
-import { ProjectionDriver } from '../projection-driver';
+import { Logger } from '../runtime/observability/logger';
+import { inSpan } from '../runtime/observability/tracing';
+import { ProjectionDriver } from '../runtime/projection-driver';
 import { CommandContext, CommandSource, Decision, FoldedStream } from './command-context';
 import { GenericCommandHandler } from './command-handler';
 

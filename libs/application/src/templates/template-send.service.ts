@@ -32,8 +32,8 @@ import { Clock } from '../clock';
 import { CommandContext } from '../commands/command-context';
 import { DocumentPdfService } from '../document-pdf.service';
 import { resolveFieldBoxes } from '../field-anchors';
-import { Infrastructure } from '../infrastructure';
-import { sha256Hex } from '../secrets';
+import { Infrastructure } from '../runtime/infrastructure';
+import { sha256Hex } from '../runtime/secrets';
 import { parseRoleAssignments } from './role-assignments';
 
 const DAY = 24 * 60 * 60 * 1000;

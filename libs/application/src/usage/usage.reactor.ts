@@ -2,7 +2,7 @@ import { DocumentCreated, OrganizationCommand, documentStreamId, organizationDec
 import { StoredEvent } from '@dojang/event-store';
 import { CommandEntry } from '../commands/command-entry';
 import { EventStore } from '@dojang/event-store';
-import { Reactor } from '../reactor-runner';
+import { Reactor } from '../reactors/reactor-runner';
 
 /**
  * Usage is counted when the counterpart completes signing, not at send: on DocumentCompleted the

@@ -5,7 +5,7 @@ import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/doc
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
 import { CommandEntry } from '../commands/command-entry';
-import { Reactor } from '../reactor-runner';
+import { Reactor } from '../reactors/reactor-runner';
 import { certificateSha256, EvidenceKey, signWithEvidenceKey } from './chain-head-proof';
 
 /** The conclusion cannot be sealed now (the timestamp authority is unreachable or refused): retry later. */

@@ -5,12 +5,12 @@ import { Projection, ProjectionFailedError, ProjectionRunner, recordProjectionEr
 import { loadProjectionPlugins, pluginProjections } from './projection-plugins';
 import { onPdfJob } from '@dojang/pdf';
 import { ReadStore } from '@dojang/read-store';
-import { CommandEntry } from './commands/command-entry';
+import { CommandEntry } from '../commands/command-entry';
 import { AppConfig } from './config';
 import { Secrets, loadServerSecret } from './secrets';
 import { StoreKind, openStores } from './stores';
 import { InstrumentedEventStore, Logger, Metrics, createLogger, measureProjectionLag, recordEventSpans } from './observability';
-import { REACTOR_FAILURES } from './reactor-runner';
+import { REACTOR_FAILURES } from '../reactors/reactor-runner';
 import { ProjectionDriver } from './projection-driver';
 
 /** Everything a process needs to read and write, chosen by configuration. */
