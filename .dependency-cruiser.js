@@ -13,7 +13,12 @@ const NEST = '^@nestjs/|node_modules/@nestjs/';
  * libs/pdf's files that read signatures through libs/verifier: the public verify job, and the
  * check before signing, which judges revocation data with the verifiers' own rules.
  */
-const PDF_READS_SIGNATURES = '^libs/pdf/src/(pool/(verify-pdf\\.handler|pdf-jobs)|revocation-check)\\.ts$';
+const PDF_READS_SIGNATURES = '^libs/pdf/src/pool/(verify-pdf\\.handler|pdf-jobs)\\.ts$';
+/**
+ * libs/pdf's pool, which runs the evidence jobs (signing, countersigning, timestamps, key probes)
+ * in its worker threads, and its test helpers (PKI fixtures built with libs/evidence's CMS code).
+ */
+const PDF_RUNS_EVIDENCE = '^libs/pdf/src/(pool|testing)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -45,7 +50,7 @@ module.exports = {
       comment:
         "libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib; the exceptions are three domain files that import nothing: zoned-time.ts, so the audit certificate shows an organization's times exactly as its messages do; key-names.ts, so a template body's {{ 직원.이름 }} placeholders follow the rule role names follow; and distinguished-name.ts, so a certificate's name reads the same in the API, the log and the PDF. Their tests may borrow another lib's test fixtures (a minimal JPEG).",
       severity: 'error',
-      from: { path: '^libs/(pdf|notifications|webhooks|seals)/', pathNot: [PDF_READS_SIGNATURES, '\\.spec\\.ts$'] },
+      from: { path: '^libs/(pdf|notifications|webhooks|seals)/', pathNot: [PDF_READS_SIGNATURES, PDF_RUNS_EVIDENCE, '\\.spec\\.ts$'] },
       to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/domain/src/shared/(zoned-time|key-names|distinguished-name)\\.ts$'] },
     },
     {
@@ -53,7 +58,7 @@ module.exports = {
       comment: 'What a stand-alone lib borrows from another lib is test fixtures, and only in its tests.',
       severity: 'error',
       from: { path: '^libs/(pdf|notifications|webhooks|seals)/.*\\.spec\\.ts$' },
-      to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/[^/]+/src/testing/', '^libs/domain/src/shared/zoned-time\\.ts$'] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/[^/]+/src/testing/', '^libs/domain/src/shared/zoned-time\\.ts$', '^libs/evidence/src/'] },
     },
     {
       name: 'pdf-reads-signatures-with-the-verifier',
@@ -61,7 +66,31 @@ module.exports = {
         "The public verify job (and its output type) reads a PDF's signatures with the offline verifier's own code, so the page and dojang-verify judge alike, and the check before signing judges revocation data as the verifiers do; libs/verifier stands alone itself (rule verifier-offline).",
       severity: 'error',
       from: { path: PDF_READS_SIGNATURES },
-      to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/verifier/src/'] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/verifier/src/', '^libs/evidence/src/'] },
+    },
+    {
+      name: 'pool-runs-evidence',
+      comment:
+        "libs/pdf's pool handlers (and its test helpers) run libs/evidence's signing, timestamp and key code in the worker threads, by relative path (a worker thread resolves no @dojang/* alias); besides libs/pdf itself and the verifier files the verify job reads, that is all they import.",
+      severity: 'error',
+      from: { path: PDF_RUNS_EVIDENCE, pathNot: [PDF_READS_SIGNATURES, '\\.spec\\.ts$'] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/evidence/src/'] },
+    },
+    {
+      name: 'evidence-stands-on-pdf-primitives',
+      comment:
+        "libs/evidence (keys, CMS, timestamps, PAdES/LTV, the check before signing) imports its npm packages, three PDF primitives of libs/pdf (the incremental-update writer, the main-thread guard, native deflate), the verifier's revocation rules (one judge for signer and verifier) and the domain's distinguished-name rule; never the pool, rendering, or an application layer. Its tests may borrow libs/pdf's fixtures and pool handlers.",
+      severity: 'error',
+      from: { path: '^libs/evidence/', pathNot: TEST_CODE },
+      to: {
+        path: '^(libs|apps)/',
+        pathNot: [
+          '^libs/evidence/',
+          '^libs/pdf/src/(append-pdfs|main-thread-guard|native-deflate)\\.ts$',
+          '^libs/verifier/src/revocation\\.ts$',
+          '^libs/domain/src/shared/distinguished-name\\.ts$',
+        ],
+      },
     },
     {
       name: 'pdf-work-through-the-pool',
@@ -72,6 +101,7 @@ module.exports = {
       to: {
         path: [
           '^libs/pdf/src/(?!index\\.ts$)',
+          '^libs/evidence/src/(?!index\\.ts$)',
           '^(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/.+|node-forge|csv-parse|exceljs)(/|$)',
           'node_modules/(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/[^/]+|node-forge|csv-parse|exceljs)/',
         ],
@@ -111,9 +141,9 @@ module.exports = {
     {
       name: 'backends-chosen-in-one-place',
       comment:
-        'Only the composition root (libs/application/src/stores/) picks a backend, so a process loads only the drivers it uses.',
+        'Only the composition root (libs/application/src/runtime/stores/) picks a backend, so a process loads only the drivers it uses.',
       severity: 'error',
-      from: { path: '^libs/', pathNot: [TEST_CODE, '^libs/application/src/stores/', `^libs/${STORES}/`] },
+      from: { path: '^libs/', pathNot: [TEST_CODE, '^libs/application/src/runtime/stores/', `^libs/${STORES}/`] },
       to: { path: BACKEND },
     },
     {
@@ -129,6 +159,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^libs/', pathNot: TEST_CODE },
       to: { path: '^(apps|test|bench)/' },
+    },
+    {
+      name: 'one-write-path',
+      comment:
+        'Every command goes through the one entry (libs/application/src/commands/command-entry.ts: span, decide, append, read-your-writes wait when asked); controllers reach it through DecideCommand. Only the entry may import the handler it wraps, so nothing can call GenericCommandHandler.execute/executeFrom around it. Tests may drive the handler itself. Callers name the write side\'s types through command-context.ts.',
+      severity: 'error',
+      from: { pathNot: [TEST_CODE, '^libs/application/src/commands/command-entry\\.ts$'] },
+      to: { path: '^libs/application/src/commands/command-handler\\.ts$' },
     },
     {
       name: 'verifier-offline',

@@ -46,6 +46,13 @@ export default tseslint.config(
           selector: "CallExpression[callee.property.name='connect'][callee.object.property.name='pool']",
           message: 'Check a client out with checkoutClient/withClient/inTransaction (@dojang/postgres), or add an error listener before anything awaits.',
         },
+        {
+          // One write path (docs/ARCHITECTURE.md, "One way in"): an event written straight to the
+          // store skips the decider, the span and the read-your-writes wait. The one exception,
+          // delivery evidence's 'any' append, says so where it is.
+          selector: "CallExpression[callee.property.name='append'][callee.object.property.name='events'], CallExpression[callee.property.name='append'][callee.object.name='events']",
+          message: 'Write events through the command entry (infra.commands.decide, or DecideCommand in a controller), not the event store.',
+        },
       ],
     },
   },

@@ -24,7 +24,7 @@ export async function seedDocuments(
       const id = randomUUID();
       ids.push(id);
       const now = () => new Date().toISOString();
-      await infra.commands.execute(
+      await infra.commands.decide(
         documentDecider,
         documentStreamId(id),
         {
@@ -45,7 +45,7 @@ export async function seedDocuments(
         now,
       );
       for (let u = 0; u < (options.updates ?? 0); u++) {
-        await infra.commands.execute(documentDecider, documentStreamId(id), { type: 'UpdateDocument', now: now(), title: `근로계약서 ${i} (개정 ${u + 1})` }, context, now);
+        await infra.commands.decide(documentDecider, documentStreamId(id), { type: 'UpdateDocument', now: now(), title: `근로계약서 ${i} (개정 ${u + 1})` }, context, now);
       }
       if (i % 1000 === 0) options.onProgress?.(i);
     }

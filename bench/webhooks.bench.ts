@@ -101,7 +101,7 @@ async function runOnce(events: number, concurrency: number, receiverUrl: string)
     const endpointId = prefixedId('whe');
     const box = WebhookSecretBox.fromConfig(config);
     const now = () => new Date().toISOString();
-    await infra.commands.execute(
+    await infra.commands.decide(
       webhookEndpointDecider,
       webhookEndpointStreamId(endpointId),
       {

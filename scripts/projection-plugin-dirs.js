@@ -1,5 +1,5 @@
 // The directories of the PROJECTIONS plugin modules, parsed as the server and the CLI parse the
-// variable (libs/application/src/config.ts: comma-separated, trimmed, resolved from the working
+// variable (libs/application/src/runtime/config.ts: comma-separated, trimmed, resolved from the working
 // directory). jest.config.js adds them to its roots and scripts/typecheck-plugins.js type-checks
 // them, so a plugin's specs outside examples/ (or outside the repository) run and compile with
 // the repository's @dojang/* paths. Plain Node: jest reads its config without a TypeScript loader.

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
 import { loadConfig } from '@dojang/application';
-import { storeKind } from '@dojang/application/stores';
+import { storeKind } from '@dojang/application/runtime/stores';
 
 /**
  * docker-compose.yml cannot be run here (no Docker), so its promises are checked on the parsed

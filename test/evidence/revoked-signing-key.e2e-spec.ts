@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { documentDecider, documentStreamId } from '@dojang/domain';
-import { extendPades } from '@dojang/pdf/pades-ltv';
+import { extendPades } from '@dojang/evidence/pades-ltv';
 import { runPdfWorkOnThisThread } from '@dojang/pdf';
 import { LocalPki, startLocalPki } from '@dojang/pdf/testing/local-pki';
 import { formatVerdict, verifyBundle, verifyLtv } from '@dojang/verifier';
@@ -131,7 +131,7 @@ describe('a revoked signing certificate', () => {
     const archived = await runPdfWorkOnThisThread(() => extendPades(pdf, { tsaUrl: pki.tsaUrl, level: 'B-LTA', refuseRevoked: false }));
     const blob = await t.infra.blobs.put(archived);
     const { state } = await t.infra.commands.load(documentDecider, documentStreamId(id));
-    await t.infra.commands.execute(
+    await t.infra.commands.decide(
       documentDecider,
       documentStreamId(id),
       {

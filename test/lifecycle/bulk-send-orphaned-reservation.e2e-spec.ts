@@ -35,7 +35,7 @@ describeOnEachStore('a credit reservation no bulk send was started under,', (sto
     // What a process killed after its reservation and before BulkSendStarted leaves: a hold of 3, no job.
     const ORPHAN = 'bulk_orphaned0000000000000000';
     const reserve: OrganizationCommand = { type: 'ReserveCredits', reservation_id: ORPHAN, count: 3, now: now() };
-    await t.infra.commands.execute(organizationDecider, organizationStreamId(org.id), reserve, { actor: 'test', organization_id: org.id, livemode: true }, now);
+    await t.infra.commands.decide(organizationDecider, organizationStreamId(org.id), reserve, { actor: 'test', organization_id: org.id, livemode: true }, now);
     expect(await t.infra.events.readStream(bulkSendStreamId(ORPHAN))).toEqual([]);
     // A job that did start holds the 2 left; it is still running (no worker sends its rows).
     const job = expectStatus(await live.post('/bulk_sends', { template_id: template.id, rows: rows(2, 'running') }), 200).body;
@@ -62,7 +62,7 @@ describeOnEachStore('a credit reservation no bulk send was started under,', (sto
       type: 'StartBulkSend', bulk_send_id: ORPHAN, organization_id: org.id, livemode: true, template_id: template.id, template_version: 1, row_count: 3,
       rows_blob: { sha256: '0'.repeat(64), byte_size: 2 }, title: null, message: null, expires_in_days: null, invalid_rows: [], now: now(),
     };
-    await expect(t.infra.commands.execute(bulkSendDecider, bulkSendStreamId(ORPHAN), lateStart, { actor: 'test', organization_id: org.id, livemode: true }, now, { newStream: true })).rejects.toMatchObject({ code: 'bulk_send_abandoned' });
+    await expect(t.infra.commands.decide(bulkSendDecider, bulkSendStreamId(ORPHAN), lateStart, { actor: 'test', organization_id: org.id, livemode: true }, now, { newStream: true })).rejects.toMatchObject({ code: 'bulk_send_abandoned' });
     // The running job's hold is untouched: its own rows settle it.
     expect(await organization()).toMatchObject({ credits_reserved: 2, reservations: { [job.id]: { count: 2, settled: 0 } } });
     expect((await organization()).reservations).not.toHaveProperty(ORPHAN);
@@ -89,11 +89,11 @@ describeOnEachStore('a credit reservation no bulk send was started under,', (sto
     const rows = [1, 2, 3].map((n) => ({ roles: { employee: { name: `직원${n}`, email: `${tag}${n}@example.com` } }, variables: { name: `직원${n}` } }));
     const organization = async () => (await t.infra.commands.load(organizationDecider, organizationStreamId(org.id))).state;
     const post = () => t.http.post('/v1/bulk_sends').set(bearer(org.live)).set('Idempotency-Key', `${tag}-${postgres}`).send({ template_id: template.id, rows });
-    const execute = t.infra.commands.execute.bind(t.infra.commands);
-    jest.spyOn(t.infra.commands, 'execute').mockImplementation((async (decider: unknown, streamId: string, ...rest: unknown[]) => {
+    const decide = t.infra.commands.decide.bind(t.infra.commands);
+    jest.spyOn(t.infra.commands, 'decide').mockImplementation((async (decider: unknown, streamId: string, ...rest: unknown[]) => {
       const command = rest[0] as { type?: string };
       if (streamId.startsWith('bulk-send-') || (giveBackFails && command?.type === 'SettleReservation')) throw new Error('connection terminated');
-      return (execute as (...a: unknown[]) => Promise<unknown>)(decider, streamId, ...rest);
+      return (decide as (...a: unknown[]) => Promise<unknown>)(decider, streamId, ...rest);
     }) as never);
     jest.spyOn(console, 'error').mockImplementation(() => undefined);
     // 500: the key is given back, so the client's retry runs the route again.
@@ -143,7 +143,7 @@ describe('the worker sweeps orphaned credit reservations', () => {
     await t.admin.grantCredits(org.id, 2, 'purchase');
     const now = () => t.clock!.now().toISOString();
     const reserve: OrganizationCommand = { type: 'ReserveCredits', reservation_id: 'bulk_orphanedbyworker00000000', count: 2, now: now() };
-    await t.infra.commands.execute(organizationDecider, organizationStreamId(org.id), reserve, { actor: 'test', organization_id: org.id, livemode: true }, now);
+    await t.infra.commands.decide(organizationDecider, organizationStreamId(org.id), reserve, { actor: 'test', organization_id: org.id, livemode: true }, now);
     t.clock!.advance(ORPHANED_RESERVATION_GRACE_MS);
     await t.infra.runner.catchUp();
     expect(await t.worker!.sweepReservations()).toEqual({ released: 1, withJob: 0, failed: 0 });

@@ -31,7 +31,7 @@ describe('bulk send resumes after a crash without duplicates or gaps', () => {
     const sendRow = (n: number) =>
       sender.send({ organization_id: org.id, livemode: false, template_id: template.id, template_version: 1, roles: rows[n - 1].roles, variables: rows[n - 1].variables, document_id: bulkRowDocumentId(id, n) }, ctx);
     const first = await sendRow(1);
-    await t.infra.commands.execute(bulkSendDecider, bulkSendStreamId(id), { type: 'RecordRowSent', row: 1, document_id: first.document_id, external_id: 'E-1', now: new Date().toISOString() }, ctx, () => new Date().toISOString());
+    await t.infra.commands.decide(bulkSendDecider, bulkSendStreamId(id), { type: 'RecordRowSent', row: 1, document_id: first.document_id, external_id: 'E-1', now: new Date().toISOString() }, ctx, () => new Date().toISOString());
     const orphan = await sendRow(2);
     expect(orphan.created).toBe(true);
 

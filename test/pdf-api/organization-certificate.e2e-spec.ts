@@ -5,7 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { documentStreamId, organizationStreamId } from '@dojang/domain';
 import { DocumentPdfService, organizationSigningKeysOf } from '@dojang/application';
-import { cmsCertificates, signatureContents } from '@dojang/pdf/pades-ltv';
+import { cmsCertificates, signatureContents } from '@dojang/evidence/pades-ltv';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { formatKst } from '@dojang/pdf/audit-certificate';
 import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';

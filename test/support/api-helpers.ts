@@ -89,7 +89,7 @@ export async function sendThroughDomain(t: TestApp, organizationId: string, docu
     participant_id,
     token_hash: createHash('sha256').update(randomBytes(32)).digest('hex'),
   }));
-  await t.infra.commands.execute(
+  await t.infra.commands.decide(
     documentDecider,
     documentStreamId(documentId),
     { type: 'SendDocument', now, expires_at: null, message: null, page_count: options.pageCount ?? 1, original_pdf: null, links },

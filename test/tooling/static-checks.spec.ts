@@ -31,11 +31,11 @@ describe('dependency-cruiser layer rules (.dependency-cruiser.js)', () => {
 
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  function cruise(files: Record<string, string>): Array<{ rule: string; from: string; to: string }> {
+  function cruise(files: Record<string, string>, roots = ['libs']): Array<{ rule: string; from: string; to: string }> {
     writeTree(dir, files);
     const run = spawnSync(
       process.execPath,
-      [path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), '--config', path.join(ROOT, '.dependency-cruiser.js'), '--output-type', 'json', 'libs'],
+      [path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), '--config', path.join(ROOT, '.dependency-cruiser.js'), '--output-type', 'json', ...roots],
       { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
     );
     if (!run.stdout) throw new Error(`depcruise produced no report: ${run.stderr}`);
@@ -89,6 +89,24 @@ describe('dependency-cruiser layer rules (.dependency-cruiser.js)', () => {
     const allowed = ['libs/domain/src/index.ts', 'libs/event-store/src/event-store.port.ts', 'libs/event-store/src/sqlite-event-store.adapter.ts', 'libs/projections/src/document.projection.ts'];
     expect(violations.filter((v) => allowed.includes(v.from))).toEqual([]);
   });
+
+  it('lets only the command entry (and tests) import the command handler: one write path', () => {
+    const handler = 'libs/application/src/commands/command-handler.ts';
+    const violations = cruise({
+      [handler]: 'export class GenericCommandHandler { execute(): void {} }\n',
+      'libs/application/src/commands/command-context.ts': 'export interface CommandContext { actor: string }\n',
+      'libs/application/src/commands/command-entry.ts': "import { GenericCommandHandler } from './command-handler';\nexport class CommandEntry { h = new GenericCommandHandler(); }\n",
+      'libs/application/src/commands/command-handler.spec.ts': "import { GenericCommandHandler } from './command-handler';\nexport const h = new GenericCommandHandler();\n",
+      // Allowed: naming the write side's types.
+      'libs/application/src/names-types.reactor.ts': "import type { CommandContext } from './commands/command-context';\nexport type C = CommandContext;\n",
+      // Forbidden: a reactor and a controller calling the handler around the entry.
+      'libs/application/src/direct-caller.reactor.ts': "import { GenericCommandHandler } from './commands/command-handler';\nexport const run = () => new GenericCommandHandler().execute();\n",
+      'apps/api/src/direct-caller.http.controller.ts': "import { GenericCommandHandler } from '../../../libs/application/src/commands/command-handler';\nexport const h = GenericCommandHandler;\n",
+    }, ['libs', 'apps']);
+    const intoHandler = violations.filter((v) => v.to === handler).map((v) => `${v.rule} ${v.from}`);
+    expect(intoHandler).toEqual(['one-write-path apps/api/src/direct-caller.http.controller.ts', 'one-write-path libs/application/src/direct-caller.reactor.ts']);
+    expect(violations.filter((v) => v.from === 'libs/application/src/names-types.reactor.ts')).toEqual([]);
+  });
 });
 
 describe('ESLint type-aware rules (eslint.config.mjs)', () => {
@@ -98,7 +116,7 @@ describe('ESLint type-aware rules (eslint.config.mjs)', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-eslint-'));
     // A project of its own, so the type-aware rules build a program of two files, not the repo's.
     writeTree(dir, {
-      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', lib: ['ES2022'], module: 'commonjs', types: [] }, include: ['*.ts'] }),
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', lib: ['ES2022'], module: 'commonjs', types: [] }, include: ['**/*.ts'] }),
     });
   });
 
@@ -147,6 +165,23 @@ describe('ESLint type-aware rules (eslint.config.mjs)', () => {
       { file: 'bad.ts', rule: '@typescript-eslint/no-floating-promises', line: 3 },
       { file: 'bad.ts', rule: '@typescript-eslint/no-misused-promises', line: 6 },
       { file: 'bad.ts', rule: '@typescript-eslint/no-require-imports', line: 8 },
+    ]);
+  });
+
+  it('refuses an event appended straight to the store in production code, and leaves tests alone', () => {
+    const writer = [
+      'interface Store { append(stream: string, events: unknown[]): Promise<void> }',
+      'export class Writer {',
+      '  constructor(private readonly events: Store) {}',
+      "  write(): Promise<void> { return this.events.append('document-1', []); }", // line 4
+      '}',
+      "export const direct = (events: Store) => events.append('document-1', []);", // line 6
+      '',
+    ].join('\n');
+    const problems = lint({ 'libs/application/src/writer.reactor.ts': writer, 'libs/application/src/writer.reactor.spec.ts': writer });
+    expect(problems).toEqual([
+      { file: 'writer.reactor.ts', rule: 'no-restricted-syntax', line: 4 },
+      { file: 'writer.reactor.ts', rule: 'no-restricted-syntax', line: 6 },
     ]);
   });
 });

@@ -14,16 +14,16 @@ import {
   organizationStreamId,
 } from '@dojang/domain';
 import { verifyChain } from '@dojang/event-store';
-import { loadSigningIdentity, readPdfEvidence } from '@dojang/pdf';
+import { loadSigningIdentity, readPdfEvidence } from '@dojang/evidence';
 import { ORGANIZATIONS, OrganizationRow, RebuildProgress } from '@dojang/projections';
 import { WithoutNow } from '@dojang/domain';
 import { newApiKey, prefixedId } from './ids';
-import { Infrastructure } from './infrastructure';
-import { sha256Hex } from './secrets';
+import { Infrastructure } from './runtime/infrastructure';
+import { sha256Hex } from './runtime/secrets';
 import { CHAIN_HEAD_PDF_KEY } from './document-pdf.service';
 import { ChainHead } from './verification/chain-head-proof';
 import { verifyDocumentEvidence } from './verification/verify-document';
-import { ProjectionPluginError } from './projection-plugins';
+import { ProjectionPluginError } from './runtime/projection-plugins';
 import { pluginsNotLoadedHint, unloadedProjections } from './projection-status.query';
 
 /**
@@ -38,7 +38,7 @@ export class AdminService {
   ) {}
 
   private async org(organizationId: string, command: WithoutNow<OrganizationCommand>) {
-    const decision = await this.infra.commands.execute(
+    const decision = await this.infra.commands.decide(
       organizationDecider,
       organizationStreamId(organizationId),
       { ...command, now: this.now() } as OrganizationCommand,
@@ -93,7 +93,7 @@ export class AdminService {
 
   async setEditLock(documentId: string, locked: boolean) {
     const { state } = await this.infra.commands.load(documentDecider, documentStreamId(documentId));
-    await this.infra.commands.execute(
+    await this.infra.commands.decide(
       documentDecider,
       documentStreamId(documentId),
       { type: 'SetEditLock', locked, now: this.now() } as DocumentCommand,

@@ -1,7 +1,7 @@
 import { BlobStore, SizedLru } from '@dojang/blob-store';
 import { BlobPointer, BodyRef } from '@dojang/domain';
 import { EvidenceIntegrityError } from './evidence-integrity.error';
-import { sha256Hex } from './secrets';
+import { sha256Hex } from './runtime/secrets';
 
 /**
  * Document and template bodies live in the blob store; events, commands and read rows carry

@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { FileBlobStore } from '@dojang/blob-store/file';
 import { PdfLimitError, PdfPool } from '@dojang/pdf';
-import { loadConfig } from './config';
+import { loadConfig } from './runtime/config';
 import { DocumentPdfService } from './document-pdf.service';
 
 describe('DocumentPdfService remembers refusals (issue 24, item 16)', () => {

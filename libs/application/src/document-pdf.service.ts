@@ -33,30 +33,32 @@ import {
   JOIN_PDFS,
   TextAnchorQuery,
   TextAnchorResult,
-  SigningIdentity,
   checkDocumentBudget,
   isPdfLimitError,
   PdfLimitError,
-  evidenceKeyOf,
-  loadOrCreateSigningIdentity,
-  sha256Hex,
   acquireSharedPdfPool,
   PROBE_SIGNING_KEY,
   INSPECT_SIGNING_P12,
   SIGNER_CHAIN,
   SIGN_DIGEST,
   type InspectedSigningP12,
-  type SigningKeySpec,
 } from '@dojang/pdf';
+import {
+  SigningIdentity,
+  evidenceKeyOf,
+  loadOrCreateSigningIdentity,
+  sha256Hex,
+  type SigningKeySpec,
+} from '@dojang/evidence';
 import { readFile } from 'fs/promises';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
 import { EvidenceIncompleteError, EvidenceIntegrityError } from './evidence-integrity.error';
-import { AppConfig } from './config';
+import { AppConfig } from './runtime/config';
 import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
 import { ORGANIZATION_CERTIFICATE_REMEDY, SigningKeyEnvelopeError, type OrganizationSigningKeys } from './organization-signing-keys';
-import { isStoreUnavailable } from './store-unavailable';
+import { isStoreUnavailable } from './runtime/store-unavailable';
 
 /** DER certificates of a PEM file, in order. */
 function pemCertificates(pem: string): Buffer[] {

@@ -1,7 +1,7 @@
 import { initialOrganizationState } from '@dojang/domain';
 import { completedSms, completionEmail, endedSms, expiredEmail, pinSms, reminderEmail, reminderSms, signingRequestEmail, signingRequestSms, smsTypeFor } from '@dojang/notifications';
 import { OrganizationRow } from '@dojang/projections';
-import { languageOf, messageOptions } from './signing-notifications.reactor';
+import { languageOf, messageOptions } from './reactors/signing-notifications.reactor';
 
 /** An organization as the read model holds it, in the given zone, optionally with a logo. */
 function org(timeZone: string | undefined, logo: OrganizationRow['logo'] = null): OrganizationRow {

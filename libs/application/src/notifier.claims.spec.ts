@@ -11,7 +11,7 @@ import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ManualClock } from './clock';
 import { DeliveryEvidence } from './history/delivery-evidence';
 import { DroppedMessage, MESSAGE_LOG, MessageLogRow, NotificationRequest, Notifier, messageId } from './notifier';
-import { REACTOR_FAILURES, Reactor, ReactorRunner } from './reactor-runner';
+import { REACTOR_FAILURES, Reactor, ReactorRunner } from './reactors/reactor-runner';
 
 const DOC = '3f0b6a52-8d0e-4c55-9d5e-2f6f2b0f7a11';
 const CLAIM_MS = 60_000;

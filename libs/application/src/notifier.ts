@@ -5,10 +5,10 @@ import { AlimtalkSender, DeliveryError, EmailAttachment, EmailSender, SmsSender,
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { Clock } from './clock';
 import { DeliveryRecorder } from './history/delivery-evidence';
-import { MessageOutcome } from './observability/metrics';
+import { MessageOutcome } from './runtime/observability/metrics';
 import { backoffDelay } from '@dojang/projections';
-import { ParkedEvent, REACTOR_FAILURES } from './reactor-runner';
-import { notAStoreError } from './store-unavailable';
+import { ParkedEvent, REACTOR_FAILURES } from './reactors/reactor-runner';
+import { notAStoreError } from './runtime/store-unavailable';
 import { MessageDropped, MessageSendAttempt, claimsThatSent, takeOverSends, withAttemptSettled, withAttemptStarted } from './message-claim.fence';
 
 export type { MessageSendAttempt } from './message-claim.fence';

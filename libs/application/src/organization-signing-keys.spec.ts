@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'crypto';
 import { keyEncryptionKey, openSigningP12, OrganizationSigningKeys, sealSigningP12 } from './organization-signing-keys';
-import { Secrets } from './secrets';
+import { Secrets } from './runtime/secrets';
 import { SigningUnavailableError } from './signing-unavailable.error';
 
 /** Organizations' uploaded keys at rest: encrypted, authenticated, and opened only with the right key. */

@@ -1,10 +1,10 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'crypto';
 import { BlobStore } from '@dojang/blob-store';
 import { signingCertificateValidityAt, type OrganizationState } from '@dojang/domain';
-import type { SigningKeySpec } from '@dojang/pdf';
+import type { SigningKeySpec } from '@dojang/evidence';
 import { ORGANIZATIONS, type OrganizationRow } from '@dojang/projections';
-import type { Infrastructure } from './infrastructure';
-import { Secrets } from './secrets';
+import type { Infrastructure } from './runtime/infrastructure';
+import { Secrets } from './runtime/secrets';
 import { SigningUnavailableError } from './signing-unavailable.error';
 
 /** What an organization can do about its own key that cannot sign: said in every such 503. */

@@ -1,7 +1,7 @@
 import { EventStore } from '@dojang/event-store';
 import { PROJECTION_STATUS, Projection, ProjectionStatusRow, projectionVersion } from '@dojang/projections';
 import { ReadStore } from '@dojang/read-store';
-import { measureProjectionLag } from './observability/lag';
+import { measureProjectionLag } from './runtime/observability/lag';
 
 export interface ProjectionStatus {
   name: string;

@@ -18,7 +18,7 @@ export const SIGNING_UNAVAILABLE_PREFIX = 'signing_unavailable: ';
 
 /**
  * The certificate that would sign (the installation's, an organization's) or the TSA's that would
- * timestamp is revoked, expired or not yet valid (libs/pdf/src/revocation-check.ts): nothing was
+ * timestamp is revoked, expired or not yet valid (libs/evidence/src/revocation-check.ts): nothing was
  * signed or recorded. 503, not 4xx: the signer did nothing wrong, and the same request completes
  * once the operator (or the organization) configures a valid key.
  */

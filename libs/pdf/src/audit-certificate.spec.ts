@@ -6,8 +6,8 @@ import { appendPdfs } from './append-pdfs';
 import { AuditCertificateInput, AuditDelivery, formatKst, renderAuditCertificate, SIGNING_CONSENT_TEXT, timelineWithDeliveries } from './audit-certificate';
 import { contentDispositionFor } from './content-disposition';
 import { renderDocumentPdf } from './render-document';
-import { countersignPdf, readPdfEvidence, sha256Hex, signPdf } from './sign-pdf';
-import { loadOrCreateSigningIdentity } from './signing-identity';
+import { countersignPdf, readPdfEvidence, sha256Hex, signPdf } from '../../evidence/src/sign-pdf';
+import { loadOrCreateSigningIdentity } from '../../evidence/src/signing-identity';
 import { pdfFixture } from './testing/fixtures';
 import { pdffonts, pdfsig, pdftotext } from './testing/poppler';
 

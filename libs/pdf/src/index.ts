@@ -1,7 +1,8 @@
 /**
  * PDF work for Dojang: rendering contracts (pdfmake + Noto Sans KR),
- * checking uploads, stamping signature images, PAdES signatures and the
- * audit certificate. Pure functions: no Nest, no storage.
+ * checking uploads, stamping signature images, the audit certificate, and the
+ * pool every costly job runs in. Pure functions: no Nest, no storage. Keys,
+ * CMS, timestamps and PAdES signatures are libs/evidence's.
  */
 export { sanitizeContentHtml } from './sanitize-content-html';
 export { FIELD_PLACEHOLDER, findTextAnchors, markPlaceholders, type AnchorBox, type PlaceholderBox, type TextAnchorQuery, type TextAnchorResult } from './anchors';
@@ -16,32 +17,6 @@ export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sani
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
 export { stampPdf, type PdfStamp } from './stamp-pdf';
 export { drawValues, flattenForm, fitText, wrapLines, type PdfValue } from './draw-values';
-export { signPdf, countersignPdf, readPdfEvidence, sha256Hex, PADES_SUBFILTER, type SignPdfOptions } from './sign-pdf';
-export {
-  loadOrCreateSigningIdentity,
-  loadSigningIdentity,
-  evidenceKeyOf,
-  GENERATED_CERTIFICATE_CN,
-  type SigningIdentity,
-  type SigningIdentityOptions,
-} from './signing-identity';
-export { TimestampError, requestTimestampToken } from './rfc3161-timestamp';
-export { inspectSigningP12, SigningP12Error, type SigningP12Problem, type SigningCertificateSummary } from './organization-certificate';
-export { signerFromSpec, probeSigningKey, SigningKeyError, type SigningKeySpec } from './signing-key';
-export {
-  extendPades,
-  addDss,
-  addDocumentTimestamp,
-  collectValidationMaterial,
-  newestTimestampExpiry,
-  newestDocumentTimestampTime,
-  LtvError,
-  SigningCertificateInvalidError,
-  PADES_LEVELS,
-  DOCUMENT_TIMESTAMP_SUBFILTER,
-  type PadesLevel,
-  type ValidationMaterial,
-} from './pades-ltv';
 export {
   renderAuditCertificate,
   buildAuditCertificateDefinition,

@@ -5,7 +5,7 @@ import { documentDecider, documentStreamId, organizationDecider, organizationStr
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { ReadDoc } from '@dojang/read-store';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
-import { GenericCommandHandler } from '../../application/src/command-handler';
+import { GenericCommandHandler } from '../../application/src/commands/command-handler';
 import { ALL_PROJECTIONS, Projection, ProjectionRunner } from './index';
 
 const T0 = Date.parse('2026-03-02T09:00:00.000Z');

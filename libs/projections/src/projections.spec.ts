@@ -6,7 +6,7 @@ import { documentDecider, documentStreamId, organizationDecider, organizationStr
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { ReadDoc } from '@dojang/read-store';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
-import { GenericCommandHandler } from '../../application/src/command-handler';
+import { GenericCommandHandler } from '../../application/src/commands/command-handler';
 import { ProjectionSpecification } from './testing';
 import { ALL_PROJECTIONS, ProjectionRunner, auditTrailProjection, DOCUMENTS, AUDIT_ENTRIES, AUDIT_PEOPLE, PUBLIC_EVENTS, SIGNING_TOKENS, ORGANIZATIONS, API_KEYS } from './index';
 

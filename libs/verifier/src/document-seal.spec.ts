@@ -3,11 +3,11 @@ import { sign } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { GenericCommandHandler, ManualClock } from '@dojang/application';
+import { CommandEntry, ManualClock } from '@dojang/application';
 import { DocumentSealer, SealLedger, SealRecord } from '@dojang/application/verification/document-sealer';
 import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
-import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/pdf';
+import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/evidence';
 import { verifyCertificateFacts, verifyPlausible, verifySeal } from './cross-checks';
 import { documentFacts } from './document-facts';
 import { sealStatementBytes } from './document-seal';
@@ -85,7 +85,7 @@ describe('DocumentSealed: sealed by the server, checked offline', () => {
   const records = new Map<string, SealRecord>();
   const ledger: SealLedger = { find: async (id) => records.get(id) ?? null, record: async (r) => void (records.has(r.id) || records.set(r.id, r)) };
   const sealer = (tsaUrl: string | null) =>
-    new DocumentSealer(store, new GenericCommandHandler(store), ledger, async () => evidenceKeyOf(identity), clock, tsaUrl, async (_url, data) => localTsa(data));
+    new DocumentSealer(store, new CommandEntry(store), ledger, async () => evidenceKeyOf(identity), clock, tsaUrl, async (_url, data) => localTsa(data));
 
   it('appends one DocumentSealed right after the terminal event, over the head that includes it; a second call adds nothing', async () => {
     expect(verifySeal(DOC, await read(), certificate)).toMatchObject({ status: 'fail', detail: expect.stringMatching(/DocumentCanceled at revision 2 is not followed by a DocumentSealed/) });

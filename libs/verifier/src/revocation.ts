@@ -4,7 +4,7 @@ import * as pkijs from 'pkijs';
 
 /**
  * One judge of revocation data (RFC 6960 OCSP responses, RFC 5280 CRLs) for the signing side (the
- * PDF pool checks a certificate before it signs, libs/pdf/src/revocation-check.ts) and for every
+ * PDF pool checks a certificate before it signs, libs/evidence/src/revocation-check.ts) and for every
  * verifier (verifyLtv, the bundle's PAdES check, the public verify page), so what signing refuses
  * is what verification fails.
  *

@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { PDFDocument } from 'pdf-lib';
 import { signChainHead } from '@dojang/application/verification/chain-head-proof';
-import { evidenceKeyOf, loadOrCreateSigningIdentity, signPdf, SigningIdentity } from '@dojang/pdf';
+import { evidenceKeyOf, loadOrCreateSigningIdentity, signPdf, SigningIdentity } from '@dojang/evidence';
 import { ChainHeadStatement, chainHeadProofProblem } from './chain-head-proof';
 import { main } from './main';
 import { pdfChainHead, pemCertificates, verifyPades } from './pades';

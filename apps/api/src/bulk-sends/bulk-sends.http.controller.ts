@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { Request } from 'express';
 import {
   BulkInputError,
@@ -7,6 +8,7 @@ import {
   BulkSendService,
   Clock,
   CLOCK,
+  Decision,
   Infrastructure,
   MAX_BULK_UPLOAD_BYTES,
   RowError,
@@ -16,7 +18,7 @@ import {
   settledRows,
   rowsFromTable,
 } from '@dojang/application';
-import { DomainError, bulkSendDecider, bulkSendStreamId } from '@dojang/domain';
+import { BulkSendState, DomainError, bulkSendDecider, bulkSendStreamId } from '@dojang/domain';
 import { REMIND_COOLDOWN_SECONDS } from '../documents/document-lifecycle.http.controller';
 import { BULK_SENDS, BULK_SEND_ROWS, BulkSendRow, BulkSendRowOutcome } from '@dojang/projections';
 import { DocumentAccess } from '../documents/document-access.service';
@@ -24,6 +26,7 @@ import { readFilePart } from '../files/multipart-file';
 import { creationPrefixedId } from '../idempotency/idempotent-creation';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo, commandContext } from '../shared/auth.guard';
+import { DecideCommand } from '../shared/decide.command';
 import { INFRA } from '../shared/infrastructure.token';
 import { CreateBulkSendDto, ListBulkSendRowsQuery, UploadBulkSendQuery } from './bulk-send.dto';
 import {
@@ -66,6 +69,7 @@ export class BulkSendsHttpController {
     private readonly bulk: BulkSendService,
     @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
     private readonly docs: DocumentAccess,
+    private readonly commandBus: CommandBus,
   ) {}
 
   private async job(auth: AuthContext, id: string): Promise<BulkSendRow> {
@@ -203,14 +207,16 @@ export class BulkSendsHttpController {
   @HttpCode(200)
   async cancel(@Auth() auth: AuthContext, @ReqInfo() info: RequestInfo, @Param('id') id: string): Promise<BulkSendResponse> {
     await this.job(auth, id);
-    const decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(id), { type: 'CancelBulkSend', now: this.clock.now().toISOString() }, commandContext(auth, info), () =>
-      this.clock.now().toISOString(),
+    // No wait here: the settle below may write after it, and the answer waits for the last write.
+    const decision: Decision<BulkSendState, unknown> = await this.commandBus.execute(
+      new DecideCommand(bulkSendDecider, bulkSendStreamId(id), { type: 'CancelBulkSend', now: this.clock.now().toISOString() }, commandContext(auth, info), false),
     );
     // The canceled rows' credits are free again at once (the worker settles it too, should this fail).
     const { state } = decision;
     const settled = state.livemode ? await this.bulk.settle(state.organization_id, state.id, settledRows(state), state.row_count, commandContext(auth, info)) : null;
     const position = settled ?? decision.position;
-    if (position !== null && !(await this.infra.projections.waitFor(position))) await this.infra.projections.catchUp();
+    // The answer reads the job's row: wait for whichever write came last, as DecideCommand waits for its own.
+    if (position !== null) await this.infra.commands.visible(position);
     return presentBulkSend(await this.job(auth, id));
   }
 

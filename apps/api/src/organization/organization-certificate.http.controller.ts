@@ -5,7 +5,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure } from '@dojang/application';
 import { oneLineDistinguishedName, OrganizationCommand, organizationDecider, organizationStreamId, SigningCertificateUploaded, signingCertificateValidityAt } from '@dojang/domain';
-import type { SigningP12Problem } from '@dojang/pdf';
+import type { SigningP12Problem } from '@dojang/evidence';
 import { OrganizationRow } from '@dojang/projections';
 import { ApiError, ErrorCode } from '../shared/api-error';
 import { Auth, AuthContext, commandContext, ReqInfo, RequestInfo } from '../shared/auth.guard';

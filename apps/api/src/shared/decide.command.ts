@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandContext, CommandSource, Clock, CLOCK, Decision, Infrastructure, inSpan } from '@dojang/application';
+import { CommandContext, CommandSource, Clock, CLOCK, Decision, Infrastructure } from '@dojang/application';
 import { Decider } from '@dojang/domain';
 import { INFRA } from './infrastructure.token';
 
@@ -21,6 +21,10 @@ export class DecideCommand<State = unknown, Command = unknown, Event extends { t
   ) {}
 }
 
+/**
+ * Nest's door to the one command entry (libs/application commands/command-entry.ts), which opens
+ * the span, decides, appends and waits; the clock is the only thing Nest adds.
+ */
 @CommandHandler(DecideCommand)
 export class DecideCommandHandler implements ICommandHandler<DecideCommand> {
   constructor(
@@ -29,29 +33,9 @@ export class DecideCommandHandler implements ICommandHandler<DecideCommand> {
   ) {}
 
   execute(command: DecideCommand): Promise<Decision<unknown, { type: string; data: object }>> {
-    const stream = command.streamId.split('-')[0];
-    return inSpan(`command ${stream}`, { 'dojang.stream_id': command.streamId }, () => this.decide(command));
-  }
-
-  private async decide(command: DecideCommand): Promise<Decision<unknown, { type: string; data: object }>> {
-    const decision = await this.infra.commands.execute(
-      command.decider,
-      command.streamId,
-      command.source,
-      command.context,
-      () => this.clock.now().toISOString(),
-      { newStream: command.newStream },
-    );
-    if (decision.position !== null && command.waitForProjections) {
-      if (!(await this.infra.projections.waitFor(decision.position))) {
-        // The follower is stuck or slow: project right here rather than answer before the write
-        // is visible. The write itself is already durable.
-        await this.infra.projections.catchUp();
-        if (this.infra.projections.position < decision.position) {
-          this.infra.logger.warn({ projections_position: this.infra.projections.position, append_position: decision.position }, 'read-your-writes wait gave up');
-        }
-      }
-    }
-    return decision;
+    return this.infra.commands.decide(command.decider, command.streamId, command.source, command.context, () => this.clock.now().toISOString(), {
+      waitForProjections: command.waitForProjections,
+      newStream: command.newStream,
+    });
   }
 }

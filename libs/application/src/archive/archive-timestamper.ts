@@ -2,8 +2,8 @@ import { documentDecider, documentStreamId } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { Clock } from '../clock';
 import { DocumentPdfService } from '../document-pdf.service';
-import { Infrastructure } from '../infrastructure';
-import { Reactor } from '../reactor-runner';
+import { Infrastructure } from '../runtime/infrastructure';
+import { Reactor } from '../reactors/reactor-runner';
 import { SigningCertificateInvalidError, SigningUnavailableError } from '../signing-unavailable.error';
 import { DAY_MS, newTimer } from '../timers/document-timers.reactor';
 import { archiveTimerId, TIMERS, TimerRow } from '../timers/timers';
@@ -66,7 +66,7 @@ export class ArchiveTimestamper {
     if (Date.parse(result.expires_at) <= Date.parse(result.previous_expires_at)) {
       return { outcome: 'tsa_certificate_not_renewed', retry_at: new Date(now.getTime() + ARCHIVE_NOT_RENEWED_RETRY_MS).toISOString() };
     }
-    const decision = await this.infra.commands.execute(
+    const decision = await this.infra.commands.decide(
       documentDecider,
       stream,
       {

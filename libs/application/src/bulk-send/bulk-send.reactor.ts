@@ -2,9 +2,9 @@ import { BulkSendCommand, BulkSendState, DomainError, OrganizationState, RecordR
 import { isStorableText, StoredEvent, UnstorableEventError } from '@dojang/event-store';
 import { readBody } from '../bodies';
 import { Clock } from '../clock';
-import { CommandContext, FoldedStream } from '../command-handler';
-import { Infrastructure } from '../infrastructure';
-import { Reactor } from '../reactor-runner';
+import { CommandContext, FoldedStream } from '../commands/command-context';
+import { Infrastructure } from '../runtime/infrastructure';
+import { Reactor } from '../reactors/reactor-runner';
 import { TemplateSender } from '../templates/template-send.service';
 import { BulkRow } from './bulk-rows';
 import { bulkRowDocumentId, bulkRowRequest, columnOf, settleBulkReservation, settledRows } from './bulk-send.service';
@@ -179,7 +179,7 @@ export class BulkSendReactor implements Reactor {
     // The rows decided are recorded even when another failed unexpectedly; that one is retried.
     if (outcomes.length > 0) {
       const command: BulkSendCommand = { type: 'RecordRows', outcomes, now: now() };
-      const decision = await this.infra.commands.executeFrom(bulkSendDecider, streamId, job, command, context, now);
+      const decision = await this.infra.commands.decide(bulkSendDecider, streamId, command, context, now, { known: job });
       if (decision.position !== null) {
         this.latest.set(streamId, decision.position);
         // Our append is the stream's last event, a row outcome while the job runs (one that

@@ -19,8 +19,8 @@ import { renderTemplate } from '@dojang/seals';
 import { BULK_SENDS } from '@dojang/projections';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
-import { CommandContext, Decision, FoldedStream } from '../command-handler';
-import { Infrastructure } from '../infrastructure';
+import { CommandContext, Decision, FoldedStream } from '../commands/command-context';
+import { Infrastructure } from '../runtime/infrastructure';
 import { prefixedId } from '../ids';
 import { PreparedTemplateSend, TemplateSendRequest, TemplateSender, derivedUuid } from '../templates/template-send.service';
 import { BulkInputError, BulkRow, MAX_EXTERNAL_ID, MAX_METADATA_KEY, MAX_METADATA_VALUE, RowError } from './bulk-rows';
@@ -129,7 +129,7 @@ export function settleBulkReservation(
   const now = () => clock.now().toISOString();
   const stream = organizationStreamId(organizationId);
   const command: OrganizationCommand = { type: 'SettleReservation', reservation_id: bulkSendId, done, row_count: rowCount, now: now() };
-  return known ? infra.commands.executeFrom(organizationDecider, stream, known, command, context, now) : infra.commands.execute(organizationDecider, stream, command, context, now);
+  return infra.commands.decide(organizationDecider, stream, command, context, now, known ? { known } : {});
 }
 
 /**
@@ -306,7 +306,7 @@ export class BulkSendService {
     };
     let decision;
     try {
-      decision = await this.infra.commands.execute(bulkSendDecider, bulkSendStreamId(id), command, context, () => this.clock.now().toISOString(), { newStream: true });
+      decision = await this.infra.commands.decide(bulkSendDecider, bulkSendStreamId(id), command, context, () => this.clock.now().toISOString(), { newStream: true });
     } catch (err) {
       // No job: its reservation is given back (every row settled).
       if (request.livemode) await this.settle(request.organization_id, id, request.rows.length, request.rows.length, context).catch(() => undefined);
@@ -341,7 +341,7 @@ export class BulkSendService {
 
   private async reserve(organizationId: string, reservationId: string, count: number, context: CommandContext): Promise<void> {
     const now = () => this.clock.now().toISOString();
-    await this.infra.commands.execute(organizationDecider, organizationStreamId(organizationId), { type: 'ReserveCredits', reservation_id: reservationId, count, now: now() }, context, now);
+    await this.infra.commands.decide(organizationDecider, organizationStreamId(organizationId), { type: 'ReserveCredits', reservation_id: reservationId, count, now: now() }, context, now);
   }
 
   /**

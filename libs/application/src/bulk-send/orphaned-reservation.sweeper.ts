@@ -1,7 +1,7 @@
 import { OrganizationEvent, bulkSendDecider, bulkSendStreamId, organizationDecider, organizationStreamId, reservationPastGrace } from '@dojang/domain';
 import { BULK_SENDS, ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Clock } from '../clock';
-import { Infrastructure } from '../infrastructure';
+import { Infrastructure } from '../runtime/infrastructure';
 
 export interface ReservationSweepStats {
   /** Reservations given back: no bulk send was started under them. */
@@ -70,7 +70,7 @@ export class OrphanedReservationSweeper {
         // Fence the id before giving its hold back: appended on an empty stream only, so either a
         // job started (its row lagging) and nothing changes, or no start can land after this one.
         const context = { actor: 'system', organization_id: org.id, livemode: true, causation_id: reservationId };
-        const job = await this.infra.commands.execute(
+        const job = await this.infra.commands.decide(
           bulkSendDecider,
           bulkSendStreamId(reservationId),
           { type: 'AbandonUnstartedBulkSend', bulk_send_id: reservationId, organization_id: org.id, now: now() },
@@ -83,7 +83,7 @@ export class OrphanedReservationSweeper {
           continue;
         }
         // Abandoned, now or by an earlier sweep that died before this step.
-        const decision = await this.infra.commands.execute(organizationDecider, organizationStreamId(org.id), { type: 'ReleaseOrphanedReservation', reservation_id: reservationId, now: now() }, context, now);
+        const decision = await this.infra.commands.decide(organizationDecider, organizationStreamId(org.id), { type: 'ReleaseOrphanedReservation', reservation_id: reservationId, now: now() }, context, now);
         const released = decision.events.find((e): e is Extract<OrganizationEvent, { type: 'CreditReservationReleased' }> => e.type === 'CreditReservationReleased');
         if (released) {
           stats.released += 1;

@@ -1,6 +1,6 @@
 import { StoredEvent } from '@dojang/event-store';
 import { CollectionSpec, ReadDoc, ReadStore } from '@dojang/read-store';
-import { Reactor } from '../reactor-runner';
+import { Reactor } from '../reactors/reactor-runner';
 
 /**
  * Signing drafts: what a signer filled so far under their signing link (GET/PUT

@@ -29,11 +29,11 @@ import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { renderTemplate } from '@dojang/seals';
 import { putBody, readBody } from '../bodies';
 import { Clock } from '../clock';
-import { CommandContext } from '../command-handler';
+import { CommandContext } from '../commands/command-context';
 import { DocumentPdfService } from '../document-pdf.service';
 import { resolveFieldBoxes } from '../field-anchors';
-import { Infrastructure } from '../infrastructure';
-import { sha256Hex } from '../secrets';
+import { Infrastructure } from '../runtime/infrastructure';
+import { sha256Hex } from '../runtime/secrets';
 import { parseRoleAssignments } from './role-assignments';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -285,7 +285,7 @@ export class TemplateSender {
       }
       return this.commandsFor(request, prepared, org, state);
     };
-    const decision = await this.infra.commands.execute(documentSequence, documentStreamId(prepared.document_id), source, context, () => this.clock.now().toISOString(), {
+    const decision = await this.infra.commands.decide(documentSequence, documentStreamId(prepared.document_id), source, context, () => this.clock.now().toISOString(), {
       newStream: request.document_id === undefined,
     });
     if (decision.position !== null && options.waitForProjections) {

@@ -2,8 +2,8 @@ import { QuietHours, deferPastQuietHours, quietHoursOf, timeZoneOf } from '@doja
 import { StoredEvent } from '@dojang/event-store';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Clock } from '../clock';
-import { Infrastructure } from '../infrastructure';
-import { Reactor } from '../reactor-runner';
+import { Infrastructure } from '../runtime/infrastructure';
+import { Reactor } from '../reactors/reactor-runner';
 import { TIMERS, TIMERS_COLLECTION, TimerRow, expiryTimerId, reminderTimerId } from './timers';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

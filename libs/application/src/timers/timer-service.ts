@@ -3,7 +3,7 @@ import { hostname } from 'os';
 import { DocumentCommand, DocumentState, DomainError, documentDecider, documentStreamId } from '@dojang/domain';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Clock } from '../clock';
-import { Infrastructure } from '../infrastructure';
+import { Infrastructure } from '../runtime/infrastructure';
 import { newTimer, nextReminderDue, quietOf } from './document-timers.reactor';
 import { TIMERS, TIMERS_COLLECTION, TimerRow, reminderTimerId } from './timers';
 
@@ -111,7 +111,7 @@ export class TimerService {
     let outcome: string;
     let state: DocumentState;
     try {
-      const decision = await this.infra.commands.execute(
+      const decision = await this.infra.commands.decide(
         documentDecider,
         documentStreamId(timer.document_id),
         command,

@@ -1,8 +1,8 @@
 import { DocumentCreated, OrganizationCommand, documentStreamId, organizationDecider, organizationStreamId } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
-import { GenericCommandHandler } from '../command-handler';
+import { CommandEntry } from '../commands/command-entry';
 import { EventStore } from '@dojang/event-store';
-import { Reactor } from '../reactor-runner';
+import { Reactor } from '../reactors/reactor-runner';
 
 /**
  * Usage is counted when the counterpart completes signing, not at send: on DocumentCompleted the
@@ -16,7 +16,7 @@ export class UsageReactor implements Reactor {
 
   constructor(
     private readonly events: EventStore,
-    private readonly commands: GenericCommandHandler,
+    private readonly commands: CommandEntry,
   ) {}
 
   async react(event: StoredEvent): Promise<void> {
@@ -34,7 +34,7 @@ export class UsageReactor implements Reactor {
     // The usage month is the completion's, so a replay months later books it where it happened.
     const now = String(event.metadata.occurred_at ?? (event.data as { completed_at?: string }).completed_at);
     const command: OrganizationCommand = { type: 'RecordSignatureUsage', document_id: documentId, livemode, now };
-    await this.commands.execute(
+    await this.commands.decide(
       organizationDecider,
       organizationStreamId(organization_id),
       command,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { evidenceKeyOf, loadOrCreateSigningIdentity } from '@dojang/pdf';
+import { evidenceKeyOf, loadOrCreateSigningIdentity } from '@dojang/evidence';
 import { ChainHeadStatement, chainHeadSignatureValid, EvidenceKey, signChainHead } from './chain-head-proof';
 
 const dirs: string[] = [];

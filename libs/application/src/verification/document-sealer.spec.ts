@@ -3,10 +3,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
-import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/pdf';
+import { evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/evidence';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ManualClock } from '../clock';
-import { GenericCommandHandler } from '../command-handler';
+import { CommandEntry } from '../commands/command-entry';
 import { EvidenceIncompleteError } from '../evidence-integrity.error';
 import { DOCUMENT_SEALS, DocumentSealer, readStoreSealLedger } from './document-sealer';
 
@@ -53,7 +53,7 @@ describe('DocumentSealer: a removed seal is refused, never made again', () => {
     identity = await loadOrCreateSigningIdentity({ dataDir: dir });
     events = new SqliteEventStore(path.join(dir, 'events.sqlite'));
     reads = new SqliteReadStore(path.join(dir, 'reads.sqlite'));
-    sealer = new DocumentSealer(events, new GenericCommandHandler(events), readStoreSealLedger(reads), async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
+    sealer = new DocumentSealer(events, new CommandEntry(events), readStoreSealLedger(reads), async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
   });
   afterAll(async () => {
     await events?.close?.();
@@ -82,7 +82,7 @@ describe('DocumentSealer: a removed seal is refused, never made again', () => {
     const id = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
     await concluded(id, { type: 'DocumentCanceled', data: { canceled_at: T0, reason: '중복 발송' } });
     // Sealed by a sealer with no memory (what an installation before the ledger did).
-    const forgetful = new DocumentSealer(events, new GenericCommandHandler(events), { find: async () => null, record: async () => undefined }, async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
+    const forgetful = new DocumentSealer(events, new CommandEntry(events), { find: async () => null, record: async () => undefined }, async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
     expect(await forgetful.ensureSealed(id)).toBe(true);
     expect(await reads.get(DOCUMENT_SEALS, id)).toBeNull();
     expect(await sealer.ensureSealed(id)).toBe(false);

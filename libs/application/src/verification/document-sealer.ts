@@ -1,13 +1,13 @@
 import { DocumentSeal, documentDecider, documentStreamId } from '@dojang/domain';
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
-import { LtvError, requestTimestampToken, SigningCertificateInvalidError, TimestampError } from '@dojang/pdf';
+import { LtvError, requestTimestampToken, SigningCertificateInvalidError, TimestampError } from '@dojang/evidence';
 import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from '@dojang/verifier/document-facts';
 import { checkTimestampToken, sealStatementBytes } from '@dojang/verifier/document-seal';
 import { Clock } from '../clock';
 import { EvidenceIncompleteError } from '../evidence-integrity.error';
-import { GenericCommandHandler } from '../command-handler';
-import { Reactor } from '../reactor-runner';
+import { CommandEntry } from '../commands/command-entry';
+import { Reactor } from '../reactors/reactor-runner';
 import { certificateSha256, EvidenceKey, signWithEvidenceKey } from './chain-head-proof';
 
 /** The conclusion cannot be sealed now (the timestamp authority is unreachable or refused): retry later. */
@@ -82,7 +82,7 @@ export function readStoreSealLedger(reads: ReadStore): SealLedger {
 export class DocumentSealer {
   constructor(
     private readonly events: EventStore,
-    private readonly commands: GenericCommandHandler,
+    private readonly commands: CommandEntry,
     private readonly ledger: SealLedger,
     private readonly key: () => Promise<EvidenceKey>,
     private readonly clock: Clock,
@@ -123,7 +123,7 @@ export class DocumentSealer {
       );
     }
     const first = stored[0].metadata as { organization_id?: string; livemode?: boolean };
-    const decision = await this.commands.execute(
+    const decision = await this.commands.decide(
       documentDecider,
       stream,
       async () => ({ type: 'SealDocument' as const, now: this.clock.now().toISOString(), seal: await this.sealOf(documentId, await this.events.readStream(stream)) }),

@@ -1,6 +1,6 @@
 import { Clock } from '../clock';
-import { Infrastructure } from '../infrastructure';
-import { Reactor } from '../reactor-runner';
+import { Infrastructure } from '../runtime/infrastructure';
+import { Reactor } from '../reactors/reactor-runner';
 import { DocumentTimersReactor } from '../timers/document-timers.reactor';
 import { TickStats, TimerService, TimerServiceOptions } from '../timers/timer-service';
 import { WebhookDeliveryReactor } from './webhook-delivery.reactor';

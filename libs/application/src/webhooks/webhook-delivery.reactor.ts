@@ -3,8 +3,8 @@ import { StoredEvent } from '@dojang/event-store';
 import { PUBLIC_EVENT_DOCUMENTS, PUBLIC_SOURCE_TYPES, PublicDocumentRef, toPublicEvent, WEBHOOK_ENDPOINTS, WebhookEndpointRow } from '@dojang/projections';
 import { ReadDoc } from '@dojang/read-store';
 import { Clock } from '../clock';
-import { Infrastructure } from '../infrastructure';
-import { Reactor } from '../reactor-runner';
+import { Infrastructure } from '../runtime/infrastructure';
+import { Reactor } from '../reactors/reactor-runner';
 import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryRow, webhookDeliveryId } from './webhook-deliveries';
 
 /**

@@ -14,8 +14,8 @@ import {
   shouldDisableEndpoint,
 } from '@dojang/webhooks';
 import { Clock } from '../clock';
-import { Infrastructure } from '../infrastructure';
-import { isStoreUnavailable } from '../store-unavailable';
+import { Infrastructure } from '../runtime/infrastructure';
+import { isStoreUnavailable } from '../runtime/store-unavailable';
 import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookAttempt, WebhookDeliveryRow } from './webhook-deliveries';
 import { WebhookSecretBox } from './webhook-secret-box';
 
@@ -377,7 +377,7 @@ export class WebhookDispatcher {
     const now = () => this.clock.now().toISOString();
     let decision;
     try {
-      decision = await this.infra.commands.execute(
+      decision = await this.infra.commands.decide(
       webhookEndpointDecider,
       webhookEndpointStreamId(row.endpoint_id),
       { type: 'DisableWebhookEndpoint', reason: 'gone', delivery_id: row.id, now: now() },

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto';
-import { AppConfig } from '../config';
-import { loadServerSecret } from '../secrets';
+import { AppConfig } from '../runtime/config';
+import { loadServerSecret } from '../runtime/secrets';
 
 const VERSION = 'v1';
 const INFO = 'dojang webhook endpoint secrets v1';

@@ -1,5 +1,5 @@
-import { extendPades, newestDocumentTimestampTime, newestTimestampExpiry } from '../pades-ltv';
-import { withRevocationMemo } from '../revocation-check';
+import { extendPades, newestDocumentTimestampTime, newestTimestampExpiry } from '../../../evidence/src/pades-ltv';
+import { withRevocationMemo } from '../../../evidence/src/revocation-check';
 import { assertOffMainThread } from '../main-thread-guard';
 import { asSigningUnavailable } from './signing-unavailable';
 import { bytes, type ArchiveTimestampJobInput, type ArchivedPdf } from './pdf-jobs';

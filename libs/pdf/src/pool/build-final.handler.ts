@@ -1,7 +1,7 @@
 import { PDFDocument } from 'pdf-lib';
-import { signDocument } from '../sign-pdf';
-import { extendPades } from '../pades-ltv';
-import { withRevocationMemo } from '../revocation-check';
+import { signDocument } from '../../../evidence/src/sign-pdf';
+import { extendPades } from '../../../evidence/src/pades-ltv';
+import { withRevocationMemo } from '../../../evidence/src/revocation-check';
 import { asSigningUnavailable } from './signing-unavailable';
 import { drawValues, flattenForm } from '../draw-values';
 import { stampDocument } from '../stamp-pdf';

@@ -1,5 +1,5 @@
-import { countersignPdf } from '../sign-pdf';
-import { withRevocationMemo } from '../revocation-check';
+import { countersignPdf } from '../../../evidence/src/sign-pdf';
+import { withRevocationMemo } from '../../../evidence/src/revocation-check';
 import { asSigningUnavailable } from './signing-unavailable';
 import { bytes, type Bytes, type CountersignJobInput } from './pdf-jobs';
 

@@ -1,4 +1,4 @@
-import { inspectSigningP12, SigningP12Error } from '../organization-certificate';
+import { inspectSigningP12, SigningP12Error } from '../../../evidence/src/organization-certificate';
 import { assertOffMainThread } from '../main-thread-guard';
 import { bytes, type InspectSigningP12Input, type InspectedSigningP12 } from './pdf-jobs';
 

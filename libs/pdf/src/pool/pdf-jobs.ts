@@ -1,6 +1,6 @@
-import type { SigningKeySpec } from '../signing-key';
-import type { RevocationSources } from '../revocation-check';
-import type { SigningCertificateSummary, SigningP12Problem } from '../organization-certificate';
+import type { SigningKeySpec } from '../../../evidence/src/signing-key';
+import type { RevocationSources } from '../../../evidence/src/revocation-check';
+import type { SigningCertificateSummary, SigningP12Problem } from '../../../evidence/src/organization-certificate';
 import * as path from 'path';
 import type { AuditCertificateInput } from '../audit-certificate';
 import type { PlaceholderBox, TextAnchorQuery, TextAnchorResult } from '../anchors';

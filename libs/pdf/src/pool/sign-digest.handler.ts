@@ -1,4 +1,4 @@
-import { signerFromSpec } from '../signing-key';
+import { signerFromSpec } from '../../../evidence/src/signing-key';
 import { asSigningUnavailable } from './signing-unavailable';
 import { bytes, type Bytes, type SignDigestInput } from './pdf-jobs';
 

@@ -1,6 +1,6 @@
 import * as pkijs from 'pkijs';
-import { readSignedData } from '../cades-cms';
-import { signatureContents } from '../pades-ltv';
+import { readSignedData } from '../../../evidence/src/cades-cms';
+import { signatureContents } from '../../../evidence/src/pades-ltv';
 import { assertOffMainThread } from '../main-thread-guard';
 import { bytes, type Bytes } from './pdf-jobs';
 

@@ -6,9 +6,9 @@ import * as asn1js from 'asn1js';
 import { addDocumentTimestamp, collectValidationMaterial, DOCUMENT_TIMESTAMP_SUBFILTER, extendPades, LtvError, newestTimestampExpiry, readOcspResponse, signatureContents } from './pades-ltv';
 import { OID, readSignedData } from './cades-cms';
 import { signPdf } from './sign-pdf';
-import { pdfFixture } from './testing/fixtures';
-import { qpdfDss, startLocalPki, LocalPki } from './testing/local-pki';
-import { pdfsig } from './testing/poppler';
+import { pdfFixture } from '../../pdf/src/testing/fixtures';
+import { qpdfDss, startLocalPki, LocalPki } from '../../pdf/src/testing/local-pki';
+import { pdfsig } from '../../pdf/src/testing/poppler';
 
 /** The byte ranges and CMS of every signature dictionary, in file order. */
 function signatures(pdf: Buffer): Array<{ cms: Buffer; signedBytes: Buffer }> {

@@ -8,7 +8,7 @@ import { ReadStore } from '@dojang/read-store';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ProjectionRunner } from '@dojang/projections';
 import { Reactor, ReactorRunner } from './reactor-runner';
-import { isStoreUnavailable, notAStoreError } from './store-unavailable';
+import { isStoreUnavailable, notAStoreError } from '../runtime/store-unavailable';
 
 /** What node-postgres rejects with while the server is stopped. */
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect' });

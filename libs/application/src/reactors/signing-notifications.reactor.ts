@@ -31,9 +31,9 @@ import { BlobStore } from '@dojang/blob-store';
 import { EventStore } from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
 import { Reactor } from './reactor-runner';
-import { KakaoMessage, MessageChannel, NotificationRequest, Notifier } from './notifier';
-import { Secrets } from './secrets';
-import { logoUrl } from './organization-logo';
+import { KakaoMessage, MessageChannel, NotificationRequest, Notifier } from '../notifier';
+import { Secrets } from '../runtime/secrets';
+import { logoUrl } from '../organization-logo';
 
 const HANDLED = [
   'DocumentSent',

@@ -5,7 +5,7 @@ import { randomUUID } from 'crypto';
 import { StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
-import { ManualClock } from './clock';
+import { ManualClock } from '../clock';
 import { ParkedEvent, REACTOR_FAILURES, REACTOR_LEASES, Reactor, ReactorLease, ReactorRunner } from './reactor-runner';
 
 /** A reactor whose failures the test decides, recording what it was given. */

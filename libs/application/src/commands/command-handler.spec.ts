@@ -4,8 +4,9 @@ import * as path from 'path';
 import { Decider } from '@dojang/domain';
 import { AppendOutcomeUnknownError, EventStore, NewEvent, WrongExpectedRevisionError } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
-import { ConcurrentModificationError, GenericCommandHandler, RequestEventIds } from './command-handler';
-import { derivedUuid } from './templates/template-send.service';
+import { ConcurrentModificationError, RequestEventIds } from './command-context';
+import { GenericCommandHandler } from './command-handler';
+import { derivedUuid } from '../templates/template-send.service';
 
 type Counted = { type: 'Counted'; data: { n: number } };
 /** Each command appends the next number: a lost race would show as a repeated or missing number. */

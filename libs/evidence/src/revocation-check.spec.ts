@@ -4,8 +4,8 @@ import * as pkijs from 'pkijs';
 // The verifiers' judge, as the signing side re-exports it (this lib's tests import only this lib).
 import { checkCertificateChain, judgeCrl, judgeOcsp, judgeRevocation, LtvError, ocspRequest, SigningCertificateInvalidError } from './revocation-check';
 import { signPdf } from './sign-pdf';
-import { pdfFixture } from './testing/fixtures';
-import { LocalPki, startLocalPki } from './testing/local-pki';
+import { pdfFixture } from '../../pdf/src/testing/fixtures';
+import { LocalPki, startLocalPki } from '../../pdf/src/testing/local-pki';
 
 /**
  * The one judge of revocation data (libs/verifier/src/revocation.ts) and the check before signing

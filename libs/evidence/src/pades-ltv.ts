@@ -3,12 +3,12 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import signpdf, { Signer } from '@signpdf/signpdf';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
-import { updateIncrementally } from './append-pdfs';
+import { updateIncrementally } from '../../pdf/src/append-pdfs';
 import { OID, readSignedData } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
 import { fetchRevocation, isSelfSigned, issuerOf, LtvError, SigningCertificateInvalidError } from './revocation-check';
 import { addPlaceholder } from './sign-pdf';
-import { assertOffMainThread } from './main-thread-guard';
+import { assertOffMainThread } from '../../pdf/src/main-thread-guard';
 
 /**
  * PAdES baseline B-LT and B-LTA (ETSI EN 319 142-1 §5.4, §5.5) on top of a B-T signature:

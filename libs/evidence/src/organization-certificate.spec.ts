@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { inspectSigningP12, SigningP12Error } from './organization-certificate';
-import inspectSigningP12Job from './pool/inspect-signing-p12.handler';
+import inspectSigningP12Job from '../../pdf/src/pool/inspect-signing-p12.handler';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-11-26T12:00:00.000Z');

@@ -10,7 +10,7 @@ import { PostgresReadStore } from '@dojang/read-store/postgres';
 import { createPostgresPool } from '@dojang/postgres';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
 import { Pool } from 'pg';
-import { ManualClock } from './clock';
+import { ManualClock } from '../clock';
 import { REACTOR_LEASES, REACTOR_RUNNERS, Reactor, ReactorLease, ReactorRunner } from './reactor-runner';
 
 const LEASE_MS = 15_000;

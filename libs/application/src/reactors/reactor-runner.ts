@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { CoalescingPass, upcast } from '@dojang/projections';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
-import { isStoreUnavailable } from './store-unavailable';
+import { isStoreUnavailable } from '../runtime/store-unavailable';
 
 /**
  * A process manager ("saga") fed from the global log. It has side effects (messages, commands),

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import './native-deflate';
+import '../../pdf/src/native-deflate';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import signpdf, { Signer } from '@signpdf/signpdf';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFInvalidObject, PDFName, PDFRef, PDFString } from 'pdf-lib';
-import { updateIncrementally } from './append-pdfs';
+import { updateIncrementally } from '../../pdf/src/append-pdfs';
 import { buildSignedData, CmsSigner, sha256, timestampTokenAttribute } from './cades-cms';
 import { requestTimestampToken } from './rfc3161-timestamp';
 import { checkCertificateChain } from './revocation-check';
 import { signerFromP12 } from './signing-identity';
 import { signerFromSpec, type SigningKeySpec } from './signing-key';
-import { assertOffMainThread } from './main-thread-guard';
+import { assertOffMainThread } from '../../pdf/src/main-thread-guard';
 
 export interface SignPdfOptions {
   /** The file adapter's PKCS#12 and passphrase, unless `key` names another adapter. */

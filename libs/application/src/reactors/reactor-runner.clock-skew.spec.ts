@@ -6,7 +6,7 @@ import { StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { ReadStore } from '@dojang/read-store';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
-import { Clock, ManualClock } from './clock';
+import { Clock, ManualClock } from '../clock';
 import { Reactor, ReactorRunner } from './reactor-runner';
 
 const LEASE_MS = 15_000;

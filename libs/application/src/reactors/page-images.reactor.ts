@@ -1,5 +1,5 @@
 import { StoredEvent } from '@dojang/event-store';
-import { DocumentPdfService, PAGE_IMAGE_WIDTHS } from './document-pdf.service';
+import { DocumentPdfService, PAGE_IMAGE_WIDTHS } from '../document-pdf.service';
 import { Reactor } from './reactor-runner';
 
 /**

@@ -5,12 +5,12 @@ import { Projection, ProjectionFailedError, ProjectionRunner, recordProjectionEr
 import { loadProjectionPlugins, pluginProjections } from './projection-plugins';
 import { onPdfJob } from '@dojang/pdf';
 import { ReadStore } from '@dojang/read-store';
-import { GenericCommandHandler } from './command-handler';
+import { CommandEntry } from '../commands/command-entry';
 import { AppConfig } from './config';
 import { Secrets, loadServerSecret } from './secrets';
 import { StoreKind, openStores } from './stores';
 import { InstrumentedEventStore, Logger, Metrics, createLogger, measureProjectionLag, recordEventSpans } from './observability';
-import { REACTOR_FAILURES } from './reactor-runner';
+import { REACTOR_FAILURES } from '../reactors/reactor-runner';
 import { ProjectionDriver } from './projection-driver';
 
 /** Everything a process needs to read and write, chosen by configuration. */
@@ -26,7 +26,8 @@ export interface Infrastructure {
    * processes start, and what read-your-writes waits on.
    */
   projections: ProjectionDriver;
-  commands: GenericCommandHandler;
+  /** The one way into the write side (commands/command-entry.ts). */
+  commands: CommandEntry;
   secrets: Secrets;
   logger: Logger;
   metrics: Metrics;
@@ -93,7 +94,7 @@ export async function openInfrastructure(
     blobs,
     runner,
     projections: driver,
-    commands: new GenericCommandHandler(events),
+    commands: new CommandEntry(events, driver, logger),
     secrets,
     logger,
     metrics,
