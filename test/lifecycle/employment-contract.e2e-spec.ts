@@ -164,8 +164,10 @@ describe('a 근로계약서 from a template with parts and anchors, end to end',
     for (const shown of ['서울특별시 중구 세종대로 110', '2027년 1월 4일', '개발팀', '김지원', '개인정보 수집·이용 동의서']) expect(text).toContain(shown);
     expect(pdfsig(final)).toContain('Signature Validation: Signature is Valid.');
     const done = expectStatus(await c.get(`/documents/${doc.id}`), 200).body;
-    const page = (f: any) => done.parts[f.part].first_page + f.page - 1;
-    const ink = (fid: string) => darkPixels(final, { ...field(fid), page: page(field(fid)) });
+    // A field's page counts across the whole document, as the final PDF's pages do.
+    const shown = (fid: string) => done.fields.find((f: any) => f.id === fid);
+    expect(shown(id('개인정보 수집·이용 동의')).page).toBe(done.parts[1].first_page);
+    const ink = (fid: string) => darkPixels(final, shown(fid));
     // The checked consent box has a tick; the unchecked SMS box only its frame; so for the radio.
     expect(ink(id('개인정보 수집·이용 동의'))).toBeGreaterThan(ink(id('마케팅 SMS')) * 1.3);
     expect(ink(id('근무형태', '정규직'))).toBeGreaterThan(ink(id('근무형태', '계약직')) * 1.3);
