@@ -190,4 +190,27 @@ describe('a document of two parts with anchored fields', () => {
     expect(pages[4]).toContain('개인정보 수집·이용 동의서');
     expect([footer(pages[0]), footer(pages[4])]).toEqual(['1/5', '5/5']);
   });
+
+  it('numbers a template\'s pages the same way, and a document made from it keeps them', async () => {
+    // Two one-page bodies: page 2 of the template is part 1's first page.
+    const template = {
+      name: '입사 서류',
+      parts: [{ content: '<p>근로계약서 본문</p>' }, { title: '개인정보 수집·이용 동의서', content: '<p>수집 항목: 성명, 연락처</p>' }],
+      roles: [{ role: '직원', auth: 'none' }],
+      fields: [{ role: '직원', type: 'signature', page: 2, x: 60, y: 40, width: 25, height: 6 }],
+    };
+    const past = expectError(await c.post('/templates', { ...template, fields: [{ ...template.fields[0], page: 3 }] }), 400, 'field_page_out_of_range', 'fields[0].page');
+    expect(past.message).toContain('the document has 2 pages');
+    expectError(await c.post('/templates', { ...template, fields: [{ ...template.fields[0], part: 0 }] }), 400, 'field_page_out_of_range', 'fields[0].page');
+    const tmpl = expectStatus(await c.post('/templates', template), 201).body;
+    expect(tmpl.fields.map((f: any) => [f.part, f.page])).toEqual([[1, 2]]);
+    const sent = expectStatus(
+      await t.http.post('/v1/signature_requests').set(bearer(key)).set('Idempotency-Key', 'pages-from-template').send({ template_id: tmpl.id, roles: { 직원: { name: '홍길동', email: 'hong@example.com' } } }),
+      201,
+    ).body;
+    expect(sent.parts.map((p: any) => p.first_page)).toEqual([1, 2]);
+    expect(sent.fields.map((f: any) => [f.part, f.page])).toEqual([[1, 2]]);
+    const session = expectStatus(await signer(t, tokenOf(sent.participants[0].signing_url)).view(), 200).body;
+    expect(session.fields.map((f: any) => f.page)).toEqual([2]);
+  });
 });
