@@ -175,6 +175,11 @@ describe('a 근로계약서 from a template with parts and anchors, end to end',
     // The audit certificate lists the values.
     const audited = pdftotext((await download('?audit=true')).body as Buffer);
     for (const shown of ['입력 값', '주소', '서울특별시 중구 세종대로 110', '근무 시작일', '2027년 1월 4일', '부서', '개발팀', '개인정보 수집·이용 동의', '신분증 사본']) expect(audited).toContain(shown);
+    // By the document's one numbering: its pages, and the consent (part 1) on the page the API says.
+    const consentPage = shown(id('개인정보 수집·이용 동의')).page;
+    expect(consentPage).toBeGreaterThan(1);
+    expect(audited.replace(/\s+/g, ' ')).toContain(`쪽수 ${done.page_count} Pages`);
+    expect(audited).toContain(`${consentPage}쪽 / p. ${consentPage}`);
 
     // The phone-only employee's completion SMS (to the corrected phone) serves the signed PDF after a PIN.
     const sms = (await outboxOf(t, c, doc.id)).find((m) => m.kind === 'completed' && m.channel === 'sms');

@@ -194,6 +194,7 @@ export class DocumentLifecycleHttpController {
       document_id: row.id,
       original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
       final_sha256: row.final_pdf?.sha256 ?? null,
+      page_count: row.page_count,
       signing_certificate_sha256: signedWith?.sha256 ?? (await this.pdf.signingCertificateSha256(row.organization_id)),
       signing_certificate_not_after: signedWith?.not_after ?? (await this.pdf.signingCertificateNotAfter(row.organization_id)),
       signing_certificate_subject: signedWith?.subject ?? (await this.pdf.signingCertificateSubject(row.organization_id)),
