@@ -759,7 +759,7 @@ export function pdfValuesOf(state: DocumentState, pendingId: string, pendingValu
     if (!v) continue;
     const box = { page: absolutePage(state, f), x: f.x, y: f.y, width: f.width, height: f.height, font_size: f.font_size ?? null, multiline: f.multiline ?? false };
     if (f.type === 'checkbox' || f.type === 'radio') out.push({ ...box, kind: f.type, checked: v.value === true });
-    else out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v) });
+    else out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v, state.date_format) });
   }
   return out;
 }

@@ -1658,6 +1658,12 @@ export interface components {
              * @example Asia/Seoul
              */
             time_zone?: string;
+            /**
+             * @description How documents sent from now on print dates (date fields in the PDF, the audit certificate and form_data; dates of times in Korean messages): 1995년 3월 15일, 1995. 3. 15., 1995.03.15 or 1995-03-15. Anything else: 400 invalid_parameter naming date_format.
+             * @example YYYY. M. D.
+             * @enum {string}
+             */
+            date_format?: "YYYY년 M월 D일" | "YYYY. M. D." | "YYYY.MM.DD" | "YYYY-MM-DD";
             /** @description null: no quiet hours. */
             quiet_hours?: null & components["schemas"]["QuietHoursDto"];
             /** @description null: KakaoTalk off. */
@@ -1834,7 +1840,7 @@ export interface components {
             /** @description checkbox group: at most this many checked. */
             max_checked?: number;
             /**
-             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).
+             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02; absent: the organization's date_format (PATCH /v1/organization; default 2027년 1월 2일).
              * @enum {string}
              */
             locale?: "ko" | "en";
@@ -1987,7 +1993,7 @@ export interface components {
             /** @description checkbox group: at most this many checked. */
             max_checked?: number;
             /**
-             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).
+             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02; absent: the organization's date_format (PATCH /v1/organization; default 2027년 1월 2일).
              * @enum {string}
              */
             locale?: "ko" | "en";
@@ -2377,6 +2383,11 @@ export interface components {
             /** @description IANA zone (default Asia/Seoul): expires_on dates end at 23:59:59.999 there, and every time in messages, the signing page and the audit certificate is shown there with its zone. */
             time_zone: string;
             quiet_hours: components["schemas"]["QuietHours"];
+            /**
+             * @description How the organization's documents print dates: a date field's value in the final PDF, the audit certificate and form_data's display_value (unless the field gives its own locale), and the date of every time in its Korean messages. Recorded on each document when it is sent: a later change leaves sent documents as they were. Default "YYYY년 M월 D일".
+             * @enum {string}
+             */
+            date_format: "YYYY년 M월 D일" | "YYYY. M. D." | "YYYY.MM.DD" | "YYYY-MM-DD";
             kakao: components["schemas"]["KakaoSettings"];
             usage: {
                 /** @description The month usage is counted for, YYYY-MM (UTC). */
@@ -2799,7 +2810,7 @@ export interface components {
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, else in the organization's date_format recorded when the document was sent, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment). */
                 display_value: string;
                 /** @description The template field (its id in the template) this document field was made from: the same in every document of that template; null when the document was not made from a template. */
                 template_field_key: string | null;

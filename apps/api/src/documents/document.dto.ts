@@ -175,7 +175,7 @@ export class FieldDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'radio: the choice this button stands for.' }) @Optional() @IsString() @MaxLength(200) option?: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'checkbox group: at least this many checked.' }) @Optional() @IsInt() min_checked?: number;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'checkbox group: at most this many checked.' }) @Optional() @IsInt() max_checked?: number;
-  @ApiPropertyOptional({ enum: ['ko', 'en'], description: 'date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).' }) @Optional() @IsIn(['ko', 'en']) locale?: 'ko' | 'en';
+  @ApiPropertyOptional({ enum: ['ko', 'en'], description: 'date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02; absent: the organization\'s date_format (PATCH /v1/organization; default 2027년 1월 2일).' }) @Optional() @IsIn(['ko', 'en']) locale?: 'ko' | 'en';
   // The domain checks each entry (fields[i].accept[j]) so the refusal names it.
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: ['pdf', 'jpeg', 'png'] }, maxItems: 3, description: 'attachment: the kinds of file it takes, judged by the bytes (default all three).' })
   @Optional() @IsArray() @ArrayMaxSize(3) accept?: AttachmentKind[];

@@ -21,7 +21,8 @@ export function formDataOf(row: DocumentRow): FormDataResponse {
     type: v.type as FormDataResponse['data'][number]['type'],
     label: v.label,
     value: v.value,
-    display_value: displayValue(fields.get(v.field_id)?.field ?? v, v.value, v),
+    // Dates in the format the document was sent with, as its final PDF prints them.
+    display_value: displayValue(fields.get(v.field_id)?.field ?? v, v.value, v, row.date_format),
     template_field_key: v.template_field_key,
     group: v.group,
     option: v.option,

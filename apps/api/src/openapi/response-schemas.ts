@@ -1,5 +1,6 @@
 import type {
   ContentFormat,
+  DateFormat,
   DocumentStatus,
   FieldType,
   MemberRole,
@@ -265,7 +266,7 @@ export const FormDataSchema = component(
           type: VALUE_FIELD_TYPE,
           label: strOrNull,
           value: fieldValue,
-          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment).', str),
+          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, else in the organization\'s date_format recorded when the document was sent, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment).', str),
           ...FORM_DATA_MAPPING,
           signed_at: time,
           attachment: note('attachment fields: the uploaded file.', AttachmentValueSchema),
@@ -549,6 +550,10 @@ export const OrganizationSchema = component(
     brand: BrandSchema,
     time_zone: note('IANA zone (default Asia/Seoul): expires_on dates end at 23:59:59.999 there, and every time in messages, the signing page and the audit certificate is shown there with its zone.', str),
     quiet_hours: QuietHoursSchema,
+    date_format: note(
+      'How the organization\'s documents print dates: a date field\'s value in the final PDF, the audit certificate and form_data\'s display_value (unless the field gives its own locale), and the date of every time in its Korean messages. Recorded on each document when it is sent: a later change leaves sent documents as they were. Default "YYYY년 M월 D일".',
+      enumOf(['YYYY년 M월 D일', 'YYYY. M. D.', 'YYYY.MM.DD', 'YYYY-MM-DD'] satisfies readonly DateFormat[]),
+    ),
     kakao: KakaoSettingsSchema,
     usage: obj({
       period: note('The month usage is counted for, YYYY-MM (UTC).', { type: 'string', pattern: '^\\d{4}-\\d{2}$' }),
