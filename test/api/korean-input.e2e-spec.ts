@@ -1,6 +1,7 @@
+import { formatZonedDateTime } from '@dojang/domain';
 import { pdftotext } from '@dojang/pdf/testing/poppler';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
-import { SIGNATURE, sentWith, signer, tokenOf } from '../support/lifecycle';
+import { SIGNATURE, outboxOf, sentWith, signer, tokenOf } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 import { binary } from '../files/file-helpers';
 
@@ -149,5 +150,61 @@ describe('Korean input as written', () => {
       for (const value of ['3,500,000원', '1995년 3월 15일', '₩1,200,000']) expect(text).toContain(value);
       expect(text).not.toContain('3500000');
     }
+  });
+
+  it('prints dates in the organization\'s date format, recorded on each document at send, in the PDF, the certificate, form_data and messages', async () => {
+    const other = await t.createOrg('주식회사 날짜');
+    const oc = client(t, other.test);
+    expect(expectStatus(await oc.get('/organization'), 200).body.date_format).toBe('YYYY년 M월 D일');
+    for (const bad of ['DD/MM/YYYY', '', 'yyyy.mm.dd']) {
+      const err = expectError(await oc.patch('/organization', { date_format: bad }), 400, 'invalid_parameter', 'date_format');
+      expect(err.message).toContain('YYYY. M. D.');
+    }
+    expectError(await oc.patch('/organization', { date_format: 19950315 }), 400, 'invalid_parameter', 'date_format');
+    expect(expectStatus(await oc.patch('/organization', { date_format: 'YYYY. M. D.' }), 200).body.date_format).toBe('YYYY. M. D.');
+
+    const tmpl = expectStatus(
+      await oc.post('/templates', {
+        name: '근로계약서',
+        content: '<p>근로계약서</p>',
+        roles: [
+          { role: '직원', auth: 'none' },
+          { role: '대표', signing_order: 2, auth: 'none' },
+        ],
+        fields: [
+          { role: '직원', type: 'signature', page: 1, x: 10, y: 80, width: 30, height: 8 },
+          { role: '직원', type: 'date', label: '생년월일', page: 1, x: 10, y: 46, width: 40, height: 4 },
+          { role: '직원', type: 'date', label: '입사일', locale: 'en', page: 1, x: 10, y: 52, width: 40, height: 4 },
+          { role: '대표', type: 'signature', page: 1, x: 60, y: 80, width: 30, height: 8 },
+        ],
+      }),
+      201,
+    ).body;
+    const roles = { 직원: { name: '김지원', email: 'kim@example.com' }, 대표: { name: '홍길동', email: 'ceo@example.com' } };
+    const sent = expectStatus(await t.http.post('/v1/signature_requests').set(bearer(other.test)).set('Idempotency-Key', 'date-format').send({ template_id: tmpl.id, roles }), 201).body;
+    // Settings changed after send leave the document as it was sent.
+    expectStatus(await oc.patch('/organization', { date_format: 'YYYY-MM-DD' }), 200);
+    const id = (label: string) => sent.fields.find((f: any) => f.label === label).id as string;
+    const token = (name: string) => tokenOf(sent.participants.find((p: any) => p.name === name).signing_url);
+    expectStatus(await signer(t, token('김지원')).sign({ consent: true, signature: SIGNATURE, values: { [id('생년월일')]: '1995년 3월 15일', [id('입사일')]: '2027. 1. 4.' } }), 200);
+    expectStatus(await signer(t, token('홍길동')).sign(), 200);
+
+    const form = expectStatus(await oc.get(`/documents/${sent.id}/form_data`), 200).body;
+    const shown = (label: string) => form.data.find((d: any) => d.field_id === id(label));
+    expect(shown('생년월일')).toMatchObject({ value: '1995-03-15', display_value: '1995. 3. 15.' });
+    // A field that gives its own locale keeps it.
+    expect(shown('입사일')).toMatchObject({ value: '2027-01-04', display_value: '2027-01-04' });
+    const download = (query = '') => t.http.get(`/v1/documents/${sent.id}/file${query}`).set(bearer(other.test)).buffer(true).parse(binary).expect(200);
+    for (const text of [pdftotext((await download()).body as Buffer), pdftotext((await download('?audit=true')).body as Buffer)]) {
+      expect(text).toContain('1995. 3. 15.');
+      expect(text).not.toContain('1995년 3월 15일');
+    }
+
+    // A message writes the date of a time as the organization does when it is made: the
+    // representative's request, made when the employee signed, after the change (YYYY-MM-DD).
+    const request = (await outboxOf(t, oc, sent.id)).find((m) => m.kind === 'signing_request' && m.to === 'ceo@example.com');
+    const deadline = formatZonedDateTime(sent.expires_at, 'Asia/Seoul', 'ko', 'YYYY-MM-DD');
+    expect(deadline).toMatch(/^\d{4}-\d{2}-\d{2} 오[전후] /);
+    expect(JSON.stringify(request)).toContain(deadline);
   });
 });

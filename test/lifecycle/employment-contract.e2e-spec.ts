@@ -172,8 +172,10 @@ describe('a 근로계약서 from a template with parts and anchors, end to end',
     expect(annex).toContain(`크기: ${png.length.toLocaleString('en-US')} bytes`);
     expect(annex).toContain(`SHA-256: ${createHash('sha256').update(png).digest('hex')}`);
     const done = expectStatus(await c.get(`/documents/${doc.id}`), 200).body;
-    const page = (f: any) => done.parts[f.part].first_page + f.page - 1;
-    const ink = (fid: string) => darkPixels(final, { ...field(fid), page: page(field(fid)) });
+    // A field's page counts across the whole document, as the final PDF's pages do.
+    const shown = (fid: string) => done.fields.find((f: any) => f.id === fid);
+    expect(shown(id('개인정보 수집·이용 동의')).page).toBe(done.parts[1].first_page);
+    const ink = (fid: string) => darkPixels(final, shown(fid));
     // The checked consent box has a tick; the unchecked SMS box only its frame; so for the radio.
     expect(ink(id('개인정보 수집·이용 동의'))).toBeGreaterThan(ink(id('마케팅 SMS')) * 1.3);
     expect(ink(id('근무형태', '정규직'))).toBeGreaterThan(ink(id('근무형태', '계약직')) * 1.3);
@@ -181,6 +183,11 @@ describe('a 근로계약서 from a template with parts and anchors, end to end',
     // The audit certificate lists the values.
     const audited = pdftotext((await download('?audit=true')).body as Buffer);
     for (const shown of ['입력 값', '주소', '서울특별시 중구 세종대로 110', '근무 시작일', '2027년 1월 4일', '부서', '개발팀', '개인정보 수집·이용 동의', '신분증 사본']) expect(audited).toContain(shown);
+    // By the document's one numbering: its pages, and the consent (part 1) on the page the API says.
+    const consentPage = shown(id('개인정보 수집·이용 동의')).page;
+    expect(consentPage).toBeGreaterThan(1);
+    expect(audited.replace(/\s+/g, ' ')).toContain(`쪽수 ${done.page_count} Pages`);
+    expect(audited).toContain(`${consentPage}쪽 / p. ${consentPage}`);
 
     // The phone-only employee's completion SMS (to the corrected phone) serves the signed PDF after a PIN.
     const sms = (await outboxOf(t, c, doc.id)).find((m) => m.kind === 'completed' && m.channel === 'sms');

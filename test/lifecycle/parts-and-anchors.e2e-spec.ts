@@ -66,7 +66,13 @@ describe('a document of two parts with anchored fields', () => {
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [anchored({ part: 2 })] }), 400, 'invalid_parameter', 'fields[0].part');
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [anchored({ x: 10 })] }), 400, 'invalid_parameter', 'fields[0].x');
     expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [anchored({ anchor: { text: '(인)', offset_x: 90, width: 20, height: 5 }, part: 1 })] }), 400, 'anchor_out_of_page', 'fields[0].anchor');
-    expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [{ participant_id: ceo, type: 'signature', part: 1, page: 4, x: 10, y: 10, width: 20, height: 5 }] }), 400, 'field_page_out_of_range', 'fields[0].page');
+    // Pages count across the whole document (1 HTML page + the PDF's 3): page 99 is past its last,
+    // and page 1 is part 0's, not part 1's.
+    const coords = { participant_id: ceo, type: 'signature', x: 10, y: 10, width: 20, height: 5 };
+    const past = expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [{ ...coords, page: 99 }] }), 400, 'field_page_out_of_range', 'fields[0].page');
+    expect(past.message).toContain('the document has 4 pages');
+    const elsewhere = expectError(await c.put(`/documents/${doc.id}/fields`, { fields: [{ ...coords, part: 1, page: 1 }] }), 400, 'field_page_out_of_range', 'fields[0].page');
+    expect(elsewhere.message).toContain('part 1 is pages 2 to 4');
     expect(expectStatus(await c.get(`/documents/${doc.id}`), 200).body.fields).toEqual([]);
   });
 
@@ -85,9 +91,22 @@ describe('a document of two parts with anchored fields', () => {
     expect(placed[1]).toMatchObject({ part: 0, page: 1, anchor: { text: '{{text:address}}' } });
     // The address line comes before the signature line.
     expect(placed[1].y).toBeLessThan(placed[0].y);
-    // "(인)" is on page 3 of the uploaded contract: the page counts within its part.
+    // "(인)" is on page 3 of the uploaded contract, which is page 4 of the document (after the
+    // HTML part's one page): pages count across the whole document, as the footers do.
     const [inPart] = await runPdfWorkOnThisThread(() => findTextAnchors(pdfFixture('chromium-korean-contract-a4.pdf'), [{ text: '(인)', occurrence: 1 }]));
-    expect(placed[2]).toMatchObject({ part: 1, page: 3, x: Math.round((inPart.box!.x - 2) * 1000) / 1000, width: 12, height: 6 });
+    expect(inPart.box!.page).toBe(3);
+    expect(placed[2]).toMatchObject({ part: 1, page: 4, x: Math.round((inPart.box!.x - 2) * 1000) / 1000, width: 12, height: 6 });
+    // The draft already shows where each part starts (its renders are made).
+    const draft = expectStatus(await c.get(`/documents/${doc.id}`), 200).body;
+    expect(draft.parts.map((p: any) => [p.first_page, p.page_count])).toEqual([
+      [1, 1],
+      [2, 3],
+    ]);
+    expect(draft.fields.map((f: any) => [f.part, f.page])).toEqual([
+      [0, 1],
+      [0, 1],
+      [1, 4],
+    ]);
 
   });
 
@@ -126,6 +145,10 @@ describe('a document of two parts with anchored fields', () => {
       ['signature', 0, 1],
       ['text', 0, 1],
     ]);
+    // The session and the document API number pages alike: the representative's "(인)" is page 4 in both.
+    const api = expectStatus(await c.get(`/documents/${doc.id}`), 200).body;
+    expect(session.other_fields.map((f: any) => f.page)).toEqual([htmlPages + 3]);
+    expect(api.fields.map((f: any) => f.page)).toEqual([...session.fields.map((f: any) => f.page), htmlPages + 3]);
     const address = session.fields.find((f: any) => f.type === 'text').id;
     expectStatus(await employee.sign({ consent: true, signature: SIGNATURE, values: { [address]: '서울특별시 마포구 월드컵북로 400' } }), 200);
     const done = expectStatus(await signer(t, links['대표 김도장']).sign({ consent: true, signature: SIGNATURE }), 200).body;
@@ -147,5 +170,47 @@ describe('a document of two parts with anchored fields', () => {
     const report = pdfsig(final);
     expect(report).toContain('Signature is Valid');
     expect(report).toContain('Total document signed');
+  });
+
+  it('numbers the pages of the joined PDF across the whole document, every part counted once', async () => {
+    // A body, an uploaded PDF of 3 pages (printed as it is, but counted) and another body: the
+    // last body's footer is page 5 of 5, not 1 of 1 as a part rendered alone would say.
+    const upload = await uploadFixture(t, key, 'chromium-korean-contract-a4.pdf');
+    const three = expectStatus(
+      await c.post('/documents', {
+        title: '입사 서류',
+        parts: [{ content: '<p>근로계약서 본문</p>' }, { file_url: upload.url }, { title: '개인정보 수집·이용 동의서', content: '<p>수집 항목: 성명, 연락처</p>' }],
+      }),
+      201,
+    ).body;
+    const pdf = (await t.http.get(`/v1/documents/${three.id}/file`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer;
+    const pages = pdftotext(pdf).split('\f').slice(0, 5);
+    // A footer is the page's last line: "n / N" (pdftotext may drop the spaces).
+    const footer = (page: string) => (page.trim().split('\n').pop() ?? '').replace(/[^\d/]/g, '');
+    expect(pages[4]).toContain('개인정보 수집·이용 동의서');
+    expect([footer(pages[0]), footer(pages[4])]).toEqual(['1/5', '5/5']);
+  });
+
+  it('numbers a template\'s pages the same way, and a document made from it keeps them', async () => {
+    // Two one-page bodies: page 2 of the template is part 1's first page.
+    const template = {
+      name: '입사 서류',
+      parts: [{ content: '<p>근로계약서 본문</p>' }, { title: '개인정보 수집·이용 동의서', content: '<p>수집 항목: 성명, 연락처</p>' }],
+      roles: [{ role: '직원', auth: 'none' }],
+      fields: [{ role: '직원', type: 'signature', page: 2, x: 60, y: 40, width: 25, height: 6 }],
+    };
+    const past = expectError(await c.post('/templates', { ...template, fields: [{ ...template.fields[0], page: 3 }] }), 400, 'field_page_out_of_range', 'fields[0].page');
+    expect(past.message).toContain('the document has 2 pages');
+    expectError(await c.post('/templates', { ...template, fields: [{ ...template.fields[0], part: 0 }] }), 400, 'field_page_out_of_range', 'fields[0].page');
+    const tmpl = expectStatus(await c.post('/templates', template), 201).body;
+    expect(tmpl.fields.map((f: any) => [f.part, f.page])).toEqual([[1, 2]]);
+    const sent = expectStatus(
+      await t.http.post('/v1/signature_requests').set(bearer(key)).set('Idempotency-Key', 'pages-from-template').send({ template_id: tmpl.id, roles: { 직원: { name: '홍길동', email: 'hong@example.com' } } }),
+      201,
+    ).body;
+    expect(sent.parts.map((p: any) => p.first_page)).toEqual([1, 2]);
+    expect(sent.fields.map((f: any) => [f.part, f.page])).toEqual([[1, 2]]);
+    const session = expectStatus(await signer(t, tokenOf(sent.participants[0].signing_url)).view(), 200).body;
+    expect(session.fields.map((f: any) => f.page)).toEqual([2]);
   });
 });

@@ -44,29 +44,37 @@ describe('an HR bulk send maps back from its webhooks (issue 32)', () => {
     ],
   };
   // The four columns an HR export has, the row's external id, and the representative (the same
-  // in every row: not a duplicate). Row 3 repeats row 1's phone, written another way.
+  // in every row: not a duplicate). Row 3 repeats row 1's phone, written another way; row 4 is a
+  // landline, which no text message reaches.
   const CSV = [
     '직원.이름,직원.휴대폰,사번,제목,external_id,대표.이름,대표.이메일',
     '김지원,010-1111-2222,E-0001,김지원 근로계약서,HR-1,홍길동,ceo@example.com',
     '이서연,010-3333-4444,E-0002,이서연 근로계약서,HR-2,홍길동,ceo@example.com',
     '박민준,01011112222,E-0003,박민준 근로계약서,HR-3,홍길동,ceo@example.com',
+    '최유나,02-123-4567,E-0004,최유나 근로계약서,HR-4,홍길동,ceo@example.com',
   ].join('\n');
   const upload = (templateId: string, query: string) =>
     t.http.post(`/v1/bulk_sends/upload?template_id=${templateId}${query}`).set(bearer(key)).attach('file', Buffer.from(CSV, 'utf8'), { filename: '입사자.csv', contentType: 'text/csv' });
 
-  it('dry run warns of the shared phone; the job sends; every document.completed carries 사번, the external id and the chosen 고용형태', async () => {
+  it('dry run reports the landline and warns of the shared phone; the job sends the rest; every document.completed carries 사번, the external id and the chosen 고용형태', async () => {
     const template = expectStatus(await c.post('/templates', TEMPLATE), 201).body;
     const endpoint = await createEndpoint(c, { url: receiver.url(), events: ['document.completed'] });
 
+    // Both reported by row, canonical column (the sheet heads it 직원.휴대폰) and code.
     const dry = expectStatus(await upload(template.id, '&dry_run=true'), 200).body;
-    expect(dry).toMatchObject({ object: 'bulk_send_validation', row_count: 3, valid_rows: 3, errors: [] });
+    expect(dry).toMatchObject({ object: 'bulk_send_validation', row_count: 4, valid_rows: 3 });
+    expect(dry.errors.map((e: { row: number; column: string; code: string }) => [e.row, e.column, e.code])).toEqual([[4, '직원.phone', 'phone_not_mobile']]);
     expect(dry.warnings).toEqual([{ row: 3, column: '직원.phone', code: 'duplicate_recipient', rows: [1, 3], message: expect.stringContaining('row 1') }]);
 
-    // Warnings are not errors: the job sends every row.
-    const job = expectStatus(await upload(template.id, ''), 200).body;
+    // Warnings are not errors: the job sends every row but the landline's.
+    const job = expectStatus(await upload(template.id, '&skip_invalid_rows=true'), 200).body;
     for (let i = 0; i < 50 && expectStatus(await c.get(`/bulk_sends/${job.id}`), 200).body.status === 'running'; i++) await t.worker!.runner.catchUp();
-    expect(expectStatus(await c.get(`/bulk_sends/${job.id}`), 200).body).toMatchObject({ status: 'completed', counts: { sent: 3, failed: 0 } });
-    const rows = expectStatus(await c.get(`/bulk_sends/${job.id}/rows`), 200).body.data;
+    expect(expectStatus(await c.get(`/bulk_sends/${job.id}`), 200).body).toMatchObject({ status: 'completed', counts: { sent: 3, failed: 1 } });
+    const all = expectStatus(await c.get(`/bulk_sends/${job.id}/rows`), 200).body.data;
+    expect(all.filter((r: { state: string }) => r.state === 'failed')).toEqual([
+      expect.objectContaining({ row: 4, external_id: 'HR-4', document_id: null, error: expect.objectContaining({ code: 'phone_not_mobile', column: '직원.phone' }) }),
+    ]);
+    const rows = all.filter((r: { state: string }) => r.state === 'sent');
     expect(rows.map((r: { row: number; external_id: string }) => [r.row, r.external_id])).toEqual([
       [1, 'HR-1'],
       [2, 'HR-2'],

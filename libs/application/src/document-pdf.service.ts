@@ -18,6 +18,7 @@ import {
   PdfJob,
   PdfPool,
   PLACE_SIGNATURE,
+  type PageNumbers,
   RENDER_DOCUMENT,
   RENDER_PAGE,
   SignatureBlock,
@@ -112,7 +113,7 @@ interface PageImageRow extends ReadDoc {
   byte_size: number;
 }
 
-type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & { show_title?: boolean } & Partial<Pick<DocumentState, 'organization_id'>> & WithBody;
+type RenderSource = Pick<DocumentState, 'title' | 'content_format' | 'created_at'> & { show_title?: boolean; page_numbers?: PageNumbers } & Partial<Pick<DocumentState, 'organization_id'>> & WithBody;
 
 /** What a document's PDF is made from: its body or file, or its parts (document-parts.ts). */
 type PdfSource = Pick<DocumentState, 'original_pdf' | 'file' | 'title' | 'content_format' | 'created_at'> & {
@@ -225,6 +226,28 @@ export class DocumentPdfService {
     );
   }
 
+  /**
+   * The parts as they are joined: each body rendered again with footers that number the whole
+   * document (page 2 of part 1 after a 3-page part 0 says "5 / 7", not "2 / 4"), so the footers
+   * count pages as the fields, the signing session and the page images do. An uploaded PDF part is
+   * used as it is (nothing is printed on it) and counted. The footers sit in the bottom margin:
+   * the numbered render has the part's pages exactly, which is checked.
+   */
+  private async numberedPartPdfs(state: PdfSource, layout: PartPages[]): Promise<PartPdf[]> {
+    const parts = state.parts ?? [];
+    const total = layout.reduce((sum, at) => sum + at.page_count, 0);
+    return Promise.all(
+      parts.map(async (part, i): Promise<PartPdf> => {
+        if (part.file) return fileAsPart(part.file);
+        const numbered = await this.rendered({ ...partRenderSource(state, part, i), page_numbers: { first: layout[i].first_page, total } });
+        if (numbered.page_count !== layout[i].page_count) {
+          throw new Error(`part ${i} renders to ${numbered.page_count} pages with document page numbers but ${layout[i].page_count} without`);
+        }
+        return numbered;
+      }),
+    );
+  }
+
   /** One part's PDF bytes (anchors are searched in the part their field is on). */
   async partPdf(state: PdfSource, index: number): Promise<{ pdf: Buffer; part: PartPdf }> {
     const part = (await this.partPdfs(state))[index];
@@ -237,8 +260,8 @@ export class DocumentPdfService {
    * signing page and send all read the same bytes.
    */
   async joined(state: PdfSource): Promise<{ row: RenderedPdfRow; parts: PartPages[] }> {
-    const parts = await this.partPdfs(state);
-    const layout = layParts(parts.map((p) => p.page_count));
+    const layout = layParts((await this.partPdfs(state)).map((p) => p.page_count));
+    const parts = await this.numberedPartPdfs(state, layout);
     const key = createHash('sha256').update(JSON.stringify([JOIN_PDFS.id, JOIN_PDFS.version, state.title, parts.map((p) => p.sha256)])).digest('hex');
     const known = this.renders.get(key) ?? (await this.storedRender(key));
     if (known) return { row: known, parts: layout };
@@ -713,6 +736,7 @@ export class DocumentPdfService {
         format,
         ...(state.created_at ? { created_at: state.created_at } : {}),
         ...(state.show_title === false ? { show_title: false } : {}),
+        ...(state.page_numbers ? { page_numbers: state.page_numbers } : {}),
         max_pages: DOCUMENT_BUDGETS.max_pages,
         max_image_pixels: DOCUMENT_BUDGETS.max_image_pixels,
       },
@@ -773,7 +797,7 @@ export function pdfValuesOf(state: DocumentState, pendingId: string, pendingValu
     else {
       // An attachment goes to the annex by name, size and hash; its box names the file and the entry.
       const file = v.attachment ? { filename: v.attachment.filename, sha256: v.attachment.sha256, byte_size: v.attachment.byte_size } : null;
-      out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v), ...(file ? { attachment: file } : {}) });
+      out.push({ ...box, kind: 'text', text: displayValue(f, v.value, v, state.date_format), ...(file ? { attachment: file } : {}) });
     }
   }
   return out;
@@ -790,5 +814,7 @@ export function renderKey(state: RenderSource): string {
   const inputs = [RENDER_DOCUMENT.id, RENDER_DOCUMENT.version, state.title, body, state.content_format === 'text' ? 'text' : 'html', state.created_at || null];
   // Only a render without the heading adds an input: every existing key stays as it was.
   if (state.show_title === false) inputs.push('without-title');
+  // Likewise a part numbered as a page range of a joined document.
+  if (state.page_numbers) inputs.push(`pages-${state.page_numbers.first}-of-${state.page_numbers.total}`);
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
 }

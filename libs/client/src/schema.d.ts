@@ -309,7 +309,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the fields
-         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `part` names the part and `page` counts within it. Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
+         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `page` counts across the whole document (every part once, in order: the numbering of the PDF's footers, the signing session and the page images) and `part` is the part holding it (given, it must match: 400 field_page_out_of_range). Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
          */
         put: operations["Participants_replaceFields"];
         post?: never;
@@ -938,7 +938,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template
-         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template's own render (bodies as written, placeholders included; `page` counts within the part): a field past its part's last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, once any field is placed, a signer role without a required field 400 signer_without_required_field naming roles[i].role (roles with no fields at all are saved: their fields are placed next, e.g. in the field-placement editor, POST /templates/{id}/edit_session). Version 1.
+         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template's own render (bodies as written, placeholders included; `page` counts across the whole template, every part once, as a document's pages do): a field past the template's last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, once any field is placed, a signer role without a required field 400 signer_without_required_field naming roles[i].role (roles with no fields at all are saved: their fields are placed next, e.g. in the field-placement editor, POST /templates/{id}/edit_session). Version 1.
          */
         post: operations["Templates_create"];
         delete?: never;
@@ -1798,6 +1798,12 @@ export interface components {
              * @example Asia/Seoul
              */
             time_zone?: string;
+            /**
+             * @description How documents sent from now on print dates (date fields in the PDF, the audit certificate and form_data; dates of times in Korean messages): 1995년 3월 15일, 1995. 3. 15., 1995.03.15 or 1995-03-15. Anything else: 400 invalid_parameter naming date_format.
+             * @example YYYY. M. D.
+             * @enum {string}
+             */
+            date_format?: "YYYY년 M월 D일" | "YYYY. M. D." | "YYYY.MM.DD" | "YYYY-MM-DD";
             /** @description null: no quiet hours. */
             quiet_hours?: null & components["schemas"]["QuietHoursDto"];
             /** @description null: KakaoTalk off. */
@@ -1921,9 +1927,9 @@ export interface components {
             type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
             /** @description Place the field by text in the document instead of page/x/y/width/height (leave those out). Resolved now against the document's PDF; the response shows the page and box found. */
             anchor?: components["schemas"]["FieldAnchorDto"];
-            /** @description The part the field is on (documents of several parts; default 0). page counts within the part. */
+            /** @description The part the field is on (documents of several parts). With page it may be left out (the part holding that page); given, page must be one of its pages. With anchor: the part searched (default 0). */
             part?: number;
-            /** @description The page within the field's part (the document's page for a one-part document). Required unless anchor is given. */
+            /** @description The page of the whole document, every part counted once (page n of part p is parts[p].first_page + n - 1), as the PDF's footers, the signing session and the page images number it. Required unless anchor is given. */
             page?: number;
             /** @description Percent of the displayed page width from its left edge (required unless anchor is given). */
             x?: number;
@@ -1974,7 +1980,7 @@ export interface components {
             /** @description checkbox group: at most this many checked. */
             max_checked?: number;
             /**
-             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).
+             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02; absent: the organization's date_format (PATCH /v1/organization; default 2027년 1월 2일).
              * @enum {string}
              */
             locale?: "ko" | "en";
@@ -2074,9 +2080,9 @@ export interface components {
             type: "signature" | "seal" | "initials" | "text" | "number" | "date" | "signing_date" | "checkbox" | "radio" | "dropdown" | "name" | "email" | "phone" | "attachment";
             /** @description Place the field by text in the document instead of page/x/y/width/height (leave those out). Resolved now against the document's PDF; the response shows the page and box found. */
             anchor?: components["schemas"]["FieldAnchorDto"];
-            /** @description The part the field is on (documents of several parts; default 0). page counts within the part. */
+            /** @description The part the field is on (documents of several parts). With page it may be left out (the part holding that page); given, page must be one of its pages. With anchor: the part searched (default 0). */
             part?: number;
-            /** @description The page within the field's part (the document's page for a one-part document). Required unless anchor is given. */
+            /** @description The page of the whole document, every part counted once (page n of part p is parts[p].first_page + n - 1), as the PDF's footers, the signing session and the page images number it. Required unless anchor is given. */
             page?: number;
             /** @description Percent of the displayed page width from its left edge (required unless anchor is given). */
             x?: number;
@@ -2127,7 +2133,7 @@ export interface components {
             /** @description checkbox group: at most this many checked. */
             max_checked?: number;
             /**
-             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).
+             * @description date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02; absent: the organization's date_format (PATCH /v1/organization; default 2027년 1월 2일).
              * @enum {string}
              */
             locale?: "ko" | "en";
@@ -2539,6 +2545,11 @@ export interface components {
             /** @description IANA zone (default Asia/Seoul): expires_on dates end at 23:59:59.999 there, and every time in messages, the signing page and the audit certificate is shown there with its zone. */
             time_zone: string;
             quiet_hours: components["schemas"]["QuietHours"];
+            /**
+             * @description How the organization's documents print dates: a date field's value in the final PDF, the audit certificate and form_data's display_value (unless the field gives its own locale), and the date of every time in its Korean messages. Recorded on each document when it is sent: a later change leaves sent documents as they were. Default "YYYY년 M월 D일".
+             * @enum {string}
+             */
+            date_format: "YYYY년 M월 D일" | "YYYY. M. D." | "YYYY.MM.DD" | "YYYY-MM-DD";
             kakao: components["schemas"]["KakaoSettings"];
             usage: {
                 /** @description The month usage is counted for, YYYY-MM (UTC). */
@@ -2784,9 +2795,9 @@ export interface components {
             index: number;
             /** @description The part's heading, or null (part 0 of a one-part document: null, the document's title applies). */
             title: string | null;
-            /** @description The part's first page in the document's PDF (fixed at send); null while an earlier part's pages are unknown (a body not yet rendered). */
+            /** @description The part's first page in the document's PDF, pages counted across the whole document (fixed at send); null while an earlier part's pages are unknown (a draft body not yet rendered: placing fields renders it). */
             first_page: number | null;
-            /** @description The part's pages; null until known (a body: at send). */
+            /** @description The part's pages; null until known (a draft body: once fields are placed, and at send). */
             page_count: number | null;
             content_format: components["schemas"]["ContentFormat"];
             /** @description The part's body (HTML or text); null for an uploaded PDF. */
@@ -2804,7 +2815,7 @@ export interface components {
             type: components["schemas"]["FieldType"];
             /** @description The part the field is on (0 for a one-part document). */
             part: number;
-            /** @description The page within the field's part (for a one-part document, the document's page). */
+            /** @description The page of the whole document, every part counted once (page n of part p is parts[p].first_page + n - 1): the numbering of the PDF's footers, the signing session and the page images (pages/{page}.png). Templates number their own render's pages the same way. */
             page: number;
             /** @description Percent of the page width from the left edge. */
             x: number;
@@ -2961,7 +2972,7 @@ export interface components {
                 label: string | null;
                 /** @description A string (text, number, YYYY-MM-DD date, option, name, email, phone) or a boolean (checkbox, radio). */
                 value: string | boolean;
-                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment, which the final PDF lists on its 입력값 부록 annex; a value too long for its box is printed whole there too). */
+                /** @description As the final PDF and the audit certificate show it (dates per the field's locale, else in the organization's date_format recorded when the document was sent, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment, which the final PDF lists on its 입력값 부록 annex; a value too long for its box is printed whole there too). */
                 display_value: string;
                 /** @description The template field (its id in the template) this document field was made from: the same in every document of that template; null when the document was not made from a template. */
                 template_field_key: string | null;
@@ -3013,15 +3024,15 @@ export interface components {
                 completed_at: string | null;
                 /** @description Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good. */
                 pages_version: string | null;
-                /** @description The document's parts in order and where each starts: a field's page image is pages/{first_page + page - 1}.png of its part. */
+                /** @description The document's parts in order and where each starts; a field's page counts across the whole document, so its page image is pages/{page}.png. */
                 parts: {
                     /** @description The part's index; fields name it as part. */
                     index: number;
                     /** @description The part's heading, or null (part 0 of a one-part document: null, the document's title applies). */
                     title: string | null;
-                    /** @description The part's first page in the document's PDF (fixed at send); null while an earlier part's pages are unknown (a body not yet rendered). */
+                    /** @description The part's first page in the document's PDF, pages counted across the whole document (fixed at send); null while an earlier part's pages are unknown (a draft body not yet rendered: placing fields renders it). */
                     first_page: number | null;
-                    /** @description The part's pages; null until known (a body: at send). */
+                    /** @description The part's pages; null until known (a draft body: once fields are placed, and at send). */
                     page_count: number | null;
                 }[];
             };

@@ -91,6 +91,18 @@ describe('renderAuditCertificate', () => {
     expect(text).toContain('전체 서명 완료 (Completed)');
   });
 
+  it("states the document's pages and each value's page by the document's one numbering", async () => {
+    const withPages = pdftotext(
+      await renderAuditCertificate({
+        ...input,
+        page_count: 7,
+        field_values: [{ label: '주소', value: '서울특별시 마포구', participant: '홍길동', at: '2026-03-01T00:07:30Z', page: 5 }],
+      }),
+    ).replace(/\s+/g, ' ');
+    expect(withPages).toContain("쪽수 7 Pages");
+    expect(withPages).toContain('5쪽 / p. 5');
+  });
+
   it('says when the document is not completed yet', async () => {
     const pending = pdftotext(await renderAuditCertificate({ ...input, final_sha256: null, timeline: [] }));
     expect(pending).toContain('서명 미완료 (not completed)');

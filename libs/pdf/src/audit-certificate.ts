@@ -58,6 +58,8 @@ export interface AuditFieldValue {
   participant: string;
   /** When that participant signed. */
   at: string;
+  /** The document page the field is on, every part counted once (as the PDF's footers number it); absent: not shown. */
+  page?: number;
 }
 
 /**
@@ -88,6 +90,8 @@ export interface AuditCertificateInput {
   title: string;
   document_id: string;
   original_sha256: string;
+  /** The document's pages, every part counted once (the numbering of its footers and its fields); absent: not shown. */
+  page_count?: number | null;
   /** SHA-256 of the completed, signed document (without this certificate); null until completed. */
   final_sha256: string | null;
   participants: AuditParticipant[];
@@ -398,7 +402,8 @@ function fieldValuesTable(values: AuditFieldValue[], at: TimeFormat): Content {
     (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
   );
   const rows: TableCell[][] = values.map((v) => [
-    { text: v.label } as TableCell,
+    // The page by the document's one numbering, so a reader finds the value where the footers say.
+    (v.page === undefined ? { text: v.label } : { stack: [{ text: v.label }, { text: `${v.page}쪽 / p. ${v.page}`, fontSize: 7, color: '#666666' }] }) as TableCell,
     { text: v.value } as TableCell,
     v.participant,
     { text: at(v.at), fontSize: 8 },
@@ -521,6 +526,7 @@ export function buildAuditCertificateDefinition(input: AuditCertificateInput): T
         [label('문서 제목', 'Title'), info.title],
         [label('문서 ID', 'Document ID'), mono(info.document_id)],
         [label('원본 문서 해시', 'Original SHA-256'), mono(info.original_sha256)],
+        ...(info.page_count ? [[label('쪽수', 'Pages'), `${info.page_count}`] as [Content, Content]] : []),
         [label('최종 문서 해시', 'Final SHA-256'), info.final_sha256 ? mono(info.final_sha256) : '서명 미완료 (not completed)'],
         ...(info.signing_certificate_subject ? [[label('서명 인증서', 'Signing certificate'), info.signing_certificate_subject] as [Content, Content]] : []),
         ...(info.signing_certificate_sha256 ? [[label('서명 인증서 지문', 'Signing certificate SHA-256'), mono(info.signing_certificate_sha256)] as [Content, Content]] : []),

@@ -11,6 +11,7 @@ export {
   renderDocDefinition,
   renderDocumentPdf,
   type RenderDocumentInput,
+  type PageNumbers,
 } from './render-document';
 export { inspectPdf, MAX_PDF_OBJECTS, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
 export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sanitize-pdf';

@@ -22,6 +22,19 @@ export interface RenderDocumentInput {
   created_at?: Date | string;
   /** false: no title heading above the body (the body starts at the top margin of page 1). */
   show_title?: boolean;
+  /**
+   * A part of a document of several (the domain's document-parts.ts): its footers number the pages
+   * of the whole document, "first + n - 1 / total", not the part's own. Absent: "n / N" of this render.
+   */
+  page_numbers?: PageNumbers;
+}
+
+/** Where a rendered part's pages fall in the document it is joined into. */
+export interface PageNumbers {
+  /** The document page this render's first page is. */
+  first: number;
+  /** The document's page count (every part counted once). */
+  total: number;
 }
 
 /** A4 in points, as pdfmake lays it out. */
@@ -51,6 +64,16 @@ function creationDate(value: Date | string | undefined): Date | undefined {
 
 export function pageNumberFooter(currentPage: number, pageCount: number): Content {
   return { text: `${currentPage} / ${pageCount}`, style: 'footer', margin: [0, 18, 0, 0] };
+}
+
+/**
+ * The footer of a render: its own "n / N", or for a part of a joined document the document's
+ * numbering. The footer sits in the bottom margin, so it never moves a page break: a part renders
+ * to the same pages whatever its footers say.
+ */
+export function footerFor(numbers: PageNumbers | undefined): (currentPage: number, pageCount: number) => Content {
+  if (!numbers) return pageNumberFooter;
+  return (currentPage: number) => pageNumberFooter(numbers.first + currentPage - 1, numbers.total);
 }
 
 /**
@@ -86,7 +109,7 @@ export function buildDocDefinitionWithPlaceholders(input: RenderDocumentInput): 
     },
     // Long words and paragraphs bounded before pdfmake sees them (layout-bounds.ts).
     content: boundLayoutWork([...(input.show_title === false ? [] : [{ text: title, style: 'title' }]), ...body]),
-    footer: pageNumberFooter,
+    footer: footerFor(input.page_numbers),
     styles: documentStyles,
     defaultStyle: { font: KOREAN_FONT_FAMILY, fontSize: 10.5, lineHeight: 1.35 },
   };

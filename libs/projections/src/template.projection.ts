@@ -1,4 +1,4 @@
-import { BodyRef, DocumentPart, TEMPLATE_EVENT_TYPES, TemplateEvent, TemplateField, TemplateRole } from '@dojang/domain';
+import { BodyRef, DocumentPart, PartPages, TEMPLATE_EVENT_TYPES, TemplateEvent, TemplateField, TemplateRole } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ReadDoc, Write } from '@dojang/read-store';
 import { Projection, RowLookup } from './projection';
@@ -20,6 +20,8 @@ export interface TemplateReadRow extends ReadDoc {
   fields: TemplateField[];
   /** The current version's parts (templates of several files only). */
   parts?: DocumentPart[];
+  /** Where each part fell in the template's render at save (TemplateContract.part_pages). */
+  part_pages?: PartPages[];
   version: number;
   /** Archived templates are not listed and cannot be used; GET still shows them. */
   archived: boolean;
@@ -50,6 +52,7 @@ export const templateProjection: Projection = {
         roles: d.roles ?? [],
         fields: d.fields ?? [],
         ...(d.parts ? { parts: d.parts } : {}),
+        ...(d.part_pages ? { part_pages: d.part_pages } : {}),
         version: 1,
         archived: false,
         created_at: d.created_at,
@@ -63,7 +66,7 @@ export const templateProjection: Projection = {
     if (event.type === 'TemplateUpdated') {
       const d = event.data;
       // Setting the version (not adding one) keeps a replay of the same event a no-op.
-      const { content: _inline, parts: _parts, ...rest } = current;
+      const { content: _inline, parts: _parts, part_pages: _pages, ...rest } = current;
       const row: TemplateReadRow = {
         ...rest,
         name: d.name,
@@ -72,6 +75,7 @@ export const templateProjection: Projection = {
         roles: d.roles,
         fields: d.fields,
         ...(d.parts ? { parts: d.parts } : {}),
+        ...(d.part_pages ? { part_pages: d.part_pages } : {}),
         version: d.version,
         updated_at: d.updated_at,
       };

@@ -80,17 +80,46 @@ export function tintOf(value) {
   return TINTS[(i < 0 ? 0 : i) % TINTS.length];
 }
 
+/**
+ * The API numbers pages across the whole document (or template), every part once: part 2's first
+ * page follows part 1's last. The editor draws each part's pages apart, so it keeps a page within
+ * its part and converts at the API's edge, both ways.
+ */
+function partOffsets() {
+  /** @type {number[]} */
+  const out = [];
+  let before = 0;
+  for (const p of S.session?.parts ?? []) {
+    out.push(before);
+    before += p.page_count;
+  }
+  return out;
+}
+
+/** A document-wide page as its part and the page within that part. @param {number} page */
+export function partPageOf(page) {
+  const offsets = partOffsets();
+  for (let i = offsets.length - 1; i > 0; i--) if (page > offsets[i]) return { part: i, page: page - offsets[i] };
+  return { part: 0, page };
+}
+
+/** A part's page as the API's document-wide page. @param {number} part @param {number} page */
+export function documentPageOf(part, page) {
+  return (partOffsets()[part] ?? 0) + page;
+}
+
 /** The fields the session holds, as the editor edits them. @param {any[]} fields */
 export function load(fields) {
   S.fields = fields.map((f) => {
+    const at = typeof f.page === 'number' ? partPageOf(f.page) : { part: f.part ?? 0, page: f.page };
     /** @type {Record<string, unknown>} */
     const settings = {};
     for (const k of SETTING_KEYS) if (f[k] !== undefined && f[k] !== null) settings[k] = f[k];
     return {
       key: S.nextKey++,
       type: f.type,
-      part: f.part ?? 0,
-      page: f.page,
+      part: at.part,
+      page: at.page,
       x: f.x,
       y: f.y,
       width: f.width,
@@ -192,7 +221,7 @@ export function serialize() {
     // An anchored field not moved keeps its anchor (found again in each document made from a
     // template); once adjusted it stays where it was put.
     if (f.anchor && !f.moved) out.anchor = f.anchor;
-    else Object.assign(out, { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height });
+    else Object.assign(out, { page: documentPageOf(f.part, f.page), x: f.x, y: f.y, width: f.width, height: f.height });
     for (const [k, v] of Object.entries(f.settings)) if (v !== undefined && v !== null && v !== '') out[k] = v;
     return out;
   });

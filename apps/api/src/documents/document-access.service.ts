@@ -1,11 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Infrastructure, CommandContext, Decision, CLOCK, Clock, readBody } from '@dojang/application';
+import { Infrastructure, CommandContext, Decision, CLOCK, Clock, DocumentPdfService, readBody } from '@dojang/application';
+import { isPdfLimitError } from '@dojang/pdf';
 import {
   DocumentCommand,
   DocumentEvent,
   DocumentState,
+  PartPages,
   documentDecider,
+  layParts,
   documentStreamId,
   WithoutNow,
 } from '@dojang/domain';
@@ -31,6 +34,7 @@ export class DocumentAccess {
     @Inject(INFRA) readonly infra: Infrastructure,
     @Inject(CLOCK) readonly clock: Clock,
     private readonly commandBus: CommandBus,
+    @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
   ) {}
 
   get origin(): string {
@@ -56,9 +60,24 @@ export class DocumentAccess {
    */
   async present(row: DocumentRow, auth?: AuthContext, options: { links?: boolean } = {}): Promise<PresentedDocument> {
     const partContents = row.parts ? await Promise.all(row.parts.map((p) => readBody(this.infra.blobs, p))) : [];
-    const presented = presentDocument(row, this.origin, this.infra.secrets, await readBody(this.infra.blobs, row), partContents);
+    const presented = presentDocument(row, this.origin, this.infra.secrets, await readBody(this.infra.blobs, row), partContents, await this.draftLayout(row));
     if (auth?.role === 'full' && options.links !== false) return presented;
     return { ...presented, participants: presented.participants.map((p) => ({ ...p, signing_url: null })) };
+  }
+
+  /**
+   * Where a draft's parts fall in the document (each body's render, cached: PUT /fields made it),
+   * so its fields' pages are shown across the whole document before send too. Only a draft with
+   * parts and fields needs it; one whose render is refused shows pages within their parts.
+   */
+  private async draftLayout(row: DocumentRow): Promise<PartPages[] | null> {
+    if (!row.parts || row.part_pages || row.fields.length === 0) return null;
+    try {
+      return layParts((await this.pdf.partPdfs(row)).map((p) => p.page_count));
+    } catch (error) {
+      if (isPdfLimitError(error)) return null;
+      throw error;
+    }
   }
 
   async presentById(auth: AuthContext, id: string): Promise<PresentedDocument> {

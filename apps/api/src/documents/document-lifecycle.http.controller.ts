@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { deliveryFacts, DocumentPdfService, DocumentSealer, sha256Hex } from '@dojang/application';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
-import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, brandOf, deliveryStreamId, documentStreamId, DocumentState, endOfDayInZone, logoOf, maskEmail, maskPhone, OrganizationState, parseCalendarDate, timeZoneOf } from '@dojang/domain';
+import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, brandOf, dateFormatOf, deliveryStreamId, documentStreamId, DocumentState, endOfDayInZone, logoOf, maskEmail, maskPhone, OrganizationState, parseCalendarDate, timeZoneOf } from '@dojang/domain';
 import { auditFieldValues } from './form-data';
 import { StoredEvent } from '@dojang/event-store';
 import { AUDIT_ENTRIES, AuditEntryRow, DocumentRow } from '@dojang/projections';
@@ -49,6 +49,8 @@ export class DocumentLifecycleHttpController {
         original_pdf: original.pointer,
         // Documents with parts: where each part starts in the joined original.
         ...(original.parts ? { parts: original.parts } : {}),
+        // Dates print as the organization writes them now, for the document's whole life.
+        date_format: dateFormatOf(org as unknown as OrganizationState),
         links: state.participants.map((p) => ({
           participant_id: p.id,
           token_hash: sha256Hex(this.docs.infra.secrets.signingToken(state.id, p.id)),
@@ -194,6 +196,7 @@ export class DocumentLifecycleHttpController {
       document_id: row.id,
       original_sha256: row.original_pdf?.sha256 ?? sha256Hex(original),
       final_sha256: row.final_pdf?.sha256 ?? null,
+      page_count: row.page_count,
       signing_certificate_sha256: signedWith?.sha256 ?? (await this.pdf.signingCertificateSha256(row.organization_id)),
       signing_certificate_not_after: signedWith?.not_after ?? (await this.pdf.signingCertificateNotAfter(row.organization_id)),
       signing_certificate_subject: signedWith?.subject ?? (await this.pdf.signingCertificateSubject(row.organization_id)),

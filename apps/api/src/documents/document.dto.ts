@@ -145,9 +145,9 @@ export class FieldDto {
   @IsDefined() @IsIn(FIELD_TYPES as unknown as string[]) type: FieldType;
   @ApiPropertyOptional({ type: () => FieldAnchorDto, description: 'Place the field by text in the document instead of page/x/y/width/height (leave those out). Resolved now against the document\'s PDF; the response shows the page and box found.' })
   @Optional() @IsObject() @ValidateNested() @Type(() => FieldAnchorDto) anchor?: FieldAnchorDto;
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 9, description: 'The part the field is on (documents of several parts; default 0). page counts within the part.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 9, description: 'The part the field is on (documents of several parts). With page it may be left out (the part holding that page); given, page must be one of its pages. With anchor: the part searched (default 0).' })
   @Optional() @IsInt() @Min(0) @Max(9) part?: number;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'The page within the field\'s part (the document\'s page for a one-part document). Required unless anchor is given.' }) @Placed() @IsDefined() @IsInt() @Min(1) page?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'The page of the whole document, every part counted once (page n of part p is parts[p].first_page + n - 1), as the PDF\'s footers, the signing session and the page images number it. Required unless anchor is given.' }) @Placed() @IsDefined() @IsInt() @Min(1) page?: number;
   @ApiPropertyOptional({ type: 'number', minimum: 0, maximum: 100, description: 'Percent of the displayed page width from its left edge (required unless anchor is given).' }) @Placed() @IsDefined() @IsNumber() @Min(0) @Max(100) x?: number;
   @ApiPropertyOptional({ type: 'number', minimum: 0, maximum: 100, description: 'Percent of the displayed page height from its top edge (required unless anchor is given).' }) @Placed() @IsDefined() @IsNumber() @Min(0) @Max(100) y?: number;
   // At least MIN_FIELD_SIZE_PERCENT (1): the decider refuses smaller boxes, naming the field.
@@ -175,7 +175,7 @@ export class FieldDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 200, description: 'radio: the choice this button stands for.' }) @Optional() @IsString() @MaxLength(200) option?: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'checkbox group: at least this many checked.' }) @Optional() @IsInt() min_checked?: number;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'checkbox group: at most this many checked.' }) @Optional() @IsInt() max_checked?: number;
-  @ApiPropertyOptional({ enum: ['ko', 'en'], description: 'date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02 (default ko).' }) @Optional() @IsIn(['ko', 'en']) locale?: 'ko' | 'en';
+  @ApiPropertyOptional({ enum: ['ko', 'en'], description: 'date and signing_date: ko writes 2027년 1월 2일, en 2027-01-02; absent: the organization\'s date_format (PATCH /v1/organization; default 2027년 1월 2일).' }) @Optional() @IsIn(['ko', 'en']) locale?: 'ko' | 'en';
   // The domain checks each entry (fields[i].accept[j]) so the refusal names it.
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: ['pdf', 'jpeg', 'png'] }, maxItems: 3, description: 'attachment: the kinds of file it takes, judged by the bytes (default all three).' })
   @Optional() @IsArray() @ArrayMaxSize(3) accept?: AttachmentKind[];

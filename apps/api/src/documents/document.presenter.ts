@@ -1,4 +1,5 @@
 import { Secrets } from '@dojang/application';
+import { PartPages, absolutePage } from '@dojang/domain';
 import { DocumentRow } from '@dojang/projections';
 import { DocumentResponse } from '../openapi/response-schemas';
 import { presentField } from './field-settings';
@@ -7,7 +8,19 @@ import { presentField } from './field-settings';
  * The public shape of a document. Signing links are shown only to the owning organization.
  * `content` is the body read from the blob store (the row holds only its ref).
  */
-export function presentDocument(row: DocumentRow, origin: string, secrets: Secrets, content: string | null, partContents: Array<string | null> = []): DocumentResponse {
+/**
+ * `layout`: a draft's parts as rendered now (fixed in `part_pages` at send). Fields record their
+ * page within their part; every response numbers pages across the whole document, as the PDF's
+ * footers, the signing session and the page images do.
+ */
+export function presentDocument(
+  row: DocumentRow,
+  origin: string,
+  secrets: Secrets,
+  content: string | null,
+  partContents: Array<string | null> = [],
+  layout: PartPages[] | null = null,
+): DocumentResponse {
   const linksLive = row.status === 'sent';
   const signedValues = new Map(row.participants.flatMap((p) => (p.values ?? []).map((v) => [v.field_id, v] as const)));
   return {
@@ -55,8 +68,8 @@ export function presentDocument(row: DocumentRow, origin: string, secrets: Secre
       group_signed_by: p.group_signed_by ?? null,
       delegated_from: p.delegated_from ?? [],
     })),
-    parts: presentParts(row, content, partContents),
-    fields: row.fields.map((f) => ({ object: 'field' as const, participant_id: f.participant_id, ...presentField(f, signedValues.get(f.id)) })),
+    parts: presentParts(row, content, partContents, layout),
+    fields: row.fields.map((f) => ({ object: 'field' as const, participant_id: f.participant_id, ...presentField(f, signedValues.get(f.id)), page: absolutePage(row, f, layout) })),
   };
 }
 
@@ -64,17 +77,17 @@ type PartsSource = Pick<DocumentRow, 'title' | 'content_format' | 'file' | 'page
 
 /**
  * The document's parts in order, with where each starts in the PDF the participants see: fixed at
- * send; before that known only while every part before it is an uploaded PDF (a body's pages are
- * known once rendered). A one-part document has one part, its body or file.
+ * send; before that from the draft's renders when given (`layout`: a draft with fields), else
+ * known only while every part before it is an uploaded PDF. A one-part document has one part, its body or file.
  */
-export function presentParts(row: PartsSource, content: string | null, partContents: Array<string | null> = []) {
+export function presentParts(row: PartsSource, content: string | null, partContents: Array<string | null> = [], layout: PartPages[] | null = null) {
   const file = (f: NonNullable<DocumentRow['file']>) => ({ id: f.file_id, sha256: f.sha256, byte_size: f.byte_size, page_count: f.page_count });
   if (!row.parts) {
     return [{ index: 0, title: null, content_format: row.content_format, content, file: row.file ? file(row.file) : null, first_page: 1, page_count: row.page_count }];
   }
   let next: number | null = 1;
   return row.parts.map((part, index) => {
-    const laid = row.part_pages?.[index];
+    const laid = (row.part_pages ?? layout)?.[index];
     const pageCount = laid?.page_count ?? part.file?.page_count ?? null;
     const firstPage = laid?.first_page ?? next;
     next = firstPage !== null && pageCount !== null ? firstPage + pageCount : null;

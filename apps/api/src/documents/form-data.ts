@@ -1,5 +1,5 @@
 import { AuditFieldValue } from '@dojang/pdf';
-import { AttachmentValue, displayValue, formDataEntries } from '@dojang/domain';
+import { AttachmentValue, absolutePage, displayValue, formDataEntries } from '@dojang/domain';
 import { DocumentRow } from '@dojang/projections';
 import { FormDataResponse } from '../openapi/response-schemas';
 
@@ -21,7 +21,8 @@ export function formDataOf(row: DocumentRow): FormDataResponse {
     type: v.type as FormDataResponse['data'][number]['type'],
     label: v.label,
     value: v.value,
-    display_value: displayValue(fields.get(v.field_id)?.field ?? v, v.value, v),
+    // Dates in the format the document was sent with, as its final PDF prints them.
+    display_value: displayValue(fields.get(v.field_id)?.field ?? v, v.value, v, row.date_format),
     template_field_key: v.template_field_key,
     group: v.group,
     option: v.option,
@@ -50,12 +51,18 @@ export function formDataOf(row: DocumentRow): FormDataResponse {
 /** The certificate's list: label (or type) → value as the PDF shows it, who, when. */
 export function auditFieldValues(row: DocumentRow): AuditFieldValue[] {
   const names = new Map(row.participants.map((p) => [p.id, p.name]));
-  return formDataOf(row).data.map((d) => ({
-    label: d.label ?? d.type,
-    value: d.display_value,
-    participant: names.get(d.participant_id) ?? d.participant_id,
-    at: d.signed_at,
-  }));
+  const fields = new Map(row.fields.map((f) => [f.id, f]));
+  return formDataOf(row).data.map((d) => {
+    const field = fields.get(d.field_id);
+    return {
+      label: d.label ?? d.type,
+      value: d.display_value,
+      participant: names.get(d.participant_id) ?? d.participant_id,
+      at: d.signed_at,
+      // The page counted across the whole document, as the API and the footers count it.
+      ...(field ? { page: absolutePage(row, field) } : {}),
+    };
+  });
 }
 
 /** The files signatures recorded as attachment values (uploads never named by a signature are not evidence). */

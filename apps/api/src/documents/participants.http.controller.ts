@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Inject, Param, Patch, Post, Put } from '@nestjs/common';
 import { DocumentPdfService, sha256Hex } from '@dojang/application';
-import { DocumentState, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS, documentDecider, documentStreamId, mobilePhone } from '@dojang/domain';
+import { DocumentState, ParticipantChanges, ParticipantSetup, RESEND_COOLDOWN_SECONDS, documentDecider, documentStreamId, layParts, mobilePhone, pageWithinPart } from '@dojang/domain';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
 import { CorrectParticipantDto, ParticipantBatchDto, ParticipantDto, ReplaceFieldsDto } from './document.dto';
@@ -130,10 +130,30 @@ export class ParticipantsHttpController {
   }
 
   private async placed(state: DocumentState, dto: ReplaceFieldsDto) {
-    const anchored = dto.fields.some((f) => f.anchor !== undefined);
+    const editable = state.exists && !state.trashed && state.status === 'draft';
+    const fields = editable && state.parts ? await this.withinParts(state, dto.fields) : dto.fields;
+    const anchored = fields.some((f) => f.anchor !== undefined);
     // A sent or trashed document answers as before (409/404) rather than being searched.
-    const boxes = anchored && state.exists && !state.trashed && state.status === 'draft' ? await placeFields(this.pdf, state, dto.fields) : null;
-    return dto.fields.map((f, i) => toField(f, boxes ? boxes[i] : { box: { page: f.page ?? 1, x: f.x ?? 0, y: f.y ?? 0, width: f.width ?? 0, height: f.height ?? 0 }, anchor: null }));
+    const boxes = anchored && editable ? await placeFields(this.pdf, state, fields) : null;
+    return fields.map((f, i) => toField(f, boxes ? boxes[i] : { box: { page: f.page ?? 1, x: f.x ?? 0, y: f.y ?? 0, width: f.width ?? 0, height: f.height ?? 0 }, anchor: null }));
+  }
+
+  /**
+   * A document of parts numbers its pages across the whole document (as its footers, the signing
+   * session and the page images do); a field records its part and the page within it. Each field
+   * placed by coordinates is mapped so, by the draft's parts as rendered now (the renders send
+   * joins). A page that is not a whole number ≥ 1 is left for the decider to refuse as before.
+   */
+  private async withinParts(state: DocumentState, dtos: ReplaceFieldsDto['fields']): Promise<ReplaceFieldsDto['fields']> {
+    if (!dtos.some((f) => f.anchor === undefined && f.page !== undefined)) return dtos;
+    const layout = layParts((await this.pdf.partPdfs(state)).map((p) => p.page_count));
+    return dtos.map((f, i) => {
+      if (f.anchor !== undefined || f.page === undefined || !Number.isInteger(f.page) || f.page < 1) return f;
+      const known = f.part !== undefined && Number.isInteger(f.part) && f.part >= 0 && f.part < layout.length ? f.part : undefined;
+      // A part the document does not have is the decider's to refuse (`fields[i].part`).
+      if (f.part !== undefined && known === undefined) return f;
+      return { ...f, ...pageWithinPart(layout, f.page, known, `fields[${i}].page`) };
+    });
   }
 
   @Put('fields')

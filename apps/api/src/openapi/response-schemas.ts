@@ -1,5 +1,6 @@
 import type {
   ContentFormat,
+  DateFormat,
   DocumentStatus,
   FieldType,
   MemberRole,
@@ -265,7 +266,7 @@ export const FormDataSchema = component(
           type: VALUE_FIELD_TYPE,
           label: strOrNull,
           value: fieldValue,
-          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment, which the final PDF lists on its 입력값 부록 annex; a value too long for its box is printed whole there too).', str),
+          display_value: note('As the final PDF and the audit certificate show it (dates per the field\'s locale, else in the organization\'s date_format recorded when the document was sent, numbers per its number_format, ✓/□ for a checkbox, ●/○ and the option for a radio button, file name and SHA-256 for an attachment, which the final PDF lists on its 입력값 부록 annex; a value too long for its box is printed whole there too).', str),
           ...FORM_DATA_MAPPING,
           signed_at: time,
           attachment: note('attachment fields: the uploaded file.', AttachmentValueSchema),
@@ -284,7 +285,7 @@ export const FieldSchema = component(
     participant_id: uuid,
     type: FieldTypeSchema,
     part: note('The part the field is on (0 for a one-part document).', { type: 'integer', minimum: 0 }),
-    page: note('The page within the field\'s part (for a one-part document, the document\'s page).', { type: 'integer', minimum: 1 }),
+    page: note('The page of the whole document, every part counted once (page n of part p is parts[p].first_page + n - 1): the numbering of the PDF\'s footers, the signing session and the page images (pages/{page}.png). Templates number their own render\'s pages the same way.', { type: 'integer', minimum: 1 }),
     x: note('Percent of the page width from the left edge.', { type: 'number', minimum: 0, maximum: 100 }),
     y: note('Percent of the page height from the top edge.', { type: 'number', minimum: 0, maximum: 100 }),
     width: { type: 'number', minimum: 0, maximum: 100 },
@@ -301,12 +302,12 @@ const DocumentFileSchema = component(
   obj({ id: note('The file_… id of the uploaded PDF.', str), sha256, byte_size: int, page_count: int }),
 );
 
-/** Where a part starts in the PDF the participants see, for the signing page (absolute page n = first_page + page - 1). */
+/** Where a part starts in the PDF the participants see (page n of the part is page first_page + n - 1 of the document). */
 const PART_PLACE = {
   index: note('The part\'s index; fields name it as part.', { type: 'integer', minimum: 0 }),
   title: note('The part\'s heading, or null (part 0 of a one-part document: null, the document\'s title applies).', strOrNull),
-  first_page: note('The part\'s first page in the document\'s PDF (fixed at send); null while an earlier part\'s pages are unknown (a body not yet rendered).', intOrNull),
-  page_count: note('The part\'s pages; null until known (a body: at send).', intOrNull),
+  first_page: note('The part\'s first page in the document\'s PDF, pages counted across the whole document (fixed at send); null while an earlier part\'s pages are unknown (a draft body not yet rendered: placing fields renders it).', intOrNull),
+  page_count: note('The part\'s pages; null until known (a draft body: once fields are placed, and at send).', intOrNull),
 } as const;
 
 export const DocumentPartSchema = component(
@@ -549,6 +550,10 @@ export const OrganizationSchema = component(
     brand: BrandSchema,
     time_zone: note('IANA zone (default Asia/Seoul): expires_on dates end at 23:59:59.999 there, and every time in messages, the signing page and the audit certificate is shown there with its zone.', str),
     quiet_hours: QuietHoursSchema,
+    date_format: note(
+      'How the organization\'s documents print dates: a date field\'s value in the final PDF, the audit certificate and form_data\'s display_value (unless the field gives its own locale), and the date of every time in its Korean messages. Recorded on each document when it is sent: a later change leaves sent documents as they were. Default "YYYY년 M월 D일".',
+      enumOf(['YYYY년 M월 D일', 'YYYY. M. D.', 'YYYY.MM.DD', 'YYYY-MM-DD'] satisfies readonly DateFormat[]),
+    ),
     kakao: KakaoSettingsSchema,
     usage: obj({
       period: note('The month usage is counted for, YYYY-MM (UTC).', { type: 'string', pattern: '^\\d{4}-\\d{2}$' }),
@@ -896,7 +901,7 @@ export const SigningSessionSchema = component(
       expires_at: timeOrNull,
       completed_at: timeOrNull,
       pages_version: note('Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good.', strOrNull),
-      parts: note('The document\'s parts in order and where each starts: a field\'s page image is pages/{first_page + page - 1}.png of its part.', arrayOf(obj(PART_PLACE))),
+      parts: note('The document\'s parts in order and where each starts; a field\'s page counts across the whole document, so its page image is pages/{page}.png.', arrayOf(obj(PART_PLACE))),
     }),
     participant: obj({
       id: uuid,

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsObject, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { DATE_FORMATS } from '@dojang/domain';
 
 /** Optional but not nullable. */
 const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
@@ -36,6 +37,12 @@ export class KakaoSettingsDto {
 export class UpdateOrganizationDto {
   @ApiPropertyOptional({ type: () => BrandDto }) @Optional() @IsObject() @ValidateNested() @Type(() => BrandDto) brand?: BrandDto;
   @ApiPropertyOptional({ type: 'string', maxLength: 64, example: 'Asia/Seoul', description: 'IANA time zone.' }) @Optional() @IsString() @MaxLength(64) time_zone?: string;
+  @ApiPropertyOptional({
+    enum: [...DATE_FORMATS],
+    example: 'YYYY. M. D.',
+    description: 'How documents sent from now on print dates (date fields in the PDF, the audit certificate and form_data; dates of times in Korean messages): 1995년 3월 15일, 1995. 3. 15., 1995.03.15 or 1995-03-15. Anything else: 400 invalid_parameter naming date_format.',
+  })
+  @Optional() @IsString() @MaxLength(32) date_format?: string;
   @ApiPropertyOptional({ type: () => QuietHoursDto, nullable: true, description: 'null: no quiet hours.' })
   @OptionalNullable() @IsObject() @ValidateNested() @Type(() => QuietHoursDto) quiet_hours?: QuietHoursDto | null;
   @ApiPropertyOptional({ type: () => KakaoSettingsDto, nullable: true, description: 'null: KakaoTalk off.' })

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Inject, Patch, Put, Req } from '@nestjs/
 import { CommandBus } from '@nestjs/cqrs';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, logoUrl } from '@dojang/application';
 import { Request } from 'express';
-import { brandOf, freeSignaturesPerMonth, logoOf, MAX_LOGO_BYTES, MAX_LOGO_SIDE, OrganizationCommand, OrganizationLogo, WithoutNow, organizationDecider, organizationStreamId, OrganizationState, quietHoursOf, timeZoneOf } from '@dojang/domain';
+import { brandOf, dateFormatOf, freeSignaturesPerMonth, logoOf, MAX_LOGO_BYTES, MAX_LOGO_SIDE, OrganizationCommand, OrganizationLogo, WithoutNow, organizationDecider, organizationStreamId, OrganizationState, quietHoursOf, timeZoneOf } from '@dojang/domain';
 import { OrganizationRow } from '@dojang/projections';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, commandContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
@@ -48,6 +48,7 @@ export class OrganizationHttpController {
       brand: { ...brandOf(org), logo: this.presentLogo(org.id, logoOf(org)) },
       time_zone: timeZoneOf(org),
       quiet_hours: quietHoursOf(org),
+      date_format: dateFormatOf(org as unknown as OrganizationState),
       kakao: org.kakao ? { pf_id: org.kakao.pf_id, templates: { ...org.kakao.templates } } : null,
       usage: {
         period,
@@ -70,6 +71,7 @@ export class OrganizationHttpController {
     if (dto.time_zone !== undefined || dto.quiet_hours !== undefined) {
       commands.push({ type: 'ChangeTimeZone', ...(dto.time_zone !== undefined ? { time_zone: dto.time_zone } : {}), ...(dto.quiet_hours !== undefined ? { quiet_hours: dto.quiet_hours } : {}) });
     }
+    if (dto.date_format !== undefined) commands.push({ type: 'ChangeDateFormat', date_format: dto.date_format });
     if (dto.kakao !== undefined) commands.push({ type: 'ConfigureKakao', kakao: dto.kakao });
     // Validated all before any is recorded: a bad kakao part must not leave the brand changed.
     const state = (await this.infra.commands.load(organizationDecider, organizationStreamId(auth.organization_id))).state;

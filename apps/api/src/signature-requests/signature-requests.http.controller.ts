@@ -6,6 +6,7 @@ import {
   DocumentCommand,
   DocumentState,
   OrganizationState,
+  dateFormatOf,
   canAffordSignature,
   documentDecider,
   documentSequence,
@@ -129,6 +130,7 @@ export class SignatureRequestsHttpController {
           message: dto.message?.trim() || null,
           page_count: original.page_count,
           original_pdf: original.pointer,
+          date_format: dateFormatOf(org as unknown as OrganizationState),
           links: [{ participant_id: participantId, token_hash: sha256Hex(this.docs.infra.secrets.signingToken(documentId, participantId)) }],
         },
       ];

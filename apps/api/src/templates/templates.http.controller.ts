@@ -1,7 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { Clock, CLOCK, DocumentPdfService, Infrastructure, putBody, readBody, templatePageCounts } from '@dojang/application';
-import { DocumentPart, Field, TemplateCommand, TemplateField, TemplateRole, TemplateState, keyName, templateDecider, templateStreamId, validateTemplateContent } from '@dojang/domain';
+import {
+  DocumentPart,
+  Field,
+  TemplateCommand,
+  TemplateField,
+  TemplateRole,
+  TemplateState,
+  absolutePage,
+  keyName,
+  layParts,
+  pageWithinPart,
+  templateDecider,
+  templateStreamId,
+  validateTemplateContent,
+} from '@dojang/domain';
 import { TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { Condition } from '@dojang/read-store';
 import { extractTemplateVariables } from '@dojang/seals';
@@ -44,7 +58,13 @@ export function presentTemplate(row: TemplateReadRow, content: string, partConte
   return {
     ...presentTemplateSummary(row),
     content,
-    fields: (row.fields ?? []).map((f) => ({ role: f.role, ...presentField({ ...f, participant_id: '' } as Field, undefined) })),
+    // Pages across the whole template (its parts as rendered at save), as PUT /templates takes them;
+    // an anchored field keeps its nominal box until a document is made.
+    fields: (row.fields ?? []).map((f) => ({
+      role: f.role,
+      ...presentField({ ...f, participant_id: '' } as Field, undefined),
+      ...(f.anchor ? {} : { page: absolutePage({ part_pages: row.part_pages ?? null }, f) }),
+    })),
     ...(row.parts
       ? {
           parts: row.parts.map((p, index) => ({ index, title: p.title, content_format: p.content_format, content: partContents[index] ?? null, file: p.file ? file(p.file) : null })),
@@ -79,6 +99,22 @@ function toTemplateFields(dtos: TemplateFieldDto[]): TemplateField[] {
     }
     const { participant_id: _p, id, ...field } = toField({ ...dto, participant_id: '' }, { box, anchor });
     return { id: dto.id?.toLowerCase() ?? id, role: keyName(dto.role), ...field };
+  });
+}
+
+/**
+ * The fields given in a request of a template of parts, each placed by coordinates on a page of
+ * the whole template (every part counted once, as documents number pages), as recorded: its part
+ * and the page within it, by the template's own render (`pageCounts`). A part the template does
+ * not have is left for the decider to refuse (`fields[i].part`).
+ */
+function fieldsWithinParts(fields: TemplateField[], pageCounts: number[] | undefined, parts: DocumentPart[] | undefined): TemplateField[] {
+  if (!parts || !pageCounts) return fields;
+  const layout = layParts(pageCounts);
+  return fields.map((f, i) => {
+    if (f.anchor) return f;
+    if (f.part !== undefined && (f.part < 0 || f.part >= layout.length)) return f;
+    return { ...f, ...pageWithinPart(layout, f.page, f.part, `fields[${i}].page`) };
   });
 }
 
@@ -158,6 +194,7 @@ export class TemplatesHttpController {
       now: command.now,
     });
     if (page_counts) command.page_counts = page_counts;
+    if (command.fields) command.fields = fieldsWithinParts(command.fields, page_counts, command.parts);
     const mine = (state: TemplateState) => state.exists && state.organization_id === auth.organization_id && state.livemode === auth.livemode;
     await createOnce(this.infra, info.idempotency, { decider: templateDecider, id: templateStreamId(id), existsCode: 'template_exists', mine }, () =>
       this.decide(auth, info, id, () => command, true).then(() => true),
@@ -212,7 +249,10 @@ export class TemplatesHttpController {
             now,
           })
         : undefined;
-      return page_counts ? { ...command, page_counts } : command;
+      // Only the fields given now are placed by document pages; kept ones are recorded already.
+      const effectiveParts = parts ? parts.parts : body ? undefined : state.parts;
+      const placed = fields ? { fields: fieldsWithinParts(fields, page_counts, effectiveParts) } : {};
+      return page_counts ? { ...command, ...placed, page_counts } : command;
     });
     return this.present(auth, id);
   }

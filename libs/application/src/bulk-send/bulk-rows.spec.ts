@@ -53,3 +53,34 @@ describe('rowsFromTable: the header names keys, the cells are text (issue 33 §1
     expect(errors).toEqual([]);
   });
 });
+
+describe('rowsFromTable: errors name the canonical column, whatever the sheet headed it (issue 32)', () => {
+  const header = ['직원.이름', '직원.휴대폰', '사번', '제목'];
+  const ok = ['김지원', '010-1111-2222', 'E-0001', '김지원 근로계약서'];
+
+  it.each([
+    ['the phone', 1, '직원.phone', '직원.휴대폰'],
+    ['the name', 0, '직원.name', '직원.이름'],
+    ['a plain column kept as metadata', 2, 'metadata.사번', '사번'],
+    ['the title', 3, 'title', '제목'],
+  ])('a bad cell of %s is reported under its canonical column, the header as written in the message', (_what, index, column, written) => {
+    const bad = ok.map((cell, j) => (j === index ? `${cell}\u0000` : cell));
+    const { errors } = rowsFromTable(template(['직원']), header, [ok, bad]);
+    expect(errors).toEqual([{ row: 2, column, code: 'invalid_parameter', message: expect.stringContaining(`column ${column} (headed "${written}")`) }]);
+  });
+
+  it('a column given twice under two names (직원.휴대폰 and 직원.phone) is refused under its canonical name, rather than one silently winning', () => {
+    const { errors } = rowsFromTable(template(['직원']), [...header, '직원.phone'], [[...ok, '010-9999-0000']]);
+    expect(errors).toEqual([{ row: null, column: '직원.phone', code: 'invalid_parameter', message: 'Columns "직원.휴대폰" and "직원.phone" both give 직원.phone: keep one.' }]);
+    const twice = rowsFromTable(template(['직원']), ['직원.이름', '제목', 'title'], [['김지원', '갑', '을']]);
+    expect(twice.errors).toEqual([expect.objectContaining({ row: null, column: 'title' })]);
+  });
+
+  it('reads the Korean headers into the API\'s keys', () => {
+    const { rows, errors } = rowsFromTable(template(['직원']), header, [ok]);
+    expect(errors).toEqual([]);
+    expect({ ...rows[0].roles['직원'] }).toEqual({ name: '김지원', phone: '010-1111-2222' });
+    expect({ ...rows[0].metadata }).toEqual({ 사번: 'E-0001' });
+    expect(rows[0].title).toBe('김지원 근로계약서');
+  });
+});

@@ -66,7 +66,8 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
   const roles = new Set(template.roles.map((r) => r.role));
   const fields = new Set(template.fields.map((f) => f.id));
   const variables = new Set(template.variables);
-  const seen = new Set<string>();
+  // Each column by what it gives (its canonical name) → the header as written.
+  const seen = new Map<string, string>();
   const columns = header.map((raw) => {
     const trimmed = raw.trim();
     if (!isStorableText(trimmed)) {
@@ -76,28 +77,44 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
     // Composed, as role names and placeholders are: a sheet saved on a Mac heads 직원 decomposed.
     const name = keyName(trimmed);
     if (!name) errors.push({ row: null, column: name, code: 'invalid_parameter', message: 'A column has no name in the header.' });
-    else if (seen.has(name)) errors.push({ row: null, column: name, code: 'invalid_parameter', message: `Column "${name}" appears twice in the header.` });
-    seen.add(name);
+    const col = columnOfHeader(name);
+    if (!col) return null;
+    // Two headers for one thing (직원.휴대폰 and 직원.phone) would silently keep the last: refused.
+    const before = seen.get(col.column);
+    if (before !== undefined) {
+      const how = before === name ? `Column "${name}" appears twice in the header.` : `Columns "${before}" and "${name}" both give ${col.column}: keep one.`;
+      errors.push({ row: null, column: col.column, code: 'invalid_parameter', message: how });
+    }
+    seen.set(col.column, name);
+    return col;
+  });
+
+  /**
+   * What a header names, with its canonical name (`column`), the one every error and warning uses
+   * whatever the sheet wrote: `직원.휴대폰` is `직원.phone`, `제목` is `title`, a plain `사번` is
+   * `metadata.사번` (the API's own names, as a JSON row and the template send's params say them).
+   */
+  function columnOfHeader(name: string) {
     const dot = name.indexOf('.');
     const head = dot < 0 ? name : name.slice(0, dot);
     const key = dot < 0 ? '' : name.slice(dot + 1);
-    if (name === 'external_id') return { kind: 'external_id' as const, name, key };
-    if (TITLE_COLUMNS.includes(name)) return { kind: 'title' as const, name, key };
-    if (head === 'variables' && variables.has(key)) return { kind: 'variables' as const, name, key };
-    if (head === 'values' && fields.has(key)) return { kind: 'values' as const, name, key };
+    if (name === 'external_id') return { kind: 'external_id' as const, name, key, column: 'external_id' };
+    if (TITLE_COLUMNS.includes(name)) return { kind: 'title' as const, name, key, column: 'title' };
+    if (head === 'variables' && variables.has(key)) return { kind: 'variables' as const, name, key, column: name };
+    if (head === 'values' && fields.has(key)) return { kind: 'values' as const, name, key, column: name };
     if (head === 'metadata' && isBuiltInKeyName(key)) {
       errors.push({ row: null, column: name, code: 'invalid_parameter', message: `Column "${name}": "${key}" is the name of a built-in property of JavaScript objects and cannot be a metadata key.` });
       return null;
     }
-    if (head === 'metadata' && key.length > 0 && key.length <= MAX_METADATA_KEY) return { kind: 'metadata' as const, name, key };
+    if (head === 'metadata' && key.length > 0 && key.length <= MAX_METADATA_KEY) return { kind: 'metadata' as const, name, key, column: name };
     const roleKey = roleColumnKey(key);
-    if (roles.has(head) && roleKey) return { kind: 'role' as const, name, key: roleKey, role: head };
+    if (roles.has(head) && roleKey) return { kind: 'role' as const, name, key: roleKey, role: head, column: `${head}.${roleKey}` };
     if (name && dot < 0 && !roles.has(name) && name.length <= MAX_METADATA_KEY) {
       if (isBuiltInKeyName(name)) {
         errors.push({ row: null, column: name, code: 'invalid_parameter', message: `Column "${name}" is the name of a built-in property of JavaScript objects and cannot be a metadata key.` });
         return null;
       }
-      return { kind: 'metadata' as const, name, key: name };
+      return { kind: 'metadata' as const, name, key: name, column: `metadata.${name}` };
     }
     if (name) {
       errors.push({
@@ -108,7 +125,7 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
       });
     }
     return null;
-  });
+  }
   if (errors.length) return { rows: [], errors };
   if (records.length > MAX_BULK_SEND_ROWS) return { rows: [], errors: [{ row: null, column: null, code: 'invalid_parameter', message: `A bulk send holds at most ${MAX_BULK_SEND_ROWS} rows; this file has ${records.length}.` }] };
   const rows = records.map((cells, i): BulkRow => {
@@ -122,12 +139,14 @@ export function rowsFromTable(template: Pick<TemplateState, 'roles' | 'fields' |
     columns.forEach((col, j) => {
       const value = cells[j] ?? '';
       if (!col || value === '') return;
+      // The canonical name, and the header as written when the sheet wrote it otherwise.
+      const where = col.name === col.column ? col.column : `${col.column} (headed "${col.name}")`;
       if (value.length > MAX_CELL_CHARACTERS) {
-        errors.push({ row: i + 1, column: col.name, code: 'invalid_parameter', message: `Row ${i + 1}, column ${col.name}: at most ${MAX_CELL_CHARACTERS} characters.` });
+        errors.push({ row: i + 1, column: col.column, code: 'invalid_parameter', message: `Row ${i + 1}, column ${where}: at most ${MAX_CELL_CHARACTERS} characters.` });
         return;
       }
       if (!isStorableText(value)) {
-        errors.push({ row: i + 1, column: col.name, code: 'invalid_parameter', message: `Row ${i + 1}, column ${col.name}: holds a control character (NUL or another C0 character other than tab, line feed or carriage return) or is not valid Unicode text.` });
+        errors.push({ row: i + 1, column: col.column, code: 'invalid_parameter', message: `Row ${i + 1}, column ${where}: holds a control character (NUL or another C0 character other than tab, line feed or carriage return) or is not valid Unicode text.` });
         return;
       }
       if (col.kind === 'external_id') row.external_id = value;

@@ -11,6 +11,9 @@ import {
   logoOf,
   planSigningNotifications,
   timeZoneOf,
+  dateFormatOf,
+  type DateFormat,
+  type OrganizationState,
 } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import {
@@ -73,9 +76,10 @@ export function languageOf(p: Pick<ParticipantState, 'language' | 'phone'>): Mes
 }
 
 /** How one organization's messages look: brand, zone-aware times, the participant's language. */
-export function messageOptions(org: OrganizationRow | null, lang: MessageLanguage, origin?: string): MessageOptions & { timeZone: string } {
+export function messageOptions(org: OrganizationRow | null, lang: MessageLanguage, origin?: string): MessageOptions & { timeZone: string; dateFormat: DateFormat } {
   const brand = brandOf(org);
   const timeZone = timeZoneOf(org);
+  const dateFormat = dateFormatOf(org as unknown as OrganizationState | null);
   const logo = logoOf(org);
   return {
     lang,
@@ -85,8 +89,9 @@ export function messageOptions(org: OrganizationRow | null, lang: MessageLanguag
     // By URL rather than as an inline (CID) attachment: a bulk send of thousands of e-mails would
     // otherwise carry the image in every one, and the alt text names the sender where images are off.
     logo: logo && org && origin ? { url: logoUrl(origin, org.id, logo), width: logo.width, height: logo.height } : null,
-    formatTime: (value, l) => formatZonedDateTime(value instanceof Date ? value : typeof value === 'number' ? value : String(value), timeZone, l),
+    formatTime: (value, l) => formatZonedDateTime(value instanceof Date ? value : typeof value === 'number' ? value : String(value), timeZone, l, dateFormat),
     timeZone,
+    dateFormat,
   };
 }
 
@@ -199,7 +204,7 @@ export class SigningNotificationsReactor implements Reactor {
    * kind and the participant did not ask for SMS. The variables are what Dojang's templates use
    * (docs/OPERATIONS.md lists them); the approved template decides which appear.
    */
-  private kakaoFor(org: OrganizationRow | null, p: ParticipantState, kind: string, doc: DocumentState, sender: string, signingUrl: string, options: MessageOptions & { timeZone: string }): KakaoMessage | null {
+  private kakaoFor(org: OrganizationRow | null, p: ParticipantState, kind: string, doc: DocumentState, sender: string, signingUrl: string, options: MessageOptions & { timeZone: string; dateFormat: DateFormat }): KakaoMessage | null {
     if (p.channel === 'sms' || !org?.kakao) return null;
     const template = org.kakao.templates[kind as KakaoMessageKind];
     if (!template) return null;
@@ -212,7 +217,7 @@ export class SigningNotificationsReactor implements Reactor {
         '#{요청자}': sender,
         '#{이름}': p.name,
         '#{문서명}': doc.title,
-        '#{기한}': doc.expires_at ? formatZonedDateTime(doc.expires_at, options.timeZone, options.lang ?? 'ko') : '',
+        '#{기한}': doc.expires_at ? formatZonedDateTime(doc.expires_at, options.timeZone, options.lang ?? 'ko', options.dateFormat) : '',
         '#{링크}': acts ? signingUrl : '',
       },
       button_url: acts ? signingUrl : null,

@@ -7,6 +7,7 @@ import {
   DomainError,
   Field,
   OrganizationState,
+  dateFormatOf,
   ParticipantSetup,
   TemplateEvent,
   TemplateState,
@@ -261,6 +262,7 @@ export class TemplateSender {
         page_count: original.page_count,
         original_pdf: original.pointer,
         ...(original.parts ? { parts: original.parts } : {}),
+        date_format: dateFormatOf(org as unknown as OrganizationState),
         links: prepared.participants.map((p) => ({ participant_id: p.id, token_hash: sha256Hex(this.infra.secrets.signingToken(documentId, p.id)) })),
       },
     ];

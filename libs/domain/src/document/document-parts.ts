@@ -31,10 +31,40 @@ export const partOf = (field: Pick<Field, 'part'>): number => field.part ?? 0;
 /** How many parts a document has (1 for a document made with content or a file). */
 export const partCount = (state: { parts?: DocumentPart[] | null }): number => state.parts?.length ?? 1;
 
-/** The field's page in the joined PDF (what the stamper and the page images count); before send, its page within its part. */
-export function absolutePage(state: { part_pages?: PartPages[] | null }, field: Pick<Field, 'page' | 'part'>): number {
-  const at = state.part_pages?.[partOf(field)];
+/**
+ * The field's page in the joined PDF (what the stamper, the page images and every API count);
+ * fields record their page within their part. `layout` stands for the state's before send (a
+ * draft's parts as rendered now); without either, the page within the part.
+ */
+export function absolutePage(state: { part_pages?: PartPages[] | null }, field: Pick<Field, 'page' | 'part'>, layout?: PartPages[] | null): number {
+  const at = (state.part_pages ?? layout)?.[partOf(field)];
   return at ? at.first_page + field.page - 1 : field.page;
+}
+
+/**
+ * A page of the whole document (parts joined in order, every part counted once: what the footers,
+ * the signing session and the page images number) as its part and the page within that part, as
+ * fields are recorded. `part`, when the field names one, must be the part the page is in.
+ * Refused with the field named: a page past the document's last, or outside the named part.
+ */
+export function pageWithinPart(layout: PartPages[], page: number, part: number | undefined, param: string): { part: number; page: number } {
+  const total = layout.reduce((sum, at) => sum + at.page_count, 0);
+  const index = layout.findIndex((at) => page >= at.first_page && page < at.first_page + at.page_count);
+  if (index < 0) {
+    throw invalid('field_page_out_of_range', `${param} is ${page} but the document has ${total} page${total === 1 ? '' : 's'} (every part counted): place it on a page from 1 to ${total}.`, param);
+  }
+  const named = part === undefined ? undefined : layout[part];
+  if (named && part !== index) {
+    const last = named.first_page + named.page_count - 1;
+    const range = named.page_count === 1 ? `page ${named.first_page}` : `pages ${named.first_page} to ${last}`;
+    throw invalid('field_page_out_of_range', `${param} is ${page}, which is in part ${index}; part ${part} is ${range} of the document (pages count across the whole document).`, param);
+  }
+  return { part: index, page: page - layout[index].first_page + 1 };
+}
+
+/** The document's page numbering while its parts are known, else null (a body not rendered yet). */
+export function knownLayout(pageCounts: Array<number | null>): PartPages[] | null {
+  return pageCounts.every((n): n is number => n !== null) ? layParts(pageCounts) : null;
 }
 
 /** Every part's place once the page counts are known: consecutive, from page 1. */

@@ -1,4 +1,4 @@
-import { AttachmentKind } from './field-types';
+import { AttachmentKind, DateFormat } from './field-types';
 import { BlobPointer, ChainHeadProof, DocumentCreated, DocumentPart, DocumentSeal, Field, ParticipantChanges, ParticipantSetup, PartPages, SigningSealSource } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
@@ -49,6 +49,8 @@ export type SendDocument = Timed & {
   links: Array<{ participant_id: string; token_hash: string }>;
   /** Documents with parts: where each part starts in original_pdf (the shell joined them). */
   parts?: PartPages[];
+  /** The organization's date format now (dateFormatOf); absent: the default, recorded as nothing. */
+  date_format?: DateFormat;
 };
 export type OpenSigningLink = Timed & {
   type: 'OpenSigningLink';

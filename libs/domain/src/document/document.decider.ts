@@ -7,7 +7,7 @@ import { cancelReasonOf, decideCorrectParticipant, decideResendSigningRequest } 
 import { decideDelegateSigning, decideUploadAttachment } from './signing-routing.decider';
 import { decideDownloadPin } from './completed-download.decider';
 import { BlobPointer, DocumentEvent, DocumentPart, Field, MESSAGE_LANGUAGES, PARTICIPANT_CHANNELS, ParticipantSetup } from './document.events';
-import { DEFAULT_TIME_ZONE, FieldValue, validateFieldSettings } from './field-types';
+import { DEFAULT_DATE_FORMAT, DEFAULT_TIME_ZONE, FieldValue, validateFieldSettings } from './field-types';
 import { partCount, partOf, validateParts } from './document-parts';
 import { draftValues, resolveSignerValues } from './field-values';
 import { formDataEntries } from './form-data-entries';
@@ -563,6 +563,8 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
             page_count: command.page_count,
             original_pdf: command.original_pdf,
             ...(command.parts ? { parts: command.parts } : {}),
+            // The default is recorded as nothing: documents of organizations that never chose one stay as they were.
+            ...(command.date_format && command.date_format !== DEFAULT_DATE_FORMAT ? { date_format: command.date_format } : {}),
             links: command.links,
           },
         },

@@ -1,5 +1,5 @@
 import { DomainEvent } from '../shared/decider';
-import { AttachmentContentType, FieldSettings, FieldType, FieldValueEntry, FormDataEntry } from './field-types';
+import { AttachmentContentType, DateFormat, FieldSettings, FieldType, FieldValueEntry, FormDataEntry } from './field-types';
 import type { FieldAnchor } from './field-anchor';
 
 export type { FieldType } from './field-types';
@@ -165,6 +165,12 @@ export type DocumentSent = DomainEvent<
     original_pdf: BlobPointer | null;
     /** Documents of several parts: where each part starts in original_pdf (absent on one-part documents). */
     parts?: PartPages[];
+    /**
+     * How the document prints dates from now on (the organization's date_format at send): the
+     * final PDF, the certificate and form_data agree whatever the setting becomes later. Absent
+     * (older documents, or the default): 1995년 3월 15일.
+     */
+    date_format?: DateFormat;
     /** Only the SHA-256 of each signing token is kept; the token itself exists in the link alone. */
     links: Array<{ participant_id: string; token_hash: string }>;
   }

@@ -1,6 +1,6 @@
 import { assertNever } from '../shared/decider';
 import { BodyRef, ContentFormat, DocumentEvent, DocumentPart, Field, FileRef, ParticipantCorrected, ParticipantSetup, PartPages, BlobPointer, SigningSealSource } from './document.events';
-import { FieldValueEntry } from './field-types';
+import { DateFormat, FieldValueEntry } from './field-types';
 import type { UploadedAttachment } from './field-values';
 
 export type DocumentStatus = 'draft' | 'sent' | 'completed' | 'canceled' | 'declined' | 'expired';
@@ -89,6 +89,8 @@ export interface DocumentState {
   parts?: DocumentPart[] | null;
   /** Where each part starts in the original PDF, fixed at send (documents with parts only). */
   part_pages?: PartPages[] | null;
+  /** How its dates print, fixed at send (DocumentSent.date_format); absent: the default. */
+  date_format?: DateFormat;
   /** A DocumentSealed followed the terminal event. */
   sealed?: boolean;
 }
@@ -211,6 +213,7 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
         page_count: event.data.page_count,
         original_pdf: event.data.original_pdf ?? null,
         ...(event.data.parts ? { part_pages: event.data.parts } : {}),
+        ...(event.data.date_format ? { date_format: event.data.date_format } : {}),
         participants: state.participants.map((p) => ({ ...p, token_hash: tokens.get(p.id) ?? null })),
       };
     }

@@ -41,6 +41,32 @@ export type FieldLocale = 'ko' | 'en';
 export const NUMBER_FORMATS = ['plain', 'grouped', 'won', 'krw'] as const;
 export type NumberFormat = (typeof NUMBER_FORMATS)[number];
 
+/**
+ * How an organization's documents print a date (a date field's value, the date of a time in its
+ * messages), written as the pattern it stands for. The first is the default: Korean contracts write
+ * 1995년 3월 15일. A field's own `locale` still wins where it was given.
+ */
+export const DATE_FORMATS = ['YYYY년 M월 D일', 'YYYY. M. D.', 'YYYY.MM.DD', 'YYYY-MM-DD'] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+export const DEFAULT_DATE_FORMAT: DateFormat = 'YYYY년 M월 D일';
+
+export const isDateFormat = (value: unknown): value is DateFormat => typeof value === 'string' && (DATE_FORMATS as readonly string[]).includes(value);
+
+/** A calendar day (YYYY-MM-DD) in a date format. */
+export function formatDate(isoDay: string, format: DateFormat): string {
+  const [y, m, d] = isoDay.split('-');
+  switch (format) {
+    case 'YYYY년 M월 D일':
+      return `${Number(y)}년 ${Number(m)}월 ${Number(d)}일`;
+    case 'YYYY. M. D.':
+      return `${Number(y)}. ${Number(m)}. ${Number(d)}.`;
+    case 'YYYY.MM.DD':
+      return `${y}.${m}.${d}`;
+    case 'YYYY-MM-DD':
+      return `${y}-${m}-${d}`;
+  }
+}
+
 /** What an attachment field may take, recognised by the file's bytes (never its name or declared type). */
 export const ATTACHMENT_KINDS = ['pdf', 'jpeg', 'png'] as const;
 export type AttachmentKind = (typeof ATTACHMENT_KINDS)[number];
@@ -226,13 +252,15 @@ export function valueProblem(field: { type: FieldType } & FieldSettings, value: 
 }
 
 /**
- * A value as the certificate and form_data print it (dates per the field's locale; marks that
- * Noto Sans KR has a glyph for, with the radio button's option).
+ * A value as the PDF, the certificate and form_data print it (dates per the field's locale when it
+ * gives one, else in `dateFormat`, the organization's as recorded at send; marks that Noto Sans KR
+ * has a glyph for, with the radio button's option).
  */
 export function displayValue(
   field: { type: FieldType; locale?: FieldLocale | null; option?: string | null; number_format?: NumberFormat | null; decimals?: number | null },
   value: FieldValue,
   entry?: { attachment?: AttachmentValue },
+  dateFormat?: DateFormat | null,
 ): string {
   // The file by name and hash: what a reader compares with the copy in the evidence bundle.
   if (field.type === 'attachment' && entry?.attachment) return `${entry.attachment.filename} (SHA-256 ${entry.attachment.sha256})`;
@@ -241,9 +269,9 @@ export function displayValue(
     return value ? '✓ 선택 (checked)' : '□ 미선택 (unchecked)';
   }
   if ((field.type === 'date' || field.type === 'signing_date') && isIsoDate(value)) {
-    if ((field.locale ?? 'ko') === 'en') return value;
-    const [y, m, d] = value.split('-').map(Number);
-    return `${y}년 ${m}월 ${d}일`;
+    if (field.locale === 'en') return value;
+    if (field.locale === 'ko') return formatDate(value, DEFAULT_DATE_FORMAT);
+    return formatDate(value, dateFormat ?? DEFAULT_DATE_FORMAT);
   }
   if (field.type === 'number' && field.number_format && field.number_format !== 'plain') return formatNumber(value, field.number_format, field.decimals ?? 0);
   return value;

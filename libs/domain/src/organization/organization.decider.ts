@@ -1,7 +1,7 @@
 import { Decider, assertNever } from '../shared/decider';
 import { DomainError, conflict, invalid, notFound } from '../shared/domain-error';
 import { hasBidiControl } from '../shared/text';
-import { DEFAULT_TIME_ZONE } from '../document/field-types';
+import { DATE_FORMATS, DEFAULT_DATE_FORMAT, DEFAULT_TIME_ZONE, DateFormat, isDateFormat } from '../document/field-types';
 import { DEFAULT_QUIET_HOURS, QuietHours, isValidClockTime, isValidTimeZone } from '../shared/zoned-time';
 import { KAKAO_MESSAGE_KINDS, KEY_ROLES, KakaoChannelConfigured, KakaoMessageKind, KeyMode, KeyRole, MemberRole, OrganizationBrand, OrganizationEvent, OrganizationLogo, OrganizationSigningCertificate, WorkspaceKind } from './organization.events';
 
@@ -87,6 +87,8 @@ export interface OrganizationState {
   brand?: OrganizationBrand;
   time_zone?: string;
   quiet_hours?: QuietHours | null;
+  /** Absent: DEFAULT_DATE_FORMAT (read it through dateFormatOf). */
+  date_format?: DateFormat;
   kakao?: KakaoChannelConfigured['data']['kakao'];
   /** Absent or null: no logo. */
   logo?: OrganizationLogo | null;
@@ -104,6 +106,7 @@ export interface OrganizationState {
 export const EMPTY_BRAND: OrganizationBrand = { display_name: null, color: null, reply_to: null };
 export const brandOf = (s: Pick<OrganizationState, 'brand'> | null | undefined): OrganizationBrand => s?.brand ?? EMPTY_BRAND;
 export const timeZoneOf = (s: Pick<OrganizationState, 'time_zone'> | null | undefined): string => s?.time_zone ?? DEFAULT_TIME_ZONE;
+export const dateFormatOf = (s: Pick<OrganizationState, 'date_format'> | null | undefined): DateFormat => s?.date_format ?? DEFAULT_DATE_FORMAT;
 export const logoOf = (s: Pick<OrganizationState, 'logo'> | null | undefined): OrganizationLogo | null => s?.logo ?? null;
 /** A logo is at most this many bytes as uploaded (it goes into every e-mail's header). */
 export const MAX_LOGO_BYTES = 512 * 1024;
@@ -160,6 +163,7 @@ export type OrganizationCommand =
   | { type: 'ChangeSettings'; default_expiry_days?: number; reminder_interval_days?: number | null; embed_origins?: string[]; now: string }
   | { type: 'ChangeBrand'; display_name?: string | null; color?: string | null; reply_to?: string | null; now: string }
   | { type: 'ChangeTimeZone'; time_zone?: string; quiet_hours?: QuietHours | null; now: string }
+  | { type: 'ChangeDateFormat'; date_format: string; now: string }
   | { type: 'ChangeLogo'; logo: OrganizationLogo | null; now: string }
   | { type: 'ConfigureKakao'; kakao: { pf_id: string; templates: Record<string, string> } | null; now: string }
   | { type: 'GrantCredits'; amount: number; reason: string; now: string }
@@ -237,6 +241,8 @@ export function evolveOrganization(state: OrganizationState, event: Organization
     }
     case 'OrganizationTimeZoneChanged':
       return { ...state, time_zone: event.data.time_zone, quiet_hours: event.data.quiet_hours };
+    case 'OrganizationDateFormatChanged':
+      return { ...state, date_format: event.data.date_format };
     case 'OrganizationLogoChanged':
       return { ...state, logo: event.data.logo };
     case 'KakaoChannelConfigured':
@@ -349,6 +355,13 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
       const next = quiet_hours === null ? null : { start: quiet_hours.start, end: quiet_hours.end };
       if (time_zone === timeZoneOf(state) && JSON.stringify(next) === JSON.stringify(quietHoursOf(state)) && state.time_zone !== undefined) return [];
       return [{ type: 'OrganizationTimeZoneChanged', data: { time_zone, quiet_hours: next, changed_at: command.now } }];
+    }
+    case 'ChangeDateFormat': {
+      if (!isDateFormat(command.date_format)) {
+        throw invalid('invalid_parameter', `date_format must be one of ${DATE_FORMATS.map((f) => `"${f}"`).join(', ')}; got ${JSON.stringify(command.date_format)}.`, 'date_format');
+      }
+      if (command.date_format === state.date_format) return [];
+      return [{ type: 'OrganizationDateFormatChanged', data: { date_format: command.date_format, changed_at: command.now } }];
     }
     case 'ChangeLogo':
       return decideLogo(command, state);

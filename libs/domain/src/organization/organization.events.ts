@@ -1,4 +1,5 @@
 import { DomainEvent } from '../shared/decider';
+import type { DateFormat } from '../document/field-types';
 
 export type WorkspaceKind = 'personal' | 'team';
 export type MemberRole = 'owner' | 'admin' | 'member' | 'viewer';
@@ -63,6 +64,8 @@ export type OrganizationTimeZoneChanged = DomainEvent<
     changed_at: string;
   }
 >;
+/** How the organization's documents and messages print dates (DATE_FORMATS): recorded on each document at send. */
+export type OrganizationDateFormatChanged = DomainEvent<'OrganizationDateFormatChanged', { date_format: DateFormat; changed_at: string }>;
 /**
  * The organization's logo as stored: re-encoded (PNG) or header-checked (JPEG) in the PDF pool,
  * kept content-addressed in the blob store and served under its hash.
@@ -155,6 +158,7 @@ export type OrganizationEvent =
   | OrganizationSettingsChanged
   | OrganizationBrandChanged
   | OrganizationTimeZoneChanged
+  | OrganizationDateFormatChanged
   | OrganizationLogoChanged
   | KakaoChannelConfigured
   | CreditsGranted
@@ -173,6 +177,7 @@ export const ORGANIZATION_EVENT_TYPES: readonly OrganizationEvent['type'][] = [
   'OrganizationSettingsChanged',
   'OrganizationBrandChanged',
   'OrganizationTimeZoneChanged',
+  'OrganizationDateFormatChanged',
   'OrganizationLogoChanged',
   'KakaoChannelConfigured',
   'CreditsGranted',

@@ -1,3 +1,4 @@
+import { DEFAULT_DATE_FORMAT, DateFormat, formatDate } from '../document/field-types';
 /**
  * Wall-clock arithmetic in an organization's IANA time zone, with nothing but `Intl` (the zone
  * database ships with Node's ICU, so no library and no data file of our own). Pure: every function
@@ -171,7 +172,7 @@ const EN_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July
  * "December 10, 2026, 11:59 PM EST". Built from parts rather than a locale's own pattern because
  * ICU versions disagree on Korean day periods, and a deadline must read the same on every server.
  */
-export function formatZonedDateTime(value: string | number | Date, zone: string, lang: 'ko' | 'en'): string {
+export function formatZonedDateTime(value: string | number | Date, zone: string, lang: 'ko' | 'en', dateFormat?: DateFormat): string {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
   if (Number.isNaN(ms)) throw new TypeError(`invalid date: ${String(value)}`);
   const w = wallClock(ms, zone);
@@ -180,6 +181,7 @@ export function formatZonedDateTime(value: string | number | Date, zone: string,
   const minute = String(w.minute).padStart(2, '0');
   const abbr = zoneAbbreviation(ms, zone);
   return lang === 'ko'
-    ? `${w.year}년 ${w.month}월 ${w.day}일 ${pm ? '오후' : '오전'} ${hour12}:${minute} (${abbr})`
+    ? // The date as the organization writes dates (its date_format), the time as Koreans read it.
+      `${formatDate(`${w.year}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`, dateFormat ?? DEFAULT_DATE_FORMAT)} ${pm ? '오후' : '오전'} ${hour12}:${minute} (${abbr})`
     : `${EN_MONTHS[w.month - 1]} ${w.day}, ${w.year}, ${hour12}:${minute} ${pm ? 'PM' : 'AM'} ${abbr}`;
 }

@@ -3,7 +3,7 @@ import { DomainError, conflict, invalid, notFound } from '../shared/domain-error
 import { KEY_NAME_RULE, MAX_ROLE_NAME, isRoleName, keyName } from '../shared/key-names';
 import { isBuiltInKeyName } from '../shared/client-keys';
 import { BlobPointer, BodyRef, DocumentPart, Field } from '../document/document.events';
-import { validateParts } from '../document/document-parts';
+import { layParts, validateParts } from '../document/document-parts';
 import { validateFields } from '../document/document.decider';
 import {
   MAX_TEMPLATE_CONTENT,
@@ -218,6 +218,7 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
         roles: d.roles ?? [],
         fields: d.fields ?? [],
         ...(d.parts ? { parts: d.parts } : {}),
+        ...(d.part_pages ? { part_pages: d.part_pages } : {}),
         created_at: d.created_at,
         updated_at: d.created_at,
       };
@@ -233,6 +234,7 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
         roles: d.roles,
         fields: d.fields,
         parts: d.parts,
+        part_pages: d.part_pages,
         updated_at: d.updated_at,
       };
     }
@@ -280,6 +282,7 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
             // Templates without roles record the event exactly as before.
             ...(command.roles !== undefined || command.fields !== undefined ? { roles, fields } : {}),
             ...(parts ? { parts } : {}),
+            ...(parts && command.page_counts && fields.length > 0 ? { part_pages: layParts(command.page_counts) } : {}),
             created_at: command.now,
           },
         },
@@ -310,8 +313,17 @@ export function decideTemplate(command: TemplateCommand, state: TemplateState): 
         }
       }
       validateTemplateContract(roles, fields, parts?.length ?? 1, command.page_counts);
-      const next = { name, content_blob, variables, roles, fields, ...(parts ? { parts } : {}) };
-      const current = { name: state.name, content_blob: state.content_blob, variables: state.variables, roles: state.roles, fields: state.fields, ...(state.parts ? { parts: state.parts } : {}) };
+      const partPages = parts && command.page_counts && fields.length > 0 ? { part_pages: layParts(command.page_counts) } : {};
+      const next = { name, content_blob, variables, roles, fields, ...(parts ? { parts } : {}), ...partPages };
+      const current = {
+        name: state.name,
+        content_blob: state.content_blob,
+        variables: state.variables,
+        roles: state.roles,
+        fields: state.fields,
+        ...(state.parts ? { parts: state.parts } : {}),
+        ...(state.part_pages ? { part_pages: state.part_pages } : {}),
+      };
       // The same contract again is not a new version: a retried update changes nothing.
       if (sameJson(next, current)) return [];
       return [{ type: 'TemplateUpdated', data: { template_id: state.id, version: state.version + 1, ...next, updated_at: command.now } }];

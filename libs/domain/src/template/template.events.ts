@@ -1,4 +1,4 @@
-import { BodyRef, DocumentPart, ParticipantAuth, ParticipantRole } from '../document/document.events';
+import { BodyRef, DocumentPart, ParticipantAuth, ParticipantRole, PartPages } from '../document/document.events';
 import type { FieldAnchor } from '../document/field-anchor';
 import { FieldSettings, FieldType } from '../document/field-types';
 import { DomainEvent } from '../shared/decider';
@@ -57,6 +57,12 @@ export interface TemplateContract {
   roles: TemplateRole[];
   fields: TemplateField[];
   /**
+   * Where each part fell in the template's own render when it was saved (templates of several
+   * parts with fields only): fields record their page within their part, and the API numbers
+   * pages across the whole template by this, as it does a document's. Absent: not recorded.
+   */
+  part_pages?: PartPages[];
+  /**
    * Several files (the shape of a document's parts, bodies with {{variable}} placeholders): a
    * document made from the template has these parts. content_blob is then part 0's body (empty
    * when part 0 is a PDF). Absent on templates of one body.
@@ -78,6 +84,8 @@ export type TemplateCreated = DomainEvent<
     fields?: TemplateField[];
     /** Only on templates made with several parts. */
     parts?: DocumentPart[];
+    /** See TemplateContract.part_pages. */
+    part_pages?: PartPages[];
     created_at: string;
   }
 >;
