@@ -208,7 +208,8 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
 
   /** The form-heavy contract's 20 fields (LIFECYCLE_CONTRACT=form) and the 13 values its signer fills. */
   function formFields(participant: string) {
-    const f = (type: string, part: number, y: number, over: Record<string, unknown> = {}) => ({ participant_id: participant, type, part, page: 1, x: 20, y, width: 40, height: 3, ...over });
+    // Each part is one page, and the API numbers pages across the whole document: part n is page n + 1.
+    const f = (type: string, part: number, y: number, over: Record<string, unknown> = {}) => ({ participant_id: participant, type, part, page: part + 1, x: 20, y, width: 40, height: 3, ...over });
     return [
       f('text', 0, 20, { label: '주소' }),
       f('text', 0, 24, { label: '계좌번호', pattern: '\\d{3}-\\d{2}-\\d{6}' }),

@@ -82,7 +82,8 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     // The representative signs first (through the API); the employee signs last, on the phone, and completes it.
     const boss = await api('post', `/v1/documents/${doc.id}/participants`, { name: '쀍괆 대표', email: 'ceo@example.com', auth: 'none', signing_order: 1 }, 201);
     const me = await api('post', `/v1/documents/${doc.id}/participants`, { name: '뷁똠햏', email: 'hong@example.com', phone: '01012345678', auth: 'none', signing_order: 2 }, 201);
-    const box = (part: number, x: number, y: number, width = 36, height = 4) => ({ part, page: 1, x, y, width, height });
+    // Each part is one page, and the API numbers pages across the whole document: part n is page n + 1.
+    const box = (part: number, x: number, y: number, width = 36, height = 4) => ({ part, page: part + 1, x, y, width, height });
     const mine = (f: object) => ({ participant_id: me.id, ...f });
     const fields = [
       // Part 0: the contract.
@@ -338,7 +339,8 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     expect(final.status).toBe(200);
     fs.writeFileSync(path.join(ARTIFACTS, 'signed.pdf'), final.body as Buffer);
     // The seal is stamped in the seal field and nowhere else (the value fields show their values).
-    const red = (f: any) => inkIn(final.body as Buffer, { ...f, page: done.parts[f.part].first_page + f.page - 1 }, ([r, g, b]) => r > 150 && g < 90 && b < 90);
+    // A field's page is the document's page (every part counted once), as the final PDF numbers them.
+    const red = (f: any) => inkIn(final.body as Buffer, f, ([r, g, b]) => r > 150 && g < 90 && b < 90);
     const mineOnPdf = done.fields.filter((f: any) => f.participant_id === me.id);
     expect(mineOnPdf.filter((f: any) => red(f) > 0).map((f: any) => f.type)).toEqual(['seal']);
 

@@ -39,7 +39,8 @@ export async function makeContract(t: TestApp, org: TestOrg, origin: string): Pr
   };
   const doc = await call('post', '/v1/documents', { title: '근로계약서 · 똠방', parts: [{ content: CONTRACT }, { title: '개인정보 수집·이용 동의서', content: CONSENT }] }, 201);
   const me = await call('post', `/v1/documents/${doc.id}/participants`, { name: SIGNER, email: 'kwak@example.com', phone: '01012345678', auth: 'none' }, 201);
-  const box = (part: number, x: number, y: number, width = 36, height = 4) => ({ participant_id: me.id, part, page: 1, x, y, width, height });
+  // Each part is one page, and the API numbers pages across the whole document: part n is page n + 1.
+  const box = (part: number, x: number, y: number, width = 36, height = 4) => ({ participant_id: me.id, part, page: part + 1, x, y, width, height });
   const fields = [
     { type: 'text', label: '주소', required: true, max_length: 200, ...box(0, 8, 30) },
     { type: 'number', label: '월 급여', min: 0, max: 100_000_000, required: true, ...box(0, 52, 30) },
