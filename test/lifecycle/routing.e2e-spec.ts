@@ -162,7 +162,11 @@ describe('routing: delegation, signing groups, attachments', () => {
     // The audit certificate lists the field with the file's name and hash.
     const audited = pdftotext((await t.http.get(`/v1/documents/${d.id}/file?audit=true`).set(bearer(key)).buffer(true).parse(binary)).body as Buffer).replace(/\s+/g, '');
     expect(audited).toContain('신분증사본');
-    expect(audited).toContain(`신분증.png(SHA-256${att.sha256})`);
+    // The certificate's values table names the file and its hash (its page column, "1쪽 / p. 1",
+    // sits on the same line, so a reader's text runs the columns together).
+    const values = audited.slice(audited.indexOf('Fieldvalues'), audited.indexOf('처리이력'));
+    expect(values).toContain('신분증.png(SHA-256');
+    expect(values).toContain(att.sha256);
 
     const bundle = await t.http.get(`/v1/documents/${d.id}/evidence`).set(bearer(key)).buffer(true).parse(binary);
     expect(bundle.status).toBe(200);
