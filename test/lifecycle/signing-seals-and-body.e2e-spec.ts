@@ -121,6 +121,49 @@ describe('signing: seals made from the name, organization seals, the reading vie
     expect(stamped).toEqual([expect.objectContaining({ seal_id: null, source: 'drawn' }), expect.objectContaining({ seal_id: open.id, source: 'organization' })]);
   });
 
+  it('a template role marked representative makes its signer representative in a signature request: offered the organization\'s seals, the other role not', async () => {
+    const open = expectStatus(await c.post('/seals', { source: 'generated', company_name: '주식회사 도장' }), 201).body;
+    await t.infra.runner.catchUp();
+    const tmpl = expectStatus(
+      await c.post('/templates', {
+        name: '근로계약서',
+        content: '<p>근로계약서</p>',
+        roles: [
+          { role: '대표', auth: 'none', representative: true },
+          { role: '직원', auth: 'none' },
+        ],
+        fields: [
+          { role: '대표', type: 'seal', page: 1, x: 60, y: 80, width: 15, height: 10 },
+          { role: '직원', type: 'seal', page: 1, x: 10, y: 80, width: 15, height: 10 },
+        ],
+      }),
+      201,
+    ).body;
+    expect(tmpl.roles.map((r: any) => [r.role, r.representative])).toEqual([['대표', true], ['직원', false]]);
+    const req = expectStatus(
+      await t.http
+        .post('/v1/signature_requests')
+        .set(bearer(key))
+        .set('Idempotency-Key', 'representative-role')
+        .send({ template_id: tmpl.id, roles: { 대표: { name: '홍대표', email: 'ceo@example.com' }, 직원: { name: '김직원', email: 'kim@example.com' } } }),
+      201,
+    ).body;
+    const byId = new Map<string, any>(req.participants.map((p: any) => [p.id, p]));
+    const rep = byId.get(req.roles['대표']);
+    const employee = byId.get(req.roles['직원']);
+    expect([rep.representative, employee.representative]).toEqual([true, false]);
+    const tokenOf = (p: any) => String(p.signing_url).split('/sign/')[1];
+    expect(expectStatus(await signer(t, tokenOf(rep)).view(), 200).body.organization_seals.map((s: any) => s.id)).toContain(open.id);
+    expect(expectStatus(await signer(t, tokenOf(employee)).view(), 200).body.organization_seals).toEqual([]);
+    expectError(await t.http.post(`/v1/signing/${tokenOf(employee)}/sign`).send({ consent: true, seal_id: open.id }), 400, 'seal_representative_only', 'seal_id');
+    expectError(
+      await c.post('/templates', { name: 'x', content: '<p>x</p>', roles: [{ role: '참조', participant_role: 'cc', representative: true }], fields: [] }),
+      400,
+      'invalid_parameter',
+      'roles[0].representative',
+    );
+  });
+
   it('refuses representative on a cc and a representative that is not a boolean, naming the param', async () => {
     const doc = expectStatus(await c.post('/documents', { title: '용역계약서', content: '<p>본문</p>' }), 201).body;
     expectError(await c.post(`/documents/${doc.id}/participants`, { name: '참조', email: 'cc@example.com', role: 'cc', representative: true }), 400, 'invalid_parameter', 'representative');
