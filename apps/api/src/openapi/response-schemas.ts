@@ -961,7 +961,7 @@ export const SigningSessionSchema = component(
       orNull(obj({ values: DRAFT_VALUES, updated_at: time })),
     ),
     organization_seals: note(
-      'The sending organization\'s seals this signer may stamp with seal_id (seal_source organization): its unrestricted seals, for a participant with a seal field that takes more than uploads; empty otherwise. image_url is a path on this origin.',
+      'The sending organization\'s seals this signer may stamp with seal_id (seal_source organization): its unrestricted seals, for a representative participant with a seal field that takes more than uploads; empty otherwise. image_url is a path on this origin.',
       arrayOf(obj({ id: str, name: str, image_url: str })),
     ),
   }),
