@@ -69,15 +69,16 @@ describe('signing: seals made from the name, organization seals, the reading vie
     expect(text).toContain(made.sha256);
   });
 
-  it('lists the organization\'s unrestricted seals to a signer whose seal field takes them, serves their images, and records organization as the source', async () => {
+  it('lists the organization\'s unrestricted seals to a representative whose seal field takes them, serves their images, and records organization as the source', async () => {
     const open = expectStatus(await c.post('/seals', { source: 'generated', company_name: '주식회사 도장' }), 201).body;
     const restricted = expectStatus(await c.post('/seals', { source: 'generated', company_name: '사용인감', restricted: true }), 201).body;
     await t.infra.runner.catchUp();
     const d = await sentWith(c, [
-      { name: '대표', fields: [{ type: 'seal' }] },
+      { name: '대표', representative: true, fields: [{ type: 'seal' }] },
       { name: '근로자', fields: [{ type: 'seal', upload_only: true }] },
       { name: '검토자', fields: [{ type: 'signature' }] },
     ]);
+    expect(d.doc.participants.map((x: any) => [x.name, x.representative])).toEqual([['대표', true], ['근로자', false], ['검토자', false]]);
     const session = expectStatus(await signer(t, d.p['대표'].token).view(), 200).body;
     expect(session.organization_seals).toEqual([{ id: open.id, name: open.name, image_url: `/v1/signing/${d.p['대표'].token}/seals/${open.id}/image` }]);
     const image = await t.http.get(session.organization_seals[0].image_url).buffer(true).parse(binary);
@@ -92,6 +93,81 @@ describe('signing: seals made from the name, organization seals, the reading vie
     const signed = (await historyOf(d.id)).find((e) => e.type === 'ParticipantSigned');
     expect(signed.data.seal).toMatchObject({ seal_id: open.id, source: 'organization' });
     expect(expectStatus(await signer(t, d.p['대표'].token).view(), 200).body.organization_seals).toEqual([]);
+  });
+
+  it('offers and stamps the organization\'s seals only for a representative: anyone else sees none and is refused seal_representative_only', async () => {
+    const open = expectStatus(await c.post('/seals', { source: 'generated', company_name: '주식회사 도장' }), 201).body;
+    await t.infra.runner.catchUp();
+    // Both seal fields take any seal; only the representative flag tells them apart.
+    const d = await sentWith(c, [
+      { name: '대표이사', representative: true, fields: [{ type: 'seal' }] },
+      { name: '직원', fields: [{ type: 'seal' }] },
+    ]);
+    const employee = d.p['직원'].token;
+    expect(expectStatus(await signer(t, employee).view(), 200).body.organization_seals).toEqual([]);
+    expectError(await t.http.get(`/v1/signing/${employee}/seals/${open.id}/image`), 404, 'seal_not_found');
+    for (const body of [{ seal_source: 'organization', seal_id: open.id }, { seal_id: open.id }]) {
+      const err = expectError(await t.http.post(`/v1/signing/${employee}/sign`).send({ consent: true, ...body }), 400, 'seal_representative_only', 'seal_id');
+      expect(err.message).toMatch(/representative/);
+    }
+    expect((await historyOf(d.id)).map((e) => e.type)).not.toContain('ParticipantSigned');
+    // The same signer stamps a seal of their own.
+    expectStatus(await t.http.post(`/v1/signing/${employee}/sign`).send({ consent: true, seal_source: 'drawn', seal_image: SIGNATURE }), 200);
+
+    const rep = d.p['대표이사'].token;
+    expect(expectStatus(await signer(t, rep).view(), 200).body.organization_seals.map((s: any) => s.id)).toContain(open.id);
+    expectStatus(await t.http.post(`/v1/signing/${rep}/sign`).send({ consent: true, seal_source: 'organization', seal_id: open.id }), 200);
+    const stamped = (await historyOf(d.id)).filter((e) => e.type === 'ParticipantSigned').map((e) => e.data.seal);
+    expect(stamped).toEqual([expect.objectContaining({ seal_id: null, source: 'drawn' }), expect.objectContaining({ seal_id: open.id, source: 'organization' })]);
+  });
+
+  it('a template role marked representative makes its signer representative in a signature request: offered the organization\'s seals, the other role not', async () => {
+    const open = expectStatus(await c.post('/seals', { source: 'generated', company_name: '주식회사 도장' }), 201).body;
+    await t.infra.runner.catchUp();
+    const tmpl = expectStatus(
+      await c.post('/templates', {
+        name: '근로계약서',
+        content: '<p>근로계약서</p>',
+        roles: [
+          { role: '대표', auth: 'none', representative: true },
+          { role: '직원', auth: 'none' },
+        ],
+        fields: [
+          { role: '대표', type: 'seal', page: 1, x: 60, y: 80, width: 15, height: 10 },
+          { role: '직원', type: 'seal', page: 1, x: 10, y: 80, width: 15, height: 10 },
+        ],
+      }),
+      201,
+    ).body;
+    expect(tmpl.roles.map((r: any) => [r.role, r.representative])).toEqual([['대표', true], ['직원', false]]);
+    const req = expectStatus(
+      await t.http
+        .post('/v1/signature_requests')
+        .set(bearer(key))
+        .set('Idempotency-Key', 'representative-role')
+        .send({ template_id: tmpl.id, roles: { 대표: { name: '홍대표', email: 'ceo@example.com' }, 직원: { name: '김직원', email: 'kim@example.com' } } }),
+      201,
+    ).body;
+    const byId = new Map<string, any>(req.participants.map((p: any) => [p.id, p]));
+    const rep = byId.get(req.roles['대표']);
+    const employee = byId.get(req.roles['직원']);
+    expect([rep.representative, employee.representative]).toEqual([true, false]);
+    const tokenOf = (p: any) => String(p.signing_url).split('/sign/')[1];
+    expect(expectStatus(await signer(t, tokenOf(rep)).view(), 200).body.organization_seals.map((s: any) => s.id)).toContain(open.id);
+    expect(expectStatus(await signer(t, tokenOf(employee)).view(), 200).body.organization_seals).toEqual([]);
+    expectError(await t.http.post(`/v1/signing/${tokenOf(employee)}/sign`).send({ consent: true, seal_id: open.id }), 400, 'seal_representative_only', 'seal_id');
+    expectError(
+      await c.post('/templates', { name: 'x', content: '<p>x</p>', roles: [{ role: '참조', participant_role: 'cc', representative: true }], fields: [] }),
+      400,
+      'invalid_parameter',
+      'roles[0].representative',
+    );
+  });
+
+  it('refuses representative on a cc and a representative that is not a boolean, naming the param', async () => {
+    const doc = expectStatus(await c.post('/documents', { title: '용역계약서', content: '<p>본문</p>' }), 201).body;
+    expectError(await c.post(`/documents/${doc.id}/participants`, { name: '참조', email: 'cc@example.com', role: 'cc', representative: true }), 400, 'invalid_parameter', 'representative');
+    expectError(await c.post(`/documents/${doc.id}/participants`, { name: '대표', auth: 'none', representative: 'yes' }), 400, 'invalid_parameter', 'representative');
   });
 
   it('GET …/body: each part\'s body as sanitized HTML, plain text as paragraphs, null for an uploaded PDF', async () => {

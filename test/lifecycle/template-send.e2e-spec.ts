@@ -43,10 +43,10 @@ describe('templates with roles and fields, sent in one call', () => {
     const tmpl = expectStatus(await c.post('/templates', TEMPLATE), 201).body;
     expect(tmpl).toMatchObject({ object: 'template', version: 1, archived: false, variables: ['company', 'employee_name', 'start_date'] });
     expect(tmpl.roles).toEqual([
-      { role: 'employee', participant_role: 'signer', signing_order: 1, auth: 'sms_pin' },
-      { role: 'representative', participant_role: 'signer', signing_order: 2, auth: 'none' },
+      { role: 'employee', participant_role: 'signer', signing_order: 1, auth: 'sms_pin', representative: false },
+      { role: 'representative', participant_role: 'signer', signing_order: 2, auth: 'none', representative: false },
       // A cc never authenticates: no PIN by default.
-      { role: 'hr', participant_role: 'cc', signing_order: 1, auth: 'none' },
+      { role: 'hr', participant_role: 'cc', signing_order: 1, auth: 'none', representative: false },
     ]);
     expect(tmpl.fields).toHaveLength(3);
     expect(tmpl.fields[1]).toMatchObject({ role: 'employee', type: 'text', label: '주소', max_length: 100 });

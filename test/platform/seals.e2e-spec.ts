@@ -73,13 +73,13 @@ describe('seals', () => {
     }
   });
 
-  it('lets a signer stamp seal fields with an organization seal, never a restricted one, or with an uploaded image', async () => {
+  it('lets a representative stamp seal fields with an organization seal, never a restricted one, or with an uploaded image', async () => {
     const seal = (await c.post('/seals', { source: 'generated', company_name: '도장' })).body;
     const restricted = (await c.post('/seals', { source: 'generated', company_name: '비밀', restricted: true })).body;
 
     const sign = async (body: Record<string, unknown>) => {
       const doc = (await c.post('/documents', { title: '용역계약서', content: '<p>본문</p>' })).body;
-      const p = (await c.post(`/documents/${doc.id}/participants`, { name: '김대표', auth: 'none' })).body;
+      const p = (await c.post(`/documents/${doc.id}/participants`, { name: '김대표', auth: 'none', representative: true })).body;
       await c.put(`/documents/${doc.id}/fields`, {
         fields: [
           { participant_id: p.id, type: 'signature', page: 1, x: 10, y: 70, width: 20, height: 8 },

@@ -37,6 +37,8 @@ export interface PartSpec {
   /** A signing group (routing): the first member to sign signs for all. */
   group?: string;
   allow_delegation?: boolean;
+  /** Signs for the organization: may stamp its registered seals. */
+  representative?: boolean;
   /** Fields for this participant; by default a signer gets one required signature field on page 1. */
   fields?: Array<Record<string, unknown>>;
 }

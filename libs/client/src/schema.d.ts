@@ -530,7 +530,7 @@ export interface paths {
         put?: never;
         /**
          * Sign
-         * @description Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id, one of the session's organization_seals) or a seal image (seal_image). seal_source says where the seal came from and is recorded on the signing event with the image's SHA-256: made (from POST …/seal_preview, with the same seal_shape and seal_text: the server renders it again, 400 seal_image_mismatch for any other image), drawn, uploaded (the default for seal_image) or organization (the default for seal_id). The participant's signing draft is deleted once the signature is recorded. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant's value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.
+         * @description Signs with explicit consent: a drawn signature (PNG/JPEG data URL) for signature fields, and for seal fields an organization seal (seal_id, one of the session's organization_seals; a representative participant only, anyone else 400 seal_representative_only with param seal_id) or a seal image (seal_image). seal_source says where the seal came from and is recorded on the signing event with the image's SHA-256: made (from POST …/seal_preview, with the same seal_shape and seal_text: the server renders it again, 400 seal_image_mismatch for any other image), drawn, uploaded (the default for seal_image) or organization (the default for seal_id). The participant's signing draft is deleted once the signature is recorded. sms_pin participants verify their PIN first (409 pin_verification_required). `values` fills the participant's value fields by field id (text, number and date as strings, a number may be a JSON number; checkbox and radio true/false; name, email, phone and signing_date are filled by the service); a missing or invalid value is refused naming it (error.param values.<field id>) and nothing is recorded. The values are recorded with the signature. The last signature completes the document.
          */
         post: operations["Signing_sign"];
         delete?: never;
@@ -1881,6 +1881,8 @@ export interface components {
             group?: string;
             /** @description Lets this signer hand their signing to another person through their link (POST /v1/signing/{token}/delegate). Default false. */
             allow_delegation?: boolean;
+            /** @description Signs for the sending organization: only a representative is offered, and may stamp, the organization's registered seals (seal_source organization). Not for a cc. Default false. */
+            representative?: boolean;
             /**
              * @description How messages reach them. auto (default): e-mail when there is an address, and requests and reminders to the phone too (KakaoTalk 알림톡 when the organization set it up, else SMS/LMS). email, sms or kakao: only there (kakao falls back to SMS/LMS when KakaoTalk fails).
              * @enum {string}
@@ -2019,7 +2021,7 @@ export interface components {
                 [key: string]: string | number | boolean | null;
             };
             /**
-             * @description Where the seal came from, recorded on the signing event (seal.source, with the image's SHA-256): made (POST …/seal_preview; give seal_shape and seal_text, and its image as seal_image: the server renders it again and refuses another image with 400 seal_image_mismatch), drawn or uploaded (seal_image), organization (seal_id). Absent: uploaded for seal_image, organization for seal_id.
+             * @description Where the seal came from, recorded on the signing event (seal.source, with the image's SHA-256): made (POST …/seal_preview; give seal_shape and seal_text, and its image as seal_image: the server renders it again and refuses another image with 400 seal_image_mismatch), drawn or uploaded (seal_image), organization (seal_id; a representative participant only, else 400 seal_representative_only). Absent: uploaded for seal_image, organization for seal_id.
              * @enum {string}
              */
             seal_source?: "made" | "drawn" | "uploaded" | "organization";
@@ -2071,6 +2073,8 @@ export interface components {
              * @enum {string}
              */
             auth?: "sms_pin" | "none";
+            /** @description Whoever fills this role signs for the organization: the participant is made representative (may stamp the organization's seals). Not for cc. Default false. */
+            representative?: boolean;
         };
         TemplateFieldDto: {
             /**
@@ -2442,6 +2446,7 @@ export interface components {
          *     - `participant_cannot_sign` (409): A cc participant receives a copy and has nothing to sign or decline.
          *     - `consent_required` (400): consent must be true: explicit consent to sign electronically.
          *     - `seal_upload_required` (400): This seal field accepts an uploaded seal image (seal_image) only.
+         *     - `seal_representative_only` (400): Only a participant the sender marked representative may stamp one of the organization's seals (seal_id, seal_source organization).
          *     - `pin_not_required` (409): This participant does not sign with an SMS PIN.
          *     - `pin_not_requested` (409): Request a PIN (POST …/pin) before verifying.
          *     - `pin_resend_cooldown` (429): A new PIN can be requested after Retry-After seconds.
@@ -2490,7 +2495,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "edit_session_invalid" | "edit_session_expired" | "edit_action_not_allowed" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "signing_certificate_invalid" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "edit_session_invalid" | "edit_session_expired" | "edit_action_not_allowed" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "seal_representative_only" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "signing_certificate_invalid" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -2753,6 +2758,8 @@ export interface components {
             group: string | null;
             /** @description Whether the participant may hand their signing to another person (POST /v1/signing/{token}/delegate). */
             allow_delegation: boolean;
+            /** @description Whether the participant signs for the sending organization: only a representative is offered, and may stamp, the organization's seals (seal_source organization). */
+            representative: boolean;
             /**
              * Format: uuid
              * @description In a signing group, the member who signed for this participant; null otherwise.
@@ -3135,7 +3142,7 @@ export interface components {
                 /** Format: date-time */
                 updated_at: string;
             } | null;
-            /** @description The sending organization's seals this signer may stamp with seal_id (seal_source organization): its unrestricted seals, for a participant with a seal field that takes more than uploads; empty otherwise. image_url is a path on this origin. */
+            /** @description The sending organization's seals this signer may stamp with seal_id (seal_source organization): its unrestricted seals, for a representative participant with a seal field that takes more than uploads; empty otherwise. image_url is a path on this origin. */
             organization_seals: {
                 id: string;
                 name: string;
@@ -3579,6 +3586,8 @@ export interface components {
             participant_role: components["schemas"]["ParticipantRole"];
             signing_order: number;
             auth: components["schemas"]["ParticipantAuth"];
+            /** @description Whoever fills the role signs for the organization: may stamp its registered seals. */
+            representative: boolean;
         };
         TemplateField: {
             /**
@@ -14864,6 +14873,8 @@ export interface operations {
              *
              *     `seal_upload_required`: This seal field accepts an uploaded seal image (seal_image) only.
              *
+             *     `seal_representative_only`: Only a participant the sender marked representative may stamp one of the organization's seals (seal_id, seal_source organization).
+             *
              *     `seal_text_invalid`: A seal made from a name takes 1 to 10 letters (Hangul, Hanja, Latin letters, digits, spaces and the middle dot), no emoji, symbols, control or direction characters; error.param is text (seal_text when signing).
              *
              *     `seal_image_mismatch`: seal_source made: seal_image is not the seal the server renders from seal_shape and seal_text (POST …/seal_preview).
@@ -14896,7 +14907,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "consent_required" | "seal_upload_required" | "seal_text_invalid" | "seal_image_mismatch" | "field_value_required" | "field_value_invalid" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "consent_required" | "seal_upload_required" | "seal_representative_only" | "seal_text_invalid" | "seal_image_mismatch" | "field_value_required" | "field_value_invalid" | "missing_parameter" | "invalid_parameter" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

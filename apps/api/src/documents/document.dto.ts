@@ -95,6 +95,8 @@ export class ParticipantDto {
   @Optional() @IsString() @MaxLength(100) group?: string;
   @ApiPropertyOptional({ type: 'boolean', description: 'Lets this signer hand their signing to another person through their link (POST /v1/signing/{token}/delegate). Default false.' })
   @Optional() @IsBoolean() allow_delegation?: boolean;
+  @ApiPropertyOptional({ type: 'boolean', description: 'Signs for the sending organization: only a representative is offered, and may stamp, the organization\'s registered seals (seal_source organization). Not for a cc. Default false.' })
+  @Optional() @IsBoolean() representative?: boolean;
   @ApiPropertyOptional({
     enum: ['auto', 'email', 'sms', 'kakao'],
     description: 'How messages reach them. auto (default): e-mail when there is an address, and requests and reminders to the phone too (KakaoTalk 알림톡 when the organization set it up, else SMS/LMS). email, sms or kakao: only there (kakao falls back to SMS/LMS when KakaoTalk fails).',

@@ -65,6 +65,7 @@ export function presentDocument(
       signing_url: linksLive && p.token_hash ? `${origin}/sign/${secrets.signingToken(row.id, p.id, p.link_version ?? 0)}` : null,
       group: p.group ?? null,
       allow_delegation: p.allow_delegation === true,
+      representative: p.representative === true,
       group_signed_by: p.group_signed_by ?? null,
       delegated_from: p.delegated_from ?? [],
     })),

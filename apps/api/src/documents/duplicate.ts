@@ -15,7 +15,7 @@ export function remapDuplicate(
   const copied = participants.map((p) => {
     const id = newId();
     ids.set(p.id, id);
-    return { id, name: p.name, phone: p.phone, email: p.email, role: p.role, signing_order: p.signing_order, auth: p.auth, ...(p.redirect_url ? { redirect_url: p.redirect_url } : {}), ...(p.group ? { group: p.group } : {}), ...(p.allow_delegation ? { allow_delegation: true } : {}) };
+    return { id, name: p.name, phone: p.phone, email: p.email, role: p.role, signing_order: p.signing_order, auth: p.auth, ...(p.redirect_url ? { redirect_url: p.redirect_url } : {}), ...(p.group ? { group: p.group } : {}), ...(p.allow_delegation ? { allow_delegation: true } : {}), ...(p.representative ? { representative: true } : {}) };
   });
   const copiedFields = fields
     .filter((f) => ids.has(f.participant_id))

@@ -26,6 +26,7 @@ function toSetup(dto: ParticipantDto, id: string, index?: number): ParticipantSe
     // Recorded only when given: participants of SPEC's shape stay exactly as they were.
     ...(dto.group !== undefined ? { group: dto.group.trim() } : {}),
     ...(dto.allow_delegation ? { allow_delegation: true } : {}),
+    ...(dto.representative ? { representative: true } : {}),
     ...(dto.channel !== undefined && dto.channel !== 'auto' ? { channel: dto.channel } : {}),
     ...(dto.language !== undefined ? { language: dto.language } : {}),
   };

@@ -166,6 +166,7 @@ export const ParticipantSchema = component(
     redirect_url: note('Where the signing page sends the signer after signing or declining (https), with dojang_event, document_id and participant_id in the query; null when none.', { type: ['string', 'null'], format: 'uri' }),
     group: note('Signing group: participants with the same group (same role and signing_order) are asked together and the first of them to sign signs for all; null when none.', strOrNull),
     allow_delegation: note('Whether the participant may hand their signing to another person (POST /v1/signing/{token}/delegate).', bool),
+    representative: note('Whether the participant signs for the sending organization: only a representative is offered, and may stamp, the organization\'s seals (seal_source organization).', bool),
     group_signed_by: note('In a signing group, the member who signed for this participant; null otherwise.', { type: ['string', 'null'], format: 'uuid' }),
     delegated_from: note('Who held this participant before each delegation, oldest first (names only).', arrayOf(obj({ name: str, delegated_at: time }))),
     channel: note('How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails).', enumOf(['auto', 'email', 'sms', 'kakao'])),
@@ -618,6 +619,7 @@ export const TemplateRoleSchema = component(
     participant_role: ParticipantRoleSchema,
     signing_order: { type: 'integer', minimum: 1, maximum: 1000 },
     auth: ParticipantAuthSchema,
+    representative: note('Whoever fills the role signs for the organization: may stamp its registered seals.', bool),
   }),
 );
 
@@ -959,7 +961,7 @@ export const SigningSessionSchema = component(
       orNull(obj({ values: DRAFT_VALUES, updated_at: time })),
     ),
     organization_seals: note(
-      'The sending organization\'s seals this signer may stamp with seal_id (seal_source organization): its unrestricted seals, for a participant with a seal field that takes more than uploads; empty otherwise. image_url is a path on this origin.',
+      'The sending organization\'s seals this signer may stamp with seal_id (seal_source organization): its unrestricted seals, for a representative participant with a seal field that takes more than uploads; empty otherwise. image_url is a path on this origin.',
       arrayOf(obj({ id: str, name: str, image_url: str })),
     ),
   }),

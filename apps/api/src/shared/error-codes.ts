@@ -95,6 +95,7 @@ export const ERROR_CODES = {
   participant_cannot_sign: invalid(409, 'A cc participant receives a copy and has nothing to sign or decline.'),
   consent_required: invalid(400, 'consent must be true: explicit consent to sign electronically.'),
   seal_upload_required: invalid(400, 'This seal field accepts an uploaded seal image (seal_image) only.'),
+  seal_representative_only: invalid(400, 'Only a participant the sender marked representative may stamp one of the organization\'s seals (seal_id, seal_source organization).'),
   pin_not_required: invalid(409, 'This participant does not sign with an SMS PIN.'),
   pin_not_requested: invalid(409, 'Request a PIN (POST …/pin) before verifying.'),
   pin_resend_cooldown: { status: 429, type: 'rate_limit_error', description: 'A new PIN can be requested after Retry-After seconds.' },

@@ -19,7 +19,7 @@ export class SignDto {
   @ApiPropertyOptional({
     type: 'string',
     enum: ['made', 'drawn', 'uploaded', 'organization'],
-    description: 'Where the seal came from, recorded on the signing event (seal.source, with the image\'s SHA-256): made (POST …/seal_preview; give seal_shape and seal_text, and its image as seal_image: the server renders it again and refuses another image with 400 seal_image_mismatch), drawn or uploaded (seal_image), organization (seal_id). Absent: uploaded for seal_image, organization for seal_id.',
+    description: 'Where the seal came from, recorded on the signing event (seal.source, with the image\'s SHA-256): made (POST …/seal_preview; give seal_shape and seal_text, and its image as seal_image: the server renders it again and refuses another image with 400 seal_image_mismatch), drawn or uploaded (seal_image), organization (seal_id; a representative participant only, else 400 seal_representative_only). Absent: uploaded for seal_image, organization for seal_id.',
   })
   @IsOptional() @IsIn(['made', 'drawn', 'uploaded', 'organization'], { message: 'seal_source must be made, drawn, uploaded or organization.' })
   seal_source?: 'made' | 'drawn' | 'uploaded' | 'organization';

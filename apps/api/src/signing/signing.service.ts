@@ -278,10 +278,11 @@ export class SigningService {
 
   /**
    * The organization's seals this participant may stamp with seal_id: exactly what signing takes
-   * (an unrestricted seal of the sending organization, for a participant with a seal field that
+   * (an unrestricted seal of the sending organization, for a representative with a seal field that
    * takes more than uploads), so the list offers nothing the signature would refuse.
    */
   async organizationSeals(s: SigningSession): Promise<SealRow[]> {
+    if (!s.participant.representative) return [];
     const owners = new Set(groupOf(s.state, s.participant).map((m) => m.id));
     const sealFields = s.state.fields.filter((f) => f.type === 'seal' && owners.has(f.participant_id));
     if (sealFields.length === 0 || sealFields.some((f) => f.upload_only)) return [];
@@ -342,6 +343,11 @@ export class SigningService {
     if (source === 'organization') {
       if (!body.seal_id) throw ApiError.missing('seal_id', 'seal_source organization needs seal_id (one of the session\'s organization_seals).');
       if (body.seal_image) throw ApiError.invalid('seal_image', 'seal_source organization stamps seal_id; leave seal_image out.');
+      // Refused before the seal is looked up, so a link that may not stamp learns nothing of the
+      // organization's seal ids; the decider refuses the same (seal_representative_only).
+      if (!s.participant.representative) {
+        throw new ApiError(400, 'invalid_request_error', 'seal_representative_only', 'Only a participant the sender marked representative may stamp one of the organization\'s seals: choose made, drawn or uploaded.', 'seal_id');
+      }
       const row = await this.infra.reads.get<SealRow>(SEALS, body.seal_id);
       if (!row || row.organization_id !== s.state.organization_id || row.livemode !== s.state.livemode) {
         throw ApiError.invalid('seal_id', 'No such seal in the sending organization.');

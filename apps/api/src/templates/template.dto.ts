@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { DocumentPartDto, FieldDto } from '../documents/document.dto';
 
 /** Optional but not nullable (as in document.dto.ts): null is validated and refused. */
@@ -12,6 +12,8 @@ export class TemplateRoleDto {
   @ApiPropertyOptional({ enum: ['signer', 'reviewer', 'cc'], default: 'signer' }) @Optional() @IsIn(['signer', 'reviewer', 'cc']) participant_role?: 'signer' | 'reviewer' | 'cc';
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 1 }) @Optional() @IsInt() @Min(1) @Max(1000) signing_order?: number;
   @ApiPropertyOptional({ enum: ['sms_pin', 'none'], description: 'Default sms_pin, none for cc; a signature request may override it per recipient.' }) @Optional() @IsIn(['sms_pin', 'none']) auth?: 'sms_pin' | 'none';
+  @ApiPropertyOptional({ type: 'boolean', description: 'Whoever fills this role signs for the organization: the participant is made representative (may stamp the organization\'s seals). Not for cc. Default false.' })
+  @Optional() @IsBoolean() representative?: boolean;
 }
 
 /** A field as PUT /documents/{id}/fields takes it, placed for a role instead of a participant. */

@@ -44,7 +44,7 @@ export function presentTemplateSummary(row: TemplateReadRow): TemplateSummaryRes
     name: row.name,
     variables: row.variables,
     version: versionOf(row),
-    roles: row.roles ?? [],
+    roles: (row.roles ?? []).map((r) => ({ ...r, representative: r.representative === true })),
     archived: row.archived === true,
     livemode: row.livemode,
     created_at: row.created_at,
@@ -77,7 +77,14 @@ export function presentTemplate(row: TemplateReadRow, content: string, partConte
 function toRoles(dtos: TemplateRoleDto[]): TemplateRole[] {
   return dtos.map((r) => {
     const participant_role = r.participant_role ?? 'signer';
-    return { role: keyName(r.role), participant_role, signing_order: r.signing_order ?? 1, auth: r.auth ?? (participant_role === 'cc' ? 'none' : 'sms_pin') };
+    return {
+      role: keyName(r.role),
+      participant_role,
+      signing_order: r.signing_order ?? 1,
+      auth: r.auth ?? (participant_role === 'cc' ? 'none' : 'sms_pin'),
+      // Recorded only when set: roles saved before it read the same.
+      ...(r.representative ? { representative: true } : {}),
+    };
   });
 }
 

@@ -535,6 +535,13 @@ describe('documentDecider', () => {
       ]);
     });
 
+    it('records representative on the participant, and refuses it on a cc (who stamps nothing)', () => {
+      const rep = { ...lee, representative: true };
+      const state = spec.given([created()]).when(add([rep])).then([added(rep)]);
+      expect(state.participants[0].representative).toBe(true);
+      spec.given([created()]).when(add([{ ...choi, representative: true }])).thenThrows('invalid_parameter', { kind: 'invalid', param: 'representative' });
+    });
+
     const many = (n: number) =>
       Array.from({ length: n }, (_, i) => person(`b0000000-0000-4000-8000-${String(i).padStart(12, '0')}`, { name: `Signer ${i}` }));
 
@@ -1179,9 +1186,16 @@ describe('documentDecider', () => {
           ]);
       });
 
-      it('accepts an organization seal on a normal seal field', () => {
-        const state = spec
+      it('refuses an organization seal from a signer not marked representative: seal_representative_only', () => {
+        spec
           .given(sealOnly())
+          .when(sign(LEE, { signature: null, seal: { ...orgSeal, source: 'organization' } }))
+          .thenThrows('seal_representative_only', { kind: 'invalid', param: 'seal_id' });
+      });
+
+      it('accepts an organization seal from a representative on a normal seal field', () => {
+        const state = spec
+          .given(sentWith([{ ...lee, representative: true }], [field(F_SEAL, LEE, { type: 'seal' })]))
           .when(sign(LEE, { signature: null, seal: orgSeal }))
           .then([
             signedEv(LEE, { signature: null, seal: { seal_id: 'seal_c0ffee01', image: SEAL_IMAGE } }),

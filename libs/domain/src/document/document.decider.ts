@@ -162,6 +162,9 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
   if (p.allow_delegation && p.role === 'cc') {
     throw invalid('invalid_parameter', 'allow_delegation applies to signers and reviewers: a cc has nothing to delegate.', `${at}allow_delegation`);
   }
+  if (p.representative && p.role === 'cc') {
+    throw invalid('invalid_parameter', 'representative applies to signers and reviewers: a cc stamps no seal.', `${at}representative`);
+  }
   if (p.redirect_url != null && !isHttpsUrl(p.redirect_url)) {
     throw invalid('invalid_parameter', 'redirect_url must be an absolute https URL (at most 2048 characters).', `${at}redirect_url`);
   }
@@ -367,6 +370,11 @@ function decideSign(cmd: SignDocument, state: DocumentState): DocumentEvent[] {
   }
   if (cmd.seal && !cmd.seal.uploaded && mine.some((f) => f.type === 'seal' && f.upload_only)) {
     throw invalid('seal_upload_required', 'This seal field accepts an uploaded seal image only.', 'seal_image');
+  }
+  // The organization's own seal binds the organization: only the one the sender named as signing
+  // for it may stamp it, on a seal field that takes more than uploads.
+  if (cmd.seal && cmd.seal.seal_id !== null && !p.representative) {
+    throw invalid('seal_representative_only', 'Only a participant the sender marked representative may stamp one of the organization\'s seals.', 'seal_id');
   }
   const values = resolveSignerValues(mine, p, cmd.values ?? {}, cmd.now, cmd.time_zone ?? DEFAULT_TIME_ZONE, state.attachments ?? []);
   const events: DocumentEvent[] = [

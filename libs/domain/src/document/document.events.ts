@@ -33,6 +33,12 @@ export interface ParticipantSetup {
   channel?: ParticipantChannel;
   /** The language of their messages; absent: Korean for a Korean (or no) number, English for a foreign one. */
   language?: MessageLanguage;
+  /**
+   * Signs for the sending organization: only a representative is offered, and may stamp, the
+   * organization's registered seals (seal source `organization`). Absent: false, so events recorded
+   * before it fold unchanged.
+   */
+  representative?: boolean;
 }
 
 export type ParticipantChannel = 'auto' | 'email' | 'sms' | 'kakao';

@@ -74,6 +74,7 @@ export function instantiateTemplate(
       role: role.participant_role,
       signing_order: role.signing_order,
       auth,
+      ...(role.representative ? { representative: true } : {}),
     };
   });
   const byRole = new Map(template.roles.map((r, i) => [r.role, participants[i]]));

@@ -134,6 +134,7 @@ describe('template decider', () => {
       // Issue 32 item 2: what sending would refuse is refused at save, naming the role or field.
       ['a signer role without a field', { roles: ROLES, fields: [FIELDS[0], FIELDS[2]] }, 'roles[1].role'],
       ['a signer role whose only field is optional', { roles: ROLES, fields: [FIELDS[0], field({ id: F2, role: 'representative', x: 60, required: false })] }, 'roles[1].role'],
+      ['a cc role marked representative', { roles: [ROLES[0], ROLES[1], { ...ROLES[2], representative: true }], fields: FIELDS }, 'roles[2].representative'],
       ['a field past the last page of the template', { roles: ROLES, fields: [FIELDS[0], field({ id: F2, role: 'representative', x: 60, page: 99 })], page_counts: [2] }, 'fields[1].page'],
     ])('refuses %s, naming it', (_what, over, param) => {
       spec.given([]).when(create(over as Partial<CreateTemplate>)).thenThrows(expect.any(String) as never, { kind: 'invalid', param });
@@ -254,6 +255,20 @@ describe('template decider', () => {
     });
 
     describe('instantiateTemplate: roles filled in, fields placed for the participants', () => {
+      it('a role marked representative makes its participant representative; the others stay as they were', () => {
+        const roles = [ROLES[0], { ...ROLES[1], representative: true }, ROLES[2]];
+        const out = instantiateTemplate(
+          { roles, fields: FIELDS },
+          { roles: { employee: { name: '김지원', email: null, phone: '01012345678' }, representative: { name: '홍길동', email: 'ceo@example.com', phone: null }, hr: { name: '인사팀', email: null, phone: null } } },
+          (kind, key) => `${kind}:${key}`,
+        );
+        expect(out.participants.map((p) => [p.id, p.representative])).toEqual([
+          ['participant:employee', undefined],
+          ['participant:representative', true],
+          ['participant:hr', undefined],
+        ]);
+      });
+
       const contract = { roles: ROLES, fields: FIELDS };
       const ids = (kind: string, key: string) => `${kind}:${key}`;
       const people = {

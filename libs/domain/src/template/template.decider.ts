@@ -128,6 +128,9 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
       throw invalid('invalid_parameter', `${at}.signing_order must be an integer from 1 to 1000.`, `${at}.signing_order`);
     }
     if (!AUTHS.includes(r.auth)) throw invalid('invalid_parameter', `${at}.auth must be one of ${AUTHS.join(', ')}.`, `${at}.auth`);
+    if (r.representative && r.participant_role === 'cc') {
+      throw invalid('invalid_parameter', `${at}.representative applies to signers and reviewers: a cc stamps no seal.`, `${at}.representative`);
+    }
   });
   if (!Array.isArray(fields)) throw invalid('invalid_parameter', 'fields must be an array.', 'fields');
   if (fields.length > MAX_TEMPLATE_FIELDS) throw invalid('invalid_parameter', `A template has at most ${MAX_TEMPLATE_FIELDS} fields.`, 'fields');

@@ -19,6 +19,8 @@ export interface TemplateRole {
   participant_role: ParticipantRole;
   signing_order: number;
   auth: ParticipantAuth;
+  /** Whoever fills the role signs for the organization (ParticipantSetup.representative); absent: false. */
+  representative?: boolean;
 }
 
 /**
