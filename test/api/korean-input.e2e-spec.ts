@@ -186,6 +186,8 @@ describe('Korean input as written', () => {
     expectStatus(await oc.patch('/organization', { date_format: 'YYYY-MM-DD' }), 200);
     const id = (label: string) => sent.fields.find((f: any) => f.label === label).id as string;
     const token = (name: string) => tokenOf(sent.participants.find((p: any) => p.name === name).signing_url);
+    // The signing session gives the page the format recorded at send, not the organization's now.
+    expect(expectStatus(await t.http.get(`/v1/signing/${token('김지원')}`), 200).body.document.date_format).toBe('YYYY. M. D.');
     expectStatus(await signer(t, token('김지원')).sign({ consent: true, signature: SIGNATURE, values: { [id('생년월일')]: '1995년 3월 15일', [id('입사일')]: '2027. 1. 4.' } }), 200);
     expectStatus(await signer(t, token('홍길동')).sign(), 200);
 

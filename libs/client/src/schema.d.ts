@@ -3042,6 +3042,11 @@ export interface components {
                     /** @description The part's pages; null until known (a draft body: once fields are placed, and at send). */
                     page_count: number | null;
                 }[];
+                /**
+                 * @description How this document prints dates: the organization's date_format recorded when it was sent. A date field's value in the final PDF, certificate and form_data is written this way unless the field gives its own locale; the signing page shows date values the same way.
+                 * @enum {string}
+                 */
+                date_format: "YYYY년 M월 D일" | "YYYY. M. D." | "YYYY.MM.DD" | "YYYY-MM-DD";
             };
             participant: {
                 /** Format: uuid */

@@ -3,6 +3,7 @@
  * values are checked there with the server's rules (field-rules.js), saved to the draft
  * (draft.js), and checked again by the server at Sign.
  */
+import { printedDate } from './date-format.js';
 import { AUTO_TYPES, IMAGE_TYPES, checkboxLimits, groupsOf, isEditable } from './field-rules.js';
 import { t } from './i18n.js';
 import { S } from './state.js';
@@ -39,7 +40,7 @@ export function displayOf(f) {
  * Today where the organization is: the server dates signing_date fields in its zone, so a signer
  * elsewhere (in Seoul for a New York sender, late in the evening there) sees the date the PDF gets.
  */
-function todayIso() {
+export function todayIso() {
   var d = new Date();
   var pad = function (n) { return (n < 10 ? '0' : '') + n; };
   var zone = S.view && S.view.sender && S.view.sender.time_zone;
@@ -57,11 +58,9 @@ function todayIso() {
   return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate());
 }
 
-/** Dates as the PDF will print them: ko 2027년 1월 2일, en 2027-01-02 (the field's locale). */
+/** Dates as the PDF will print them: the field's locale, else the document's date_format. */
 export function formatFieldDate(f, iso) {
-  var m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
-  if (!m || (f.locale || 'ko') === 'en') return iso;
-  return Number(m[1]) + '년 ' + Number(m[2]) + '월 ' + Number(m[3]) + '일';
+  return printedDate(f, iso, S.view && S.view.document && S.view.document.date_format);
 }
 
 /** Whether the signer has answered `f` (a field that needs nothing counts as answered). */

@@ -12,7 +12,7 @@ import { apiUpload, clientError, failLink, isLinkFailure } from './api.js';
 import { saveDraft } from './draft.js';
 import { renderError } from './errors.js';
 import { checkboxLimits, groupsOf, isEditable, normalize, valueProblem } from './field-rules.js';
-import { isFilled, valueOf } from './fields.js';
+import { formatFieldDate, isFilled, todayIso, valueOf } from './fields.js';
 import { t } from './i18n.js';
 import { $, S, render, setText, show } from './state.js';
 
@@ -112,6 +112,12 @@ export function openSheet(f) {
     wrap.appendChild(label);
     wrap.appendChild(input);
     hint = inputHint(editing);
+    // The browser's date picker writes the day its own way (the device's locale): the hint says
+    // how the document will print it, following the input as the signer picks.
+    if (editing.type === 'date') {
+      var dated = editing;
+      input.addEventListener('input', function () { setText($('field-hint'), inputHint(dated, input.value)); });
+    }
   }
   setText($('field-hint'), hint);
   show($('field-hint'), Boolean(hint));
@@ -219,8 +225,13 @@ function buildRadios(f) {
   return set;
 }
 
-function inputHint(f) {
+function inputHint(f, typed) {
   var parts = [];
+  if (f.type === 'date') {
+    var day = typed != null ? typed : valueOf(f);
+    // An example from today until a day is picked, so the format is seen before choosing.
+    parts.push(day ? t('hintDatePrinted', { date: formatFieldDate(f, String(day)) }) : t('hintDateFormat', { date: formatFieldDate(f, todayIso()) }));
+  }
   if (f.type === 'text' && f.pattern_message) parts.push(f.pattern_message);
   if (f.type === 'text' && f.max_length != null) parts.push(t('hintMaxLength', { n: f.max_length }));
   if (f.type === 'number') {

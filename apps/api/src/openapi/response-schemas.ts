@@ -904,6 +904,10 @@ export const SigningSessionSchema = component(
       completed_at: timeOrNull,
       pages_version: note('Names the PDF the page images show (the final one once completed); pass it as `v` to GET /signing/{token}/pages/{n}.png so the images can be cached for good.', strOrNull),
       parts: note('The document\'s parts in order and where each starts; a field\'s page counts across the whole document, so its page image is pages/{page}.png.', arrayOf(obj(PART_PLACE))),
+      date_format: note(
+        'How this document prints dates: the organization\'s date_format recorded when it was sent. A date field\'s value in the final PDF, certificate and form_data is written this way unless the field gives its own locale; the signing page shows date values the same way.',
+        enumOf(['YYYY년 M월 D일', 'YYYY. M. D.', 'YYYY.MM.DD', 'YYYY-MM-DD'] satisfies readonly DateFormat[]),
+      ),
     }),
     participant: obj({
       id: uuid,

@@ -35,6 +35,7 @@ import {
   MAX_PIN_LOCKOUTS,
   wouldComplete,
   absolutePage,
+  DEFAULT_DATE_FORMAT,
   DomainError,
   checkDraftValues,
   SigningSealSource,
@@ -170,6 +171,9 @@ export class SigningService {
         completed_at: s.state.completed_at,
         pages_version: displayedPdf(s.state)?.slice(0, 16) ?? null,
         parts: presentParts(s.state, null).map(({ index, title, first_page, page_count }) => ({ index, title, first_page, page_count })),
+        // How this document prints dates (recorded at send): the page shows date values as the
+        // final PDF will, not its own way until signing (issue 32).
+        date_format: s.state.date_format ?? DEFAULT_DATE_FORMAT,
       },
       participant: {
         id: p.id,

@@ -149,8 +149,16 @@ describe('sending a document of parts', () => {
     expect(state.fields.map((f) => absolutePage(state, f))).toEqual([1, 5]);
   });
 
-  it('refuses a field past the pages its part turned out to have, naming the part', () => {
-    spec.given(placed).when(send(layParts([3, 1]), 4)).thenThrows('field_page_out_of_range', { message: 'part 1 has 1 page', param: 'fields[1].page' });
+  it('refuses a field past the pages its part turned out to have, naming the part in the document-wide numbering', () => {
+    // Field b is page 2 of part 1; part 1 rendered to one page, page 4 of the document: the field
+    // would be page 5, the page number the API, the footers and the signing session use.
+    spec.given(placed).when(send(layParts([3, 1]), 4)).thenThrows('field_page_out_of_range', {
+      message: 'fields[1] is on page 5 but its part (part 1) is page 4 of the document\'s 4 pages (pages count across the whole document): move it with PUT /v1/documents/{id}/fields',
+      param: 'fields[1].page',
+    });
+    spec.given(placed).when(send(layParts([1, 1]), 2)).thenThrows('field_page_out_of_range', {
+      message: 'fields[1] is on page 3 but its part (part 1) is page 2 of the document\'s 2 pages (pages count across the whole document): move it with PUT /v1/documents/{id}/fields',
+    });
   });
 
   it('a one-part document is sent exactly as before (no parts recorded), its pages absolute', () => {

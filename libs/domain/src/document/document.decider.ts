@@ -8,7 +8,7 @@ import { decideDelegateSigning, decideUploadAttachment } from './signing-routing
 import { decideDownloadPin } from './completed-download.decider';
 import { BlobPointer, DocumentEvent, DocumentPart, Field, MESSAGE_LANGUAGES, PARTICIPANT_CHANNELS, ParticipantSetup } from './document.events';
 import { DEFAULT_DATE_FORMAT, DEFAULT_TIME_ZONE, FieldValue, validateFieldSettings } from './field-types';
-import { partCount, partOf, validateParts } from './document-parts';
+import { absolutePage, layParts, partCount, partOf, validateParts } from './document-parts';
 import { draftValues, resolveSignerValues } from './field-values';
 import { formDataEntries } from './form-data-entries';
 import {
@@ -258,17 +258,24 @@ export function sendProblemsOf(state: DocumentState, pageCount: number, partPage
       problems.push({ code: read.code, message: `participant "${p.name}" (${p.id}) has the phone ${maskPhone(p.phone)}, which ${read.reason}: correct it with PATCH /v1/documents/{id}/participants/{participant_id}` });
     }
   }
+  // With parts, a field records its page within its part (partPages: the parts' page counts, from
+  // the shell), but the integrator reads and writes pages across the whole document: the message
+  // speaks that numbering, the field's page and its part's pages as the parts now lay out.
+  const layout = partPages ? layParts(partPages) : null;
+  const total = partPages ? partPages.reduce((sum, n) => sum + n, 0) : pageCount;
   state.fields.forEach((f, i) => {
-    // With parts, a page counts within its part (partPages: the parts' page counts, from the shell).
-    const pages = partPages ? (partPages[partOf(f)] ?? 0) : pageCount;
-    if (f.page > pages) {
-      const of = partPages ? `part ${partOf(f)} has` : 'the document has';
-      problems.push({
-        code: 'field_page_out_of_range',
-        message: `fields[${i}] is on page ${f.page} but ${of} ${pages} page${pages === 1 ? '' : 's'}: move it with PUT /v1/documents/{id}/fields`,
-        param: `fields[${i}].page`,
-      });
+    const at = layout?.[partOf(f)];
+    const pages = layout ? (at?.page_count ?? 0) : pageCount;
+    if (f.page <= pages) return;
+    let message: string;
+    if (layout && at) {
+      const last = at.first_page + at.page_count - 1;
+      const range = at.page_count === 0 ? 'no page' : at.page_count === 1 ? `page ${at.first_page}` : `pages ${at.first_page} to ${last}`;
+      message = `fields[${i}] is on page ${absolutePage({ part_pages: layout }, f)} but its part (part ${partOf(f)}) is ${range} of the document's ${total} page${total === 1 ? '' : 's'} (pages count across the whole document)`;
+    } else {
+      message = `fields[${i}] is on page ${f.page} but the document has ${pages} page${pages === 1 ? '' : 's'}`;
     }
+    problems.push({ code: 'field_page_out_of_range', message: `${message}: move it with PUT /v1/documents/{id}/fields`, param: `fields[${i}].page` });
   });
   return problems;
 }
