@@ -1,6 +1,6 @@
-import { sha256Hex } from '@dojang/application';
 import { CollectionSpec, ReadDoc, ReadStore } from '@dojang/read-store';
 import { randomBytes, timingSafeEqual } from 'crypto';
+import { sha256Hex } from '../runtime/secrets';
 
 /**
  * Edit sessions (issue 34): what an integrator's POST …/edit_session grants, kept in a side table
@@ -13,14 +13,27 @@ import { randomBytes, timingSafeEqual } from 'crypto';
  *   the row's version, so two opens racing each other cannot both win);
  * - `session`: made when the URL is redeemed, its secret handed to that one page load only; the
  *   editor page's calls carry it, for SESSION_SECONDS at most.
+ *
+ * Both kinds are deleted by the worker's sweep (EditSessionStore.sweep) RETAIN_SECONDS after they
+ * expired; a closed session or a used URL expires by its own time anyway, so that covers them too.
+ *
+ * Lives in libs/application (not next to the API's editor) so the worker, which runs the periodic
+ * sweeps, can clean the table the API writes.
  */
 export const EDIT_SESSIONS = 'edit_sessions';
-export const EDIT_SESSIONS_COLLECTION: CollectionSpec = { name: EDIT_SESSIONS };
+/** Indexed by `expires_at`: the sweep reads only the rows past their time. */
+export const EDIT_SESSIONS_COLLECTION: CollectionSpec = { name: EDIT_SESSIONS, indexes: [['expires_at']] };
 
 /** "Valid for minutes": an integrator opens the URL in its iframe right after asking for it. */
 export const URL_SECONDS = 5 * 60;
 /** How long the opened editor may keep saving: one sitting, not a standing credential. */
 export const SESSION_SECONDS = 60 * 60;
+/**
+ * How long a row is kept past its expiry before the sweep deletes it: meanwhile a late open of its
+ * URL still reads "expired" (a clear page), not "no such session". Past it, nothing of the grant
+ * (which key, which document) is kept for a URL nobody can use.
+ */
+export const RETAIN_SECONDS = 24 * 60 * 60;
 
 export const EDIT_ACTIONS = ['save', 'send', 'preview'] as const;
 export type EditAction = (typeof EDIT_ACTIONS)[number];
@@ -135,5 +148,19 @@ export class EditSessionStore {
   /** Ends a session (the editor's cancel, or its send): its secret works no more. */
   async close(row: EditSessionRow, now: Date): Promise<void> {
     await this.reads.putIfVersion(EDIT_SESSIONS, { ...row, used_at: now.toISOString() }, Number(row._version ?? 0));
+  }
+
+  /**
+   * Deletes URL and session rows that expired RETAIN_SECONDS or more before `now`, at most `limit`
+   * (the next sweep takes the rest); answers how many. No compare-and-set is needed: nothing
+   * makes an expired row valid again (redeem and session refuse it before writing, and a close
+   * racing the delete writes on its version, which a deleted row no longer has).
+   */
+  async sweep(now: Date, limit = 500): Promise<number> {
+    await this.init();
+    const before = new Date(now.getTime() - RETAIN_SECONDS * 1000).toISOString();
+    const old = await this.reads.find<EditSessionRow>(EDIT_SESSIONS, { where: { expires_at: { $lte: before } }, limit });
+    if (old.length) await this.reads.commit(old.map((row) => ({ op: 'delete' as const, collection: EDIT_SESSIONS, id: row.id })), {});
+    return old.length;
   }
 }
