@@ -202,13 +202,15 @@ describe('field-placement editor (browser)', () => {
     await frame.click('#save-btn');
     await frame.locator('.field.invalid').waitFor();
     expect(await frame.locator('.field.invalid').count()).toBe(1);
-    expect(await frame.locator('.field-error').textContent()).toContain('min_checked');
+    // Worded in the page's language from the API's code and param, never the server's English.
+    expect(await frame.locator('.field-error').textContent()).toBe('최소 선택 수가 최대 선택 수나 고를 수 있는 칸 수보다 많습니다.');
+    expect(await frame.locator('#status').textContent()).toBe('저장하지 못했습니다: 최소 선택 수가 최대 선택 수나 고를 수 있는 칸 수보다 많습니다.');
     expect(await frame.locator('.field.invalid').getAttribute('aria-describedby')).toMatch(/^field-error-/);
     await noViolations(page, 'a field refused');
     await page.screenshot({ path: path.join(ARTIFACTS, 'drag-3-refused.png') });
     expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
     await frame.locator('.field.invalid').click();
-    expect(await frame.locator('#settings-error').textContent()).toContain('min_checked');
+    expect(await frame.locator('#settings-error').textContent()).toBe('최소 선택 수가 최대 선택 수나 고를 수 있는 칸 수보다 많습니다.');
     await frame.fill('#set-min-checked', '1');
     await frame.click('#settings-close');
     expect(await frame.locator('.field.invalid').count()).toBe(0);
@@ -345,10 +347,11 @@ describe('field-placement editor (browser)', () => {
     await noViolations(page, 'phone: placed by tap');
     await page.screenshot({ path: path.join(ARTIFACTS, 'phone-1-tapped.png') });
 
-    // Saved with the employer's role still empty: the template API's own refusal, shown as it said it.
+    // Saved with the employer's role still empty: the template API's own refusal
+    // (signer_without_required_field naming roles[i].role), worded in Korean with the role's name.
     await page.locator('#save-btn').tap();
     await page.locator('#status', { hasText: '저장하지 못했습니다' }).waitFor();
-    expect(await page.locator('#status').textContent()).toContain('"employer"');
+    expect(await page.locator('#status').textContent()).toBe('저장하지 못했습니다: "employer"의 필수 입력 필드가 없습니다. 하나 이상 놓으세요.');
     expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
 
     await page.selectOption('#assignee', 'employer');
