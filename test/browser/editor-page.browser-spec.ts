@@ -320,6 +320,50 @@ describe('field-placement editor (browser)', () => {
     }
   });
 
+  it('page thumbnails: one per page at the smallest image width, ≥ 44 px, reached with Tab; Enter jumps there and the palette adds to that page', async () => {
+    const { url } = await templateAndEditor('쪽 이동 근로계약서');
+    const { page, frame } = await framed(url);
+    const thumbs = frame.locator('#thumbs-list .thumb');
+    expect(await thumbs.count()).toBe(2);
+    // Each is that page's image from the page-image route at its smallest width, loaded.
+    await frame.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.thumb img')).every((img) => img.complete && img.naturalWidth > 0));
+    const shown = await frame.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLAnchorElement>('.thumb')).map((a) => {
+        const r = a.getBoundingClientRect();
+        const img = a.querySelector('img')!;
+        return { href: a.getAttribute('href'), text: a.textContent, w: new URL(img.src).searchParams.get('w'), big: r.width >= 44 && r.height >= 44 };
+      }),
+    );
+    expect(shown).toEqual([
+      { href: '#page-0-1', text: '1쪽', w: '480', big: true },
+      { href: '#page-0-2', text: '2쪽', w: '480', big: true },
+    ]);
+    await noViolations(page, 'thumbnails shown');
+
+    // Keyboard only: Tab to page 2's thumbnail, Enter. Focus and the view move to page 2, and
+    // it becomes the page the palette adds to.
+    const tabTo = async (selector: string) => {
+      for (let i = 0; i < 150; i++) {
+        if (await frame.evaluate((sel) => document.activeElement?.matches(sel) ?? false, selector)) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`${selector} is not reachable with Tab`);
+    };
+    await tabTo('.thumb[href="#page-0-2"]');
+    await page.keyboard.press('Enter');
+    await frame.waitForFunction(() => document.activeElement?.id === 'page-0-2');
+    await frame.waitForFunction(() => {
+      const top = document.getElementById('page-0-2')!.getBoundingClientRect().top;
+      return top >= -1 && top < window.innerHeight / 2;
+    });
+    expect(await frame.locator('#target-page').inputValue()).toBe('0:2');
+    await tabTo('.palette-item[data-type="signature"]');
+    await page.keyboard.press('Enter');
+    expect(await frame.locator('#page-0-2 .field').count()).toBe(1);
+    expect(await frame.locator('#page-0-1 .field').count()).toBe(0);
+    await noViolations(page, 'jumped to page 2 by its thumbnail');
+  });
+
   it('on a phone: tap a field, then tap the spot; every target is at least 44 px', async () => {
     const { id, url } = await templateAndEditor('휴대폰 근로계약서');
     const context = await browser.newContext(ANDROID_PHONE);
