@@ -364,6 +364,27 @@ describe('field-placement editor (browser)', () => {
     await noViolations(page, 'jumped to page 2 by its thumbnail');
   });
 
+  it('two parts: a field placed on part 2\'s first page is saved at its document-wide page, and drawn there again after the save', async () => {
+    // Two parts of 2 pages each: part 2's first page is the document's page 3.
+    const tmpl = await api('post', '/v1/templates', {
+      name: '두 부분 근로계약서',
+      parts: [{ title: '근로계약서', file_url: fileUrl }, { title: '동의서', file_url: fileUrl }],
+      roles: [{ role: 'employee', auth: 'none' }],
+    }, 201);
+    const session = await api('post', `/v1/templates/${tmpl.id}/edit_session`, { actions: ['save'], locale: 'ko' }, 201);
+    const { frame } = await framed(`${origin}${new URL(session.url).pathname}`);
+    expect(await frame.locator('#thumbs-list .thumb').count()).toBe(4);
+    await frame.selectOption('#target-page', '1:1');
+    await frame.locator('.palette-item[data-type="signature"]').press('Enter');
+    expect(await frame.locator('#page-1-1 .field').count()).toBe(1);
+    await frame.click('#save-btn');
+    await frame.locator('#status', { hasText: '저장했습니다' }).waitFor();
+    expect((await savedFields(tmpl.id)).map((f) => [f.role, f.type, f.page])).toEqual([['employee', 'signature', 3]]);
+    // The save reloads the fields from the API: page 3 is drawn on part 2's first page again.
+    expect(await frame.locator('#page-1-1 .field').count()).toBe(1);
+    expect(await frame.locator('.field').count()).toBe(1);
+  });
+
   it('on a phone: tap a field, then tap the spot; every target is at least 44 px', async () => {
     const { id, url } = await templateAndEditor('휴대폰 근로계약서');
     const context = await browser.newContext(ANDROID_PHONE);
