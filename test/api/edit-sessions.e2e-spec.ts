@@ -1,6 +1,6 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import request from 'supertest';
-import { EDIT_SESSIONS } from '../../apps/api/src/editor/edit-session.store';
+import { EDIT_SESSIONS } from '@dojang/application';
 import { expectApiError } from '../support/lifecycle';
 import { API_TEST_OPTIONS, client, Client, expectError, expectStatus, UNKNOWN_UUID } from '../support/api-helpers';
 import { describeOnEachStore, startTestAppOn } from '../support/each-store';
@@ -43,8 +43,8 @@ describeOnEachStore('edit sessions (field-placement editor, server)', (store) =>
   afterAll(async () => t?.close());
 
   /** A draft of the uploaded 2-page PDF with two signers. */
-  async function draft() {
-    const doc = expectStatus(await c.post('/documents', { title: '근로계약서', file_url: fileUrl }), 201).body;
+  async function draft(file = fileUrl) {
+    const doc = expectStatus(await c.post('/documents', { title: '근로계약서', file_url: file }), 201).body;
     const hire = expectStatus(await c.post(`/documents/${doc.id}/participants`, { name: '김신입', auth: 'none' }), 201).body;
     const boss = expectStatus(await c.post(`/documents/${doc.id}/participants`, { name: '박대표', auth: 'none' }), 201).body;
     return { id: doc.id as string, hire: hire.id as string, boss: boss.id as string };
@@ -270,5 +270,38 @@ describeOnEachStore('edit sessions (field-placement editor, server)', (store) =>
 
     // Nothing of the above wrote anything.
     expect(expectStatus(await c.get(`/documents/${d.id}`), 200).body.fields).toEqual([]);
+  });
+
+  it('the worker deletes URL and session rows a day past their expiry, used, unused or closed, and keeps the rest', async () => {
+    // The earlier cases moved the clock past the shared upload's URL: a fresh one.
+    const upload = expectStatus(await t.http.post('/v1/files').set(bearer(org.test)).attach('file', await plainPdf(1), { filename: 'a.pdf', contentType: 'application/pdf' }), 201);
+    const d = await draft(upload.body.url);
+    const rowsOf = async () => (await t.infra.reads.find<any>(EDIT_SESSIONS, { where: { target_id: d.id } })).map((r) => `${r.stage}:${r.used_at ? 'used' : 'unused'}`).sort();
+    // At one instant: a URL opened (its session then closed by cancel), and a URL nobody opened.
+    const opened = await openUrl(expectStatus(await c.post(`/documents/${d.id}/edit_session`, {}), 201).body.url);
+    expectStatus(await t.http.post(`/v1/editor/${opened.session}/cancel`).send({}), 200);
+    const unused = expectStatus(await c.post(`/documents/${d.id}/edit_session`, {}), 201).body;
+    expect(await rowsOf()).toEqual(['session:used', 'url:unused', 'url:used']);
+
+    // URLs expire after 5 minutes: a second before a day past that, all is kept, and a late open
+    // of the unused URL still reads "expired", not "no such link".
+    t.clock!.advance((5 * 60 + 24 * 60 * 60 - 1) * 1000);
+    await t.worker!.sweepEditSessions();
+    expect(await rowsOf()).toEqual(['session:used', 'url:unused', 'url:used']);
+    expect((await openUrl(unused.url)).res.status).toBe(410);
+
+    // A day past: both URL rows go; the session (an hour long) stays; a URL issued now is young.
+    const young = expectStatus(await c.post(`/documents/${d.id}/edit_session`, {}), 201).body;
+    t.clock!.advance(1000);
+    await t.worker!.sweepEditSessions();
+    expect(await rowsOf()).toEqual(['session:used', 'url:unused']);
+    // A removed URL is no longer known at all.
+    expect((await openUrl(unused.url)).res.status).toBe(404);
+
+    // A day past the session's hour: it goes too; the young URL (expired under a day ago) stays.
+    t.clock!.advance(55 * 60 * 1000);
+    await t.worker!.sweepEditSessions();
+    const left = await t.infra.reads.find<any>(EDIT_SESSIONS, { where: { target_id: d.id } });
+    expect(left.map((r) => [r.stage, r.expires_at])).toEqual([['url', young.expires_at]]);
   });
 });

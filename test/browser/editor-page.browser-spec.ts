@@ -202,13 +202,15 @@ describe('field-placement editor (browser)', () => {
     await frame.click('#save-btn');
     await frame.locator('.field.invalid').waitFor();
     expect(await frame.locator('.field.invalid').count()).toBe(1);
-    expect(await frame.locator('.field-error').textContent()).toContain('min_checked');
+    // Worded in the page's language from the API's code and param, never the server's English.
+    expect(await frame.locator('.field-error').textContent()).toBe('최소 선택 수가 최대 선택 수나 고를 수 있는 칸 수보다 많습니다.');
+    expect(await frame.locator('#status').textContent()).toBe('저장하지 못했습니다: 최소 선택 수가 최대 선택 수나 고를 수 있는 칸 수보다 많습니다.');
     expect(await frame.locator('.field.invalid').getAttribute('aria-describedby')).toMatch(/^field-error-/);
     await noViolations(page, 'a field refused');
     await page.screenshot({ path: path.join(ARTIFACTS, 'drag-3-refused.png') });
     expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
     await frame.locator('.field.invalid').click();
-    expect(await frame.locator('#settings-error').textContent()).toContain('min_checked');
+    expect(await frame.locator('#settings-error').textContent()).toBe('최소 선택 수가 최대 선택 수나 고를 수 있는 칸 수보다 많습니다.');
     await frame.fill('#set-min-checked', '1');
     await frame.click('#settings-close');
     expect(await frame.locator('.field.invalid').count()).toBe(0);
@@ -318,6 +320,71 @@ describe('field-placement editor (browser)', () => {
     }
   });
 
+  it('page thumbnails: one per page at the smallest image width, ≥ 44 px, reached with Tab; Enter jumps there and the palette adds to that page', async () => {
+    const { url } = await templateAndEditor('쪽 이동 근로계약서');
+    const { page, frame } = await framed(url);
+    const thumbs = frame.locator('#thumbs-list .thumb');
+    expect(await thumbs.count()).toBe(2);
+    // Each is that page's image from the page-image route at its smallest width, loaded.
+    await frame.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.thumb img')).every((img) => img.complete && img.naturalWidth > 0));
+    const shown = await frame.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLAnchorElement>('.thumb')).map((a) => {
+        const r = a.getBoundingClientRect();
+        const img = a.querySelector('img')!;
+        return { href: a.getAttribute('href'), text: a.textContent, w: new URL(img.src).searchParams.get('w'), big: r.width >= 44 && r.height >= 44 };
+      }),
+    );
+    expect(shown).toEqual([
+      { href: '#page-0-1', text: '1쪽', w: '480', big: true },
+      { href: '#page-0-2', text: '2쪽', w: '480', big: true },
+    ]);
+    await noViolations(page, 'thumbnails shown');
+
+    // Keyboard only: Tab to page 2's thumbnail, Enter. Focus and the view move to page 2, and
+    // it becomes the page the palette adds to.
+    const tabTo = async (selector: string) => {
+      for (let i = 0; i < 150; i++) {
+        if (await frame.evaluate((sel) => document.activeElement?.matches(sel) ?? false, selector)) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`${selector} is not reachable with Tab`);
+    };
+    await tabTo('.thumb[href="#page-0-2"]');
+    await page.keyboard.press('Enter');
+    await frame.waitForFunction(() => document.activeElement?.id === 'page-0-2');
+    await frame.waitForFunction(() => {
+      const top = document.getElementById('page-0-2')!.getBoundingClientRect().top;
+      return top >= -1 && top < window.innerHeight / 2;
+    });
+    expect(await frame.locator('#target-page').inputValue()).toBe('0:2');
+    await tabTo('.palette-item[data-type="signature"]');
+    await page.keyboard.press('Enter');
+    expect(await frame.locator('#page-0-2 .field').count()).toBe(1);
+    expect(await frame.locator('#page-0-1 .field').count()).toBe(0);
+    await noViolations(page, 'jumped to page 2 by its thumbnail');
+  });
+
+  it('two parts: a field placed on part 2\'s first page is saved at its document-wide page, and drawn there again after the save', async () => {
+    // Two parts of 2 pages each: part 2's first page is the document's page 3.
+    const tmpl = await api('post', '/v1/templates', {
+      name: '두 부분 근로계약서',
+      parts: [{ title: '근로계약서', file_url: fileUrl }, { title: '동의서', file_url: fileUrl }],
+      roles: [{ role: 'employee', auth: 'none' }],
+    }, 201);
+    const session = await api('post', `/v1/templates/${tmpl.id}/edit_session`, { actions: ['save'], locale: 'ko' }, 201);
+    const { frame } = await framed(`${origin}${new URL(session.url).pathname}`);
+    expect(await frame.locator('#thumbs-list .thumb').count()).toBe(4);
+    await frame.selectOption('#target-page', '1:1');
+    await frame.locator('.palette-item[data-type="signature"]').press('Enter');
+    expect(await frame.locator('#page-1-1 .field').count()).toBe(1);
+    await frame.click('#save-btn');
+    await frame.locator('#status', { hasText: '저장했습니다' }).waitFor();
+    expect((await savedFields(tmpl.id)).map((f) => [f.role, f.type, f.page])).toEqual([['employee', 'signature', 3]]);
+    // The save reloads the fields from the API: page 3 is drawn on part 2's first page again.
+    expect(await frame.locator('#page-1-1 .field').count()).toBe(1);
+    expect(await frame.locator('.field').count()).toBe(1);
+  });
+
   it('on a phone: tap a field, then tap the spot; every target is at least 44 px', async () => {
     const { id, url } = await templateAndEditor('휴대폰 근로계약서');
     const context = await browser.newContext(ANDROID_PHONE);
@@ -345,10 +412,11 @@ describe('field-placement editor (browser)', () => {
     await noViolations(page, 'phone: placed by tap');
     await page.screenshot({ path: path.join(ARTIFACTS, 'phone-1-tapped.png') });
 
-    // Saved with the employer's role still empty: the template API's own refusal, shown as it said it.
+    // Saved with the employer's role still empty: the template API's own refusal
+    // (signer_without_required_field naming roles[i].role), worded in Korean with the role's name.
     await page.locator('#save-btn').tap();
     await page.locator('#status', { hasText: '저장하지 못했습니다' }).waitFor();
-    expect(await page.locator('#status').textContent()).toContain('"employer"');
+    expect(await page.locator('#status').textContent()).toBe('저장하지 못했습니다: "employer"의 필수 입력 필드가 없습니다. 하나 이상 놓으세요.');
     expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
 
     await page.selectOption('#assignee', 'employer');

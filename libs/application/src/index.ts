@@ -20,6 +20,7 @@ export * from './notifier';
 export * from './organization-logo';
 export * from './reactors/signing-notifications.reactor';
 export * from './signing-drafts/signing-drafts';
+export * from './edit-sessions/edit-session.store';
 export * from './reactors/page-images.reactor';
 export * from './runtime/worker';
 export * from './webhooks';

@@ -3,6 +3,7 @@
  * the toolbar, and saves, sends or cancels through the session's API.
  */
 import { EditorApiError, SESSION, call } from './api.js';
+import { localizedError } from './errors.js';
 import { applyStrings, setLocale, t } from './i18n.js';
 import { PALETTE, S, assignees, fieldOfParam, load, serialize } from './model.js';
 import { announce } from './outcome.js';
@@ -80,19 +81,24 @@ function buildPalette() {
   });
 }
 
-/** Shows an API refusal next to the field it names (fields[i]…), or in the status line. @param {unknown} err */
+/**
+ * Shows an API refusal next to the field it names (fields[i]…), and in the status line, worded in
+ * the page's language (errors.js), never the server's English.
+ * @param {unknown} err
+ */
 function showError(err) {
-  if (!(err instanceof EditorApiError)) return say(t('fieldError', { message: String(err) }));
+  const message = localizedError(err);
+  if (!(err instanceof EditorApiError)) return say(t('fieldError', { message }));
   if (err.code === 'edit_session_expired' || err.code === 'edit_session_invalid') return ended(t('sessionEnded'));
   if (err.code === 'document_not_editable') return say(t('notEditable'));
   const f = fieldOfParam(err.param);
   if (f) {
-    f.error = err.message;
+    f.error = message;
     renderFields();
     select(f.key, true);
     refreshSettingsError();
   }
-  say(t('fieldError', { message: err.message }));
+  say(t('fieldError', { message }));
 }
 
 async function save() {

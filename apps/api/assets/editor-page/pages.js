@@ -50,6 +50,8 @@ export function renderPages() {
       page.id = `page-${part.index}-${n}`;
       page.dataset.part = String(part.index);
       page.dataset.page = String(n);
+      // Focusable by script only: a thumbnail moves focus here, so Tab continues on this page's fields.
+      page.tabIndex = -1;
       const img = document.createElement('img');
       img.src = pageUrl(part.index, n, 720, part.pages_version);
       img.srcset = WIDTHS.map((w) => `${pageUrl(part.index, n, w, part.pages_version)} ${w}w`).join(', ');
@@ -64,16 +66,47 @@ export function renderPages() {
       wireDrop(page);
       section.appendChild(page);
 
-      const li = document.createElement('li');
-      const a = document.createElement('a');
-      a.href = `#${page.id}`;
-      a.textContent = parts.length > 1 && part.title ? `${part.title} ${t('pageLink', { n })}` : t('pageLink', { n });
-      li.appendChild(a);
-      thumbs.appendChild(li);
+      thumbs.appendChild(thumbnail(page, parts.length > 1 && part.title ? `${part.title} ${t('pageLink', { n })}` : t('pageLink', { n }), pageUrl(part.index, n, WIDTHS[0], part.pages_version)));
     }
     host.appendChild(section);
   }
   renderFields();
+}
+
+/**
+ * A page's thumbnail in the "go to page" list: its image at the smallest width the page-image
+ * route renders (lazy, so a long document fetches only those scrolled to), named by its page
+ * label (the image itself is decorative: the link's text says which page). Following it scrolls
+ * to the page, moves keyboard focus there, and makes it the page the palette adds to, so a
+ * keyboard user's next field lands on the page they jumped to.
+ * @param {HTMLElement} page
+ * @param {string} label
+ * @param {string} src
+ */
+function thumbnail(page, label, src) {
+  const li = document.createElement('li');
+  const a = document.createElement('a');
+  a.href = `#${page.id}`;
+  a.className = 'thumb';
+  const img = document.createElement('img');
+  img.src = src;
+  img.alt = '';
+  img.loading = 'lazy';
+  img.draggable = false;
+  const name = document.createElement('span');
+  name.textContent = label;
+  a.append(img, name);
+  a.addEventListener('click', (e) => {
+    e.preventDefault();
+    page.scrollIntoView({ block: 'start' });
+    page.focus({ preventScroll: true });
+    const target = /** @type {HTMLSelectElement | null} */ (document.getElementById('target-page'));
+    const value = `${page.dataset.part}:${page.dataset.page}`;
+    if (target) target.value = value;
+    S.target = value;
+  });
+  li.appendChild(a);
+  return li;
 }
 
 /** Where on a page (percent) a pointer is. @param {HTMLElement} page @param {number} cx @param {number} cy */

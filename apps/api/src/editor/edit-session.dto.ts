@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { TemplateFieldDto } from '../templates/template.dto';
-import { EDIT_ACTIONS, EditAction, EditLocale } from './edit-session.store';
+import { EDIT_ACTIONS, EditAction, EditLocale } from '@dojang/application';
 
 /** POST /documents/{id}/edit_session and POST /templates/{id}/edit_session. */
 export class CreateEditSessionDto {

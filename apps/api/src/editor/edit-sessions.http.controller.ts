@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { sha256Hex } from '@dojang/application';
+import { EditGrant, SESSION_SECONDS, sha256Hex } from '@dojang/application';
 import { isHttpsUrl } from '@dojang/domain';
 import { Request } from 'express';
 import { DocumentAccess } from '../documents/document-access.service';
@@ -7,7 +7,6 @@ import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext } from '../shared/auth.guard';
 import { EditSessionResponse } from '../openapi/response-schemas';
 import { CreateEditSessionDto } from './edit-session.dto';
-import { EditGrant, SESSION_SECONDS } from './edit-session.store';
 import { EditorService } from './editor.service';
 
 /**

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
-import { Infrastructure } from '@dojang/application';
+import { EditRefusal, Infrastructure } from '@dojang/application';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { Request, Response } from 'express';
 import * as fs from 'fs';
@@ -9,7 +9,6 @@ import { Public } from '../shared/auth.guard';
 import { INFRA } from '../shared/infrastructure.token';
 import { bundleModules } from '../signing/signing-page.bundler';
 import { framingHeaders, repoRoot, sendText } from '../signing/signing-page.http.controller';
-import { EditRefusal } from './edit-session.store';
 import { EditorService } from './editor.service';
 
 export const EDITOR_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/editor-page');

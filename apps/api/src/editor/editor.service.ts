@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, CLOCK, DocumentPdfService, Infrastructure, PartPdf } from '@dojang/application';
+import { Clock, CLOCK, DocumentPdfService, EditAction, EditRefusal, EditSessionRow, EditSessionStore, Infrastructure, PartPdf } from '@dojang/application';
 import { brandOf, DocumentState } from '@dojang/domain';
 import { API_KEYS, ApiKeyRow, ORGANIZATIONS, OrganizationRow, TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { DocumentAccess } from '../documents/document-access.service';
@@ -13,7 +13,6 @@ import { createValidationPipe } from '../shared/validation.pipe';
 import { INFRA } from '../shared/infrastructure.token';
 import { EditorEventResponse, EditorSessionResponse } from '../openapi/response-schemas';
 import { EditorTemplateFieldsDto } from './edit-session.dto';
-import { EditAction, EditRefusal, EditSessionRow, EditSessionStore } from './edit-session.store';
 
 /** One part of what the editor shows: its PDF (for page images) and page count. */
 interface EditorPart {

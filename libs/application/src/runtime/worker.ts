@@ -14,6 +14,7 @@ import { ArchiveTimersReactor, ArchiveTimestamper } from '../archive/archive-tim
 import { UsageReactor } from '../usage/usage.reactor';
 import { BulkSendReactor, BulkSendReactorOptions } from '../bulk-send/bulk-send.reactor';
 import { OrphanedReservationSweeper, ReservationSweepStats } from '../bulk-send/orphaned-reservation.sweeper';
+import { EditSessionStore } from '../edit-sessions/edit-session.store';
 import { DocumentPdfService } from '../document-pdf.service';
 import { withOrganizationKeys } from '../organization-signing-keys';
 import { TemplateSender } from '../templates/template-send.service';
@@ -52,6 +53,8 @@ export interface Worker extends WorkerContext {
   sweepMessages(): Promise<number>;
   /** Releases credit reservations no bulk send was started under, past their grace period (the background loop does it every minute). */
   sweepReservations(): Promise<ReservationSweepStats>;
+  /** Deletes edit-session URLs and sessions a day past their expiry (the background loop does it every minute); answers how many. */
+  sweepEditSessions(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -174,15 +177,18 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
   retryLoop?.unref();
   // Every worker sweeps (at least once: the organization's stream decides, so a reservation is
   // released once however many sweep it). A failed sweep is logged; the next one tries again.
+  // The same round deletes expired edit-session rows (the API writes them and never reads them
+  // back once expired; two workers deleting the same row delete it once).
   const reservations = new OrphanedReservationSweeper(infra, clock);
+  const editSessions = new EditSessionStore(infra.reads);
   let sweeping: Promise<unknown> | null = null;
   const reservationLoop =
     (options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS) > 0
       ? setInterval(() => {
-          sweeping ??= reservations
-            .sweep()
-            .catch((err) => infra.logger.error({ err }, 'credit reservation sweep failed'))
-            .finally(() => (sweeping = null));
+          sweeping ??= (async () => {
+            await reservations.sweep().catch((err) => infra.logger.error({ err }, 'credit reservation sweep failed'));
+            await editSessions.sweep(clock.now()).catch((err) => infra.logger.error({ err }, 'edit session sweep failed'));
+          })().finally(() => (sweeping = null));
         }, RESERVATION_SWEEP_INTERVAL_MS)
       : null;
   reservationLoop?.unref();
@@ -194,6 +200,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     retryParked: () => runner.retryParked(),
     sweepMessages: () => notifier.sweepStale(),
     sweepReservations: () => reservations.sweep(),
+    sweepEditSessions: () => editSessions.sweep(clock.now()),
     stop: async () => {
       if (retryLoop) clearInterval(retryLoop);
       if (reservationLoop) clearInterval(reservationLoop);
