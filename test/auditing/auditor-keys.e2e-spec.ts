@@ -65,14 +65,16 @@ describe('auditor API keys', () => {
   it('answers every write on every route with 403 insufficient_permissions, and changes nothing', async () => {
     const before = (await t.infra.events.readStream(documentStreamId(doc.id))).length;
     // Every non-GET route the application serves (read from the router, so a route added later is
-    // covered), except the signing pages, which take a signing token instead of an API key, and the
-    // public verification, which takes no key and writes nothing (test/verification).
+    // covered), except the signing pages and the field-placement editor's calls, which take a signing
+    // token or an editor session instead of an API key (an auditor key cannot open an editor session:
+    // POST …/edit_session is among the writes below), and the public verification, which takes no key
+    // and writes nothing (test/verification).
     const router = (t.app.getHttpAdapter().getInstance() as any)._router;
     const writes: Array<[string, string]> = [];
     for (const layer of router.stack) {
       if (!layer.route) continue;
       const path = String(layer.route.path);
-      if (!path.startsWith('/v1/') || path.startsWith('/v1/signing/') || path === '/v1/verify' || path.includes('*')) continue;
+      if (!path.startsWith('/v1/') || path.startsWith('/v1/signing/') || path.startsWith('/v1/editor/') || path === '/v1/verify' || path.includes('*')) continue;
       for (const method of Object.keys(layer.route.methods)) if (method !== 'get' && method !== 'head') writes.push([method, path]);
     }
     expect(writes.length).toBeGreaterThanOrEqual(15);
