@@ -4,7 +4,7 @@ import { AddressInfo } from 'net';
 import * as path from 'path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { Browser, BrowserContext, Frame, Page } from 'playwright-core';
-import { ANDROID_PHONE, axeViolations, closeContexts, startBrowserApp } from '../support/browser';
+import { ANDROID_PHONE, axeViolations, closeContexts, startBrowserApp, callApi } from '../support/browser';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
@@ -51,13 +51,7 @@ describe('field-placement editor (browser)', () => {
   let fileUrl: string;
   const contexts: BrowserContext[] = [];
 
-  async function api<T = any>(method: 'get' | 'post' | 'put' | 'patch', url: string, body?: unknown, status = 200, headers: Record<string, string> = {}): Promise<T> {
-    let req = t.http[method](url).set(bearer(org.test)).set(headers);
-    if (body !== undefined) req = req.send(body as object);
-    const res = await req;
-    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${url}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body as T;
-  }
+  const api = <T = any>(method: 'get' | 'post' | 'put' | 'patch', url: string, body?: unknown, status = 200, headers: Record<string, string> = {}): Promise<T> => callApi<T>(t, { ...bearer(org.test), ...headers }, method, url, body, status);
 
   /** A template of the uploaded PDF with two signer roles and no fields yet, and an editor URL for it. */
   async function templateAndEditor(name: string) {

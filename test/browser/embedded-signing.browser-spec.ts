@@ -1,7 +1,7 @@
 import * as http from 'http';
 import { AddressInfo } from 'net';
 import { Browser, BrowserContext, Frame, Page } from 'playwright-core';
-import { closeContexts, startBrowserApp } from '../support/browser';
+import { closeContexts, startBrowserApp, callApi } from '../support/browser';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
@@ -24,13 +24,7 @@ describe('embedded signing (browser)', () => {
   let hostPort: number;
   const contexts: BrowserContext[] = [];
 
-  async function api<T = any>(org: TestOrg, method: 'get' | 'post' | 'put', path: string, body?: unknown, status = 200): Promise<T> {
-    let req = t.http[method](path).set(bearer(org.test));
-    if (body !== undefined) req = req.send(body as object);
-    const res = await req;
-    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${path}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body as T;
-  }
+  const api = <T = any>(org: TestOrg, method: 'get' | 'post' | 'put', path: string, body?: unknown, status = 200): Promise<T> => callApi<T>(t, bearer(org.test), method, path, body, status);
 
   /** A sent document whose reviewer (no field to fill: consent alone) has a redirect_url. */
   async function reviewerLink(org: TestOrg) {

@@ -1,5 +1,5 @@
 import { Browser, BrowserContext, Page } from 'playwright-core';
-import { ANDROID_PHONE, closeContexts, startBrowserApp } from '../support/browser';
+import { ANDROID_PHONE, closeContexts, startBrowserApp, callApi } from '../support/browser';
 import { solidPngBytes } from '../support/png';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
@@ -18,13 +18,7 @@ describe('signing page: the sender\'s logo and time zone (browser)', () => {
   let origin: string;
   const contexts: BrowserContext[] = [];
 
-  async function api<T = any>(org: TestOrg, method: 'get' | 'post' | 'put' | 'patch', path: string, body?: unknown, status = 200): Promise<T> {
-    let req = t.http[method](path).set(bearer(org.test));
-    if (body !== undefined) req = req.send(body as object);
-    const res = await req;
-    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${path}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body as T;
-  }
+  const api = <T = any>(org: TestOrg, method: 'get' | 'post' | 'put' | 'patch', path: string, body?: unknown, status = 200): Promise<T> => callApi<T>(t, bearer(org.test), method, path, body, status);
 
   /** A document sent to one signer until the end of `expiresOn` in the organization's zone; its token. */
   async function sent(org: TestOrg, expiresOn: string, participant: Record<string, unknown> = { auth: 'none' }): Promise<string> {

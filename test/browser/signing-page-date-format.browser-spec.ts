@@ -1,5 +1,5 @@
 import { Browser, BrowserContext, Page } from 'playwright-core';
-import { ANDROID_PHONE, closeContexts, startBrowserApp } from '../support/browser';
+import { ANDROID_PHONE, closeContexts, startBrowserApp, callApi } from '../support/browser';
 import { solidPngBytes } from '../support/png';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
@@ -19,13 +19,7 @@ describe('signing page: the document\'s date format (browser)', () => {
   let origin: string;
   const contexts: BrowserContext[] = [];
 
-  async function api<T = any>(method: 'get' | 'post' | 'put' | 'patch', p: string, body?: unknown, status = 200): Promise<T> {
-    let req = t.http[method](p).set(bearer(org.test));
-    if (body !== undefined) req = req.send(body as object);
-    const res = await req;
-    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${p}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body as T;
-  }
+  const api = <T = any>(method: 'get' | 'post' | 'put' | 'patch', p: string, body?: unknown, status = 200): Promise<T> => callApi<T>(t, bearer(org.test), method, p, body, status);
 
   beforeAll(async () => {
     ({ t, browser, origin } = await startBrowserApp({ latinOnlyFonts: true }));

@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
-import { ANDROID_PHONE, closeContexts, startBrowserApp } from '../support/browser';
+import { ANDROID_PHONE, closeContexts, startBrowserApp, callApi } from '../support/browser';
 import { solidPngBytes } from '../support/png';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
@@ -27,13 +27,7 @@ describe('signing page: every field type (browser)', () => {
   let origin: string;
   const contexts: BrowserContext[] = [];
 
-  async function api<T = any>(method: 'get' | 'post' | 'put' | 'patch', p: string, body?: unknown, status = 200): Promise<T> {
-    let req = t.http[method](p).set(bearer(org.test));
-    if (body !== undefined) req = req.send(body as object);
-    const res = await req;
-    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${p}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body as T;
-  }
+  const api = <T = any>(method: 'get' | 'post' | 'put' | 'patch', p: string, body?: unknown, status = 200): Promise<T> => callApi<T>(t, bearer(org.test), method, p, body, status);
 
   async function open(url: string): Promise<{ page: Page; problems: string[] }> {
     const context = await browser.newContext(ANDROID_PHONE);

@@ -6,7 +6,7 @@ import { AddressInfo } from 'net';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { FIELD_TYPES } from '@dojang/domain';
 import { renderPage } from '@dojang/pdf/testing/poppler';
-import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, glyphReport, latinOnlyFontconfig } from '../support/browser';
+import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, glyphReport, latinOnlyFontconfig, callApi } from '../support/browser';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { onPdfJob, RENDER_PAGE } from '@dojang/pdf';
 import { binary, uploadFile } from '../files/file-helpers';
@@ -44,13 +44,7 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
   let origin: string;
   const fontconfig = latinOnlyFontconfig();
 
-  async function api<T = any>(method: 'get' | 'post' | 'put', p: string, body?: unknown, status = 200): Promise<T> {
-    let req = t.http[method](p).set(bearer(org.test));
-    if (body !== undefined) req = req.send(body as object);
-    const res = await req;
-    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${p}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body as T;
-  }
+  const api = <T = any>(method: 'get' | 'post' | 'put', p: string, body?: unknown, status = 200): Promise<T> => callApi<T>(t, bearer(org.test), method, p, body, status);
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 

@@ -1,5 +1,5 @@
 import { Browser, BrowserContext, Page } from 'playwright-core';
-import { ANDROID_PHONE, axeViolations, closeContexts, startBrowserApp } from '../support/browser';
+import { ANDROID_PHONE, axeViolations, closeContexts, startBrowserApp, callApi } from '../support/browser';
 import { solidPng, solidPngBytes } from '../support/png';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
@@ -23,13 +23,7 @@ describe('signing page states (browser)', () => {
   let origin: string;
   const contexts: BrowserContext[] = [];
 
-  async function api<T = any>(method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown, status = 200): Promise<T> {
-    let req = t.http[method](path).set(bearer(org.test));
-    if (body !== undefined) req = req.send(body as object);
-    const res = await req;
-    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${path}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body as T;
-  }
+  const api = <T = any>(method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown, status = 200): Promise<T> => callApi<T>(t, bearer(org.test), method, path, body, status);
 
   /** A sent document; signers sign in the given order (auth none). Returns each signer's token. */
   async function sent(title: string, names: string[], opts: { ordered?: boolean; expiresInDays?: number } = {}) {

@@ -1,6 +1,6 @@
 import { solidPngBytes } from '../support/png';
 import { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { ANDROID_PHONE, closeContexts, startBrowserApp } from '../support/browser';
+import { ANDROID_PHONE, closeContexts, startBrowserApp, callApi } from '../support/browser';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
@@ -45,13 +45,7 @@ describe('signing page (browser)', () => {
 
   const h = () => bearer(org.test);
 
-  async function api<T = any>(method: 'get' | 'post' | 'put', path: string, body?: unknown, status = 200): Promise<T> {
-    let req = t.http[method](path).set(h());
-    if (body !== undefined) req = req.send(body as object);
-    const res = await req;
-    if (res.status !== status) throw new Error(`${method.toUpperCase()} ${path}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body as T;
-  }
+  const api = <T = any>(method: 'get' | 'post' | 'put', path: string, body?: unknown, status = 200): Promise<T> => callApi<T>(t, h(), method, path, body, status);
 
   /** Creates, fills and sends a document; returns its id and each participant's id and page URL. */
   async function sentDocument(title: string, specs: ParticipantSpec[]) {

@@ -108,3 +108,18 @@ export async function glyphReport(page: Page, selector: string): Promise<GlyphRe
     };
   }, selector);
 }
+
+export type ApiMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * One call to the test app's API with `headers` (a key's bearer, an Idempotency-Key), failing with
+ * what came back unless it answers `status`; the body it answered. The browser specs set up their
+ * documents through this before a page opens.
+ */
+export async function callApi<T = any>(t: TestApp, headers: Record<string, string>, method: ApiMethod, url: string, body?: unknown, status = 200): Promise<T> {
+  let req = t.http[method](url).set(headers);
+  if (body !== undefined) req = req.send(body as object);
+  const res = await req;
+  if (res.status !== status) throw new Error(`${method.toUpperCase()} ${url}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body as T;
+}
