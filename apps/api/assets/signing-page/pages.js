@@ -14,6 +14,7 @@ import { t } from './i18n.js';
 import { fieldsInOrder, openFirstEmpty, openSheet, steps } from './sheet.js';
 import { fileUrl, READ_HINT } from './states.js';
 import { $, S, setText, show } from './state.js';
+import { loadPadLibrary } from './signature.js';
 
 var built = null; // the pages_version + language the page list was built for
 var zoom = 1; // the images' width as a multiple of the frame's (1 to MAX_ZOOM)
@@ -126,6 +127,8 @@ function buildPages() {
   // of the screen) would otherwise download beside page 1 and share the link with it.
   afterShown(list.querySelector('.page-img'), function () {
     later.forEach(function (p) { setSources(p[0], p[1]); });
+    // signature_pad too is no part of the first view: fetched now, long before anyone draws.
+    loadPadLibrary().catch(function () { /* a pad that shows asks again (signature.js) */ });
   });
 }
 

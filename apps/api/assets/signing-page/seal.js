@@ -7,7 +7,7 @@
  */
 import { api, clientError, failLink, isLinkGone } from './api.js';
 import { renderError } from './errors.js';
-import { cropped } from './signature.js';
+import { cropped, loadPadLibrary } from './signature.js';
 import { $, S, render, show } from './state.js';
 
 var SEAL_MAX_BYTES = 1024 * 1024;
@@ -103,7 +103,11 @@ function makeSeal() {
 // Drawn: a square pad in seal red.
 
 function ensureDrawPad() {
-  if (drawPad || typeof window.SignaturePad !== 'function') return;
+  if (drawPad) return;
+  if (typeof window.SignaturePad !== 'function') {
+    loadPadLibrary().then(ensureDrawPad, function () { /* asked again when the pane next shows */ });
+    return;
+  }
   var canvas = $('seal-canvas');
   var w = canvas.offsetWidth;
   if (!w) return;

@@ -1,14 +1,42 @@
 /*
- * The signature pad (signature_pad, loaded before the modules as a classic script) and the typed
- * signature: what the signer puts in their signature fields (the seal: seal.js).
+ * The signature pad (signature_pad, a classic script fetched once page 1 is up: loadPadLibrary) and
+ * the typed signature: what the signer puts in their signature fields (the seal: seal.js).
  */
 import { $, S, render, show } from './state.js';
 
 var pad = null; // SignaturePad instance, created when the signature block first shows
 
+/** @type {Promise<void> | null} */
+var padLibrary = null;
+
+/**
+ * signature_pad (5.4 KB) is not part of a phone's first view: nobody draws before page 1 is shown
+ * and the fields are filled, and the first view's bytes are held at 150 KB. main.js asks for it
+ * once the page has loaded; a pad that shows before it arrives is made when it does.
+ */
+export function loadPadLibrary() {
+  if (typeof window.SignaturePad === 'function') return Promise.resolve();
+  if (padLibrary === null) {
+    padLibrary = new Promise(function (resolve, reject) {
+      var script = document.createElement('script');
+      script.src = '/sign/assets/signature_pad.js';
+      script.onload = function () { resolve(); };
+      script.onerror = function () {
+        padLibrary = null; // a later pad asks again
+        reject(new Error('signature_pad did not load'));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return padLibrary;
+}
+
 export function ensurePad() {
   if (pad) return;
-  if (typeof window.SignaturePad !== 'function') return;
+  if (typeof window.SignaturePad !== 'function') {
+    loadPadLibrary().then(ensurePad, function () { /* asked again when the pad next shows */ });
+    return;
+  }
   var canvas = $('signature-canvas');
   pad = new window.SignaturePad(canvas, { minWidth: 0.8, maxWidth: 2.6, penColor: '#111827', velocityFilterWeight: 0.7 });
   pad.addEventListener('beginStroke', function () {
