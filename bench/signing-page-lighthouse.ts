@@ -27,7 +27,7 @@ import * as path from 'path';
 import { AddressInfo } from 'net';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../test/support/browser';
-import { denseContractHtml } from '../test/support/dense-contract';
+import { denseContractFields, denseContractHtml } from '../test/support/dense-contract';
 import { bearer, startTestApp, TestApp } from '../test/support/test-app';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -36,16 +36,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function sendContract(t: TestApp, h: Record<string, string>): Promise<string> {
   const doc = (await t.http.post('/v1/documents').set(h).send({ title: '근로계약서 (표준)', content: denseContractHtml() })).body;
   const p = (await t.http.post(`/v1/documents/${doc.id}/participants`).set(h).send({ name: '홍길동', email: 'gildong@example.com', auth: 'none' })).body;
-  await t.http.put(`/v1/documents/${doc.id}/fields`).set(h).send({
-    fields: [
-      ...['성명', '주소', '연락처', '부서', '직위', '계좌번호', '비상연락처', '특이사항'].map((label, i) => ({ participant_id: p.id, type: 'text', label, page: 1, x: 10, y: 20 + i * 6, width: 35, height: 3 })),
-      ...['월 기본급', '식대', '교통비'].map((label, i) => ({ participant_id: p.id, type: 'number', label, page: 1, x: 55, y: 20 + i * 6, width: 30, height: 3 })),
-      ...['근무 시작일', '수습 종료일'].map((label, i) => ({ participant_id: p.id, type: 'date', label, page: 1, x: 55, y: 40 + i * 6, width: 30, height: 3 })),
-      ...['개인정보 수집·이용 동의', '취업규칙 확인'].map((label, i) => ({ participant_id: p.id, type: 'checkbox', label, page: 1, x: 55, y: 55 + i * 5, width: 3, height: 2 })),
-      { participant_id: p.id, type: 'initials', label: '이니셜', page: 1, x: 55, y: 70, width: 10, height: 4 },
-      { participant_id: p.id, type: 'signature', page: 1, x: 55, y: 85, width: 30, height: 8 },
-    ],
-  });
+  // 17 fields on page 1, as in the issue's contract: the session carries every one.
+  await t.http.put(`/v1/documents/${doc.id}/fields`).set(h).send({ fields: denseContractFields(p.id) });
   const sent = (await t.http.post(`/v1/documents/${doc.id}/send`).set(h).send({})).body;
   // The worker renders the page images at send (PageImagesReactor), as a signer's link finds them.
   await t.worker!.runner.catchUp();

@@ -15,3 +15,16 @@ export function denseContractHtml(): string {
       `<p>제${i + 1}조 ${subjects[i % subjects.length]}은(는) ${duties[(i * 5) % duties.length]} ${rules[(i * 3) % rules.length]}. 제${((i * 7) % 60) + 1}항의 예외는 ${subjects[(i * 4 + 3) % subjects.length]}과(와) ${i + 2}일 이내에 협의한다.</p>`,
   ).join('');
 }
+
+/** The 17 fields the issue's contract puts on page 1 for its one signer: the session carries every one. */
+export function denseContractFields(participantId: string): object[] {
+  const at = (type: string, label: string | undefined, x: number, y: number, width: number, height: number) => ({ participant_id: participantId, type, ...(label ? { label } : {}), page: 1, x, y, width, height });
+  return [
+    ...['성명', '주소', '연락처', '부서', '직위', '계좌번호', '비상연락처', '특이사항'].map((label, i) => at('text', label, 10, 20 + i * 6, 35, 3)),
+    ...['월 기본급', '식대', '교통비'].map((label, i) => at('number', label, 55, 20 + i * 6, 30, 3)),
+    ...['근무 시작일', '수습 종료일'].map((label, i) => at('date', label, 55, 40 + i * 6, 30, 3)),
+    ...['개인정보 수집·이용 동의', '취업규칙 확인'].map((label, i) => at('checkbox', label, 55, 55 + i * 5, 3, 2)),
+    at('initials', '이니셜', 55, 70, 10, 4),
+    at('signature', undefined, 55, 85, 30, 8),
+  ];
+}
