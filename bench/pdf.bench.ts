@@ -14,7 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import { buildDocDefinition, renderDocDefinition, renderDocumentPdf, RenderDocumentInput, stampPdf } from '../libs/pdf/src';
+import { RenderDocumentInput } from '../libs/pdf/src';
+import { buildDocDefinition, renderDocDefinition, renderDocumentPdf, stampPdf } from '../libs/pdf/src/rendering';
 import { loadOrCreateSigningIdentity, signPdf } from '../libs/evidence/src';
 import { signatureLikePng } from '../libs/pdf/src/testing/png';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
-import { encodePngPixels, renderDocumentPdf } from '@dojang/pdf';
+import { encodePngPixels } from '@dojang/pdf';
+import { renderDocumentPdf } from '@dojang/pdf/rendering';
 import { startServer, tempDataDir } from '../../test/support/built-server';
 import { BenchContext, BenchRow, BenchScenario, HttpResult } from '../harness';
 

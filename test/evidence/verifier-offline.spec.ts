@@ -7,7 +7,7 @@ import { Writable } from 'stream';
 import { unzipSync, zipSync } from 'fflate';
 import { PDFDocument } from 'pdf-lib';
 import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
-import { zipFiles } from '@dojang/pdf';
+import { zipFiles } from '@dojang/pdf/rendering';
 import { countersignPdf, evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/evidence';
 import { AUDIT_FACTS_PDF_KEY, BundleVerdict, DELIVERY_HEAD_PDF_KEY, documentFacts, main, signManifest, verifyBundle } from '@dojang/verifier';
 import { buildEvidenceBundle, Zipper } from '../../apps/api/src/evidence/evidence-bundle';

@@ -1,4 +1,5 @@
-import { findTextAnchors, runPdfWorkOnThisThread } from '@dojang/pdf';
+import { runPdfWorkOnThisThread } from '@dojang/pdf';
+import { findTextAnchors } from '@dojang/pdf/rendering';
 import { pdfinfo, pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
 import { SIGNATURE, signer, tokenOf } from '../support/lifecycle';

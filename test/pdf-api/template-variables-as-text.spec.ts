@@ -1,4 +1,4 @@
-import { markPlaceholders, sanitizeContentHtml } from '@dojang/pdf';
+import { markPlaceholders, sanitizeContentHtml } from '@dojang/pdf/rendering';
 import { htmlToPdfmake } from '@dojang/pdf/html-to-pdfmake.converter';
 import { renderTemplate } from '@dojang/seals';
 

@@ -1,6 +1,7 @@
 import { client } from '../support/api-helpers';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
-import { renderDocumentPdf, runPdfWorkOnThisThread } from '@dojang/pdf';
+import { runPdfWorkOnThisThread } from '@dojang/pdf';
+import { renderDocumentPdf } from '@dojang/pdf/rendering';
 import { IDEMPOTENCY_TTL_MS } from '../../apps/api/src/idempotency/idempotency.store';
 
 describe('Idempotency-Key on creating POSTs', () => {

@@ -1,7 +1,8 @@
 import { DocumentPdfService } from '@dojang/application';
 import { startTestApp, TestApp, TestOrg, bearer } from '../support/test-app';
 import { solidPng } from './images';
-import { MainThreadPdfWorkError, pdfWorkRefusedOnMainThread, renderDocumentPdf, runPdfWorkOnThisThread } from '@dojang/pdf';
+import { MainThreadPdfWorkError, pdfWorkRefusedOnMainThread, runPdfWorkOnThisThread } from '@dojang/pdf';
+import { renderDocumentPdf } from '@dojang/pdf/rendering';
 
 describe('POST /signature_requests', () => {
   let t: TestApp;

@@ -6,7 +6,7 @@ import { promisify } from 'util';
 import { unzipSync, zipSync } from 'fflate';
 import { pdfFixture, manyObjectsPdf } from '@dojang/pdf/testing/fixtures';
 import { decompressionBombPdf } from '@dojang/pdf/testing/bomb-pdf';
-import { MAX_PDF_OBJECTS } from '@dojang/pdf';
+import { MAX_PDF_OBJECTS } from '@dojang/pdf/rendering';
 import { client, Client, expectError, expectStatus } from '../support/api-helpers';
 import { expectApiError, sentWith, signer } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';

@@ -1,4 +1,4 @@
-import twilio from 'twilio';
+import type { Twilio } from 'twilio';
 // Type-only: the runtime class comes from the package's public export below.
 import type TwilioRequestClient from 'twilio/lib/base/RequestClient';
 import { DeliveryError, isTransientDeliveryError } from './delivery.errors';
@@ -13,7 +13,8 @@ import { toE164 } from './phone-number.normalizer';
  * official client: URL building, form encoding, auth and error mapping are
  * the library's, not ours.
  */
-export class RebasedTwilioRequestClient extends twilio.RequestClient {
+function rebasedRequestClient(twilio: TwilioModule) {
+  return class RebasedTwilioRequestClient extends twilio.RequestClient {
   private readonly base: URL;
 
   constructor(baseUrl: string, options?: TwilioRequestClient.RequestClientOptions) {
@@ -34,6 +35,23 @@ export class RebasedTwilioRequestClient extends twilio.RequestClient {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     return `${this.base.origin}${prefix}${target.pathname}${target.search}`;
   }
+  };
+}
+
+type TwilioModule = typeof import('twilio');
+let twilioModule: TwilioModule | undefined;
+let RebasedClient: ReturnType<typeof rebasedRequestClient> | undefined;
+
+/**
+ * twilio (with axios, xmlbuilder and jsonwebtoken: about 1.5 MB of JavaScript) is loaded when a
+ * Twilio sender is made, not when this library is: most installations send SMS through SOLAPI or
+ * not at all, and every process loads libs/notifications.
+ */
+function loadTwilio(): { twilio: TwilioModule; Rebased: ReturnType<typeof rebasedRequestClient> } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  twilioModule ??= require('twilio') as TwilioModule;
+  RebasedClient ??= rebasedRequestClient(twilioModule);
+  return { twilio: twilioModule, Rebased: RebasedClient };
 }
 
 export interface TwilioSmsSenderOptions {
@@ -50,7 +68,7 @@ export interface TwilioSmsSenderOptions {
 }
 
 export class TwilioSmsSender implements SmsSender {
-  private readonly client: twilio.Twilio;
+  private readonly client: Twilio;
   private readonly from: { from: string } | { messagingServiceSid: string };
   private readonly statusCallbackUrl?: string;
 
@@ -59,8 +77,9 @@ export class TwilioSmsSender implements SmsSender {
       throw new Error('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM are required for TwilioSmsSender');
     }
     const timeout = options.timeoutMs ?? 15_000;
+    const { twilio, Rebased } = loadTwilio();
     const httpClient = options.apiBaseUrl
-      ? new RebasedTwilioRequestClient(options.apiBaseUrl, { timeout })
+      ? new Rebased(options.apiBaseUrl, { timeout })
       : new twilio.RequestClient({ timeout });
     this.client = twilio(options.accountSid, options.authToken, { httpClient });
     this.from = /^MG[0-9a-f]{32}$/i.test(options.from)

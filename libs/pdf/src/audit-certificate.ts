@@ -3,10 +3,9 @@ import { flowingText, type FlowOptions } from './certificate-text';
 import { KOREAN_FONT_FAMILY } from './fonts';
 import { renderDocDefinition } from './pdfmake-render';
 import { stripInvisible } from './printable-text';
+import { DEFAULT_CERTIFICATE_ZONE, formatCertificateTime, type TimeFormat } from './certificate-time';
+export { DEFAULT_CERTIFICATE_ZONE, formatCertificateTime, formatKst, type TimeFormat } from './certificate-time';
 import { pageNumberFooter } from './render-document';
-// Relative, as libs/verifier reads the hash chain: this file also runs in pool threads, which load
-// sources without the @dojang path aliases; zoned-time.ts is pure and imports nothing.
-import { wallClock, zoneAbbreviation } from '../../domain/src/shared/zoned-time';
 
 export interface AuditParticipant {
   name: string;
@@ -263,9 +262,6 @@ const CHANNEL_LABELS: Record<string, string> = {
   kakao: '카카오 알림톡 (KakaoTalk)',
 };
 
-/** Where times are shown when the caller names no zone: Dojang's home, as before zones existed. */
-export const DEFAULT_CERTIFICATE_ZONE = 'Asia/Seoul';
-
 /**
  * What every signer agreed to before their signature was recorded (the signing page's consent box
  * and the sentence under it, apps/api/assets/signing-page/i18n.js): `POST …/sign` records
@@ -276,27 +272,6 @@ export const SIGNING_CONSENT_TEXT = {
   en: 'I agree to sign electronically — By signing you agree to the contents of this document and that your electronic signature has the same effect as a handwritten one.',
 } as const;
 
-/** How the certificate writes an instant (in the organization's zone, with its name). */
-export type TimeFormat = (value: string | null | undefined) => string;
-
-/**
- * `2026-03-01 09:07:30 KST`, or `2026-12-10 23:59:59 EST` for an organization in New York: the
- * wall clock where the organization is, its zone named at that instant (EST or EDT), so no time
- * on the certificate is read in the wrong zone.
- */
-export function formatCertificateTime(value: string | null | undefined, zone: string = DEFAULT_CERTIFICATE_ZONE): string {
-  if (!value) return '—';
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) return value;
-  const w = wallClock(ms, zone);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${w.year}-${two(w.month)}-${two(w.day)} ${two(w.hour)}:${two(w.minute)}:${two(w.second)} ${zoneAbbreviation(ms, zone)}`;
-}
-
-/** Korean time, as the certificate shows it for an organization in Seoul (the default zone). */
-export function formatKst(value: string | null | undefined): string {
-  return formatCertificateTime(value, 'Asia/Seoul');
-}
 
 const dash = (value: string | null | undefined): string => (value && value.trim() ? value : '—');
 

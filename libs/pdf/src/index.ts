@@ -3,44 +3,34 @@
  * checking uploads, stamping signature images, the audit certificate, and the
  * pool every costly job runs in. Pure functions: no Nest, no storage. Keys,
  * CMS, timestamps and PAdES signatures are libs/evidence's.
+ *
+ * Two entries. This one is what the API's main thread uses: the pool, its job names and limits,
+ * and small helpers. The rendering code itself (pdfmake, pdf-lib, PDFium, sanitize-html, csv-parse,
+ * fflate: about 500 modules and 8 MB of JavaScript) runs only in pool threads and is exported from
+ * `@dojang/pdf/rendering`, so a process that never renders on its main thread never loads it: the
+ * API starts faster and holds less memory, and each end-to-end test file loads a third less.
+ * Its types are re-exported here (type-only, erased at run time).
  */
-export { sanitizeContentHtml } from './sanitize-content-html';
-export { FIELD_PLACEHOLDER, findTextAnchors, markPlaceholders, type AnchorBox, type PlaceholderBox, type TextAnchorQuery, type TextAnchorResult } from './anchors';
-export {
-  buildDocDefinition,
-  renderDocDefinition,
-  renderDocumentPdf,
-  type RenderDocumentInput,
-  type PageNumbers,
-} from './render-document';
-export { inspectPdf, MAX_PDF_OBJECTS, type PdfInspection, type PdfPageInfo, type PageRotation } from './inspect-pdf';
-export { sanitizePdf, removeActiveContent, type ActiveContentKind } from './sanitize-pdf';
+export type { AnchorBox, PlaceholderBox, TextAnchorQuery, TextAnchorResult } from './anchors';
+export type { RenderDocumentInput, PageNumbers } from './render-document';
+export type { PdfInspection, PdfPageInfo, PageRotation } from './inspect-pdf';
+export type { ActiveContentKind } from './sanitize-pdf';
 export { inspectPdfIsolated, type IsolatedInspectOptions } from './isolated-inspect';
-export { stampPdf, type PdfStamp } from './stamp-pdf';
-export { drawValues, flattenForm, fitText, wrapLines, type PdfValue } from './draw-values';
-export {
-  renderAuditCertificate,
-  buildAuditCertificateDefinition,
-  timelineWithDeliveries,
-  formatKst,
-  formatCertificateTime,
-  DEFAULT_CERTIFICATE_ZONE,
-  type TimeFormat,
-  type AuditCertificateInput,
-  type AuditFieldValue,
-  type AuditDelivery,
-  type AuditParticipant,
-  type AuditTimelineEntry,
-  type AuditConclusion,
+export type { PdfStamp } from './stamp-pdf';
+export type { PdfValue } from './draw-values';
+export type {
+  AuditCertificateInput,
+  AuditFieldValue,
+  AuditParticipant,
+  AuditTimelineEntry,
+  AuditConclusion,
+  AuditDelivery,
 } from './audit-certificate';
-export { appendPdfs } from './append-pdfs';
-export { joinPdfs } from './join-pdfs';
+export { formatKst, formatCertificateTime, DEFAULT_CERTIFICATE_ZONE, type TimeFormat } from './certificate-time';
 export { contentDispositionFor } from './content-disposition';
-export { decodeTable, parseCsvTable, parseXlsxTable, parseTable, isXlsxBytes, TableInputError, type TableProblem, type ParsedTable } from './parse-table';
-export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
-export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
+export type { TableProblem, ParsedTable } from './parse-table';
+export { sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { encodePngPixels } from './png-encode';
-export { zipFiles } from './zip-files';
 export { inflationProblem, MAX_INFLATED_STREAM_BYTES, MAX_INFLATED_TOTAL_BYTES } from './inflate-budget';
 export { PdfPool, sharedPdfPool, acquireSharedPdfPool, closeSharedPdfPools, onPdfJob, type PdfJobListener, type PdfJobOutcome, DEFAULT_PDF_JOB_TIMEOUT_MS, DEFAULT_PDF_JOB_MAX_HEAP_MB, type PdfPoolOptions, type PdfRunOptions, type PdfJobStats } from './pool/pdf-pool';
 export {
@@ -94,7 +84,7 @@ export {
 } from './pool/pdf-jobs';
 export { PdfLimitError, isPdfLimitError, PDF_LIMIT_CODES, type PdfLimit, type PdfLimitCode } from './pool/pdf-limit.error';
 export { checkDocumentBudget, countImagePixels, DOCUMENT_BUDGETS } from './content-budget';
-export { SIGNATURE_BOX, type SignatureBlock, type SignatureBlockInput } from './signature-placement';
+export type { SignatureBlock, SignatureBlockInput } from './signature-placement';
 export {
   forbidPdfWorkOnMainThread,
   pdfWorkRefusedOnMainThread,
