@@ -39,7 +39,7 @@ describeOnEachStore('edit sessions (field-placement editor, server)', (store) =>
     await t.admin.changeSettings(org.id, { embed_origins: ['https://hr.example'] });
     const upload = expectStatus(await t.http.post('/v1/files').set(bearer(org.test)).attach('file', await plainPdf(2), { filename: '근로계약서.pdf', contentType: 'application/pdf' }), 201);
     fileUrl = upload.body.url;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => t?.close());
 
   /** A draft of the uploaded 2-page PDF with two signers. */

@@ -24,7 +24,7 @@ describeOnEachStore('an action retried with its Idempotency-Key after its first 
     // No worker: what the API wrote is what is counted (the reactors would add their own events).
     t = await startTestAppOn(store, { manualClock: true, worker: false, config: API_TEST_OPTIONS.config });
     org = await t.createOrg();
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });

@@ -22,7 +22,7 @@ describeOnEachStore('a creation retried with its Idempotency-Key after its first
   beforeAll(async () => {
     t = await startTestAppOn(store, { manualClock: true, config: API_TEST_OPTIONS.config });
     org = await t.createOrg();
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });

@@ -31,7 +31,8 @@ function runWorker(env: NodeJS.ProcessEnv, dataDir: string): Promise<{ code: num
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    // A hang guard (a boot that never ends), not a speed check: a loaded CI stretches start-up.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);

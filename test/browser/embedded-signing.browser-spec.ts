@@ -11,9 +11,7 @@ import { bearer, TestApp, TestOrg } from '../support/test-app';
  * redirect_url with the outcome.
  */
 
-jest.setTimeout(45_000);
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const REDIRECT = 'https://app.example/signing/done?ref=42';
 
 describe('embedded signing (browser)', () => {

@@ -10,7 +10,6 @@ import { bearer, TestApp, TestOrg } from '../support/test-app';
  * field previews the day where the organization is, which the server dates it with.
  */
 
-jest.setTimeout(90_000);
 
 describe('signing page: the sender\'s logo and time zone (browser)', () => {
   let t: TestApp;

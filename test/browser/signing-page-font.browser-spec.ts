@@ -1,8 +1,8 @@
 import { execFileSync } from 'child_process';
 import { AddressInfo } from 'net';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
-import { ANDROID_PHONE, CHROMIUM_ARGS, glyphReport, latinOnlyFontconfig } from '../support/browser';
+import { ANDROID_PHONE, glyphReport, latinOnlyFontconfig, launchChromium } from '../support/browser';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { readSlices } = require('../../scripts/build-signing-font') as { readSlices(): Array<{ file: string; codePoints: number[] }> };
 
@@ -13,7 +13,6 @@ const { readSlices } = require('../../scripts/build-signing-font') as { readSlic
  * name and the sending organization must each be drawn by the slice font, never by a fallback box.
  */
 
-jest.setTimeout(60_000);
 
 const RARE = '똠뷁쀍햏괆';
 const TITLE = `${RARE} 근로계약서 (표준)`;
@@ -31,7 +30,7 @@ describe('signing page fonts: every Hangul syllable (browser, no Korean system f
   beforeAll(async () => {
     [t, browser] = await Promise.all([
       startTestApp(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: fontconfig } }),
+      launchChromium({ ...process.env, FONTCONFIG_FILE: fontconfig }),
     ]);
     await t.app.listen(0, '127.0.0.1');
     origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;

@@ -3,10 +3,10 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { AddressInfo } from 'net';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { FIELD_TYPES } from '@dojang/domain';
 import { renderPage } from '@dojang/pdf/testing/poppler';
-import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, glyphReport, latinOnlyFontconfig, callApi } from '../support/browser';
+import { ANDROID_PHONE, axeViolations, glyphReport, latinOnlyFontconfig, callApi, launchChromium } from '../support/browser';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { onPdfJob, RENDER_PAGE } from '@dojang/pdf';
 import { binary, uploadFile } from '../files/file-helpers';
@@ -52,7 +52,7 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     [t, browser] = await Promise.all([
       startTestApp(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: fontconfig } }),
+      launchChromium({ ...process.env, FONTCONFIG_FILE: fontconfig }),
     ]);
     org = await t.createOrg('쀍괆 주식회사');
     await t.app.listen(0, '127.0.0.1');

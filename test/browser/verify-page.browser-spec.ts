@@ -1,6 +1,6 @@
 import { AddressInfo } from 'net';
-import { Browser, chromium } from 'playwright-core';
-import { ANDROID_PHONE, axeViolations, CHROMIUM_ARGS, latinOnlyFontconfig } from '../support/browser';
+import { Browser } from 'playwright-core';
+import { ANDROID_PHONE, axeViolations, latinOnlyFontconfig, launchChromium } from '../support/browser';
 import { client, expectStatus } from '../support/api-helpers';
 import { sentWith, signer } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp } from '../support/test-app';
@@ -23,7 +23,7 @@ describe('verify page (browser)', () => {
   beforeAll(async () => {
     [t, browser] = await Promise.all([
       startTestApp(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } }),
+      launchChromium({ ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() }),
     ]);
     const org = await t.createOrg();
     const c = client(t, org.test);

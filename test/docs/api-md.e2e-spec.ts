@@ -179,7 +179,7 @@ describe('docs/API.md runs as written', () => {
     delete env.DATA_DIR;
     delete env.API;
 
-    const probe = await runInOneShell(`curl -s ${server.url}/v1/documents`, env, 10_000);
+    const probe = await runInOneShell(`curl -s ${server.url}/v1/documents`, env, 120_000);
     expect({ code: probe.code, stderr: probe.raw.stderr }).toEqual({ code: 22, stderr: expect.stringMatching(/401/) });
 
     const overrides = setupOverrides(server.dataDir, server.url);

@@ -46,7 +46,7 @@ describe('evidence signed through the signing-key port (SoftHSM2)', () => {
         SIGNING_CERTIFICATE: path.join(dir, 'cert.pem'),
       },
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     hsm?.remove();

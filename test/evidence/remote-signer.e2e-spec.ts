@@ -54,7 +54,7 @@ describe('a remote signer that fails at run time (SIGNING_KEY=remote)', () => {
         SIGNING_CERTIFICATE: path.join(dir, 'cert.pem'),
       },
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await new Promise((resolve) => signer?.close(resolve));

@@ -238,7 +238,7 @@ function scenario(store: { kind: 'sqlite' | 'postgres' }) {
     // What the killed workers had at the held receivers never arrived: once their connections are
     // gone, releasing drops them (an SMTP transaction held before its data carries no message),
     // and the restarted workers send those messages, once.
-    await eventually(async () => (solapi.heldConnected() === 0 ? true : undefined), 'the killed workers\' connections closed', 30_000);
+    await eventually(async () => (solapi.heldConnected() === 0 ? true : undefined), 'the killed workers\' connections closed');
     smtp.release();
     solapi.release();
     const atKill = await progress();

@@ -78,7 +78,7 @@ describe('PostgreSQL restarted and stopped under load, as processes', () => {
       startServer({ dataDir: dataDir('api'), env: { ...env, ROLE: 'api' }, readyTimeoutMs: 120_000 }),
       startWorkerProcess({ dataDir: dataDir('worker'), env: { ...env, ROLE: 'worker' }, readyTimeoutMs: 120_000 }),
     ]);
-    await eventually(async () => ((await request(api.url, 'GET', '/v1/health/ready', null)).status === 200 ? true : undefined), 'readiness with a worker', 30_000);
+    await eventually(async () => ((await request(api.url, 'GET', '/v1/health/ready', null)).status === 200 ? true : undefined), 'readiness with a worker');
   });
 
   afterAll(async () => {
@@ -90,7 +90,7 @@ describe('PostgreSQL restarted and stopped under load, as processes', () => {
 
   it('a restart, then 8 s stopped: both processes stay up, 503 + Retry-After and readiness 503 meanwhile, no write lost or doubled, mail flows again', async () => {
     const writes = load('재시작');
-    await eventually(async () => (writes.acked.size >= 3 ? true : undefined), 'writes before the restart', 30_000).catch((err: Error) => {
+    await eventually(async () => (writes.acked.size >= 3 ? true : undefined), 'writes before the restart').catch((err: Error) => {
       throw new Error(`${err.message}; refused: ${writes.refused.slice(0, 3).join(' | ')}`);
     });
 

@@ -17,7 +17,7 @@ describeOnEachStore('a credit reservation no bulk send was started under,', (sto
   beforeAll(async () => {
     // No worker: the test plays it (the sweep), and the running job stays running with its hold.
     t = await startTestAppOn(store, { manualClock: true, worker: false, config: API_TEST_OPTIONS.config });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });

@@ -317,7 +317,7 @@ describe("an organization's own certificate at B-LTA (local TSA and OCSP respond
   beforeAll(async () => {
     pki = await startLocalPki();
     t = await startTestApp({ env: { TSA_URL: pki.tsaUrl } });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
     await pki?.close();

@@ -36,7 +36,7 @@ describe('the archive job re-timestamps a completed B-LTA document', () => {
       worker: { tickIntervalMs: 0 },
     });
     key = (await t.createOrg()).test;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t.close();
     await pki.close();

@@ -32,7 +32,7 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
   beforeAll(async () => {
     pki = await startLocalPki();
     hsmDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-hsm-'));
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     fs.rmSync(hsmDir, { recursive: true, force: true });
     hsm?.remove();

@@ -17,7 +17,7 @@ describeOnEachStore('Idempotency-Key belongs to one API key,', (store) => {
     t = await startTestAppOn(store, { config: API_TEST_OPTIONS.config });
     org = await t.createOrg();
     auditorKey = (await t.admin.issueKey(org.id, 'test', 'auditor')).secret;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });

@@ -35,6 +35,24 @@ export function latinOnlyFontconfig(): string {
 }
 
 /**
+ * Debian's Chromium, whose contexts wait up to 120 s for an element or a navigation: Playwright's
+ * 30 s default is a hang guard a loaded CI can reach (two CPU hogs beside the suite), and every
+ * wait in these specs is for a state, never a speed check. `env` is the browser's environment.
+ */
+export async function launchChromium(env?: NodeJS.ProcessEnv): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...(env ? { env } : {}) });
+  const newContext = browser.newContext.bind(browser);
+  // newPage() makes its context through this.newContext, so pages opened directly get it too.
+  browser.newContext = async (options?: BrowserContextOptions) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(120_000);
+    context.setDefaultNavigationTimeout(120_000);
+    return context;
+  };
+  return browser;
+}
+
+/**
  * A spec file's in-process app (the test app: embedded store, real PDF pool) listening on
  * 127.0.0.1, and one Debian Chromium, started side by side. `latinOnlyFonts`: Chromium sees no
  * system font with Hangul (latinOnlyFontconfig), as on a phone without Korean fonts.
@@ -42,7 +60,7 @@ export function latinOnlyFontconfig(): string {
 export async function startBrowserApp(options: { app?: Parameters<typeof startTestApp>[0]; latinOnlyFonts?: boolean } = {}): Promise<{ t: TestApp; browser: Browser; origin: string }> {
   const [t, browser] = await Promise.all([
     startTestApp(options.app),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...(options.latinOnlyFonts ? { env: { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } } : {}) }),
+    launchChromium(options.latinOnlyFonts ? { ...process.env, FONTCONFIG_FILE: latinOnlyFontconfig() } : undefined),
   ]);
   await t.app.listen(0, '127.0.0.1');
   return { t, browser, origin: `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}` };

@@ -7,6 +7,8 @@ export interface Answer {
   headers: http.IncomingHttpHeaders;
 }
 
+const REQUEST_IDLE_LIMIT_MS = 120_000;
+
 /** A request whose answer never came: the process died with it in flight. */
 export class Cut extends Error {}
 
@@ -23,7 +25,9 @@ export function request(baseUrl: string, method: string, path: string, key: stri
       {
         method,
         agent: false,
-        timeout: 30_000,
+        // A hang guard, not a speed check (socket idle time): under load 28 a sign, waiting for
+        // the pool's lowered-priority workers, passed 30 s once and failed the topology test.
+        timeout: REQUEST_IDLE_LIMIT_MS,
         headers: {
           ...(key ? { Authorization: `Bearer ${key}` } : {}),
           ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) } : {}),
@@ -47,7 +51,7 @@ export function request(baseUrl: string, method: string, path: string, key: stri
         });
       },
     );
-    req.on('timeout', () => req.destroy(new Error('no answer in 30 s')));
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${REQUEST_IDLE_LIMIT_MS / 1000} s`)));
     req.on('error', (err: NodeJS.ErrnoException) => reject(new Cut(`${method} ${path}: ${err.code ?? ''} ${err.message}`)));
     req.end(payload);
   });

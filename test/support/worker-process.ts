@@ -80,8 +80,11 @@ export async function startWorkerProcess(options: { dataDir?: string; env?: Node
   return proc;
 }
 
-/** Resolves once `check()` returns a value other than undefined; polls (this is waiting, not a timed assertion). */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+/**
+ * Resolves once `check()` returns a value other than undefined; polls (this is waiting, not a timed
+ * assertion). The limit is a hang guard: 120 s by default, as a loaded CI stretches every step.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -82,11 +82,11 @@ const pgServer = postgresTestServer();
 
   it('names the projector on the server, hands the role over on SIGKILL, and reads keep following writes', async () => {
     const [a, b] = await Promise.all([start(), start()]);
-    const pid = await eventually(projectorPid, 'a projector', 20_000);
+    const pid = await eventually(projectorPid, 'a projector');
     const projector = [a, b].find((p) => p.child.pid === pid);
     const follower = [a, b].find((p) => p !== projector)!;
     expect(projector).toBeDefined();
-    await eventually(async () => saysProjector(projector!) || undefined, 'the projector logs its role', 10_000);
+    await eventually(async () => saysProjector(projector!) || undefined, 'the projector logs its role');
     expect(saysProjector(follower)).toBe(false);
 
     // Both answer their own writes: the projector by projecting, the follower by waiting for it.
@@ -98,9 +98,9 @@ const pgServer = postgresTestServer();
     const next = await eventually(async () => {
       const now = await projectorPid();
       return now === follower.child.pid ? now : undefined;
-    }, 'the survivor takes the role', 20_000);
+    }, 'the survivor takes the role');
     expect(next).toBe(follower.child.pid);
-    await eventually(async () => saysProjector(follower) || undefined, 'the survivor logs its new role', 10_000);
+    await eventually(async () => saysProjector(follower) || undefined, 'the survivor logs its new role');
     await writeAndRead(follower, '승계 후 계약서');
 
     // The restarted process joins as a follower, and the documents of all three writes are there.

@@ -7,7 +7,6 @@ import { opensslCmsVerify } from '../../pdf/src/testing/openssl';
 import { pkijsSignedData } from '../../pdf/src/testing/pkijs-signed-data';
 
 describe('buildSignedData (DER written directly)', () => {
-  jest.setTimeout(60_000);
   const dirs: string[] = [];
   let signer: CmsSigner;
   let other: CmsSigner;

@@ -12,7 +12,6 @@ import { LocalPki, startLocalPki } from '../../pdf/src/testing/local-pki';
  * that uses it, against a local CA, OCSP responder and CRL (OpenSSL, made at test time). Data that
  * is malformed, stale, about another certificate or signed by the wrong key is never "good".
  */
-jest.setTimeout(60_000);
 
 const der = (pem: string) => Buffer.from(pem.replace(/-----[A-Z ]+-----|\s+/g, ''), 'base64');
 const cert = (b: Buffer) => pkijs.Certificate.fromBER(new Uint8Array(b).buffer as ArrayBuffer);

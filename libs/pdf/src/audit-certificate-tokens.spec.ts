@@ -74,7 +74,6 @@ function pageText(pdf: Buffer, page: number): string {
 }
 
 describe.each(['completed', 'declined', 'canceled'] as const)('the audit certificate of a %s document', (status) => {
-  jest.setTimeout(60_000);
   let pdf: Buffer;
   let text: string;
   const info = input(status);

@@ -11,7 +11,6 @@ const PROBE: PdfJob<{ probe: true }, FontCacheProbe | null> = {
 };
 
 describe('fonts', () => {
-  jest.setTimeout(90_000);
 
   it('are parsed once per worker and shared by every document it renders, not parsed again per PDF', async () => {
     const pool = new PdfPool({ threads: 1, warmUpFile: PROBE.filename });

@@ -4,7 +4,6 @@ import { manyObjectsPdf, pdfFixture } from './testing/fixtures';
 import { closeSharedPdfPools } from './pool/pdf-pool';
 
 describe('inspectPdfIsolated', () => {
-  jest.setTimeout(60_000);
   afterAll(() => closeSharedPdfPools());
 
   it('answers exactly what inspectPdf answers, for good, encrypted and broken files', async () => {

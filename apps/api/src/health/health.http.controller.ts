@@ -7,7 +7,8 @@ import { HealthResponse, ReadinessResponse } from '../openapi/response-schemas';
 
 const STORE_TIMEOUT_MS = 2000;
 /** Readiness writes to the store at most this often (a counter row), so a probe storm costs little. */
-const WRITE_PROBE_MS = 1000;
+/** Readiness turns 503 within this long of the store refusing writes (issue 33 asks ≤ 5 s). */
+export const WRITE_PROBE_MS = 1000;
 const MINUTE_MS = 60_000;
 
 const EVENT_STORE_NAMES = { sqlite: 'sqlite', postgres: 'postgresql', 'esdb+mongo': 'eventstoredb' } as const;

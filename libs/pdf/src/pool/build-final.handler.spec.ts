@@ -33,7 +33,6 @@ function signatureOf(pdf: Buffer): { cms: Buffer; signedBytes: Buffer; byteRange
 }
 
 describe('BUILD_FINAL (stamp and sign in one parse and one write)', () => {
-  jest.setTimeout(60_000);
   let dir: string;
   let identity: SigningIdentity;
   let final: Buffer;

@@ -17,7 +17,6 @@ async function refusal(promise: Promise<unknown>): Promise<PdfLimitError> {
 }
 
 describe('PdfPool replacing a worker stopped at its limit', () => {
-  jest.setTimeout(90_000);
   const SLOW = path.join(__dirname, '..', 'testing', `slow-start.handler${path.extname(__filename)}`);
   const SLOW_JOB: PdfJob<{ kind: 'echo' | 'spin'; value?: number }, number | string> = { id: 'test.slow-start', version: 1, filename: SLOW };
 
@@ -37,7 +36,6 @@ describe('PdfPool replacing a worker stopped at its limit', () => {
 });
 
 describe('PdfPool', () => {
-  jest.setTimeout(90_000);
   // Light workers: the pool's warm-up file is the test handler, not the PDF libraries.
   const pool = new PdfPool({ threads: 2, maxHeapMb: 48, timeoutMs: 60_000, warmUpFile: HANDLER });
   afterAll(() => pool.close());
