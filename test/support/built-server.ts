@@ -163,8 +163,10 @@ export async function spawnHttpProcess(options: {
     cwd: ROOT,
     // Page images at send (three renders a page of every document sent) are off unless a test
     // turns them on, as in startTestApp: a 1,000-row bulk send otherwise renders them for every
-    // row beside the job's own PDFs (docs/OPERATIONS.md, "Page images at send").
-    env: { PAGE_IMAGES_AT_SEND: 'false', ...process.env, ...options.env, PORT: String(port) },
+    // row beside the job's own PDFs (docs/OPERATIONS.md, "Page images at send"). One PDF pool
+    // thread unless a test asks for more: each thread loads pdfmake and the fonts and renders a
+    // warm-up page as the process starts (~0.8 s of CPU), and a test's processes share two cores.
+    env: { PAGE_IMAGES_AT_SEND: 'false', PDF_POOL_THREADS: '1', ...process.env, ...options.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };

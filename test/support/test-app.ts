@@ -44,7 +44,10 @@ export async function startTestApp(
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-test-'));
   // Page images at send cost three renders a page for every document sent: off unless a spec asks
   // (test/pdf-api/signing-page-images.e2e-spec.ts), so the suites' many sends stay cheap.
-  const config: AppConfig = { ...loadConfig({ PAGE_IMAGES_AT_SEND: 'false', ...(options.env ?? {}), DATA_DIR: dataDir, NODE_ENV: 'test' }), ...(options.config ?? {}) };
+  // One PDF pool thread unless a spec asks for more: each thread loads pdfmake and the fonts and
+  // renders a warm-up page as the app starts (~0.8 s of CPU), and the suite starts apps by the
+  // hundred on two cores, where a second thread per app buys no speed.
+  const config: AppConfig = { ...loadConfig({ PAGE_IMAGES_AT_SEND: 'false', PDF_POOL_THREADS: '1', ...(options.env ?? {}), DATA_DIR: dataDir, NODE_ENV: 'test' }), ...(options.config ?? {}) };
   const infra = await openInfrastructure(config, undefined, options.logger ? { logger: options.logger } : {});
   await infra.runner.start();
   const clock = options.manualClock ? new ManualClock(new Date('2026-03-02T09:00:00.000Z')) : null;

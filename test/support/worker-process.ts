@@ -28,8 +28,8 @@ export async function startWorkerProcess(options: { dataDir?: string; env?: Node
   if (!fs.existsSync(WORKER_ENTRY)) throw new Error(`${WORKER_ENTRY} is missing; call ensureBuilt() first`);
   const child = spawn(process.execPath, ['-r', REGISTER_PATHS, WORKER_ENTRY], {
     cwd: ROOT,
-    // Page images at send off unless a test turns them on (see built-server.ts).
-    env: { PAGE_IMAGES_AT_SEND: 'false', ...process.env, ...options.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}), NODE_ENV: 'production', LOG_LEVEL: 'info' },
+    // Page images at send off and one PDF pool thread unless a test asks otherwise (see built-server.ts).
+    env: { PAGE_IMAGES_AT_SEND: 'false', PDF_POOL_THREADS: '1', ...process.env, ...options.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}), NODE_ENV: 'production', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
