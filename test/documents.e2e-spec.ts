@@ -1,13 +1,11 @@
-import { bearer, startTestApp, TestApp, TestOrg } from './support/test-app';
+import { bearer, TestOrg, useTestApp } from './support/test-app';
 
 describe('documents (smoke)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp();
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
 
   it('creates a draft and reads it back at once', async () => {
     const created = await t.http.post('/v1/documents').set(bearer(org.test)).send({ title: '근로계약서', content: '<p>본문</p>' }).expect(201);

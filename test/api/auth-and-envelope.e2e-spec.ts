@@ -1,14 +1,12 @@
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, client, createDoc, expectError, expectStatus, REQUEST_ID_RE } from '../support/api-helpers';
 
 describe('authentication, error envelope, request ids, health', () => {
-  let t: TestApp;
+  const t = useTestApp(API_TEST_OPTIONS);
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
 
   describe('401 authentication_error', () => {
     const protectedCalls: Array<[string, string]> = [

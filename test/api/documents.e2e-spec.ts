@@ -1,18 +1,16 @@
-import { startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { TestOrg, useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, addParticipant, Client, client, createDoc, expectError, expectStatus, field, metadataOf, sendableDraft, sendThroughDomain, UNKNOWN_UUID, UUID_RE } from '../support/api-helpers';
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 describe('documents: create, read, update, delete, duplicate', () => {
-  let t: TestApp;
+  const t = useTestApp(API_TEST_OPTIONS);
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg('도장 테스트 주식회사');
     c = client(t, org.test);
   });
-  afterAll(() => t.close());
 
   const listIds = async (query = '') => (expectStatus(await c.get(`/documents?limit=100${query}`), 200).body.data as Array<{ id: string }>).map((d) => d.id);
 

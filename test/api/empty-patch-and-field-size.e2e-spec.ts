@@ -1,5 +1,5 @@
 import { API_TEST_OPTIONS, addParticipant, client, Client, createDoc, expectError, expectStatus, field } from '../support/api-helpers';
-import { startTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/test-app';
 
 /**
  * Issue 24 §22: `PATCH /documents/{id}` with `[]` or `{}` answered 200 and appended an empty
@@ -8,13 +8,11 @@ import { startTestApp, TestApp } from '../support/test-app';
  * fields are at least 1 percent of the page wide and high.
  */
 describe('empty updates and invisible fields', () => {
-  let t: TestApp;
+  const t = useTestApp({ ...API_TEST_OPTIONS, worker: false });
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp({ ...API_TEST_OPTIONS, worker: false });
     c = client(t, (await t.createOrg()).test);
   });
-  afterAll(() => t.close());
 
   const streamTypes = async (id: string) => (await t.infra.events.readStream(`document-${id}`)).map((e) => e.type);
 

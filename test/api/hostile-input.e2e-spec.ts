@@ -3,7 +3,7 @@ import { deflateSync } from 'zlib';
 import { WrongExpectedRevisionError } from '@dojang/event-store';
 import { API_TEST_OPTIONS, Client, addParticipant, client, createDoc, expectError, expectStatus } from '../support/api-helpers';
 import { sentWith, signer } from '../support/lifecycle';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 
 /** Nested `depth` levels deep: {"a":{"a":…"x"…}} or [[…"x"…]]. */
 function nested(depth: number, kind: 'object' | 'array', inner = '"x"'): string {
@@ -47,15 +47,13 @@ function greyPng16(width: number, height: number): string {
 
 /** Hostile but well-formed requests: every one answers a 4xx in the envelope, never a 5xx. */
 describe('hostile input', () => {
-  let t: TestApp;
+  const t = useTestApp(API_TEST_OPTIONS);
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
     c = client(t, org.test);
   });
-  afterAll(() => t.close());
 
   const raw = (method: 'post' | 'patch' | 'put', path: string, body: string) =>
     t.http[method](path).set(bearer(org.test)).set('Content-Type', 'application/json').send(body);

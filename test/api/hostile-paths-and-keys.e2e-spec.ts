@@ -1,6 +1,6 @@
 import { client, Client, expectError, expectStatus } from '../support/api-helpers';
-import { describeOnEachStore, startTestAppOn } from '../support/each-store';
-import { bearer, TestApp, TestOrg } from '../support/test-app';
+import { describeOnEachStore, useTestAppOn } from '../support/each-store';
+import { bearer, TestOrg } from '../support/test-app';
 
 /**
  * Issue 33 §11 and §12 on both stores: text no store keeps alike in a path, and names of
@@ -8,15 +8,13 @@ import { bearer, TestApp, TestOrg } from '../support/test-app';
  * even read a stream id holding NUL) and a CSV header `constructor.name` with a 500 on both.
  */
 describeOnEachStore('hostile paths and keys', (store) => {
-  let t: TestApp;
+  const t = useTestAppOn(store, { worker: false });
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestAppOn(store, { worker: false });
     org = await t.createOrg();
     c = client(t, org.test);
   });
-  afterAll(() => t.close());
 
   it.each([
     ['GET', '/v1/templates/%00'],

@@ -2,7 +2,7 @@ import { formatZonedDateTime } from '@dojang/domain';
 import { pdftotext } from '@dojang/pdf/testing/poppler';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
 import { SIGNATURE, outboxOf, sentWith, signer, tokenOf } from '../support/lifecycle';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 import { binary } from '../files/file-helpers';
 
 /**
@@ -13,12 +13,11 @@ import { binary } from '../files/file-helpers';
  * PDF, the audit certificate and form_data in the field's display format.
  */
 describe('Korean input as written', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrg;
   let c: Client;
   let template: { id: string; fields: { id: string; label?: string }[] };
   beforeAll(async () => {
-    t = await startTestApp();
     org = await t.createOrg('주식회사 도장');
     c = client(t, org.test);
     template = expectStatus(
@@ -40,7 +39,6 @@ describe('Korean input as written', () => {
       201,
     ).body;
   });
-  afterAll(() => t.close());
 
   const templateField = (label: string) => template.fields.find((f) => f.label === label)!.id;
   const request = (key: string, body: object) => t.http.post('/v1/signature_requests').set(bearer(org.test)).set('Idempotency-Key', key).send(body);

@@ -1,19 +1,17 @@
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, Client, client, expectError, expectStatus, field, metadataOf, sendThroughDomain, UNKNOWN_UUID, UUID_RE } from '../support/api-helpers';
 
 /** The legacy root /api/v1 serves the same paths, with the same behaviour and errors, on the same data. */
 describe('the legacy root /api/v1', () => {
-  let t: TestApp;
+  const t = useTestApp(API_TEST_OPTIONS);
   let org: TestOrg;
   let legacy: Client;
   let modern: Client;
   beforeAll(async () => {
-    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg('레거시 주식회사');
     legacy = client(t, org.test, '/api/v1');
     modern = client(t, org.test, '/v1');
   });
-  afterAll(() => t.close());
 
   it('walks the whole draft API', async () => {
     const created = expectStatus(await legacy.post('/documents', { title: '레거시 계약', content: '<p>본문</p>', metadata: { a: '1' } }), 201).body;

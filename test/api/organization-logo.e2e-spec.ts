@@ -2,17 +2,13 @@ import { createHash } from 'crypto';
 import { DocumentPdfService } from '@dojang/application';
 import { CHECK_LOGO } from '@dojang/pdf';
 import { buildMinimalJpeg } from '../../libs/seals/src/testing/images';
-import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { bearer, useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
 import { solidPngBytes } from '../support/png';
 
 /** PUT /v1/organization/logo, DELETE it, and the public URL that serves it. */
 describe('organization logo', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ ...API_TEST_OPTIONS });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ ...API_TEST_OPTIONS });
 
   const put = (key: string, bytes: Buffer, filename = 'logo.png', contentType = 'image/png') =>
     t.http.put('/v1/organization/logo').set(bearer(key)).attach('file', bytes, { filename, contentType });

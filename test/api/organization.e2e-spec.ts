@@ -1,12 +1,8 @@
-import { startTestApp, TestApp } from '../support/test-app';
+import { useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
 
 describe('GET /v1/organization and GET /v1/members', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ ...API_TEST_OPTIONS, manualClock: true });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ ...API_TEST_OPTIONS, manualClock: true });
 
   describe('GET /v1/organization', () => {
     it('returns the organization of the calling key: id, object, name, workspace_kind, plan', async () => {

@@ -1,16 +1,14 @@
-import { startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { TestOrg, useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, addParticipant, Client, client, createDoc, expectError, expectStatus, field, UNKNOWN_UUID, UUID_RE } from '../support/api-helpers';
 
 describe('participants and fields of a draft', () => {
-  let t: TestApp;
+  const t = useTestApp(API_TEST_OPTIONS);
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
     c = client(t, org.test);
   });
-  afterAll(() => t.close());
 
   const read = async (id: string) => expectStatus(await c.get(`/documents/${id}`), 200).body;
 

@@ -1,18 +1,16 @@
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, addParticipant, Client, client, createDoc, expectError, expectStatus } from '../support/api-helpers';
 import { gzipSync } from 'zlib';
 
 /** Odd bodies and racing writers: always a 4xx with the envelope, never a 500, never a lost write. */
 describe('robustness of the draft API', () => {
-  let t: TestApp;
+  const t = useTestApp(API_TEST_OPTIONS);
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
     c = client(t, org.test);
   });
-  afterAll(() => t.close());
 
   const raw = (path: string, body: string, method: 'post' | 'patch' = 'post') =>
     t.http[method](path).set(bearer(org.test)).set('Content-Type', 'application/json').send(body);

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { TestOrg, useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, addParticipant, Client, client, expectError, expectStatus, field, sendableDraft, sendThroughDomain } from '../support/api-helpers';
 
 /**
@@ -6,14 +6,13 @@ import { API_TEST_OPTIONS, addParticipant, Client, client, expectError, expectSt
  * produced through the domain (the decider appends DocumentSent to the document's stream).
  */
 describe('a sent document refuses draft edits (409 document_not_editable)', () => {
-  let t: TestApp;
+  const t = useTestApp(API_TEST_OPTIONS);
   let org: TestOrg;
   let c: Client;
   let docId: string;
   let participantId: string;
   let before: any;
   beforeAll(async () => {
-    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
     c = client(t, org.test);
     const { doc, participant } = await sendableDraft(c, { metadata: { ref: 'S-1' } });
@@ -22,7 +21,6 @@ describe('a sent document refuses draft edits (409 document_not_editable)', () =
     await sendThroughDomain(t, org.id, docId, [participantId]);
     before = expectStatus(await c.get(`/documents/${docId}`), 200).body;
   });
-  afterAll(() => t.close());
 
   it('the document reads as sent, with a signing link for its participant', () => {
     expect(before.status).toBe('sent');

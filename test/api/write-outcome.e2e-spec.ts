@@ -1,6 +1,6 @@
 import { OrganizationSigningKeys } from '@dojang/application';
 import { AppendOutcomeUnknownError, EventStore } from '@dojang/event-store';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 import { API_TEST_OPTIONS, client, expectError, expectStatus } from '../support/api-helpers';
 import { sentWith, signer, solidPng } from '../support/lifecycle';
 import { droppedConnection } from '../support/idempotency-faults';
@@ -13,13 +13,11 @@ import { SigningService } from '../../apps/api/src/signing/signing.service';
  * The store's own settling is tested per adapter; here the store reports the loss at its port.
  */
 describe('a write whose outcome the store lost', () => {
-  let t: TestApp;
+  const t = useTestApp(API_TEST_OPTIONS);
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp(API_TEST_OPTIONS);
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
   afterEach(() => jest.restoreAllMocks());
 
   const create = (key: string, title: string) =>

@@ -6,7 +6,7 @@ import { parseCsvTable, parseXlsxTable } from '@dojang/pdf/rendering';
 import { BULK_SENDS } from '@dojang/projections';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
 import { employeeTemplate } from '../support/lifecycle';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 
 /**
  * Bulk send from a template (issue 23 item 1): a CSV of 15 rows with 3 bad ones (refused whole,
@@ -14,12 +14,11 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
  * JSON rows, progress, rows, and the job's documents reminded and canceled in bulk.
  */
 describe('bulk sends', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrg;
   let c: Client;
   let template: { id: string; fields: { id: string }[] };
   beforeAll(async () => {
-    t = await startTestApp();
     org = await t.createOrg('주식회사 도장');
     c = client(t, org.test);
     template = expectStatus(
@@ -35,7 +34,6 @@ describe('bulk sends', () => {
       201,
     ).body;
   });
-  afterAll(() => t.close());
 
   const upload = (query: string, bytes: Buffer, filename = 'rows.csv') =>
     t.http.post(`/v1/bulk_sends/upload?template_id=${template.id}${query}`).set(bearer(org.test)).attach('file', bytes, { filename, contentType: 'text/csv' });

@@ -1,21 +1,19 @@
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
 import { outboxOf, signer, tokenOf } from '../support/lifecycle';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 
 /**
  * Templates that carry a whole contract (issue 21 item 9): roles and fields, versions, archiving,
  * and POST /v1/signature_requests sending one from a template with role assignments.
  */
 describe('templates with roles and fields, sent in one call', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp();
     org = await t.createOrg('주식회사 도장');
     c = client(t, org.test);
   });
-  afterAll(() => t.close());
 
   const TEMPLATE = {
     name: '근로계약서',

@@ -1,5 +1,5 @@
 import { client, createDoc } from '../support/api-helpers';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/test-app';
 import { sentWith } from '../support/lifecycle';
 
 /** One series' value from the text exposition (0 when absent). */
@@ -15,11 +15,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe('GET /metrics', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ config: { metricsToken: 'metrics-secret' } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ config: { metricsToken: 'metrics-secret' } });
 
   const scrape = async () => {
     const res = await t.http.get('/metrics').set('Authorization', 'Bearer metrics-secret').expect(200);

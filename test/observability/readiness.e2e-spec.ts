@@ -1,12 +1,8 @@
 import { randomUUID } from 'crypto';
-import { TestApp, startTestApp } from '../support/test-app';
+import { useTestApp } from '../support/test-app';
 
 describe('GET /v1/health/ready', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ config: { readyMaxLagEvents: 2 }, worker: false });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ config: { readyMaxLagEvents: 2 }, worker: false });
 
   it('answers 503 while the projections are held behind the log, 200 once they catch up', async () => {
     expect((await t.http.get('/v1/health/ready').expect(200)).body).toMatchObject({ status: 'ready', max_lag_events: 0 });

@@ -10,7 +10,7 @@ import { createSoftHsmToken, SOFTHSM_MODULE, SoftHsmToken } from '@dojang/pdf/te
 import { verifyLtv, verifyPades } from '@dojang/verifier/pades';
 import { expectError, expectStatus } from '../support/api-helpers';
 import { sentToOneSigner as sentDocument, SIGNATURE } from '../support/lifecycle';
-import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { bearer, startTestApp, useTestApp } from '../support/test-app';
 import { binary } from '../files/file-helpers';
 
 const der = (pem: string) => Buffer.from(pem.replace(/-----[A-Z ]+-----|\s+/g, ''), 'base64');
@@ -40,14 +40,12 @@ describe('final PDFs at B-LTA with a local TSA and OCSP responder', () => {
   });
 
   describe('with the key in a .p12 (SIGNING_P12)', () => {
-    let t: TestApp;
+    const t = useTestApp(() => ({ env: { TSA_URL: pki.tsaUrl, SIGNING_P12: pki.path('signer.p12'), SIGNING_P12_PASSWORD: pki.passphrase } }));
     let key: string;
     let pdf: Buffer;
     beforeAll(async () => {
-      t = await startTestApp({ env: { TSA_URL: pki.tsaUrl, SIGNING_P12: pki.path('signer.p12'), SIGNING_P12_PASSWORD: pki.passphrase } });
       key = (await t.createOrg()).test;
     });
-    afterAll(() => t.close());
 
     it('completes to a B-LTA final PDF: valid signature with timestamp, DSS with chain and OCSP, document timestamp, Korean /Reason', async () => {
       const { id, token } = await sentDocument(t, key, '근로계약서');

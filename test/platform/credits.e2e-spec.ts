@@ -1,12 +1,8 @@
-import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { bearer, useTestApp } from '../support/test-app';
 import { solidPng } from './images';
 
 describe('usage and credits', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ manualClock: true });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ manualClock: true });
 
   /** A draft with one signer (no PIN) and a signature field, ready to send. */
   async function draft(key: string) {

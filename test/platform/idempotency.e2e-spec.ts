@@ -1,17 +1,15 @@
 import { client } from '../support/api-helpers';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 import { runPdfWorkOnThisThread } from '@dojang/pdf';
 import { renderDocumentPdf } from '@dojang/pdf/rendering';
 import { IDEMPOTENCY_TTL_MS } from '../../apps/api/src/idempotency/idempotency.store';
 
 describe('Idempotency-Key on creating POSTs', () => {
-  let t: TestApp;
+  const t = useTestApp({ manualClock: true });
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp({ manualClock: true });
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
 
   const post = (path: string, key: string, body?: object, apiKey = org.test) => {
     const req = t.http.post(`/v1${path}`).set(bearer(apiKey)).set('Idempotency-Key', key);

@@ -5,7 +5,7 @@ import { ERROR_CODES, PUBLIC_ERROR_CODES } from '../../apps/api/src/shared/error
 import { OPERATIONS } from '../../apps/api/src/openapi/operations';
 import { OpenApiResponseValidator } from '../support/openapi-validator';
 import { expectError } from '../support/api-helpers';
-import { startTestApp, TestApp } from '../support/test-app';
+import { startTestApp, TestApp, useTestApp } from '../support/test-app';
 
 /** The validator is an ES module, which jest's CommonJS runtime cannot load: it runs in its own node. */
 function validateOpenApi(doc: unknown): { valid: boolean; version: string; errors: unknown } {
@@ -40,15 +40,13 @@ function deref(doc: any, node: any): any {
 }
 
 describe('OpenAPI reference', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false });
   let doc: any;
   beforeAll(async () => {
-    t = await startTestApp({ worker: false });
     const res = await t.http.get('/v1/openapi.json');
     expect(res.status).toBe(200);
     doc = res.body;
   });
-  afterAll(() => t.close());
 
   it('is a valid OpenAPI 3.1 document, served without an API key', async () => {
     expect(doc.openapi).toBe('3.1.0');

@@ -1,7 +1,7 @@
 import { loadConfig } from '@dojang/application';
 import { client, expectError, expectStatus, sendableDraft } from '../support/api-helpers';
 import { expectApiError } from '../support/lifecycle';
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, TestOrg, useTestApp } from '../support/test-app';
 
 /**
  * Issue 24 §12: a request without a valid API key was neither counted nor told its limit, so a
@@ -10,16 +10,14 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
  * counted response says where its count stands.
  */
 describe('rate limit of requests without a valid API key (per client address)', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  beforeAll(async () => {
-    t = await startTestApp({
+  const t = useTestApp({
       manualClock: true,
       config: { rateLimitPerMinute: 5, unauthenticatedRateLimitPerMinute: 3, signingRateLimit: { perToken: 4, perIp: 50 } },
     });
+  let org: TestOrg;
+  beforeAll(async () => {
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
   // Every test starts 10 s into a fresh window.
   beforeEach(() => t.clock!.set(new Date(Math.ceil((t.clock!.now().getTime() + 1) / 60_000) * 60_000 + 10_000)));
 

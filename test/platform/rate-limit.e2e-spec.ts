@@ -1,15 +1,13 @@
-import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { bearer, startTestApp, TestOrg, useTestApp } from '../support/test-app';
 
 describe('rate limit (fixed window per API key, injected clock)', () => {
-  let t: TestApp;
+  const t = useTestApp({ manualClock: true, worker: false, config: { rateLimitPerMinute: 3 } });
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp({ manualClock: true, worker: false, config: { rateLimitPerMinute: 3 } });
     org = await t.createOrg();
     // The test clock starts at 09:00:00.000; stay clear of a minute boundary.
     t.clock!.set('2026-03-02T09:00:10.000Z');
   });
-  afterAll(() => t.close());
 
   const get = (key = org.test) => t.http.get('/v1/organization').set(bearer(key));
   const windowEnd = (iso: string) => String(Math.ceil((Math.floor(Date.parse(iso) / 60_000) * 60_000 + 60_000) / 1000));

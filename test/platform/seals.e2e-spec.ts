@@ -1,7 +1,7 @@
 import { inspectSealImage } from '@dojang/seals';
 import { solidPng } from './images';
 import { client, Client } from '../support/api-helpers';
-import { startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { TestOrg, useTestApp } from '../support/test-app';
 
 /** A JPEG header with a frame of the given size: enough for the byte checks. */
 function tinyJpeg(width = 16, height = 16): string {
@@ -10,15 +10,13 @@ function tinyJpeg(width = 16, height = 16): string {
 }
 
 describe('seals', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp();
     org = await t.createOrg();
     c = client(t, org.test);
   });
-  afterAll(() => t.close());
 
   it('generates a round red seal PNG from the company name on the server', async () => {
     const res = await c.post('/seals', { source: 'generated', company_name: '주식회사 도장' });

@@ -1,17 +1,15 @@
 import { DocumentPdfService } from '@dojang/application';
-import { startTestApp, TestApp, TestOrg, bearer } from '../support/test-app';
+import { TestOrg, bearer, useTestApp } from '../support/test-app';
 import { solidPng } from './images';
 import { MainThreadPdfWorkError, pdfWorkRefusedOnMainThread, runPdfWorkOnThisThread } from '@dojang/pdf';
 import { renderDocumentPdf } from '@dojang/pdf/rendering';
 
 describe('POST /signature_requests', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp();
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
 
   const body = {
     title: '용역 계약서',

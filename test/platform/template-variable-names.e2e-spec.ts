@@ -1,4 +1,4 @@
-import { bearer, startTestApp, TestApp } from '../support/test-app';
+import { bearer, useTestApp } from '../support/test-app';
 import { client, Client, expectError, expectStatus } from '../support/api-helpers';
 
 /**
@@ -7,15 +7,13 @@ import { client, Client, expectError, expectStatus } from '../support/api-helper
  * from it: the variable was refused whether it was given or not. Such names are plain names.
  */
 describe('template variables named like Object.prototype members', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false });
   let c: Client;
   let key: string;
   beforeAll(async () => {
-    t = await startTestApp({ worker: false });
     key = (await t.createOrg()).test;
     c = client(t, key);
   });
-  afterAll(() => t.close());
 
   const NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'prototype'];
   const content = `<p>${NAMES.map((n) => `${n}={{${n}}}`).join(' ')} party={{party.name}}</p>`;

@@ -1,16 +1,14 @@
-import { startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { TestOrg, useTestApp } from '../support/test-app';
 import { client, Client } from '../support/api-helpers';
 
 describe('templates', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false });
   let org: TestOrg;
   let c: Client;
   beforeAll(async () => {
-    t = await startTestApp({ worker: false });
     org = await t.createOrg();
     c = client(t, org.test);
   });
-  afterAll(() => t.close());
 
   const content = '<h1>{{ title }}</h1><p>{{employee_name}}님과 {{company}}는 다음과 같이 근로계약을 체결한다. ({{employee_name}})</p>';
 

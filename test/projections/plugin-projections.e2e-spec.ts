@@ -7,7 +7,7 @@ import { ManualClock, formatProjectionStatus, projectionStatus, readPluginRows }
 import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
 import { Client, client, expectStatus } from '../support/api-helpers';
 import { sentWith, signer } from '../support/lifecycle';
-import { startTestApp, TestApp } from '../support/test-app';
+import { startTestApp, TestApp, useTestApp } from '../support/test-app';
 import { RELATIVE_ERROR, percentile, record } from '../../examples/projections/signing-times';
 
 const histogramOf = (seconds: number[]) => seconds.reduce(record, {} as Record<string, number>);
@@ -221,13 +221,11 @@ function pluginLifecycle(postgres: boolean) {
 }
 
 describe('GET /v1/admin/projections access', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false, config: { adminToken: ADMIN_TOKEN } });
   let key: string;
   beforeAll(async () => {
-    t = await startTestApp({ worker: false, config: { adminToken: ADMIN_TOKEN } });
     key = (await t.createOrg()).live;
   });
-  afterAll(() => t.close());
 
   it('401 without the admin token, with a wrong one, or with an API key', async () => {
     for (const auth of [undefined, 'Bearer nope', `Bearer ${ADMIN_TOKEN}x`, `Bearer ${key}`, ADMIN_TOKEN]) {
@@ -245,11 +243,7 @@ describe('GET /v1/admin/projections access', () => {
 });
 
 describe('GET /v1/admin/projections without ADMIN_TOKEN', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: false });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ worker: false });
 
   it('does not exist (404), whatever is sent', async () => {
     for (const auth of [undefined, 'Bearer ', 'Bearer anything']) {

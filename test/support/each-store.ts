@@ -1,5 +1,5 @@
 import { POSTGRES_SKIP_MESSAGE, createTestDatabase, dropTestDatabase, postgresTestServer } from '@dojang/postgres/testing/postgres-test-database';
-import { startTestApp, TestApp } from './test-app';
+import { appFixture, startTestApp, TestApp } from './test-app';
 
 /** The PostgreSQL server the PostgreSQL runs use (DOJANG_TEST_POSTGRES_URL), if any. */
 const server = postgresTestServer();
@@ -44,4 +44,9 @@ export async function startTestAppOn(store: TestStore, options: Parameters<typeo
       }
     },
   };
+}
+
+/** useTestApp on `store`: started before the describe's first test, closed (and dropped) after its last. */
+export function useTestAppOn(store: TestStore, options: Parameters<typeof startTestApp>[0] = {}): TestApp {
+  return appFixture(() => startTestAppOn(store, options));
 }

@@ -84,3 +84,34 @@ export async function startTestApp(
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/**
+ * The usual preamble of an end-to-end spec: one app for the enclosing `describe`, started before
+ * its first test and closed after its last. The returned object stands for the app once started
+ * (`t.http`, `t.createOrg()`…); touching it outside a test or hook is an error that says so.
+ */
+export function useTestApp(options: TestAppOptions | (() => TestAppOptions) = {}): TestApp {
+  // A function when the options need what an earlier beforeAll made (a local CA's URL, say).
+  return appFixture(() => startTestApp(typeof options === 'function' ? options() : options));
+}
+
+type TestAppOptions = Parameters<typeof startTestApp>[0];
+
+/** A TestApp made by `start` in beforeAll and closed in afterAll, for the enclosing describe. */
+export function appFixture(start: () => Promise<TestApp>): TestApp {
+  let started: TestApp | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => {
+    await started?.close();
+    started = undefined;
+  });
+  return new Proxy({} as TestApp, {
+    get(_, property) {
+      if (!started) throw new Error(`the test app is used (.${String(property)}) before beforeAll started it or after afterAll closed it`);
+      const value = Reflect.get(started, property);
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+  });
+}

@@ -1,17 +1,15 @@
 import { WebhookSecretBox } from '@dojang/application';
 import { webhookEndpointStreamId } from '@dojang/domain';
 import { client, expectError, expectStatus } from '../support/api-helpers';
-import { startTestApp, TestApp, TestOrg } from '../support/test-app';
+import { startTestApp, TestOrg, useTestApp } from '../support/test-app';
 import { createEndpoint } from './webhook-test-kit';
 
 describe('webhook endpoints API', () => {
-  let t: TestApp;
+  const t = useTestApp({ manualClock: true, worker: { tickIntervalMs: 0 } });
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp({ manualClock: true, worker: { tickIntervalMs: 0 } });
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
 
   it('creates an endpoint and shows its whsec_ secret only in the creation response', async () => {
     const c = client(t, org.test);
@@ -171,13 +169,11 @@ describe('webhook endpoint registration resolves the host name', () => {
     if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     return answer;
   });
-  let t: TestApp;
+  const t = useTestApp({ worker: false, webhookHostResolver: resolver });
   let org: TestOrg;
   beforeAll(async () => {
-    t = await startTestApp({ worker: false, webhookHostResolver: resolver });
     org = await t.createOrg();
   });
-  afterAll(() => t.close());
 
   it.each(['https://127.0.0.1.nip.io/hook', 'https://localtest.me/hook', 'http://v6.localtest.me:8080/hook', 'https://10.0.0.5.sslip.io/'])(
     'refuses %s, which resolves to a private address now',
