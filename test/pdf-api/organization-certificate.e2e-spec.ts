@@ -309,6 +309,30 @@ describe("an organization's own signing certificate", () => {
     const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(hanbit.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
     expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서${subject.replace(/\s+/g, '')}Signingcertificate`);
   });
+
+  it('stores and shows a 4 KB subject with control and bidi characters escaped and whole, never garbled (issue 31, bad input)', async () => {
+    // 70 units of 20 syllables (60 UTF-8 bytes each: an attribute holds at most 64 characters),
+    // a bell and a right-to-left override; issued by the CA as the CSR names it (openssl x509 -req).
+    const units = Array.from({ length: 70 }, (_, i) => `${String(i).padStart(2, '0')}${'가'.repeat(18)}`);
+    const subject = `/O=evil\u202egnp${units.map((u) => `/OU=${u}`).join('')}/CN=Bell\u0007Signer`;
+    ca.openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'long.key', '-out', 'long.csr', '-utf8', '-subj', subject]);
+    ca.openssl(['x509', '-req', '-in', 'long.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-sha256', '-out', 'long.pem']);
+    const escaped = `O=evil\\E2\\80\\AEgnp, ${units.map((u) => `OU=${u}`).join(', ')}, CN=Bell\\07Signer`;
+    expect(Buffer.byteLength(escaped)).toBeGreaterThan(4096);
+    const org = await t.createOrg('Long Names');
+    const uploaded = expectStatus(await put(org.test, { p12: ca.p12('long', 'pw').toString('base64'), password: 'pw' }), 200).body;
+    expect(uploaded.subject).toBe(escaped);
+    expect(expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(org.test)), 200).body.subject).toBe(escaped);
+    const event = (await t.infra.events.readStream(organizationStreamId(org.id))).find((e) => e.type === 'SigningCertificateUploaded');
+    expect((event?.data as any).certificate.subject).toBe(escaped);
+    expect(JSON.stringify(event?.data)).not.toMatch(/[\u0007\u202e]/);
+    // The audit certificate of a document it signs shows it escaped too, every part of it.
+    const { id } = await completedDocument(t, org.test, '근로계약서');
+    const audit = pdftotext((await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(org.test)).buffer(true).parse(binary).expect(200)).body as Buffer);
+    expect(audit).not.toMatch(/[\u0007\u202e]/);
+    // pdftotext reads the row's English label ("Signing certificate") between its value's lines.
+    expect(audit.replace(/\s+/g, '').replace('서명인증서', '').replace('Signingcertificate', '')).toContain(escaped.replace(/\s+/g, ''));
+  });
 });
 
 describe("an organization's own certificate at B-LTA (local TSA and OCSP responder)", () => {
