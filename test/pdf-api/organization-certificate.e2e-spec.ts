@@ -100,10 +100,10 @@ async function completedDocument(t: TestApp, key: string, title: string): Promis
  * The completion refused: 503 signing_unavailable with Retry-After, and nothing of the signature
  * recorded (the link's first opening, recorded before the signature is decided, aside).
  */
-async function expectSigningUnavailable(t: TestApp, id: string, token: string): Promise<string> {
+async function expectSigningUnavailable(t: TestApp, id: string, token: string, code = 'signing_unavailable'): Promise<string> {
   const before = (await t.infra.events.readStream(documentStreamId(id))).length;
   const res = await signIt(t, token);
-  expectError(res, 503, 'signing_unavailable');
+  expectError(res, 503, code);
   expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   const appended = (await t.infra.events.readStream(documentStreamId(id))).slice(before).map((e) => e.type);
   expect(appended.filter((type) => type !== 'SigningLinkOpened')).toEqual([]);
@@ -379,7 +379,7 @@ describe("an organization's certificate that stops being valid after its upload"
     ca?.close();
   });
 
-  it('refuses to complete with it (503 signing_unavailable, nothing recorded, no other key) until a valid one is uploaded', async () => {
+  it('refuses to complete with it (503 signing_certificate_invalid as issue 31 item 1 says, nothing recorded, no other key) until a valid one is uploaded', async () => {
     t.clock!.set(new Date(start));
     const org = await t.createOrg('Acme');
     const uploaded = expectStatus(await put(org.test, 'short'), 200).body;
@@ -388,12 +388,12 @@ describe("an organization's certificate that stops being valid after its upload"
 
     t.clock!.advance(2 * DAY);
     expect(await get(org.test)).toMatchObject({ source: 'organization', sha256_fingerprint: uploaded.sha256_fingerprint, validity: 'expired', expired: true });
-    const message = await expectSigningUnavailable(t, id, token);
+    const message = await expectSigningUnavailable(t, id, token, 'signing_certificate_invalid');
     expect(message).toContain(`expired on ${uploaded.not_after}`);
     expect(message).toContain('upload a valid certificate');
     expect(message).toContain('remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key');
     // Asked again, the same answer: it never falls back to the platform key.
-    await expectSigningUnavailable(t, id, token);
+    await expectSigningUnavailable(t, id, token, 'signing_certificate_invalid');
 
     const renewed = expectStatus(await put(org.test, 'renewed'), 200).body;
     expect(renewed).toMatchObject({ validity: 'valid', expired: false });
@@ -407,7 +407,7 @@ describe("an organization's certificate that stops being valid after its upload"
     expectStatus(await put(org.test, 'short'), 200);
     const { id, token } = await sentDocument(t, org.test, '위임장');
     t.clock!.advance(2 * DAY);
-    await expectSigningUnavailable(t, id, token);
+    await expectSigningUnavailable(t, id, token, 'signing_certificate_invalid');
     expect(expectStatus(await t.http.delete('/v1/organization/signing_certificate').set(bearer(org.test)), 200).body).toMatchObject({ source: 'platform' });
     expectStatus(await signIt(t, token), 200);
     expect(pdfsig(await finalPdf(t, org.test, id))).toContain('Signer Certificate Common Name: Dojang Document Signing');

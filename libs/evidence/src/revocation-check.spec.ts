@@ -82,7 +82,7 @@ describe('revocation: the judge and the check before signing', () => {
     // A certificate naming no source of its own, checked against a configured responder that
     // answers what `answer` holds (REVOCATION_OCSP_URLS), with no CRL to fall back on.
     const bare = der(pki.issueSigner('bare-bad-data', '/C=KR/O=Dojang Test/CN=Bare Signer', { names_sources: false }).certPem);
-    let answer = Buffer.alloc(0);
+    let answer: Buffer = Buffer.alloc(0);
     const server = createServer((req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/ocsp-response' }).end(answer));
