@@ -367,7 +367,7 @@ describe("an organization's certificate that stops being valid after its upload"
   const get = async (key: string) => expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(key)), 200).body;
 
   beforeAll(async () => {
-    t = await startTestApp({ manualClock: true });
+    t = await startTestApp({ manualClock: true, config: { metricsToken: 'metrics-secret' } });
     start = t.clock!.now().getTime();
     ca = new TestCa();
     // Valid for a day from the test clock's now; then one valid for a year.
@@ -394,6 +394,9 @@ describe("an organization's certificate that stops being valid after its upload"
     expect(message).toContain('remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key');
     // Asked again, the same answer: it never falls back to the platform key.
     await expectSigningUnavailable(t, id, token, 'signing_certificate_invalid');
+    // Counted as a revoked certificate's refusal is, under its reason.
+    const metrics = (await t.http.get('/metrics').set('Authorization', 'Bearer metrics-secret').expect(200)).text;
+    expect(metrics).toMatch(/dojang_signing_certificate_refusals_total\{reason="expired"\} 2/);
 
     const renewed = expectStatus(await put(org.test, 'renewed'), 200).body;
     expect(renewed).toMatchObject({ validity: 'valid', expired: false });
