@@ -110,6 +110,48 @@ describe('Korean input as written', () => {
     expectError(await upload(''), 400, 'bulk_send_invalid_rows', 'rows[2].직원.phone');
   });
 
+  it('refuses a bad amount, date or metadata of a bulk row in the dry run and the job as a single call refuses it, naming the field or key', async () => {
+    const roles = { 직원: { name: '김지원', phone: '010-4000-0001' }, 대표: { name: '홍길동', email: 'ceo@example.com' } };
+    const metadataOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]));
+    const salary = templateField('월 급여');
+    const birthday = templateField('생년월일');
+    /** [what the row or request carries, code, the param of a single call, the column of a bulk row] */
+    const BAD: [object, string, string, string][] = [
+      [{ values: { [salary]: '3,5,0' } }, 'field_value_invalid', `values.${salary}`, `values.${salary}`],
+      [{ values: { [salary]: '1e400' } }, 'field_value_invalid', `values.${salary}`, `values.${salary}`],
+      [{ values: { [birthday]: '1995.02.30' } }, 'field_value_invalid', `values.${birthday}`, `values.${birthday}`],
+      [{ metadata: metadataOf(21) }, 'invalid_parameter', 'metadata.k20', 'metadata.k20'],
+      [{ metadata: { 사번: 'E'.repeat(501) } }, 'invalid_parameter', 'metadata.사번', 'metadata.사번'],
+    ];
+    for (const [i, [over, code, param]] of BAD.entries()) {
+      expectError(await request(`bad-input-${i}`, { template_id: template.id, roles, variables: { 성명: '김지원' }, ...over }), 400, code, param);
+    }
+    const rows = [{ roles, variables: { 성명: '김지원' } }, ...BAD.map(([over]) => ({ roles, variables: { 성명: '김지원' }, ...over }))];
+    const dry = expectStatus(await c.post('/bulk_sends', { template_id: template.id, dry_run: true, rows }), 200).body;
+    expect(dry).toMatchObject({ row_count: 6, valid_rows: 1 });
+    expect(dry.errors.map((e: any) => [e.row, e.column, e.code])).toEqual(BAD.map(([, code, , column], i) => [i + 2, column, code]));
+    // The job is refused whole, naming the first bad row's column, and nothing is sent.
+    expectError(await c.post('/bulk_sends', { template_id: template.id, rows }), 400, 'bulk_send_invalid_rows', `rows[2].values.${salary}`);
+
+    // From a CSV: a plain column is metadata, so 21 of them are a 21st key; a value of 501 characters is over its limit.
+    const keys = Array.from({ length: 21 }, (_, i) => `열${i}`);
+    const csv = [
+      ['직원.이름', '직원.휴대폰', '대표.이름', '대표.이메일', 'variables.성명', ...keys].join(','),
+      ['김지원', '010-4000-0001', '홍길동', 'ceo@example.com', '김지원', ...keys.map(() => '')].join(','),
+      ['박하늘', '010-4000-0002', '홍길동', 'ceo@example.com', '박하늘', ...keys.map((k, i) => (i === 0 ? 'E'.repeat(501) : ''))].join(','),
+      ['이서연', '010-4000-0003', '홍길동', 'ceo@example.com', '이서연', ...keys.map((k) => k)].join(','),
+    ].join('\r\n');
+    const report = expectStatus(
+      await t.http.post(`/v1/bulk_sends/upload?template_id=${template.id}&dry_run=true`).set(bearer(org.test)).attach('file', Buffer.from(csv), { filename: '직원.csv', contentType: 'text/csv' }),
+      200,
+    ).body;
+    expect(report).toMatchObject({ row_count: 3, valid_rows: 1 });
+    expect(report.errors.map((e: any) => [e.row, e.column, e.code])).toEqual([
+      [2, `metadata.${keys[0]}`, 'invalid_parameter'],
+      [3, `metadata.${keys[20]}`, 'invalid_parameter'],
+    ]);
+  });
+
   it('takes amounts and dates as Koreans write them and shows them in the field\'s format in the PDF, the certificate and form_data', async () => {
     const roles = { 직원: { name: '김지원', phone: '010-5555-0001', auth: 'none' }, 대표: { name: '홍길동', email: 'ceo@example.com' } };
     // A prefill is read as a signer's value is: ₩1,200,000 recorded as 1200000.

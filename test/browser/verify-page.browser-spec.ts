@@ -54,6 +54,11 @@ describe('verify page (browser)', () => {
     await page.setInputFiles('#file', { name: '근로계약서.pdf', mimeType: 'application/pdf', buffer: finalPdf });
     await page.locator('#verdict').getByText('이 서비스가 발급한 원본 그대로입니다').waitFor();
     await expect(page.locator('#signatures').textContent()).resolves.toContain('서명: 유효');
+    // The signer named with its certificate's fingerprint, as POST /v1/verify gives them (issue 31 item 2).
+    const judged = expectStatus(await t.http.post('/v1/verify').attach('file', finalPdf, { filename: 'final.pdf', contentType: 'application/pdf' }), 200).body.signatures[0];
+    expect(judged.certificate_sha256).toMatch(/^[0-9a-f]{64}$/);
+    await expect(page.locator('#signatures').textContent()).resolves.toContain(`${judged.signer} (`);
+    await expect(page.locator('#signatures').textContent()).resolves.toContain(`인증서 지문(SHA-256) ${judged.certificate_sha256}`);
     await expect(page.locator('#doc-chain').textContent()).resolves.toBe('검증됨');
     await expect(page.locator('#participants').textContent()).resolves.toMatch(/김민준 \(서명자\) · m\*+@example\.com · 서명 /);
     expect(await page.locator('#doc-test').isVisible()).toBe(true);

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { eventHash, GENESIS_HASH } from '@dojang/event-store';
@@ -115,6 +116,49 @@ it('an untouched completed document verifies: chain, signed head, event count, o
   expect(body.verdict).toMatch(
     new RegExp(`^intact: \\d+ events, hash chain unbroken, signed chain head matches, conclusion sealed, final PDF matches its recorded SHA-256, \\d+ deliveries chained in delivery-${id}$`),
   );
+});
+
+it('--trust judges the final PDF\'s signer chain against the auditor\'s anchors; without one "untrusted issuer" is said plainly (issue 31 item 2)', async () => {
+  const { id } = await completedDocument('근로계약서 신뢰');
+  const signatureCheck = (out: { json(): any }) => out.json().checks.find((c: { check: string }) => c.check === 'final_pdf_signature');
+  const plain = await runCli(['verify', id], { dataDir: server.dataDir });
+  expect(plain.code).toBe(0);
+  expect(signatureCheck(plain)).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^signed by .*\(SHA-256 [0-9a-f]{64}\).*; untrusted issuer: no trust anchor given/) });
+
+  // The installation's own certificate, as GET /v1/organization/signing_certificate shows it.
+  const platform = (await api('GET', '/v1/organization/signing_certificate')).body;
+  const anchor = path.join(server.dataDir, 'anchor.pem');
+  fs.writeFileSync(anchor, platform.chain_pem[platform.chain_pem.length - 1]);
+  const trusted = await runCli(['verify', id, '--trust', anchor], { dataDir: server.dataDir });
+  expect(trusted.code).toBe(0);
+  expect(signatureCheck(trusted).detail).toContain('trusted: the chain reaches the anchor');
+
+  // A look-alike's anchor: a certificate the chain does not reach fails the signature.
+  const other = path.join(server.dataDir, 'other.pem');
+  const ca = execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(server.dataDir, 'other.key'), '-days', '2', '-subj', '/C=KR/O=Dojang/CN=Dojang Document Signing'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  fs.writeFileSync(other, ca);
+  const untrusted = await runCli(['verify', id, `--trust=${other}`], { dataDir: server.dataDir });
+  expect(untrusted.code).toBe(1);
+  expect(signatureCheck(untrusted)).toMatchObject({ status: 'failed', detail: expect.stringContaining('untrusted issuer: the chain does not reach any trust anchor given') });
+});
+
+it('a missing or unreadable --pdf or --trust file is one line and exit 2, never a stack trace (issue 31 item 8)', async () => {
+  const { id } = await completedDocument('근로계약서 입력');
+  const notPem = path.join(server.dataDir, 'not-a-certificate.pem');
+  fs.writeFileSync(notPem, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+  for (const [args, message] of [
+    [['--pdf'], /^error: --pdf needs a file$/],
+    [['--pdf', path.join(server.dataDir, 'missing.pdf')], /^error: cannot read --pdf .*missing\.pdf: ENOENT/],
+    [['--pdf', server.dataDir], /^error: cannot read --pdf .*: EISDIR/],
+    [['--trust'], /^error: --trust needs a file$/],
+    [['--trust', path.join(server.dataDir, 'missing.pem')], /^error: cannot read --trust .*missing\.pem: ENOENT/],
+    [['--trust', notPem], /^error: cannot read trust anchors --trust .*not-a-certificate\.pem: /],
+  ] as const) {
+    const out = await runCli(['verify', id, ...args], { dataDir: server.dataDir });
+    expect({ args, code: out.code, stdout: out.stdout }).toEqual({ args, code: 2, stdout: '' });
+    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+    expect(out.stderr.trim()).toMatch(message);
+  }
 });
 
 it('editing a recorded delivery fails verify, naming the delivery chain and the event', async () => {

@@ -11,8 +11,8 @@ import { startTestApp, TestApp, TestOrg } from '../support/test-app';
  * @dojang/client as an integrator outside this repository gets it: `npm pack` of libs/client (its
  * prepack builds JavaScript and declarations), the tarball installed into a project in the
  * system's temp directory (openapi-fetch comes from the registry, as its dependency), the
- * integrator examples compiled there with tsc `--strict` and more (no path mapping, no repository
- * tsconfig), and the compiled JavaScript run against a real server.
+ * integrator examples compiled there with tsc `--strict`, exactOptionalPropertyTypes and more (no
+ * path mapping, no repository tsconfig), and the compiled JavaScript run against a real server.
  */
 const run = promisify(execFile);
 const REPO = path.resolve(__dirname, '..', '..');
@@ -59,7 +59,7 @@ describe('@dojang/client installed from its packed tarball', () => {
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'integrator', private: true }));
     await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(work, info.filename)], { cwd: project });
     expect(fs.existsSync(path.join(project, 'node_modules', 'openapi-fetch', 'package.json'))).toBe(true);
-    for (const file of ['full-flow.ts', 'api-examples.ts']) fs.copyFileSync(path.join(REPO, 'examples', 'integrator', file), path.join(project, 'src', file));
+    for (const file of ['full-flow.ts', 'api-examples.ts', 'env-key.ts']) fs.copyFileSync(path.join(REPO, 'examples', 'integrator', file), path.join(project, 'src', file));
 
     // 3. Compiled as an integrator's project would be: strict, the package's declarations checked
     // too (skipLibCheck off), Node's resolution of the package's `exports`.
@@ -75,6 +75,9 @@ describe('@dojang/client installed from its packed tarball', () => {
           noImplicitReturns: true,
           noUncheckedIndexedAccess: true,
           useUnknownInCatchVariables: true,
+          // As the issue's integrator compiled (issue 32 item 7): `apiKey: process.env.KEY`
+          // (env-key.ts) and the packed declarations must hold under it too.
+          exactOptionalPropertyTypes: true,
           skipLibCheck: false,
           outDir: 'out',
           rootDir: 'src',

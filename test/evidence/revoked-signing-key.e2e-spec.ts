@@ -1,4 +1,8 @@
+import { execFile } from 'child_process';
 import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { promisify } from 'util';
 import { documentDecider, documentStreamId } from '@dojang/domain';
 import { extendPades } from '@dojang/evidence/pades-ltv';
 import { runPdfWorkOnThisThread } from '@dojang/pdf';
@@ -24,6 +28,14 @@ import { binary } from '../files/file-helpers';
  */
 jest.setTimeout(180_000);
 
+const run = promisify(execFile);
+const VERIFY = path.join(__dirname, '..', '..', 'scripts', 'dojang-verify.js');
+/** dojang-verify as a separate program: exit code and what it printed. */
+const dojangVerify = (args: string[]) =>
+  run(process.execPath, [VERIFY, ...args], { env: { PATH: process.env.PATH ?? '' }, timeout: 90_000 }).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (err: { code?: number; stdout?: string }) => ({ code: err.code ?? -1, stdout: err.stdout ?? '' }),
+  );
 const der = (pem: string) => Buffer.from(pem.replace(/-----[A-Z ]+-----|\s+/g, ''), 'base64');
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -93,12 +105,40 @@ describe('a revoked signing certificate', () => {
     const untrusted = verifyBundle(zip, { trustAnchors: [otherAnchor] });
     expect(untrusted.checks.find((c) => c.id === 'pades')).toMatchObject({ status: 'fail', en: expect.stringContaining('the chain does not reach any trust anchor given') });
 
+    // The dojang-verify program itself, as an auditor runs it: no anchor says "untrusted issuer"
+    // plainly and passes; --trust with the CA's PEM says trusted; --trust with another certificate fails.
+    const zipFile = path.join(pki.dir, 'bundle.zip');
+    fs.writeFileSync(zipFile, zip);
+    const plainRun = await dojangVerify([zipFile]);
+    expect(plainRun.code).toBe(0);
+    expect(plainRun.stdout).toContain(`C=KR, O=Acme, CN=Acme Document Signing (SHA-256 ${fingerprint})`);
+    expect(plainRun.stdout).toContain(`chain: C=KR, O=Dojang Test, CN=Dojang Test Root CA (SHA-256 ${sha256(pki.caDer)})`);
+    expect(plainRun.stdout).toMatch(/proven to exist at \d{4}-\d\d-\d\dT[\d:.]+Z \(signature timestamp\)/);
+    expect(plainRun.stdout).toContain('untrusted issuer: no trust anchor given');
+    const trustedRun = await dojangVerify(['--trust', pki.path('ca.pem'), zipFile]);
+    expect(trustedRun.code).toBe(0);
+    expect(trustedRun.stdout).toContain('trusted: the chain reaches the anchor C=KR, O=Dojang Test, CN=Dojang Test Root CA');
+    const otherPem = path.join(pki.dir, 'look-alike-anchor.pem');
+    fs.writeFileSync(otherPem, pki.signerCertPem);
+    const untrustedRun = await dojangVerify([`--trust=${otherPem}`, zipFile]);
+    expect(untrustedRun.code).toBe(1);
+    expect(untrustedRun.stdout).toContain('untrusted issuer: the chain does not reach any trust anchor given');
+
+    type Cli = { intact: boolean; checks: Array<{ check: string; status: string; detail: string }> };
+    const finalCheck = (v: unknown) => (v as Cli).checks.find((c) => c.check === 'final_pdf_signature');
     const cli = await t.admin.verifyDocument(id);
     expect(cli).toMatchObject({ found: true, intact: true });
-    expect((cli as { checks: Array<{ check: string; status: string; detail: string }> }).checks.find((c) => c.check === 'final_pdf_signature')).toMatchObject({
+    expect(finalCheck(cli)).toMatchObject({
       status: 'ok',
-      detail: expect.stringMatching(/^signed by C=KR, O=Acme, CN=Acme Document Signing \(SHA-256 [0-9a-f]{64}\) ← .*; proven to exist at .*; revocation: OCSP good at/),
+      detail: expect.stringMatching(/^signed by C=KR, O=Acme, CN=Acme Document Signing \(SHA-256 [0-9a-f]{64}\) ← .*; proven to exist at .*; revocation: OCSP good at .*; untrusted issuer: no trust anchor given/),
     });
+    // cli verify --trust: the same anchors judge the final PDF's chain.
+    const trustedCli = await t.admin.verifyDocument(id, { trustAnchors: [pki.caDer] });
+    expect(trustedCli).toMatchObject({ intact: true });
+    expect(finalCheck(trustedCli)?.detail).toContain('trusted: the chain reaches the anchor C=KR, O=Dojang Test, CN=Dojang Test Root CA');
+    const untrustedCli = await t.admin.verifyDocument(id, { trustAnchors: [otherAnchor] });
+    expect(untrustedCli).toMatchObject({ intact: false });
+    expect(finalCheck(untrustedCli)).toMatchObject({ status: 'failed', detail: expect.stringContaining('untrusted issuer: the chain does not reach any trust anchor given') });
   });
 
   it('revoked: completion answers 503 signing_certificate_invalid with the reason, records nothing, logs one error, moves a metric, and completes once the certificate is removed', async () => {

@@ -166,6 +166,13 @@ describe('bulk sends', () => {
     expectError(await c.get('/documents?metadata[a]=1&metadata[b]=2'), 400, 'invalid_parameter', 'metadata');
   });
 
+  it('the dry run warns of rows sharing an e-mail, however it is cased, with both row numbers (issue 32 item 6)', async () => {
+    const row = (n: number, email: string) => ({ roles: { employee: { name: `직원${n}`, phone: `010-3100-000${n}`, email } }, variables: { employee_name: `직원${n}` } });
+    const dry = expectStatus(await c.post('/bulk_sends', { template_id: template.id, dry_run: true, rows: [row(1, 'kim@example.com'), row(2, 'lee@example.com'), row(3, 'Kim@Example.COM')] }), 200).body;
+    expect(dry).toMatchObject({ row_count: 3, valid_rows: 3, errors: [] });
+    expect(dry.warnings).toEqual([{ row: 3, column: 'employee.email', code: 'duplicate_recipient', rows: [1, 3], message: expect.stringContaining('row 1') }]);
+  });
+
   it('takes JSON rows; a row not filling the template\'s roles is 400', async () => {
     const job = expectStatus(await c.post('/bulk_sends', { template_id: template.id, rows: [{ roles: { employee: { name: '박하늘', phone: '010-4000-0001' } }, variables: { employee_name: '박하늘' }, external_id: 'J-1' }] }), 200).body;
     const done = await finished(job.id);

@@ -1,7 +1,9 @@
 import { startWorker } from '@dojang/application';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
 import { Built, auditOf, draftWith, expectApiError, outboxOf, sentWith, signer, tokenOf } from '../support/lifecycle';
-import { startTestApp, TestApp } from '../support/test-app';
+import { pdftotext } from '@dojang/pdf/testing/poppler';
+import { binary } from '../files/file-helpers';
+import { bearer, startTestApp, TestApp } from '../support/test-app';
 
 /**
  * Corrections after send, resending one request, cancel reasons (issue 21 item 7), no request
@@ -10,10 +12,12 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe('corrections, resends and cancel reasons', () => {
   let t: TestApp;
   let c: Client;
+  let key: string;
 
   beforeAll(async () => {
     t = await startTestApp();
-    c = client(t, (await t.createOrg('주식회사 도장')).test);
+    key = (await t.createOrg('주식회사 도장')).test;
+    c = client(t, key);
   });
   afterAll(() => t.close());
 
@@ -65,6 +69,20 @@ describe('corrections, resends and cancel reasons', () => {
       const entry = history.data.find((e: any) => e.type === 'ParticipantCorrected');
       expect(JSON.stringify(entry)).not.toContain('01098765432');
       expect(entry.data.link.token_hash).toBe('[redacted]');
+      // One actor in all three reads: /history and the audit certificate name the same key, and
+      // the signer by the same name as /audit does.
+      const keyActor = audit.find((e) => e.event === 'corrected').actor as string;
+      expect(entry.actor).toBe(keyActor);
+      expect(history.data.find((e: any) => e.type === 'ParticipantSigned').actor).toBe(audit.find((e) => e.event === 'signed').actor);
+      const certificate = pdftotext((await t.http.get(`/v1/documents/${d.id}/file?audit=true`).set(bearer(key)).buffer(true).parse(binary).expect(200)).body as Buffer);
+      // The correction's row of the timeline: its actor column holds the key, in the narrow
+      // column's fixed groups ("key_" and the rest, each whole), where "system" stood before.
+      const lines = certificate.split('\n').map((l) => l.trim());
+      const row = lines.findIndex((l) => l.startsWith('참여자 정정'));
+      expect(row).toBeGreaterThan(0);
+      const cell = lines.slice(row, row + 10);
+      expect(cell).toEqual(expect.arrayContaining([keyActor.slice(0, 4), keyActor.slice(4)]));
+      expect(cell).not.toContain('system');
     });
 
     it('a participant who signed: 409 participant_already_signed, nothing recorded', async () => {

@@ -62,7 +62,9 @@ describe('templates with roles and fields, sent in one call', () => {
   it('refuses at save what sending would refuse, naming the field or role; nothing is written (issue 32 item 2)', async () => {
     const before = expectStatus(await c.get('/templates?limit=100'), 200).body.data.length;
     // A field past the template's one rendered page.
-    expectError(await c.post('/templates', { ...TEMPLATE, fields: [TEMPLATE.fields[0], { ...TEMPLATE.fields[2], page: 99 }] }), 400, 'field_page_out_of_range', 'fields[1].page');
+    const past = expectError(await c.post('/templates', { ...TEMPLATE, fields: [TEMPLATE.fields[0], { ...TEMPLATE.fields[2], page: 99 }] }), 400, 'field_page_out_of_range', 'fields[1].page');
+    // One body: plain page numbers, nothing said of parts (pages are numbered document-wide).
+    expect(past.message).toMatch(/^fields\[1\]\.page is 99 but the template has \d+ pages?\.$/);
     // A signer role with nothing to fill: every document from it would be unsendable.
     expectError(await c.post('/templates', { ...TEMPLATE, fields: [TEMPLATE.fields[0], TEMPLATE.fields[1]] }), 400, 'signer_without_required_field', 'roles[1].role');
     // An anchor the template's own render does not hold.

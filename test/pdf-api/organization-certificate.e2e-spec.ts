@@ -100,10 +100,10 @@ async function completedDocument(t: TestApp, key: string, title: string): Promis
  * The completion refused: 503 signing_unavailable with Retry-After, and nothing of the signature
  * recorded (the link's first opening, recorded before the signature is decided, aside).
  */
-async function expectSigningUnavailable(t: TestApp, id: string, token: string): Promise<string> {
+async function expectSigningUnavailable(t: TestApp, id: string, token: string, code = 'signing_unavailable'): Promise<string> {
   const before = (await t.infra.events.readStream(documentStreamId(id))).length;
   const res = await signIt(t, token);
-  expectError(res, 503, 'signing_unavailable');
+  expectError(res, 503, code);
   expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   const appended = (await t.infra.events.readStream(documentStreamId(id))).slice(before).map((e) => e.type);
   expect(appended.filter((type) => type !== 'SigningLinkOpened')).toEqual([]);
@@ -309,6 +309,30 @@ describe("an organization's own signing certificate", () => {
     const audit = (await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(hanbit.test)).buffer(true).parse(binary).expect(200)).body as Buffer;
     expect(pdftotext(audit).replace(/\s+/g, '')).toContain(`서명인증서${subject.replace(/\s+/g, '')}Signingcertificate`);
   });
+
+  it('stores and shows a 4 KB subject with control and bidi characters escaped and whole, never garbled (issue 31, bad input)', async () => {
+    // 70 units of 20 syllables (60 UTF-8 bytes each: an attribute holds at most 64 characters),
+    // a bell and a right-to-left override; issued by the CA as the CSR names it (openssl x509 -req).
+    const units = Array.from({ length: 70 }, (_, i) => `${String(i).padStart(2, '0')}${'가'.repeat(18)}`);
+    const subject = `/O=evil\u202egnp${units.map((u) => `/OU=${u}`).join('')}/CN=Bell\u0007Signer`;
+    ca.openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'long.key', '-out', 'long.csr', '-utf8', '-subj', subject]);
+    ca.openssl(['x509', '-req', '-in', 'long.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-sha256', '-out', 'long.pem']);
+    const escaped = `O=evil\\E2\\80\\AEgnp, ${units.map((u) => `OU=${u}`).join(', ')}, CN=Bell\\07Signer`;
+    expect(Buffer.byteLength(escaped)).toBeGreaterThan(4096);
+    const org = await t.createOrg('Long Names');
+    const uploaded = expectStatus(await put(org.test, { p12: ca.p12('long', 'pw').toString('base64'), password: 'pw' }), 200).body;
+    expect(uploaded.subject).toBe(escaped);
+    expect(expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(org.test)), 200).body.subject).toBe(escaped);
+    const event = (await t.infra.events.readStream(organizationStreamId(org.id))).find((e) => e.type === 'SigningCertificateUploaded');
+    expect((event?.data as any).certificate.subject).toBe(escaped);
+    expect(JSON.stringify(event?.data)).not.toMatch(/[\u0007\u202e]/);
+    // The audit certificate of a document it signs shows it escaped too, every part of it.
+    const { id } = await completedDocument(t, org.test, '근로계약서');
+    const audit = pdftotext((await t.http.get(`/v1/documents/${id}/file?audit=true`).set(bearer(org.test)).buffer(true).parse(binary).expect(200)).body as Buffer);
+    expect(audit).not.toMatch(/[\u0007\u202e]/);
+    // pdftotext reads the row's English label ("Signing certificate") between its value's lines.
+    expect(audit.replace(/\s+/g, '').replace('서명인증서', '').replace('Signingcertificate', '')).toContain(escaped.replace(/\s+/g, ''));
+  });
 });
 
 describe("an organization's own certificate at B-LTA (local TSA and OCSP responder)", () => {
@@ -343,7 +367,7 @@ describe("an organization's certificate that stops being valid after its upload"
   const get = async (key: string) => expectStatus(await t.http.get('/v1/organization/signing_certificate').set(bearer(key)), 200).body;
 
   beforeAll(async () => {
-    t = await startTestApp({ manualClock: true });
+    t = await startTestApp({ manualClock: true, config: { metricsToken: 'metrics-secret' } });
     start = t.clock!.now().getTime();
     ca = new TestCa();
     // Valid for a day from the test clock's now; then one valid for a year.
@@ -355,7 +379,7 @@ describe("an organization's certificate that stops being valid after its upload"
     ca?.close();
   });
 
-  it('refuses to complete with it (503 signing_unavailable, nothing recorded, no other key) until a valid one is uploaded', async () => {
+  it('refuses to complete with it (503 signing_certificate_invalid as issue 31 item 1 says, nothing recorded, no other key) until a valid one is uploaded', async () => {
     t.clock!.set(new Date(start));
     const org = await t.createOrg('Acme');
     const uploaded = expectStatus(await put(org.test, 'short'), 200).body;
@@ -364,12 +388,15 @@ describe("an organization's certificate that stops being valid after its upload"
 
     t.clock!.advance(2 * DAY);
     expect(await get(org.test)).toMatchObject({ source: 'organization', sha256_fingerprint: uploaded.sha256_fingerprint, validity: 'expired', expired: true });
-    const message = await expectSigningUnavailable(t, id, token);
+    const message = await expectSigningUnavailable(t, id, token, 'signing_certificate_invalid');
     expect(message).toContain(`expired on ${uploaded.not_after}`);
     expect(message).toContain('upload a valid certificate');
     expect(message).toContain('remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key');
     // Asked again, the same answer: it never falls back to the platform key.
-    await expectSigningUnavailable(t, id, token);
+    await expectSigningUnavailable(t, id, token, 'signing_certificate_invalid');
+    // Counted as a revoked certificate's refusal is, under its reason.
+    const metrics = (await t.http.get('/metrics').set('Authorization', 'Bearer metrics-secret').expect(200)).text;
+    expect(metrics).toMatch(/dojang_signing_certificate_refusals_total\{reason="expired"\} 2/);
 
     const renewed = expectStatus(await put(org.test, 'renewed'), 200).body;
     expect(renewed).toMatchObject({ validity: 'valid', expired: false });
@@ -383,7 +410,7 @@ describe("an organization's certificate that stops being valid after its upload"
     expectStatus(await put(org.test, 'short'), 200);
     const { id, token } = await sentDocument(t, org.test, '위임장');
     t.clock!.advance(2 * DAY);
-    await expectSigningUnavailable(t, id, token);
+    await expectSigningUnavailable(t, id, token, 'signing_certificate_invalid');
     expect(expectStatus(await t.http.delete('/v1/organization/signing_certificate').set(bearer(org.test)), 200).body).toMatchObject({ source: 'platform' });
     expectStatus(await signIt(t, token), 200);
     expect(pdfsig(await finalPdf(t, org.test, id))).toContain('Signer Certificate Common Name: Dojang Document Signing');

@@ -14,6 +14,7 @@ import {
   summarizeChain,
   unloadedProjections,
 } from '@dojang/application';
+import { readTrustAnchors } from '@dojang/verifier';
 import { ProgressBar } from './progress-bar';
 import { StoredEvent } from '@dojang/event-store';
 import { KEY_ROLES } from '@dojang/domain';
@@ -31,10 +32,13 @@ const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
   stream show STREAM_ID [--json]        e.g. document-<uuid>, organization-<org_id>, delivery-<uuid>
         [--as-of ISO]                   only the events up to that instant, and the state folded from them
         [--diff]                        what each event changed in the folded state
-  verify DOCUMENT_ID [--pdf FINAL.pdf]  check the hash chain, the signed chain head (re-hashing,
+  verify DOCUMENT_ID [--pdf FINAL.pdf] [--trust ANCHORS.pem]...
+                                        check the hash chain, the signed chain head (re-hashing,
                                         truncation), the original and final PDF, and the chain of
                                         delivery-<uuid>; --pdf compares a final PDF you hold with
-                                        the log. Exit 1 on any failure.
+                                        the log; --trust (PEM or DER, repeatable): the final PDF's
+                                        signer chain must reach one (without it: "untrusted issuer").
+                                        Exit 1 on any failure, 2 on a missing or unreadable input.
   projections rebuild [NAME ...]
   projections status [--json]           position, lag, generation and last error of each projection
   report COLLECTION [--org ORG_ID]      rows of a PROJECTIONS plugin's collection (JSON)
@@ -43,6 +47,28 @@ Reads DATA_DIR (default ./data), DATABASE_URL, EVENTSTORE_URL, MONGO_URL and PRO
 while the server is running on the same data directory.`;
 
 class UsageError extends Error {}
+/** A file named on the command line that is missing or cannot be read: one line, exit 2 (as dojang-verify). */
+class InputError extends Error {}
+
+/** Every value of a repeatable flag (`--trust a.pem --trust=b.pem`); a flag given without one is an InputError. */
+function repeated(argv: string[], name: string): string[] {
+  const values: string[] = [];
+  argv.forEach((a, i) => {
+    if (a.startsWith(`--${name}=`)) values.push(a.slice(name.length + 3));
+    else if (a === `--${name}`) values.push(i + 1 < argv.length && !argv[i + 1].startsWith('--') ? argv[i + 1] : '');
+  });
+  for (const v of values) if (!v) throw new InputError(`--${name} needs a file`);
+  return values;
+}
+
+/** A file an auditor names (`--pdf`, `--trust`), read whole or refused in one line saying why. */
+async function inputFile(flag: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new InputError(`cannot read --${flag} ${file}: ${(error as Error).message}`);
+  }
+}
 
 function parseArgs(argv: string[]): { positional: string[]; flags: Record<string, string | true> } {
   const positional: string[] = [];
@@ -233,8 +259,19 @@ async function run(argv: string[]): Promise<unknown> {
     }
     if (group === 'verify') {
       if (!action) throw new UsageError('DOCUMENT_ID is required');
-      const witnessPdf = typeof flags.pdf === 'string' ? await readFile(flags.pdf) : undefined;
-      const result = await admin.verifyDocument(action, { witnessPdf });
+      const [pdfFile, ...extra] = repeated(argv, 'pdf');
+      if (extra.length) throw new InputError('--pdf is given once');
+      const witnessPdf = pdfFile === undefined ? undefined : await inputFile('pdf', pdfFile);
+      const trustAnchors: Buffer[] = [];
+      for (const file of repeated(argv, 'trust')) {
+        const bytes = await inputFile('trust', file);
+        try {
+          trustAnchors.push(...readTrustAnchors(bytes));
+        } catch (error) {
+          throw new InputError(`cannot read trust anchors --trust ${file}: ${(error as Error).message}`);
+        }
+      }
+      const result = await admin.verifyDocument(action, { witnessPdf, trustAnchors });
       if (!result.found) {
         process.exitCode = 2;
         return { ...result, verdict: 'no such document stream' };
@@ -263,6 +300,11 @@ run(process.argv.slice(2))
     if (out !== undefined) process.stdout.write(typeof out === 'string' ? `${out}\n` : `${JSON.stringify(out, null, 2)}\n`);
   })
   .catch((err) => {
+    if (err instanceof InputError) {
+      process.stderr.write(`error: ${err.message.replace(/\s*\n\s*/g, ' ')}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (err instanceof UsageError) {
       if (err.message) process.stderr.write(`error: ${err.message}\n\n`);
       process.stderr.write(`${USAGE}\n`);

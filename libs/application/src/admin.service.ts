@@ -127,8 +127,9 @@ export class AdminService {
    * Everything `cli verify` checks (see verification/verify-document.ts), against the
    * installation's document-signing certificate. `witnessPdf` is a final PDF the auditor holds
    * (e.g. the one mailed to the signers): its sealed chain head is compared with the log.
+   * `trustAnchors` (DER, `--trust FILE`): the final PDF's signer chain must reach one of them.
    */
-  async verifyDocument(documentId: string, options: { witnessPdf?: Buffer } = {}) {
+  async verifyDocument(documentId: string, options: { witnessPdf?: Buffer; trustAnchors?: Buffer[] } = {}) {
     const events = await this.infra.events.readStream(documentStreamId(documentId));
     if (events.length === 0) return { document_id: documentId, found: false as const };
     // With SIGNING_KEY=pkcs11 or remote the evidence is signed with that key: its certificate checks it.
@@ -148,7 +149,7 @@ export class AdminService {
     // The stored id spelling: the delivery stream is named after the document's own id.
     const id = String(events[0].data.document_id ?? documentId);
     const deliveries = { document_id: id, events: await this.infra.events.readStream(deliveryStreamId(id)) };
-    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha, { fresh: true }), witness, deliveries });
+    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha, { fresh: true }), witness, deliveries, ...(options.trustAnchors?.length ? { trustAnchors: options.trustAnchors } : {}) });
     return { document_id: documentId, found: true as const, ...verification };
   }
 

@@ -56,7 +56,7 @@ import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { WithBody, readBody } from './bodies';
 import { EvidenceIncompleteError, EvidenceIntegrityError } from './evidence-integrity.error';
 import { AppConfig } from './runtime/config';
-import { SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
+import { SigningCertificateInvalidError, SigningUnavailableError, signingUnavailableOf } from './signing-unavailable.error';
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
 import { ORGANIZATION_CERTIFICATE_REMEDY, SigningKeyEnvelopeError, type OrganizationSigningKeys } from './organization-signing-keys';
 import { isStoreUnavailable } from './runtime/store-unavailable';
@@ -357,7 +357,7 @@ export class DocumentPdfService {
       ? await this.organizationKeys?.keyFor(state.organization_id, signingTime).catch((error: unknown) => {
           // A store that failed under the lookup (a dropped connection) is an outage (503
           // service_unavailable), whatever key the organization has: the message names that.
-          if (error instanceof SigningUnavailableError || isStoreUnavailable(error)) throw error;
+          if (error instanceof SigningUnavailableError || error instanceof SigningCertificateInvalidError || isStoreUnavailable(error)) throw error;
           const remedy = error instanceof SigningKeyEnvelopeError ? `restore the KEY_ENCRYPTION_KEY it was stored with, or ${ORGANIZATION_CERTIFICATE_REMEDY}` : ORGANIZATION_CERTIFICATE_REMEDY;
           throw new SigningUnavailableError(`the organization's signing key cannot be opened (${(error as Error).message}); ${remedy}`);
         })

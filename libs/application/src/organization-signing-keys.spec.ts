@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'crypto';
 import { keyEncryptionKey, openSigningP12, OrganizationSigningKeys, sealSigningP12 } from './organization-signing-keys';
 import { Secrets } from './runtime/secrets';
-import { SigningUnavailableError } from './signing-unavailable.error';
+import { SigningCertificateInvalidError } from './signing-unavailable.error';
 
 /** Organizations' uploaded keys at rest: encrypted, authenticated, and opened only with the right key. */
 describe('organization signing keys at rest', () => {
@@ -63,15 +63,17 @@ describe('organization signing keys at rest', () => {
     expect(await keys.keyFor('org_b', new Date('2026-06-01T00:00:00.000Z'))).toBeNull();
   });
 
-  it('refuses to sign with a certificate outside its validity at the signing time: signing unavailable, naming what to do', async () => {
+  it('refuses to sign with a certificate outside its validity at the signing time: signing_certificate_invalid (issue 31 item 1), naming what to do', async () => {
     const blobs = { put: async () => ({ sha256: 'c'.repeat(64), byte_size: 1 }), get: async () => sealSigningP12(kek, p12, password) };
     const keys = new OrganizationSigningKeys(blobs as never, kek, async () =>
       ({ key_blob: 'c'.repeat(64), sha256_fingerprint: 'ab'.repeat(32), not_before: '2026-01-01T00:00:00.000Z', not_after: '2027-01-01T00:00:00.000Z' }) as never,
     );
     const expired = keys.keyFor('org_a', new Date('2027-01-01T00:00:01.000Z'));
-    await expect(expired).rejects.toBeInstanceOf(SigningUnavailableError);
+    await expect(expired).rejects.toBeInstanceOf(SigningCertificateInvalidError);
     await expect(expired).rejects.toThrow(/expired on 2027-01-01T00:00:00\.000Z; upload a valid certificate .* or remove it \(DELETE \/v1\/organization\/signing_certificate\) to sign with the platform key/);
-    await expect(keys.keyFor('org_a', new Date('2025-12-31T23:59:59.000Z'))).rejects.toThrow(/is not valid before 2026-01-01/);
+    const early = keys.keyFor('org_a', new Date('2025-12-31T23:59:59.000Z'));
+    await expect(early).rejects.toBeInstanceOf(SigningCertificateInvalidError);
+    await expect(early).rejects.toThrow(/is not yet valid: valid from 2026-01-01/);
     // At its last valid instant it still signs.
     expect((await keys.keyFor('org_a', new Date('2027-01-01T00:00:00.000Z')))?.sha256_fingerprint).toBe('ab'.repeat(32));
   });

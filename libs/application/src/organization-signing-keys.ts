@@ -5,7 +5,7 @@ import type { SigningKeySpec } from '@dojang/evidence';
 import { ORGANIZATIONS, type OrganizationRow } from '@dojang/projections';
 import type { Infrastructure } from './runtime/infrastructure';
 import { Secrets } from './runtime/secrets';
-import { SigningUnavailableError } from './signing-unavailable.error';
+import { SigningCertificateInvalidError } from './signing-unavailable.error';
 
 /** What an organization can do about its own key that cannot sign: said in every such 503. */
 export const ORGANIZATION_CERTIFICATE_REMEDY =
@@ -94,16 +94,18 @@ export class OrganizationSigningKeys {
   /**
    * The organization's key as a file-adapter spec with its certificate's fingerprint, to sign at
    * `at`; null: the platform's. A certificate not valid at `at` (it expired after the upload)
-   * throws SigningUnavailableError: a signature it made would not verify, and signing with the
-   * platform key instead would go against what the organization chose.
+   * throws SigningCertificateInvalidError (503 signing_certificate_invalid, logged and counted as a
+   * revoked one is: issue 31 item 1 makes expired and not yet valid the same refusal as revoked):
+   * a signature it made would not verify, and signing with the platform key instead would go
+   * against what the organization chose.
    */
   async keyFor(organizationId: string, at: Date): Promise<{ spec: SigningKeySpec; sha256_fingerprint: string } | null> {
     const certificate = await this.certificate(organizationId);
     if (!certificate) return null;
     const validity = signingCertificateValidityAt(certificate, at);
     if (validity !== 'valid') {
-      const when = validity === 'expired' ? `expired on ${certificate.not_after}` : `is not valid before ${certificate.not_before}`;
-      throw new SigningUnavailableError(`the organization's signing certificate (SHA-256 ${certificate.sha256_fingerprint}) ${when}; ${ORGANIZATION_CERTIFICATE_REMEDY}`);
+      const when = validity === 'expired' ? `expired on ${certificate.not_after}` : `is not yet valid: valid from ${certificate.not_before}`;
+      throw new SigningCertificateInvalidError(`the organization's signing certificate (SHA-256 ${certificate.sha256_fingerprint}) ${when}; ${ORGANIZATION_CERTIFICATE_REMEDY}`);
     }
     let spec = this.opened.get(certificate.key_blob);
     if (!spec) {

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import * as pkijs from 'pkijs';
 // The verifiers' judge, as the signing side re-exports it (this lib's tests import only this lib).
-import { checkCertificateChain, judgeCrl, judgeOcsp, judgeRevocation, LtvError, ocspRequest, SigningCertificateInvalidError } from './revocation-check';
+import { checkCertificateChain, judgeCrl, judgeOcsp, judgeRevocation, LtvError, ocspRequest, SigningCertificateInvalidError, withRevocationMemo } from './revocation-check';
 import { signPdf } from './sign-pdf';
 import { pdfFixture } from '../../pdf/src/testing/fixtures';
 import { LocalPki, startLocalPki } from '../../pdf/src/testing/local-pki';
@@ -72,6 +74,41 @@ describe('revocation: the judge and the check before signing', () => {
       await expect(checkCertificateChain([signer, ca], { role: 'signing' })).rejects.toThrow(LtvError);
     } finally {
       pki.down = false;
+    }
+  });
+
+  it('before signing, a source answering malformed, stale, foreign or wrongly signed data is no data: LtvError (503), never good', async () => {
+    // A certificate naming no source of its own, checked against a configured responder that
+    // answers what `answer` holds (REVOCATION_OCSP_URLS), with no CRL to fall back on.
+    const bare = der(pki.issueSigner('bare-bad-data', '/C=KR/O=Dojang Test/CN=Bare Signer', { names_sources: false }).certPem);
+    let answer: Buffer = Buffer.alloc(0);
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/ocsp-response' }).end(answer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const sources = { ocsp: [`http://127.0.0.1:${(server.address() as AddressInfo).port}/ocsp`], crl: [] };
+    const check = (at?: Date) => withRevocationMemo(() => checkCertificateChain([bare, ca], { role: 'signing', ...(at ? { at } : {}) }), sources);
+    try {
+      // A good answer from it passes, so what follows fails only for the data.
+      answer = ocspFor(bare);
+      await expect(check()).resolves.toBeUndefined();
+      const cases: Array<[string, Buffer, RegExp, Date?]> = [
+        ['malformed', Buffer.from('not an OCSP response'), /unreadable/],
+        ['about another certificate', ocspFor(tsa), /about another certificate/],
+        ['signed by a key the issuer did not authorize', ocspFor(bare, 'signer'), /not signed by the certificate's issuer or a responder it authorized/],
+        // Judged 40 days on (the certificate still valid then): the 7-day response is stale.
+        ['stale', ocspFor(bare), /stale/, new Date(Date.now() + 40 * DAY)],
+      ];
+      for (const [what, bytes, reason, at] of cases) {
+        answer = bytes;
+        const refused = await check(at).then(() => null, (error: unknown) => error);
+        expect({ what, refused }).toEqual({ what, refused: expect.any(LtvError) });
+        expect((refused as Error).message).toMatch(/^no usable revocation data for the signing certificate C=KR, O=Dojang Test, CN=Bare Signer/);
+        expect((refused as Error).message).toMatch(reason);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

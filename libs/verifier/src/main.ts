@@ -1,6 +1,5 @@
-import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { pemCertificates } from './pades';
+import { readTrustAnchors } from './pades';
 import { BundleVerdict, UnreadableBundleError, verifyBundle } from './verify-bundle';
 
 export const EXIT = { ok: 0, failed: 1, unreadable: 2 } as const;
@@ -41,13 +40,6 @@ function parseArguments(argv: string[]): { path: string; trust: string[] } | nul
   return paths.length === 1 ? { path: paths[0], trust } : null;
 }
 
-/** Trust anchors from PEM (one or more certificates) or a single DER certificate. */
-function readAnchors(bytes: Buffer): Buffer[] {
-  const text = bytes.toString('latin1');
-  if (text.includes('-----BEGIN CERTIFICATE-----')) return pemCertificates(text);
-  return [bytes];
-}
-
 /** `dojang-verify bundle.zip`: 0 all checks pass, 1 any fails, 2 the input cannot be read. */
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   const args = argv.includes('--help') || argv.includes('-h') ? null : parseArguments(argv);
@@ -59,11 +51,7 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   const trustAnchors: Buffer[] = [];
   for (const file of args.trust) {
     try {
-      const anchors = readAnchors(await readFile(file));
-      // Each must parse as a certificate: a wrong file is said now, not as "untrusted" later.
-      for (const a of anchors) new X509Certificate(a);
-      if (!anchors.length) throw new Error('no certificate in it');
-      trustAnchors.push(...anchors);
+      trustAnchors.push(...readTrustAnchors(await readFile(file)));
     } catch (error) {
       err.write(`신뢰 앵커를 읽을 수 없습니다 / cannot read trust anchors ${file}: ${oneLine(error)}\n`);
       return EXIT.unreadable;

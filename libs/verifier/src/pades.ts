@@ -46,6 +46,19 @@ export function pemCertificates(pem: string): Buffer[] {
   return out;
 }
 
+/**
+ * Trust anchors (`--trust FILE` of dojang-verify and `cli verify`) from a file's bytes: PEM with
+ * one or more certificates, or one DER certificate. Each must parse as a certificate, so a wrong
+ * file is said at once, not later as "untrusted issuer"; throws with the reason.
+ */
+export function readTrustAnchors(bytes: Buffer): Buffer[] {
+  const text = bytes.toString('latin1');
+  const anchors = text.includes('-----BEGIN CERTIFICATE-----') ? pemCertificates(text) : [bytes];
+  for (const a of anchors) new X509Certificate(a);
+  if (!anchors.length) throw new Error('no certificate in it');
+  return anchors;
+}
+
 const toArrayBuffer = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
 /**

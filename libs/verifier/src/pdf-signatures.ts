@@ -56,7 +56,18 @@ export interface PdfSignatureReport {
    * time, outside its validity then, revocation unknown): `valid` is false and this says why.
    */
   standing_problem: string | null;
+  /**
+   * Whether the signer's chain reaches a trust anchor given (`trusted: …`), or "untrusted issuer"
+   * said plainly (none given, or none reached: then `valid` is false). Null for a document timestamp.
+   */
+  trust: string | null;
   detail: string;
+}
+
+/** What a reader of a PDF's signatures is given beyond the file. */
+export interface PdfSignaturesOptions {
+  /** Certificates (DER) the verifying party trusts: each signature's chain must reach one. */
+  trustAnchors?: Buffer[];
 }
 
 export interface PdfSignaturesReport {
@@ -167,10 +178,10 @@ function signatureSpots(pdf: Buffer): SignatureSpot[] {
   return spots;
 }
 
-function reportOf(pdf: Buffer, spot: SignatureSpot): PdfSignatureReport {
+function reportOf(pdf: Buffer, spot: SignatureSpot, options: PdfSignaturesOptions): PdfSignatureReport {
   const [a, b, c, d] = spot.range;
   const kind = spot.subFilter === 'ETSI.RFC3161' ? 'document_timestamp' : 'signature';
-  const base = { kind, sub_filter: spot.subFilter, covers_whole_file: a === 0 && c + d === pdf.length, signer: null, certificate_sha256: null, timestamp: null, chain: [] as PdfSignatureReport['chain'], proven_at: null, revocation: null, standing_problem: null } as const;
+  const base = { kind, sub_filter: spot.subFilter, covers_whole_file: a === 0 && c + d === pdf.length, signer: null, certificate_sha256: null, timestamp: null, chain: [] as PdfSignatureReport['chain'], proven_at: null, revocation: null, standing_problem: null, trust: null } as const;
   if (a !== 0 || b > c || c + d > pdf.length || !spot.contents) {
     return { ...base, valid: false, detail: `/ByteRange [${a} ${b} ${c} ${d}] does not describe a signature of this file` };
   }
@@ -191,7 +202,7 @@ function reportOf(pdf: Buffer, spot: SignatureSpot): PdfSignatureReport {
   if (!der) return { ...base, ...named, valid: false, detail: 'the CMS carries no certificate of its signer' };
   // The revision this signature was made over ends at c + d: checked as that revision's last signature.
   // The DSS that judges its signer's revocation comes in a later revision: read from the whole file.
-  const pades = verifyPades(pdf.subarray(0, c + d), der, { wholeFile: pdf });
+  const pades = verifyPades(pdf.subarray(0, c + d), der, { wholeFile: pdf, trustAnchors: options.trustAnchors });
   const tokenAttr = signedData.signerInfos[0]?.unsignedAttrs?.attributes.find((attr) => attr.type === OID_TIMESTAMP_TOKEN);
   let timestamp: TimestampReport | null = null;
   if (tokenAttr) {
@@ -202,16 +213,16 @@ function reportOf(pdf: Buffer, spot: SignatureSpot): PdfSignatureReport {
       timestamp = { valid: false, time: null, authority: null, detail: `the timestamp token cannot be read: ${(error as Error).message}` };
     }
   }
-  const standing = pades.signer ? { chain: pades.signer.chain, proven_at: pades.signer.proven_at, revocation: pades.signer.revocation } : {};
+  const standing = pades.signer ? { chain: pades.signer.chain, proven_at: pades.signer.proven_at, revocation: pades.signer.revocation, trust: pades.signer.trust } : {};
   return { ...base, ...named, ...standing, valid: pades.ok, timestamp, standing_problem: pades.ok ? null : (pades.standing_problem ?? null), detail: pades.detail };
 }
 
 /** Every signature and document timestamp of `pdf`, its DSS and its Dojang chain head. */
-export function readPdfSignatures(pdf: Buffer): PdfSignaturesReport {
+export function readPdfSignatures(pdf: Buffer, options: PdfSignaturesOptions = {}): PdfSignaturesReport {
   const text = pdf.toString('latin1');
   const dss = /\/DSS\s*(\d+\s+\d+\s+R|<<)/.test(text);
   return {
-    signatures: signatureSpots(pdf).map((spot) => reportOf(pdf, spot)),
+    signatures: signatureSpots(pdf).map((spot) => reportOf(pdf, spot, options)),
     dss: { present: dss, revocation_data: dss && /\/(OCSPs|CRLs)\s*[[\d]/.test(text) },
     chain_head: pdfChainHead(pdf),
   };

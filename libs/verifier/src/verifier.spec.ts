@@ -1,3 +1,4 @@
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -91,6 +92,27 @@ describe('dojang-verify: a missing or unreadable input is one line and exit 2', 
         expect({ argv, code, out }).toEqual({ argv, code: 2, out: '' });
         expect(err).toMatch(expected);
         expect(err.trim().split('\n')).toHaveLength(1);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run pack:verifier: a destination that cannot take the tarball is one line and exit 2 (issue 31 item 8)', () => {
+  it('names a missing directory and a file given as the directory, before building anything', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-pack-verifier-'));
+    try {
+      const file = path.join(dir, 'a-file');
+      fs.writeFileSync(file, '');
+      const script = path.join(__dirname, '..', '..', '..', 'scripts', 'build-verifier.js');
+      for (const [destination, reason] of [
+        [path.join(dir, 'missing'), 'no such directory'],
+        [file, 'not a directory'],
+      ]) {
+        const run = spawnSync(process.execPath, [script, '--pack', destination], { encoding: 'utf8', timeout: 60_000 });
+        expect({ destination, status: run.status, stdout: run.stdout }).toEqual({ destination, status: 2, stdout: '' });
+        expect(run.stderr).toBe(`pack:verifier: cannot pack into ${destination}: ${reason}\n`);
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

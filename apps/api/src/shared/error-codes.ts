@@ -148,7 +148,7 @@ export const ERROR_CODES = {
     status: 503,
     type: 'api_error',
     description:
-      'The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization\'s own signing certificate is not valid at the signing time (expired or not yet valid) or its stored key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization\'s certificate, upload a valid one or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key.',
+      'The final PDF or the audit version could not be signed because the timestamp authority, an OCSP responder or CRL (PAdES B-LT), the PKCS#11 token or the remote signer is unreachable or refused, or the organization\'s own stored signing key cannot be opened; nothing was recorded. Retry after Retry-After seconds; for the organization\'s key, restore the KEY_ENCRYPTION_KEY it was stored with, upload its certificate again or remove it (DELETE /v1/organization/signing_certificate) to sign with the platform key. A certificate that is revoked, expired or not yet valid is signing_certificate_invalid.',
   },
   signing_certificate_invalid: {
     status: 503,

@@ -13,13 +13,15 @@ import { chainHeadSignatureValid, ChainHead, completingSignatureOf } from './cha
  * revocation data saying it was not revoked then); on success it names the signer's subject,
  * fingerprint and chain and when the signature is proven to have existed.
  */
-function finalSignatureCheck(pdf: Buffer, at: EventRef): VerificationCheck {
-  const signature = readPdfSignatures(pdf).signatures.filter((s) => s.kind === 'signature').pop();
+function finalSignatureCheck(pdf: Buffer, at: EventRef, trustAnchors: Buffer[] | undefined): VerificationCheck {
+  const signature = readPdfSignatures(pdf, { trustAnchors }).signatures.filter((s) => s.kind === 'signature').pop();
   if (!signature) return { check: 'final_pdf_signature', status: 'failed', detail: 'the final PDF carries no signature', event: at };
   if (!signature.valid) return { check: 'final_pdf_signature', status: 'failed', detail: signature.detail, event: at };
   const chain = signature.chain.map((c) => `${c.subject} (SHA-256 ${c.sha256})`).join(' ← ');
   const when = signature.proven_at ? `proven to exist at ${signature.proven_at} (signature timestamp)` : 'time only claimed (no signature timestamp)';
-  return { check: 'final_pdf_signature', status: 'ok', detail: `signed by ${chain || signature.signer}; ${when}; revocation: ${signature.revocation ?? 'not judged'}` };
+  // Trust said plainly either way: "trusted: the chain reaches the anchor …" with --trust, else "untrusted issuer: …".
+  const trust = signature.trust ? `; ${signature.trust}` : '';
+  return { check: 'final_pdf_signature', status: 'ok', detail: `signed by ${chain || signature.signer}; ${when}; revocation: ${signature.revocation ?? 'not judged'}${trust}` };
 }
 
 export type CheckName =
@@ -58,6 +60,8 @@ export interface VerificationInput {
   blob(sha256: string): Promise<Buffer | null | undefined>;
   /** The chain head a final PDF carries (read from a copy the auditor holds), if one was given. */
   witness?: { head: ChainHead | null; sha256: string } | null;
+  /** Certificates (DER) the auditor trusts (`cli verify --trust FILE`): the final PDF's signer chain must reach one. */
+  trustAnchors?: Buffer[];
   /** The document's `delivery-<id>` stream, checked with the offline verifier's walk when given. */
   deliveries?: { document_id: string; events: StoredEvent[] } | null;
 }
@@ -215,7 +219,7 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
       const archives = events.filter((e) => e.type === 'DocumentArchiveTimestamped');
       const newest = (archives[archives.length - 1]?.data as { final_pdf?: { sha256: string } } | undefined)?.final_pdf?.sha256 ?? data.final_pdf.sha256;
       const served = newest === data.final_pdf.sha256 ? (status ? null : bytes) : await input.blob(newest);
-      if (served && sha256Hex(served) === newest) checks.push(finalSignatureCheck(served, at));
+      if (served && sha256Hex(served) === newest) checks.push(finalSignatureCheck(served, at, input.trustAnchors));
       else if (newest !== data.final_pdf.sha256) checks.push({ check: 'final_pdf_signature', status: 'failed', detail: `the newest final PDF ${newest} is missing from the blob store or altered`, event: at });
     }
   }

@@ -158,6 +158,11 @@ describe('template decider', () => {
       spec.given([]).when(create({ roles, fields: [field({ anchor, page: 1 })], page_counts: [1] })).thenEvents((events) => expect(events).toHaveLength(1));
     });
 
+    it('a field past a one-body template\'s last page is refused in plain page numbers (no parts to count within)', () => {
+      const refusal = spec.given([]).when(create({ roles: ROLES, fields: [FIELDS[0], field({ id: F2, role: 'representative', x: 60, page: 99 })], page_counts: [2] })).thenThrows('field_page_out_of_range', { param: 'fields[1].page' });
+      expect(refusal.message).toBe('fields[1].page is 99 but the template has 2 pages.');
+    });
+
     it('an update checks the resulting contract: a page count that leaves a field behind is refused naming it', () => {
       spec.given([withRoles()]).when({ type: 'UpdateTemplate', name: 'v2', page_counts: [1], fields: [FIELDS[0], field({ id: F2, role: 'representative', page: 3 })], now: T1 }).thenThrows('field_page_out_of_range', { param: 'fields[1].page' });
     });
@@ -242,6 +247,16 @@ describe('template decider', () => {
           .thenEvents((events) => expect(events[0].data).not.toHaveProperty('parts'));
         expect(state.parts).toBeUndefined();
         expect(templateAtVersion([withParts()], 1)?.parts).toEqual(PARTS);
+      });
+
+      it('the backstop refusal of a kept field that new parts leave behind speaks document-wide pages, as the API numbers them', () => {
+        // FIELDS[1] is page 1 of part 1 as recorded; new parts of 3 and 0 pages leave it on page 4
+        // of a 3-page template. The message must not give the page within the part (1).
+        const placedOnPart1 = (): TemplateEvent =>
+          ({ type: 'TemplateCreated', data: { ...(created().data as object), content_blob: B1, roles: ROLES, fields: [FIELDS[0], { ...FIELDS[1], part: 1, page: 2 }], parts: PARTS } }) as never;
+        const refusal = spec.given([placedOnPart1()]).when({ type: 'UpdateTemplate', parts: { parts: [PARTS[1], PARTS[0]], variables: [] }, page_counts: [3, 1], now: T1 }).thenThrows('field_page_out_of_range', { param: 'fields[1].page' });
+        expect(refusal.message).toBe("fields[1].page is 5 but its part (part 1) is page 4 of the template's 4 pages (pages count across the whole template).");
+        expect(refusal.message).not.toContain('within the part');
       });
 
       it('instantiateTemplate hands the anchor and part on to the document\'s field (the sender finds the anchor)', () => {

@@ -158,15 +158,28 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
     }
   });
   if (pageCounts) {
+    // A field records its page within its part, but the integrator numbers a template's pages
+    // across the whole template (as a document's): the refusal speaks that numbering. The shell
+    // refuses a given field's page first (pageWithinPart); this backstop is what a kept field
+    // meets when new parts leave it behind, or a one-body template's field past its last page.
+    const layout = layParts(pageCounts);
+    const total = pageCounts.reduce((sum, n) => sum + n, 0);
+    const plural = (n: number) => `${n} page${n === 1 ? '' : 's'}`;
     fields.forEach((f, i) => {
       // An anchored field's page is where its anchor is found (the shell resolved it already).
       if (f.anchor) return;
-      const part = f.part ?? 0;
-      const pages = pageCounts[part];
-      if (pages !== undefined && f.page > pages) {
-        const of = pageCounts.length > 1 ? `part ${part} has` : 'the template has';
-        throw invalid('field_page_out_of_range', `fields[${i}].page is ${f.page} but ${of} ${pages} page${pages === 1 ? '' : 's'} (pages count within the part).`, `fields[${i}].page`);
+      const at = layout[f.part ?? 0];
+      if (at === undefined || f.page <= at.page_count) return;
+      if (layout.length === 1) {
+        throw invalid('field_page_out_of_range', `fields[${i}].page is ${f.page} but the template has ${plural(total)}.`, `fields[${i}].page`);
       }
+      const last = at.first_page + at.page_count - 1;
+      const range = at.page_count === 0 ? 'no page' : at.page_count === 1 ? `page ${at.first_page}` : `pages ${at.first_page} to ${last}`;
+      throw invalid(
+        'field_page_out_of_range',
+        `fields[${i}].page is ${at.first_page + f.page - 1} but its part (part ${f.part ?? 0}) is ${range} of the template's ${plural(total)} (pages count across the whole template).`,
+        `fields[${i}].page`,
+      );
     });
   }
 }
