@@ -1,7 +1,8 @@
 /*
- * Dojang signing page: the entry module. Plain browser JavaScript modules, no build step, no
+ * Dojang signing page: the entry module. Plain browser JavaScript modules, bundled into one script
+ * by esbuild when the server starts (signing-page.bundler.ts) with the domain's field rules, no
  * external resources; one module per concern (state, i18n, api, errors, states, summary, pages,
- * sheet, draft, review, seal, reading, pin, signature, sign, decline).
+ * sheet, draft, review, seal, reading, pin, signature, sign, decline, field-checks).
  *
  * It talks to the JSON API under /v1/signing/<token> (the token is the last segment of
  * /sign/<token>). Rules kept throughout, because the page runs under a strict CSP and shows

@@ -1,4 +1,3 @@
-import type { FieldSettings, FieldType, FieldValue } from './field-types';
 import { readFieldText } from './field-input';
 
 /**
@@ -9,6 +8,31 @@ import { readFieldText } from './field-input';
  * stays pure and free of Node APIs and imports nothing at run time but field-input.ts: the page and
  * the API judge a value by the very same code.
  */
+
+/**
+ * Every kind of field a participant fills. `signature` and `seal` are SPEC's; the rest carry a
+ * value (evidence in the participant's ParticipantSigned, drawn into the final PDF).
+ */
+export const FIELD_TYPES = [
+  'signature',
+  'seal',
+  'initials',
+  'text',
+  'number',
+  'date',
+  'signing_date',
+  'checkbox',
+  'radio',
+  'dropdown',
+  'name',
+  'email',
+  'phone',
+  'attachment',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** A value as recorded: booleans for checkbox and radio, strings (canonical forms) for the rest. */
+export type FieldValue = string | boolean;
 
 /** Images, not values: the signature drawing and the seal. */
 export const IMAGE_FIELD_TYPES: readonly FieldType[] = ['signature', 'seal'];
@@ -89,7 +113,8 @@ const REASONS: Record<FieldRuleReason, true> = {
   too_few_checked: true,
   too_many_checked: true,
 };
-export const FIELD_RULE_REASONS = Object.keys(REASONS) as FieldRuleReason[];
+// Pure: a page that does not list the reasons leaves the list out of its bundle.
+export const FIELD_RULE_REASONS = /* @__PURE__ */ Object.keys(REASONS) as FieldRuleReason[];
 
 /**
  * How a field's pattern is compiled into a whole-value matcher: a RegExp, or a string saying why
@@ -99,7 +124,18 @@ export const FIELD_RULE_REASONS = Object.keys(REASONS) as FieldRuleReason[];
  */
 export type PatternCompiler = (source: string) => RegExp | string | null;
 
-type RuledField = { type: FieldType } & Pick<FieldSettings, 'multiline' | 'max_length' | 'pattern' | 'pattern_message' | 'min' | 'max' | 'decimals' | 'options'>;
+/** The settings the rules read (field-types.ts FieldSettings has them all). */
+interface RuledField {
+  type: FieldType;
+  multiline?: boolean;
+  max_length?: number | null;
+  pattern?: string | null;
+  pattern_message?: string | null;
+  min?: number | null;
+  max?: number | null;
+  decimals?: number | null;
+  options?: string[] | null;
+}
 
 /**
  * Why `value` cannot be this field's value, or null when it can. `value` is what the sender

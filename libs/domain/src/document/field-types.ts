@@ -1,27 +1,10 @@
 import { DomainError, invalid } from '../shared/domain-error';
-import { AUTO_FIELD_TYPES, DEFAULT_TEXT_LENGTH, IMAGE_FIELD_TYPES, RECORDED_NUMBER, ValueProblem, checkFieldValue, isIsoDate } from './field-rules';
+import { AUTO_FIELD_TYPES, DEFAULT_TEXT_LENGTH, FIELD_TYPES, FieldType, FieldValue, IMAGE_FIELD_TYPES, RECORDED_NUMBER, ValueProblem, checkFieldValue, isIsoDate } from './field-rules';
 
-/**
- * Every kind of field a participant fills. `signature` and `seal` are SPEC's; the rest carry a
- * value (evidence in the participant's ParticipantSigned, drawn into the final PDF).
- */
-export const FIELD_TYPES = [
-  'signature',
-  'seal',
-  'initials',
-  'text',
-  'number',
-  'date',
-  'signing_date',
-  'checkbox',
-  'radio',
-  'dropdown',
-  'name',
-  'email',
-  'phone',
-  'attachment',
-] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+// The kinds of field and the recorded value's type are field-rules.ts's (the signing page bundles
+// that module, which must not import this one); named here too, where they have always been.
+export { FIELD_TYPES };
+export type { FieldType, FieldValue };
 
 /** Drawn as text in the final PDF: these take a font size. */
 export const TEXT_LIKE_FIELD_TYPES: readonly FieldType[] = ['initials', 'text', 'number', 'date', 'signing_date', 'dropdown', 'name', 'email', 'phone'];
@@ -85,8 +68,6 @@ export interface AttachmentValue {
   byte_size: number;
 }
 
-/** A value as recorded: booleans for checkbox and radio, strings (canonical forms) for the rest. */
-export type FieldValue = string | boolean;
 
 /**
  * The settings beyond SPEC's placement. All optional, so fields recorded before they existed
