@@ -185,7 +185,7 @@ export var STRINGS = {
     rule_not_option: '목록에서 하나를 선택해 주세요.',
     rule_not_boolean: '체크하거나 비워 두세요.',
     rule_not_string: '글자로 입력해 주세요.',
-    rule_image_field: '이 칸은 서명이나 도장으로 채웁니다.',
+    rule_image_field: '서명이나 도장으로 채우는 칸입니다.',
     rule_not_attachment_id: '파일을 다시 올려 주세요.',
     needFields: '입력할 칸을 모두 채워 주세요.',
     type_signature: '서명',
