@@ -26,8 +26,12 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/scripts ./scripts
-# The signing page's HTML, modules, style sheet and font slices, served from the source tree.
+# The signing page's HTML, modules, style sheet and font slices, served from the source tree, and
+# the domain's pure modules the page bundles in (its field rules: esbuild bundles the page at start,
+# signing-page.bundler.ts); test/browser/signing-page-modules.spec.ts checks the list is whole.
 COPY --from=build /app/apps/api/assets ./apps/api/assets
+COPY --from=build /app/libs/domain/src/document/field-rules.ts ./libs/domain/src/document/field-rules.ts
+COPY --from=build /app/libs/domain/src/document/field-input.ts ./libs/domain/src/document/field-input.ts
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

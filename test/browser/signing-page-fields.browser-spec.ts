@@ -5,6 +5,7 @@ import { Browser, BrowserContext, Page } from 'playwright-core';
 import { ANDROID_PHONE, closeContexts, startBrowserApp, callApi } from '../support/browser';
 import { solidPngBytes } from '../support/png';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
+import { SIGNING_PAGE_DIR } from '../../apps/api/src/signing/signing-page.http.controller';
 
 /**
  * Every field type on the page images, filled by tapping, on an Android phone (390×844) without
@@ -305,7 +306,7 @@ describe('signing page: every field type (browser)', () => {
   });
 
   it('serves its text files compressed (brotli, else gzip) and the same bytes uncompressed', async () => {
-    for (const file of ['main.js', 'i18n.js', 'styles.css', 'fonts/fonts.css']) {
+    for (const file of ['main.js', 'i18n.js', 'styles.css', 'page.css', 'fonts/fonts.css']) {
       const plain = await t.http.get(`/sign/assets/${file}`).set('Accept-Encoding', 'identity');
       expect(plain.headers['content-encoding']).toBeUndefined();
       const br = await fetch(`${origin}/sign/assets/${file}`, { headers: { 'Accept-Encoding': 'br' } });
@@ -315,5 +316,9 @@ describe('signing page: every field type (browser)', () => {
       expect(gz.headers.get('content-encoding')).toBe('gzip');
       expect(await gz.text()).toBe(plain.text);
     }
+    // page.css is styles.css then brand.css, as one render-blocking request (the HTML links it alone).
+    const css = await t.http.get('/sign/assets/page.css').set('Accept-Encoding', 'identity');
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(css.text).toBe(['styles.css', 'brand.css'].map((f) => `${fs.readFileSync(path.join(SIGNING_PAGE_DIR, f), 'utf8')}\n`).join(''));
   });
 });

@@ -110,6 +110,17 @@ describe('signing page fonts: every Hangul syllable (browser, no Korean system f
     await page.screenshot({ path: '/tmp/dojang-signing-page-rare-syllables.png', scale: 'css' });
   });
 
+  it('asks for the web font at once on a screen without page images (a dead link), not after a page 1 that never comes', async () => {
+    const context = await browser.newContext(ANDROID_PHONE);
+    contexts.push(context);
+    const page = await context.newPage();
+    const css = page.waitForResponse((r) => r.url().endsWith('/sign/assets/fonts/fonts.css') && r.status() === 200);
+    await page.goto(`${origin}/sign/${'x'.repeat(43)}`);
+    await page.locator('#fatal').waitFor();
+    await css;
+    expect(await page.locator('link[rel=stylesheet][href="/sign/assets/fonts/fonts.css"]').count()).toBe(1);
+  });
+
   it('without the slices the same characters are missing-glyph boxes (the check above can fail)', async () => {
     const { page } = await open(true);
     const g = await glyphReport(page, '#doc-title');

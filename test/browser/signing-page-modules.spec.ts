@@ -4,8 +4,8 @@ import { BUNDLE, SIGNING_PAGE_DIR } from '../../apps/api/src/signing/signing-pag
 import { bundleModules } from '../../apps/api/src/signing/signing-page.bundler';
 
 /**
- * The signing page's ES modules have no build step, so nothing else notices a broken import
- * before a browser does: every name a module imports is exported by the module it names, every
+ * The signing page's ES modules are bundled when the server starts, so nothing else notices a
+ * broken import before a browser does: every name a module imports is exported by the module it names, every
  * module is preloaded by index.html (one round trip instead of a waterfall), and no module keeps
  * the old habits the CSP forbids (innerHTML, eval, inline handlers).
  */
@@ -14,7 +14,12 @@ describe('signing page modules', () => {
   const source = (f: string) => fs.readFileSync(path.join(SIGNING_PAGE_DIR, f), 'utf8');
 
   it('import only what the other modules export', () => {
-    const exported = new Map(modules.map((f) => [f, new Set([...source(f).matchAll(/export (?:function|var|const|let) ([\w$]+)/g)].map((m) => m[1]))]));
+    const names = (f: string) => [
+      ...[...source(f).matchAll(/export (?:function|var|const|let) ([\w$]+)/g)].map((m) => m[1]),
+      // export { a, b } (field-checks.js passes the domain's rules on)
+      ...[...source(f).matchAll(/export \{([^}]+)\}/g)].flatMap((m) => m[1].split(',').map((n) => n.trim())),
+    ];
+    const exported = new Map(modules.map((f) => [f, new Set(names(f))]));
     const broken: string[] = [];
     for (const f of modules) {
       for (const m of source(f).matchAll(/import \{([^}]+)\} from '\.\/([\w.-]+)'/g)) {
@@ -56,5 +61,19 @@ describe('signing page modules', () => {
     const dockerfile = fs.readFileSync(path.join(__dirname, '../../Dockerfile'), 'utf8');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     expect(runtime).toContain('COPY --from=build /app/apps/api/assets ./apps/api/assets');
+    // The domain modules the page bundles in (the field rules) are read at start too: each copied.
+    const { shared } = bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js']);
+    expect(shared).toContain('libs/domain/src/document/field-rules.ts');
+    for (const file of shared) expect(runtime).toContain(`COPY --from=build /app/${file} ./${file}`);
+  });
+
+  it('take the field rules from the domain, with no copy of their own', () => {
+    // field-rules.js was a hand-kept restatement of the domain's rules; the page now imports them.
+    expect(modules).not.toContain('field-rules.js');
+    const { code } = bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js']);
+    expect(code).toMatch(/function checkFieldValue\(/);
+    expect(code.match(/function checkFieldValue\(/g)).toHaveLength(1);
+    // No module of the page states a rule's limit of its own (the recorded number's form, the initials' length).
+    for (const f of modules) expect({ f, own: source(f).match(/\\d\{1,15\}|MAX_INITIALS_LENGTH\s*=/g) }).toEqual({ f, own: null });
   });
 });

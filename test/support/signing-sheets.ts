@@ -169,7 +169,12 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
     await page.locator('#field-input').fill(ADDRESS);
     await check('03-sheet-text');
     await next();
-    await page.locator('#field-input').fill('3500000');
+    // An amount as Koreans write it is read by the domain's own rules (bundled into the page):
+    // a misplaced comma is refused in Korean, 3,500,000 accepted and recorded as 3500000.
+    await page.locator('#field-input').fill('3,5,0');
+    await next();
+    const numberError = await page.locator('#field-error').textContent();
+    await page.locator('#field-input').fill('3,500,000');
     await next();
     const dateType = await page.locator('#field-input').getAttribute('type');
     await page.locator('#field-input').fill('2027-01-02');
@@ -247,7 +252,7 @@ export async function runSheetsScenario(options: { t: TestApp; org: TestOrg; bro
     await page.locator('#notice-title').waitFor();
     await check('07-signed');
     const doc = (await t.http.get(`/v1/documents/${c.docId}`).set(bearer(org.test))).body;
-    const result = { c, before, first, dateType, initialsError, halfway, afterReload, reviewed, resumedAt, attachmentSheet, sealError, review, signStatus: res.status(), signBodies, doc, bodyText, pinched, states, width360, width320, problems };
+    const result = { c, before, first, dateType, initialsError, numberError, halfway, afterReload, reviewed, resumedAt, attachmentSheet, sealError, review, signStatus: res.status(), signBodies, doc, bodyText, pinched, states, width360, width320, problems };
     // Kept beside the screenshots: what the page showed at each step.
     fs.writeFileSync(path.join(artifacts, 'result.json'), JSON.stringify({ ...result, doc: undefined, signBodies: undefined }, null, 2));
     return result;
@@ -273,6 +278,7 @@ export function expectSheetsScenario(r: Awaited<ReturnType<typeof runSheetsScena
   expect(r.before).toBe('다음 입력 칸 (11개 남음)');
   expect(r.first).toEqual({ title: '주소 · 필수', marked: r.c.id('주소'), step: '1 / 11' });
   expect(r.dateType).toBe('date');
+  expect(r.numberError).toBe('숫자로 입력해 주세요 (예: 3500000, 3,500,000, 3,500,000원, -12.5).');
   expect(r.initialsError).toBe('10자 이하로 입력해 주세요.');
   expect(r.halfway).toBe('다음 입력 칸 (4개 남음)');
   // After the reload: the same count, every value back (the attachment as attached).

@@ -12,6 +12,7 @@ export * from './document/document.state';
 export * from './document/document.decider';
 export * from './document/document-sequence.decider';
 export * from './document/field-types';
+export * from './document/field-rules';
 export * from './document/field-values';
 export * from './document/field-anchor';
 export * from './document/document-parts';

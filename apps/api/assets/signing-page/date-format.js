@@ -2,9 +2,10 @@
  * Dates as the final PDF, the certificate and form_data print them (issue 32): in the document's
  * date_format (the organization's, recorded at send, given by the signing session), unless the
  * field gives its own locale (ko: 1995년 3월 15일, en: 1995-03-15). The domain's rule
- * (libs/domain/src/document/field-types.ts formatDate, displayValue) cannot be bundled here: the
- * production image serves this page from apps/api/assets without libs' sources. So the page states
- * it again, and test/browser/signing-page-date-format.spec.ts holds the two to the same answers.
+ * (libs/domain/src/document/field-types.ts formatDate, displayValue) lives in a module the page
+ * does not bundle (field-types.ts also holds the API's validation); the page bundles only the pure
+ * field-rules.ts (field-checks.js). So the page states this rule again, and
+ * test/browser/signing-page-date-format.spec.ts holds the two to the same answers.
  */
 
 export var DATE_FORMATS = ['YYYY년 M월 D일', 'YYYY. M. D.', 'YYYY.MM.DD', 'YYYY-MM-DD'];

@@ -9,7 +9,7 @@
  * again with the next save, so a value is never silently lost.
  */
 import { api, failLink, isLinkGone } from './api.js';
-import { isEditable } from './field-rules.js';
+import { isEditable } from './field-checks.js';
 import { t } from './i18n.js';
 import { $, S, setText, show } from './state.js';
 

@@ -8,7 +8,7 @@ import { show } from './state.js';
 
 export function localizedError(err) {
   var m;
-  // A rule checked in the page (field-rules.js) comes already worded.
+  // A rule checked in the page (field-checks.js) comes already worded.
   if (err.text) return err.text;
   switch (err.code) {
     case 'pin_incorrect':

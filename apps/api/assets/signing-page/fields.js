@@ -1,10 +1,10 @@
 /*
  * The signer's fields: what each holds and shows. Editing happens in the bottom sheet (sheet.js);
- * values are checked there with the server's rules (field-rules.js), saved to the draft
+ * values are checked there with the domain's own rules (field-checks.js), saved to the draft
  * (draft.js), and checked again by the server at Sign.
  */
 import { printedDate } from './date-format.js';
-import { AUTO_TYPES, IMAGE_TYPES, checkboxLimits, groupsOf, isEditable } from './field-rules.js';
+import { AUTO_FIELD_TYPES, IMAGE_FIELD_TYPES, checkboxLimits, groupsOf, isEditable } from './field-checks.js';
 import { t } from './i18n.js';
 import { S } from './state.js';
 
@@ -78,7 +78,7 @@ export function isFilled(f) {
     if (f.group == null) return !f.required || valueOf(f) === true;
     var group = groupsOf(S.view.fields || [])[f.group];
     var count = group.filter(function (m) { return valueOf(m) === true; }).length;
-    return count >= checkboxLimits(group)[0] && (!f.required || valueOf(f) === true);
+    return count >= checkboxLimits(group).min && (!f.required || valueOf(f) === true);
   }
   var v = valueOf(f);
   return v != null && v !== '';
@@ -98,9 +98,9 @@ export function signValues() {
 
 /** Fields the service fills or the sender fixed: shown on the page, not editable. */
 export function isStatic(f) {
-  return f.read_only || AUTO_TYPES.indexOf(f.type) >= 0;
+  return f.read_only || AUTO_FIELD_TYPES.indexOf(f.type) >= 0;
 }
 
 export function isImage(f) {
-  return IMAGE_TYPES.indexOf(f.type) >= 0;
+  return IMAGE_FIELD_TYPES.indexOf(f.type) >= 0;
 }

@@ -1,7 +1,8 @@
 /*
- * Dojang signing page: the entry module. Plain browser JavaScript modules, no build step, no
+ * Dojang signing page: the entry module. Plain browser JavaScript modules, bundled into one script
+ * by esbuild when the server starts (signing-page.bundler.ts) with the domain's field rules, no
  * external resources; one module per concern (state, i18n, api, errors, states, summary, pages,
- * sheet, draft, review, seal, reading, pin, signature, sign, decline).
+ * sheet, draft, review, seal, reading, pin, signature, sign, decline, field-checks).
  *
  * It talks to the JSON API under /v1/signing/<token> (the token is the last segment of
  * /sign/<token>). Rules kept throughout, because the page runs under a strict CSP and shows
@@ -20,7 +21,7 @@ import { initReading, renderReading } from './reading.js';
 import { initSeal } from './seal.js';
 import { initSheet } from './sheet.js';
 import { clearSignature, initTypedSignature } from './signature.js';
-import { $, S, render, setRenderer, show } from './state.js';
+import { $, S, firstViewShown, render, setRenderer, show } from './state.js';
 import { pageMode, renderFatal, renderNotice } from './states.js';
 import { renderSummary } from './summary.js';
 
@@ -57,6 +58,8 @@ function renderPage() {
     renderSign(mode);
     renderDecline(mode);
   }
+  // No page image to wait for (a dead link, a declined document…): the first view is this one (state.js).
+  if (S.fatal || (S.view && !document.querySelector('#pages .page-img'))) firstViewShown();
   // First strong isolate … pop directional isolate: the title's own bidi controls end with it.
   document.title = S.view && !S.fatal ? t('pageTitle', { title: '\u2068' + S.view.document.title + '\u2069' }) : t('pageTitleBare');
   if (S.announce) {

@@ -13,7 +13,7 @@ import { displayOf, isFilled, isImage, isStatic, valueOf } from './fields.js';
 import { t } from './i18n.js';
 import { fieldsInOrder, openFirstEmpty, openSheet, steps } from './sheet.js';
 import { fileUrl, READ_HINT } from './states.js';
-import { $, S, setText, show } from './state.js';
+import { $, S, firstViewShown, setText, show } from './state.js';
 import { loadPadLibrary } from './signature.js';
 
 var built = null; // the pages_version + language the page list was built for
@@ -127,8 +127,45 @@ function buildPages() {
   // of the screen) would otherwise download beside page 1 and share the link with it.
   afterShown(list.querySelector('.page-img'), function () {
     later.forEach(function (p) { setSources(p[0], p[1]); });
-    // signature_pad too is no part of the first view: fetched now, long before anyone draws.
+  });
+  // The web font and signature_pad are no part of the first view either: fetched once page 1 is
+  // painted, long before anyone draws.
+  afterPainted(list.querySelector('.page-img'), function () {
+    firstViewShown();
     loadPadLibrary().catch(function () { /* a pad that shows asks again (signature.js) */ });
+  });
+}
+
+/**
+ * `then` once page 1 has been painted: by Element Timing where the browser has it (Chromium), whose
+ * entry comes once the frame with the image was presented, so what starts then does not share the
+ * link with page 1 even when frames come late (a busy phone); elsewhere once it has loaded and a
+ * frame was drawn. An image that failed gets `then` at once; one loaded but never painted (out of
+ * view, hidden) 3 s after it loaded.
+ */
+function afterPainted(img, then) {
+  var done = false;
+  function once() {
+    if (done) return;
+    done = true;
+    then();
+  }
+  var types = window.PerformanceObserver && window.PerformanceObserver.supportedEntryTypes;
+  if (!img || !types || types.indexOf('element') < 0) return afterShown(img, once);
+  var observer = new window.PerformanceObserver(function (list) {
+    var painted = list.getEntries().some(function (e) { return /** @type {any} */ (e).identifier === 'page-1'; });
+    if (!painted) return;
+    observer.disconnect();
+    once();
+  });
+  observer.observe({ type: 'element', buffered: true });
+  // An image that failed (a link that needs its PIN first…) is never painted: nothing to wait for.
+  img.addEventListener('error', once);
+  afterShown(img, function () {
+    window.setTimeout(function () {
+      observer.disconnect();
+      once();
+    }, 3000);
   });
 }
 

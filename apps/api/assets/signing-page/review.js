@@ -3,7 +3,7 @@
  * with a button that opens its sheet; an empty required field is named, and one tap takes the
  * signer to it. The signature and the seal are listed too, their buttons going to their blocks.
  */
-import { missingValues } from './field-rules.js';
+import { missingValues } from './field-checks.js';
 import { displayOf, valueOf } from './fields.js';
 import { t } from './i18n.js';
 import { fieldTitle, openSheet, steps } from './sheet.js';

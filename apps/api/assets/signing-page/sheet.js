@@ -5,13 +5,13 @@
  * 이전/다음/저장. A field's size on the page image no longer matters: the marks on the page only
  * show where each value goes (pages.js) and open this sheet.
  *
- * Every confirmed value is checked with the domain's rules (field-rules.js), kept in S.sign.values
+ * Every confirmed value is checked with the domain's rules (field-checks.js), kept in S.sign.values
  * and saved to the server's draft (draft.js), so a reload resumes here.
  */
 import { apiUpload, clientError, failLink, isLinkFailure } from './api.js';
 import { saveDraft } from './draft.js';
 import { renderError } from './errors.js';
-import { checkboxLimits, groupsOf, isEditable, normalize, valueProblem } from './field-rules.js';
+import { checkValue, checkboxLimits, groupsOf, isEditable, recordedText, ruleText } from './field-checks.js';
 import { formatFieldDate, isFilled, todayIso, valueOf } from './fields.js';
 import { t } from './i18n.js';
 import { $, S, render, setText, show } from './state.js';
@@ -236,19 +236,20 @@ function inputHint(f, typed) {
   if (f.type === 'text' && f.max_length != null) parts.push(t('hintMaxLength', { n: f.max_length }));
   if (f.type === 'number') {
     if (f.min != null && f.max != null) parts.push(t('hintRange', { min: f.min, max: f.max }));
-    else if (f.min != null) parts.push(t('ruleMin', { n: f.min }));
-    else if (f.max != null) parts.push(t('ruleMax', { n: f.max }));
+    else if (f.min != null) parts.push(t('rule_below_min', { min: f.min }));
+    else if (f.max != null) parts.push(t('rule_above_max', { max: f.max }));
   }
   return parts.join(' · ');
 }
 
-function fail(key, params) {
+/** Keeps the sheet open on `problem` (the domain's { reason, … }), worded from the catalogue. */
+function fail(problem) {
   var input = $('field-input');
   if (input) {
     input.setAttribute('aria-invalid', 'true');
     input.focus();
   }
-  renderError($('field-error'), { code: 'field_rule', status: -1, message: '', text: t(key, params) });
+  renderError($('field-error'), { code: 'field_rule', status: -1, message: '', text: ruleText(problem) });
   return false;
 }
 
@@ -263,26 +264,26 @@ function commit(leaving) {
   if (f.type === 'attachment') return true; // saved by its upload
   if (f.type === 'radio') {
     var chosen = /** @type {HTMLInputElement | null} */ (document.querySelector('#field-input-wrap input[type=radio]:checked'));
-    if (!chosen && f.required && !leaving) return fail('ruleRadio', {});
+    if (!chosen && f.required && !leaving) return fail({ reason: 'radio_required' });
     (groupsOf(S.view.fields || [])[f.group] || [f]).forEach(function (m) {
       var on = Boolean(chosen && chosen.value === m.id);
       if (valueOf(m) !== on) changes[m.id] = on;
     });
   } else if (f.type === 'checkbox') {
     var on = $('field-input').checked;
-    if (!on && f.required && !leaving) return fail('ruleRequiredCheck', {});
+    if (!on && f.required && !leaving) return fail({ reason: 'required_check' });
     if (on && f.group != null) {
       var members = groupsOf(S.view.fields || [])[f.group];
-      var max = checkboxLimits(members)[1];
+      var max = checkboxLimits(members).max;
       var count = members.filter(function (m) { return m !== f && valueOf(m) === true; }).length + 1;
-      if (count > max) return fail('ruleMaxChecked', { n: max });
+      if (count > max) return fail({ reason: 'too_many_checked', max: max, count: count });
     }
     if (valueOf(f) !== on) changes[f.id] = on;
   } else {
-    var value = normalize(f, $('field-input').value);
-    if (value == null && f.required && !leaving) return fail('ruleRequired', {});
-    var problem = value == null ? null : valueProblem(f, value);
-    if (problem) return fail(problem[0], problem[1]);
+    var value = recordedText(f, $('field-input').value);
+    if (value == null && f.required && !leaving) return fail({ reason: 'required' });
+    var problem = value == null ? null : checkValue(f, value);
+    if (problem) return fail(problem);
     if (valueOf(f) !== value) changes[f.id] = value;
   }
   Object.keys(changes).forEach(function (id) { S.sign.values[id] = changes[id]; });

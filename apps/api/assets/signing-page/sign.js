@@ -3,7 +3,7 @@
  */
 import { api, failLink, isLinkFailure } from './api.js';
 import { renderError } from './errors.js';
-import { missingValues } from './field-rules.js';
+import { missingValues } from './field-checks.js';
 import { signValues, valueOf } from './fields.js';
 import { t } from './i18n.js';
 import { renderReview } from './review.js';

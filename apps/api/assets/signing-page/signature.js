@@ -2,7 +2,7 @@
  * The signature pad (signature_pad, a classic script fetched once page 1 is up: loadPadLibrary) and
  * the typed signature: what the signer puts in their signature fields (the seal: seal.js).
  */
-import { $, S, render, show } from './state.js';
+import { $, S, afterFirstView, render, show } from './state.js';
 
 var pad = null; // SignaturePad instance, created when the signature block first shows
 
@@ -34,7 +34,10 @@ export function loadPadLibrary() {
 export function ensurePad() {
   if (pad) return;
   if (typeof window.SignaturePad !== 'function') {
-    loadPadLibrary().then(ensurePad, function () { /* asked again when the pad next shows */ });
+    // Fetched after the first view (state.js): a pad shown with page 1 is made once it arrives.
+    afterFirstView(function () {
+      loadPadLibrary().then(ensurePad, function () { /* asked again when the pad next shows */ });
+    });
     return;
   }
   var canvas = $('signature-canvas');

@@ -30,6 +30,41 @@ export var S = {
 
 var renderer = function () {};
 
+var firstViewDone = false;
+/** @type {Array<() => void>} */
+var afterFirst = [];
+
+/**
+ * The first view is done once page 1's image has been painted (pages.js), or at once on a screen
+ * without page images (main.js). What is no part of it (the web font, signature_pad) waits for
+ * that: page 1 is the largest paint, and on a phone's link each byte before it delays it.
+ */
+export function afterFirstView(fn) {
+  if (firstViewDone) fn();
+  else afterFirst.push(fn);
+}
+
+export function firstViewShown() {
+  if (firstViewDone) return;
+  firstViewDone = true;
+  loadFonts();
+  var waiting = afterFirst;
+  afterFirst = [];
+  waiting.forEach(function (fn) { fn(); });
+}
+
+/**
+ * Noto Sans KR's slices (fonts/fonts.css), asked for after the first view: the font (50–110 KB)
+ * shared the phone's link with page 1. Until it comes the text is drawn in the phone's own fonts
+ * (every phone sold in Korea has a Korean one), then swapped (font-display: swap).
+ */
+function loadFonts() {
+  var link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = '/sign/assets/fonts/fonts.css';
+  document.head.appendChild(link);
+}
+
 /** main.js registers the page's render function; the others call it without importing main.js. */
 export function setRenderer(fn) {
   renderer = fn;

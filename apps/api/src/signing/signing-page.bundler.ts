@@ -1,4 +1,5 @@
 import { buildSync } from 'esbuild';
+import * as fs from 'fs';
 import * as path from 'path';
 
 /**
@@ -14,8 +15,13 @@ import * as path from 'path';
  * `import('/sign/assets/bundle.js')` reaches the instances the page runs (a module's own URL would
  * load a second, idle copy). Whitespace and syntax are minified, names kept: an error a signer's
  * browser reports still names the function.
+ *
+ * A page module may import a pure domain module (the field rules) by the name its tsconfig.json
+ * `paths` give it; esbuild reads that file, bundles the module in (tree-shaken to what the page
+ * uses) and `modules` lists it apart, in `shared`, as a path from the repository root (the
+ * production image must carry it: Dockerfile). Only the page's own modules are exported again.
  */
-export function bundleModules(dir: string, entry: string, external: readonly string[] = []): { code: string; modules: string[] } {
+export function bundleModules(dir: string, entry: string, external: readonly string[] = []): { code: string; modules: string[]; shared: string[] } {
   const options = {
     bundle: true,
     write: false,
@@ -27,8 +33,19 @@ export function bundleModules(dir: string, entry: string, external: readonly str
   };
   // First which modules the entry reaches, then one entry that runs it and re-exports them all.
   const reached = buildSync({ ...options, entryPoints: [path.join(dir, entry)], metafile: true });
-  const modules = Object.keys(reached.metafile.inputs).map((input) => path.basename(input));
+  // metafile inputs are relative to the working directory (esbuild's absWorkingDir).
+  const inputs = Object.keys(reached.metafile.inputs).map((input) => path.resolve(input));
+  const own = (file: string) => path.dirname(file) === path.resolve(dir);
+  const modules = inputs.filter(own).map((input) => path.basename(input));
+  const shared = inputs.filter((input) => !own(input)).map((input) => path.relative(repoRootOf(dir), input));
   const contents = [`import './${entry}';`, ...modules.filter((m) => m !== entry).map((m) => `export * from './${m}';`)].join('\n');
   const built = buildSync({ ...options, stdin: { contents, resolveDir: dir, sourcefile: 'bundle.js', loader: 'js' }, minifyWhitespace: true, minifySyntax: true });
-  return { code: built.outputFiles?.[0]?.text ?? '', modules };
+  return { code: built.outputFiles?.[0]?.text ?? '', modules, shared };
+}
+
+/** The repository (the nearest folder above `dir` with a package.json). */
+function repoRootOf(dir: string): string {
+  let at = path.resolve(dir);
+  while (!fs.existsSync(path.join(at, 'package.json')) && path.dirname(at) !== at) at = path.dirname(at);
+  return at;
 }

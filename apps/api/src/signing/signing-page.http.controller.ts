@@ -22,6 +22,13 @@ export const SIGNING_PAGE_DIR = path.join(repoRoot(), 'apps/api/assets/signing-p
 /** main.js and every module it imports, as one script (bundleModules); no file of that name exists. */
 export const BUNDLE = 'bundle.js';
 /**
+ * styles.css and brand.css as one style sheet; no file of that name exists. Style sheets block
+ * rendering, and on a phone's HTTP/1.1 link (six connections) each one more request delayed page 1's
+ * image (docs/BENCHMARKS.md).
+ */
+export const PAGE_CSS = 'page.css';
+const PAGE_CSS_PARTS = ['styles.css', 'brand.css'];
+/**
  * The page's modules and style sheet (every .js and .css next to index.html) and signature_pad.
  * Listed once at startup: a request can only name a file that was there.
  */
@@ -47,22 +54,6 @@ const FONT_FILES: ReadonlyMap<string, { file: string; type: string; cache: strin
       return [name, entry] as const;
     }),
 );
-
-/**
- * The first font slice (Latin, punctuation and the commonest Hangul, in fonts.css's first rule):
- * every screen of the page draws its text with it, so the HTML's Link header has the browser fetch
- * it with the HTML instead of after the modules have run and laid the page out. Only this one: the
- * slices of a document's rarer syllables, preloaded too, took four of the six HTTP/1.1 connections
- * a browser opens before page 1's image got one (Lighthouse's simulation started the image 0.3 s
- * later), for a title drawn a little sooner in its own font.
- */
-function firstFontSlice(): string | null {
-  const css = path.join(SIGNING_FONT_DIR, 'fonts.css');
-  const m = fs.existsSync(css) ? /url\('(\/sign\/assets\/fonts\/[a-z0-9-]+\.woff2)'\)/.exec(fs.readFileSync(css, 'utf8')) : null;
-  return m ? m[1] : null;
-}
-const FIRST_FONT_SLICE = firstFontSlice();
-const FIRST_FONT_PRELOAD = FIRST_FONT_SLICE ? `<${FIRST_FONT_SLICE}>; rel=preload; as=font; type="font/woff2"; crossorigin` : null;
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'self'; base-uri 'none'; form-action 'none'";
@@ -136,21 +127,22 @@ export class SigningPageHttpController {
    * What the HTML's `Link` header preloads, so the browser starts it with the HTML instead of after
    * the modules and the session (round trips on a phone): page 1's image, the page's largest paint,
    * with the same URLs, srcset and sizes as pages.js builds, so the <img> takes the preloaded
-   * response — only where the page shows the images at once (a sent document, no SMS PIN first);
-   * and the first font slice, always. Both same-origin, what the CSP allows already. Any doubt (a
-   * bad link…) means no image preload, never an error.
+   * response — only where the page shows the images at once (a sent document, no SMS PIN first).
+   * Same-origin, what the CSP allows already. Any doubt (a bad link…) means no preload, never an
+   * error. No font slice: the web font is asked for once page 1 is shown (state.js loadFonts); its
+   * first slice preloaded here was 54 KB sharing the link with page 1.
    */
   private async preloads(token: string): Promise<string[]> {
-    const links = FIRST_FONT_PRELOAD ? [FIRST_FONT_PRELOAD] : [];
+    const links: string[] = [];
     try {
       const { state, participant } = await this.signing.session(token);
       const pdf = displayedPdf(state);
       if (pdf && state.status === 'sent' && participant.auth !== 'sms_pin') {
         const url = (w: number) => `/v1/signing/${token}/pages/1.png?w=${w}&v=${pdf.slice(0, 16)}`;
-        links.unshift(`<${url(480)}>; rel=preload; as=image; imagesrcset="${url(480)} 480w, ${url(720)} 720w, ${url(960)} 960w"; imagesizes="(min-width: 960px) 560px, 92vw"; fetchpriority=high`);
+        links.push(`<${url(480)}>; rel=preload; as=image; imagesrcset="${url(480)} 480w, ${url(720)} 720w, ${url(960)} 960w"; imagesizes="(min-width: 960px) 560px, 92vw"; fetchpriority=high`);
       }
     } catch {
-      // A bad link: the page will say so, with the first slice alone.
+      // A bad link: the page will say so, with nothing to preload.
     }
     return links;
   }
@@ -163,6 +155,15 @@ export class SigningPageHttpController {
       res.setHeader('Cache-Control', 'public, max-age=300');
       // Made once per process, from the modules as they are (signing-page.bundler.ts).
       return sendText(req, res, path.join(SIGNING_PAGE_DIR, BUNDLE), () => Buffer.from(bundleModules(SIGNING_PAGE_DIR, 'main.js', ['early-session.js']).code));
+    }
+    if (name === PAGE_CSS) {
+      res.setHeader('Content-Type', 'text/css; charset=utf-8');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      // Made once per process, from the files as they are, in the order the page listed them.
+      return sendText(req, res, path.join(SIGNING_PAGE_DIR, PAGE_CSS), () =>
+        Buffer.concat(PAGE_CSS_PARTS.map((part) => Buffer.concat([fs.readFileSync(path.join(SIGNING_PAGE_DIR, part)), Buffer.from('\n')]))),
+      );
     }
     const asset = ASSETS.get(name);
     // Thrown, not written here: the error filter adds the request_id every error body carries.

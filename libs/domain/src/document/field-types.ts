@@ -1,35 +1,13 @@
 import { DomainError, invalid } from '../shared/domain-error';
+import { AUTO_FIELD_TYPES, DEFAULT_TEXT_LENGTH, FIELD_TYPES, FieldType, FieldValue, IMAGE_FIELD_TYPES, RECORDED_NUMBER, ValueProblem, checkFieldValue, isIsoDate } from './field-rules';
 
-/**
- * Every kind of field a participant fills. `signature` and `seal` are SPEC's; the rest carry a
- * value (evidence in the participant's ParticipantSigned, drawn into the final PDF).
- */
-export const FIELD_TYPES = [
-  'signature',
-  'seal',
-  'initials',
-  'text',
-  'number',
-  'date',
-  'signing_date',
-  'checkbox',
-  'radio',
-  'dropdown',
-  'name',
-  'email',
-  'phone',
-  'attachment',
-] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+// The kinds of field and the recorded value's type are field-rules.ts's (the signing page bundles
+// that module, which must not import this one); named here too, where they have always been.
+export { FIELD_TYPES };
+export type { FieldType, FieldValue };
 
-/** Images, not values: the signature drawing and the seal. */
-export const IMAGE_FIELD_TYPES: readonly FieldType[] = ['signature', 'seal'];
-/** Filled by the service when the participant signs: never by the sender or the signer. */
-export const AUTO_FIELD_TYPES: readonly FieldType[] = ['signing_date', 'name', 'email', 'phone'];
 /** Drawn as text in the final PDF: these take a font size. */
 export const TEXT_LIKE_FIELD_TYPES: readonly FieldType[] = ['initials', 'text', 'number', 'date', 'signing_date', 'dropdown', 'name', 'email', 'phone'];
-/** Drawn as a mark: their value is a boolean. */
-export const MARK_FIELD_TYPES: readonly FieldType[] = ['checkbox', 'radio'];
 
 export type FieldLocale = 'ko' | 'en';
 
@@ -90,8 +68,6 @@ export interface AttachmentValue {
   byte_size: number;
 }
 
-/** A value as recorded: booleans for checkbox and radio, strings (canonical forms) for the rest. */
-export type FieldValue = string | boolean;
 
 /**
  * The settings beyond SPEC's placement. All optional, so fields recorded before they existed
@@ -141,12 +117,10 @@ export interface FieldValueEntry {
 }
 
 export const MAX_TEXT_LENGTH = 10_000;
-export const DEFAULT_TEXT_LENGTH = 1_000;
 export const MAX_PATTERN_LENGTH = 200;
 export const MAX_LABEL_LENGTH = 200;
 export const MAX_OPTIONS = 100;
 export const MAX_OPTION_LENGTH = 200;
-export const MAX_INITIALS_LENGTH = 10;
 export const MIN_FONT_SIZE = 4;
 export const MAX_FONT_SIZE = 72;
 export const MAX_DECIMALS = 6;
@@ -185,69 +159,46 @@ export function fieldPattern(source: string): RegExp | string {
   }
 }
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-export function isIsoDate(value: string): boolean {
-  const m = ISO_DATE.exec(value);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-}
-
-const NUMBER = /^-?(\d{1,15})(?:\.(\d{1,6}))?$/;
-
 /**
- * Why `value` cannot be this field's value, or null when it can. `value` is what the sender
- * prefilled or the signer sent, already in its recorded form (numbers as canonical strings).
+ * Why `value` cannot be this field's value, in English for integrators, or null when it can.
+ * `value` is what the sender prefilled or the signer sent, already in its recorded form (numbers
+ * as canonical strings). The rules themselves are field-rules.ts's, shared with the signing page.
  */
 export function valueProblem(field: { type: FieldType } & FieldSettings, value: FieldValue): string | null {
-  switch (field.type) {
-    case 'checkbox':
-    case 'radio':
-      return typeof value === 'boolean' ? null : 'must be true or false';
-    case 'signature':
-    case 'seal':
+  const problem = checkFieldValue(field, value, fieldPattern);
+  return problem && describeValueProblem(problem);
+}
+
+export function describeValueProblem(problem: ValueProblem): string {
+  switch (problem.reason) {
+    case 'not_boolean':
+      return 'must be true or false';
+    case 'image_field':
       return 'takes an image (signature, seal_id or seal_image), not a value';
-    default:
-      break;
-  }
-  if (typeof value !== 'string') return 'must be a string';
-  switch (field.type) {
-    case 'initials':
-      return value.length > MAX_INITIALS_LENGTH ? `must be at most ${MAX_INITIALS_LENGTH} characters` : null;
-    case 'text': {
-      const max = field.max_length ?? DEFAULT_TEXT_LENGTH;
-      if (value.length > max) return `must be at most ${max} characters (it has ${value.length})`;
-      if (!field.multiline && /[\r\n]/.test(value)) return 'must be a single line (the field is not multiline)';
-      if (field.pattern && value !== '') {
-        const re = fieldPattern(field.pattern);
-        if (typeof re !== 'string' && !re.test(value)) return field.pattern_message || `does not match the pattern ${field.pattern}`;
-      }
-      return null;
-    }
-    case 'number': {
-      const m = NUMBER.exec(value);
-      if (!m) return 'must be a number such as 3500000, 3,500,000, 3,500,000원, ₩3,500,000 or -12.5 (commas only between groups of three digits, no exponent, at most 15 digits before the point)';
-      const decimals = field.decimals ?? 0;
-      if ((m[2]?.length ?? 0) > decimals) return decimals === 0 ? 'must be a whole number' : `may have at most ${decimals} decimal places`;
-      const n = Number(value);
-      if (field.min != null && n < field.min) return `must be at least ${field.min}`;
-      if (field.max != null && n > field.max) return `must be at most ${field.max}`;
-      return null;
-    }
-    case 'date':
-    case 'signing_date':
-      return isIsoDate(value) ? null : 'must be a day of the calendar written 1995-03-15, 1995.03.15, 1995. 3. 15. or 1995년 3월 15일';
-    case 'dropdown':
-      return (field.options ?? []).includes(value) ? null : `must be one of the options: ${(field.options ?? []).join(', ')}`;
-    case 'name':
-    case 'email':
-    case 'phone':
-      return null;
-    case 'attachment':
-      // Which uploads it may name is the signer's check (resolveSignerValues); the sender cannot set one.
-      return /^[A-Za-z0-9_-]{1,100}$/.test(value) ? null : 'must be the attachment_id of a file uploaded for this field (POST /v1/signing/{token}/attachments)';
+    case 'not_string':
+      return 'must be a string';
+    case 'too_long':
+      return `must be at most ${problem.max} characters (it has ${problem.length})`;
+    case 'not_single_line':
+      return 'must be a single line (the field is not multiline)';
+    case 'pattern_mismatch':
+      return problem.message || `does not match the pattern ${problem.pattern}`;
+    case 'not_number':
+      return 'must be a number such as 3500000, 3,500,000, 3,500,000원, ₩3,500,000 or -12.5 (commas only between groups of three digits, no exponent, at most 15 digits before the point)';
+    case 'not_whole':
+      return 'must be a whole number';
+    case 'too_many_decimals':
+      return `may have at most ${problem.decimals} decimal places`;
+    case 'below_min':
+      return `must be at least ${problem.min}`;
+    case 'above_max':
+      return `must be at most ${problem.max}`;
+    case 'not_date':
+      return 'must be a day of the calendar written 1995-03-15, 1995.03.15, 1995. 3. 15. or 1995년 3월 15일';
+    case 'not_option':
+      return `must be one of the options: ${problem.options.join(', ')}`;
+    case 'not_attachment_id':
+      return 'must be the attachment_id of a file uploaded for this field (POST /v1/signing/{token}/attachments)';
   }
 }
 
@@ -283,7 +234,7 @@ export function displayValue(
  * shown as it is.
  */
 export function formatNumber(value: string, format: NumberFormat, decimals: number): string {
-  if (!NUMBER.test(value) || format === 'plain') return value;
+  if (!RECORDED_NUMBER.test(value) || format === 'plain') return value;
   const digits = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
   const options: Intl.NumberFormatOptions =
     format === 'krw' ? { style: 'currency', currency: 'KRW', currencyDisplay: 'narrowSymbol', ...digits } : { useGrouping: true, ...digits };

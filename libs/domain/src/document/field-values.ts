@@ -1,16 +1,6 @@
 import { DomainError, invalid } from '../shared/domain-error';
-import {
-  AUTO_FIELD_TYPES,
-  AttachmentValue,
-  FieldSettings,
-  FieldType,
-  FieldValue,
-  FieldValueEntry,
-  IMAGE_FIELD_TYPES,
-  dateIn,
-  valueProblem,
-} from './field-types';
-import { readFieldText } from './field-input';
+import { AttachmentValue, FieldSettings, FieldType, FieldValue, FieldValueEntry, dateIn, valueProblem } from './field-types';
+import { AUTO_FIELD_TYPES, IMAGE_FIELD_TYPES, groupProblem, recordedText } from './field-rules';
 
 interface OwnField extends FieldSettings {
   id: string;
@@ -50,10 +40,9 @@ function recorded(f: OwnField, raw: unknown): FieldValue | null | { problem: str
     return String(raw);
   }
   if (typeof raw !== 'string') return { problem: `must be a string${f.type === 'number' ? ' or a number' : ''}` };
-  // Surrounding blanks are never meant; an emptied field is an absent value.
-  const trimmed = f.multiline ? raw.replace(/^\s*\n|\s+$/g, '') : raw.trim();
-  // 3,500,000원 and 1995. 3. 15. as typed, recorded as 3500000 and 1995-03-15.
-  return trimmed === '' ? null : readFieldText(f.type, trimmed);
+  // Surrounding blanks are never meant; an emptied field is an absent value; 3,500,000원 and
+  // 1995. 3. 15. as typed are recorded as 3500000 and 1995-03-15.
+  return recordedText(f, raw);
 }
 
 /**
@@ -127,17 +116,19 @@ function checkGroups(mine: readonly OwnField[], entries: FieldValueEntry[]): voi
     groups.set(f.group, [...(groups.get(f.group) ?? []), f]);
   }
   for (const [name, members] of groups) {
-    const count = members.filter((f) => checked.has(f.id)).length;
+    const problem = groupProblem(members, (f) => checked.has(f.id));
+    if (!problem) continue;
     const first = members[0];
-    if (first.type === 'radio') {
-      if (count > 1) throw refused(members.filter((f) => checked.has(f.id))[1], `cannot be chosen too: radio group "${name}" takes one choice (${count} were chosen)`);
-      if (count === 0 && members.some((f) => f.required)) throw required(first, `belongs to radio group "${name}", which is required: choose one of ${members.map((f) => `"${f.option}"`).join(', ')}.`);
-      continue;
+    switch (problem.reason) {
+      case 'radio_several':
+        throw refused(members.filter((f) => checked.has(f.id))[1], `cannot be chosen too: radio group "${name}" takes one choice (${problem.count} were chosen)`);
+      case 'radio_required':
+        throw required(first, `belongs to radio group "${name}", which is required: choose one of ${problem.options.map((o) => `"${o}"`).join(', ')}.`);
+      case 'too_few_checked':
+        throw required(first, `belongs to checkbox group "${name}": check at least ${problem.min} of its ${problem.boxes} boxes (${problem.count} checked).`);
+      case 'too_many_checked':
+        throw refused(first, `belongs to checkbox group "${name}": check at most ${problem.max} of its boxes (${problem.count} checked)`);
     }
-    const min = members.find((f) => f.min_checked != null)?.min_checked ?? 0;
-    const max = members.find((f) => f.max_checked != null)?.max_checked ?? members.length;
-    if (count < min) throw required(first, `belongs to checkbox group "${name}": check at least ${min} of its ${members.length} boxes (${count} checked).`);
-    if (count > max) throw refused(first, `belongs to checkbox group "${name}": check at most ${max} of its boxes (${count} checked)`);
   }
 }
 

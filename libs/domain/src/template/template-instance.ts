@@ -1,5 +1,6 @@
 import { Field, ParticipantAuth, ParticipantSetup } from '../document/document.events';
-import { AUTO_FIELD_TYPES, FieldValue, IMAGE_FIELD_TYPES, valueProblem } from '../document/field-types';
+import { FieldValue, valueProblem } from '../document/field-types';
+import { AUTO_FIELD_TYPES, IMAGE_FIELD_TYPES } from '../document/field-rules';
 import { readFieldText } from '../document/field-input';
 import { invalid } from '../shared/domain-error';
 import { ownEntry } from '../shared/client-keys';
