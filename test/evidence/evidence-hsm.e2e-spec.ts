@@ -6,7 +6,7 @@ import * as path from 'path';
 import { unzipSync } from 'fflate';
 import { documentStreamId } from '@dojang/domain';
 import { pdfsig } from '@dojang/pdf/testing/poppler';
-import { createSoftHsmToken, SOFTHSM_MODULE, SoftHsmToken } from '@dojang/pdf/testing/soft-hsm';
+import { createSoftHsmToken, SOFTHSM_MODULE, SoftHsmToken } from '@dojang/evidence/testing/soft-hsm';
 import { verifyBundle } from '@dojang/verifier';
 import { addParticipant, client, expectStatus, field } from '../support/api-helpers';
 import { SIGNATURE } from '../support/lifecycle';

@@ -107,6 +107,28 @@ describe('dependency-cruiser layer rules (.dependency-cruiser.js)', () => {
     expect(intoHandler).toEqual(['one-write-path apps/api/src/direct-caller.http.controller.ts', 'one-write-path libs/application/src/direct-caller.reactor.ts']);
     expect(violations.filter((v) => v.from === 'libs/application/src/names-types.reactor.ts')).toEqual([]);
   });
+
+  it('keeps libs/pdf to rendering and the pool: table parsing with bulk send, loaded only by the pool; no key or CMS package in libs/pdf', () => {
+    const parser = 'libs/application/src/bulk-send/parse-table.ts';
+    const violations = cruise({
+      'libs/pdf/src/main-thread-guard.ts': 'export const assertOffMainThread = (step: string) => step;\n',
+      [parser]: "import { parse } from 'csv-parse/sync';\nimport { assertOffMainThread } from '../../../pdf/src/main-thread-guard';\nexport const parseTable = () => [parse, assertOffMainThread];\n",
+      // Allowed: the pool's handler and the job types load the parser; its spec calls it.
+      'libs/pdf/src/pool/parse-table.handler.ts': "import { parseTable } from '../../../application/src/bulk-send/parse-table';\nexport default parseTable;\n",
+      'libs/pdf/src/pool/pdf-jobs.ts': "import type { parseTable } from '../../../application/src/bulk-send/parse-table';\nexport type P = typeof parseTable;\n",
+      'libs/application/src/bulk-send/parse-table.spec.ts': "import { parseTable } from './parse-table';\nexport const t = parseTable;\n",
+      // Forbidden: bulk send calling the parser on the API's thread, and libs/pdf holding table, CMS
+      // or key code again.
+      'libs/application/src/bulk-send/bulk-rows.ts': "import { parseTable } from './parse-table';\nexport const rows = parseTable;\n",
+      'libs/pdf/src/csv.ts': "import { parse } from 'csv-parse/sync';\nexport const c = parse;\n",
+      'libs/pdf/src/cms.ts': "import * as pkijs from 'pkijs';\nexport const c = pkijs;\n",
+      'libs/pdf/src/testing/hsm.ts': "import * as forge from 'node-forge';\nexport const f = forge;\n",
+    }, ['libs']);
+    const seen = (rule: string) => violations.filter((v) => v.rule === rule).map((v) => v.from).sort();
+    expect(seen('table-parsing-runs-in-the-pool')).toEqual(['libs/application/src/bulk-send/bulk-rows.ts']);
+    expect(seen('pdf-holds-rendering-and-the-pool')).toEqual(['libs/pdf/src/cms.ts', 'libs/pdf/src/csv.ts', 'libs/pdf/src/testing/hsm.ts']);
+    expect(violations.filter((v) => [parser, 'libs/pdf/src/pool/parse-table.handler.ts', 'libs/pdf/src/pool/pdf-jobs.ts', 'libs/application/src/bulk-send/parse-table.spec.ts'].includes(v.from))).toEqual([]);
+  });
 });
 
 describe('ESLint type-aware rules (eslint.config.mjs)', () => {

@@ -36,7 +36,6 @@ export {
 export { appendPdfs } from './append-pdfs';
 export { joinPdfs } from './join-pdfs';
 export { contentDispositionFor } from './content-disposition';
-export { decodeTable, parseCsvTable, parseXlsxTable, parseTable, isXlsxBytes, TableInputError, type TableProblem, type ParsedTable } from './parse-table';
 export { sanitizeImage, sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { KOREAN_FONT_FAMILY, KOREAN_FONT_PACKAGE, KOREAN_FONT_LICENSE } from './fonts';
 export { encodePngPixels } from './png-encode';
