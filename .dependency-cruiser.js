@@ -86,7 +86,7 @@ module.exports = {
       comment:
         "libs/evidence (keys, CMS, timestamps, PAdES/LTV, the check before signing) imports its npm packages, three PDF primitives of libs/pdf (the incremental-update writer, the main-thread guard, native deflate), the verifier's revocation rules (one judge for signer and verifier) and the domain's distinguished-name rule; never the pool, rendering, or an application layer. Its tests may borrow libs/pdf's fixtures and pool handlers.",
       severity: 'error',
-      from: { path: '^libs/evidence/', pathNot: TEST_CODE },
+      from: { path: '^libs/evidence/', pathNot: [TEST_CODE, '^libs/evidence/src/evidence-bundle\\.ts$'] },
       to: {
         path: '^(libs|apps)/',
         pathNot: [
@@ -96,6 +96,14 @@ module.exports = {
           '^libs/domain/src/shared/distinguished-name\\.ts$',
         ],
       },
+    },
+    {
+      name: 'bundle-writer-beside-its-reader',
+      comment:
+        "The evidence bundle's writer (libs/evidence evidence-bundle.ts) writes the layout its reader (libs/verifier) defines, through the verifier's package entry; it names stored events and the pool's ZIP entries by their packages' types and the domain's text rule. No pool, no application layer: the API's controller gathers the parts and hands it a zipper and a signer.",
+      severity: 'error',
+      from: { path: '^libs/evidence/src/evidence-bundle\\.ts$' },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/evidence/', '^libs/(verifier|domain|event-store|pdf)/src/index\\.ts$'] },
     },
     {
       name: 'pdf-work-through-the-pool',
@@ -124,6 +132,14 @@ module.exports = {
           'node_modules/(csv-parse|exceljs|iconv-lite|node-forge|pkcs11js|pkijs|asn1js|@signpdf/[^/]+)/',
         ],
       },
+    },
+    {
+      name: 'libs-meet-through-package-entries',
+      comment:
+        "A lib imports another lib through its package entry (@dojang/<lib> or a declared subpath such as @dojang/event-store/hash-chain), never by a relative path into its src/: the entry is the lib's public face, and a relative path hides the dependency. The exception is code a PDF pool worker loads (libs/pdf, libs/evidence, bulk send's table parser): a worker thread resolves no @dojang/* alias, so that code alone reaches other libs by relative path. Tests may borrow fixtures by path.",
+      severity: 'error',
+      from: { path: '^libs/([^/]+)/', pathNot: [TEST_CODE, '^libs/(pdf|evidence)/src/', TABLE_PARSER] },
+      to: { path: '^libs/', pathNot: '^libs/$1/', dependencyTypes: ['local'], dependencyTypesNot: ['aliased-tsconfig'] },
     },
     {
       name: 'table-parsing-runs-in-the-pool',

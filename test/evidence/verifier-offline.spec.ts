@@ -10,7 +10,7 @@ import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
 import { zipFiles } from '@dojang/pdf';
 import { countersignPdf, evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/evidence';
 import { AUDIT_FACTS_PDF_KEY, BundleVerdict, DELIVERY_HEAD_PDF_KEY, documentFacts, main, signManifest, verifyBundle } from '@dojang/verifier';
-import { buildEvidenceBundle, Zipper } from '../../apps/api/src/evidence/evidence-bundle';
+import { buildEvidenceBundle, Zipper } from '@dojang/evidence';
 
 /**
  * The offline verifier must keep running with nothing but the bundle: the `verifier-offline`

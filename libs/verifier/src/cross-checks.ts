@@ -1,4 +1,4 @@
-import { eventHash, GENESIS_HASH, HashableEvent } from '../../event-store/src/hash-chain';
+import { eventHash, GENESIS_HASH, HashableEvent } from '@dojang/event-store/hash-chain';
 import type { BundledEvent } from './bundle-format';
 import { describeDifferences, DocumentFacts, documentFacts, EventFact, factDifferences, implausibleFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
 import { checkTimestampToken, DocumentSealProof, sealSignatureProblem } from './document-seal';

@@ -1,4 +1,4 @@
-import { maskContacts } from '../../domain/src/shared/personal-data';
+import { maskContacts } from '@dojang/domain/shared/personal-data';
 import type { BundledEvent } from './bundle-format';
 
 /**

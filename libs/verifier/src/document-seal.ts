@@ -1,7 +1,7 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { canonicalJson } from '../../event-store/src/hash-chain';
+import { canonicalJson } from '@dojang/event-store/hash-chain';
 import type { DocumentFacts } from './document-facts';
 
 /**

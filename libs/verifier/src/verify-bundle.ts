@@ -1,5 +1,5 @@
 import { unzipSync } from 'fflate';
-import { eventHash, GENESIS_HASH, verifyChain } from '../../event-store/src/hash-chain';
+import { eventHash, GENESIS_HASH, verifyChain } from '@dojang/event-store/hash-chain';
 import {
   BUNDLE_FILES,
   BUNDLE_FORMATS,

@@ -4,13 +4,13 @@ import { ModuleRef } from '@nestjs/core';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { DocumentPdfService, DocumentSealer, maskEventData, signWithEvidenceKey } from '@dojang/application';
 import { signManifestWith } from '@dojang/verifier';
+import { buildEvidenceBundle } from '@dojang/evidence';
 import { deliveryStreamId, documentStreamId } from '@dojang/domain';
 import { Response } from 'express';
 import { sealedFirst } from '../evidence/sealed-first';
 import { DocumentAccess } from '../documents/document-access.service';
 import { DocumentLifecycleHttpController } from '../documents/document-lifecycle.http.controller';
 import { Auth, AuthContext } from '../shared/auth.guard';
-import { buildEvidenceBundle } from './evidence-bundle';
 import { recordedAttachments } from '../documents/form-data';
 
 const sha256Hex = (der: Buffer) => createHash('sha256').update(der).digest('hex');
