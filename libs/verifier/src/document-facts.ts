@@ -4,7 +4,7 @@ import type { BundledEvent } from './bundle-format';
 /**
  * The facts of a document that evidence has to agree on — who concluded it, when, how the last
  * signer proved who they were — derived from the stored events alone. The same function feeds
- * the seal the server signs after a terminal event (`DocumentSealed`), the summary the audit
+ * the certification the server signs after a terminal event (`DocumentCertified`), the summary the audit
  * certificate embeds and prints (`DojangAuditFacts`), and the verifier, which derives them again
  * from the log it is given and names every fact that differs. It reads event types and fields
  * by name (no libs/domain), so it works offline and on events of any age.
@@ -18,8 +18,22 @@ export const TERMINAL_EVENTS: Readonly<Record<string, string>> = {
   DocumentExpired: 'expired',
 };
 
-/** The event that seals the stream after a terminal event (libs/domain `DocumentSealed`). */
-export const SEAL_EVENT = 'DocumentSealed';
+/** The event that certifies the stream after a terminal event (libs/domain `DocumentCertified`). */
+export const CERTIFICATION_EVENT = 'DocumentCertified';
+/**
+ * Its stored name before issue 35, when the certification was called a seal (with `{ seal }` for
+ * `{ certification }`). Documents concluded before keep it: the type is inside each event's hash.
+ */
+export const LEGACY_CERTIFICATION_EVENT = 'DocumentSealed';
+
+/** Whether a stored event is a document's certification, under either of its names. */
+export const isCertificationEvent = (e: { type: string }): boolean => e.type === CERTIFICATION_EVENT || e.type === LEGACY_CERTIFICATION_EVENT;
+
+/** The proof a stored certification event carries (`certification`, or `seal` under its old name). */
+export function certificationProofOf<P>(e: { type: string; data: unknown }): P | undefined {
+  const data = (e.data ?? {}) as { certification?: P; seal?: P };
+  return e.type === LEGACY_CERTIFICATION_EVENT ? data.seal : data.certification;
+}
 
 export interface SignatureFact {
   participant_id: string;
