@@ -101,13 +101,13 @@ export interface BundleManifest {
  * phone number or an e-mail address, masked by the one rule, issue 31 item 6) — but only where
  * the conclusion is certified: the certification's signed facts state every field of it (reason masked,
  * participant, times, actor, IP, user agent), so the verifier checks what it cannot re-hash
- * against them (SEALED_WHEN_REDACTED).
+ * against them (CERTIFIED_WHEN_REDACTED).
  */
 // The certification under both its names (DocumentSealed before issue 35).
 export const NEVER_REDACTED: readonly string[] = ['ParticipantSigned', 'DocumentCompleted', 'DocumentExpired', 'DocumentCertified', 'DocumentSealed'];
 
 /** Events that may be served masked only in a bundle format that requires the conclusion's certification. */
-export const SEALED_WHEN_REDACTED: readonly string[] = ['ParticipantDeclined', 'DocumentDeclined', 'DocumentCanceled'];
+export const CERTIFIED_WHEN_REDACTED: readonly string[] = ['ParticipantDeclined', 'DocumentDeclined', 'DocumentCanceled'];
 
 /** One line of events.jsonl (or deliveries.jsonl): a stored event, hashes in its metadata. */
 export interface BundledEvent {

@@ -85,15 +85,15 @@ const meta = (e: BundledEvent, key: string) => str((e.metadata ?? {})[key]);
 const sha = (v: unknown): string | null => str((v as { sha256?: unknown } | null | undefined)?.sha256);
 /**
  * Free text a participant or sender wrote (a decline or cancel reason), masked by the one rule
- * (issue 31 item 6): the seal, the audit certificate and every verifier state it masked, so the
+ * (issue 31 item 6): the certification, the audit certificate and every verifier state it masked, so the
  * facts carry no phone number or e-mail address, and an auditor's bundle (which serves the
- * reasons masked) derives exactly the facts that were sealed.
+ * reasons masked) derives exactly the facts that were certified.
  */
 const freeText = (v: unknown): string | null => {
   const s = str(v);
   return s === null ? null : maskContacts(s);
 };
-/** Fact paths holding free text: compared masked, so seals made before the facts were masked still agree. */
+/** Fact paths holding free text: compared masked, so certifications made before the facts were masked still agree. */
 const FREE_TEXT_FACT = /(^|\.)reason$/;
 
 /**
@@ -216,7 +216,7 @@ export function factDifferences(expected: unknown, actual: unknown, path = ''): 
   return same ? [] : [{ path: path || '(facts)', expected: expected ?? null, actual: actual ?? null }];
 }
 
-/** "signatures[1].signed_at: sealed "…", events "…"" for the first few differences. */
+/** "signatures[1].signed_at: certified "…", events "…"" for the first few differences. */
 export function describeDifferences(diffs: FactDifference[], expectedLabel: string, actualLabel: string, max = 4): string {
   const shown = diffs.slice(0, max).map((d) => `${d.path}: ${expectedLabel} ${JSON.stringify(d.expected)}, ${actualLabel} ${JSON.stringify(d.actual)}`);
   return `${shown.join('; ')}${diffs.length > max ? `; and ${diffs.length - max} more` : ''}`;

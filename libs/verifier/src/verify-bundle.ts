@@ -12,7 +12,7 @@ import {
   FIRST_FORMAT_WITH_DELIVERIES,
   FIRST_FORMAT_WITH_CERTIFICATIONS,
   NEVER_REDACTED,
-  SEALED_WHEN_REDACTED,
+  CERTIFIED_WHEN_REDACTED,
 } from './bundle-format';
 import { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, CrossCheck, verifyCertificateFacts, verifyDeliveriesAgree, verifyPlausible, verifyCertification } from './cross-checks';
 import { documentFacts, isCertificationEvent, TERMINAL_EVENTS } from './document-facts';
@@ -134,8 +134,8 @@ function checkChain(manifest: BundleManifest, events: BundledEvent[]): BundleChe
     return fail('hash_chain', `Hash chain: the event on line ${foreign + 1} belongs to stream ${events[foreign].stream_id}, not ${stream}`, `해시 체인: ${foreign + 1}번째 이벤트가 이 문서(${stream})의 스트림이 아닙니다`);
   }
   const masked = events.filter((e) => e.redacted);
-  // A decline or cancel served masked is checked against the seal's facts: only where a seal is required.
-  const forbidden = masked.find((e) => NEVER_REDACTED.includes(e.type) || (SEALED_WHEN_REDACTED.includes(e.type) && !certificationsFormat(manifest)));
+  // A decline or cancel served masked is checked against the certification's facts: only where one is required.
+  const forbidden = masked.find((e) => NEVER_REDACTED.includes(e.type) || (CERTIFIED_WHEN_REDACTED.includes(e.type) && !certificationsFormat(manifest)));
   if (forbidden) return fail('hash_chain', `Hash chain: the manifest lists ${forbidden.type} (revision ${forbidden.stream_revision}) as masked; what concludes or seals a document is never masked`, `해시 체인: 결론·봉인 이벤트는 가려질 수 없습니다`);
   const verdict = masked.length ? verifyMaskedChain(events) : verifyChain(events.map((e) => ({ ...e, metadata: e.metadata ?? {} })));
   if (!verdict.intact) {
