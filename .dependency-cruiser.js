@@ -19,6 +19,11 @@ const PDF_READS_SIGNATURES = '^libs/pdf/src/pool/(verify-pdf\\.handler|pdf-jobs)
  * in its worker threads, and its test helpers (PKI fixtures built with libs/evidence's CMS code).
  */
 const PDF_RUNS_EVIDENCE = '^libs/pdf/src/(pool|testing)/';
+/**
+ * Bulk send's table parser (CSV, XLSX): it belongs with the rows it reads, and runs only in the PDF
+ * pool, whose `table.parse` handler (and the job's types in pdf-jobs.ts) load it by relative path.
+ */
+const TABLE_PARSER = '^libs/application/src/bulk-send/parse-table\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -66,22 +71,22 @@ module.exports = {
         "The public verify job (and its output type) reads a PDF's signatures with the offline verifier's own code, so the page and dojang-verify judge alike, and the check before signing judges revocation data as the verifiers do; libs/verifier stands alone itself (rule verifier-offline).",
       severity: 'error',
       from: { path: PDF_READS_SIGNATURES },
-      to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/verifier/src/', '^libs/evidence/src/'] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/verifier/src/', '^libs/evidence/src/', TABLE_PARSER] },
     },
     {
       name: 'pool-runs-evidence',
       comment:
-        "libs/pdf's pool handlers (and its test helpers) run libs/evidence's signing, timestamp and key code in the worker threads, by relative path (a worker thread resolves no @dojang/* alias); besides libs/pdf itself and the verifier files the verify job reads, that is all they import.",
+        "libs/pdf's pool handlers (and its test helpers) run libs/evidence's signing, timestamp and key code in the worker threads, by relative path (a worker thread resolves no @dojang/* alias); besides libs/pdf itself, the verifier files the verify job reads and bulk send's table parser, that is all they import.",
       severity: 'error',
       from: { path: PDF_RUNS_EVIDENCE, pathNot: [PDF_READS_SIGNATURES, '\\.spec\\.ts$'] },
-      to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/evidence/src/'] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/pdf/', '^libs/evidence/src/', TABLE_PARSER] },
     },
     {
       name: 'evidence-stands-on-pdf-primitives',
       comment:
         "libs/evidence (keys, CMS, timestamps, PAdES/LTV, the check before signing) imports its npm packages, three PDF primitives of libs/pdf (the incremental-update writer, the main-thread guard, native deflate), the verifier's revocation rules (one judge for signer and verifier) and the domain's distinguished-name rule; never the pool, rendering, or an application layer. Its tests may borrow libs/pdf's fixtures and pool handlers.",
       severity: 'error',
-      from: { path: '^libs/evidence/', pathNot: TEST_CODE },
+      from: { path: '^libs/evidence/', pathNot: [TEST_CODE, '^libs/evidence/src/evidence-bundle\\.ts$'] },
       to: {
         path: '^(libs|apps)/',
         pathNot: [
@@ -93,11 +98,19 @@ module.exports = {
       },
     },
     {
+      name: 'bundle-writer-beside-its-reader',
+      comment:
+        "The evidence bundle's writer (libs/evidence evidence-bundle.ts) writes the layout its reader (libs/verifier) defines, through the verifier's package entry; it names stored events and the pool's ZIP entries by their packages' types and the domain's text rule. No pool, no application layer: the API's controller gathers the parts and hands it a zipper and a signer.",
+      severity: 'error',
+      from: { path: '^libs/evidence/src/evidence-bundle\\.ts$' },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/evidence/', '^libs/(verifier|domain|event-store|pdf)/src/index\\.ts$'] },
+    },
+    {
       name: 'pdf-work-through-the-pool',
       comment:
         'apps/ and libs/application reach PDF work through @dojang/pdf (the pool client and cheap helpers), never a layout, parsing (PDF, CSV, XLSX) or imaging library nor a module of libs/pdf directly: that work runs in the PDF pool, and the layout functions also refuse the main thread at run time (main-thread-guard.ts).',
       severity: 'error',
-      from: { path: '^(apps/|libs/application/)', pathNot: TEST_CODE },
+      from: { path: '^(apps/|libs/application/)', pathNot: [TEST_CODE, TABLE_PARSER] },
       to: {
         path: [
           '^libs/pdf/src/(?!index\\.ts$)',
@@ -106,6 +119,43 @@ module.exports = {
           'node_modules/(pdfmake|pdf-lib|pdfkit|fontkit|linebreak|sanitize-html|fflate|@resvg/resvg-js|@signpdf/[^/]+|node-forge|csv-parse|exceljs)/',
         ],
       },
+    },
+    {
+      name: 'pdf-holds-rendering-and-the-pool',
+      comment:
+        "libs/pdf is rendering (layout, stamping, page images, sanitising) and the CPU job pool. Keys, CMS and PKCS#11 live in libs/evidence and table parsing with bulk send: no file of libs/pdf (tests and test helpers included) imports their packages; a pool handler calls libs/evidence or the table parser instead.",
+      severity: 'error',
+      from: { path: '^libs/pdf/' },
+      to: {
+        path: [
+          '^(csv-parse|exceljs|iconv-lite|node-forge|pkcs11js|pkijs|asn1js|@signpdf/.+)(/|$)',
+          'node_modules/(csv-parse|exceljs|iconv-lite|node-forge|pkcs11js|pkijs|asn1js|@signpdf/[^/]+)/',
+        ],
+      },
+    },
+    {
+      name: 'libs-meet-through-package-entries',
+      comment:
+        "A lib imports another lib through its package entry (@dojang/<lib> or a declared subpath such as @dojang/event-store/hash-chain), never by a relative path into its src/: the entry is the lib's public face, and a relative path hides the dependency. The exception is code a PDF pool worker loads (libs/pdf, libs/evidence, bulk send's table parser): a worker thread resolves no @dojang/* alias, so that code alone reaches other libs by relative path. Tests may borrow fixtures by path.",
+      severity: 'error',
+      from: { path: '^libs/([^/]+)/', pathNot: [TEST_CODE, '^libs/(pdf|evidence)/src/', TABLE_PARSER] },
+      to: { path: '^libs/', pathNot: '^libs/$1/', dependencyTypes: ['local'], dependencyTypesNot: ['aliased-tsconfig'] },
+    },
+    {
+      name: 'table-parsing-runs-in-the-pool',
+      comment:
+        "Bulk send's table parser (csv-parse, exceljs) is loaded only by the PDF pool's table.parse handler and the job's types: the API reads an upload through DocumentPdfService.parseTable, never by calling the parser on its event loop (the parser's main-thread guard refuses that at run time too). Tests may call it directly.",
+      severity: 'error',
+      from: { pathNot: [TEST_CODE, '^libs/pdf/src/pool/(parse-table\\.handler|pdf-jobs)\\.ts$'] },
+      to: { path: TABLE_PARSER },
+    },
+    {
+      name: 'table-parser-stands-alone',
+      comment:
+        'The table parser runs in a pool worker, which loads what it imports: its npm packages and the main-thread guard of libs/pdf, no application code.',
+      severity: 'error',
+      from: { path: TABLE_PARSER },
+      to: { path: '^(libs|apps)/', pathNot: [TABLE_PARSER, '^libs/pdf/src/main-thread-guard\\.ts$'] },
     },
     {
       name: 'postgres-pool-stands-alone',

@@ -3,7 +3,8 @@
 // reads only the ZIP: no server, database or secret. Runs the compiled verifier; when this
 // checkout has no build of it, or one older than its sources, transpiles just its files (the
 // verifier, the hash-chain function it shares with the event store and the one masking rule for
-// personal data it shares with the server) into dist/ first.
+// personal data it shares with the server) into dist/ first, and resolves the @dojang/* entries the
+// verifier imports them by onto those files.
 const fs = require('fs');
 const path = require('path');
 const root = path.join(__dirname, '..');
@@ -30,6 +31,9 @@ if (stale) {
     fs.renameSync(tmp, out);
   }
 }
+// The verifier names the code it shares by package entry (@dojang/event-store/hash-chain,
+// @dojang/domain/shared/personal-data): map those onto the files just transpiled into dist/.
+require('./register-paths');
 require(outOf(path.join(verifierDir, 'main.ts')))
   .main(process.argv.slice(2))
   .then((code) => process.exit(code))

@@ -83,7 +83,7 @@ describe('document history and time travel', () => {
         'SigningLinkOpened', // signing without opening the page first still records the open
         'ParticipantSigned',
         'DocumentCompleted',
-        'DocumentSealed', // the worker seals the conclusion right after it
+        'DocumentCertified', // the worker certifies the conclusion right after it
       ]);
       body.data.forEach((e: any, i: number) => {
         expect(Object.keys(e).sort()).toEqual(['actor', 'data', 'hash', 'id', 'object', 'occurred_at', 'prev_hash', 'revision', 'type']);

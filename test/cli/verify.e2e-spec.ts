@@ -25,11 +25,11 @@ let server: ServerProcess;
 let api: ApiCall;
 let apiKey: string;
 
-/** The worker seals a concluded document moments after: wait for its DocumentSealed. */
+/** The worker certifies a concluded document moments after: wait for its DocumentCertified. */
 const sealed = (id: string) =>
   eventually(async () => {
     const rows = withEvents((db) => streamRows(db, id));
-    return rows[rows.length - 1]?.type === 'DocumentSealed' ? rows : undefined;
+    return rows[rows.length - 1]?.type === 'DocumentCertified' ? rows : undefined;
   }, `${id} sealed`);
 
 async function completedDocument(title: string): Promise<{ id: string; finalSha: string }> {
@@ -114,7 +114,7 @@ it('an untouched completed document verifies: chain, signed head, event count, o
     deliveries_agree: 'ok',
   });
   expect(body.verdict).toMatch(
-    new RegExp(`^intact: \\d+ events, hash chain unbroken, signed chain head matches, conclusion sealed, final PDF matches its recorded SHA-256, \\d+ deliveries chained in delivery-${id}$`),
+    new RegExp(`^intact: \\d+ events, hash chain unbroken, signed chain head matches, conclusion certified, final PDF matches its recorded SHA-256, \\d+ deliveries chained in delivery-${id}$`),
   );
 });
 
@@ -190,7 +190,7 @@ it('deleting the completion (and its seal) fails verify, naming the signature le
   const signed = withEvents((db) => {
     const rows = streamRows(db, id);
     const last = rows.slice(-2);
-    expect(last.map((r) => r.type)).toEqual(['DocumentCompleted', 'DocumentSealed']);
+    expect(last.map((r) => r.type)).toEqual(['DocumentCompleted', 'DocumentCertified']);
     for (const row of last) expect(db.prepare('DELETE FROM events WHERE global_position = ?').run(row.global_position).changes).toBe(1);
     return rows[rows.length - 3];
   });
@@ -317,11 +317,11 @@ describe('the conclusion edited in the store and re-hashed: cli verify, and a bu
     expect(body.checks.find((c: { check: string }) => c.check === 'hash_chain').status).toBe('ok');
     const seal = body.checks.find((c: { check: string }) => c.check === 'seal');
     expect(seal.status).toBe('failed');
-    expect(seal.detail).toMatch(/signatures\[0\]\.auth_method: sealed "none", events "sms_pin"/);
-    expect(seal.detail).toMatch(/signatures\[0\]\.signed_at: sealed "[^"]+", events "2026-01-01T00:00:00.000Z"/);
+    expect(seal.detail).toMatch(/signatures\[0\]\.auth_method: certified "none", events "sms_pin"/);
+    expect(seal.detail).toMatch(/signatures\[0\]\.signed_at: certified "[^"]+", events "2026-01-01T00:00:00.000Z"/);
     const served = await servedBundleVerdict(id);
     expect(served.ok).toBe(false);
-    expect(served.checks.find((c) => c.id === 'seal')).toMatchObject({ status: 'fail', en: expect.stringMatching(/signatures\[0\]\.auth_method: sealed "none", events "sms_pin"/) });
+    expect(served.checks.find((c) => c.id === 'seal')).toMatchObject({ status: 'fail', en: expect.stringMatching(/signatures\[0\]\.auth_method: certified "none", events "sms_pin"/) });
   });
 
   it('completed_at backdated before the creation', async () => {
@@ -332,10 +332,10 @@ describe('the conclusion edited in the store and re-hashed: cli verify, and a bu
     });
     const body = (await runCli(['verify', id], { dataDir: server.dataDir })).json();
     const status = (name: string) => body.checks.find((c: { check: string }) => c.check === name);
-    expect(status('seal')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/completed_at: sealed "[^"]+", events "2020-01-01T00:00:00.000Z"/) });
+    expect(status('seal')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/completed_at: certified "[^"]+", events "2020-01-01T00:00:00.000Z"/) });
     expect(status('plausible')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/DocumentCompleted at 2020-01-01T00:00:00.000Z precedes the document's creation/) });
     const served = await servedBundleVerdict(id);
-    expect(served.checks.find((c) => c.id === 'seal')).toMatchObject({ status: 'fail', en: expect.stringMatching(/completed_at: sealed/) });
+    expect(served.checks.find((c) => c.id === 'seal')).toMatchObject({ status: 'fail', en: expect.stringMatching(/completed_at: certified/) });
     expect(served.checks.find((c) => c.id === 'consistency')).toMatchObject({ status: 'fail', en: expect.stringMatching(/precedes the document's creation/) });
   });
 
@@ -373,19 +373,19 @@ describe('the conclusion edited in the store and re-hashed: cli verify, and a bu
       return rows;
     });
     const body = (await runCli(['verify', id], { dataDir: server.dataDir })).json();
-    expect(body.failure).toMatchObject({ check: 'seal', detail: expect.stringMatching(/declined\.reason: sealed "급여 조건이 다릅니다", events "단순 변심"/) });
+    expect(body.failure).toMatchObject({ check: 'seal', detail: expect.stringMatching(/declined\.reason: certified "급여 조건이 다릅니다", events "단순 변심"/) });
   });
 });
 
 describe('a concluded document that lost its seal or its final PDF is refused, never re-made (issue 31 item 7)', () => {
   const get = (p: string) => fetch(`${server.url}${p}`, { headers: { Authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(60_000) });
 
-  it('the DocumentSealed deleted in the store: the bundle and the audit version answer evidence_incomplete naming it, cli verify fails the seal', async () => {
+  it('the DocumentCertified deleted in the store: the bundle and the audit version answer evidence_incomplete naming it, cli verify fails the certification', async () => {
     const { id } = await completedDocument('근로계약서 (봉인 삭제)');
     const completion = withEvents((db) => {
       const rows = streamRows(db, id);
       const [completed, seal] = rows.slice(-2);
-      expect([completed.type, seal.type]).toEqual(['DocumentCompleted', 'DocumentSealed']);
+      expect([completed.type, seal.type]).toEqual(['DocumentCompleted', 'DocumentCertified']);
       expect(db.prepare('DELETE FROM events WHERE global_position = ?').run(seal.global_position).changes).toBe(1);
       return completed;
     });
@@ -394,8 +394,8 @@ describe('a concluded document that lost its seal or its final PDF is refused, n
       expect(res.status).toBe(500);
       const body = (await res.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe('evidence_incomplete');
-      expect(body.error.message).toContain(`the DocumentCompleted at revision ${completion.stream_revision} of document ${id} is not followed by its DocumentSealed`);
-      expect(body.error.message).toContain('the seal was removed from the log');
+      expect(body.error.message).toContain(`the DocumentCompleted at revision ${completion.stream_revision} of document ${id} is not followed by its certification`);
+      expect(body.error.message).toContain('the certification was removed from the log');
     }
     // Nothing was sealed again behind the refusal.
     expect(withEvents((db) => streamRows(db, id)).pop()!.type).toBe('DocumentCompleted');
@@ -403,7 +403,7 @@ describe('a concluded document that lost its seal or its final PDF is refused, n
     expect(out.code).toBe(1);
     expect(out.json().checks.find((c: { check: string }) => c.check === 'seal')).toMatchObject({
       status: 'failed',
-      detail: expect.stringMatching(/the DocumentCompleted at revision \d+ is not followed by a DocumentSealed/),
+      detail: expect.stringMatching(/the DocumentCompleted at revision \d+ is not followed by a DocumentCertified/),
     });
   });
 

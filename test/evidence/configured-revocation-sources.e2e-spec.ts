@@ -1,4 +1,4 @@
-import { LocalPki, startLocalPki } from '@dojang/pdf/testing/local-pki';
+import { LocalPki, startLocalPki } from '@dojang/evidence/testing/local-pki';
 import { expectError, expectStatus } from '../support/api-helpers';
 import { sentToOneSigner as sentDocument, SIGNATURE } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';

@@ -29,7 +29,7 @@ const LABEL = {
   manifest_signature: '매니페스트 서명',
   hash_chain: '해시 체인',
   head_proof: '체인 헤드 증명',
-  seal: '봉인',
+  seal: '결론 인증',
   consistency: '교차 검증',
   pdf_hashes: 'PDF 해시',
   pades: 'PAdES 서명',
@@ -168,7 +168,7 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     const stored = await t.infra.events.readStream(`document-${documentId}`);
     expect(eventsOf(files)).toEqual(JSON.parse(JSON.stringify(stored)));
     const manifest = manifestOf(files);
-    expect(manifest).toMatchObject({ format: 'dojang-evidence/3', document_id: documentId, completed: true, note: null, chain: { events: stored.length, head_hash: stored[stored.length - 1].metadata.hash } });
+    expect(manifest).toMatchObject({ format: 'dojang-evidence/4', document_id: documentId, completed: true, note: null, chain: { events: stored.length, head_hash: stored[stored.length - 1].metadata.hash } });
     expect(Date.parse(manifest.generated_at)).not.toBeNaN();
     for (const f of manifest.files) expect(f).toEqual({ name: f.name, sha256: sha256(files[f.name]), byte_size: files[f.name].length });
     const doc = expectStatus(await c.get(`/documents/${documentId}`), 200).body;
@@ -336,31 +336,31 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
         "last signer's signed_at",
         forge((f) => (editEvent(f, 'ParticipantSigned', (e) => (e.data.signed_at = '2026-01-01T00:00:00.000Z'), 'last'), rehash(f)), { chainHead: true }),
         ['seal', 'certificate_facts'],
-        /signatures\[1\]\.signed_at: sealed "[^"]+", events "2026-01-01T00:00:00.000Z"/,
+        /signatures\[1\]\.signed_at: certified "[^"]+", events "2026-01-01T00:00:00.000Z"/,
       ],
       [
         "last signer's auth_method and phone",
         forge((f) => (editEvent(f, 'ParticipantSigned', (e) => ((e.data.auth_method = e.data.auth_method === 'none' ? 'sms_pin' : 'none'), (e.data.auth_phone_masked = '010-****-0000')), 'last'), rehash(f)), { chainHead: true }),
         ['seal', 'certificate_facts'],
-        /signatures\[1\]\.auth_method: sealed/,
+        /signatures\[1\]\.auth_method: certified/,
       ],
       [
         "last signer's actor",
         forge((f) => (editEvent(f, 'ParticipantSigned', (e) => (e.metadata.actor = 'key_forged'), 'last'), rehash(f)), { chainHead: true }),
         ['seal', 'certificate_facts'],
-        /signatures\[1\]\.actor: sealed "[^"]+", events "key_forged"/,
+        /signatures\[1\]\.actor: certified "[^"]+", events "key_forged"/,
       ],
       [
         "last signer's occurred_at",
         forge((f) => (editEvent(f, 'ParticipantSigned', (e) => (e.metadata.occurred_at = '2026-01-01T00:00:00.000Z'), 'last'), rehash(f)), { chainHead: true }),
         ['seal', 'consistency', 'certificate_facts'],
-        /signatures\[1\]\.occurred_at: sealed/,
+        /signatures\[1\]\.occurred_at: certified/,
       ],
       [
         'completed_at backdated before the creation',
         forge((f) => (editEvent(f, 'DocumentCompleted', (e) => (e.data.completed_at = '2020-01-01T00:00:00.000Z')), rehash(f)), { chainHead: true }),
         ['seal', 'consistency', 'certificate_facts'],
-        /completed_at: sealed "[^"]+", events "2020-01-01T00:00:00.000Z".*DocumentCompleted at 2020-01-01T00:00:00.000Z precedes the document's creation/s,
+        /completed_at: certified "[^"]+", events "2020-01-01T00:00:00.000Z".*DocumentCompleted at 2020-01-01T00:00:00.000Z precedes the document's creation/s,
       ],
       [
         'truncated back to "sent": final.pdf dropped, manifest completed:false, the last signature, completion and seal removed',
@@ -395,13 +395,13 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
     const declinedZip = (await download(declined.id, org.test).expect(200)).body as Buffer;
     const canceledZip = (await download(canceled.id, org.test).expect(200)).body as Buffer;
     const stored = await t.infra.events.readStream(`document-${declined.id}`);
-    expect(stored.map((e) => e.type).slice(-3)).toEqual(['ParticipantDeclined', 'DocumentDeclined', 'DocumentSealed']);
+    expect(stored.map((e) => e.type).slice(-3)).toEqual(['ParticipantDeclined', 'DocumentDeclined', 'DocumentCertified']);
     const sealEvent = stored[stored.length - 1];
-    expect((sealEvent.data as any).seal).toMatchObject({ head: { revision: stored.length - 2, hash: stored[stored.length - 2].metadata.hash }, facts: { status: 'declined' } });
+    expect((sealEvent.data as any).certification).toMatchObject({ head: { revision: stored.length - 2, hash: stored[stored.length - 2].metadata.hash }, facts: { status: 'declined' } });
     const certificateText = pdftotext(unzip(declinedZip)['audit-certificate.pdf']);
     expect(certificateText).toContain('임금 조건이 다릅니다');
     expect(certificateText).not.toContain('010-1111-2222');
-    expect(certificateText).toContain('결론 봉인');
+    expect(certificateText).toContain('결론 인증');
 
     const original = bundle;
     try {
@@ -418,13 +418,13 @@ describe('GET /v1/documents/{id}/evidence and dojang-verify (offline)', () => {
         verify(removed, 'decline-removed'),
       ]);
       expect(intactDeclined).toMatchObject({ code: 0, failed: [] });
-      expect(intactDeclined.stdout).toMatch(/Seal: the DocumentDeclined at revision \d+ and every event up to revision \d+ are sealed \(declined;/);
+      expect(intactDeclined.stdout).toMatch(/Certification: the DocumentDeclined at revision \d+ and every event up to revision \d+ are certified \(declined;/);
       expect(intactCanceled).toMatchObject({ code: 0, failed: [] });
-      expect(intactCanceled.stdout).toMatch(/Seal: the DocumentCanceled at revision \d+ .* sealed \(canceled;/);
+      expect(intactCanceled.stdout).toMatch(/Certification: the DocumentCanceled at revision \d+ .* certified \(canceled;/);
       expect(edited.code).toBe(1);
       expect(edited.failed).toEqual(expect.arrayContaining(['seal', 'certificate_facts']));
       // The seal states the reason masked by the one rule (issue 31 item 6): no phone number in the facts.
-      expect(edited.stdout).toMatch(/declined\.reason: sealed "임금 조건이 다릅니다 \(연락: 010-\*\*\*\*-2222\)", events "단순 변심"/);
+      expect(edited.stdout).toMatch(/declined\.reason: certified "임금 조건이 다릅니다 \(연락: 010-\*\*\*\*-2222\)", events "단순 변심"/);
       expect(gone.code).toBe(1);
       expect(gone.failed).toEqual(expect.arrayContaining(['manifest_signature', 'certificate_facts']));
       expect(gone.stdout).toMatch(/the audit certificate lists \d+ events \(status declined\), the log has \d+: missing ParticipantDeclined at revision \d+/);

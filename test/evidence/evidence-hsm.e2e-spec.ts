@@ -6,7 +6,7 @@ import * as path from 'path';
 import { unzipSync } from 'fflate';
 import { documentStreamId } from '@dojang/domain';
 import { pdfsig } from '@dojang/pdf/testing/poppler';
-import { createSoftHsmToken, SOFTHSM_MODULE, SoftHsmToken } from '@dojang/pdf/testing/soft-hsm';
+import { createSoftHsmToken, SOFTHSM_MODULE, SoftHsmToken } from '@dojang/evidence/testing/soft-hsm';
 import { verifyBundle } from '@dojang/verifier';
 import { addParticipant, client, expectStatus, field } from '../support/api-helpers';
 import { SIGNATURE } from '../support/lifecycle';
@@ -67,9 +67,9 @@ describe('evidence signed through the signing-key port (SoftHSM2)', () => {
     const fingerprint = createHash('sha256').update(certificate).digest('hex');
     const events = await t.infra.events.readStream(documentStreamId(doc.id));
     const completed = events.find((e) => e.type === 'DocumentCompleted');
-    const sealed = events.find((e) => e.type === 'DocumentSealed');
+    const sealed = events.find((e) => e.type === 'DocumentCertified');
     expect((completed?.data as { chain_head: { certificate_sha256: string } }).chain_head.certificate_sha256).toBe(fingerprint);
-    expect((sealed?.data as { seal: { certificate_sha256: string } }).seal.certificate_sha256).toBe(fingerprint);
+    expect((sealed?.data as { certification: { certificate_sha256: string } }).certification.certificate_sha256).toBe(fingerprint);
 
     const files = unzipSync(new Uint8Array(zip));
     expect(new X509Certificate(Buffer.from(files['signing-chain.pem'])).raw.equals(certificate)).toBe(true);

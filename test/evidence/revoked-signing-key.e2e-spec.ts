@@ -6,7 +6,7 @@ import { promisify } from 'util';
 import { documentDecider, documentStreamId } from '@dojang/domain';
 import { extendPades } from '@dojang/evidence/pades-ltv';
 import { runPdfWorkOnThisThread } from '@dojang/pdf';
-import { LocalPki, startLocalPki } from '@dojang/pdf/testing/local-pki';
+import { LocalPki, startLocalPki } from '@dojang/evidence/testing/local-pki';
 import { formatVerdict, verifyBundle, verifyLtv } from '@dojang/verifier';
 import { expectError, expectStatus } from '../support/api-helpers';
 import { sentToOneSigner as sentDocument, SIGNATURE } from '../support/lifecycle';

@@ -10,7 +10,7 @@ import { eventHash, GENESIS_HASH, StoredEvent } from '@dojang/event-store';
 import { zipFiles } from '@dojang/pdf/rendering';
 import { countersignPdf, evidenceKeyOf, loadOrCreateSigningIdentity, SigningIdentity } from '@dojang/evidence';
 import { AUDIT_FACTS_PDF_KEY, BundleVerdict, DELIVERY_HEAD_PDF_KEY, documentFacts, main, signManifest, verifyBundle } from '@dojang/verifier';
-import { buildEvidenceBundle, Zipper } from '../../apps/api/src/evidence/evidence-bundle';
+import { buildEvidenceBundle, Zipper } from '@dojang/evidence';
 
 /**
  * The offline verifier must keep running with nothing but the bundle: the `verifier-offline`
@@ -214,7 +214,7 @@ describe('dojang-verify on the delivery chain (offline, in-process)', () => {
     expect(deliveriesCheck(v).en).toBe(`Delivery chain: 3 deliveries in delivery-${DOC}, every prev_hash and hash matches, as sealed in the audit certificate (head ${deliveries[2].metadata.hash})`);
     const files = unzip(bundle);
     expect(JSON.parse(files['manifest.json'].toString('utf8'))).toMatchObject({
-      format: 'dojang-evidence/3',
+      format: 'dojang-evidence/4',
       deliveries: { stream_id: `delivery-${DOC}`, events: 3, head_hash: deliveries[2].metadata.hash },
     });
     expect(linesOf(files['deliveries.jsonl'])).toEqual(deliveries);

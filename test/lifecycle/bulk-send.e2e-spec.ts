@@ -2,7 +2,7 @@ import * as ExcelJS from 'exceljs';
 import * as iconv from 'iconv-lite';
 import { DocumentPdfService } from '@dojang/application';
 import { MainThreadPdfWorkError, pdfWorkRefusedOnMainThread, PARSE_TABLE } from '@dojang/pdf';
-import { parseCsvTable, parseXlsxTable } from '@dojang/pdf/rendering';
+import { parseCsvTable, parseXlsxTable } from '@dojang/application/bulk-send/parse-table';
 import { BULK_SENDS } from '@dojang/projections';
 import { Client, client, expectError, expectStatus } from '../support/api-helpers';
 import { employeeTemplate } from '../support/lifecycle';

@@ -26,8 +26,8 @@ describe('concurrent signing', () => {
       const types = await streamTypes(d.id);
       expect(count(types, 'ParticipantSigned')).toBe(names.length);
       expect(count(types, 'DocumentCompleted')).toBe(1);
-      // The completion is the last fact (its seal follows it).
-      expect(types.filter((t) => t !== 'DocumentSealed').at(-1)).toBe('DocumentCompleted');
+      // The completion is the last fact (its certification follows it).
+      expect(types.filter((t) => t !== 'DocumentCertified').at(-1)).toBe('DocumentCompleted');
       const pub = await eventTypesOf(c, d.id);
       expect(count(pub, 'document.completed')).toBe(1);
       expect(count(pub, 'participant.signed')).toBe(names.length);

@@ -156,8 +156,8 @@ describe('roles, signing order and completion', () => {
       expect(await newMessages()).toEqual([]);
       const stream = await t.infra.events.readStream(`document-${d.id}`);
       expect(stream.filter((e) => e.type === 'DocumentCompleted')).toHaveLength(1);
-      // Nothing the links tried was recorded: the completion is the last fact (its seal follows it).
-      expect(stream.filter((e) => e.type !== 'DocumentSealed').at(-1)?.type).toBe('DocumentCompleted');
+      // Nothing the links tried was recorded: the completion is the last fact (its certification follows it).
+      expect(stream.filter((e) => e.type !== 'DocumentCertified').at(-1)?.type).toBe('DocumentCompleted');
     });
   });
 

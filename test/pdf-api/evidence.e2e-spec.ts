@@ -79,7 +79,7 @@ describe('evidence served for a completed document', () => {
       // Every stored event, by its domain name (the timeline is generated from the log).
       const compact = text.replace(/\s+/g, '');
       // A two-word English label wraps inside its cell, where pdftotext interleaves the next column.
-      for (const label of ['서명 완료 (Signed)', '전체 서명 완료 (Completed)', '참여자 추가 (Participant', '서명 위치 지정 (Fields', '결론 봉인 (Sealed)']) {
+      for (const label of ['서명 완료 (Signed)', '전체 서명 완료 (Completed)', '참여자 추가 (Participant', '서명 위치 지정 (Fields', '결론 인증 (Certified)']) {
         expect(compact).toContain(label.replace(/\s+/g, ''));
       }
       expect(text).not.toContain('::ffff:');

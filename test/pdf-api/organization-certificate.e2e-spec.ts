@@ -8,7 +8,7 @@ import { DocumentPdfService, organizationSigningKeysOf } from '@dojang/applicati
 import { cmsCertificates, signatureContents } from '@dojang/evidence/pades-ltv';
 import { pdfsig, pdftotext } from '@dojang/pdf/testing/poppler';
 import { formatKst } from '@dojang/pdf/audit-certificate';
-import { LocalPki, qpdfDss, startLocalPki } from '@dojang/pdf/testing/local-pki';
+import { LocalPki, qpdfDss, startLocalPki } from '@dojang/evidence/testing/local-pki';
 import { expectError, expectStatus } from '../support/api-helpers';
 import { sentToOneSigner as sentDocument, SIGNATURE } from '../support/lifecycle';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';

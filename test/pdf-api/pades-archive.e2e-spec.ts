@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import { documentStreamId } from '@dojang/domain';
 import { archiveTimerId, TIMERS, TimerRow } from '@dojang/application/timers';
 import { pdfsig } from '@dojang/pdf/testing/poppler';
-import { LocalPki, startLocalPki } from '@dojang/pdf/testing/local-pki';
+import { LocalPki, startLocalPki } from '@dojang/evidence/testing/local-pki';
 import { verifyLtv, verifyPades } from '@dojang/verifier/pades';
 import { verifyBundle } from '@dojang/verifier/verify-bundle';
 import { unzipSync } from 'fflate';

@@ -166,7 +166,7 @@ function pluginLifecycle(postgres: boolean) {
   });
 
   it(`${postgres ? 'status' : 'cli projections status --json'} and GET /v1/admin/projections report the same positions, lag and generations`, async () => {
-    // The worker seals each concluded document just after it (DocumentSealed): wait for the log to be quiet.
+    // The worker certifies each concluded document just after it (DocumentCertified): wait for the log to be quiet.
     for (let seen = null, now = await t.infra.events.headPosition(); now !== seen; now = await t.infra.events.headPosition()) {
       seen = now;
       await new Promise((resolve) => setTimeout(resolve, 750));

@@ -84,10 +84,12 @@ describe('dependency-cruiser layer rules (.dependency-cruiser.js)', () => {
     expect(has('no-circular', 'libs/webhooks/src/a.ts')).toBe(true);
     expect(has('pdf-work-through-the-pool', 'libs/application/src/lays-out.ts')).toBe(true);
     expect(has('pdf-work-through-the-pool', 'libs/application/src/parses.ts')).toBe(true);
-    expect(violations.filter((v) => v.from === 'libs/application/src/uses-pool.ts')).toEqual([]);
+    // (These fixtures name other libs by relative path for brevity; the rule libs-meet-through-
+    // package-entries, which refuses that, has its own test below.)
+    expect(violations.filter((v) => v.from === 'libs/application/src/uses-pool.ts' && v.rule !== 'libs-meet-through-package-entries')).toEqual([]);
     // The allowed imports stay quiet.
     const allowed = ['libs/domain/src/index.ts', 'libs/event-store/src/event-store.port.ts', 'libs/event-store/src/sqlite-event-store.adapter.ts', 'libs/projections/src/document.projection.ts'];
-    expect(violations.filter((v) => allowed.includes(v.from))).toEqual([]);
+    expect(violations.filter((v) => allowed.includes(v.from) && v.rule !== 'libs-meet-through-package-entries')).toEqual([]);
   });
 
   it('lets only the command entry (and tests) import the command handler: one write path', () => {
@@ -106,6 +108,44 @@ describe('dependency-cruiser layer rules (.dependency-cruiser.js)', () => {
     const intoHandler = violations.filter((v) => v.to === handler).map((v) => `${v.rule} ${v.from}`);
     expect(intoHandler).toEqual(['one-write-path apps/api/src/direct-caller.http.controller.ts', 'one-write-path libs/application/src/direct-caller.reactor.ts']);
     expect(violations.filter((v) => v.from === 'libs/application/src/names-types.reactor.ts')).toEqual([]);
+  });
+
+  it('keeps libs/pdf to rendering and the pool: table parsing with bulk send, loaded only by the pool; no key or CMS package in libs/pdf', () => {
+    const parser = 'libs/application/src/bulk-send/parse-table.ts';
+    const violations = cruise({
+      'libs/pdf/src/main-thread-guard.ts': 'export const assertOffMainThread = (step: string) => step;\n',
+      [parser]: "import { parse } from 'csv-parse/sync';\nimport { assertOffMainThread } from '../../../pdf/src/main-thread-guard';\nexport const parseTable = () => [parse, assertOffMainThread];\n",
+      // Allowed: the pool's handler and the job types load the parser; its spec calls it.
+      'libs/pdf/src/pool/parse-table.handler.ts': "import { parseTable } from '../../../application/src/bulk-send/parse-table';\nexport default parseTable;\n",
+      'libs/pdf/src/pool/pdf-jobs.ts': "import type { parseTable } from '../../../application/src/bulk-send/parse-table';\nexport type P = typeof parseTable;\n",
+      'libs/application/src/bulk-send/parse-table.spec.ts': "import { parseTable } from './parse-table';\nexport const t = parseTable;\n",
+      // Forbidden: bulk send calling the parser on the API's thread, and libs/pdf holding table, CMS
+      // or key code again.
+      'libs/application/src/bulk-send/bulk-rows.ts': "import { parseTable } from './parse-table';\nexport const rows = parseTable;\n",
+      'libs/pdf/src/csv.ts': "import { parse } from 'csv-parse/sync';\nexport const c = parse;\n",
+      'libs/pdf/src/cms.ts': "import * as pkijs from 'pkijs';\nexport const c = pkijs;\n",
+      'libs/pdf/src/testing/hsm.ts': "import * as forge from 'node-forge';\nexport const f = forge;\n",
+    }, ['libs']);
+    const seen = (rule: string) => violations.filter((v) => v.rule === rule).map((v) => v.from).sort();
+    expect(seen('table-parsing-runs-in-the-pool')).toEqual(['libs/application/src/bulk-send/bulk-rows.ts']);
+    expect(seen('pdf-holds-rendering-and-the-pool')).toEqual(['libs/pdf/src/cms.ts', 'libs/pdf/src/csv.ts', 'libs/pdf/src/testing/hsm.ts']);
+    expect(violations.filter((v) => [parser, 'libs/pdf/src/pool/parse-table.handler.ts', 'libs/pdf/src/pool/pdf-jobs.ts', 'libs/application/src/bulk-send/parse-table.spec.ts'].includes(v.from))).toEqual([]);
+  });
+
+  it('lets libs meet through package entries, and only code a pool worker loads reach another lib by relative path', () => {
+    const violations = cruise({
+      'libs/event-store/src/hash-chain.ts': 'export const GENESIS_HASH = "0";\n',
+      'libs/event-store/src/index.ts': "export { GENESIS_HASH } from './hash-chain';\n",
+      // Allowed: a declared subpath entry, and a pool handler's relative path.
+      'libs/verifier/src/by-entry.ts': "import { GENESIS_HASH } from '@dojang/event-store/hash-chain';\nexport const g = GENESIS_HASH;\n",
+      'libs/pdf/src/pool/reads.handler.ts': "import { GENESIS_HASH } from '../../../event-store/src/hash-chain';\nexport default () => GENESIS_HASH;\n",
+      // Forbidden: a relative path into another lib's src/.
+      'libs/verifier/src/by-path.ts': "import { GENESIS_HASH } from '../../event-store/src/hash-chain';\nexport const g = GENESIS_HASH;\n",
+      'libs/projections/src/by-path.ts': "import { GENESIS_HASH } from '../../event-store/src';\nexport const g = GENESIS_HASH;\n",
+    }, ['libs']);
+    const fixtures = ['libs/verifier/src/by-entry.ts', 'libs/pdf/src/pool/reads.handler.ts', 'libs/verifier/src/by-path.ts', 'libs/projections/src/by-path.ts'];
+    const seen = violations.filter((v) => v.rule === 'libs-meet-through-package-entries' && fixtures.includes(v.from)).map((v) => v.from).sort();
+    expect(seen).toEqual(['libs/projections/src/by-path.ts', 'libs/verifier/src/by-path.ts']);
   });
 });
 

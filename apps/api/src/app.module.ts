@@ -1,7 +1,7 @@
 import { DynamicModule, Module, OnModuleDestroy, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { BulkSendService, Clock, CLOCK, DocumentPdfService, DocumentSealer, Infrastructure, Notifier, readStoreSealLedger, TemplateSender, withOrganizationKeys } from '@dojang/application';
+import { BulkSendService, Clock, CLOCK, DocumentPdfService, DocumentCertifier, Infrastructure, Notifier, readStoreCertificationLedger, TemplateSender, withOrganizationKeys } from '@dojang/application';
 import { BulkSendsHttpController } from './bulk-sends/bulk-sends.http.controller';
 import { DocumentLifecycleHttpController } from './documents/document-lifecycle.http.controller';
 import { EventsHttpController } from './events/events.http.controller';
@@ -93,8 +93,8 @@ export class AppModule implements OnModuleDestroy {
         { provide: NOTIFIER, useValue: notifier },
         { provide: DocumentPdfService, useValue: withOrganizationKeys(new DocumentPdfService(infra.blobs, infra.config, infra.reads), infra) },
         {
-          provide: DocumentSealer,
-          useFactory: (pdf: DocumentPdfService) => new DocumentSealer(infra.events, infra.commands, readStoreSealLedger(infra.reads), () => pdf.evidenceKey(), clock, infra.config.tsaUrl),
+          provide: DocumentCertifier,
+          useFactory: (pdf: DocumentPdfService) => new DocumentCertifier(infra.events, infra.commands, readStoreCertificationLedger(infra.reads), () => pdf.evidenceKey(), clock, infra.config.tsaUrl),
           inject: [DocumentPdfService],
         },
         SigningService,

@@ -285,7 +285,7 @@ async function run(argv: string[]): Promise<unknown> {
       return {
         ...result,
         verdict: !failure
-          ? `intact: ${result.events} events, hash chain unbroken${sealed ? ', signed chain head matches' : ''}${concluded ? ', conclusion sealed' : ''}${finalChecked ? ', final PDF matches its recorded SHA-256' : ''}${delivered}`
+          ? `intact: ${result.events} events, hash chain unbroken${sealed ? ', signed chain head matches' : ''}${concluded ? ', conclusion certified' : ''}${finalChecked ? ', final PDF matches its recorded SHA-256' : ''}${delivered}`
           : `BROKEN (${failure.check})${failure.event ? ` at revision ${failure.event.revision} ${failure.event.type} ${failure.event.id}` : ''}: ${failure.detail}`,
       };
     }

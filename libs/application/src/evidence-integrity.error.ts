@@ -13,9 +13,9 @@ export class EvidenceIntegrityError extends Error {
 }
 
 /**
- * Evidence the log or the blob store must hold is gone: a concluded document whose
- * `DocumentSealed` was removed, or a recorded file missing from the blob store. Remaking it now
- * would vouch for a log nobody can show was the one sealed, so evidence reads refuse instead and
+ * Evidence the log or the blob store must hold is gone: a concluded document whose certification
+ * (`DocumentCertified`) was removed, or a recorded file missing from the blob store. Remaking it now
+ * would vouch for a log nobody can show was the one certified, so evidence reads refuse instead and
  * name what is missing (issue 31 item 7).
  */
 export class EvidenceIncompleteError extends Error {

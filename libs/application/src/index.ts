@@ -29,7 +29,7 @@ export * from './runtime/observability';
 export * from './history';
 export * from './verification/chain-head-proof';
 export * from './verification/verify-document';
-export * from './verification/document-sealer';
+export * from './verification/document-certifier';
 export * from './runtime/projection-plugins';
 export * from './projection-status.query';
 export * from './templates';

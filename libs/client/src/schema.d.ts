@@ -1384,7 +1384,7 @@ export interface paths {
         };
         /**
          * Download the evidence bundle
-         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM; with final-signing-chain.pem the organization's own certificate when it signed final.pdf) and a manifest of SHA-256s, signed (manifest.json.jws). `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys: their bundle masks the events as /history does (no PIN or token hash, phones and e-mails masked) and the manifest lists the masked revisions (redacted_events). A concluded document whose DocumentSealed is no longer in its log (the seal ledger says it was made), or whose final PDF or an attachment is missing from the blob store, is refused with 500 evidence_incomplete naming what is missing: the seal is never made again over whatever the log then says.
+         * @description One ZIP with the stored events (events.jsonl, with their hashes), the delivery records (deliveries.jsonl, the delivery-<id> stream, likewise), the original and final PDFs, the files signers attached for attachment fields (attachments/<attachment_id>-<filename>), the audit certificate, the signing certificate (PEM; with final-signing-chain.pem the organization's own certificate when it signed final.pdf) and a manifest of SHA-256s, signed (manifest.json.jws). `npx dojang-verify bundle.zip` checks it offline. Readable with auditor keys: their bundle masks the events as /history does (no PIN or token hash, phones and e-mails masked) and the manifest lists the masked revisions (redacted_events). A concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) is no longer in its log (the certification ledger says it was made), or whose final PDF or an attachment is missing from the blob store, is refused with 500 evidence_incomplete naming what is missing: the certification is never made again over whatever the log then says.
          */
         get: operations["Evidence_bundle"];
         put?: never;
@@ -2434,7 +2434,7 @@ export interface components {
          *     - `resend_cooldown` (429): This participant's signing request was resent recently (at most once every 5 minutes); wait Retry-After seconds.
          *     - `insufficient_credits` (402): A live send needs a free signature left this month or at least 1 credit.
          *     - `signing_link_inactive` (410): The signing request was canceled, declined, expired or deleted; the link no longer works.
-         *     - `document_not_concluded` (409): The document has not concluded (completed, declined, canceled or expired): there is nothing to seal yet.
+         *     - `document_not_concluded` (409): The document has not concluded (completed, declined, canceled or expired): there is nothing to certify yet.
          *     - `document_not_completed` (409): The document is not completed: there is no signed PDF to download through the link yet.
          *     - `download_expired` (410): The signed PDF could be downloaded through this link for 30 days after completion; that time is over. Ask the sender for a copy.
          *     - `not_your_turn` (409): Participants with a lower signing_order must act first.
@@ -2491,7 +2491,7 @@ export interface components {
          *     - `document_budget_exceeded` (413): The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
          *     - `pdf_job_limit_exceeded` (413): The PDF work for this request passed the service's time or memory limit; nothing was written.
          *     - `evidence_integrity_failure` (500): A stored file failed its integrity check and was not served; the operator must restore it.
-         *     - `evidence_incomplete` (500): Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+         *     - `evidence_incomplete` (500): Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
@@ -11867,7 +11867,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -13234,7 +13234,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -15172,7 +15172,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -15914,7 +15914,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -17859,7 +17859,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -18172,7 +18172,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -18495,7 +18495,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -21209,7 +21209,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -21832,7 +21832,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -22499,7 +22499,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -23193,7 +23193,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -24790,7 +24790,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -31081,7 +31081,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -32404,7 +32404,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -32699,7 +32699,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -33092,7 +33092,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
@@ -33493,7 +33493,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSignedData, CmsSigner, OID, readSignedData, sha256, timestampTokenAttribute } from './cades-cms';
 import { loadOrCreateSigningIdentity, signerFromP12 } from './signing-identity';
-import { opensslCmsVerify } from '../../pdf/src/testing/openssl';
-import { pkijsSignedData } from '../../pdf/src/testing/pkijs-signed-data';
+import { opensslCmsVerify } from './testing/openssl';
+import { pkijsSignedData } from './testing/pkijs-signed-data';
 
 describe('buildSignedData (DER written directly)', () => {
   const dirs: string[] = [];

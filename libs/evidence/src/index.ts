@@ -31,3 +31,4 @@ export {
   type PadesLevel,
   type ValidationMaterial,
 } from './pades-ltv';
+export { buildEvidenceBundle, eventsJsonl, type EvidenceParts, type Zipper } from './evidence-bundle';

@@ -7,7 +7,7 @@ import { addDocumentTimestamp, collectValidationMaterial, DOCUMENT_TIMESTAMP_SUB
 import { OID, readSignedData } from './cades-cms';
 import { signPdf } from './sign-pdf';
 import { pdfFixture } from '../../pdf/src/testing/fixtures';
-import { qpdfDss, startLocalPki, LocalPki } from '../../pdf/src/testing/local-pki';
+import { qpdfDss, startLocalPki, LocalPki } from './testing/local-pki';
 import { pdfsig } from '../../pdf/src/testing/poppler';
 
 /** The byte ranges and CMS of every signature dictionary, in file order. */

@@ -60,6 +60,27 @@ export function signatureContents(pdf: Buffer): Buffer[] {
   return out;
 }
 
+/**
+ * The certificates the first signature of a PDF (its PAdES signature) carries, the signer's first
+ * (DER): which certificate signed a final PDF (the installation's or the organization's own), for
+ * the evidence bundle. Null: no readable signature. Scans and parses the whole file: the pool's
+ * `pdf.signer-chain` job runs it.
+ */
+export function signerChain(pdf: Buffer): Buffer[] | null {
+  assertOffMainThread('signerChain');
+  const [first] = signatureContents(pdf);
+  if (!first) return null;
+  const signedData = readSignedData(first);
+  const certs = (signedData.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+  const sid = signedData.signerInfos[0]?.sid;
+  const isSigner = (c: pkijs.Certificate) =>
+    sid instanceof pkijs.IssuerAndSerialNumber && Buffer.from(c.serialNumber.valueBlock.valueHexView).equals(Buffer.from(sid.serialNumber.valueBlock.valueHexView)) && c.issuer.isEqual(sid.issuer);
+  const signer = certs.find(isSigner) ?? certs[0];
+  if (!signer) return null;
+  const der = (c: pkijs.Certificate) => Buffer.from(c.toSchema().toBER(false));
+  return [signer, ...certs.filter((c) => c !== signer)].map(der);
+}
+
 /** The certificates a CMS carries, and those of the timestamp tokens in its unsigned attributes. */
 export function cmsCertificates(cms: Buffer): Buffer[] {
   const signedData = readSignedData(cms);

@@ -7,7 +7,7 @@ import * as pkijs from 'pkijs';
 import { checkCertificateChain, judgeCrl, judgeOcsp, judgeRevocation, LtvError, ocspRequest, SigningCertificateInvalidError, withRevocationMemo } from './revocation-check';
 import { signPdf } from './sign-pdf';
 import { pdfFixture } from '../../pdf/src/testing/fixtures';
-import { LocalPki, startLocalPki } from '../../pdf/src/testing/local-pki';
+import { LocalPki, startLocalPki } from './testing/local-pki';
 
 /**
  * The one judge of revocation data (libs/verifier/src/revocation.ts) and the check before signing

@@ -10,7 +10,7 @@ import { readTstInfo } from './rfc3161-timestamp';
 import { PADES_SUBFILTER, readPdfEvidence, sha256Hex, signPdf } from './sign-pdf';
 import { certificateSerialHex, GENERATED_CERTIFICATE_CN, loadOrCreateSigningIdentity, SigningIdentity, signerFromP12 } from './signing-identity';
 import { pdfFixture } from '../../pdf/src/testing/fixtures';
-import { opensslAsn1parse, opensslCmsPrint, opensslCmsVerify } from '../../pdf/src/testing/openssl';
+import { opensslAsn1parse, opensslCmsPrint, opensslCmsVerify } from './testing/openssl';
 import { pdfsig, pdftotext } from '../../pdf/src/testing/poppler';
 import { qpdfStrings } from '../../pdf/src/testing/active-content';
 import { countersignPdf } from './sign-pdf';

@@ -5,9 +5,9 @@ import { extendPades } from './pades-ltv';
 import { signPdf } from './sign-pdf';
 import { probeSigningKey, SigningKeyError, SigningKeySpec } from './signing-key';
 import { pdfFixture } from '../../pdf/src/testing/fixtures';
-import { LocalPki, startLocalPki } from '../../pdf/src/testing/local-pki';
-import { createSoftHsmToken, SOFTHSM_MODULE as SOFTHSM, SoftHsmToken } from '../../pdf/src/testing/soft-hsm';
-import { opensslCmsVerify } from '../../pdf/src/testing/openssl';
+import { LocalPki, startLocalPki } from './testing/local-pki';
+import { createSoftHsmToken, SOFTHSM_MODULE as SOFTHSM, SoftHsmToken } from './testing/soft-hsm';
+import { opensslCmsVerify } from './testing/openssl';
 import { pdfsig } from '../../pdf/src/testing/poppler';
 
 const der = (pem: string) => Buffer.from(pem.replace(/-----[A-Z ]+-----|\s+/g, ''), 'base64');

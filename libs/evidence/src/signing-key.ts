@@ -1,4 +1,4 @@
-import { constants, createHash, publicDecrypt, X509Certificate } from 'node:crypto';
+import { constants, createHash, privateEncrypt, publicDecrypt, X509Certificate } from 'node:crypto';
 import type { CmsSigner } from './cades-cms';
 import { signerFromP12 } from './signing-identity';
 
@@ -264,6 +264,19 @@ export function signerFromSpec(spec: SigningKeySpec): CmsSigner {
  * unreachable signer or a key that does not match its certificate stops the process with a clear
  * message instead of failing the first completion.
  */
+/**
+ * A SHA-256 digest signed with the key `spec` names (RSA PKCS #1 v1.5): how chain heads, document
+ * certifications and bundle manifests are signed when the installation's key is in a PKCS#11 token
+ * or a remote signer. A file key signs the DigestInfo itself, as the token does (the same bytes as
+ * sign('sha256', data)). The pool's `pdf.sign-digest` job runs it, where a token's session lives.
+ */
+export async function signDigestWithSpec(spec: SigningKeySpec, digest: Buffer): Promise<Buffer> {
+  const signer = signerFromSpec(spec);
+  if (signer.signDigest) return await signer.signDigest(digest);
+  if (!signer.privateKey) throw new Error('sign-digest: the key signs nothing');
+  return privateEncrypt({ key: signer.privateKey, padding: constants.RSA_PKCS1_PADDING }, Buffer.concat([Buffer.from('3031300d060960864801650304020105000420', 'hex'), digest]));
+}
+
 export async function probeSigningKey(spec: SigningKeySpec): Promise<void> {
   const signer = signerFromSpec(spec);
   if (signer.signDigest) await signer.signDigest(createHash('sha256').update('dojang signing-key probe').digest());

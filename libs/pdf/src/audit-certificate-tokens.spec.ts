@@ -42,7 +42,7 @@ function input(status: 'completed' | 'declined' | 'canceled'): AuditCertificateI
     last_signature: status === 'completed' ? { name: LONG_NAME, signed_at: t(45), auth: 'sms_pin', phone_masked: '010-****-6666', actor: PARTICIPANT, ip: '203.0.113.7' } : null,
     declined: status === 'declined' ? { name: LONG_NAME, declined_at: t(45), reason: REASON, ip: '203.0.113.7', user_agent: 'Mozilla/5.0 (Linux; Android 14; SM-S918N) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36' } : null,
     canceled: status === 'canceled' ? { canceled_at: t(45), reason: REASON, actor: KEY } : null,
-    sealed: { sealed_at: t(46), timestamped_at: null, revision: 48, hash: hex('d6') },
+    certified: { sealed_at: t(46), timestamped_at: null, revision: 48, hash: hex('d6') },
   };
   return {
     title: '2026년 근로계약서 — 곽뙇희 (정규직, 인사총무팀) 및 개인정보 수집·이용 동의서',
@@ -94,7 +94,7 @@ describe.each(['completed', 'declined', 'canceled'] as const)('the audit certifi
       '010-****-6666',
       'h***@example.com',
       '203.0.113.7',
-      ...[info.conclusion!.created_at, info.conclusion!.sent_at, info.conclusion!.concluded_at, info.conclusion!.sealed!.sealed_at, info.generated_at].map((at) => formatKst(at)),
+      ...[info.conclusion!.created_at, info.conclusion!.sent_at, info.conclusion!.concluded_at, info.conclusion!.certified!.sealed_at, info.generated_at].map((at) => formatKst(at)),
       ...(info.final_sha256 ? [info.final_sha256] : []),
     ];
     // In the timeline's narrow columns an id may stand on lines of its own groups, each whole.

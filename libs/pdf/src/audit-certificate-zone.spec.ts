@@ -29,7 +29,7 @@ const base: AuditCertificateInput = {
     last_signature: null,
     declined: null,
     canceled: null,
-    sealed: null,
+    certified: null,
   },
 };
 

@@ -133,7 +133,7 @@ describe('renderAuditCertificate with the conclusion derived from the events', (
       last_signature: null,
       declined: { name: '홍길동', declined_at: '2026-03-01T00:08:00Z', reason: '임금 조건이 다릅니다', ip: '::ffff:203.0.113.7', user_agent: 'Mozilla/5.0 (Android 14)' },
       canceled: null,
-      sealed: { sealed_at: '2026-03-01T00:08:01Z', timestamped_at: null, revision: 8, hash: 'f'.repeat(64) },
+      certified: { sealed_at: '2026-03-01T00:08:01Z', timestamped_at: null, revision: 8, hash: 'f'.repeat(64) },
     },
   };
   let text: string;
@@ -141,8 +141,8 @@ describe('renderAuditCertificate with the conclusion derived from the events', (
     text = pdftotext(await renderAuditCertificate(declined));
   });
 
-  it('states the sender, the real actors, the decline with its context, the expiry and the seal, times labelled KST', () => {
-    for (const s of ['결론', 'Conclusion', '인사팀 (org_1)', 'key_9c22ab', '서명 거절 (Declined)', '임금 조건이 다릅니다', '203.0.113.7', 'Mozilla/5.0 (Android 14)', '2026-03-15 09:01:00 KST', '결론 봉인', 'Conclusion sealed', 'generated from the 9 stored events']) {
+  it('states the sender, the real actors, the decline with its context, the expiry and the certification, times labelled KST', () => {
+    for (const s of ['결론', 'Conclusion', '인사팀 (org_1)', 'key_9c22ab', '서명 거절 (Declined)', '임금 조건이 다릅니다', '203.0.113.7', 'Mozilla/5.0 (Android 14)', '2026-03-15 09:01:00 KST', '결론 인증', 'Conclusion certified', 'generated from the 9 stored events']) {
       expect(text).toContain(s);
     }
     expect(text.replace(/\s+/g, '')).toContain('f'.repeat(64));

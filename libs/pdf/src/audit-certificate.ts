@@ -81,8 +81,8 @@ export interface AuditConclusion {
   last_signature: { name: string; signed_at: string | null; auth: string | null; phone_masked: string | null; actor: string | null; ip: string | null } | null;
   declined: { name: string; declined_at: string | null; reason: string | null; ip: string | null; user_agent: string | null } | null;
   canceled: { canceled_at: string | null; reason: string | null; actor: string | null } | null;
-  /** The DocumentSealed that seals the conclusion; null while not sealed. */
-  sealed: { sealed_at: string; timestamped_at: string | null; revision: number; hash: string } | null;
+  /** Dojang's certification of the conclusion (DocumentCertified); null while not certified. */
+  certified: { sealed_at: string; timestamped_at: string | null; revision: number; hash: string } | null;
 }
 
 export interface AuditCertificateInput {
@@ -198,7 +198,9 @@ const EVENT_LABELS: Record<string, string> = {
   ParticipantDelegated: '서명 위임 (Delegated)',
   SigningGroupSatisfied: '그룹 서명 완료 (Group signed)',
   AttachmentUploaded: '첨부 파일 제출 (Attachment uploaded)',
-  DocumentSealed: '결론 봉인 (Sealed)',
+  DocumentCertified: '결론 인증 (Certified)',
+  // Its stored name before issue 35: documents concluded before print it with the same label.
+  DocumentSealed: '결론 인증 (Certified)',
 };
 
 const STATUS_LABELS: Record<string, string> = {
@@ -235,11 +237,11 @@ function conclusionTable(c: AuditConclusion, at: TimeFormat): Content {
   }
   if (c.canceled) rows.push([label('취소', 'Canceled'), `${at(c.canceled.canceled_at)} · ${dash(c.canceled.actor)}${c.canceled.reason ? ` · 사유/Reason: ${c.canceled.reason}` : ''}`]);
   rows.push([
-    label('결론 봉인', 'Conclusion sealed'),
-    c.sealed
-      ? mono(`revision ${c.sealed.revision} ${c.sealed.hash} · ${c.sealed.timestamped_at ? `TSA ${at(c.sealed.timestamped_at)}` : `server clock ${at(c.sealed.sealed_at)}`}`)
+    label('결론 인증', 'Conclusion certified'),
+    c.certified
+      ? mono(`revision ${c.certified.revision} ${c.certified.hash} · ${c.certified.timestamped_at ? `TSA ${at(c.certified.timestamped_at)}` : `server clock ${at(c.certified.sealed_at)}`}`)
       : ['completed', 'declined', 'canceled', 'expired'].includes(c.status)
-        ? '봉인 대기 (not sealed yet)'
+        ? '인증 대기 (not certified yet)'
         : '결론 전 (not concluded)',
   ]);
   rows.push([label('근거', 'Source'), `이벤트 기록 ${c.event_count}건에서 생성 / generated from the ${c.event_count} stored events`]);

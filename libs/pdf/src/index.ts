@@ -5,7 +5,7 @@
  * CMS, timestamps and PAdES signatures are libs/evidence's.
  *
  * Two entries. This one is what the API's main thread uses: the pool, its job names and limits,
- * and small helpers. The rendering code itself (pdfmake, pdf-lib, PDFium, sanitize-html, csv-parse,
+ * and small helpers. The rendering code itself (pdfmake, pdf-lib, PDFium, sanitize-html,
  * fflate: about 500 modules and 8 MB of JavaScript) runs only in pool threads and is exported from
  * `@dojang/pdf/rendering`, so a process that never renders on its main thread never loads it: the
  * API starts faster and holds less memory, and each end-to-end test file loads a third less.
@@ -28,7 +28,6 @@ export type {
 } from './audit-certificate';
 export { formatKst, formatCertificateTime, DEFAULT_CERTIFICATE_ZONE, type TimeFormat } from './certificate-time';
 export { contentDispositionFor } from './content-disposition';
-export type { TableProblem, ParsedTable } from './parse-table';
 export { sniffImageType, readImageInfo, UnsafeImageError, MAX_IMAGE_PIXELS, type StampImageType } from './image-type';
 export { encodePngPixels } from './png-encode';
 export { inflationProblem, MAX_INFLATED_STREAM_BYTES, MAX_INFLATED_TOTAL_BYTES } from './inflate-budget';

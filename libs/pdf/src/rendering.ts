@@ -1,6 +1,6 @@
 /**
  * The rendering side of libs/pdf, for pool threads, tests and benchmarks: everything that loads
- * pdfmake, pdf-lib, PDFium, sanitize-html, csv-parse or fflate. The API's main thread imports
+ * pdfmake, pdf-lib, PDFium, sanitize-html or fflate. The API's main thread imports
  * `@dojang/pdf` only (index.ts says why); the pool's handlers import these files directly.
  */
 export { sanitizeContentHtml } from './sanitize-content-html';
@@ -13,7 +13,6 @@ export { drawValues, flattenForm, fitText, wrapLines } from './draw-values';
 export { renderAuditCertificate, buildAuditCertificateDefinition, timelineWithDeliveries } from './audit-certificate';
 export { appendPdfs } from './append-pdfs';
 export { joinPdfs } from './join-pdfs';
-export { decodeTable, parseCsvTable, parseXlsxTable, parseTable, isXlsxBytes, TableInputError } from './parse-table';
 export { sanitizeImage } from './image-type';
 export { zipFiles } from './zip-files';
 export { SIGNATURE_BOX } from './signature-placement';

@@ -93,4 +93,19 @@ EAz47h5KND7RKDy4jyirYNHw2OxVM/GUB3PdrqpDNHRBBJ4lY9M+WjUznA==
       expect((upcast(old).data.certificate as { subject: string }).subject).toBe(certificate.subject);
     });
   });
+
+  // Called a seal until issue 35: the stored type and bytes stay (they are inside the hash chain);
+  // readers get the certification.
+  it.each([1, 2])('reads a DocumentSealed stored at schema_version %s as a DocumentCertified, leaving the stored event alone', (version) => {
+    const proof = { head: { revision: 7, hash: 'a'.repeat(64), event_count: 8 }, facts: { status: 'completed' }, sealed_at: '2026-01-01T00:00:00Z' };
+    const old = stored('DocumentSealed', { seal: proof }, version);
+    const now = upcast(old);
+    expect(now.type).toBe('DocumentCertified');
+    expect(now.data).toEqual({ certification: proof });
+    expect(now.metadata).toEqual(old.metadata);
+    expect(old.type).toBe('DocumentSealed');
+    expect(old.data).toEqual({ seal: proof });
+    const current = stored('DocumentCertified', { certification: proof }, 2);
+    expect(upcast(current)).toBe(current);
+  });
 });

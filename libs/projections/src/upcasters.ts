@@ -43,6 +43,18 @@ function certificateNames(e: StoredEvent): StoredEvent {
 }
 
 /**
+ * Dojang's certification of a concluded document was called a seal until issue 35, and stored as
+ * `DocumentSealed` with `{ seal }`; "seal" now means only a company stamp image (SealCreated). The
+ * stored events keep their type and bytes (the type is inside every event's hash, and the chain
+ * and the offline verifier read the stored bytes); readers get `DocumentCertified` with
+ * `{ certification }`. The schema version stays: the payload inside is the same.
+ */
+function certificationName(e: StoredEvent): StoredEvent {
+  const { seal, ...rest } = e.data as { seal?: unknown };
+  return { ...e, type: 'DocumentCertified', data: { ...rest, certification: seal } };
+}
+
+/**
  * The one deserialisation boundary where old event shapes become current ones. Stored events are
  * never rewritten; a new schema_version gets an upcaster here instead.
  *
@@ -63,6 +75,8 @@ const upcasters: Record<string, (e: StoredEvent) => StoredEvent> = {
   'TemplateCreated@1': bodyToRef,
   'SigningCertificateUploaded@1': certificateNames,
   'SigningCertificateUploaded@2': certificateNames,
+  'DocumentSealed@1': certificationName,
+  'DocumentSealed@2': certificationName,
 };
 
 /** Types some version of which has an upcaster: the others pass through without a lookup. */

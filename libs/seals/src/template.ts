@@ -1,5 +1,5 @@
 // A relative path: libs/seals builds from its own sources without the @dojang path aliases; key-names.ts is pure and imports nothing.
-import { PLACEHOLDER_NAME_SOURCE, keyName } from '../../domain/src/shared/key-names';
+import { PLACEHOLDER_NAME_SOURCE, keyName } from '@dojang/domain/shared/key-names';
 
 /**
  * `{{ name }}` placeholders in template HTML. Names follow the domain's key-name rule (a letter of

@@ -2,14 +2,18 @@
  * The evidence bundle's layout, shared by the API that writes it and the verifier that reads it.
  * A bundle is one ZIP; every name below is a file at its root.
  */
-export const BUNDLE_FORMAT = 'dojang-evidence/3';
+export const BUNDLE_FORMAT = 'dojang-evidence/4';
 
 /**
  * Every format the verifier reads. `dojang-evidence/1` predates delivery records: its bundles
  * hold no `deliveries.jsonl` and their audit certificate seals no delivery head.
- * `dojang-evidence/2` predates sealed conclusions and signed manifests.
+ * `dojang-evidence/2` predates certified conclusions and signed manifests. `dojang-evidence/3`
+ * bundles name the certification only `DocumentSealed` (its name before issue 35); from
+ * `dojang-evidence/4` on it is stored as `DocumentCertified` (a document concluded before keeps its
+ * `DocumentSealed`, read as the same). A verifier that knows only format 3 refuses a format-4
+ * bundle as unknown instead of reporting its certification missing.
  */
-export const BUNDLE_FORMATS = ['dojang-evidence/1', 'dojang-evidence/2', BUNDLE_FORMAT] as const;
+export const BUNDLE_FORMATS = ['dojang-evidence/1', 'dojang-evidence/2', 'dojang-evidence/3', BUNDLE_FORMAT] as const;
 export type BundleFormat = (typeof BUNDLE_FORMATS)[number];
 
 /** The first format whose bundles always carry the delivery stream. */
@@ -17,9 +21,10 @@ export const FIRST_FORMAT_WITH_DELIVERIES: BundleFormat = 'dojang-evidence/2';
 
 /**
  * The first format whose manifest is signed (`manifest.json.jws`), whose concluded documents
- * carry a `DocumentSealed` and whose audit certificate embeds its facts (`DojangAuditFacts`).
+ * carry their certification (`DocumentSealed`, from format 4 on `DocumentCertified`) and whose
+ * audit certificate embeds its facts (`DojangAuditFacts`).
  */
-export const FIRST_FORMAT_WITH_SEALS: BundleFormat = 'dojang-evidence/3';
+export const FIRST_FORMAT_WITH_CERTIFICATIONS: BundleFormat = 'dojang-evidence/3';
 
 export const BUNDLE_FILES = {
   manifest: 'manifest.json',
@@ -94,14 +99,15 @@ export interface BundleManifest {
  * Events that may never be served masked: the signatures, the completion, the expiry and the seal,
  * whose content the verifier re-hashes. A decline or a cancel may be (its reason can carry a
  * phone number or an e-mail address, masked by the one rule, issue 31 item 6) — but only where
- * the conclusion is sealed: the seal's signed facts state every field of it (reason masked,
+ * the conclusion is certified: the certification's signed facts state every field of it (reason masked,
  * participant, times, actor, IP, user agent), so the verifier checks what it cannot re-hash
- * against them (SEALED_WHEN_REDACTED).
+ * against them (CERTIFIED_WHEN_REDACTED).
  */
-export const NEVER_REDACTED: readonly string[] = ['ParticipantSigned', 'DocumentCompleted', 'DocumentExpired', 'DocumentSealed'];
+// The certification under both its names (DocumentSealed before issue 35).
+export const NEVER_REDACTED: readonly string[] = ['ParticipantSigned', 'DocumentCompleted', 'DocumentExpired', 'DocumentCertified', 'DocumentSealed'];
 
-/** Events that may be served masked only in a bundle format that requires the conclusion's seal. */
-export const SEALED_WHEN_REDACTED: readonly string[] = ['ParticipantDeclined', 'DocumentDeclined', 'DocumentCanceled'];
+/** Events that may be served masked only in a bundle format that requires the conclusion's certification. */
+export const CERTIFIED_WHEN_REDACTED: readonly string[] = ['ParticipantDeclined', 'DocumentDeclined', 'DocumentCanceled'];
 
 /** One line of events.jsonl (or deliveries.jsonl): a stored event, hashes in its metadata. */
 export interface BundledEvent {

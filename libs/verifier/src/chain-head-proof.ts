@@ -1,5 +1,5 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
-import { canonicalJson } from '../../event-store/src/hash-chain';
+import { canonicalJson } from '@dojang/event-store/hash-chain';
 
 /**
  * The chain-head proof a DocumentCompleted carries, checked with nothing but the certificate in

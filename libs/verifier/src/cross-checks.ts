@@ -1,10 +1,10 @@
-import { eventHash, GENESIS_HASH, HashableEvent } from '../../event-store/src/hash-chain';
+import { eventHash, GENESIS_HASH, HashableEvent } from '@dojang/event-store/hash-chain';
 import type { BundledEvent } from './bundle-format';
-import { describeDifferences, DocumentFacts, documentFacts, EventFact, factDifferences, implausibleFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
-import { checkTimestampToken, DocumentSealProof, sealSignatureProblem } from './document-seal';
+import { describeDifferences, DocumentFacts, documentFacts, EventFact, factDifferences, implausibleFacts, certificationProofOf, isCertificationEvent, TERMINAL_EVENTS } from './document-facts';
+import { checkTimestampToken, DocumentCertificationProof, certificationSignatureProblem } from './document-certification';
 
 /**
- * The checks that compare one piece of evidence with another — the seal with the events, the
+ * The checks that compare one piece of evidence with another — the certification with the events, the
  * events with themselves, the deliveries with the events, the audit certificate's facts with the
  * events — shared by `dojang-verify` (a bundle) and `cli verify` (the stores). Each failure names
  * the fact that disagrees.
@@ -27,69 +27,70 @@ function recomputed(events: BundledEvent[]): string[] {
 const SKEW_MS = 5 * 60_000;
 
 /**
- * Every terminal event is followed by a `DocumentSealed` whose signed head covers it: the sealed
- * facts are the facts of the events up to that head, the events there hash to the signed head,
- * the signature is the certificate's key's, and a timestamp token (when there is one) covers the
- * signature.
+ * Every terminal event is followed by Dojang's certification (`DocumentCertified`, or
+ * `DocumentSealed` as documents concluded before issue 35 stored it) whose signed head covers it:
+ * the certified facts are the facts of the events up to that head, the events there hash to the
+ * signed head, the signature is the certificate's key's, and a timestamp token (when there is one)
+ * covers the signature.
  */
-export function verifySeal(documentId: string, events: BundledEvent[], certificate: Buffer | undefined): CrossCheck {
+export function verifyCertification(documentId: string, events: BundledEvent[], certificate: Buffer | undefined): CrossCheck {
   const terminal = events.find((e) => TERMINAL_EVENTS[e.type]);
-  const seals = events.filter((e) => e.type === SEAL_EVENT);
+  const certifications = events.filter(isCertificationEvent);
   if (!terminal) {
-    if (seals.length) {
-      return { status: 'fail', detail: `a DocumentSealed at revision ${seals[0].stream_revision} seals a concluded document, but the log holds no completion, decline, cancel or expiry (removed)`, revision: seals[0].stream_revision };
+    if (certifications.length) {
+      return { status: 'fail', detail: `a ${certifications[0].type} at revision ${certifications[0].stream_revision} certifies a concluded document, but the log holds no completion, decline, cancel or expiry (removed)`, revision: certifications[0].stream_revision };
     }
-    return { status: 'skip', detail: 'not concluded: nothing is sealed until the document is completed, declined, canceled or expired' };
+    return { status: 'skip', detail: 'not concluded: nothing is certified until the document is completed, declined, canceled or expired' };
   }
-  const sealEvent = seals.find((e) => e.stream_revision > terminal.stream_revision);
-  if (!sealEvent) {
+  const certificationEvent = certifications.find((e) => e.stream_revision > terminal.stream_revision);
+  if (!certificationEvent) {
     return {
       status: 'fail',
-      detail: `the ${terminal.type} at revision ${terminal.stream_revision} is not followed by a DocumentSealed: the seal was removed (or the log cut short)`,
+      detail: `the ${terminal.type} at revision ${terminal.stream_revision} is not followed by a DocumentCertified: the certification was removed (or the log cut short)`,
       revision: terminal.stream_revision,
     };
   }
-  const seal = (sealEvent.data as { seal?: DocumentSealProof }).seal;
-  if (!seal?.head || !seal.facts) return { status: 'fail', detail: `the DocumentSealed at revision ${sealEvent.stream_revision} carries no seal`, revision: sealEvent.stream_revision };
-  if (!certificate) return { status: 'fail', detail: 'no document-signing certificate to check the seal with' };
-  if (seal.head.revision < terminal.stream_revision || sealEvent.stream_revision !== seal.head.revision + 1) {
-    return { status: 'fail', detail: `the DocumentSealed at revision ${sealEvent.stream_revision} seals the head at revision ${seal.head.revision}, not the events before it`, revision: sealEvent.stream_revision };
+  const proof = certificationProofOf<DocumentCertificationProof>(certificationEvent);
+  if (!proof?.head || !proof.facts) return { status: 'fail', detail: `the ${certificationEvent.type} at revision ${certificationEvent.stream_revision} carries no certification`, revision: certificationEvent.stream_revision };
+  if (!certificate) return { status: 'fail', detail: 'no document-signing certificate to check the certification with' };
+  if (proof.head.revision < terminal.stream_revision || certificationEvent.stream_revision !== proof.head.revision + 1) {
+    return { status: 'fail', detail: `the ${certificationEvent.type} at revision ${certificationEvent.stream_revision} certifies the head at revision ${proof.head.revision}, not the events before it`, revision: certificationEvent.stream_revision };
   }
-  const derived = documentFacts(documentId, events, seal.head.revision);
-  const diffs = factDifferences(seal.facts, derived);
+  const derived = documentFacts(documentId, events, proof.head.revision);
+  const diffs = factDifferences(proof.facts, derived);
   if (diffs.length) {
     return {
       status: 'fail',
-      detail: `the events no longer say what was sealed at revision ${seal.head.revision}: ${describeDifferences(diffs, 'sealed', 'events')}`,
-      revision: seal.head.revision,
+      detail: `the events no longer say what was certified at revision ${proof.head.revision}: ${describeDifferences(diffs, 'certified', 'events')}`,
+      revision: proof.head.revision,
     };
   }
   const hashes = recomputed(events);
-  if (hashes[seal.head.revision] !== seal.head.hash || seal.head.event_count !== seal.head.revision + 1) {
+  if (hashes[proof.head.revision] !== proof.head.hash || proof.head.event_count !== proof.head.revision + 1) {
     return {
       status: 'fail',
-      detail: `the events up to revision ${seal.head.revision} hash to ${hashes[seal.head.revision] ?? 'nothing'}, not the sealed head ${seal.head.hash} (an event was changed and the chain re-hashed)`,
-      revision: seal.head.revision,
+      detail: `the events up to revision ${proof.head.revision} hash to ${hashes[proof.head.revision] ?? 'nothing'}, not the certified head ${proof.head.hash} (an event was changed and the chain re-hashed)`,
+      revision: proof.head.revision,
     };
   }
-  const problem = sealSignatureProblem(documentId, seal, certificate);
-  if (problem) return { status: 'fail', detail: `the seal at revision ${sealEvent.stream_revision} does not verify: ${problem}`, revision: sealEvent.stream_revision };
-  let time = `server clock ${seal.sealed_at} (no timestamp authority configured)`;
-  if (seal.timestamp_token) {
-    const ts = checkTimestampToken(seal.timestamp_token, Buffer.from(seal.signature, 'base64'));
-    if (!ts.ok) return { status: 'fail', detail: `the seal's timestamp: ${ts.detail}`, revision: sealEvent.stream_revision };
+  const problem = certificationSignatureProblem(documentId, proof, certificate);
+  if (problem) return { status: 'fail', detail: `the certification at revision ${certificationEvent.stream_revision} does not verify: ${problem}`, revision: certificationEvent.stream_revision };
+  let time = `server clock ${proof.sealed_at} (no timestamp authority configured)`;
+  if (proof.timestamp_token) {
+    const ts = checkTimestampToken(proof.timestamp_token, Buffer.from(proof.signature, 'base64'));
+    if (!ts.ok) return { status: 'fail', detail: `the certification's timestamp: ${ts.detail}`, revision: certificationEvent.stream_revision };
     const concludedAt = Date.parse(String(terminal.metadata?.occurred_at ?? ''));
     if (Date.parse(ts.gen_time) + SKEW_MS < concludedAt) {
-      return { status: 'fail', detail: `the ${terminal.type} says it was recorded at ${String(terminal.metadata?.occurred_at)}, after the trusted time ${ts.gen_time} that sealed it`, revision: terminal.stream_revision };
+      return { status: 'fail', detail: `the ${terminal.type} says it was recorded at ${String(terminal.metadata?.occurred_at)}, after the trusted time ${ts.gen_time} that certified it`, revision: terminal.stream_revision };
     }
-    if (seal.timestamped_at !== ts.gen_time) {
-      return { status: 'fail', detail: `the seal restates its timestamp as ${seal.timestamped_at}, the token says ${ts.gen_time}`, revision: sealEvent.stream_revision };
+    if (proof.timestamped_at !== ts.gen_time) {
+      return { status: 'fail', detail: `the certification restates its timestamp as ${proof.timestamped_at}, the token says ${ts.gen_time}`, revision: certificationEvent.stream_revision };
     }
     time = `timestamped ${ts.gen_time} by ${ts.tsa}`;
   }
   return {
     status: 'pass',
-    detail: `the ${terminal.type} at revision ${terminal.stream_revision} and every event up to revision ${seal.head.revision} are sealed (${derived.status}; ${time})`,
+    detail: `the ${terminal.type} at revision ${terminal.stream_revision} and every event up to revision ${proof.head.revision} are certified (${derived.status}; ${time})`,
   };
 }
 

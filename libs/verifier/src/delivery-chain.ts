@@ -1,4 +1,4 @@
-import { eventHash, GENESIS_HASH, HashableEvent, verifyChain } from '../../event-store/src/hash-chain';
+import { eventHash, GENESIS_HASH, HashableEvent, verifyChain } from '@dojang/event-store/hash-chain';
 import { DeliveryHead, deliveryStreamOf } from './bundle-format';
 
 export type DeliveryChainVerdict =

@@ -1,10 +1,10 @@
-import { maskContacts } from '../../domain/src/shared/personal-data';
+import { maskContacts } from '@dojang/domain/shared/personal-data';
 import type { BundledEvent } from './bundle-format';
 
 /**
  * The facts of a document that evidence has to agree on — who concluded it, when, how the last
  * signer proved who they were — derived from the stored events alone. The same function feeds
- * the seal the server signs after a terminal event (`DocumentSealed`), the summary the audit
+ * the certification the server signs after a terminal event (`DocumentCertified`), the summary the audit
  * certificate embeds and prints (`DojangAuditFacts`), and the verifier, which derives them again
  * from the log it is given and names every fact that differs. It reads event types and fields
  * by name (no libs/domain), so it works offline and on events of any age.
@@ -18,8 +18,22 @@ export const TERMINAL_EVENTS: Readonly<Record<string, string>> = {
   DocumentExpired: 'expired',
 };
 
-/** The event that seals the stream after a terminal event (libs/domain `DocumentSealed`). */
-export const SEAL_EVENT = 'DocumentSealed';
+/** The event that certifies the stream after a terminal event (libs/domain `DocumentCertified`). */
+export const CERTIFICATION_EVENT = 'DocumentCertified';
+/**
+ * Its stored name before issue 35, when the certification was called a seal (with `{ seal }` for
+ * `{ certification }`). Documents concluded before keep it: the type is inside each event's hash.
+ */
+export const LEGACY_CERTIFICATION_EVENT = 'DocumentSealed';
+
+/** Whether a stored event is a document's certification, under either of its names. */
+export const isCertificationEvent = (e: { type: string }): boolean => e.type === CERTIFICATION_EVENT || e.type === LEGACY_CERTIFICATION_EVENT;
+
+/** The proof a stored certification event carries (`certification`, or `seal` under its old name). */
+export function certificationProofOf<P>(e: { type: string; data: unknown }): P | undefined {
+  const data = (e.data ?? {}) as { certification?: P; seal?: P };
+  return e.type === LEGACY_CERTIFICATION_EVENT ? data.seal : data.certification;
+}
 
 export interface SignatureFact {
   participant_id: string;
@@ -71,15 +85,15 @@ const meta = (e: BundledEvent, key: string) => str((e.metadata ?? {})[key]);
 const sha = (v: unknown): string | null => str((v as { sha256?: unknown } | null | undefined)?.sha256);
 /**
  * Free text a participant or sender wrote (a decline or cancel reason), masked by the one rule
- * (issue 31 item 6): the seal, the audit certificate and every verifier state it masked, so the
+ * (issue 31 item 6): the certification, the audit certificate and every verifier state it masked, so the
  * facts carry no phone number or e-mail address, and an auditor's bundle (which serves the
- * reasons masked) derives exactly the facts that were sealed.
+ * reasons masked) derives exactly the facts that were certified.
  */
 const freeText = (v: unknown): string | null => {
   const s = str(v);
   return s === null ? null : maskContacts(s);
 };
-/** Fact paths holding free text: compared masked, so seals made before the facts were masked still agree. */
+/** Fact paths holding free text: compared masked, so certifications made before the facts were masked still agree. */
 const FREE_TEXT_FACT = /(^|\.)reason$/;
 
 /**
@@ -202,7 +216,7 @@ export function factDifferences(expected: unknown, actual: unknown, path = ''): 
   return same ? [] : [{ path: path || '(facts)', expected: expected ?? null, actual: actual ?? null }];
 }
 
-/** "signatures[1].signed_at: sealed "…", events "…"" for the first few differences. */
+/** "signatures[1].signed_at: certified "…", events "…"" for the first few differences. */
 export function describeDifferences(diffs: FactDifference[], expectedLabel: string, actualLabel: string, max = 4): string {
   const shown = diffs.slice(0, max).map((d) => `${d.path}: ${expectedLabel} ${JSON.stringify(d.expected)}, ${actualLabel} ${JSON.stringify(d.actual)}`);
   return `${shown.join('; ')}${diffs.length > max ? `; and ${diffs.length - max} more` : ''}`;

@@ -4,7 +4,7 @@ export { BundleCheck, BundleVerdict, UnreadableBundleError, verifyBundle } from 
 export { formatVerdict, main, EXIT } from './main';
 export { readPdfSignatures, PdfSignatureReport, PdfSignaturesOptions, PdfSignaturesReport, TimestampReport } from './pdf-signatures';
 export { readTrustAnchors, verifyLtv, verifyTimestampToken, type LtvReport, type TimestampCheck } from './pades';
-export { documentFacts, DocumentFacts, factDifferences, describeDifferences, implausibleFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
-export { DocumentSealProof, SealStatement, sealStatementBytes, sealSignatureProblem, checkTimestampToken } from './document-seal';
-export { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, CrossCheck, verifyCertificateFacts, verifyDeliveriesAgree, verifyPlausible, verifySeal } from './cross-checks';
+export { documentFacts, DocumentFacts, factDifferences, describeDifferences, implausibleFacts, CERTIFICATION_EVENT, LEGACY_CERTIFICATION_EVENT, isCertificationEvent, certificationProofOf, TERMINAL_EVENTS } from './document-facts';
+export { DocumentCertificationProof, CertificationStatement, certificationStatementBytes, certificationSignatureProblem, checkTimestampToken } from './document-certification';
+export { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, CrossCheck, verifyCertificateFacts, verifyDeliveriesAgree, verifyPlausible, verifyCertification } from './cross-checks';
 export { MANIFEST_SIGNATURE_FILE, manifestSignatureProblem, signManifest, signManifestWith } from './manifest-signature';

@@ -1,5 +1,5 @@
 import { unzipSync } from 'fflate';
-import { eventHash, GENESIS_HASH, verifyChain } from '../../event-store/src/hash-chain';
+import { eventHash, GENESIS_HASH, verifyChain } from '@dojang/event-store/hash-chain';
 import {
   BUNDLE_FILES,
   BUNDLE_FORMATS,
@@ -10,12 +10,12 @@ import {
   deliveryStreamOf,
   documentStreamOf,
   FIRST_FORMAT_WITH_DELIVERIES,
-  FIRST_FORMAT_WITH_SEALS,
+  FIRST_FORMAT_WITH_CERTIFICATIONS,
   NEVER_REDACTED,
-  SEALED_WHEN_REDACTED,
+  CERTIFIED_WHEN_REDACTED,
 } from './bundle-format';
-import { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, CrossCheck, verifyCertificateFacts, verifyDeliveriesAgree, verifyPlausible, verifySeal } from './cross-checks';
-import { documentFacts, SEAL_EVENT, TERMINAL_EVENTS } from './document-facts';
+import { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, CrossCheck, verifyCertificateFacts, verifyDeliveriesAgree, verifyPlausible, verifyCertification } from './cross-checks';
+import { documentFacts, isCertificationEvent, TERMINAL_EVENTS } from './document-facts';
 import { MANIFEST_SIGNATURE_FILE, manifestSignatureProblem } from './manifest-signature';
 import { ChainHeadProof, chainHeadProofProblem, completingSignatureOf, sha256Hex } from './chain-head-proof';
 import { deliveryHeadProblem, verifyDeliveryChain } from './delivery-chain';
@@ -134,8 +134,8 @@ function checkChain(manifest: BundleManifest, events: BundledEvent[]): BundleChe
     return fail('hash_chain', `Hash chain: the event on line ${foreign + 1} belongs to stream ${events[foreign].stream_id}, not ${stream}`, `해시 체인: ${foreign + 1}번째 이벤트가 이 문서(${stream})의 스트림이 아닙니다`);
   }
   const masked = events.filter((e) => e.redacted);
-  // A decline or cancel served masked is checked against the seal's facts: only where a seal is required.
-  const forbidden = masked.find((e) => NEVER_REDACTED.includes(e.type) || (SEALED_WHEN_REDACTED.includes(e.type) && !sealsFormat(manifest)));
+  // A decline or cancel served masked is checked against the certification's facts: only where one is required.
+  const forbidden = masked.find((e) => NEVER_REDACTED.includes(e.type) || (CERTIFIED_WHEN_REDACTED.includes(e.type) && !certificationsFormat(manifest)));
   if (forbidden) return fail('hash_chain', `Hash chain: the manifest lists ${forbidden.type} (revision ${forbidden.stream_revision}) as masked; what concludes or seals a document is never masked`, `해시 체인: 결론·봉인 이벤트는 가려질 수 없습니다`);
   const verdict = masked.length ? verifyMaskedChain(events) : verifyChain(events.map((e) => ({ ...e, metadata: e.metadata ?? {} })));
   if (!verdict.intact) {
@@ -356,12 +356,13 @@ function checkDeliveries(manifest: BundleManifest, files: Record<string, Buffer>
   return { check: pass('deliveries', l.en, l.ko), count };
 }
 
-const sealsFormat = (manifest: BundleManifest) => BUNDLE_FORMATS.indexOf(manifest.format) >= BUNDLE_FORMATS.indexOf(FIRST_FORMAT_WITH_SEALS);
+const certificationsFormat = (manifest: BundleManifest) => BUNDLE_FORMATS.indexOf(manifest.format) >= BUNDLE_FORMATS.indexOf(FIRST_FORMAT_WITH_CERTIFICATIONS);
 
-/** Evidence only a sealing (format 3) bundle holds: a bundle carrying it under an older label was relabelled to skip the checks. */
+/** Evidence only a certifying (format 3 on) bundle holds: a bundle carrying it under an older label was relabelled to skip the checks. */
 function newerEvidence(events: BundledEvent[], files: Record<string, Buffer>): string | null {
   if (files[MANIFEST_SIGNATURE_FILE]) return `a ${MANIFEST_SIGNATURE_FILE}`;
-  if (events.some((e) => e.type === SEAL_EVENT)) return 'a DocumentSealed event';
+  const certification = events.find(isCertificationEvent);
+  if (certification) return `a ${certification.type} event`;
   const audit = files[BUNDLE_FILES.auditCertificate];
   if (audit && pdfEvidenceEntry(audit, AUDIT_FACTS_PDF_KEY)) return 'an audit certificate with embedded facts';
   return null;
@@ -374,7 +375,7 @@ const fromCross = (id: CheckId, en: string, ko: string, c: CrossCheck): BundleCh
 function checkManifestSignature(manifest: BundleManifest, files: Record<string, Buffer>, events: BundledEvent[], certificate: Buffer | undefined): BundleCheck {
   const label = { en: 'Manifest signature', ko: '매니페스트 서명' };
   const jws = files[MANIFEST_SIGNATURE_FILE];
-  if (!sealsFormat(manifest)) {
+  if (!certificationsFormat(manifest)) {
     const newer = newerEvidence(events, files);
     if (newer) return fail('manifest_signature', `${label.en}: the bundle says ${manifest.format} but holds ${newer}: a newer bundle relabelled`, `${label.ko}: 이전 형식으로 바뀐 최신 번들입니다`);
     return skip('manifest_signature', `${label.en}: the ${manifest.format} format predates signed manifests`, `${label.ko}: ${manifest.format} 형식은 서명된 매니페스트 이전의 형식입니다`);
@@ -387,12 +388,15 @@ function checkManifestSignature(manifest: BundleManifest, files: Record<string, 
     : pass('manifest_signature', `${label.en}: manifest.json is signed with the bundle's certificate`, `${label.ko}: manifest.json이 번들의 인증서로 서명되어 있습니다`);
 }
 
-/** (i) Every terminal event is followed by a seal over it (format 3 on). */
-function checkSeal(manifest: BundleManifest, events: BundledEvent[], certificate: Buffer | undefined): BundleCheck {
-  if (!sealsFormat(manifest) && !events.some((e) => e.type === SEAL_EVENT)) {
-    return skip('seal', `Seal: the ${manifest.format} format predates sealed conclusions`, `봉인: ${manifest.format} 형식은 결론 봉인 이전의 형식입니다`);
+/**
+ * (i) Every terminal event is followed by Dojang's certification over it (format 3 on). The check
+ * keeps its id `seal` (its name before issue 35): ids are what scripts read in the JSON output.
+ */
+function checkCertification(manifest: BundleManifest, events: BundledEvent[], certificate: Buffer | undefined): BundleCheck {
+  if (!certificationsFormat(manifest) && !events.some(isCertificationEvent)) {
+    return skip('seal', `Certification: the ${manifest.format} format predates certified conclusions`, `결론 인증: ${manifest.format} 형식은 결론 인증 이전의 형식입니다`);
   }
-  return fromCross('seal', 'Seal', '봉인', verifySeal(manifest.document_id, events, certificate));
+  return fromCross('seal', 'Certification', '결론 인증', verifyCertification(manifest.document_id, events, certificate));
 }
 
 /**
@@ -428,7 +432,7 @@ function checkConsistency(manifest: BundleManifest, events: BundledEvent[], file
 function checkCertificateFacts(manifest: BundleManifest, events: BundledEvent[], files: Record<string, Buffer>, certificateOk: boolean): BundleCheck {
   const audit = files[BUNDLE_FILES.auditCertificate];
   const entry = audit ? pdfEvidenceEntry<AuditFactsEntry>(audit, AUDIT_FACTS_PDF_KEY) : null;
-  if (!sealsFormat(manifest) && !entry) {
+  if (!certificationsFormat(manifest) && !entry) {
     return skip('certificate_facts', `Audit certificate facts: the ${manifest.format} format predates certificates with embedded facts`, `감사 추적 인증서 내용: ${manifest.format} 형식은 사실 요약 이전의 형식입니다`);
   }
   return fromCross('certificate_facts', 'Audit certificate facts', '감사 추적 인증서 내용', verifyCertificateFacts(manifest.document_id, events, entry, certificateOk));
@@ -469,7 +473,7 @@ export function verifyBundle(zip: Uint8Array, options: VerifyBundleOptions = {})
     checkManifestSignature(manifest, files, events, certificate),
     checkChain(manifest, events),
     checkHeadProof(manifest, events, certificate, finalPdf),
-    checkSeal(manifest, events, certificate),
+    checkCertification(manifest, events, certificate),
     checkConsistency(manifest, events, files),
     checkPdfHashes(events, original, finalPdf),
     checkPades(finalPdf, certificate, organizationCertificate, options),

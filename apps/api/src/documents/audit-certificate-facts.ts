@@ -2,7 +2,7 @@ import { maskPhone } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { AuditConclusion, AuditTimelineEntry, formatCertificateTime } from '@dojang/pdf';
 import { actorsOf, DocumentRow, maskContacts } from '@dojang/projections';
-import { DocumentFacts, DocumentSealProof, SEAL_EVENT } from '@dojang/verifier';
+import { certificationProofOf, DocumentFacts, DocumentCertificationProof, isCertificationEvent } from '@dojang/verifier';
 
 /**
  * What the audit certificate prints, derived from the stored events (not a read model), so the
@@ -50,9 +50,10 @@ function detailOf(e: StoredEvent, row: DocumentRow, timeZone: string): string | 
     const final = (d.final_pdf as { sha256?: string } | null)?.sha256;
     if (final) parts.push(`final PDF sha256 ${final}`);
   }
-  if (e.type === SEAL_EVENT) {
-    const seal = d.seal as DocumentSealProof | undefined;
-    if (seal) parts.push(`봉인 헤드/Sealed head: revision ${seal.head.revision} ${seal.head.hash}${seal.timestamped_at ? ` · TSA ${seal.timestamped_at}` : ''}`);
+  // Stored as DocumentCertified, or DocumentSealed by documents concluded before issue 35.
+  if (isCertificationEvent(e)) {
+    const proof = certificationProofOf<DocumentCertificationProof>(e);
+    if (proof) parts.push(`인증 헤드/Certified head: revision ${proof.head.revision} ${proof.head.hash}${proof.timestamped_at ? ` · TSA ${proof.timestamped_at}` : ''}`);
   }
   const ip = str(d.ip) ?? str(e.metadata.ip);
   if (ip) parts.push(`IP ${ip}`);
@@ -68,12 +69,12 @@ export function timelineOf(events: StoredEvent[], row: DocumentRow, timeZone = '
   return events.map((e, i) => ({ at: String(e.metadata.occurred_at ?? ''), event: e.type, actor: actors[i], detail: detailOf(e, row, timeZone) }));
 }
 
-/** The conclusion section: status, who concluded it and when, the last signature's identity check, the seal. */
+/** The conclusion section: status, who concluded it and when, the last signature's identity check, the certification. */
 export function conclusionOf(facts: DocumentFacts, events: StoredEvent[], row: DocumentRow): AuditConclusion {
   const last = facts.signatures[facts.signatures.length - 1] ?? null;
-  const sealEvent = events.find((e) => e.type === SEAL_EVENT);
+  const certificationEvent = events.find(isCertificationEvent);
   const created = events.find((e) => e.type === 'DocumentCreated')?.data as { author_name?: string; organization_id?: string } | undefined;
-  const seal = (sealEvent?.data as { seal?: DocumentSealProof } | undefined)?.seal ?? null;
+  const proof = certificationEvent ? (certificationProofOf<DocumentCertificationProof>(certificationEvent) ?? null) : null;
   return {
     status: facts.status,
     event_count: facts.events.length,
@@ -106,6 +107,6 @@ export function conclusionOf(facts: DocumentFacts, events: StoredEvent[], row: D
         }
       : null,
     canceled: facts.canceled ? { canceled_at: facts.canceled.canceled_at, reason: facts.canceled.reason === null ? null : maskContacts(facts.canceled.reason), actor: facts.canceled.actor } : null,
-    sealed: seal ? { sealed_at: seal.sealed_at, timestamped_at: seal.timestamped_at, revision: seal.head.revision, hash: seal.head.hash } : null,
+    certified: proof ? { sealed_at: proof.sealed_at, timestamped_at: proof.timestamped_at, revision: proof.head.revision, hash: proof.head.hash } : null,
   };
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
-import { deliveryFacts, DocumentPdfService, DocumentSealer, sha256Hex } from '@dojang/application';
+import { deliveryFacts, DocumentPdfService, DocumentCertifier, sha256Hex } from '@dojang/application';
 import { ORGANIZATIONS, OrganizationRow } from '@dojang/projections';
 import { BlobPointer, PartPages, canAffordSignature, ChainHeadProof, DEFAULT_EXPIRY_DAYS, brandOf, dateFormatOf, deliveryStreamId, documentStreamId, DocumentState, endOfDayInZone, logoOf, maskEmail, maskPhone, OrganizationState, parseCalendarDate, timeZoneOf } from '@dojang/domain';
 import { auditFieldValues } from './form-data';
@@ -9,7 +9,7 @@ import { contentDispositionFor } from '@dojang/pdf';
 import { AUDIT_FACTS_PDF_KEY, AuditFactsEntry, DELIVERY_HEAD_PDF_KEY, DeliveryHead, documentFacts } from '@dojang/verifier';
 import { conclusionOf, timelineOf } from './audit-certificate-facts';
 import { Response } from 'express';
-import { sealedFirst } from '../evidence/sealed-first';
+import { certifiedFirst } from '../evidence/certified-first';
 import { ApiError } from '../shared/api-error';
 import { Auth, AuthContext, ReqInfo, RequestInfo } from '../shared/auth.guard';
 import { DocumentAccess } from './document-access.service';
@@ -27,7 +27,7 @@ export class DocumentLifecycleHttpController {
     private readonly docs: DocumentAccess,
     private readonly sources: DocumentSources,
     @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
-    @Inject(DocumentSealer) private readonly sealer: DocumentSealer,
+    @Inject(DocumentCertifier) private readonly certifier: DocumentCertifier,
   ) {}
 
   @Post('send')
@@ -155,7 +155,7 @@ export class DocumentLifecycleHttpController {
    */
   async auditVersion(row: DocumentRow, deliveries?: StoredEvent[], events?: StoredEvent[]): Promise<Buffer> {
     // A concluded document is sealed before any certificate states its conclusion.
-    if (!events) await sealedFirst(this.sealer, row.id);
+    if (!events) await certifiedFirst(this.certifier, row.id);
     const log = events ?? (await this.docs.infra.events.readStream(documentStreamId(row.id)));
     const delivered = deliveries ?? (await this.docs.infra.events.readStream(deliveryStreamId(row.id)));
     // What the certificate states comes from the log it embeds the facts of (DojangAuditFacts):

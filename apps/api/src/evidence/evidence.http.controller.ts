@@ -2,15 +2,15 @@ import { createHash } from 'crypto';
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { DocumentPdfService, DocumentSealer, maskEventData, signWithEvidenceKey } from '@dojang/application';
+import { DocumentPdfService, DocumentCertifier, maskEventData, signWithEvidenceKey } from '@dojang/application';
 import { signManifestWith } from '@dojang/verifier';
+import { buildEvidenceBundle } from '@dojang/evidence';
 import { deliveryStreamId, documentStreamId } from '@dojang/domain';
 import { Response } from 'express';
-import { sealedFirst } from '../evidence/sealed-first';
+import { certifiedFirst } from '../evidence/certified-first';
 import { DocumentAccess } from '../documents/document-access.service';
 import { DocumentLifecycleHttpController } from '../documents/document-lifecycle.http.controller';
 import { Auth, AuthContext } from '../shared/auth.guard';
-import { buildEvidenceBundle } from './evidence-bundle';
 import { recordedAttachments } from '../documents/form-data';
 
 const sha256Hex = (der: Buffer) => createHash('sha256').update(der).digest('hex');
@@ -25,7 +25,7 @@ export class EvidenceHttpController {
   constructor(
     private readonly docs: DocumentAccess,
     @Inject(DocumentPdfService) private readonly pdf: DocumentPdfService,
-    @Inject(DocumentSealer) private readonly sealer: DocumentSealer,
+    @Inject(DocumentCertifier) private readonly certifier: DocumentCertifier,
     private readonly moduleRef: ModuleRef,
   ) {}
 
@@ -38,7 +38,7 @@ export class EvidenceHttpController {
   async bundle(@Auth() auth: AuthContext, @Param('id') id: string, @Res() res: Response) {
     const row = await this.docs.row(auth, id);
     // A concluded document is sealed before its evidence leaves (the reactor normally did it already).
-    await sealedFirst(this.sealer, row.id);
+    await certifiedFirst(this.certifier, row.id);
     const events = await this.docs.infra.events.readStream(documentStreamId(row.id));
     // Read once: the certificate lists and seals exactly the deliveries the bundle ships.
     const deliveries = await this.docs.infra.events.readStream(deliveryStreamId(row.id));

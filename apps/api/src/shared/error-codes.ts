@@ -83,7 +83,7 @@ export const ERROR_CODES = {
   insufficient_credits: invalid(402, 'A live send needs a free signature left this month or at least 1 credit.'),
   // Signing
   signing_link_inactive: invalid(410, 'The signing request was canceled, declined, expired or deleted; the link no longer works.'),
-  document_not_concluded: invalid(409, 'The document has not concluded (completed, declined, canceled or expired): there is nothing to seal yet.'),
+  document_not_concluded: invalid(409, 'The document has not concluded (completed, declined, canceled or expired): there is nothing to certify yet.'),
   document_not_completed: invalid(409, 'The document is not completed: there is no signed PDF to download through the link yet.'),
   download_expired: invalid(410, 'The signed PDF could be downloaded through this link for 30 days after completion; that time is over. Ask the sender for a copy.'),
   not_your_turn: invalid(409, 'Participants with a lower signing_order must act first.'),
@@ -164,7 +164,7 @@ export const ERROR_CODES = {
     status: 500,
     type: 'api_error',
     description:
-      'Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.',
+      'Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang\'s signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.',
   },
   internal_error: { status: 500, type: 'api_error', description: 'Something went wrong on the service side; retry later (with the same Idempotency-Key).' },
   // Raised only by the domain on impossible or administrative paths (ids are generated server side).

@@ -85,14 +85,15 @@ export class ArchiveTimestamper {
 }
 
 /**
- * Writes the archive timers: when a completed document is sealed (its final PDF is final), a timer
+ * Writes the archive timers: when a completed document is certified (its final PDF is final), a timer
  * due now that looks at the file and waits until its newest timestamp nears expiry; after each
  * archive timestamp, one for the new file due `margin` before its TSA certificate expires. Timers
  * are insert-if-absent under an id made of the document and the file, so a replay adds nothing.
  */
 export class ArchiveTimersReactor implements Reactor {
   readonly name = 'archive_timers';
-  readonly handles = new Set(['DocumentSealed', 'DocumentArchiveTimestamped']);
+  // Events reach reactors upcast: a DocumentSealed stored before issue 35 arrives as DocumentCertified.
+  readonly handles = new Set(['DocumentCertified', 'DocumentArchiveTimestamped']);
 
   constructor(
     private readonly infra: Infrastructure,

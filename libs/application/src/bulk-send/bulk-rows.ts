@@ -38,8 +38,8 @@ export const MAX_METADATA_KEY = 40;
 export const MAX_METADATA_VALUE = 500;
 
 /**
- * An uploaded CSV/XLSX read in the PDF pool (libs/pdf parse-table.ts: csv-parse, iconv-lite for
- * EUC-KR, exceljs): parsing 10 MB on the API's event loop would stall every request meanwhile.
+ * An uploaded CSV/XLSX read in the PDF pool (parse-table.ts beside this file, run by the pool's
+ * `table.parse` job: csv-parse, iconv-lite for EUC-KR, exceljs): parsing 10 MB on the API's event loop would stall every request meanwhile.
  * Problems with the file itself come back as a BulkInputError; the rows are then checked here.
  */
 export async function readUploadedTable(

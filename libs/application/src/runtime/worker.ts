@@ -9,7 +9,7 @@ import { ParkedRetryStats, Reactor, ReactorRunner } from '../reactors/reactor-ru
 import { SigningNotificationsReactor } from '../reactors/signing-notifications.reactor';
 import { SigningDraftStore, SigningDraftsReactor } from '../signing-drafts/signing-drafts';
 import { PageImagesReactor } from '../reactors/page-images.reactor';
-import { DocumentSealer, DocumentSealReactor, readStoreSealLedger } from '../verification/document-sealer';
+import { DocumentCertifier, DocumentCertificationReactor, readStoreCertificationLedger } from '../verification/document-certifier';
 import { ArchiveTimersReactor, ArchiveTimestamper } from '../archive/archive-timestamper';
 import { UsageReactor } from '../usage/usage.reactor';
 import { BulkSendReactor, BulkSendReactorOptions } from '../bulk-send/bulk-send.reactor';
@@ -135,7 +135,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
     // Off, a link's first open renders them (the test harness turns it off: its sends are many).
     ...(infra.config.pageImagesAtSend ? [new PageImagesReactor(pdf)] : []),
     new BulkSendReactor(infra, new TemplateSender(infra, pdf, clock), clock, options.bulkSend ?? { paceMs: infra.config.bulkSendPaceMs, window: infra.config.bulkSendWindow }),
-    new DocumentSealReactor(new DocumentSealer(infra.events, infra.commands, readStoreSealLedger(infra.reads), () => pdf.evidenceKey(), clock, infra.config.tsaUrl)),
+    new DocumentCertificationReactor(new DocumentCertifier(infra.events, infra.commands, readStoreCertificationLedger(infra.reads), () => pdf.evidenceKey(), clock, infra.config.tsaUrl)),
     // Only B-LTA files carry a document timestamp to renew.
     new ArchiveTimersReactor(infra, clock, archiver, !!infra.config.tsaUrl && infra.config.padesLevel === 'B-LTA'),
     ...delivery.reactors,

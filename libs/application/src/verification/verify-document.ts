@@ -3,7 +3,7 @@ import { ChainHeadProof, DocumentEvent, DocumentState, documentDecider, wouldCom
 import { eventHash, GENESIS_HASH, StoredEvent, verifyChain } from '@dojang/event-store';
 import { upcast } from '@dojang/projections';
 import { verifyDeliveryChain } from '@dojang/verifier/delivery-chain';
-import { CrossCheck, verifyDeliveriesAgree, verifyPlausible, verifySeal } from '@dojang/verifier/cross-checks';
+import { CrossCheck, verifyDeliveriesAgree, verifyPlausible, verifyCertification } from '@dojang/verifier/cross-checks';
 import { readPdfSignatures } from '@dojang/verifier/pdf-signatures';
 import { chainHeadSignatureValid, ChainHead, completingSignatureOf } from './chain-head-proof';
 
@@ -224,9 +224,10 @@ export async function verifyDocumentEvidence(input: VerificationInput): Promise<
     }
   }
 
-  // The conclusion's seal and the facts' own order, by the same functions as dojang-verify.
+  // The conclusion's certification (check id `seal`, its name before issue 35: scripts read it)
+  // and the facts' own order, by the same functions as dojang-verify.
   const documentId = String(events[0]?.data.document_id ?? state.id);
-  checks.push(crossCheck('seal', verifySeal(documentId, events, input.certificate ?? undefined), events));
+  checks.push(crossCheck('seal', verifyCertification(documentId, events, input.certificate ?? undefined), events));
   checks.push(crossCheck('plausible', verifyPlausible(documentId, events), events));
 
   if (input.witness) {

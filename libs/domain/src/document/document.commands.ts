@@ -1,5 +1,5 @@
 import { AttachmentKind, DateFormat } from './field-types';
-import { BlobPointer, ChainHeadProof, DocumentCreated, DocumentPart, DocumentSeal, Field, ParticipantChanges, ParticipantSetup, PartPages, SigningSealSource } from './document.events';
+import { BlobPointer, ChainHeadProof, DocumentCreated, DocumentPart, DocumentCertification, Field, ParticipantChanges, ParticipantSetup, PartPages, SigningSealSource } from './document.events';
 
 /** Every command carries its own time, so the decider stays deterministic and replayable. */
 interface Timed {
@@ -137,8 +137,8 @@ export type UploadAttachment = Timed & {
   blob: BlobPointer;
   ip: string | null;
 };
-/** Built by the shell after a terminal event (it signs the stored head); a second seal is a no-op. */
-export type SealDocument = Timed & { type: 'SealDocument'; seal: DocumentSeal };
+/** Built by the shell after a terminal event (it signs the stored head); a second certification is a no-op. */
+export type CertifyDocument = Timed & { type: 'CertifyDocument'; certification: DocumentCertification };
 
 /**
  * Built by the archive job: the current final PDF (`previous_final_sha256`) re-timestamped. A
@@ -173,5 +173,5 @@ export type DocumentCommand =
   | ResendSigningRequest
   | DelegateSigning
   | UploadAttachment
-  | SealDocument
+  | CertifyDocument
   | ArchiveTimestampDocument;

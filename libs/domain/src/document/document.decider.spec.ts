@@ -1336,8 +1336,8 @@ describe('documentDecider', () => {
     });
   });
 
-  describe('SealDocument', () => {
-    const seal = {
+  describe('CertifyDocument', () => {
+    const certification = {
       head: { revision: 9, hash: 'e'.repeat(64), event_count: 10 },
       facts: { status: 'canceled' },
       sealed_at: T_LATER,
@@ -1347,17 +1347,17 @@ describe('documentDecider', () => {
       timestamp_token: null,
       timestamped_at: null,
     };
-    const sealDocument = () => ({ type: 'SealDocument' as const, now: T_LATER, seal });
+    const certifyDocument = () => ({ type: 'CertifyDocument' as const, now: T_LATER, certification });
 
-    it('seals a concluded document once: the second seal adds nothing', () => {
-      const state = spec.given([...twoSignersSent(), canceled()]).when(sealDocument()).then([{ type: 'DocumentSealed', data: { seal } }]);
-      expect(state.sealed).toBe(true);
-      spec.given([...twoSignersSent(), canceled(), { type: 'DocumentSealed', data: { seal } }]).when(sealDocument()).then([]);
-      spec.given([...twoSignersSent(), expired()]).when(sealDocument()).then([{ type: 'DocumentSealed', data: { seal } }]);
+    it('certifies a concluded document once: the second certification adds nothing', () => {
+      const state = spec.given([...twoSignersSent(), canceled()]).when(certifyDocument()).then([{ type: 'DocumentCertified', data: { certification } }]);
+      expect(state.certified).toBe(true);
+      spec.given([...twoSignersSent(), canceled(), { type: 'DocumentCertified', data: { certification } }]).when(certifyDocument()).then([]);
+      spec.given([...twoSignersSent(), expired()]).when(certifyDocument()).then([{ type: 'DocumentCertified', data: { certification } }]);
     });
 
     it('refuses a document that has not concluded: document_not_concluded', () => {
-      spec.given(twoSignersSent()).when(sealDocument()).thenThrows('document_not_concluded', 'conflict');
+      spec.given(twoSignersSent()).when(certifyDocument()).thenThrows('document_not_concluded', 'conflict');
     });
   });
 

@@ -719,12 +719,12 @@ export function decideDocument(command: DocumentCommand, state: DocumentState): 
         groupAlreadySigned: (p) => groupAlreadySigned(state, p),
         hasTurn: (p) => hasActiveTurn(state, p),
       });
-    case 'SealDocument':
-      // Only a concluded document is sealed, once: a retried or racing seal adds nothing.
+    case 'CertifyDocument':
+      // Only a concluded document is certified, once: a retried or racing certification adds nothing.
       requireExisting(state);
-      if (!['completed', 'declined', 'canceled', 'expired'].includes(state.status)) throw conflict('document_not_concluded', 'Only a completed, declined, canceled or expired document is sealed.');
-      if (state.sealed) return [];
-      return [{ type: 'DocumentSealed', data: { seal: command.seal } }];
+      if (!['completed', 'declined', 'canceled', 'expired'].includes(state.status)) throw conflict('document_not_concluded', 'Only a completed, declined, canceled or expired document is certified.');
+      if (state.certified) return [];
+      return [{ type: 'DocumentCertified', data: { certification: command.certification } }];
     case 'ArchiveTimestampDocument': {
       requireExisting(state);
       if (state.status !== 'completed' || !state.final_pdf) throw conflict('document_not_completed', 'Only a completed document with a final PDF is re-timestamped.');

@@ -266,13 +266,16 @@ export type DocumentCanceled = DomainEvent<'DocumentCanceled', { canceled_at: st
 export type DocumentDeclined = DomainEvent<'DocumentDeclined', { declined_at: string; participant_id: string }>;
 export type DocumentExpired = DomainEvent<'DocumentExpired', { expired_at: string }>;
 /**
- * The document-signing key's signature over the stream's head once it concluded (completed,
- * declined, canceled or expired): the head includes the events that concluded it, and `facts`
- * states what they say (libs/verifier/src/document-facts.ts), so a verifier names the fact an edit
- * changed. `timestamp_token`: an RFC 3161 token over the signature when a TSA is configured.
- * The statement's format ('dojang-seal-v1') lives with the offline verifier (document-seal.ts).
+ * Dojang's certification of a concluded document: the installation's document-signing key's
+ * signature over the stream's head once it concluded (completed, declined, canceled or expired).
+ * The head includes the events that concluded it, and `facts` states what they say
+ * (libs/verifier/src/document-facts.ts), so a verifier names the fact an edit changed.
+ * `timestamp_token`: an RFC 3161 token over the signature when a TSA is configured. Called a
+ * "seal" before issue 35 ("seal" now means only a company stamp image); `sealed_at` keeps its name
+ * because it is inside the signed statement, whose format ('dojang-seal-v1', frozen like the hash
+ * chain) lives with the offline verifier (document-certification.ts).
  */
-export interface DocumentSeal {
+export interface DocumentCertification {
   head: { revision: number; hash: string; event_count: number };
   facts: Record<string, unknown>;
   sealed_at: string;
@@ -282,7 +285,11 @@ export interface DocumentSeal {
   timestamp_token: string | null;
   timestamped_at: string | null;
 }
-export type DocumentSealed = DomainEvent<'DocumentSealed', { seal: DocumentSeal }>;
+/**
+ * Stored as `DocumentSealed` with `{ seal }` before issue 35: the upcaster (libs/projections
+ * upcasters.ts) reads those as this event; the hash chain and the verifier read the stored bytes.
+ */
+export type DocumentCertified = DomainEvent<'DocumentCertified', { certification: DocumentCertification }>;
 /**
  * The archive job re-timestamped a completed B-LTA document before its newest timestamp's
  * certificate expired: `final_pdf` is the previous final PDF plus a DSS round and a document
@@ -380,7 +387,7 @@ export type DocumentEvent =
   | DocumentCanceled
   | DocumentDeclined
   | DocumentExpired
-  | DocumentSealed
+  | DocumentCertified
   | DocumentArchiveTimestamped
   | ReminderSent
   | ParticipantCorrected

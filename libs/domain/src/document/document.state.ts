@@ -91,8 +91,8 @@ export interface DocumentState {
   part_pages?: PartPages[] | null;
   /** How its dates print, fixed at send (DocumentSent.date_format); absent: the default. */
   date_format?: DateFormat;
-  /** A DocumentSealed followed the terminal event. */
-  sealed?: boolean;
+  /** A DocumentCertified followed the terminal event. */
+  certified?: boolean;
 }
 
 export const initialDocumentState = (): DocumentState => ({
@@ -281,8 +281,8 @@ export function evolveDocument(state: DocumentState, event: DocumentEvent): Docu
       return { ...state, status: 'declined' };
     case 'DocumentExpired':
       return { ...state, status: 'expired' };
-    case 'DocumentSealed':
-      return { ...state, sealed: true };
+    case 'DocumentCertified':
+      return { ...state, certified: true };
     case 'DocumentArchiveTimestamped':
       // The re-timestamped file is the document's final PDF from now on (it holds the earlier one).
       return { ...state, final_pdf: event.data.final_pdf };

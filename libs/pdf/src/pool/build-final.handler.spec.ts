@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { loadOrCreateSigningIdentity, SigningIdentity } from '../../../evidence/src/signing-identity';
 import { PADES_SUBFILTER, readPdfEvidence } from '../../../evidence/src/sign-pdf';
 import { pdfFixture } from '../testing/fixtures';
-import { opensslCmsVerify } from '../testing/openssl';
+import { opensslCmsVerify } from '../../../evidence/src/testing/openssl';
 import { encodePng } from '../testing/png';
 import { pdfsig, pdftotext, renderPage } from '../testing/poppler';
 import buildFinalJob from './build-final.handler';

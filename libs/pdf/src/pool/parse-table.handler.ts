@@ -1,4 +1,5 @@
-import { parseTable, TableInputError } from '../parse-table';
+// Table parsing belongs to bulk send; the worker loads it by relative path (no @dojang/* alias in a worker thread).
+import { parseTable, TableInputError } from '../../../application/src/bulk-send/parse-table';
 import { bytes, type ParseTableInput, type ParsedTableResult } from './pdf-jobs';
 
 /** Reads an uploaded CSV/XLSX; a file that cannot be read comes back with its problems, not thrown. */

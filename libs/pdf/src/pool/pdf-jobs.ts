@@ -7,7 +7,7 @@ import type { PlaceholderBox, TextAnchorQuery, TextAnchorResult } from '../ancho
 import type { PdfValue } from '../draw-values';
 import type { PdfInspection } from '../inspect-pdf';
 import type { StampImageType } from '../image-type';
-import type { TableProblem } from '../parse-table';
+import type { TableProblem } from '../../../application/src/bulk-send/parse-table';
 import type { RenderDocumentInput } from '../render-document';
 import type { SignatureBlock, SignatureBlockInput } from '../signature-placement';
 import type { PdfJobRefusal } from './pdf-limit.error';

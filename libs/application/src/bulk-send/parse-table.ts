@@ -1,6 +1,15 @@
+/**
+ * Reading an uploaded bulk-send table (CSV in UTF-8 or EUC-KR, XLSX) into a header and records.
+ * It belongs to bulk send, whose rows it reads, and runs only in the PDF pool (job `table.parse`,
+ * libs/pdf/src/pool/parse-table.handler.ts): csv-parse and exceljs are CPU-heavy on a large file.
+ * Nothing else imports it (dependency rule table-parsing-runs-in-the-pool), and it imports no
+ * application code, so the worker that loads it loads only the parsers.
+ */
 import { parse } from 'csv-parse/sync';
 import * as iconv from 'iconv-lite';
-import { assertOffMainThread } from './main-thread-guard';
+// Relative, not @dojang/pdf: a PDF pool worker loads this file (pool/parse-table.handler.ts), and a
+// worker thread resolves no @dojang/* alias; the guard is the one libs/pdf file it needs.
+import { assertOffMainThread } from '../../../pdf/src/main-thread-guard';
 
 /** A refusal of an uploaded table as a whole (header, encoding) or of one row. */
 export interface TableProblem {

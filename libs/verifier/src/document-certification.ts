@@ -1,21 +1,24 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { canonicalJson } from '../../event-store/src/hash-chain';
+import { canonicalJson } from '@dojang/event-store/hash-chain';
 import type { DocumentFacts } from './document-facts';
 
 /**
- * The seal a `DocumentSealed` event carries: the document-signing key's signature over the
+ * Dojang's certification of a concluded document, as a `DocumentCertified` event carries it
+ * (`DocumentSealed` with `{ seal }` before issue 35, when it was called a seal): the
+ * document-signing key's signature over the
  * stream's head *after* the terminal event (so the events that concluded the document, their
  * times, actors and identity checks are inside it) and over the facts derived from those events
  * (document-facts.ts), so a verifier names the fact that was changed instead of only a hash. With
  * a timestamp authority configured, an RFC 3161 token over the signature dates it.
  *
- * The statement ('dojang-seal-v1') is frozen like the hash chain: libs/application signs exactly
+ * The statement ('dojang-seal-v1', and its `sealed_at`) is frozen like the hash chain, old name
+ * included: certifications already made are signed over it. libs/application signs exactly
  * these bytes and the offline verifier rebuilds them.
  */
-export interface DocumentSealProof {
-  /** The last event the seal covers (the terminal event or a later one) and the events up to it. */
+export interface DocumentCertificationProof {
+  /** The last event the certification covers (the terminal event or a later one) and the events up to it. */
   head: { revision: number; hash: string; event_count: number };
   /** documentFacts(events up to head.revision). */
   facts: DocumentFacts;
@@ -23,7 +26,7 @@ export interface DocumentSealProof {
   sealed_at: string;
   algorithm: 'RSA-SHA256';
   certificate_sha256: string;
-  /** Base64 signature over sealStatementBytes(...). */
+  /** Base64 signature over certificationStatementBytes(...). */
   signature: string;
   /** Base64 DER RFC 3161 TimeStampToken whose imprint is SHA-256 of the signature bytes; null without a TSA. */
   timestamp_token: string | null;
@@ -31,25 +34,25 @@ export interface DocumentSealProof {
   timestamped_at: string | null;
 }
 
-export type SealStatement = Pick<DocumentSealProof, 'head' | 'facts' | 'sealed_at'> & { document_id: string };
+export type CertificationStatement = Pick<DocumentCertificationProof, 'head' | 'facts' | 'sealed_at'> & { document_id: string };
 
-export function sealStatementBytes(s: SealStatement): Buffer {
+export function certificationStatementBytes(s: CertificationStatement): Buffer {
   return Buffer.from(canonicalJson({ purpose: 'dojang-seal-v1', document_id: s.document_id, head: s.head, facts: s.facts, sealed_at: s.sealed_at }), 'utf8');
 }
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest();
 const toArrayBuffer = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
-/** Why the seal's signature fails, or null when `certificate`'s key signed exactly this statement. */
-export function sealSignatureProblem(documentId: string, seal: DocumentSealProof, certificate: Buffer): string | null {
-  if (seal.algorithm !== 'RSA-SHA256') return `unknown algorithm ${String(seal.algorithm)}`;
+/** Why the certification's signature fails, or null when `certificate`'s key signed exactly this statement. */
+export function certificationSignatureProblem(documentId: string, proof: DocumentCertificationProof, certificate: Buffer): string | null {
+  if (proof.algorithm !== 'RSA-SHA256') return `unknown algorithm ${String(proof.algorithm)}`;
   const fingerprint = sha256(certificate).toString('hex');
-  if (seal.certificate_sha256 !== fingerprint) return `signed by certificate sha256 ${seal.certificate_sha256}, the certificate given is ${fingerprint}`;
+  if (proof.certificate_sha256 !== fingerprint) return `signed by certificate sha256 ${proof.certificate_sha256}, the certificate given is ${fingerprint}`;
   try {
-    const bytes = sealStatementBytes({ document_id: documentId, head: seal.head, facts: seal.facts, sealed_at: seal.sealed_at });
-    return verify('sha256', bytes, new X509Certificate(certificate).publicKey, Buffer.from(seal.signature, 'base64'))
+    const bytes = certificationStatementBytes({ document_id: documentId, head: proof.head, facts: proof.facts, sealed_at: proof.sealed_at });
+    return verify('sha256', bytes, new X509Certificate(certificate).publicKey, Buffer.from(proof.signature, 'base64'))
       ? null
-      : 'the signature does not match its head, facts or time (the seal was edited)';
+      : 'the signature does not match its head, facts or time (the certification was edited)';
   } catch (error) {
     return `the signature cannot be checked: ${(error as Error).message}`;
   }
@@ -78,7 +81,7 @@ export function checkTimestampToken(tokenB64: string, data: Buffer): TimestampCh
     const tst = pkijs.TSTInfo.fromBER(toArrayBuffer(tstBytes));
     if (tst.messageImprint.hashAlgorithm.algorithmId !== OID_SHA256) return { ok: false, detail: 'the token imprint is not SHA-256' };
     if (!Buffer.from(tst.messageImprint.hashedMessage.valueBlock.valueHexView).equals(sha256(data))) {
-      return { ok: false, detail: 'the timestamp token does not cover this seal (imprint differs)' };
+      return { ok: false, detail: 'the timestamp token does not cover this certification (imprint differs)' };
     }
     const signer = signedData.signerInfos[0];
     if (!signer?.signedAttrs) return { ok: false, detail: 'the token has no signed attributes' };

@@ -1,7 +1,7 @@
 import { webcrypto } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { OID, parseCertificate, type SignedDataInput } from '../../../evidence/src/cades-cms';
+import { OID, parseCertificate, type SignedDataInput } from '../cades-cms';
 
 /** Node's WebCrypto behind pkijs; passed explicitly so no process-wide engine is set. */
 const cryptoEngine = new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as Crypto });

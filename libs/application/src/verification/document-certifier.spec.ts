@@ -8,20 +8,21 @@ import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ManualClock } from '../clock';
 import { CommandEntry } from '../commands/command-entry';
 import { EvidenceIncompleteError } from '../evidence-integrity.error';
-import { DOCUMENT_SEALS, DocumentSealer, readStoreSealLedger } from './document-sealer';
+import { CERTIFICATION_LEDGER, DocumentCertifier, readStoreCertificationLedger } from './document-certifier';
 
 /**
- * Issue 31 item 7: a concluded document whose DocumentSealed was deleted from the store is not
- * sealed again by the next evidence read (which would vouch for whatever the log then says): the
- * seal ledger, kept apart from the log, remembers that it was sealed, and the sealer refuses.
+ * Issue 31 item 7: a concluded document whose certification (DocumentCertified) was deleted from
+ * the store is not certified again by the next evidence read (which would vouch for whatever the
+ * log then says): the ledger, kept apart from the log, remembers that it was certified, and the
+ * certifier refuses.
  */
-describe('DocumentSealer: a removed seal is refused, never made again', () => {
+describe('DocumentCertifier: a removed certification is refused, never made again', () => {
   const T0 = '2026-03-02T09:00:00.000Z';
   let dir: string;
   let identity: SigningIdentity;
   let events: SqliteEventStore;
   let reads: SqliteReadStore;
-  let sealer: DocumentSealer;
+  let sealer: DocumentCertifier;
 
   async function concluded(id: string, terminal: { type: string; data: Record<string, unknown> }): Promise<void> {
     const list = [
@@ -53,7 +54,7 @@ describe('DocumentSealer: a removed seal is refused, never made again', () => {
     identity = await loadOrCreateSigningIdentity({ dataDir: dir });
     events = new SqliteEventStore(path.join(dir, 'events.sqlite'));
     reads = new SqliteReadStore(path.join(dir, 'reads.sqlite'));
-    sealer = new DocumentSealer(events, new CommandEntry(events), readStoreSealLedger(reads), async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
+    sealer = new DocumentCertifier(events, new CommandEntry(events), readStoreCertificationLedger(reads), async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
   });
   afterAll(async () => {
     await events?.close?.();
@@ -66,28 +67,28 @@ describe('DocumentSealer: a removed seal is refused, never made again', () => {
     ['DocumentDeclined', { declined_at: T0, participant_id: 'p1', reason: '조건이 다릅니다' }, '2b6c2a1e-4d3f-4a5b-9c8d-7e6f5a4b3c2d'],
     ['DocumentCanceled', { canceled_at: T0, reason: '조건 변경' }, '3c6c2a1e-4d3f-4a5b-9c8d-7e6f5a4b3c2d'],
     ['DocumentExpired', { expired_at: T0 }, '4d6c2a1e-4d3f-4a5b-9c8d-7e6f5a4b3c2d'],
-  ])('a %s whose seal was deleted is refused by name, and nothing is appended', async (type, data, id) => {
+  ])('a %s whose certification was deleted is refused by name, and nothing is appended', async (type, data, id) => {
     await concluded(id, { type, data });
-    expect(await sealer.ensureSealed(id)).toBe(true);
-    expect(await reads.get(DOCUMENT_SEALS, id)).toMatchObject({ id, terminal_type: type, terminal_revision: 2, seal_revision: 3, sealed_at: T0 });
-    expect(deleteLastEvent(id)).toBe('DocumentSealed');
+    expect(await sealer.ensureCertified(id)).toBe(true);
+    expect(await reads.get(CERTIFICATION_LEDGER, id)).toMatchObject({ id, terminal_type: type, terminal_revision: 2, seal_revision: 3, sealed_at: T0 });
+    expect(deleteLastEvent(id)).toBe('DocumentCertified');
 
-    const refused = sealer.ensureSealed(id);
+    const refused = sealer.ensureCertified(id);
     await expect(refused).rejects.toBeInstanceOf(EvidenceIncompleteError);
-    await expect(refused).rejects.toThrow(new RegExp(`the ${type} at revision 2 of document ${id} is not followed by its DocumentSealed, which was appended at revision 3 .*: the seal was removed from the log`));
+    await expect(refused).rejects.toThrow(new RegExp(`the ${type} at revision 2 of document ${id} is not followed by its certification, which was appended at revision 3 .*: the certification was removed from the log`));
     expect((await events.readStream(`document-${id}`)).map((e) => e.type)).toEqual(['DocumentCreated', 'DocumentSent', type]);
   });
 
-  it('a seal made before the ledger existed is recorded at the next read, so its later removal is refused too', async () => {
+  it('a certification made before the ledger existed is recorded at the next read, so its later removal is refused too', async () => {
     const id = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
     await concluded(id, { type: 'DocumentCanceled', data: { canceled_at: T0, reason: '중복 발송' } });
-    // Sealed by a sealer with no memory (what an installation before the ledger did).
-    const forgetful = new DocumentSealer(events, new CommandEntry(events), { find: async () => null, record: async () => undefined }, async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
-    expect(await forgetful.ensureSealed(id)).toBe(true);
-    expect(await reads.get(DOCUMENT_SEALS, id)).toBeNull();
-    expect(await sealer.ensureSealed(id)).toBe(false);
-    expect(await reads.get(DOCUMENT_SEALS, id)).toMatchObject({ seal_revision: 3 });
+    // Certified by a certifier with no memory (what an installation before the ledger did).
+    const forgetful = new DocumentCertifier(events, new CommandEntry(events), { find: async () => null, record: async () => undefined }, async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
+    expect(await forgetful.ensureCertified(id)).toBe(true);
+    expect(await reads.get(CERTIFICATION_LEDGER, id)).toBeNull();
+    expect(await sealer.ensureCertified(id)).toBe(false);
+    expect(await reads.get(CERTIFICATION_LEDGER, id)).toMatchObject({ seal_revision: 3 });
     deleteLastEvent(id);
-    await expect(sealer.ensureSealed(id)).rejects.toThrow(/DocumentCanceled at revision 2 .* the seal was removed from the log/);
+    await expect(sealer.ensureCertified(id)).rejects.toThrow(/DocumentCanceled at revision 2 .* the certification was removed from the log/);
   });
 });

@@ -1,3 +1,9 @@
+/**
+ * The evidence bundle's writer, beside its reader: libs/verifier reads what this writes, in the
+ * layout both take from the verifier's bundle-format.ts. Pure: the ZIP is made by the Zipper it is
+ * given (the PDF pool in the API) and the manifest signed by the key callback it is given, so the
+ * Nest controller (apps/api/src/evidence) only gathers the parts.
+ */
 import { webcrypto } from 'node:crypto';
 import type { StoredEvent } from '@dojang/event-store';
 import type { ZipFile } from '@dojang/pdf';
