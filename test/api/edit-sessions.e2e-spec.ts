@@ -183,6 +183,36 @@ describeOnEachStore('edit sessions (field-placement editor, server)', (store) =>
     expectApiError(await t.http.post(`/v1/editor/${late.session}/send`).send({}), 403, 'edit_action_not_allowed', 'permission_error');
   });
 
+  it('refuses a field dropped over most of another as PUT …/fields and a template save refuse it, naming the later field; anchors that land on one spot too', async () => {
+    const d = await draft();
+    const { session } = await openUrl(expectStatus(await c.post(`/documents/${d.id}/edit_session`, { actions: ['save'] }), 201).body.url);
+    const sig = { participant_id: d.hire, type: 'signature', page: 1, x: 10, y: 70, width: 25, height: 8 };
+    const dropped = { participant_id: d.boss, type: 'signature', page: 1, x: 15, y: 70, width: 25, height: 8 };
+    for (const res of [await t.http.put(`/v1/editor/${session}/fields`).send({ fields: [sig, dropped] }), await c.put(`/documents/${d.id}/fields`, { fields: [sig, dropped] })]) {
+      const error = expectError(res, 400, 'field_overlap', 'fields[1]');
+      expect(error.message).toMatch(/^fields\[1\] covers 80% of fields\[0\] on the same page/);
+    }
+    expect(expectStatus(await c.get(`/documents/${d.id}`), 200).body.fields).toEqual([]);
+
+    // Touching, a small overlap (a seal stamped partly over its neighbour), the same spot on another page: saved.
+    const seal = { participant_id: d.boss, type: 'seal', page: 1, x: 30, y: 66, width: 10, height: 10 };
+    expectStatus(await t.http.put(`/v1/editor/${session}/fields`).send({ fields: [sig, { ...dropped, x: 35 }, seal, { ...dropped, page: 2 }] }), 200);
+
+    // Two anchors found at one spot ("Page 1", printed once) overlap where they land; moved apart they pass.
+    const anchored = (who: string, offset_y = 0) => ({ participant_id: who, type: 'text', anchor: { text: 'Page 1', offset_y, width: 30, height: 4 } });
+    expectError(await c.put(`/documents/${d.id}/fields`, { fields: [sig, anchored(d.hire), anchored(d.boss)] }), 400, 'field_overlap', 'fields[2]');
+    expectStatus(await c.put(`/documents/${d.id}/fields`, { fields: [sig, anchored(d.hire), anchored(d.boss, 5)] }), 200);
+
+    // A template: coordinates at save, anchored fields where the template's own PDF puts them.
+    const roles = [{ role: 'employee', auth: 'none' }, { role: 'employer', auth: 'none' }];
+    const tmpl = (fields: unknown[]) => c.post('/templates', { name: '겹친 계약서', parts: [{ title: '계약서', file_url: fileUrl }], roles, fields });
+    const bySeat = (role: string, over: Record<string, unknown> = {}) => ({ role, type: 'signature', page: 2, x: 10, y: 70, width: 25, height: 8, ...over });
+    expectError(await tmpl([bySeat('employee'), bySeat('employer', { x: 15 })]), 400, 'field_overlap', 'fields[1]');
+    const anchoredRole = (role: string, offset_y = 0) => ({ role, type: 'signature', anchor: { text: 'Page 1', offset_y, width: 30, height: 4 } });
+    expectError(await tmpl([anchoredRole('employee'), anchoredRole('employer')]), 400, 'field_overlap', 'fields[1]');
+    expectStatus(await tmpl([anchoredRole('employee'), anchoredRole('employer', 5)]), 201);
+  });
+
   it('a template: fields for roles saved as a new version; send refused at opening; cancel ends the session', async () => {
     const tmpl = expectStatus(
       await c.post('/templates', {
