@@ -184,6 +184,23 @@ describe('field-placement editor (browser)', () => {
     await frame.selectOption('#preview-as', 'employer');
     expect(await frame.locator('.field').count()).toBe(1);
     await noViolations(page, 'preview as signer');
+    // As the employee: their five fields; a tap opens the signing page's sheet on that field, the
+    // step counted in reading order (page 1's two checkboxes and the text, then page 2's signature and date).
+    await frame.selectOption('#preview-as', 'employee');
+    expect(await frame.locator('.field').count()).toBe(5);
+    await frame.locator('.field', { hasText: '주소' }).click();
+    await frame.locator('#preview-sheet').waitFor({ state: 'visible' });
+    expect(await frame.locator('#preview-step').textContent()).toBe('3 / 5');
+    expect(await frame.locator('#preview-title').textContent()).toBe('주소 · 필수 입력');
+    expect(await frame.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('text');
+    expect(await frame.locator('.field.field-current').textContent()).toBe('주소');
+    await noViolations(page, 'preview: the sheet of a text field');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-2b-preview-sheet.png') });
+    await frame.click('#preview-next');
+    expect(await frame.locator('#preview-step').textContent()).toBe('4 / 5');
+    expect(await frame.locator('#preview-title').textContent()).toBe('서명 · 필수 입력');
+    await frame.click('#preview-close');
+    await frame.locator('#preview-sheet').waitFor({ state: 'hidden' });
     await frame.click('#preview-btn');
     expect(await frame.locator('.field').count()).toBe(6);
 
@@ -208,6 +225,24 @@ describe('field-placement editor (browser)', () => {
     await frame.fill('#set-min-checked', '1');
     await frame.click('#settings-close');
     expect(await frame.locator('.field.invalid').count()).toBe(0);
+
+    // A field dropped onto another (the employer's signature over three quarters of the
+    // employee's, whose left quarter stays a target of its own): the API's field_overlap, shown
+    // next to the dropped field; removed, the rest saves.
+    await drop('employer', 'signature', 2, 0.15, 0.7);
+    await frame.click('#save-btn');
+    await frame.locator('.field.invalid').waitFor();
+    expect(await frame.locator('.field.invalid').count()).toBe(1);
+    expect(await frame.locator('.field.invalid').getAttribute('aria-label')).toContain('employer');
+    expect(await frame.locator('.field-error').textContent()).toBe('다른 필드를 너무 많이 가립니다. 옮기거나 크기를 줄이세요.');
+    // Next to it: the message starts under the field's left edge (its 2 px margin apart).
+    const [fieldBox, errorBox] = [(await frame.locator('.field.invalid').boundingBox())!, (await frame.locator('.field-error').boundingBox())!];
+    expect({ left: Math.round(errorBox.x - fieldBox.x), below: Math.round(errorBox.y - (fieldBox.y + fieldBox.height)) }).toEqual({ left: 0, below: 2 });
+    await noViolations(page, 'a field dropped onto another');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-3b-overlap.png') });
+    expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
+    await frame.locator('.field.invalid').press('Delete');
+    expect(await frame.locator('.field').count()).toBe(6);
 
     await frame.click('#save-btn');
     await page.waitForFunction(() => (window as unknown as { received: any[] }).received.length > 0);

@@ -8,6 +8,7 @@
 import { pageUrl } from './api.js';
 import { t } from './i18n.js';
 import { S, add, assigneeName, byKey, clamp, setBox, tintOf } from './model.js';
+import { openPreviewSheet } from './preview.js';
 
 /** @type {(key: number) => void} */
 let openSettings = () => {};
@@ -189,6 +190,10 @@ export function renderFields() {
       handle.setAttribute('aria-hidden', 'true');
       el.appendChild(handle);
       wireField(el, f.key);
+    } else {
+      // As on the signing page, the mark only shows where the value goes; a tap opens its sheet.
+      const key = f.key;
+      el.addEventListener('click', () => openPreviewSheet(key));
     }
     overlay.appendChild(el);
     if (f.error) {
