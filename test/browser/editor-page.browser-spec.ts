@@ -265,6 +265,15 @@ describe('field-placement editor (browser)', () => {
       ['employer', 'signature', 2],
     ]);
     expect(near(fields[0], 10, 70) && near(fields[1], 45, 72) && near(fields[2], 10, 30) && near(fields[4], 10, 50) && near(fields[5], 60, 85)).toBe(true);
+    // Snapped: the text field dropped with its bottom 0.06 % below a clause's baseline stands on it
+    // (the line as the server reports it for the page); the checkboxes, 1.3 % from theirs (more than
+    // the snapping distance), did not move.
+    const lines: number[][] = await frame.evaluate(async () => {
+      const session = document.querySelector('meta[name="dojang-editor-session"]')?.getAttribute('content');
+      return (await (await fetch(`/v1/editor/${session}/parts/0/lines`)).json()).pages.map((p: { lines: number[] }) => p.lines);
+    });
+    expect(lines[0].some((y) => Math.abs(y - (fields[4].y + fields[4].height)) < 0.011)).toBe(true);
+    expect(lines[0].some((y) => Math.abs(y - (fields[2].y + fields[2].height)) < 0.5)).toBe(false);
     expect(fields[2].group).toBe(fields[3].group);
     expect(fields[2].min_checked).toBe(1);
     expect(fields[4].label).toBe('주소');

@@ -5,7 +5,7 @@
  * CMS, timestamps and PAdES signatures are libs/evidence's.
  */
 export { sanitizeContentHtml } from './sanitize-content-html';
-export { FIELD_PLACEHOLDER, findTextAnchors, markPlaceholders, type AnchorBox, type PlaceholderBox, type TextAnchorQuery, type TextAnchorResult } from './anchors';
+export { FIELD_PLACEHOLDER, findTextAnchors, findTextLines, markPlaceholders, type AnchorBox, type PlaceholderBox, type TextAnchorQuery, type TextAnchorResult } from './anchors';
 export {
   buildDocDefinition,
   renderDocDefinition,
@@ -73,6 +73,7 @@ export {
   VERIFY_PDF,
   type VerifiedPdf,
   FIND_ANCHORS,
+  FIND_TEXT_LINES,
   type FindAnchorsInput,
   JOIN_PDFS,
   type JoinPdfsInput,

@@ -477,6 +477,12 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       v: { description: 'The part\'s pages_version; makes the response cacheable for good.', schema: { type: 'string' } },
     },
   },
+  Editor_lines: {
+    summary: 'Where the text lines of a part\'s pages are, for the editor',
+    description: 'The baselines of the text lines of every page of part `part` (PDFium\'s text layer, found once per PDF in the PDF pool), in percent of the page height: the editor snaps a dropped or dragged field\'s bottom edge to the nearest one. A scanned page has none.',
+    ok: { status: 200, description: 'The lines, page by page.', json: S.EditorTextLinesSchema },
+    errors: ['edit_session_invalid', 'edit_session_expired', 'page_not_found', 'document_not_found', 'template_not_found', ...PDF_WORK],
+  },
   Editor_save: {
     summary: 'Save the fields',
     description:
