@@ -26,12 +26,6 @@ const REFUSED: Record<EditRefusal, () => ApiError> = {
   expired: () => new ApiError(410, 'invalid_request_error', 'edit_session_expired', 'This edit session has expired. Open a new one.'),
 };
 
-/**
- * The editor's side of an edit session (issue 34). Every write is the API's own: a save runs the
- * very handler PUT /documents/{id}/fields or PATCH /templates/{id} runs (validated by the same
- * pipe, decided by the same command, refused with the same errors), and a send runs POST
- * /documents/{id}/send's, all as the API key that opened the session. There is no second path.
- */
 /** The template as the draft of a document would hold it, as its save lays it out (templatePageCounts). */
 function templateDraft(t: TemplateReadRow): DocumentState {
   return {
@@ -46,6 +40,12 @@ function templateDraft(t: TemplateReadRow): DocumentState {
   } as unknown as DocumentState;
 }
 
+/**
+ * The editor's side of an edit session (issue 34). Every write is the API's own: a save runs the
+ * very handler PUT /documents/{id}/fields or PATCH /templates/{id} runs (validated by the same
+ * pipe, decided by the same command, refused with the same errors), and a send runs POST
+ * /documents/{id}/send's, all as the API key that opened the session. There is no second path.
+ */
 @Injectable()
 export class EditorService {
   readonly store: EditSessionStore;
