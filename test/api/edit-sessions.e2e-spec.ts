@@ -117,6 +117,11 @@ describeOnEachStore('edit sessions (field-placement editor, server)', (store) =>
     expectError(await t.http.get(`/v1/editor/${first.session}/parts/0/pages/3.png`), 404, 'page_not_found');
     expectError(await t.http.get(`/v1/editor/${first.session}/parts/1/pages/1.png`), 404, 'page_not_found');
     expectError(await t.http.get(`/v1/editor/${first.session}/parts/0/pages/1.png?w=333`), 400, 'invalid_parameter', 'w');
+
+    // Where the text lines are, for snapping: each page's "Page n" (baseline 700 pt up an 842 pt page).
+    const lines = expectStatus(await t.http.get(`/v1/editor/${first.session}/parts/0/lines`), 200).body;
+    expect(lines).toEqual({ object: 'text_lines', part: 0, pages: [{ page: 1, lines: [16.86] }, { page: 2, lines: [16.86] }] });
+    expectError(await t.http.get(`/v1/editor/${first.session}/parts/1/lines`), 404, 'page_not_found');
   });
 
   it('saves through PUT …/fields: what the API accepts is saved, what it refuses is refused naming the field, nothing changed', async () => {
@@ -181,6 +186,63 @@ describeOnEachStore('edit sessions (field-placement editor, server)', (store) =>
     expect(expectStatus(await t.http.get(`/v1/editor/${late.session}`), 200).body.document).toMatchObject({ status: 'sent', editable: false });
     expectError(await t.http.put(`/v1/editor/${late.session}/fields`).send({ fields: [sig] }), 409, 'document_not_editable');
     expectApiError(await t.http.post(`/v1/editor/${late.session}/send`).send({}), 403, 'edit_action_not_allowed', 'permission_error');
+  });
+
+  it('refuses a field dropped over most of another as PUT …/fields and a template save refuse it, naming the later field; anchors that land on one spot too', async () => {
+    const d = await draft();
+    const { session } = await openUrl(expectStatus(await c.post(`/documents/${d.id}/edit_session`, { actions: ['save'] }), 201).body.url);
+    const sig = { participant_id: d.hire, type: 'signature', page: 1, x: 10, y: 70, width: 25, height: 8 };
+    const dropped = { participant_id: d.boss, type: 'signature', page: 1, x: 15, y: 70, width: 25, height: 8 };
+    for (const res of [await t.http.put(`/v1/editor/${session}/fields`).send({ fields: [sig, dropped] }), await c.put(`/documents/${d.id}/fields`, { fields: [sig, dropped] })]) {
+      const error = expectError(res, 400, 'field_overlap', 'fields[1]');
+      expect(error.message).toMatch(/^fields\[1\] covers 80% of fields\[0\] on the same page/);
+    }
+    expect(expectStatus(await c.get(`/documents/${d.id}`), 200).body.fields).toEqual([]);
+
+    // Touching, a small overlap (a seal stamped partly over its neighbour), the same spot on another page: saved.
+    const seal = { participant_id: d.boss, type: 'seal', page: 1, x: 30, y: 66, width: 10, height: 10 };
+    expectStatus(await t.http.put(`/v1/editor/${session}/fields`).send({ fields: [sig, { ...dropped, x: 35 }, seal, { ...dropped, page: 2 }] }), 200);
+
+    // Two anchors found at one spot ("Page 1", printed once) overlap where they land; moved apart they pass.
+    const anchored = (who: string, offset_y = 0) => ({ participant_id: who, type: 'text', anchor: { text: 'Page 1', offset_y, width: 30, height: 4 } });
+    expectError(await c.put(`/documents/${d.id}/fields`, { fields: [sig, anchored(d.hire), anchored(d.boss)] }), 400, 'field_overlap', 'fields[2]');
+    expectStatus(await c.put(`/documents/${d.id}/fields`, { fields: [sig, anchored(d.hire), anchored(d.boss, 5)] }), 200);
+
+    // A template: coordinates at save, anchored fields where the template's own PDF puts them.
+    const roles = [{ role: 'employee', auth: 'none' }, { role: 'employer', auth: 'none' }];
+    const tmpl = (fields: unknown[]) => c.post('/templates', { name: '겹친 계약서', parts: [{ title: '계약서', file_url: fileUrl }], roles, fields });
+    const bySeat = (role: string, over: Record<string, unknown> = {}) => ({ role, type: 'signature', page: 2, x: 10, y: 70, width: 25, height: 8, ...over });
+    expectError(await tmpl([bySeat('employee'), bySeat('employer', { x: 15 })]), 400, 'field_overlap', 'fields[1]');
+    const anchoredRole = (role: string, offset_y = 0) => ({ role, type: 'signature', anchor: { text: 'Page 1', offset_y, width: 30, height: 4 } });
+    expectError(await tmpl([anchoredRole('employee'), anchoredRole('employer')]), 400, 'field_overlap', 'fields[1]');
+    expectStatus(await tmpl([anchoredRole('employee'), anchoredRole('employer', 5)]), 201);
+  });
+
+  it('shows a template\'s anchored field where its anchor lands; saved unmoved it keeps the anchor, moved the coordinates it was put at', async () => {
+    const anchor = { text: 'Page 2', offset_y: 6, width: 30, height: 6 };
+    const tmpl = expectStatus(
+      await c.post('/templates', { name: '기준 문구 계약서', parts: [{ title: '계약서', file_url: fileUrl }], roles: [{ role: 'employee', auth: 'none' }], fields: [{ role: 'employee', type: 'signature', anchor }] }),
+      201,
+    ).body;
+    const { session } = await openUrl(expectStatus(await c.post(`/templates/${tmpl.id}/edit_session`, {}), 201).body.url);
+    const [landed] = expectStatus(await t.http.get(`/v1/editor/${session}`), 200).body.fields;
+    // "Page 2" is printed from 60 pt of page 2's 595 (its P's ink starts a little right of that):
+    // the field is there, 6 % under the text's top.
+    expect(landed).toMatchObject({ anchor: { text: 'Page 2', offset_y: 6 }, page: 2, width: 30, height: 6 });
+    expect(landed.x).toBeGreaterThanOrEqual((60 / 595) * 100);
+    expect(landed.x).toBeLessThan((66 / 595) * 100);
+    expect(landed.y).toBeGreaterThan(6 + (100 * (842 - 700 - 36)) / 842);
+    expect(landed.y).toBeLessThan(6 + (100 * (842 - 700)) / 842);
+
+    // Saved as the editor saves an anchored field it did not move: the anchor stays.
+    const save = (field: Record<string, unknown>) => t.http.put(`/v1/editor/${session}/fields`).send({ fields: [{ id: landed.id, role: 'employee', type: 'signature', ...field }] });
+    expectStatus(await save({ anchor: landed.anchor }), 200);
+    expect(expectStatus(await c.get(`/templates/${tmpl.id}`), 200).body.fields[0]).toMatchObject({ id: landed.id, anchor: { text: 'Page 2' } });
+    // Moved: it keeps the coordinates it was moved to, and no anchor.
+    expectStatus(await save({ page: 2, x: 20, y: landed.y + 2, width: 30, height: 6 }), 200);
+    const moved = expectStatus(await c.get(`/templates/${tmpl.id}`), 200).body.fields[0];
+    expect(moved).toMatchObject({ id: landed.id, page: 2, x: 20, y: landed.y + 2 });
+    expect(moved.anchor ?? null).toBeNull();
   });
 
   it('a template: fields for roles saved as a new version; send refused at opening; cancel ends the session', async () => {

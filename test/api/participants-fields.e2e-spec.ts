@@ -223,7 +223,7 @@ describe('participants and fields of a draft', () => {
       const b = await addParticipant(c, doc.id, { name: '을', auth: 'none', phone: undefined, role: 'reviewer' });
       const r1 = expectStatus(
         await c.put(`/documents/${doc.id}/fields`, {
-          fields: [field(a.id), field(a.id, { type: 'seal', upload_only: true, required: false, x: 60, y: 60, width: 15, height: 15 }), field(b.id, { page: 1, x: 0, y: 0, width: 100, height: 100 })],
+          fields: [field(a.id), field(a.id, { type: 'seal', upload_only: true, required: false, x: 60, y: 60, width: 15, height: 15 }), field(b.id, { page: 1, x: 0, y: 0, width: 100, height: 50 })],
         }),
         200,
       );
@@ -231,7 +231,7 @@ describe('participants and fields of a draft', () => {
       expect(r1.body.data).toHaveLength(3);
       expect(r1.body.data[0]).toMatchObject({ object: 'field', participant_id: a.id, type: 'signature', page: 1, x: 10, y: 70, width: 20, height: 8, required: true, upload_only: false });
       expect(r1.body.data[1]).toMatchObject({ type: 'seal', upload_only: true, required: false });
-      expect(r1.body.data[2]).toMatchObject({ participant_id: b.id, page: 1, x: 0, y: 0, width: 100, height: 100 });
+      expect(r1.body.data[2]).toMatchObject({ participant_id: b.id, page: 1, x: 0, y: 0, width: 100, height: 50 });
       for (const f of r1.body.data) expect(f.id).toMatch(UUID_RE);
       expect((await read(doc.id)).fields).toEqual(r1.body.data);
 

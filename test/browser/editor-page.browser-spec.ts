@@ -184,6 +184,23 @@ describe('field-placement editor (browser)', () => {
     await frame.selectOption('#preview-as', 'employer');
     expect(await frame.locator('.field').count()).toBe(1);
     await noViolations(page, 'preview as signer');
+    // As the employee: their five fields; a tap opens the signing page's sheet on that field, the
+    // step counted in reading order (page 1's two checkboxes and the text, then page 2's signature and date).
+    await frame.selectOption('#preview-as', 'employee');
+    expect(await frame.locator('.field').count()).toBe(5);
+    await frame.locator('.field', { hasText: '주소' }).click();
+    await frame.locator('#preview-sheet').waitFor({ state: 'visible' });
+    expect(await frame.locator('#preview-step').textContent()).toBe('3 / 5');
+    expect(await frame.locator('#preview-title').textContent()).toBe('주소 · 필수 입력');
+    expect(await frame.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('text');
+    expect(await frame.locator('.field.field-current').textContent()).toBe('주소');
+    await noViolations(page, 'preview: the sheet of a text field');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-2b-preview-sheet.png') });
+    await frame.click('#preview-next');
+    expect(await frame.locator('#preview-step').textContent()).toBe('4 / 5');
+    expect(await frame.locator('#preview-title').textContent()).toBe('서명 · 필수 입력');
+    await frame.click('#preview-close');
+    await frame.locator('#preview-sheet').waitFor({ state: 'hidden' });
     await frame.click('#preview-btn');
     expect(await frame.locator('.field').count()).toBe(6);
 
@@ -209,6 +226,24 @@ describe('field-placement editor (browser)', () => {
     await frame.click('#settings-close');
     expect(await frame.locator('.field.invalid').count()).toBe(0);
 
+    // A field dropped onto another (the employer's signature over three quarters of the
+    // employee's, whose left quarter stays a target of its own): the API's field_overlap, shown
+    // next to the dropped field; removed, the rest saves.
+    await drop('employer', 'signature', 2, 0.15, 0.7);
+    await frame.click('#save-btn');
+    await frame.locator('.field.invalid').waitFor();
+    expect(await frame.locator('.field.invalid').count()).toBe(1);
+    expect(await frame.locator('.field.invalid').getAttribute('aria-label')).toContain('employer');
+    expect(await frame.locator('.field-error').textContent()).toBe('다른 필드를 너무 많이 가립니다. 옮기거나 크기를 줄이세요.');
+    // Next to it: the message starts under the field's left edge (its 2 px margin apart).
+    const [fieldBox, errorBox] = [(await frame.locator('.field.invalid').boundingBox())!, (await frame.locator('.field-error').boundingBox())!];
+    expect({ left: Math.round(errorBox.x - fieldBox.x), below: Math.round(errorBox.y - (fieldBox.y + fieldBox.height)) }).toEqual({ left: 0, below: 2 });
+    await noViolations(page, 'a field dropped onto another');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'drag-3b-overlap.png') });
+    expect((await api('get', `/v1/templates/${id}`)).version).toBe(1);
+    await frame.locator('.field.invalid').press('Delete');
+    expect(await frame.locator('.field').count()).toBe(6);
+
     await frame.click('#save-btn');
     await page.waitForFunction(() => (window as unknown as { received: any[] }).received.length > 0);
     expect(await messages()).toEqual([
@@ -230,6 +265,15 @@ describe('field-placement editor (browser)', () => {
       ['employer', 'signature', 2],
     ]);
     expect(near(fields[0], 10, 70) && near(fields[1], 45, 72) && near(fields[2], 10, 30) && near(fields[4], 10, 50) && near(fields[5], 60, 85)).toBe(true);
+    // Snapped: the text field dropped with its bottom 0.06 % below a clause's baseline stands on it
+    // (the line as the server reports it for the page); the checkboxes, 1.3 % from theirs (more than
+    // the snapping distance), did not move.
+    const lines: number[][] = await frame.evaluate(async () => {
+      const session = document.querySelector('meta[name="dojang-editor-session"]')?.getAttribute('content');
+      return (await (await fetch(`/v1/editor/${session}/parts/0/lines`)).json()).pages.map((p: { lines: number[] }) => p.lines);
+    });
+    expect(lines[0].some((y) => Math.abs(y - (fields[4].y + fields[4].height)) < 0.011)).toBe(true);
+    expect(lines[0].some((y) => Math.abs(y - (fields[2].y + fields[2].height)) < 0.5)).toBe(false);
     expect(fields[2].group).toBe(fields[3].group);
     expect(fields[2].min_checked).toBe(1);
     expect(fields[4].label).toBe('주소');
@@ -296,6 +340,8 @@ describe('field-placement editor (browser)', () => {
     expect((await messages())[0].data).toEqual({ type: 'dojang.editor.saved', document_id: null, template_id: id, template_version: 2, field_count: 6 });
 
     const fields = await savedFields(id);
+    // Exact, because the arrow keys never snap: the signature's bottom (77 %) and the text field's
+    // (53.5 %) are within 0.3 % of a clause's baseline, where a drop or a drag would have snapped them.
     expect(fields.map((f) => [f.role, f.type, f.page, f.x, f.y])).toEqual([
       ['employee', 'signature', 2, 10, 70],
       ['employee', 'date', 2, 45, 70],

@@ -89,7 +89,7 @@ describe('Idempotency-Key on creating POSTs', () => {
     expect(batch.status).toBe(201);
     expect((await c.get(`/documents/${doc.id}`)).body.participants).toHaveLength(2);
     await c.put(`/documents/${doc.id}/fields`, {
-      fields: [p.body.id, batch.body.data[0].id].map((id: string) => ({ participant_id: id, type: 'signature', page: 1, x: 10, y: 70, width: 20, height: 8 })),
+      fields: [p.body.id, batch.body.data[0].id].map((id: string, i: number) => ({ participant_id: id, type: 'signature', page: 1, x: 10 + 40 * i, y: 70, width: 20, height: 8 })),
     });
     expect((await once('/templates', 'tmpl-1', { name: 'T', content: '<p>{{a}}</p>' })).status).toBe(201);
     expect((await once('/seals', 'seal-1', { source: 'generated', company_name: '도장' })).status).toBe(201);

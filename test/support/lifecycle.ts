@@ -97,7 +97,8 @@ export async function draftWith(c: Client, parts: PartSpec[], body: Record<strin
   parts.forEach((spec, i) => {
     const id = created[i].id;
     const own = spec.fields ?? ((spec.role ?? 'signer') === 'signer' ? [{ type: 'signature' }] : []);
-    own.forEach((f, j) => fields.push({ participant_id: id, type: 'signature', page: 1, x: 5 + 30 * (i % 3), y: 60 + 10 * j, width: 20, height: 8, ...f }));
+    // Three participants a row, each row 30 % higher than the last: no field covers another's (field_overlap).
+    own.forEach((f, j) => fields.push({ participant_id: id, type: 'signature', page: 1, x: 5 + 30 * (i % 3), y: 60 + 10 * j - 30 * Math.floor(i / 3), width: 20, height: 8, ...f }));
   });
   if (fields.length > 0) expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields }), 200);
   const p: Record<string, Party> = {};

@@ -31,6 +31,7 @@ import {
   PdfValue,
   PlaceholderBox,
   FIND_ANCHORS,
+  FIND_TEXT_LINES,
   JOIN_PDFS,
   TextAnchorQuery,
   TextAnchorResult,
@@ -171,6 +172,7 @@ export class DocumentPdfService {
   private readonly inFlight = new Map<string, Promise<RenderedPdfRow>>();
   private collection: Promise<void> | null = null;
   private readonly pageImages = new Map<string, string>();
+  private readonly lineCache = new Map<string, number[][]>();
   private readonly pagesInFlight = new Map<string, Promise<Record<PageImageFormat, Buffer> | null>>();
   private pageCollection: Promise<void> | null = null;
 
@@ -409,6 +411,21 @@ export class DocumentPdfService {
   /** Anchor texts located in a stored PDF, in the pool (PDFium's text layer; anchors.ts). */
   findAnchors(pdf: Buffer, queries: TextAnchorQuery[], tenant?: string): Promise<TextAnchorResult[]> {
     return this.job(FIND_ANCHORS, { pdf, queries }, tenant);
+  }
+
+  /**
+   * The baselines of each page's text lines in the stored PDF `sha256` (the editor snaps fields to
+   * them), found once in the pool and kept in memory by the PDF's hash: a PDF stored under a hash
+   * never changes, and an editor asks for the same parts on every open. A bounded map (the oldest
+   * entry goes first), as the lines of a 300-page contract are a few kilobytes.
+   */
+  async textLines(sha256: string, tenant?: string): Promise<number[][]> {
+    const known = this.lineCache.get(sha256);
+    if (known) return known;
+    const lines = await this.job(FIND_TEXT_LINES, await this.blob(sha256), tenant);
+    this.lineCache.set(sha256, lines);
+    if (this.lineCache.size > 200) this.lineCache.delete(this.lineCache.keys().next().value as string);
+    return lines;
   }
 
   /** `base` with the audit certificate appended, rendered in the pool. */

@@ -309,7 +309,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the fields
-         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `page` counts across the whole document (every part once, in order: the numbering of the PDF's footers, the signing session and the page images) and `part` is the part holding it (given, it must match: 400 field_page_out_of_range). Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range).
+         * @description Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type's settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `page` counts across the whole document (every part once, in order: the numbering of the PDF's footers, the signing session and the page images) and `part` is the part holding it (given, it must match: 400 field_page_out_of_range). Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft's render: 400 field_page_out_of_range). A field may not cover more than half of the area of another on the same page (half of the smaller one: touching fields and a seal stamped partly over a name pass): 400 field_overlap naming the later field (fields[3]) and, in the message, the one it covers; anchored fields are checked where their anchors land.
          */
         put: operations["Participants_replaceFields"];
         post?: never;
@@ -938,7 +938,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template
-         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template's own render (bodies as written, placeholders included; `page` counts across the whole template, every part once, as a document's pages do): a field past the template's last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, once any field is placed, a signer role without a required field 400 signer_without_required_field naming roles[i].role (roles with no fields at all are saved: their fields are placed next, e.g. in the field-placement editor, POST /templates/{id}/edit_session). Version 1.
+         * @description An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template's own render (bodies as written, placeholders included; `page` counts across the whole template, every part once, as a document's pages do): a field past the template's last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, a field covering more than half of another (anchored ones where their anchors land) 400 field_overlap naming fields[i], once any field is placed, a signer role without a required field 400 signer_without_required_field naming roles[i].role (roles with no fields at all are saved: their fields are placed next, e.g. in the field-placement editor, POST /templates/{id}/edit_session). Version 1.
          */
         post: operations["Templates_create"];
         delete?: never;
@@ -1487,6 +1487,26 @@ export interface paths {
          * @description Page n (1-based) of part `part` as a PNG `w` pixels wide (480, 720 or 960), rendered once per PDF, page and width in the PDF pool; with `v` equal to the part's pages_version cached for a year (private).
          */
         get: operations["Editor_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/editor/{session}/parts/{part}/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the text lines of a part's pages are, for the editor
+         * @description The baselines of the text lines of every page of part `part` (PDFium's text layer, found once per PDF in the PDF pool), in percent of the page height: the editor snaps a dropped or dragged field's bottom edge to the nearest one. A scanned page has none.
+         */
+        get: operations["Editor_lines"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2460,6 +2480,7 @@ export interface components {
          *     - `signer_without_required_field` (400): Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).
          *     - `anchor_not_found` (400): A field's anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).
          *     - `anchor_out_of_page` (400): A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
+         *     - `field_overlap` (400): A field covers more than half of the area of another on the same page (the smaller one's area; touching fields and smaller overlaps pass); error.param names the later field (fields[3]) and the message the one it covers. Anchored fields are checked where their anchors land.
          *     - `field_page_out_of_range` (400): A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.
          *     - `field_value_required` (400): A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.
          *     - `field_value_invalid` (400): A value does not fit its field (type, length, pattern, range, options, group); error.param is values.<field id> and the message says why.
@@ -2495,7 +2516,7 @@ export interface components {
          *     - `internal_error` (500): Something went wrong on the service side; retry later (with the same Idempotency-Key).
          * @enum {string}
          */
-        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "edit_session_invalid" | "edit_session_expired" | "edit_action_not_allowed" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "seal_representative_only" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "signing_certificate_invalid" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
+        ErrorCode: "missing_parameter" | "invalid_parameter" | "invalid_json" | "invalid_request_body" | "invalid_request" | "request_too_large" | "unsupported_media_type" | "resource_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "request_header_too_large" | "concurrent_modification" | "missing_api_key" | "invalid_api_key" | "invalid_metrics_token" | "webhook_endpoint_disabled" | "webhook_delivery_in_progress" | "webhook_delivery_not_found" | "invalid_admin_token" | "insufficient_permissions" | "test_mode_only" | "rate_limit_error" | "idempotency_key_reused" | "idempotency_key_in_use" | "document_not_found" | "participant_not_found" | "event_not_found" | "extension_not_found" | "extension_row_not_found" | "file_not_found" | "template_not_found" | "bulk_send_not_found" | "bulk_send_abandoned" | "bulk_send_not_running" | "bulk_send_invalid_rows" | "template_archived" | "seal_not_found" | "webhook_endpoint_not_found" | "organization_not_found" | "edit_session_invalid" | "edit_session_expired" | "edit_action_not_allowed" | "signing_link_invalid" | "signing_link_replaced" | "page_not_found" | "attachment_not_found" | "document_not_editable" | "document_edit_locked" | "document_not_sent" | "document_already_completed" | "document_not_cancelable" | "document_not_signable" | "nobody_to_remind" | "reminder_cooldown" | "resend_cooldown" | "insufficient_credits" | "signing_link_inactive" | "document_not_concluded" | "document_not_completed" | "download_expired" | "not_your_turn" | "group_already_signed" | "delegation_not_allowed" | "attachment_limit_reached" | "participant_already_signed" | "participant_declined" | "participant_cannot_sign" | "consent_required" | "seal_upload_required" | "seal_representative_only" | "pin_not_required" | "pin_not_requested" | "pin_resend_cooldown" | "pin_incorrect" | "pin_expired" | "pin_locked" | "signing_link_locked" | "pin_verification_required" | "document_has_no_participants" | "document_has_no_signer" | "signer_without_required_field" | "anchor_not_found" | "anchor_out_of_page" | "field_overlap" | "field_page_out_of_range" | "field_value_required" | "field_value_invalid" | "field_not_found" | "field_not_fillable" | "seal_text_invalid" | "seal_image_mismatch" | "field_values_too_large" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "missing_email" | "participant_limit_exceeded" | "unsupported_file_type" | "invalid_image" | "file_too_large" | "file_too_complex" | "signing_certificate_unsupported_format" | "signing_certificate_wrong_password" | "signing_certificate_no_private_key" | "signing_certificate_key_mismatch" | "signing_certificate_expired" | "signing_certificate_not_yet_valid" | "service_unavailable" | "write_outcome_unknown" | "signing_unavailable" | "signing_certificate_invalid" | "not_ready" | "document_budget_exceeded" | "pdf_job_limit_exceeded" | "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
         /** @description The body of every error response. Each response narrows `type` and `code` to the values it can carry. */
         Error: {
             error: {
@@ -4152,6 +4173,16 @@ export interface components {
             roles: components["schemas"]["TemplateRole"][];
             /** @description The fields as GET /documents/{id} (kind document) or GET /templates/{id} (kind template) shows them. */
             fields: (components["schemas"]["Field"] | components["schemas"]["TemplateField"])[];
+        };
+        EditorTextLines: {
+            /** @constant */
+            object: "text_lines";
+            part: number;
+            /** @description One entry per page of the part, in order: the y of each text line's baseline in percent of the page height from its top, sorted (empty for a page without a text layer, such as a scan). */
+            pages: {
+                page: number;
+                lines: number[];
+            }[];
         };
         EditorEvent: {
             /** @constant */
@@ -11147,6 +11178,8 @@ export interface operations {
              *
              *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
              *
+             *     `field_overlap`: A field covers more than half of the area of another on the same page (the smaller one's area; touching fields and smaller overlaps pass); error.param names the later field (fields[3]) and the message the one it covers. Anchored fields are checked where their anchors land.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -11167,7 +11200,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "invalid_parameter" | "missing_parameter" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "field_overlap" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -21561,6 +21594,8 @@ export interface operations {
              *
              *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
              *
+             *     `field_overlap`: A field covers more than half of the area of another on the same page (the smaller one's area; touching fields and smaller overlaps pass); error.param names the later field (fields[3]) and the message the one it covers. Anchored fields are checked where their anchors land.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -21584,7 +21619,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "field_overlap" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -22213,6 +22248,8 @@ export interface operations {
              *
              *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
              *
+             *     `field_overlap`: A field covers more than half of the area of another on the same page (the smaller one's area; touching fields and smaller overlaps pass); error.param names the later field (fields[3]) and the message the one it covers. Anchored fields are checked where their anchors land.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -22233,7 +22270,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "field_overlap" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -22907,6 +22944,8 @@ export interface operations {
              *
              *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
              *
+             *     `field_overlap`: A field covers more than half of the area of another on the same page (the smaller one's area; touching fields and smaller overlaps pass); error.param names the later field (fields[3]) and the message the one it covers. Anchored fields are checked where their anchors land.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -22927,7 +22966,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "field_overlap" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -24465,6 +24504,8 @@ export interface operations {
              *
              *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
              *
+             *     `field_overlap`: A field covers more than half of the area of another on the same page (the smaller one's area; touching fields and smaller overlaps pass); error.param names the later field (fields[3]) and the message the one it covers. Anchored fields are checked where their anchors land.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -24488,7 +24529,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error" | "idempotency_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "field_value_invalid" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
+                            code: "missing_parameter" | "invalid_parameter" | "missing_phone" | "phone_invalid" | "phone_not_mobile" | "field_value_invalid" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "field_overlap" | "malformed_request" | "invalid_json" | "invalid_request_body" | "idempotency_key_reused";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
@@ -32758,6 +32799,294 @@ export interface operations {
             };
         };
     };
+    Editor_lines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The editor session's secret, which the editor page received when its one-time URL was opened. It is the credential; keep it secret. */
+                session: string;
+                /** @description The part's index (0 for a one-part document or template). */
+                part: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lines, page by page. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorTextLines"];
+                };
+            };
+            /**
+             * @description `malformed_request`: The HTTP request could not be parsed (answered before routing).
+             *
+             *     `invalid_parameter`: A parameter has the wrong type, format or range; error.param names it.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "malformed_request" | "invalid_parameter";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `edit_session_invalid`: The edit session is not valid (mistyped, never issued, or its URL was opened already and this is not the session it made).
+             *
+             *     `page_not_found`: The document has no such page.
+             *
+             *     `document_not_found`: No such document for this key (other organizations' and the other mode's documents are not found either).
+             *
+             *     `template_not_found`: No such template.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "edit_session_invalid" | "page_not_found" | "document_not_found" | "template_not_found";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_timeout`: The request took too long to arrive (answered before routing). */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `edit_session_expired`: The edit session has ended: its minutes passed, the editor was closed or sent, or the API key that opened it was revoked. Open a new one (POST …/edit_session). */
+            410: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "edit_session_expired";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `document_budget_exceeded`: The document's content is over a per-document budget (images, pages, text to lay out); error.param names the input.
+             *
+             *     `pdf_job_limit_exceeded`: The PDF work for this request passed the service's time or memory limit; nothing was written.
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "document_budget_exceeded" | "pdf_job_limit_exceeded";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limit_error`: Too many requests with this key in the current minute; wait Retry-After seconds. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "rate_limit_error";
+                            /** @enum {string} */
+                            code: "rate_limit_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `request_header_too_large`: The request line and headers are too large (answered before routing). */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "invalid_request_error";
+                            /** @enum {string} */
+                            code: "request_header_too_large";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
+             *
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *
+             *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
+             */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "evidence_integrity_failure" | "evidence_incomplete" | "internal_error";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+            /** @description `service_unavailable`: A store is unreachable right now; retry shortly (with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Write-Landed": components["headers"]["Write-Landed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            type: "api_error";
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            /** @description For people: may change; branch on code. */
+                            message: string;
+                            /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */
+                            param?: string;
+                            /** @description Equals the Request-Id header; quote it to support. */
+                            request_id: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     Editor_save: {
         parameters: {
             query?: never;
@@ -32800,6 +33129,8 @@ export interface operations {
              *
              *     `anchor_out_of_page`: A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.
              *
+             *     `field_overlap`: A field covers more than half of the area of another on the same page (the smaller one's area; touching fields and smaller overlaps pass); error.param names the later field (fields[3]) and the message the one it covers. Anchored fields are checked where their anchors land.
+             *
              *     `malformed_request`: The HTTP request could not be parsed (answered before routing).
              *
              *     `invalid_json`: The request body is not valid JSON.
@@ -32820,7 +33151,7 @@ export interface operations {
                             /** @enum {string} */
                             type: "invalid_request_error";
                             /** @enum {string} */
-                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "malformed_request" | "invalid_json" | "invalid_request_body";
+                            code: "missing_parameter" | "invalid_parameter" | "signer_without_required_field" | "field_page_out_of_range" | "anchor_not_found" | "anchor_out_of_page" | "field_overlap" | "malformed_request" | "invalid_json" | "invalid_request_body";
                             /** @description For people: may change; branch on code. */
                             message: string;
                             /** @description The parameter at fault, e.g. `title` or `fields[0].x`. */

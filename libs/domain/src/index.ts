@@ -15,6 +15,7 @@ export * from './document/field-types';
 export * from './document/field-rules';
 export * from './document/field-values';
 export * from './document/field-anchor';
+export * from './document/field-overlap';
 export * from './document/document-parts';
 export * from './document/form-data-entries';
 export * from './organization/organization.events';

@@ -1,4 +1,5 @@
-import { findTextAnchors, markPlaceholders } from './anchors';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { findTextAnchors, findTextLines, markPlaceholders } from './anchors';
 import { renderDocumentPdf, renderDocumentWithAnchors } from './render-document';
 import { pdfFixture } from './testing/fixtures';
 import { pdftotext } from './testing/poppler';
@@ -132,5 +133,27 @@ describe('anchors: the element form of a placeholder', () => {
     const text = pdftotext(Buffer.from(pdf));
     expect(text).not.toContain('여기에 서명');
     expect(text).toContain('그대로');
+  });
+});
+
+describe('text lines: where the editor snaps fields (issue 34)', () => {
+  it('gives each page\'s baselines in percent from the top, one per line whatever its glyphs, none on a blank page', async () => {
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const page = pdf.addPage([595, 842]);
+    // Descenders (g, y, p) and a different size on one line do not make it two.
+    page.drawText('Agreed by the parties', { x: 60, y: 700, size: 11, font });
+    page.drawText('signature', { x: 300, y: 700, size: 16, font });
+    page.drawText('Clause 2', { x: 60, y: 672, size: 11, font });
+    pdf.addPage([595, 842]);
+    const lines = await findTextLines(await pdf.save());
+    expect(lines).toEqual([[Math.round(((842 - 700) / 842) * 10000) / 100, Math.round(((842 - 672) / 842) * 10000) / 100], []]);
+  });
+
+  it('finds none on a page turned by /Rotate, whose text runs down the displayed page', async () => {
+    const rotated = pdfFixture('rotated-page2-90.pdf');
+    const [upright, turned] = await findTextLines(rotated);
+    expect(upright.length).toBeGreaterThan(3);
+    expect(turned).toEqual([]);
   });
 });

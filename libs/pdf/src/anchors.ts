@@ -202,6 +202,7 @@ interface PdfiumText {
   _FPDFText_CountChars(textPage: number): number;
   _FPDFText_GetUnicode(textPage: number, index: number): number;
   _FPDFText_GetCharBox(textPage: number, index: number, left: number, right: number, bottom: number, top: number): number;
+  _FPDFText_GetCharOrigin(textPage: number, index: number, x: number, y: number): number;
   _FPDF_PageToDevice(page: number, sx: number, sy: number, w: number, h: number, rotate: number, px: number, py: number, dx: number, dy: number): number;
   wasmExports: { malloc(size: number): number; free(ptr: number): void };
   HEAPF64: Float64Array;
@@ -289,4 +290,77 @@ function boxOf(m: PdfiumText, page: number, textPage: number, chars: number[], p
   if (!Number.isFinite(left)) return null;
   const pct = (d: number) => Math.round((d / DEVICE) * 100 * 1000) / 1000;
   return { page: pageNumber, x: pct(left), y: pct(top), width: pct(right - left), height: pct(bottom - top) };
+}
+
+/** Baselines closer than this (percent of the page's height) are one line: the characters of a line share their origin's y, give or take rounding. */
+const SAME_LINE = 0.3;
+/** A page with more lines than this is not ordinary text (a table of tiny print, a scan's noise): its first ones are kept. */
+const MAX_LINES_PER_PAGE = 300;
+
+/**
+ * The text lines of each page of `pdf` (issue 34: fields snap to the line under them): the y of
+ * each line's baseline in percent of the displayed page from its top, sorted, one entry per page
+ * (empty for a page without a text layer, such as a scan). A character's origin is the point on
+ * its baseline PDFium reports, mapped through the page's display transform like the anchors'
+ * boxes, so the lines are in the frame of the page images and the fields.
+ */
+export async function findTextLines(pdf: Uint8Array): Promise<number[][]> {
+  assertOffMainThread('findTextLines');
+  const doc = await (await pdfium()).loadDocument(new Uint8Array(pdf));
+  const internals = doc as unknown as { module: PdfiumText; documentIdx: number };
+  const m = internals.module;
+  const scratch = m.wasmExports.malloc(8 * 4);
+  const f64 = scratch >> 3;
+  const out: number[][] = [];
+  try {
+    const pages = doc.getPageCount();
+    for (let p = 0; p < pages; p++) {
+      const ys: number[] = [];
+      const page = m._FPDF_LoadPage(internals.documentIdx, p);
+      if (!page) {
+        out.push([]);
+        continue;
+      }
+      const textPage = m._FPDFText_LoadPage(page);
+      try {
+        const count = textPage ? m._FPDFText_CountChars(textPage) : 0;
+        for (let i = 0; i < count; i++) {
+          const code = m._FPDFText_GetUnicode(textPage, i);
+          // White space and control characters sit on no line a reader sees.
+          if (code <= 0x20 || WHITE.test(String.fromCodePoint(Math.min(code, 0x10ffff)))) continue;
+          if (!m._FPDFText_GetCharOrigin(textPage, i, scratch, scratch + 8)) continue;
+          const [ox, oy] = [m.HEAPF64[f64], m.HEAPF64[f64 + 1]];
+          m._FPDF_PageToDevice(page, 0, 0, DEVICE, DEVICE, 0, ox, oy, scratch + 16, scratch + 20);
+          const [dx, dy] = [m.HEAP32[(scratch + 16) >> 2], m.HEAP32[(scratch + 20) >> 2]];
+          // A baseline that runs down the displayed page (a page turned by /Rotate) is no line a
+          // field stands on: its characters' y's would be as many "lines".
+          m._FPDF_PageToDevice(page, 0, 0, DEVICE, DEVICE, 0, ox + 10, oy, scratch + 16, scratch + 24);
+          if (Math.abs(m.HEAP32[(scratch + 24) >> 2] - dy) > Math.abs(m.HEAP32[(scratch + 16) >> 2] - dx)) continue;
+          ys.push((dy / DEVICE) * 100);
+        }
+      } finally {
+        if (textPage) m._FPDFText_ClosePage(textPage);
+        m._FPDF_ClosePage(page);
+      }
+      ys.sort((a, b) => a - b);
+      // One line per run of baselines each within SAME_LINE of the previous; the run's middle value.
+      const lines: number[] = [];
+      let run: number[] = [];
+      const flush = () => {
+        if (run.length) lines.push(Math.round(run[Math.floor(run.length / 2)] * 100) / 100);
+        run = [];
+      };
+      for (const y of ys) {
+        if (y < 0 || y > 100) continue;
+        if (run.length && y - run[run.length - 1] > SAME_LINE) flush();
+        run.push(y);
+      }
+      flush();
+      out.push(lines.slice(0, MAX_LINES_PER_PAGE));
+    }
+  } finally {
+    m.wasmExports.free(scratch);
+    doc.destroy();
+  }
+  return out;
 }

@@ -62,6 +62,7 @@ export {
   VERIFY_PDF,
   type VerifiedPdf,
   FIND_ANCHORS,
+  FIND_TEXT_LINES,
   type FindAnchorsInput,
   JOIN_PDFS,
   type JoinPdfsInput,

@@ -4,7 +4,7 @@
  * `@dojang/pdf` only (index.ts says why); the pool's handlers import these files directly.
  */
 export { sanitizeContentHtml } from './sanitize-content-html';
-export { FIELD_PLACEHOLDER, findTextAnchors, markPlaceholders } from './anchors';
+export { FIELD_PLACEHOLDER, findTextAnchors, findTextLines, markPlaceholders } from './anchors';
 export { buildDocDefinition, renderDocDefinition, renderDocumentPdf } from './render-document';
 export { inspectPdf, MAX_PDF_OBJECTS } from './inspect-pdf';
 export { sanitizePdf, removeActiveContent } from './sanitize-pdf';

@@ -87,7 +87,7 @@ describe('projection rebuilds', () => {
           doc.participants.push(p);
           command = { type: 'AddParticipants', participants: [{ id: p, name: `참여자 ${i}`, phone: '01012345678', email: `p${i}@example.com`, role: 'signer', signing_order: 1, auth: 'none' }] };
         } else if (choice < 0.42) command = { type: 'RemoveParticipant', participant_id: participant };
-        else if (choice < 0.5) command = { type: 'ReplaceFields', fields: doc.participants.map((p, k) => ({ id: `f${i}_${k}`, participant_id: p, type: 'signature', page: 1, x: 10, y: 10, width: 20, height: 10, required: true, upload_only: false })) };
+        else if (choice < 0.5) command = { type: 'ReplaceFields', fields: doc.participants.map((p, k) => ({ id: `f${i}_${k}`, participant_id: p, type: 'signature', page: 1, x: 10 + (Math.floor(k / 8) % 3) * 30, y: 10 + (k % 8) * 11, width: 20, height: 10, required: true, upload_only: false })) };
         else if (choice < 0.55) command = { type: 'SetEditLock', locked: rnd() < 0.5 };
         else if (choice < 0.65) command = { type: 'SendDocument', expires_at: null, message: null, page_count: 1, original_pdf: null, links: doc.participants.map((p) => ({ participant_id: p, token_hash: `${p}`.padEnd(64, '0') })) };
         else if (choice < 0.75) command = { type: 'OpenSigningLink', participant_id: participant, ip: '203.0.113.7', user_agent: 'jest' };

@@ -50,3 +50,13 @@ export async function call(method, path, body) {
 export function pageUrl(part, page, width, version) {
   return `${BASE}/parts/${part}/pages/${page}.png?w=${width}&v=${encodeURIComponent(version)}`;
 }
+
+/**
+ * The baselines of the text lines of a part's pages (percent of the page height), for snapping.
+ * @param {number} part
+ * @returns {Promise<number[][]>}
+ */
+export async function textLines(part) {
+  const body = await call('GET', `/parts/${part}/lines`);
+  return body.pages.map((/** @type {{ lines: number[] }} */ p) => p.lines);
+}

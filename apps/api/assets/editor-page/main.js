@@ -7,6 +7,7 @@ import { localizedError } from './errors.js';
 import { applyStrings, setLocale, t } from './i18n.js';
 import { PALETTE, S, assignees, fieldOfParam, load, serialize } from './model.js';
 import { announce } from './outcome.js';
+import { closePreviewSheet, wirePreviewSheet } from './preview.js';
 import { addToTarget, disarm, onOpenSettings, renderFields, renderPages, say, select } from './pages.js';
 import { closeSettings, openSettings, refreshSettingsError, wireSettings } from './settings.js';
 
@@ -158,6 +159,7 @@ function wireToolbar() {
     const on = S.preview === null;
     S.preview = on ? as.value || assignees()[0]?.value || null : null;
     closeSettings();
+    closePreviewSheet();
     $('preview-btn').textContent = t(on ? 'previewClose' : 'preview');
     $('preview-btn').setAttribute('aria-pressed', on ? 'true' : 'false');
     $('preview-bar').hidden = !on;
@@ -205,6 +207,7 @@ async function boot() {
   buildPalette();
   wireToolbar();
   wireSettings();
+  wirePreviewSheet();
   onOpenSettings(openSettings);
   renderPages();
   $('loading').hidden = true;

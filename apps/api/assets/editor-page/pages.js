@@ -3,11 +3,14 @@
  * are drawn as buttons at their percent boxes. Placement by drag and drop from the palette, by
  * tap-then-tap (a palette entry armed, then a tap on a page), or with the keyboard (palette.js);
  * a field moves by dragging it or with the arrow keys (Shift for larger steps) and resizes by its
- * corner handle or Alt+arrows; Enter opens its settings, Delete removes it.
+ * corner handle or Alt+arrows; Enter opens its settings, Delete removes it. A field dropped or
+ * dragged snaps its bottom edge to the text line under it (the part's lines, from the server);
+ * Alt held while dropping or dragging, and the arrow keys, leave it exactly where it is put.
  */
-import { pageUrl } from './api.js';
+import { pageUrl, textLines } from './api.js';
 import { t } from './i18n.js';
-import { S, add, assigneeName, byKey, clamp, setBox, tintOf } from './model.js';
+import { S, add, assigneeName, byKey, clamp, setBox, snapOffset, tintOf } from './model.js';
+import { openPreviewSheet } from './preview.js';
 
 /** @type {(key: number) => void} */
 let openSettings = () => {};
@@ -69,8 +72,23 @@ export function renderPages() {
       thumbs.appendChild(thumbnail(page, parts.length > 1 && part.title ? `${part.title} ${t('pageLink', { n })}` : t('pageLink', { n }), pageUrl(part.index, n, WIDTHS[0], part.pages_version)));
     }
     host.appendChild(section);
+    // Where the part's text lines are, for snapping: fetched once, in the background; a failure
+    // only means no snapping.
+    if (!S.lines.has(part.index)) textLines(part.index).then((lines) => S.lines.set(part.index, lines), () => {});
   }
   renderFields();
+}
+
+/**
+ * Snaps fields just dropped or dragged (never keyboard moves, which stay free for fine
+ * adjustment): the first field's bottom edge onto the nearest text line, the rest of its group
+ * (a checkbox group's boxes, a radio group's buttons) moved with it so they stay apart.
+ * @param {import('./model.js').EditorField[]} fields
+ */
+function snap(fields) {
+  const dy = fields.length ? snapOffset(fields[0]) : 0;
+  if (dy === 0) return;
+  for (const f of fields) setBox(f, { y: f.y + dy });
 }
 
 /**
@@ -115,12 +133,18 @@ function percentAt(page, cx, cy) {
   return { x: ((cx - r.left) / r.width) * 100, y: ((cy - r.top) / r.height) * 100 };
 }
 
-/** @param {HTMLElement} page @param {string} type @param {number} cx @param {number} cy */
-function placeAt(page, type, cx, cy) {
+/**
+ * Places a field where the pointer dropped or tapped it; snapped to the text line under it unless
+ * Alt was held.
+ * @param {HTMLElement} page @param {string} type @param {number} cx @param {number} cy @param {boolean} alt
+ */
+function placeAt(page, type, cx, cy, alt) {
   if (!S.assignee) return say(t('noAssignee'));
   const at = percentAt(page, cx, cy);
   if (at.x < 0 || at.y < 0 || at.x > 100 || at.y > 100) return;
+  const before = S.fields.length;
   const f = add(type, Number(page.dataset.part), Number(page.dataset.page), at.x, at.y, t);
+  if (!alt) snap(S.fields.slice(before));
   renderFields();
   select(f.key, true);
   say(t('placed', { type: t(`type_${f.type}`), page: f.page }));
@@ -138,13 +162,13 @@ function wireDrop(page) {
     const type = e.dataTransfer?.getData('application/x-dojang-field');
     if (!type) return;
     e.preventDefault();
-    placeAt(page, type, e.clientX, e.clientY);
+    placeAt(page, type, e.clientX, e.clientY, e.altKey);
   });
   page.addEventListener('click', (e) => {
     if (!S.armed || (e.target instanceof Element && e.target.closest('.field'))) return;
     const type = S.armed;
     disarm();
-    placeAt(page, type, e.clientX, e.clientY);
+    placeAt(page, type, e.clientX, e.clientY, e.altKey);
   });
 }
 
@@ -189,6 +213,10 @@ export function renderFields() {
       handle.setAttribute('aria-hidden', 'true');
       el.appendChild(handle);
       wireField(el, f.key);
+    } else {
+      // As on the signing page, the mark only shows where the value goes; a tap opens its sheet.
+      const key = f.key;
+      el.addEventListener('click', () => openPreviewSheet(key));
     }
     overlay.appendChild(el);
     if (f.error) {
@@ -241,12 +269,14 @@ function wireField(el, key) {
       el.style.width = `${f.width}%`;
       el.style.height = `${f.height}%`;
     };
-    const up = () => {
+    const up = (/** @type {PointerEvent} */ ev) => {
       el.removeEventListener('pointermove', move);
       el.removeEventListener('pointerup', up);
       el.removeEventListener('pointercancel', up);
       if (changed) {
         dragged = true;
+        // A move lands on the text line under it; Alt held, or a resize, leaves it where it is.
+        if (!resizing && !ev.altKey) snap([f]);
         renderFields();
         select(key, true);
         say(resizing ? t('resized', { type: t(`type_${f.type}`), w: f.width, h: f.height }) : t('moved', { type: t(`type_${f.type}`), x: f.x, y: f.y }));

@@ -5,7 +5,7 @@ import { ArrayMaxSize, IsArray, IsDefined } from 'class-validator';
 import { Response } from 'express';
 import { ApiError } from '../shared/api-error';
 import { Public, ReqInfo, RequestInfo } from '../shared/auth.guard';
-import { EditorEventResponse, EditorSessionResponse } from '../openapi/response-schemas';
+import { EditorEventResponse, EditorSessionResponse, EditorTextLinesResponse } from '../openapi/response-schemas';
 import { EditorService } from './editor.service';
 
 /**
@@ -61,6 +61,15 @@ export class EditorHttpController {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', v === version ? 'private, max-age=31536000, immutable' : 'private, no-cache');
     res.end(png);
+  }
+
+  /** The baselines of the text lines of a part's pages, where the editor snaps fields (issue 34). */
+  @Get('parts/:part/lines')
+  async lines(@Param('session') session: string, @Param('part') part: string): Promise<EditorTextLinesResponse> {
+    const { row, auth } = await this.editor.open(session);
+    const partIndex = /^[0-9]$/.test(part) ? Number(part) : -1;
+    if (partIndex < 0) throw ApiError.notFound('page_not_found', 'No such part: lines are parts/{part}/lines.');
+    return this.editor.textLines(row, auth, partIndex);
   }
 
   @Put('fields')

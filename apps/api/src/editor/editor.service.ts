@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, CLOCK, DocumentPdfService, EditAction, EditRefusal, EditSessionRow, EditSessionStore, Infrastructure, PartPdf } from '@dojang/application';
-import { brandOf, DocumentState } from '@dojang/domain';
+import { Clock, CLOCK, DocumentPdfService, EditAction, EditRefusal, EditSessionRow, EditSessionStore, Infrastructure, PartPdf, resolveFieldBoxes } from '@dojang/application';
+import { brandOf, DomainError, DocumentState, FieldAnchor } from '@dojang/domain';
 import { API_KEYS, ApiKeyRow, ORGANIZATIONS, OrganizationRow, TEMPLATES, TemplateReadRow } from '@dojang/projections';
 import { DocumentAccess } from '../documents/document-access.service';
 import { ParticipantsHttpController } from '../documents/participants.http.controller';
@@ -11,7 +11,7 @@ import { ApiError } from '../shared/api-error';
 import { AuthContext, RequestInfo } from '../shared/auth.guard';
 import { createValidationPipe } from '../shared/validation.pipe';
 import { INFRA } from '../shared/infrastructure.token';
-import { EditorEventResponse, EditorSessionResponse } from '../openapi/response-schemas';
+import { EditorEventResponse, EditorSessionResponse, EditorTextLinesResponse } from '../openapi/response-schemas';
 import { EditorTemplateFieldsDto } from './edit-session.dto';
 
 /** One part of what the editor shows: its PDF (for page images) and page count. */
@@ -25,6 +25,20 @@ const REFUSED: Record<EditRefusal, () => ApiError> = {
   used: () => new ApiError(410, 'invalid_request_error', 'edit_session_expired', 'This edit session was closed. Open a new one.'),
   expired: () => new ApiError(410, 'invalid_request_error', 'edit_session_expired', 'This edit session has expired. Open a new one.'),
 };
+
+/** The template as the draft of a document would hold it, as its save lays it out (templatePageCounts). */
+function templateDraft(t: TemplateReadRow): DocumentState {
+  return {
+    organization_id: t.organization_id,
+    title: t.name.trim() || ' ',
+    content_format: 'html',
+    created_at: t.updated_at,
+    content_blob: t.content_blob,
+    file: null,
+    original_pdf: null,
+    parts: t.parts ?? null,
+  } as unknown as DocumentState;
+}
 
 /**
  * The editor's side of an edit session (issue 34). Every write is the API's own: a save runs the
@@ -98,17 +112,7 @@ export class EditorService {
       return [{ title: null, pdf: await this.pdf.rendered(state) }];
     }
     const t = await this.templateOf(auth, row.target_id);
-    // The template as the draft of a document would hold it, as its save lays it out (templatePageCounts).
-    const draft = {
-      organization_id: t.organization_id,
-      title: t.name.trim() || ' ',
-      content_format: 'html',
-      created_at: t.updated_at,
-      content_blob: t.content_blob,
-      file: null,
-      original_pdf: null,
-      parts: t.parts ?? null,
-    } as unknown as DocumentState;
+    const draft = templateDraft(t);
     if (t.parts) return (await this.pdf.partPdfs(draft)).map((pdf, i) => ({ title: t.parts?.[i]?.title ?? null, pdf }));
     return [{ title: null, pdf: await this.pdf.rendered(draft) }];
   }
@@ -140,7 +144,38 @@ export class EditorService {
       };
     }
     const t = await this.templatesApi.get(auth, row.target_id);
-    return { ...common, document: null, template: { id: t.id, name: t.name, version: t.version }, participants: [], roles: t.roles, fields: t.fields };
+    const fields = await this.landedTemplateFields(await this.templateOf(auth, row.target_id), t.fields, parts);
+    return { ...common, document: null, template: { id: t.id, name: t.name, version: t.version }, participants: [], roles: t.roles, fields };
+  }
+
+  /**
+   * A template's anchored fields where their anchors land in the template's own render (issue 34:
+   * "anchored fields already resolved show where they landed and can be adjusted"): a template
+   * keeps only the anchor (each document made from it finds it again), so the editor is shown the
+   * box the same resolveFieldBoxes finds, `page` counted across the template like the other
+   * fields'. Saved unmoved, the field keeps its anchor; moved, it keeps the coordinates it was
+   * put at. An anchor the render no longer holds leaves the fields as they are (the save says why).
+   */
+  private async landedTemplateFields<F extends { anchor?: unknown; part?: number; page?: number; x: number; y: number; width: number; height: number }>(
+    template: TemplateReadRow,
+    fields: F[],
+    parts: Array<{ page_count: number }>,
+  ): Promise<F[]> {
+    if (!fields.some((f) => f.anchor)) return fields;
+    let boxes;
+    try {
+      boxes = await resolveFieldBoxes(
+        this.pdf,
+        templateDraft(template),
+        fields.map((f) => ({ part: f.part ?? 0, anchor: (f.anchor as FieldAnchor | undefined) ?? null, box: { page: f.page ?? 1, x: f.x, y: f.y, width: f.width, height: f.height } })),
+        (i) => `fields[${i}].anchor`,
+      );
+    } catch (error) {
+      if (error instanceof DomainError) return fields;
+      throw error;
+    }
+    const before = (part: number) => parts.slice(0, part).reduce((n, p) => n + p.page_count, 0);
+    return fields.map((f, i) => (f.anchor ? { ...f, ...boxes[i], page: before(f.part ?? 0) + boxes[i].page } : f));
   }
 
   /** A page image of one part, in the PDF pool, cached by PDF, page and width (as the signing page's). */
@@ -151,6 +186,14 @@ export class EditorService {
     const png = await this.pdf.pageImage(part.pdf.sha256, page, width);
     if (!png) throw ApiError.notFound('page_not_found', `There is no page ${page} in part ${partIndex}.`);
     return { png, version: part.pdf.sha256.slice(0, 16) };
+  }
+
+  /** The text lines of one part's pages (the PDF pool's, cached by the PDF's hash), for snapping. */
+  async textLines(row: EditSessionRow, auth: AuthContext, partIndex: number): Promise<EditorTextLinesResponse> {
+    const part = (await this.parts(row, auth))[partIndex];
+    if (!part) throw ApiError.notFound('page_not_found', `There is no part ${partIndex}.`);
+    const pages = await this.pdf.textLines(part.pdf.sha256, row.organization_id);
+    return { object: 'text_lines', part: partIndex, pages: pages.map((lines, i) => ({ page: i + 1, lines })) };
   }
 
   /** Where the frame goes after an event, when the session has a redirect_url. */

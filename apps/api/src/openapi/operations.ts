@@ -35,7 +35,7 @@ const cursor = (what: string) => ({ description: `Cursor: the id of the last ${w
 /** Operations that render, stamp or serve a PDF. */
 const PDF_WORK: ErrorCode[] = ['document_budget_exceeded', 'pdf_job_limit_exceeded', 'evidence_integrity_failure', 'evidence_incomplete'];
 /** A template saved is laid out once (issue 32 item 2): its pages and anchors checked as a send checks them. */
-const TEMPLATE_LAYOUT: ErrorCode[] = ['signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK];
+const TEMPLATE_LAYOUT: ErrorCode[] = ['signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', 'field_overlap', ...PDF_WORK];
 const DRAFT_EDIT: ErrorCode[] = ['document_not_found', 'document_not_editable', 'document_edit_locked'];
 /** Signing operations are rate limited per link and per client address (they carry no API key). */
 const SIGNING_LINK: ErrorCode[] = ['signing_link_invalid', 'signing_link_replaced', 'signing_link_inactive', 'rate_limit_error'];
@@ -255,9 +255,9 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Participants_replaceFields: {
     summary: 'Replace the fields',
     description:
-      'Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type\'s settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `page` counts across the whole document (every part once, in order: the numbering of the PDF\'s footers, the signing session and the page images) and `part` is the part holding it (given, it must match: 400 field_page_out_of_range). Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft\'s render: 400 field_page_out_of_range).',
+      'Sets the complete set of fields of a draft (send all of them every time): signature and seal, and value fields (initials, text, number, date, signing_date, checkbox, radio, dropdown, name, email, phone) with label, required, read_only, a prefilled value and their type\'s settings. Coordinates are percentages of the page as displayed (its CropBox, /Rotate applied), 0 to 100, from its top-left corner; on a document of several parts, `page` counts across the whole document (every part once, in order: the numbering of the PDF\'s footers, the signing session and the page images) and `part` is the part holding it (given, it must match: 400 field_page_out_of_range). Instead of coordinates a field may give an `anchor`: a {{type:name}} placeholder of HTML content or text of the PDF such as (인), with an offset and size in percent; it is resolved now and the response shows the page and box found (400 anchor_not_found or anchor_out_of_page naming fields[i].anchor). Every setting is checked here (400 with error.param naming it, e.g. fields[3].options), and the page against the page count as soon as it is known (an uploaded PDF, or the draft\'s render: 400 field_page_out_of_range). A field may not cover more than half of the area of another on the same page (half of the smaller one: touching fields and a seal stamped partly over a name pass): 400 field_overlap naming the later field (fields[3]) and, in the message, the one it covers; anchored fields are checked where their anchors land.',
     ok: { status: 200, description: 'The fields now on the document.', json: S.FieldListSchema },
-    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', 'field_values_too_large', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
+    errors: [...DRAFT_EDIT, 'invalid_parameter', 'missing_parameter', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', 'field_overlap', 'field_values_too_large', 'document_budget_exceeded', 'pdf_job_limit_exceeded'],
   },
   DocumentLifecycle_send: {
     summary: 'Send a draft for signature',
@@ -477,6 +477,12 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       v: { description: 'The part\'s pages_version; makes the response cacheable for good.', schema: { type: 'string' } },
     },
   },
+  Editor_lines: {
+    summary: 'Where the text lines of a part\'s pages are, for the editor',
+    description: 'The baselines of the text lines of every page of part `part` (PDFium\'s text layer, found once per PDF in the PDF pool), in percent of the page height: the editor snaps a dropped or dragged field\'s bottom edge to the nearest one. A scanned page has none.',
+    ok: { status: 200, description: 'The lines, page by page.', json: S.EditorTextLinesSchema },
+    errors: ['edit_session_invalid', 'edit_session_expired', 'page_not_found', 'document_not_found', 'template_not_found', ...PDF_WORK],
+  },
   Editor_save: {
     summary: 'Save the fields',
     description:
@@ -613,7 +619,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Templates_create: {
     summary: 'Create a template',
     description:
-      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template\'s own render (bodies as written, placeholders included; `page` counts across the whole template, every part once, as a document\'s pages do): a field past the template\'s last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, once any field is placed, a signer role without a required field 400 signer_without_required_field naming roles[i].role (roles with no fields at all are saved: their fields are placed next, e.g. in the field-placement editor, POST /templates/{id}/edit_session). Version 1.',
+      'An HTML body with {{variable}} placeholders; POST /documents with from_template and variables fills them. With roles (participants to fill in) and fields placed for them (validated as PUT /documents/{id}/fields validates fields, role for participant_id), POST /signature_requests with template_id sends a ready contract in one call. Instead of content, parts (several files, as POST /documents takes them); fields may give an anchor ({{type:name}} placeholder or PDF text) instead of coordinates, found when a document is made from the template. Checked at save as a send would check it, in the template\'s own render (bodies as written, placeholders included; `page` counts across the whole template, every part once, as a document\'s pages do): a field past the template\'s last page is 400 field_page_out_of_range naming fields[i].page, an anchor the render does not hold 400 anchor_not_found naming fields[i].anchor, a field covering more than half of another (anchored ones where their anchors land) 400 field_overlap naming fields[i], once any field is placed, a signer role without a required field 400 signer_without_required_field naming roles[i].role (roles with no fields at all are saved: their fields are placed next, e.g. in the field-placement editor, POST /templates/{id}/edit_session). Version 1.',
     ok: { status: 201, description: 'The template.', json: S.TemplateSchema },
     errors: ['missing_parameter', 'invalid_parameter', 'field_values_too_large', ...TEMPLATE_LAYOUT],
   },
@@ -683,7 +689,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
       ['title', 'content', 'recipient'],
       ['template_id', 'roles'],
     ],
-    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'field_value_invalid', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', ...PDF_WORK],
+    errors: ['missing_parameter', 'invalid_parameter', 'insufficient_credits', 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'field_value_invalid', 'template_not_found', 'template_archived', 'signer_without_required_field', 'field_page_out_of_range', 'anchor_not_found', 'anchor_out_of_page', 'field_overlap', ...PDF_WORK],
   },
   // ---- bulk sends
   BulkSends_create: {

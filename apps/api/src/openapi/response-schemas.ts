@@ -1277,6 +1277,20 @@ export const EditorSessionSchema = component(
 );
 export type EditorSessionResponse = FromSchema<typeof EditorSessionSchema>;
 
+/** GET /editor/{session}/parts/{part}/lines: where the text lines of a part's pages are, for snapping. */
+export const EditorTextLinesSchema = component(
+  'EditorTextLines',
+  obj({
+    object: konst('text_lines'),
+    part: int,
+    pages: note(
+      'One entry per page of the part, in order: the y of each text line\'s baseline in percent of the page height from its top, sorted (empty for a page without a text layer, such as a scan).',
+      arrayOf(obj({ page: int, lines: arrayOf({ type: 'number', minimum: 0, maximum: 100 } as const) })),
+    ),
+  }),
+);
+export type EditorTextLinesResponse = FromSchema<typeof EditorTextLinesSchema>;
+
 /** What the editor's save, send and close answer: the event the page posts to its parent. */
 export const EditorEventSchema = component(
   'EditorEvent',

@@ -110,6 +110,7 @@ export const ERROR_CODES = {
   signer_without_required_field: invalid(400, 'Send: a signer has no required field; place one for them (PUT /v1/documents/{id}/fields).'),
   anchor_not_found: invalid(400, 'A field\'s anchor text (a {{type:name}} placeholder of HTML content, or text of the PDF such as "(인)") is not in the document, or not that many times; error.param names the anchor (fields[2].anchor).'),
   anchor_out_of_page: invalid(400, 'A field placed by its anchor, moved by its offset and sized, would leave the page; error.param names the anchor.'),
+  field_overlap: invalid(400, 'A field covers more than half of the area of another on the same page (the smaller one\'s area; touching fields and smaller overlaps pass); error.param names the later field (fields[3]) and the message the one it covers. Anchored fields are checked where their anchors land.'),
   field_page_out_of_range: invalid(400, 'A field is on a page the document does not have (checked at PUT /fields once the page count is known, and at send); error.param names it.'),
   // Field values (POST /v1/signing/{token}/sign)
   field_value_required: invalid(400, 'A required field has no value (or a group has too few boxes checked); error.param is values.<field id>.'),

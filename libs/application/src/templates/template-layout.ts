@@ -1,4 +1,4 @@
-import { BodyRef, DocumentPart, DocumentState, TemplateField } from '@dojang/domain';
+import { BodyRef, DocumentPart, DocumentState, TemplateField, validateFieldOverlaps } from '@dojang/domain';
 import { DocumentPdfService } from '../document-pdf.service';
 import { resolveFieldBoxes } from '../field-anchors';
 
@@ -18,7 +18,8 @@ export interface TemplateLayoutSource {
  * count (one entry for a template of one body), its bodies rendered as written, placeholders
  * included, or its PDFs as uploaded. Every anchored field is looked for in its part there, by the
  * very function a send places fields with (resolveFieldBoxes): a missing anchor is a 400 naming
- * `fields[i].anchor` at save instead of a failed send later. The decider then checks each field's
+ * `fields[i].anchor` at save instead of a failed send later, and so is a field that, once its
+ * anchor is found, covers another (field_overlap naming `fields[i]`). The decider then checks each field's
  * page against the counts (`page_counts` of CreateTemplate/UpdateTemplate).
  *
  * No field: nothing to check, nothing rendered (undefined).
@@ -38,12 +39,15 @@ export async function templatePageCounts(pdf: DocumentPdfService, template: Temp
   } as unknown as DocumentState;
   const counts = template.parts ? (await pdf.partPdfs(draft)).map((p) => p.page_count) : [(await pdf.rendered(draft)).page_count];
   if (template.fields.some((f) => f.anchor)) {
-    await resolveFieldBoxes(
+    const boxes = await resolveFieldBoxes(
       pdf,
       draft,
       template.fields.map((f) => ({ part: f.part ?? 0, anchor: f.anchor ?? null, box: { page: f.page, x: f.x, y: f.y, width: f.width, height: f.height } })),
       (i) => `fields[${i}].anchor`,
     );
+    // Where the anchors landed, with the coordinate fields: a field hiding another here would be
+    // refused by every document made from the template (ReplaceFields), so it is refused at save.
+    validateFieldOverlaps(boxes.map((box, i) => ({ ...box, part: template.fields[i].part ?? 0 })));
   }
   return counts;
 }

@@ -685,6 +685,19 @@ describe('documentDecider', () => {
       spec.given(draft()).when(replace([field(F_KIM, KIM, { y: 95, height: 10 })])).thenThrows('invalid_parameter', { param: 'fields[0]' });
     });
 
+    it('refuses a field covering more than half of another (issue 34), naming the later field and the one it covers', () => {
+      const fields = [field(F_KIM, KIM), field(F_SEAL, LEE, { x: 15, y: 72 })];
+      spec
+        .given(draft())
+        .when(replace(fields))
+        .thenThrows('field_overlap', { kind: 'invalid', param: 'fields[1]', message: 'covers 67% of fields[0]' });
+    });
+
+    it('accepts touching fields and a seal stamped partly over its neighbour', () => {
+      const fields = [field(F_KIM, KIM), field(F_SEAL, KIM, { type: 'seal', x: 35, y: 72, width: 12, height: 12 }), field('f3', LEE, { x: 10, y: 80 })];
+      spec.given(draft()).when(replace(fields)).then([fieldsSet(fields)]);
+    });
+
     it('accepts a field flush with the edges', () => {
       const f = field(F_KIM, KIM, { x: 70, width: 30, y: 0, height: 100 });
       spec.given(draft()).when(replace([f])).then([fieldsSet([f])]);

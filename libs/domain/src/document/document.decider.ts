@@ -9,6 +9,7 @@ import { decideDownloadPin } from './completed-download.decider';
 import { BlobPointer, DocumentEvent, DocumentPart, Field, MESSAGE_LANGUAGES, PARTICIPANT_CHANNELS, ParticipantSetup } from './document.events';
 import { DEFAULT_DATE_FORMAT, DEFAULT_TIME_ZONE, FieldValue, validateFieldSettings } from './field-types';
 import { absolutePage, layParts, partCount, partOf, validateParts } from './document-parts';
+import { validateFieldOverlaps } from './field-overlap';
 import { draftValues, resolveSignerValues } from './field-values';
 import { formDataEntries } from './form-data-entries';
 import {
@@ -186,7 +187,14 @@ export function validateParticipant(p: ParticipantSetup, index?: number): void {
  */
 export const MIN_FIELD_SIZE_PERCENT = 1;
 
-export function validateFields(fields: Field[], participants: ParticipantSetup[], parts = 1): void {
+/**
+ * Everything about a field set that needs no page count: owners, parts, boxes, settings and, last
+ * (so a field's own mistake is named first), that no field hides another (field-overlap.ts).
+ * `boxKnown(i)` leaves a field out of the overlap check while its box is not known yet (a
+ * template's anchored field, found only in a document's PDF); a document's fields arrive here with
+ * their anchors already resolved, so they are all checked.
+ */
+export function validateFields(fields: Field[], participants: ParticipantSetup[], parts = 1, boxKnown?: (i: number) => boolean): void {
   const ids = new Set(participants.map((p) => p.id));
   fields.forEach((f, i) => {
     const at = `fields[${i}]`;
@@ -213,6 +221,7 @@ export function validateFields(fields: Field[], participants: ParticipantSetup[]
     if (f.upload_only && f.type !== 'seal') throw invalid('invalid_parameter', `${at}.upload_only applies to seal fields only.`, `${at}.upload_only`);
   });
   validateFieldSettings(fields, participants);
+  validateFieldOverlaps(fields, boxKnown);
 }
 
 function mergeMetadata(current: Record<string, string>, patch: Record<string, string | null>): Record<string, string> {

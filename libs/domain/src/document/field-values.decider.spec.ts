@@ -22,19 +22,23 @@ const lee: ParticipantSetup = { id: LEE, name: '이준', phone: null, email: nul
 
 let n = 0;
 const fid = () => `f0000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-const f = (type: Field['type'], o: Partial<Field> = {}): Field => ({
-  id: fid(),
-  participant_id: KIM,
-  type,
-  page: 1,
-  x: 10,
-  y: 10,
-  width: 20,
-  height: 5,
-  required: true,
-  upload_only: false,
-  ...o,
-});
+/** Each field in a cell of its own (4 across, 18 down), so a set never hides one under another (field_overlap). */
+const cell = (id: number) => ({ x: 5 + (id % 4) * 23, y: 5 + (Math.floor(id / 4) % 18) * 5 });
+const f = (type: Field['type'], o: Partial<Field> = {}): Field => {
+  const id = fid();
+  return {
+    id,
+    participant_id: KIM,
+    type,
+    page: 1,
+    ...cell(n),
+    width: 20,
+    height: 5,
+    required: true,
+    upload_only: false,
+    ...o,
+  };
+};
 
 const base = (): DocumentEvent[] => [
   {

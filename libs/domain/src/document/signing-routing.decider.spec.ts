@@ -319,14 +319,14 @@ describe('attachment fields', () => {
 
   it('PUT /fields checks accept and max_bytes, and an attachment takes no prefill', () => {
     const draft = documentWith([kim], []).slice(0, 2);
-    const put = (f: Partial<Field>): DocumentCommand => ({ type: 'ReplaceFields', fields: [field('k1', KIM), field('a1', KIM, { type: 'attachment', ...f })], now: T1 });
+    const put = (f: Partial<Field>): DocumentCommand => ({ type: 'ReplaceFields', fields: [field('k1', KIM), field('a1', KIM, { type: 'attachment', y: 40, ...f })], now: T1 });
     spec.given(draft).when(put({ accept: [] })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'fields[1].accept' });
     spec.given(draft).when(put({ accept: ['gif' as 'png'] })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'fields[1].accept[0]' });
     spec.given(draft).when(put({ accept: ['pdf', 'pdf'] })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'fields[1].accept[1]' });
     spec.given(draft).when(put({ max_bytes: 25 * 1024 * 1024 + 1 })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'fields[1].max_bytes' });
     spec.given(draft).when(put({ value: 'att_1' })).thenThrows('invalid_parameter', { kind: 'invalid', param: 'fields[1].value' });
     spec.given(draft).when(put({ accept: ['pdf'], max_bytes: 5 })).then([
-      { type: 'FieldsReplaced', data: { fields: [field('k1', KIM), field('a1', KIM, { type: 'attachment', accept: ['pdf'], max_bytes: 5 })], replaced_at: T1 } },
+      { type: 'FieldsReplaced', data: { fields: [field('k1', KIM), field('a1', KIM, { type: 'attachment', y: 40, accept: ['pdf'], max_bytes: 5 })], replaced_at: T1 } },
     ]);
     spec
       .given(draft)

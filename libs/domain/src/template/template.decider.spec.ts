@@ -135,6 +135,8 @@ describe('template decider', () => {
       ['a signer role without a field', { roles: ROLES, fields: [FIELDS[0], FIELDS[2]] }, 'roles[1].role'],
       ['a signer role whose only field is optional', { roles: ROLES, fields: [FIELDS[0], field({ id: F2, role: 'representative', x: 60, required: false })] }, 'roles[1].role'],
       ['a cc role marked representative', { roles: [ROLES[0], ROLES[1], { ...ROLES[2], representative: true }], fields: FIELDS }, 'roles[2].representative'],
+      // Issue 34: a field hiding another is refused as PUT /fields refuses it.
+      ['a field covering most of another', { roles: ROLES, fields: [...FIELDS, field({ id: '44444444-4444-4444-8444-444444444444', role: 'representative', x: 62, y: 81 })] }, 'fields[3]'],
       ['a field past the last page of the template', { roles: ROLES, fields: [FIELDS[0], field({ id: F2, role: 'representative', x: 60, page: 99 })], page_counts: [2] }, 'fields[1].page'],
     ])('refuses %s, naming it', (_what, over, param) => {
       spec.given([]).when(create(over as Partial<CreateTemplate>)).thenThrows(expect.any(String) as never, { kind: 'invalid', param });
@@ -257,6 +259,11 @@ describe('template decider', () => {
         const refusal = spec.given([placedOnPart1()]).when({ type: 'UpdateTemplate', parts: { parts: [PARTS[1], PARTS[0]], variables: [] }, page_counts: [3, 1], now: T1 }).thenThrows('field_page_out_of_range', { param: 'fields[1].page' });
         expect(refusal.message).toBe("fields[1].page is 5 but its part (part 1) is page 4 of the template's 4 pages (pages count across the whole template).");
         expect(refusal.message).not.toContain('within the part');
+      });
+
+      it('leaves anchored fields out of the overlap check: their box is known only where the anchor is found', () => {
+        const twin = { ...anchored, id: 'dddddddd-dddd-4ddd-8ddd-dddddddddddd', required: false };
+        spec.given([]).when(create({ roles: ROLES, fields: [anchored, twin, FIELDS[1]], parts: PARTS })).thenEvents((events) => expect(events).toHaveLength(1));
       });
 
       it('instantiateTemplate hands the anchor and part on to the document\'s field (the sender finds the anchor)', () => {

@@ -143,7 +143,9 @@ export function validateTemplateContract(roles: TemplateRole[], fields: Template
     ids.add(f.id);
   });
   const { placed, owners } = asDocumentFields(fields, roles);
-  validateFields(placed, owners, parts);
+  // An anchored field's box is where its anchor is found: known only in the render (checked then,
+  // templatePageCounts) and in each document made from the template (ReplaceFields).
+  validateFields(placed, owners, parts, (i) => !fields[i].anchor);
   // What sending would refuse (sendProblemsOf), refused at save instead: a signer role with
   // nothing to fill makes every document from the template unsendable. A template with no field
   // at all is not laid out yet (its fields are placed next, in the field-placement editor): a

@@ -83,6 +83,8 @@ export interface FindAnchorsInput {
 }
 /** Finds anchor texts ("(인)") in a PDF's text layer with PDFium: each occurrence's box in percent of its page. */
 export const FIND_ANCHORS: PdfJob<FindAnchorsInput, TextAnchorResult[]> = { id: 'pdf.find-anchors', version: 1, filename: handler('find-anchors') };
+/** The baselines of each page's text lines (anchors.ts findTextLines): where the editor snaps fields (issue 34). */
+export const FIND_TEXT_LINES: PdfJob<Bytes, number[][]> = { id: 'pdf.find-text-lines', version: 1, filename: handler('find-text-lines') };
 
 export const INSPECT_PDF: PdfJob<Bytes, PdfInspection> = { id: 'pdf.inspect', version: 1, filename: handler('inspect-pdf') };
 
