@@ -24,8 +24,12 @@ export function faultFlows(ctx: FaultFlowContext) {
    * on the API of its number, each retry on the next), so a retry often lands on another process
    * than the attempt it repeats: the case where only the store can tell that the key was claimed.
    * `lanes`: clients side by side, each writing its own keys one after another.
+   * `keyEveryMs`: besides the lanes, a new key (with a client of its own, retrying until answered)
+   * every so many milliseconds, however slowly the earlier ones are answered: on a loaded machine
+   * a lane's key can take seconds through the faults, and a soak judged on how many keys went
+   * through them needs keys started at a set rate, not only as fast as answers come back.
    */
-  function load(label: string, options: { apis?: () => string[]; lanes?: number } = {}) {
+  function load(label: string, options: { apis?: () => string[]; lanes?: number; keyEveryMs?: number } = {}) {
     const apis = options.apis ?? (() => [ctx.api()]);
     const lanes = Math.max(2, options.lanes ?? 2);
     const acked = new Map<string, string>();
@@ -33,9 +37,12 @@ export function faultFlows(ctx: FaultFlowContext) {
     let retryAfterMissing = 0;
     /** Keys acknowledged by another API process than the one their first attempt went to. */
     let acrossApis = 0;
+    /** Keys whose first attempt has been sent. */
+    let started = 0;
     let stopped = false;
     const refused: string[] = [];
     const one = async (i: number) => {
+      started++;
       const title = `${label} ${i}`;
       for (let attempt = 0, giveUp = Date.now() + 60_000; Date.now() < giveUp && !(stopped && refused.length); attempt++) {
         const targets = apis();
@@ -75,15 +82,26 @@ export function faultFlows(ctx: FaultFlowContext) {
         for (let i = lane; !stopped && i < 100 * lanes; i += lanes) await one(i);
       }),
     );
+    // Keys at a set rate, numbered after the lanes' (which stay below 100 × lanes).
+    const paced: Promise<void>[] = [];
+    const pacing = (async () => {
+      if (!options.keyEveryMs) return;
+      for (let i = 100 * lanes; !stopped; i++) {
+        paced.push(one(i));
+        await sleep(options.keyEveryMs);
+      }
+    })();
     return {
       acked,
       statuses,
       refused,
       retryAfterMissing: () => retryAfterMissing,
       acrossApis: () => acrossApis,
+      started: () => started,
       async stop() {
         stopped = true;
-        await running;
+        await Promise.all([running, pacing]);
+        await Promise.all(paced);
       },
     };
   }
