@@ -182,7 +182,7 @@ const CLAIM_MS = 4000;
     expect(processes().every(alive)).toBe(true);
     const apis = () => [api.url, api2.url];
     const load0 = os.loadavg()[0];
-    const writes = load('폭풍', { apis, lanes: STORM_LANES, keyEveryMs: STORM_KEY_EVERY_MS });
+    const writes = load('폭풍', { apis, lanes: STORM_LANES, keyEveryMs: STORM_KEY_EVERY_MS, giveUpMs: (STORM_SECONDS + 60) * 1000 });
     const pdf = pdfFixture('chromium-korean-contract-a4.pdf');
     const uploads = { acked: new Map<string, string>(), statuses: [] as number[], stopped: false, acrossApis: 0 };
     const upload = async (n: number) => {
@@ -267,7 +267,7 @@ const CLAIM_MS = 4000;
       console.log(
         [
           `storm ${STORM_SECONDS} s, 2 API processes + ${workers.length} worker, ${STORM_LANES} document clients and a key every ${STORM_KEY_EVERY_MS} ms, 2 upload clients: ${ended} backends ended`,
-          `${keysInStorm} document keys first tried during the storm, ${writes.started()} in all, ${writes.started() - writes.acked.size} never answered 201 (given up after 60 s)`,
+          `${keysInStorm} document keys first tried during the storm, ${writes.started()} in all, ${writes.started() - writes.acked.size} never answered 201 (given up after ${STORM_SECONDS + 60} s)`,
           `${writes.acked.size + uploads.acked.size} Idempotency-Keys acknowledged (${writes.acked.size} documents, ${uploads.acked.size} uploads; ${during} answered during the storm itself; ${writes.acrossApis() + uploads.acrossApis} by the other API than their first attempt's)`,
           `${documents.duplicates.length + files.duplicates.length} stored twice, ${documents.lost.length + files.lost.length} acknowledged writes lost, ${exited} process exits (${pids.join(', ')})`,
           `${statuses.length} requests, ${statuses.filter((s) => s === 503).length} answered 503, ${statuses.filter((s) => s >= 500 && s !== 503).length} other 5xx; ${sent.length} signing requests sent`,

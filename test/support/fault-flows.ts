@@ -28,8 +28,10 @@ export function faultFlows(ctx: FaultFlowContext) {
    * every so many milliseconds, however slowly the earlier ones are answered: on a loaded machine
    * a lane's key can take seconds through the faults, and a soak judged on how many keys went
    * through them needs keys started at a set rate, not only as fast as answers come back.
+   * `giveUpMs`: how long a key is retried before its client gives up (60 s); a soak whose faults last
+   * that long needs longer, or keys begun as they began are given up just as they end.
    */
-  function load(label: string, options: { apis?: () => string[]; lanes?: number; keyEveryMs?: number } = {}) {
+  function load(label: string, options: { apis?: () => string[]; lanes?: number; keyEveryMs?: number; giveUpMs?: number } = {}) {
     const apis = options.apis ?? (() => [ctx.api()]);
     const lanes = Math.max(2, options.lanes ?? 2);
     const acked = new Map<string, string>();
@@ -44,7 +46,7 @@ export function faultFlows(ctx: FaultFlowContext) {
     const one = async (i: number) => {
       started++;
       const title = `${label} ${i}`;
-      for (let attempt = 0, giveUp = Date.now() + 60_000; Date.now() < giveUp && !(stopped && refused.length); attempt++) {
+      for (let attempt = 0, giveUp = Date.now() + (options.giveUpMs ?? 60_000); Date.now() < giveUp && !(stopped && refused.length); attempt++) {
         const targets = apis();
         try {
           const res = await request(targets[(i + attempt) % targets.length], 'POST', '/v1/documents', ctx.key(), { title, content: '<p>본문</p>' }, { 'Idempotency-Key': `${Buffer.from(label).toString('hex')}-${i}` });
