@@ -23,11 +23,13 @@ export const hostileBodiesScenario: BenchScenario = {
   title: 'Hostile bodies (issue 33 §9, §10) next to GET /v1/health',
   async run(ctx) {
     const server = await startServer({ dataDir: tempDataDir('dojang-bench-hostile-'), env: { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' }, readyTimeoutMs: 120_000 });
-    const sampler = rssSampler(server.child.pid);
+    // Sampled from the first hostile body on (not during the health reference before it).
+    let sampler: ReturnType<typeof rssSampler> | undefined;
     const http: HttpResult[] = [];
     const refusals: Refusal[] = [];
     let stop = false;
     let rssAfter: number | null = null;
+    let rssBefore: number | null = null;
     try {
       const org = await ctx.createOrg(server.dataDir);
       const auth = { Authorization: `Bearer ${org.test}` };
@@ -45,6 +47,10 @@ export const hostileBodiesScenario: BenchScenario = {
       ];
       const ctx16 = new BenchContext({ ...ctx.options, connections: 16 });
       http.push(await ctx16.measure({ name: 'GET /v1/health alone (reference)', target: server, method: 'GET', path: '/v1/health' }));
+      // What the server holds without any hostile body, after the same health load: the level the
+      // RSS after the bodies is to be compared with.
+      rssBefore = rssMb(server.child.pid);
+      sampler = rssSampler(server.child.pid);
       const hostileClient = (async () => {
         for (let i = 0; !stop; i++) {
           const [kind, method, path, body] = cases[i % cases.length];
@@ -65,8 +71,9 @@ export const hostileBodiesScenario: BenchScenario = {
       await ctx.stop(server);
       fs.rmSync(server.dataDir, { recursive: true, force: true });
     }
-    const rss = sampler.stop();
+    const rss = sampler?.stop() ?? { peakMb: 0 };
     const rows: BenchRow[] = [
+      { name: 'server RSS before the hostile bodies (after the health reference)', value: rssBefore ?? 0, unit: 'MB' },
       { name: 'server RSS peak while hostile bodies were sent', value: rss.peakMb, unit: 'MB' },
       { name: 'server RSS 5 s after the last hostile body', value: rssAfter ?? 0, unit: 'MB' },
     ];
@@ -84,7 +91,7 @@ export const hostileBodiesScenario: BenchScenario = {
       '',
       ...table,
       '',
-      `Server RSS: peak ${rss.peakMb} MB while they were sent, ${rssAfter ?? '?'} MB five seconds after the last.`,
+      `Server RSS: ${rssBefore ?? '?'} MB before the first (after the health reference), peak ${rss.peakMb} MB while they were sent, ${rssAfter ?? '?'} MB five seconds after the last.`,
       '',
     ].join('\n');
     return { http, rows, markdown };

@@ -244,6 +244,26 @@ describe('hostile input', () => {
       expect(validate).not.toHaveBeenCalled();
     });
 
+    it('the 9 MB body and the 100,000-key brand are refused as they arrive: never held whole, no buffer of 64 KiB or more put together', async () => {
+      // The JSON parser used to buffer the whole body and copy it into one Buffer before its
+      // elements were counted: 9 MB allocated and copied per request, and the GC after it, were
+      // most of the server's time for such a body (docs/BENCHMARKS.md, "Hostile bodies").
+      const doc = await createDoc(c);
+      const concat = jest.spyOn(Buffer, 'concat');
+      try {
+        expectError(await raw('put', `/v1/documents/${doc.id}/fields`, `{"fields":${emptyObjects(3_000_000)}}`), 400, 'invalid_parameter', 'fields');
+        const keys = Array.from({ length: 100_000 }, (_, i) => `"k${i}":1`).join(',');
+        expectError(await raw('patch', '/v1/organization', `{"brand":{${keys}}}`), 400, 'invalid_parameter', 'brand');
+        const joined = concat.mock.results.map((r) => (Buffer.isBuffer(r.value) ? r.value.length : 0));
+        expect(joined.filter((length) => length >= 65_536)).toEqual([]);
+      } finally {
+        concat.mockRestore();
+      }
+      // A body within the limits is still read whole and parsed, the same connection kept.
+      const p = await addParticipant(c, doc.id);
+      expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 5, y: 60, width: 20, height: 8 }] }), 200);
+    });
+
     it('template fields and roles, participants/batch, parts, a brand list or a brand of 100,000 keys → 400 naming the parameter, nothing validated', async () => {
       const doc = await createDoc(c);
       const tmpl = expectStatus(await c.post('/templates', { name: '근로계약서', content: '<p>{{name}}</p>' }), 201).body;

@@ -47,6 +47,14 @@ describe('robustness of the draft API', () => {
       expect(expectStatus(res, 201).body.title).toBe('압축');
     });
 
+    it('a gzip or UTF-16 body over the element limits → 400 naming the list: counted whole once read, as its bytes on the wire are not its JSON', async () => {
+      const text = `{"title":"x","content":"y","metadata":{},"fields":[${'{},'.repeat(2_000)}{}]}`;
+      const gzip = await t.http.post('/v1/documents').set(bearer(org.test)).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize((b: unknown) => b as string).send(gzipSync(Buffer.from(text)));
+      expectError(gzip, 400, 'invalid_parameter', 'fields');
+      const utf16 = await t.http.post('/v1/documents').set(bearer(org.test)).set('Content-Type', 'application/json; charset=utf-16le').serialize((b: unknown) => b as string).send(Buffer.from(text, 'utf16le'));
+      expectError(utf16, 400, 'invalid_parameter', 'fields');
+    });
+
     it('an unsupported content encoding → 415 with the envelope', async () => {
       const res = await t.http.post('/v1/documents').set(bearer(org.test)).set('Content-Type', 'application/json').set('Content-Encoding', 'br-nope').send('{"title":"x"}');
       expectError(res, 415, 'unsupported_media_type');

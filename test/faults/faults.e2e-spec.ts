@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import { Client } from 'pg';
 import { POSTGRES_SKIP_MESSAGE, postgresTestServer, throwawayPostgresDatabase } from '@dojang/postgres/testing/postgres-test-database';
 import { pdfFixture } from '@dojang/pdf/testing/fixtures';
@@ -11,6 +12,14 @@ import { eventually, startWorkerProcess, WorkerProcess } from '../support/worker
 
 /** How long the storm test ends every backend every 100 ms (a longer soak: DOJANG_STORM_SECONDS=60). */
 const STORM_SECONDS = Math.max(1, Number(process.env.DOJANG_STORM_SECONDS) || 10);
+/**
+ * Document clients in the storm: four (two per API process), enough for retries to cross from one
+ * process to the other. The soak is judged on 200 Idempotency-Keys per run (issue 33), each first
+ * tried during the terminations; on a loaded machine a key can take seconds of 503s to go through,
+ * so the soak also starts a new key every 250 ms whatever the answers (240 in 60 s).
+ */
+const STORM_LANES = 4;
+const STORM_KEY_EVERY_MS = process.env.DOJANG_STORM_SECONDS ? 250 : undefined;
 /**
  * How long, at least, the mid-SMTP worker stays SIGSTOPped: until the other worker's copy is recorded
  * in npm test, and the issue's literal 60 s with DOJANG_FREEZE_SECONDS=60 (docs/BENCHMARKS.md).
@@ -40,6 +49,8 @@ const CLAIM_MS = 4000;
   let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
   let admin: Client;
   let api: ServerProcess;
+  /** A second API process on the same database: the storm spreads its clients and retries over both. */
+  let api2: ServerProcess;
   const workers: WorkerProcess[] = [];
   let env: NodeJS.ProcessEnv;
   let live: string;
@@ -49,7 +60,7 @@ const CLAIM_MS = 4000;
     for (const w of workers) {
       if (w.alive()) w.child.kill('SIGCONT');
     }
-    await Promise.all([api?.stop(), ...workers.map((w) => w.stop())]);
+    await Promise.all([api?.stop(), api2?.stop(), ...workers.map((w) => w.stop())]);
     await proxy?.close();
     await smtp?.close();
     await admin?.end();
@@ -94,11 +105,12 @@ const CLAIM_MS = 4000;
     expect(org.code).toBe(0);
     live = org.json().keys.live;
     expect((await runCli(['credits', 'grant', '--org', org.json().organization.id, '--amount', '1000'], { dataDir: dataDir('cli'), env: cliEnv })).code).toBe(0);
-    [api] = await Promise.all([startServer({ dataDir: dataDir('api'), env: { ...env, ROLE: 'api' }, readyTimeoutMs: 120_000 }), startWorker()]);
+    const startApi = () => startServer({ dataDir: dataDir('api'), env: { ...env, ROLE: 'api' }, readyTimeoutMs: 120_000 });
+    [api, api2] = await Promise.all([startApi(), startApi(), startWorker()]);
     await eventually(async () => ((await request(api.url, 'GET', '/v1/health/ready', null)).status === 200 ? true : undefined), 'readiness with a worker', 30_000);
   });
 
-  const { load, noLossNoDuplicates, sendDocument, delivery } = faultFlows({
+  const { load, lossesAndDuplicates, noLossNoDuplicates, sendDocument, delivery } = faultFlows({
     api: () => api.url,
     key: () => live,
     query: <R>(sql: string, params: unknown[]) => admin.query(sql, params) as unknown as Promise<{ rows: R[] }>,
@@ -157,22 +169,30 @@ const CLAIM_MS = 4000;
     await noLossNoDuplicates(writes.acked, '종료');
   });
 
-  it(`every backend terminated every 100 ms for ${STORM_SECONDS} s under creations, uploads and sends: no process exits (same PIDs), no 500, no upload or document stored twice`, async () => {
+  it(`every backend terminated every 100 ms for ${STORM_SECONDS} s under creations, uploads and sends on two API processes: no process exits (same PIDs), no 500, no upload or document stored twice`, async () => {
     // Issue 33 finding 2: an API process died of an unhandled 'error' event on a pg Client (57P01)
     // during terminations every 300 ms with uploads running. Every connection of every process is
     // ended again and again: pooled ones mid-query and idle, the LISTEN connections, the projector
-    // seat, the workers' leases. 10 s in npm test; DOJANG_STORM_SECONDS=60 is the issue's soak
-    // (docs/BENCHMARKS.md, "Backend terminations").
-    const pids = [api, ...workers.filter(alive)].map((p) => p.child.pid);
-    const writes = load('폭풍');
+    // seat, the workers' leases. Finding 1 (one key, two resources) is sharpest across processes:
+    // a key's retry goes to the other API, which knows of the first attempt only through the store.
+    // 10 s in npm test; DOJANG_STORM_SECONDS=60 is the issue's soak (docs/BENCHMARKS.md,
+    // "Backend terminations").
+    const processes = () => [api, api2, ...workers];
+    const pids = processes().map((p) => p.child.pid);
+    expect(processes().every(alive)).toBe(true);
+    const apis = () => [api.url, api2.url];
+    const load0 = os.loadavg()[0];
+    const writes = load('폭풍', { apis, lanes: STORM_LANES, keyEveryMs: STORM_KEY_EVERY_MS, giveUpMs: (STORM_SECONDS + 60) * 1000 });
     const pdf = pdfFixture('chromium-korean-contract-a4.pdf');
-    const uploads = { acked: new Map<string, string>(), statuses: [] as number[], stopped: false };
+    const uploads = { acked: new Map<string, string>(), statuses: [] as number[], stopped: false, acrossApis: 0 };
     const upload = async (n: number) => {
       const filename = `폭풍-${n}.pdf`;
       for (let tries = 0; tries < 200 && !uploads.stopped; tries++) {
         const form = new FormData();
         form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), filename);
-        const res = await fetch(`${api.url}/v1/files`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Idempotency-Key': `storm-upload-${n}` }, body: form }).catch(() => null);
+        // Attempts take turns between the two APIs, as the documents' do.
+        const target = apis()[(n + tries) % 2];
+        const res = await fetch(`${target}/v1/files`, { method: 'POST', headers: { Authorization: `Bearer ${live}`, 'Idempotency-Key': `storm-upload-${n}` }, body: form }).catch(() => null);
         // Refused or reset: wait as for a 503, or an API that died would turn this loop into a busy
         // one that starves the rest of the run of CPU.
         if (!res) {
@@ -181,19 +201,34 @@ const CLAIM_MS = 4000;
         }
         uploads.statuses.push(res.status);
         const body = (await res.json().catch(() => null)) as { id?: string } | null;
-        if (res.status === 201 && body?.id) return uploads.acked.set(filename, body.id);
+        if (res.status === 201 && body?.id) {
+          if (tries % 2 !== 0) uploads.acrossApis++;
+          return uploads.acked.set(filename, body.id);
+        }
         await sleep(res.status === 409 || res.status === 503 ? 200 : 50);
       }
     };
-    const uploading = (async () => {
-      for (let n = 0; !uploads.stopped; n++) await upload(n);
-    })();
+    // One upload client per API process.
+    const uploading = Promise.all(
+      [0, 1].map(async (lane) => {
+        for (let n = lane; !uploads.stopped; n += 2) await upload(n);
+      }),
+    );
+    // Three documents sent while the storm runs. A step refused with 503 leaves a draft behind and
+    // the next try starts over with a new document, so the check below is never vacuous because
+    // every try fell on a termination (on a machine too slow for any during the storm, the first
+    // is sent after it).
     const sends = (async () => {
       const sent: string[] = [];
-      for (let n = 0; !uploads.stopped && n < 3; n++) sent.push(await sendDocument(`storm-${n}@example.com`).catch(() => ''));
-      return sent.filter(Boolean);
+      for (let n = 0; n < 200 && (!uploads.stopped || sent.length === 0) && sent.length < 3; n++) {
+        const id = await sendDocument(`storm-${n}@example.com`).catch(() => '');
+        if (id) sent.push(id);
+        else await sleep(200);
+      }
+      return sent;
     })();
     await eventually(async () => (writes.acked.size >= 2 && uploads.acked.size >= 1 ? true : undefined), 'writes and uploads before the storm', 60_000);
+    const atStart = { docs: writes.acked.size, files: uploads.acked.size, keys: writes.started() };
     let ended = 0;
     for (const stop = Date.now() + STORM_SECONDS * 1000; Date.now() < stop; ) {
       const { rows } = await admin.query<{ n: string }>(
@@ -202,33 +237,53 @@ const CLAIM_MS = 4000;
       ended += Number(rows[0].n);
       await sleep(100);
     }
+    const load1 = os.loadavg()[0];
     const before = { docs: writes.acked.size, files: uploads.acked.size };
+    const keysInStorm = writes.started() - atStart.keys;
     await eventually(async () => (writes.acked.size >= before.docs + 2 && uploads.acked.size >= before.files + 1 ? true : undefined), 'writes and uploads after the storm', 60_000).catch((err: Error) => {
       // Say which process went, and what it printed last, rather than only that nothing came.
-      const gone = [api, ...workers].filter((p) => !alive(p)).map((p) => `pid ${p.child.pid} exited (${p.child.exitCode ?? p.child.signalCode}):\n${p.output().stderr.slice(-4000)}`);
+      const gone = processes()
+        .filter((p) => !alive(p))
+        .map((p) => `pid ${p.child.pid} exited (${p.child.exitCode ?? p.child.signalCode}):\n${p.output().stderr.slice(-4000)}`);
       throw new Error(`${err.message}; refused: ${writes.refused.slice(-3).join(' | ')}; upload statuses: ${uploads.statuses.slice(-10).join(',')}\n${gone.join('\n')}`);
     });
     uploads.stopped = true;
     await Promise.all([writes.stop(), uploading]);
     const sent = await sends;
-    expect(ended).toBeGreaterThan(20);
-    // The same processes, never restarted.
-    expect([api, ...workers.filter(alive)].map((p) => p.child.pid)).toEqual(pids);
-    expect(alive(api)).toBe(true);
-    expect(workers.every(alive)).toBe(true);
-    expect([...writes.statuses, ...uploads.statuses].filter((s) => s >= 500 && s !== 503)).toEqual([]);
-    await noLossNoDuplicates(writes.acked, '폭풍');
+
+    const documents = await lossesAndDuplicates(writes.acked, '폭풍');
     const { rows } = await admin.query<{ filename: string; n: string }>(`SELECT doc->>'filename' AS filename, count(*) AS n FROM rm_files WHERE doc->>'filename' LIKE '폭풍-%' GROUP BY 1`);
     const stored = new Map(rows.map((r) => [r.filename, Number(r.n)]));
-    for (const filename of uploads.acked.keys()) expect([filename, stored.get(filename)]).toEqual([filename, 1]);
-    expect([...stored.values()].every((n) => n === 1)).toBe(true);
+    const files = {
+      lost: [...uploads.acked.keys()].filter((filename) => !stored.has(filename)),
+      duplicates: [...stored].filter(([, n]) => n > 1).map(([filename, n]) => `${filename} × ${n}`),
+    };
+    const exited = processes().filter((p) => !alive(p)).length;
+    const statuses = [...writes.statuses, ...uploads.statuses];
+    // The soak (DOJANG_STORM_SECONDS set) reports its counts for docs/BENCHMARKS.md, whatever the
+    // assertions below then say.
+    if (process.env.DOJANG_STORM_SECONDS) {
+      const during = before.docs - atStart.docs + before.files - atStart.files;
+      console.log(
+        [
+          `storm ${STORM_SECONDS} s, 2 API processes + ${workers.length} worker, ${STORM_LANES} document clients and a key every ${STORM_KEY_EVERY_MS} ms, 2 upload clients: ${ended} backends ended`,
+          `${keysInStorm} document keys first tried during the storm, ${writes.started()} in all, ${writes.started() - writes.acked.size} never answered 201 (given up after ${STORM_SECONDS + 60} s)`,
+          `${writes.acked.size + uploads.acked.size} Idempotency-Keys acknowledged (${writes.acked.size} documents, ${uploads.acked.size} uploads; ${during} answered during the storm itself; ${writes.acrossApis() + uploads.acrossApis} by the other API than their first attempt's)`,
+          `${documents.duplicates.length + files.duplicates.length} stored twice, ${documents.lost.length + files.lost.length} acknowledged writes lost, ${exited} process exits (${pids.join(', ')})`,
+          `${statuses.length} requests, ${statuses.filter((s) => s === 503).length} answered 503, ${statuses.filter((s) => s >= 500 && s !== 503).length} other 5xx; ${sent.length} signing requests sent`,
+          `load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the storm`,
+        ].join('; '),
+      );
+    }
+    expect(ended).toBeGreaterThan(20);
+    // The same processes, never restarted, all still up.
+    expect(processes().map((p) => [p.child.pid, alive(p)])).toEqual(pids.map((pid) => [pid, true]));
+    expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
+    expect(writes.acked.size).toBeGreaterThan(0);
+    expect(documents).toEqual({ lost: [], duplicates: [] });
+    expect(files).toEqual({ lost: [], duplicates: [] });
     // The workers still send: each signing request sent during the storm is delivered and recorded.
     for (const id of sent) await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), `the signing request of ${id} recorded`, 60_000);
-    // The soak (DOJANG_STORM_SECONDS set) reports its counts for docs/BENCHMARKS.md.
-    if (process.env.DOJANG_STORM_SECONDS) {
-      const keys = new Set([...writes.acked.keys()]).size + uploads.acked.size;
-      console.log(`storm ${STORM_SECONDS} s: ${ended} backends ended; ${keys} Idempotency-Keys acknowledged (${writes.acked.size} documents, ${uploads.acked.size} uploads), 0 stored twice; ${writes.statuses.length + uploads.statuses.length} requests, ${[...writes.statuses, ...uploads.statuses].filter((s) => s === 503).length} answered 503; ${sent.length} signing requests delivered once; same PIDs`);
-    }
   });
 
   it('a worker SIGKILLed mid-SMTP (the mail server had the message, not yet its reply): delivered at least once, at most twice, recorded once', async () => {

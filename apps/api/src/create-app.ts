@@ -6,7 +6,7 @@ import { Clock, createNotifier, Infrastructure, Notifier, systemClock } from '@d
 import type { HostResolver } from '@dojang/webhooks';
 import { forbidPdfWorkOnMainThread } from '@dojang/pdf';
 import { randomBytes } from 'crypto';
-import { Express, json, NextFunction, Request, Response, urlencoded } from 'express';
+import { Express, NextFunction, Request, Response, urlencoded } from 'express';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { requestLogMiddleware } from './observability/request-log.middleware';
@@ -19,7 +19,8 @@ import { signingRateLimitMiddleware } from './rate-limit/signing-rate-limit.midd
 import { verifyRateLimitMiddleware } from './rate-limit/verify-rate-limit.middleware';
 import { answerClientErrors } from './shared/client-error';
 import { assertAcceptableJson, assertAcceptablePath } from './shared/json-body-guard';
-import { assertJsonCounts, jsonCountLimitsFor } from './shared/json-count-guard';
+import { countingJsonParser } from './shared/json-body-parser';
+import { jsonCountLimitsFor } from './shared/json-count-guard';
 import { useEncodedStrings } from './shared/json-response';
 import { WEBHOOK_HOST_RESOLVER } from './shared/infrastructure.token';
 import { createValidationPipe } from './shared/validation.pipe';
@@ -86,12 +87,12 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   app.use(signingRateLimitMiddleware(infra, clock));
   app.use(verifyRateLimitMiddleware(infra, clock));
   // Body-parser errors happen before Nest routes the request, so they get the envelope here.
-  // A JSON body's elements are counted on its raw bytes before it is parsed (verify runs first), so
-  // a body of millions of tiny elements costs one pass over its bytes, not a parse and every walk
-  // after it. 10 MB is the largest legitimate body: a 10,000-row bulk send.
-  const countJson = (req: Request, _res: Response, bytes: Buffer, encoding: string) =>
-    assertJsonCounts(/^utf-?8$/i.test(encoding) ? bytes : Buffer.from(new TextDecoder(encoding).decode(bytes), 'utf8'), jsonCountLimitsFor(req.method, req.path));
-  for (const parser of [json({ limit: '10mb', verify: countJson }), urlencoded({ extended: false, limit: '1mb' })]) {
+  // A JSON body's elements are counted on its raw bytes as they arrive, before it is parsed
+  // (json-body-parser.ts), so a body of millions of tiny elements is refused within its first
+  // kilobytes, not buffered, parsed and walked. 10 MB is the largest legitimate body: a 10,000-row
+  // bulk send.
+  const jsonParser = countingJsonParser({ limit: '10mb', limitsFor: (req) => jsonCountLimitsFor(req.method, req.path) });
+  for (const parser of [jsonParser, urlencoded({ extended: false, limit: '1mb' })]) {
     app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) =>
       parser(req, res, (err?: unknown) => {
         if (!err) return next();

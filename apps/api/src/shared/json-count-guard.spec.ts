@@ -1,5 +1,5 @@
 import { ApiError } from './api-error';
-import { assertJsonCounts, BULK_SEND_JSON_COUNT_LIMITS, DEFAULT_JSON_COUNT_LIMITS, jsonCountLimitsFor } from './json-count-guard';
+import { assertJsonCounts, BULK_SEND_JSON_COUNT_LIMITS, DEFAULT_JSON_COUNT_LIMITS, JsonCounter, JsonCountLimits, jsonCountLimitsFor } from './json-count-guard';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
@@ -87,5 +87,59 @@ describe('assertJsonCounts (elements counted on the raw body before it is parsed
 
   it('leaves a malformed body to JSON.parse', () => {
     for (const text of ['{"a":', '[[[', '"unterminated', '}]', '{"a" 1}']) expect(refusal(text)).toBeNull();
+  });
+
+  describe('counted as the body arrives (JsonCounter, chunk by chunk)', () => {
+    /** The param of the refusal when `text` arrives cut at `cuts` (byte offsets), or null. */
+    const chunkedRefusal = (text: string, cuts: number[], limits: JsonCountLimits): string | null => {
+      const body = bytes(text);
+      const counter = new JsonCounter(limits);
+      try {
+        let from = 0;
+        for (const cut of [...cuts, body.length]) {
+          counter.write(body.subarray(from, cut));
+          from = cut;
+        }
+        return null;
+      } catch (err) {
+        if (err instanceof ApiError) return err.param ?? 'none';
+        throw err;
+      }
+    };
+    const small: JsonCountLimits = { items: 3, keys: 3, values: 40 };
+    const bodies = [
+      '{"fields":[{},{},{},{}]}',
+      '{"a\\"b":[1,2,3,4]}',
+      '{"긴 이름":{"k1":1,"k2":"x,y","k3":[],"k4":null}}',
+      '{"parts":[{"x":1},{"x\\\\":[{},{},{},{}]}]}',
+      '{"t":"[{,}]\\"\\\\","l":["a,b","[","{"]}',
+      '[[1,2],[3,"4\\"",5,6]]',
+      '{"ok":[1,2,3],"also":{"a":true,"b":false}}',
+    ];
+
+    it('gives the same answer wherever the body is cut, keys and escapes cut in two included', () => {
+      for (const text of bodies) {
+        const whole = chunkedRefusal(text, [], small);
+        const length = bytes(text).length;
+        for (let cut = 0; cut <= length; cut++) expect([text, cut, chunkedRefusal(text, [cut], small)]).toEqual([text, cut, whole]);
+        // One byte at a time.
+        expect([text, 'bytewise', chunkedRefusal(text, Array.from({ length }, (_, k) => k), small)]).toEqual([text, 'bytewise', whole]);
+      }
+      // The bodies above do exercise both answers.
+      expect(bodies.map((text) => chunkedRefusal(text, [], small))).toEqual(['fields', 'a"b', '긴 이름', 'parts[1].x\\', null, '[1]', null]);
+    });
+
+    it('refuses the 9 MB body within its first chunk, before the rest has arrived', () => {
+      const body = bytes(`{"fields":${emptyObjects(3_000_000)}}`);
+      const counter = new JsonCounter(DEFAULT_JSON_COUNT_LIMITS);
+      // Node hands an HTTP body over in chunks of up to 64 KiB; the 1,001st element is in the first.
+      expect(() => counter.write(body.subarray(0, 65_536))).toThrow(ApiError);
+    });
+
+    it('names a key longer than any param name by a placeholder rather than keeping it whole', () => {
+      const key = 'k'.repeat(200_000);
+      expect(chunkedRefusal(`{"${key}":${emptyObjects(1_001)}}`, [10, 70_000, 140_000], DEFAULT_JSON_COUNT_LIMITS)).toBe('?');
+      expect(chunkedRefusal(`{"${'k'.repeat(500)}":${emptyObjects(1_001)}}`, [10, 300], DEFAULT_JSON_COUNT_LIMITS)).toBe('k'.repeat(500));
+    });
   });
 });

@@ -47,29 +47,39 @@ interface Frame {
   count: number;
   /** Objects: the next string is a key (after `{` or `,`). */
   expectKey: boolean;
-  /** Objects: the byte range of the current key, quotes included, to name it in an error. */
+  /**
+   * Objects: where the current key is, quotes included, to name it in an error: the chunk it ends
+   * in and its byte range there, after `keyHead` (its bytes from earlier chunks, rarely any).
+   */
+  keyChunk: Uint8Array | null;
   keyStart: number;
   keyEnd: number;
+  keyHead: Buffer | null;
 }
+
+/** More of a key than any param name needs: a longer one is named `?` rather than kept whole. */
+const KEY_BYTES_KEPT = 1024;
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
+function keyOf(frame: Frame): string {
+  try {
+    const tail = frame.keyChunk ? frame.keyChunk.subarray(frame.keyStart, frame.keyEnd) : new Uint8Array(0);
+    if ((frame.keyHead?.length ?? 0) + tail.length > KEY_BYTES_KEPT) return '?';
+    return JSON.parse(Buffer.concat([frame.keyHead ?? Buffer.alloc(0), tail]).toString('utf8')) as string;
+  } catch {
+    return '?';
+  }
+}
+
 /** `fields[1000]`, `brand`, `rows[3].variables`: the path of the innermost container, as params are named. */
-function pathOf(bytes: Uint8Array, frames: Frame[], depth: number): string {
+function pathOf(frames: Frame[], depth: number): string {
   let path = '';
   for (let d = 0; d < depth; d++) {
     const frame = frames[d];
-    if (frame.array) {
-      path += `[${frame.count - 1}]`;
-    } else {
-      let key: string;
-      try {
-        const raw: number[] = [];
-        for (let k = frame.keyStart; k < frame.keyEnd; k++) raw.push(bytes[k]);
-        key = JSON.parse(Buffer.from(raw).toString('utf8')) as string;
-      } catch {
-        key = '?';
-      }
+    if (frame.array) path += `[${frame.count - 1}]`;
+    else {
+      const key = keyOf(frame);
       path += path ? `.${key}` : key;
     }
   }
@@ -77,20 +87,119 @@ function pathOf(bytes: Uint8Array, frames: Frame[], depth: number): string {
 }
 
 /**
- * Throws a 400 naming the first array, object or body over `limits`. Bytes of UTF-8 JSON: every
- * structural character is ASCII, and no byte of a multi-byte character is one. A malformed body is
- * left to JSON.parse (this only counts what it sees).
+ * Counts a JSON body's elements as its bytes arrive, chunk by chunk, and throws a 400 naming the
+ * first array, object or body over `limits`: a body of millions of tiny elements is refused after
+ * its first few kilobytes, before the rest is received, buffered or copied (create-app.ts feeds it
+ * the request's chunks while the JSON parser reads them). Bytes of UTF-8 JSON: every structural
+ * character is ASCII, and no byte of a multi-byte character is one. A malformed body is left to
+ * JSON.parse (this only counts what it sees). The state that spans chunks is the stack of open
+ * containers, whether a string is open (and an escape pending), and the bytes of a key cut in two.
  */
-export function assertJsonCounts(bytes: Uint8Array, limits: JsonCountLimits): void {
-  const frames: Frame[] = [];
-  let depth = 0;
-  let values = 0;
-  let needValue = true;
-  const n = bytes.length;
-  const valueStarts = () => {
-    values++;
-    if (values > limits.values) {
-      const path = pathOf(bytes, frames, Math.min(depth, 1));
+export class JsonCounter {
+  private readonly frames: Frame[] = [];
+  private depth = 0;
+  private values = 0;
+  private needValue = true;
+  private inString = false;
+  private escaped = false;
+  /** The open string is an object's key. */
+  private stringIsKey = false;
+
+  constructor(private readonly limits: JsonCountLimits) {}
+
+  write(bytes: Uint8Array): void {
+    const { frames, limits } = this;
+    const n = bytes.length;
+    let i = 0;
+    // A string (or key) that began in an earlier chunk.
+    if (this.inString && this.stringIsKey) {
+      const top = frames[this.depth - 1];
+      top.keyChunk = bytes;
+      top.keyStart = 0;
+    }
+    for (; i < n; i++) {
+      if (this.inString) {
+        let escaped = this.escaped;
+        for (; i < n; i++) {
+          const s = bytes[i];
+          if (escaped) escaped = false;
+          else if (s === BACKSLASH) escaped = true;
+          else if (s === QUOTE) break;
+        }
+        this.escaped = escaped;
+        if (i === n) break;
+        this.inString = false;
+        if (this.stringIsKey) frames[this.depth - 1].keyEnd = i + 1;
+        continue;
+      }
+      const c = bytes[i];
+      if (isSpace(c)) continue;
+      const top = this.depth > 0 ? frames[this.depth - 1] : undefined;
+      if (c === QUOTE) {
+        if (top && !top.array && top.expectKey) {
+          top.count++;
+          top.expectKey = false;
+          top.keyChunk = bytes;
+          top.keyStart = i;
+          top.keyEnd = i;
+          top.keyHead = null;
+          if (top.count > limits.keys) {
+            const path = pathOf(frames, this.depth - 1);
+            throw ApiError.invalid(path, `${path === 'body' ? 'The body' : path} holds more than ${limits.keys.toLocaleString('en')} keys; see the parameter's maxProperties in the API reference.`);
+          }
+          this.stringIsKey = true;
+        } else {
+          if (this.needValue) this.valueStarts();
+          this.stringIsKey = false;
+        }
+        this.inString = true;
+        this.escaped = false;
+        continue;
+      }
+      if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+        this.valueStarts();
+        const frame = frames[this.depth] ?? (frames[this.depth] = { array: false, count: 0, expectKey: false, keyChunk: null, keyStart: 0, keyEnd: 0, keyHead: null });
+        frame.array = c === OPEN_ARRAY;
+        frame.count = 0;
+        frame.expectKey = !frame.array;
+        frame.keyChunk = null;
+        frame.keyHead = null;
+        this.depth++;
+        this.needValue = frame.array;
+        continue;
+      }
+      if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        if (this.depth > 0) this.depth--;
+        this.needValue = false;
+        continue;
+      }
+      if (c === COMMA) {
+        if (top && !top.array) top.expectKey = true;
+        else this.needValue = true;
+        continue;
+      }
+      if (c === COLON) {
+        this.needValue = true;
+        continue;
+      }
+      // The first byte of a number or literal; the rest of it is skipped by needValue staying false.
+      if (this.needValue) this.valueStarts();
+    }
+    // The chunk ends inside a key: keep what it has so far, to name it if its object is refused
+    // (one byte over the bound is enough to know it is too long to name).
+    if (this.inString && this.stringIsKey) {
+      const top = frames[this.depth - 1];
+      const head = top.keyHead ?? Buffer.alloc(0);
+      if (head.length <= KEY_BYTES_KEPT) top.keyHead = Buffer.concat([head, bytes.subarray(top.keyStart, Math.min(n, top.keyStart + KEY_BYTES_KEPT + 1))]);
+      top.keyChunk = null;
+    }
+  }
+
+  private valueStarts(): void {
+    const { frames, limits, depth } = this;
+    this.values++;
+    if (this.values > limits.values) {
+      const path = pathOf(frames, Math.min(depth, 1));
       throw ApiError.invalid(path, `The request body holds more than ${limits.values.toLocaleString('en')} values; no request of this API needs that many.`);
     }
     if (depth > 0) {
@@ -98,61 +207,16 @@ export function assertJsonCounts(bytes: Uint8Array, limits: JsonCountLimits): vo
       if (top.array) {
         top.count++;
         if (top.count > limits.items) {
-          const path = pathOf(bytes, frames, depth - 1);
+          const path = pathOf(frames, depth - 1);
           throw ApiError.invalid(path, `${path === 'body' ? 'The body' : path} holds more than ${limits.items.toLocaleString('en')} elements; see the parameter's maxItems in the API reference.`);
         }
       }
     }
-    needValue = false;
-  };
-  for (let i = 0; i < n; i++) {
-    const c = bytes[i];
-    if (isSpace(c)) continue;
-    const top = depth > 0 ? frames[depth - 1] : undefined;
-    if (c === QUOTE) {
-      const start = i;
-      for (i++; i < n; i++) {
-        const s = bytes[i];
-        if (s === BACKSLASH) i++;
-        else if (s === QUOTE) break;
-      }
-      if (top && !top.array && top.expectKey) {
-        top.count++;
-        top.expectKey = false;
-        top.keyStart = start;
-        top.keyEnd = i + 1;
-        if (top.count > limits.keys) {
-          const path = pathOf(bytes, frames, depth - 1);
-          throw ApiError.invalid(path, `${path === 'body' ? 'The body' : path} holds more than ${limits.keys.toLocaleString('en')} keys; see the parameter's maxProperties in the API reference.`);
-        }
-      } else if (needValue) valueStarts();
-      continue;
-    }
-    if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      valueStarts();
-      const frame = frames[depth] ?? (frames[depth] = { array: false, count: 0, expectKey: false, keyStart: 0, keyEnd: 0 });
-      frame.array = c === OPEN_ARRAY;
-      frame.count = 0;
-      frame.expectKey = !frame.array;
-      depth++;
-      needValue = frame.array;
-      continue;
-    }
-    if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      if (depth > 0) depth--;
-      needValue = false;
-      continue;
-    }
-    if (c === COMMA) {
-      if (top && !top.array) top.expectKey = true;
-      else needValue = true;
-      continue;
-    }
-    if (c === COLON) {
-      needValue = true;
-      continue;
-    }
-    // The first byte of a number or literal; the rest of it is skipped by needValue staying false.
-    if (needValue) valueStarts();
+    this.needValue = false;
   }
+}
+
+/** The whole body at once (a body that was not counted as it arrived: compressed, or not UTF-8). */
+export function assertJsonCounts(bytes: Uint8Array, limits: JsonCountLimits): void {
+  new JsonCounter(limits).write(bytes);
 }
