@@ -107,7 +107,7 @@ const CLAIM_MS = 4000;
     expect((await runCli(['credits', 'grant', '--org', org.json().organization.id, '--amount', '1000'], { dataDir: dataDir('cli'), env: cliEnv })).code).toBe(0);
     const startApi = () => startServer({ dataDir: dataDir('api'), env: { ...env, ROLE: 'api' }, readyTimeoutMs: 120_000 });
     [api, api2] = await Promise.all([startApi(), startApi(), startWorker()]);
-    await eventually(async () => ((await request(api.url, 'GET', '/v1/health/ready', null)).status === 200 ? true : undefined), 'readiness with a worker', 30_000);
+    await eventually(async () => ((await request(api.url, 'GET', '/v1/health/ready', null)).status === 200 ? true : undefined), 'readiness with a worker');
   });
 
   const { load, lossesAndDuplicates, noLossNoDuplicates, sendDocument, delivery } = faultFlows({
@@ -118,7 +118,7 @@ const CLAIM_MS = 4000;
 
   it('PostgreSQL stopped for 10 s under load: both processes stay up, the API answers 503 + Retry-After and readiness 503, then all recovers', async () => {
     const writes = load('정지');
-    await eventually(async () => (writes.acked.size >= 3 ? true : undefined), 'writes before the outage', 30_000).catch((err: Error) => {
+    await eventually(async () => (writes.acked.size >= 3 ? true : undefined), 'writes before the outage').catch((err: Error) => {
       throw new Error(`${err.message}; refused: ${writes.refused.slice(0, 3).join(' | ')}`);
     });
     proxy.down();
@@ -138,7 +138,7 @@ const CLAIM_MS = 4000;
 
     await eventually(async () => ((await request(api.url, 'GET', '/v1/health/ready', null)).status === 200 ? true : undefined), 'readiness after the outage', 60_000);
     const before = writes.acked.size;
-    await eventually(async () => (writes.acked.size >= before + 3 ? true : undefined), 'writes after the outage', 30_000);
+    await eventually(async () => (writes.acked.size >= before + 3 ? true : undefined), 'writes after the outage');
     await writes.stop();
     expect(writes.statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
     expect(writes.statuses).toContain(503);
@@ -146,14 +146,14 @@ const CLAIM_MS = 4000;
     await noLossNoDuplicates(writes.acked, '정지');
     // The worker resumed by itself: a message sent now arrives, recorded.
     const id = await sendDocument('after-outage@example.com');
-    await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), 'the mail after the outage recorded', 30_000);
+    await eventually(async () => ((await delivery(id)).records === 1 ? true : undefined), 'the mail after the outage recorded');
     expect(mailsTo('after-outage@example.com')).toBe(1);
     expect(alive(api) && workers.every(alive)).toBe(true);
   });
 
   it('backends terminated five times under load: both processes stay up and no write is lost or doubled', async () => {
     const writes = load('종료');
-    await eventually(async () => (writes.acked.size >= 2 ? true : undefined), 'writes before the terminations', 30_000).catch((err: Error) => {
+    await eventually(async () => (writes.acked.size >= 2 ? true : undefined), 'writes before the terminations').catch((err: Error) => {
       throw new Error(`${err.message}; refused: ${writes.refused.slice(0, 3).join(' | ')}`);
     });
     for (let i = 0; i < 5; i++) {
@@ -161,7 +161,7 @@ const CLAIM_MS = 4000;
       await sleep(400);
     }
     const before = writes.acked.size;
-    await eventually(async () => (writes.acked.size >= before + 3 ? true : undefined), 'writes after the terminations', 30_000);
+    await eventually(async () => (writes.acked.size >= before + 3 ? true : undefined), 'writes after the terminations');
     await writes.stop();
     expect(alive(api)).toBe(true);
     expect(workers.every(alive)).toBe(true);
@@ -290,7 +290,7 @@ const CLAIM_MS = 4000;
     smtp.setReplyDelay(3000);
     const to = 'killed-mid-send@example.com';
     const id = await sendDocument(to);
-    await eventually(async () => (mailsTo(to) >= 1 ? true : undefined), 'the mail at the server', 30_000);
+    await eventually(async () => (mailsTo(to) >= 1 ? true : undefined), 'the mail at the server');
     const victim = workers.find(alive)!;
     await victim.kill();
     smtp.setReplyDelay(0);

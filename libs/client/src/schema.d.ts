@@ -33028,7 +33028,7 @@ export interface operations {
             /**
              * @description `evidence_integrity_failure`: A stored file failed its integrity check and was not served; the operator must restore it.
              *
-             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose DocumentSealed was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or sealed again. The operator must restore it from a backup.
+             *     `evidence_incomplete`: Evidence the service must hold is gone: a concluded document whose certification (DocumentCertified, Dojang's signature over its concluded log) was removed from its log, or a recorded file (a final PDF, an attachment) missing from the blob store. The message names what is missing; nothing was served or certified again. The operator must restore it from a backup.
              *
              *     `internal_error`: Something went wrong on the service side; retry later (with the same Idempotency-Key).
              */
