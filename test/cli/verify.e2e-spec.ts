@@ -26,11 +26,26 @@ let api: ApiCall;
 let apiKey: string;
 
 /** The worker certifies a concluded document moments after: wait for its DocumentCertified. */
+/**
+ * Until the certification is appended and its ledger row written (the certifier writes the row
+ * right after the append): a test that removes the event before the row exists would see it made
+ * again, as a certification that never happened (a loaded full run did).
+ */
 const sealed = (id: string) =>
   eventually(async () => {
     const rows = withEvents((db) => streamRows(db, id));
-    return rows[rows.length - 1]?.type === 'DocumentCertified' ? rows : undefined;
+    return rows[rows.length - 1]?.type === 'DocumentCertified' && inCertificationLedger(id) ? rows : undefined;
   }, `${id} sealed`);
+
+function inCertificationLedger(id: string): boolean {
+  const db = new Database(path.join(server.dataDir, 'read.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    const table = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'rm_document_seals'`).get();
+    return table !== undefined && db.prepare('SELECT 1 FROM rm_document_seals WHERE id = ?').get(id) !== undefined;
+  } finally {
+    db.close();
+  }
+}
 
 async function completedDocument(title: string): Promise<{ id: string; finalSha: string }> {
   const created = await api('POST', '/v1/documents', { title, content: `<p>${title} 본문</p>` });
