@@ -81,7 +81,7 @@ describe('a remote signer that fails at run time (SIGNING_KEY=remote)', () => {
     expectStatus(await t.http.post(`/v1/signing/${token}/sign`).send({ consent: true, signature: SIGNATURE }), 200);
     expect(expectStatus(await c.get(`/documents/${doc.id}`), 200).body.status).toBe('completed');
     // The evidence (chain head, seal, manifest, countersignature) is signed remotely too.
-    expect((await t.http.get(`/v1/documents/${doc.id}/evidence`).set(bearer(key))).status).toBe(200);
+    expectStatus(await t.http.get(`/v1/documents/${doc.id}/evidence`).set(bearer(key)), 200);
 
     // No software key was made to stand in for the remote one.
     expect(fs.existsSync(path.join(t.dataDir, 'signing'))).toBe(false);

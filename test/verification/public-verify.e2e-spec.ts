@@ -121,15 +121,24 @@ describe('POST /v1/verify (public verification)', () => {
   });
 
   it('is limited per client address in a bucket of its own: 429 past the limit, another address still served', async () => {
-    const ip = from();
-    const tiny = Buffer.from('%PDF-1.7 not really');
-    for (let i = 0; i < PER_MINUTE; i++) expect((await verify(tiny, ip)).status).toBe(415);
-    const refused = await verify(tiny, ip);
-    expectApiError(refused, 429, 'rate_limit_error');
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await verify(tiny, from())).status).toBe(415);
-    // The general limit for requests without a key is another bucket: the page still loads.
-    expect((await t.http.get('/verify').set('X-Forwarded-For', ip)).status).toBe(200);
+    // On an app of its own with a manual clock: the window is a clock minute, and on the real clock
+    // a loaded run's requests crossed into the next one and were counted afresh (415, not 429).
+    const limited = await startTestApp({ manualClock: true, worker: false, config: { verifyRateLimitPerMinute: PER_MINUTE } });
+    try {
+      limited.clock!.set('2026-03-02T09:00:10.000Z');
+      const tiny = Buffer.from('%PDF-1.7 not really');
+      const post = (ip: string) => limited.http.post('/v1/verify').set('X-Forwarded-For', ip).attach('file', tiny, { filename: 'contract.pdf', contentType: 'application/pdf' }).then((r) => r);
+      const ip = from();
+      for (let i = 0; i < PER_MINUTE; i++) expect((await post(ip)).status).toBe(415);
+      const refused = await post(ip);
+      expectApiError(refused, 429, 'rate_limit_error');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await post(from())).status).toBe(415);
+      // The general limit for requests without a key is another bucket: the page still loads.
+      expect((await limited.http.get('/verify').set('X-Forwarded-For', ip)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('the self-contained dojang-verify, outside the repository, passes this document\'s evidence bundle with plain node and with npx from its packed tarball', async () => {
