@@ -124,17 +124,25 @@ export const FIELD_RULE_REASONS = /* @__PURE__ */ Object.keys(REASONS) as FieldR
  */
 export type PatternCompiler = (source: string) => RegExp | string | null;
 
-/** The settings the rules read (field-types.ts FieldSettings has them all). */
-interface RuledField {
-  type: FieldType;
+/**
+ * The settings these rules read, declared here (not in field-types.ts) so the signing page can
+ * bundle this module alone; FieldSettings extends them.
+ */
+export interface RuledSettings {
   multiline?: boolean;
   max_length?: number | null;
+  /** A whole-value match, compiled for V8's linear-time engine (see fieldPattern). */
   pattern?: string | null;
   pattern_message?: string | null;
   min?: number | null;
   max?: number | null;
   decimals?: number | null;
+  /** dropdown: the choices. */
   options?: string[] | null;
+}
+
+interface RuledField extends RuledSettings {
+  type: FieldType;
 }
 
 /**

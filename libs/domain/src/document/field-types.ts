@@ -1,5 +1,5 @@
 import { DomainError, invalid } from '../shared/domain-error';
-import { AUTO_FIELD_TYPES, DEFAULT_TEXT_LENGTH, FIELD_TYPES, FieldType, FieldValue, IMAGE_FIELD_TYPES, RECORDED_NUMBER, ValueProblem, checkFieldValue, isIsoDate } from './field-rules';
+import { AUTO_FIELD_TYPES, DEFAULT_TEXT_LENGTH, FIELD_TYPES, FieldType, FieldValue, IMAGE_FIELD_TYPES, RECORDED_NUMBER, RuledSettings, ValueProblem, checkFieldValue, isIsoDate } from './field-rules';
 
 // The kinds of field and the recorded value's type are field-rules.ts's (the signing page bundles
 // that module, which must not import this one); named here too, where they have always been.
@@ -73,25 +73,15 @@ export interface AttachmentValue {
  * The settings beyond SPEC's placement. All optional, so fields recorded before they existed
  * replay unchanged; the shell writes only those the sender gave.
  */
-export interface FieldSettings {
+export interface FieldSettings extends RuledSettings {
   label?: string | null;
   read_only?: boolean;
   /** The sender's prefill (for a read-only field: the value itself). */
   value?: FieldValue | null;
   /** Points; null or absent: chosen to fit the box. */
   font_size?: number | null;
-  multiline?: boolean;
-  max_length?: number | null;
-  /** A whole-value match, compiled for V8's linear-time engine (see fieldPattern). */
-  pattern?: string | null;
-  pattern_message?: string | null;
-  min?: number | null;
-  max?: number | null;
-  decimals?: number | null;
   /** number: how the value is printed (see NUMBER_FORMATS). */
   number_format?: NumberFormat | null;
-  /** dropdown: the choices. */
-  options?: string[] | null;
   /** checkbox (optional) and radio (required): fields of one participant that are answered together. */
   group?: string | null;
   /** radio: the option this button stands for. */
