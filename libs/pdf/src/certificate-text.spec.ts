@@ -1,4 +1,4 @@
-import { flowingText } from './certificate-text';
+import { flowingText, KEY_ID_FONT_SIZE } from './certificate-text';
 import { MONO_FONT_FAMILY } from './fonts';
 
 /** The runs' texts: a line may end only between two of them. */
@@ -50,7 +50,12 @@ describe('flowingText in a narrow column', () => {
   it('sets a long id on lines of its own groups, every character kept', () => {
     const runs = flowingText('participant:e5bf4367-7874-4e77-8563-e6bedd2487fe', { idGroups: true });
     expect(runs.map((r) => r.text)).toEqual(['participant:', '\n', 'e5bf4367-7874-4e77-', '\n', '8563-e6bedd2487fe']);
-    expect(flowingText('key_a898c8e66acda35f9c767b2d', { idGroups: true }).map((r) => r.text)).toEqual(['key_', '\n', 'a898c8e66acda35f9c767b2d']);
-    expect(flowingText('key_a898c8e66acd', { idGroups: true }).map((r) => r.text)).toEqual(['key_a898c8e66acd']);
+  });
+
+  it('keeps a key id whole in one small monospace run, never split at "key_" (it fits the actor column)', () => {
+    expect(flowingText('key_a898c8e66acda35f9c767b2d', { idGroups: true })).toEqual([{ text: 'key_a898c8e66acda35f9c767b2d', noWrap: true, font: MONO_FONT_FAMILY, fontSize: KEY_ID_FONT_SIZE }]);
+    expect(flowingText('by key_a898c8e66acda35f9c767b2d', { idGroups: true }).map((r) => r.text)).toEqual(['by ', 'key_a898c8e66acda35f9c767b2d']);
+    // A wide column: whole, in the text's own face.
+    expect(flowingText('key_a898c8e66acda35f9c767b2d')).toEqual([{ text: 'key_a898c8e66acda35f9c767b2d', noWrap: true }]);
   });
 });

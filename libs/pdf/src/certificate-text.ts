@@ -30,13 +30,24 @@ export interface FlowOptions {
    */
   hexGroup?: number;
   /**
-   * In a narrow column a long id is set on lines of its own groups: its prefix (`participant:`,
-   * `key_`), then a UUID in two halves at its third hyphen. Line ends are explicit: UAX #14 has
+   * In a narrow column a long id is set on lines of its own groups: its prefix (`participant:`),
+   * then a UUID in two halves at its third hyphen; a key id (`key_…`) stays whole in a smaller
+   * monospace run (KEY_ID_FONT_SIZE). Line ends are explicit: UAX #14 has
    * no break after `:`, `_` or before a digit after `-`, and pdfmake will not break between two
    * runs where the joined text has none. Absent: ids stay whole.
    */
   idGroups?: boolean;
 }
+
+/**
+ * A prefixed key id (`key_a898c8e66acda35f9c767b2d`, 28 characters) in a narrow column: one
+ * monospace run this small, so it fits the timeline's actor column whole (28 × 0.6 em × 6.5 pt ≈
+ * 109 pt of its 116) instead of breaking at "key_". Ids are compared character by character with
+ * the API's and the history's, so they are never split, however narrow the column.
+ */
+export const KEY_ID_FONT_SIZE = 6.5;
+/** A key id longer than this still gets its own line but is not shrunk further (it would be unreadable). */
+const KEY_ID_MAX = 32;
 
 /**
  * Tokens a reader copies, compares or calls must never be cut by a line end: times and dates
@@ -47,7 +58,7 @@ export interface FlowOptions {
 const TOKEN = new RegExp(
   [
     /\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|\s?[A-Z]{2,5}(?![A-Za-z])|[+-]\d{2}:?\d{2})?)?/.source,
-    /(?<id>(?:[a-z_]+:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![\w-])[a-z]{2,12}_[A-Za-z0-9]{6,}(?![\w-]))/.source,
+    /(?<id>(?:[a-z_]+:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<key>(?<![\w-])[a-z]{2,12}_[A-Za-z0-9]{6,}(?![\w-])))/.source,
     /(?<hex>(?<![\w-])[0-9a-f]{16,}(?![\w-]))/.source,
     /[^\s@()<>,;:]+@[^\s@()<>,;:]+\.[A-Za-z]{2,}/.source,
     /(?<![\w*+.-])\+?\d[\d*]{0,4}(?:[ -][\d*]{2,5}){1,3}(?![\w*.-])/.source,
@@ -77,13 +88,15 @@ export function flowingText(text: string, options: FlowOptions = {}): TextRun[] 
 }
 
 function flowingLine(text: string, options: FlowOptions): TextRun[] {
-  const protectedSpans: Array<{ start: number; end: number; hex: boolean }> = [];
+  const protectedSpans: Span[] = [];
   /** Where an id may wrap in a narrow column: its own group boundaries. */
   const idCuts = new Set<number>();
   for (const m of text.matchAll(TOKEN)) {
     if (m.index === undefined || m[0].length === 0) continue;
-    protectedSpans.push({ start: m.index, end: m.index + m[0].length, hex: m.groups?.hex !== undefined });
-    if (options.idGroups && m.groups?.id !== undefined && m[0].length > ID_LINE) {
+    // A key id in a narrow column: whole, in a small monospace run (KEY_ID_FONT_SIZE), never cut.
+    const key = !!options.idGroups && m.groups?.key !== undefined && m[0].length <= KEY_ID_MAX;
+    protectedSpans.push({ start: m.index, end: m.index + m[0].length, hex: m.groups?.hex !== undefined, key });
+    if (!key && options.idGroups && m.groups?.id !== undefined && m[0].length > ID_LINE) {
       const prefix = /^[a-z]+[:_]/.exec(m[0]);
       if (prefix) idCuts.add(m.index + prefix[0].length);
       const third = /^(?:[^-]*-){3}/.exec(m[0].slice(prefix?.[0].length ?? 0));
@@ -114,8 +127,27 @@ function flowingLine(text: string, options: FlowOptions): TextRun[] {
   return runs;
 }
 
-/** One piece between two break opportunities; a hash in it set in the monospace face (and grouped). */
-function piece(text: string, offset: number, spans: Array<{ start: number; end: number; hex: boolean }>, options: FlowOptions): TextRun[] {
+interface Span {
+  start: number;
+  end: number;
+  /** A hex hash: monospace, grouped in a narrow column. */
+  hex: boolean;
+  /** A key id in a narrow column: one small monospace run. */
+  key: boolean;
+}
+
+/** One piece between two break opportunities; a hash in it set in the monospace face (and grouped), a key id in a narrow column too. */
+function piece(text: string, offset: number, spans: Span[], options: FlowOptions): TextRun[] {
+  const key = spans.find((s) => s.key && s.start >= offset && s.end <= offset + text.length);
+  if (key) {
+    const head = text.slice(0, key.start - offset);
+    const tail = text.slice(key.end - offset);
+    return [
+      ...(head ? [{ text: head, noWrap: true } as const] : []),
+      { text: text.slice(key.start - offset, key.end - offset), noWrap: true, font: MONO_FONT_FAMILY, fontSize: KEY_ID_FONT_SIZE },
+      ...(tail ? [{ text: tail, noWrap: true } as const] : []),
+    ];
+  }
   const hex = spans.find((s) => s.hex && s.start >= offset && s.end <= offset + text.length);
   if (!hex) {
     const tokenInside = spans.some((s) => s.start < offset + text.length && s.end > offset);
