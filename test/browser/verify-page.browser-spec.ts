@@ -59,6 +59,10 @@ describe('verify page (browser)', () => {
     expect(judged.certificate_sha256).toMatch(/^[0-9a-f]{64}$/);
     await expect(page.locator('#signatures').textContent()).resolves.toContain(`${judged.signer} (`);
     await expect(page.locator('#signatures').textContent()).resolves.toContain(`인증서 지문(SHA-256) ${judged.certificate_sha256}`);
+    // What the embedded revocation data says, and trust said plainly: no VERIFY_TRUST_ANCHORS here.
+    expect(judged).toMatchObject({ trusted: false, revocation: expect.any(String) });
+    await expect(page.locator('#signatures').textContent()).resolves.toContain(`폐지 여부: ${judged.revocation}`);
+    await expect(page.locator('#signatures').textContent()).resolves.toContain('신뢰할 수 있는 발급자로 확인되지 않았습니다 (untrusted issuer)');
     await expect(page.locator('#doc-chain').textContent()).resolves.toBe('검증됨');
     await expect(page.locator('#participants').textContent()).resolves.toMatch(/김민준 \(서명자\) · m\*+@example\.com · 서명 /);
     expect(await page.locator('#doc-test').isVisible()).toBe(true);

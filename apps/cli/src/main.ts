@@ -36,7 +36,7 @@ const USAGE = `Dojang admin and auditor CLI (npm run --silent cli -- <command>)
                                         check the hash chain, the signed chain head (re-hashing,
                                         truncation), the original and final PDF, and the chain of
                                         delivery-<uuid>; --pdf compares a final PDF you hold with
-                                        the log; --trust (PEM or DER, repeatable): the final PDF's
+                                        the log; --trust (PEM or DER, repeatable; default: VERIFY_TRUST_ANCHORS): the final PDF's
                                         signer chain must reach one (without it: "untrusted issuer").
                                         Exit 1 on any failure, 2 on a missing or unreadable input.
   projections rebuild [NAME ...]

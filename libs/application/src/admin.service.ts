@@ -149,7 +149,10 @@ export class AdminService {
     // The stored id spelling: the delivery stream is named after the document's own id.
     const id = String(events[0].data.document_id ?? documentId);
     const deliveries = { document_id: id, events: await this.infra.events.readStream(deliveryStreamId(id)) };
-    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha, { fresh: true }), witness, deliveries, ...(options.trustAnchors?.length ? { trustAnchors: options.trustAnchors } : {}) });
+    // --trust when given, else the list POST /v1/verify judges with (VERIFY_TRUST_ANCHORS): the
+    // same file gets the same trust verdict from the CLI and the API of one installation.
+    const trustAnchors = options.trustAnchors?.length ? options.trustAnchors : (this.infra.config.verifyTrustAnchors?.certificates ?? []);
+    const verification = await verifyDocumentEvidence({ events, certificate, blob: (sha) => this.infra.blobs.get(sha, { fresh: true }), witness, deliveries, ...(trustAnchors.length ? { trustAnchors } : {}) });
     return { document_id: documentId, found: true as const, ...verification };
   }
 

@@ -754,7 +754,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a PDF (public)
-         * @description No API key. multipart/form-data with a PDF in the part `file` (at most 32 MB). Answers whether this service issued exactly that file (its SHA-256 is one of the final PDFs it recorded, or this service's signature covers the whole file), whether it was altered, whether its signatures and timestamps verify and whether long-term validation material is present, and for an issued file whether its document's log verifies, when it was completed and who took part, masked as the audit certificate masks them. Nothing else: no document or organization id. The file is read in the PDF worker pool and not kept (only its hash is answered). Rate limited per client address in a bucket of its own (VERIFY_RATE_LIMIT_PER_MINUTE, 20 by default). The page at /verify calls it.
+         * @description No API key. multipart/form-data with a PDF in the part `file` (at most 32 MB). Answers whether this service issued exactly that file (its SHA-256 is one of the final PDFs it recorded, or this service's signature covers the whole file), whether it was altered, whether its signatures and timestamps verify (each with its signing certificate's subject, SHA-256 fingerprint and chain, the time it is proven to have existed, what its embedded revocation data says, and whether its chain reaches a configured trust anchor: VERIFY_TRUST_ANCHORS; without one every signature says "untrusted issuer") and whether long-term validation material is present, and for an issued file whether its document's log verifies, when it was completed and who took part, masked as the audit certificate masks them. Nothing else: no document or organization id. The file is read in the PDF worker pool and not kept (only its hash is answered). Rate limited per client address in a bucket of its own (VERIFY_RATE_LIMIT_PER_MINUTE, 20 by default). The page at /verify calls it.
          */
         post: operations["PublicVerify_verify"];
         delete?: never;
@@ -3331,8 +3331,18 @@ export interface components {
                 proven_at: string | null;
                 /** @description What the revocation data the file embeds (OCSP responses, CRLs in its DSS) says about the signing certificate at that time, or why it says nothing. */
                 revocation: string | null;
-                /** @description The signed bytes verify but the signature does not hold, and why: the certificate was revoked at the signature's time, was outside its validity then, or its revocation is unknown (revocation data that is malformed, stale, about another certificate or signed by another key). null otherwise; valid is false whenever this is set. */
+                /** @description The signed bytes verify but the signature does not hold, and why: the certificate was revoked at the signature's time, was outside its validity then, its revocation is unknown (revocation data that is malformed, stale, about another certificate or signed by another key), or its chain reaches none of the configured trust anchors. null otherwise; valid is false whenever this is set. */
                 standing_problem: string | null;
+                /** @description The signer's chain reaches one of the trust anchors this installation is configured with (VERIFY_TRUST_ANCHORS; see trust_anchors). false when none is configured: trust is never implied. null for a document timestamp. */
+                trusted: boolean | null;
+                /** @description The trust judgement in words: "trusted: the chain reaches the anchor …", or "untrusted issuer: …" (no trust anchor configured, or none reached; then valid is false). null for a document timestamp. */
+                trust: string | null;
+            }[];
+            /** @description The trust anchors signatures were judged against (VERIFY_TRUST_ANCHORS), subject and SHA-256 each; empty when none is configured, and then every signature says "untrusted issuer". */
+            trust_anchors: {
+                subject: string;
+                /** @description SHA-256 of the certificate (DER). */
+                sha256: string;
             }[];
             /** @description Long-term validation material in the file. */
             ltv: {

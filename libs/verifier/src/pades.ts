@@ -23,6 +23,8 @@ export interface SignerStanding {
   revocation: string;
   /** `trusted` (the chain reaches an anchor given), `untrusted issuer` (none given), or why not. */
   trust: string;
+  /** The chain reaches a trust anchor given: false with none given, so trust is never implied. */
+  trusted: boolean;
 }
 
 export type PadesResult =
@@ -133,7 +135,7 @@ export function verifyPades(pdf: Buffer, certificate: Buffer, options: PadesOpti
   }
   if (!valid) return { ok: false, detail: "the CMS signature does not verify with the bundle's certificate" };
   const after = revisionEnd === pdf.length ? '' : `; ${signatures.length - 1 - lastSignature} document timestamp(s) and validation data follow it, the newest covering the whole file`;
-  const standing = signerStandingOf(signedData, certificate, options.wholeFile ?? pdf, options.trustAnchors);
+  const standing = signerStandingOf(signedData, certificate, options.wholeFile ?? pdf, revisionEnd, options.trustAnchors);
   const said = describeStanding(standing.signer);
   if (standing.problem) return { ok: false, detail: `the signature's bytes verify, but ${standing.problem} (${said})`, signer: standing.signer, standing_problem: standing.problem };
   return { ok: true, detail: `signature over bytes 0..${b} and ${c}..${c + d} verifies with ${said}${after}`, signer: standing.signer };
@@ -167,7 +169,7 @@ function namesRevocationSources(cert: pkijs.Certificate): boolean {
  * unknown" and fails), and the chain, built from the certificates the signature and the DSS carry,
  * reaching a trust anchor when some are given.
  */
-function signerStandingOf(signedData: pkijs.SignedData, certificate: Buffer, file: Buffer, anchors?: Buffer[]): { signer: SignerStanding; problem: string | null } {
+function signerStandingOf(signedData: pkijs.SignedData, certificate: Buffer, file: Buffer, signedEnd: number, anchors?: Buffer[]): { signer: SignerStanding; problem: string | null } {
   const text = file.toString('latin1');
   const carried = [
     ...(signedData.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate).map((c) => Buffer.from(c.toSchema().toBER())),
@@ -201,18 +203,29 @@ function signerStandingOf(signedData: pkijs.SignedData, certificate: Buffer, fil
     problems.push(revocation);
   } else {
     const verdict = judgeRevocation(certificate, chain[1], { ocsps, crls }, provenAt ?? new Date());
-    // The DSS of a file countersigned later (the audit certificate) holds the first signer's data only.
-    revocation = verdict.status === 'unknown' && verdict.none ? 'no revocation data embedded for it' : verdict.detail;
-    if (verdict.status === 'unknown' && verdict.none) {
-      // Not judged: the file carries nothing about this certificate (as a B-T file carries nothing).
-    } else if (verdict.status === 'revoked') problems.push(`the signing certificate was revoked at the signature's time: ${verdict.detail}`);
-    else if (verdict.status === 'unknown') problems.push(verdict.detail);
+    if (verdict.status === 'unknown' && verdict.none && !dssAddedAfter(text, signedEnd)) {
+      // The DSS of a file countersigned later (the audit certificate) was there before this
+      // signature and holds the first signer's data only: nothing about this one, not judged (as
+      // a B-T file carries nothing).
+      revocation = 'no revocation data embedded for it';
+    } else if (verdict.status === 'unknown' && verdict.none) {
+      // Validation data added after the signature to vouch for it, none of it about its signer:
+      // what it embeds is no revocation data for it, so its revocation is unknown, never good.
+      revocation = 'revocation unknown: the revocation data added after the signature (DSS) is about other certificates only';
+      problems.push(revocation);
+    } else {
+      revocation = verdict.detail;
+      if (verdict.status === 'revoked') problems.push(`the signing certificate was revoked at the signature's time: ${verdict.detail}`);
+      else if (verdict.status === 'unknown') problems.push(verdict.detail);
+    }
   }
   let trust: string;
-  if (!anchors?.length) trust = 'untrusted issuer: no trust anchor given (--trust FILE), so who issued the certificate is not vouched for';
+  let trusted = false;
+  if (!anchors?.length) trust = 'untrusted issuer: no trust anchor given (--trust FILE; VERIFY_TRUST_ANCHORS on the server), so who issued the certificate is not vouched for';
   else {
     const top = chain[chain.length - 1];
     const reached = anchors.find((a) => a.equals(top) || chain.some((c) => c.equals(a)) || issuedBy(top, a));
+    trusted = !!reached;
     if (reached) trust = `trusted: the chain reaches the anchor ${subjectOf(reached)} (SHA-256 ${sha256Fingerprint(reached)})`;
     else {
       trust = 'untrusted issuer: the chain does not reach any trust anchor given';
@@ -227,9 +240,17 @@ function signerStandingOf(signedData: pkijs.SignedData, certificate: Buffer, fil
       proven_at: provenAt?.toISOString() ?? null,
       revocation,
       trust,
+      trusted,
     },
     problem: problems.length ? problems.join('; ') : null,
   };
+}
+
+/** The DSS the file's catalog names was written after `signedEnd` (in a revision after the signature's). */
+function dssAddedAfter(text: string, signedEnd: number): boolean {
+  const refs = [...text.matchAll(/\/DSS\s+(\d+)\s+0\s+R/g)];
+  const num = refs[refs.length - 1]?.[1];
+  return !!num && lastObjectOffset(text, num) >= signedEnd;
 }
 
 function issuerIn(cert: Buffer, pool: Buffer[]): Buffer | undefined {

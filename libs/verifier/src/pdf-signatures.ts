@@ -61,6 +61,8 @@ export interface PdfSignatureReport {
    * said plainly (none given, or none reached: then `valid` is false). Null for a document timestamp.
    */
   trust: string | null;
+  /** The chain reaches a trust anchor given (false with none given: trust is never implied); null for a document timestamp. */
+  trusted: boolean | null;
   detail: string;
 }
 
@@ -181,7 +183,7 @@ function signatureSpots(pdf: Buffer): SignatureSpot[] {
 function reportOf(pdf: Buffer, spot: SignatureSpot, options: PdfSignaturesOptions): PdfSignatureReport {
   const [a, b, c, d] = spot.range;
   const kind = spot.subFilter === 'ETSI.RFC3161' ? 'document_timestamp' : 'signature';
-  const base = { kind, sub_filter: spot.subFilter, covers_whole_file: a === 0 && c + d === pdf.length, signer: null, certificate_sha256: null, timestamp: null, chain: [] as PdfSignatureReport['chain'], proven_at: null, revocation: null, standing_problem: null, trust: null } as const;
+  const base = { kind, sub_filter: spot.subFilter, covers_whole_file: a === 0 && c + d === pdf.length, signer: null, certificate_sha256: null, timestamp: null, chain: [] as PdfSignatureReport['chain'], proven_at: null, revocation: null, standing_problem: null, trust: null, trusted: null } as const;
   if (a !== 0 || b > c || c + d > pdf.length || !spot.contents) {
     return { ...base, valid: false, detail: `/ByteRange [${a} ${b} ${c} ${d}] does not describe a signature of this file` };
   }
@@ -213,7 +215,7 @@ function reportOf(pdf: Buffer, spot: SignatureSpot, options: PdfSignaturesOption
       timestamp = { valid: false, time: null, authority: null, detail: `the timestamp token cannot be read: ${(error as Error).message}` };
     }
   }
-  const standing = pades.signer ? { chain: pades.signer.chain, proven_at: pades.signer.proven_at, revocation: pades.signer.revocation, trust: pades.signer.trust } : {};
+  const standing = pades.signer ? { chain: pades.signer.chain, proven_at: pades.signer.proven_at, revocation: pades.signer.revocation, trust: pades.signer.trust, trusted: pades.signer.trusted } : {};
   return { ...base, ...named, ...standing, valid: pades.ok, timestamp, standing_problem: pades.ok ? null : (pades.standing_problem ?? null), detail: pades.detail };
 }
 

@@ -284,7 +284,7 @@ function standingKo(result: PadesResult): string {
   const s = result.signer;
   if (!s) return '';
   const time = s.proven_at ? `, 타임스탬프로 증명된 서명 시각 ${s.proven_at}` : ', 서명 시각은 주장일 뿐입니다(타임스탬프 없음)';
-  const trust = s.trust.startsWith('trusted') ? ', 신뢰 앵커까지 체인이 이어집니다' : ', 신뢰할 발급자가 확인되지 않았습니다(untrusted issuer: --trust 파일 없음)';
+  const trust = s.trusted ? ', 신뢰 앵커까지 체인이 이어집니다' : ', 신뢰할 발급자가 확인되지 않았습니다(untrusted issuer: --trust 파일 없음)';
   return ` (인증서 SHA-256 ${s.sha256}${time}${trust})`;
 }
 

@@ -20,6 +20,9 @@ const STRINGS = {
     chainOf: '인증서 체인',
     provenAt: '존재가 증명된 시각',
     problem: '문제',
+    revocationOf: '폐지 여부',
+    trusted: '신뢰 앵커까지 인증서 체인이 이어집니다',
+    untrusted: '신뢰할 수 있는 발급자로 확인되지 않았습니다 (untrusted issuer)',
     altered: '변경된 문서입니다',
     altered_text: '이 파일에는 이 서비스의 서명(또는 봉인한 문서 기록)이 있지만 발급된 뒤 내용이 바뀌었습니다. 원본으로 믿지 마세요.',
     not_issued: '이 서비스가 발급한 문서가 아닙니다',
@@ -82,6 +85,9 @@ const STRINGS = {
     chainOf: 'Chain',
     provenAt: 'Proven to exist at',
     problem: 'Problem',
+    revocationOf: 'Revocation',
+    trusted: 'the chain reaches a trust anchor this service is configured with',
+    untrusted: 'untrusted issuer: the chain reaches no trust anchor this service is configured with',
     altered: 'This document was altered',
     altered_text: "This file carries this service's signature (or a document record it sealed), but its bytes changed after it was issued. Do not rely on it as the original.",
     not_issued: 'Not issued by this service',
@@ -170,6 +176,9 @@ function render(result, focus = true) {
       s.proven_at ? `${t('provenAt')} ${when(s.proven_at)}` : null,
       s.certificate_sha256 ? `${t('fingerprint')} ${s.certificate_sha256}` : null,
       s.chain && s.chain.length > 1 ? `${t('chainOf')}: ${s.chain.map((c) => c.subject).join(' ← ')}` : null,
+      s.revocation ? `${t('revocationOf')}: ${s.revocation}` : null,
+      // Trust is said either way: without a configured anchor the page never implies it.
+      s.trusted === true ? t('trusted') : s.trusted === false ? t('untrusted') : null,
       s.standing_problem ? `${t('problem')}: ${s.standing_problem}` : null,
     ];
     sigs.append(item(parts.filter(Boolean).join(' · ')));

@@ -1082,7 +1082,9 @@ const PdfSignatureSchema = obj({
   chain: note('The signer\'s certificate chain as the file carries it (signature and DSS), signer first.', arrayOf(obj({ subject: str, sha256: note('SHA-256 of the certificate (DER).', sha256) }))),
   proven_at: note('When the signature is proven to have existed: its timestamp\'s time (the authority\'s, not the signer\'s clock); null when the time is only claimed.', timeOrNull),
   revocation: note('What the revocation data the file embeds (OCSP responses, CRLs in its DSS) says about the signing certificate at that time, or why it says nothing.', strOrNull),
-  standing_problem: note('The signed bytes verify but the signature does not hold, and why: the certificate was revoked at the signature\'s time, was outside its validity then, or its revocation is unknown (revocation data that is malformed, stale, about another certificate or signed by another key). null otherwise; valid is false whenever this is set.', strOrNull),
+  standing_problem: note('The signed bytes verify but the signature does not hold, and why: the certificate was revoked at the signature\'s time, was outside its validity then, its revocation is unknown (revocation data that is malformed, stale, about another certificate or signed by another key), or its chain reaches none of the configured trust anchors. null otherwise; valid is false whenever this is set.', strOrNull),
+  trusted: note('The signer\'s chain reaches one of the trust anchors this installation is configured with (VERIFY_TRUST_ANCHORS; see trust_anchors). false when none is configured: trust is never implied. null for a document timestamp.', { type: ['boolean', 'null'] }),
+  trust: note('The trust judgement in words: "trusted: the chain reaches the anchor …", or "untrusted issuer: …" (no trust anchor configured, or none reached; then valid is false). null for a document timestamp.', strOrNull),
 });
 
 const VerifiedParticipantSchema = obj({
@@ -1109,6 +1111,10 @@ export const PdfVerificationSchema = component(
       { type: ['string', 'null'], enum: ['final_pdf_hash', 'chain_head_proof', 'signature', null] },
     ),
     signatures: arrayOf(PdfSignatureSchema),
+    trust_anchors: note(
+      'The trust anchors signatures were judged against (VERIFY_TRUST_ANCHORS), subject and SHA-256 each; empty when none is configured, and then every signature says "untrusted issuer".',
+      arrayOf(obj({ subject: str, sha256: note('SHA-256 of the certificate (DER).', sha256) })),
+    ),
     ltv: note('Long-term validation material in the file.', obj({ dss: note('A DSS dictionary (PAdES B-LT).', bool), revocation_data: note('The DSS holds OCSP responses or CRLs.', bool), document_timestamp: note('A document timestamp (PAdES B-LTA).', bool) })),
     document: note(
       'The issued document, when this file is one this service issued; null otherwise. Only what the audit certificate prints, masked the same way: no ids, no organization.',

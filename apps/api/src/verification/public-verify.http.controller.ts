@@ -43,7 +43,7 @@ export class PublicVerifyHttpController {
     if (part.bytes.length === 0) throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', 'The file is empty; send a PDF.', 'file');
     let read: VerifiedPdf;
     try {
-      read = await this.pdf.pool.run(VERIFY_PDF, part.bytes, { timeoutMs: this.infra.config.pdfReadTimeoutMs });
+      read = await this.pdf.pool.run(VERIFY_PDF, { pdf: part.bytes, trust_anchors: this.trustAnchors() }, { timeoutMs: this.infra.config.pdfReadTimeoutMs });
     } catch (err) {
       if (!isPdfLimitError(err)) throw err;
       // Past the read's time or memory limit: the file is refused like one with too many objects.
@@ -55,6 +55,11 @@ export class PublicVerifyHttpController {
       throw new ApiError(415, 'invalid_request_error', 'unsupported_file_type', message, 'file');
     }
     return this.judge(read);
+  }
+
+  /** The configured trust list (VERIFY_TRUST_ANCHORS, read and checked at boot); none: every signature says "untrusted issuer". */
+  private trustAnchors(): Buffer[] {
+    return this.infra.config.verifyTrustAnchors?.certificates ?? [];
   }
 
   private async judge(read: Read): Promise<PdfVerificationResponse> {
@@ -73,6 +78,8 @@ export class PublicVerifyHttpController {
       proven_at: s.proven_at,
       revocation: s.revocation,
       standing_problem: s.standing_problem,
+      trusted: s.trusted,
+      trust: s.trust,
     }));
     // The file's own signature (the last one, not a document timestamp) and whether it holds: an
     // issued file whose signer was revoked at the signature's time is not "unchanged and good".
@@ -80,7 +87,8 @@ export class PublicVerifyHttpController {
     const holds = !own || own.valid;
     const issuedVerdict = holds ? ('issued_unchanged' as const) : ('issued_signature_invalid' as const);
     const ltv = { dss: read.dss.present, revocation_data: read.dss.revocation_data, document_timestamp: read.signatures.some((s) => s.kind === 'document_timestamp') };
-    const base = { object: 'pdf_verification' as const, sha256: read.sha256, signatures, ltv };
+    const trust_anchors = this.trustAnchors().map((a) => ({ subject: new X509Certificate(a).subject.replace(/\n/g, ', '), sha256: createHash('sha256').update(a).digest('hex') }));
+    const base = { object: 'pdf_verification' as const, sha256: read.sha256, signatures, trust_anchors, ltv };
 
     const byHash = await this.infra.reads.get<IssuedPdfRow>(ISSUED_PDFS, read.sha256);
     if (byHash) {

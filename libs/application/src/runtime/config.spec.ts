@@ -37,3 +37,10 @@ describe('loadConfig: PAdES level and signing key', () => {
     expect(() => loadConfig({ SIGNING_KEY: 'vault' })).toThrow('SIGNING_KEY=vault: expected file, pkcs11 or remote');
   });
 });
+
+describe('loadConfig: the verify trust list', () => {
+  it('is null without VERIFY_TRUST_ANCHORS (every signature then says "untrusted issuer")', () => {
+    expect(loadConfig({}).verifyTrustAnchors).toBeNull();
+    expect(loadConfig({ VERIFY_TRUST_ANCHORS: '  ' }).verifyTrustAnchors).toBeNull();
+  });
+});

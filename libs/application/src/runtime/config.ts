@@ -1,4 +1,7 @@
+import * as fs from 'fs';
 import * as path from 'path';
+import { X509Certificate } from 'crypto';
+import { pemCertificates } from '@dojang/verifier/pades';
 import { LOG_LEVELS, LogLevel } from './observability/logger';
 
 export interface AppConfig {
@@ -74,6 +77,14 @@ export interface AppConfig {
    */
   archiveTimestampMarginDays: number;
   signingP12: string | null;
+  /**
+   * VERIFY_TRUST_ANCHORS: a PEM file of the certificates POST /v1/verify (and the verify page)
+   * trusts: each signature's chain must reach one (then `trusted: true`), else the signature does
+   * not hold. Read and checked once at boot (a missing, unreadable or non-PEM file stops the
+   * process naming the variable). Null: no list, and every signature is said to have an
+   * "untrusted issuer" plainly. `cli verify` judges with it too when given no --trust.
+   */
+  verifyTrustAnchors: { file: string; certificates: Buffer[] } | null;
   /**
    * SIGNING_KEY: where the key that signs final PDFs lives when not in a PKCS#12 file: `pkcs11`
    * (SIGNING_PKCS11_MODULE, SIGNING_PKCS11_TOKEN_LABEL or SIGNING_PKCS11_SLOT,
@@ -167,6 +178,33 @@ function urlList(env: NodeJS.ProcessEnv, name: string): string[] {
   return urls;
 }
 
+/**
+ * VERIFY_TRUST_ANCHORS read at boot: a PEM bundle of one or more certificates, each one that
+ * parses. A wrong path or file stops the process here, naming the variable and the file, rather
+ * than every verification later saying "untrusted issuer" for a reason nobody sees.
+ */
+function trustAnchors(env: NodeJS.ProcessEnv): AppConfig['verifyTrustAnchors'] {
+  const file = env.VERIFY_TRUST_ANCHORS?.trim();
+  if (!file) return null;
+  const resolved = path.resolve(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(resolved, 'latin1');
+  } catch (error) {
+    throw new Error(`VERIFY_TRUST_ANCHORS=${file}: cannot read the file (${(error as Error).message})`);
+  }
+  const certificates = pemCertificates(text);
+  if (!certificates.length) throw new Error(`VERIFY_TRUST_ANCHORS=${file}: no PEM certificate in it (expected one or more -----BEGIN CERTIFICATE----- blocks)`);
+  certificates.forEach((der, i) => {
+    try {
+      new X509Certificate(der);
+    } catch (error) {
+      throw new Error(`VERIFY_TRUST_ANCHORS=${file}: certificate ${i + 1} of ${certificates.length} is not a readable X.509 certificate (${(error as Error).message})`);
+    }
+  });
+  return { file: resolved, certificates };
+}
+
 function padesLevel(env: NodeJS.ProcessEnv): AppConfig['padesLevel'] {
   if (!env.TSA_URL) return 'B-B';
   const asked = (env.PADES_LEVEL ?? '').toUpperCase();
@@ -220,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     padesLevel: padesLevel(env),
     archiveTimestampMarginDays: int(env.ARCHIVE_TIMESTAMP_MARGIN_DAYS, 90),
     signingP12: env.SIGNING_P12 || null,
+    verifyTrustAnchors: trustAnchors(env),
     signingKey: signingKeyConfig(env),
     signingP12Password: env.SIGNING_P12_PASSWORD || null,
     logLevel: logLevel(env),

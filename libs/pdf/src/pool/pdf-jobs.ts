@@ -272,7 +272,13 @@ export const RENDER_PAGE: PdfJob<RenderPageInput, RenderedPage> = { id: 'pdf.ren
 export type VerifiedPdf =
   | ({ ok: true; sha256: string; byte_size: number } & PdfSignaturesReport)
   | { ok: false; reason: 'not_pdf' | 'encrypted' | 'too_complex'; message: string };
-export const VERIFY_PDF: PdfJob<Bytes, VerifiedPdf> = { id: 'pdf.verify', version: 1, filename: handler('verify-pdf') };
+export interface VerifyPdfInput {
+  pdf: Bytes;
+  /** The configured trust list (VERIFY_TRUST_ANCHORS, DER): each signature's chain must reach one. Empty: "untrusted issuer". */
+  trust_anchors: Bytes[];
+}
+// 2: the input carries the configured trust anchors, and each signature says whether it reaches one.
+export const VERIFY_PDF: PdfJob<VerifyPdfInput, VerifiedPdf> = { id: 'pdf.verify', version: 2, filename: handler('verify-pdf') };
 
 /** Loaded by every worker as it starts: the libraries and the parsed fonts, before any job. */
 export const WARM_UP_FILE = handler('warm-up');

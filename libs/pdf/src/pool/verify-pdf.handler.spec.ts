@@ -6,7 +6,7 @@ import verifyPdfJob from './verify-pdf.handler';
 /** The public verify job's refusals: each is decided before the parser could be made to work hard. */
 describe('verify-pdf job', () => {
   it('reads a PDF: its hash and (no) signatures', async () => {
-    const out = await verifyPdfJob(pdfFixture('chromium-korean-contract-a4.pdf'));
+    const out = await verifyPdfJob({ pdf: pdfFixture('chromium-korean-contract-a4.pdf'), trust_anchors: [] });
     expect(out).toMatchObject({ ok: true, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), signatures: [], chain_head: null });
   });
 
@@ -17,13 +17,13 @@ describe('verify-pdf job', () => {
     ['encrypted (owner password only)', pdfFixture('encrypted-owner-only.pdf'), 'encrypted'],
     ['more objects than accepted', manyObjectsPdf(MAX_PDF_OBJECTS + 10), 'too_complex'],
   ])('refuses %s', async (_what, pdf, reason) => {
-    expect(await verifyPdfJob(pdf)).toMatchObject({ ok: false, reason });
+    expect(await verifyPdfJob({ pdf, trust_anchors: [] })).toMatchObject({ ok: false, reason });
   });
 
   it('refuses a decompression bomb without inflating it past the budget', async () => {
     const bomb = decompressionBombPdf(1024);
     const before = process.memoryUsage().arrayBuffers;
-    const out = await verifyPdfJob(bomb);
+    const out = await verifyPdfJob({ pdf: bomb, trust_anchors: [] });
     expect(out).toMatchObject({ ok: false, reason: 'too_complex', message: expect.stringMatching(/decompression bomb/) });
     // A gigabyte inflated would show here; the cap stops at 16 MB.
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(256 * 1024 * 1024);

@@ -4,7 +4,7 @@ import { readPdfSignatures } from '../../../verifier/src/pdf-signatures';
 import { inflationProblem } from '../inflate-budget';
 import { countPdfObjects, describeEncryption, MAX_PDF_OBJECTS } from '../inspect-pdf';
 import { assertOffMainThread } from '../main-thread-guard';
-import { bytes, type Bytes, type VerifiedPdf } from './pdf-jobs';
+import { bytes, type VerifiedPdf, type VerifyPdfInput } from './pdf-jobs';
 
 const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
 
@@ -15,9 +15,9 @@ const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
  * parsed once (pdf-lib, as an upload is) to refuse an encrypted or unreadable file. Nothing is
  * kept: the bytes die with the job.
  */
-export default async function verifyPdfJob(input: Bytes): Promise<VerifiedPdf> {
+export default async function verifyPdfJob(input: VerifyPdfInput): Promise<VerifiedPdf> {
   assertOffMainThread('verifyPdf');
-  const pdf = bytes(input);
+  const pdf = bytes(input.pdf);
   if (pdf.length < PDF_MAGIC.length || !pdf.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
     return { ok: false, reason: 'not_pdf', message: 'File does not start with a PDF header (%PDF-).' };
   }
@@ -37,5 +37,5 @@ export default async function verifyPdfJob(input: Bytes): Promise<VerifiedPdf> {
   if (!(doc.context.lookup(doc.context.trailerInfo.Root) instanceof PDFDict)) {
     return { ok: false, reason: 'not_pdf', message: 'File is not a readable PDF: it has no document catalog (trailer /Root).' };
   }
-  return { ok: true, sha256: createHash('sha256').update(pdf).digest('hex'), byte_size: pdf.length, ...readPdfSignatures(pdf) };
+  return { ok: true, sha256: createHash('sha256').update(pdf).digest('hex'), byte_size: pdf.length, ...readPdfSignatures(pdf, { trustAnchors: input.trust_anchors.map(bytes) }) };
 }
