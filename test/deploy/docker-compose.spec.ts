@@ -150,8 +150,9 @@ describe('docker-compose.yml', () => {
 
   it('sets only environment names that loadConfig reads', () => {
     const read = new Set<string>();
-    // Any value for every name, except where loadConfig accepts only a few (it refuses others at boot).
-    const oneOf: Record<string, string> = { PADES_LEVEL: 'B-LTA', SIGNING_KEY: 'file', REVOCATION_OCSP_URLS: 'http://ocsp.test/', REVOCATION_CRL_URLS: 'http://crl.test/ca.crl' };
+    // Any value for every name, except where loadConfig accepts only a few (it refuses others at
+    // boot) or reads a file (VERIFY_TRUST_ANCHORS: none here).
+    const oneOf: Record<string, string> = { PADES_LEVEL: 'B-LTA', SIGNING_KEY: 'file', REVOCATION_OCSP_URLS: 'http://ocsp.test/', REVOCATION_CRL_URLS: 'http://crl.test/ca.crl', VERIFY_TRUST_ANCHORS: '' };
     loadConfig(
       new Proxy({} as NodeJS.ProcessEnv, {
         get(_target, name) {
