@@ -103,6 +103,12 @@ describe('boot wiring: the compiled processes', () => {
     expect(result.stderr).toMatch(/EVENTSTORE_URL and MONGO_URL go together/);
   });
 
+  it('VERIFY_TRUST_ANCHORS naming a file that is not there: the API exits non-zero naming the variable and the file', async () => {
+    const message = await apiBootFailure({ VERIFY_TRUST_ANCHORS: path.join(dataDir, 'anchors.pem') }, dataDir);
+    expect(message).toMatch(/exited \(1\) before it was ready/);
+    expect(message).toMatch(/VERIFY_TRUST_ANCHORS=.*anchors\.pem: cannot read the file \(ENOENT/);
+  });
+
   it('DATABASE_URL with no server answering: the API exits non-zero naming PostgreSQL', async () => {
     const message = await apiBootFailure(POSTGRES_DOWN, dataDir);
     expect(message).toMatch(/exited \(1\) before it was ready/);
