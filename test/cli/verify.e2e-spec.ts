@@ -155,6 +155,17 @@ it('--trust judges the final PDF\'s signer chain against the auditor\'s anchors;
   const untrusted = await runCli(['verify', id, `--trust=${other}`], { dataDir: server.dataDir });
   expect(untrusted.code).toBe(1);
   expect(signatureCheck(untrusted)).toMatchObject({ status: 'failed', detail: expect.stringContaining('untrusted issuer: the chain does not reach any trust anchor given') });
+
+  // Without --trust, the installation's list (VERIFY_TRUST_ANCHORS, what POST /v1/verify judges
+  // with): the CLI and the API of one installation say the same; --trust, when given, wins.
+  const configured = await runCli(['verify', id], { dataDir: server.dataDir, env: { VERIFY_TRUST_ANCHORS: anchor } });
+  expect(configured.code).toBe(0);
+  expect(signatureCheck(configured).detail).toContain('trusted: the chain reaches the anchor');
+  const lookAlikeList = await runCli(['verify', id], { dataDir: server.dataDir, env: { VERIFY_TRUST_ANCHORS: other } });
+  expect(lookAlikeList.code).toBe(1);
+  expect(signatureCheck(lookAlikeList)).toMatchObject({ status: 'failed', detail: expect.stringContaining('untrusted issuer: the chain does not reach any trust anchor given') });
+  const overridden = await runCli(['verify', id, '--trust', anchor], { dataDir: server.dataDir, env: { VERIFY_TRUST_ANCHORS: other } });
+  expect(overridden.code).toBe(0);
 });
 
 it('a missing or unreadable --pdf or --trust file is one line and exit 2, never a stack trace (issue 31 item 8)', async () => {
