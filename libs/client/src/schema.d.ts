@@ -3848,7 +3848,7 @@ export interface components {
         BulkSendRowError: {
             /** @description The data row (1 = the first row after the header; null: the header or the file itself). */
             row: number | null;
-            /** @description The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file. */
+            /** @description The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`); the template's field (`fields[0].page`, `fields[2].anchor`) when the row's variables lay its document out so that the field has no place; null for the whole row or file. */
             column: string | null;
             code: string;
             message: string;

@@ -1132,7 +1132,7 @@ const BulkRowErrorSchema = component(
   'BulkSendRowError',
   obj({
     row: note('The data row (1 = the first row after the header; null: the header or the file itself).', intOrNull),
-    column: note('The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file.', strOrNull),
+    column: note('The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`); the template\'s field (`fields[0].page`, `fields[2].anchor`) when the row\'s variables lay its document out so that the field has no place; null for the whole row or file.', strOrNull),
     code: str,
     message: str,
   }),
