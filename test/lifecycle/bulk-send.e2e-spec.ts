@@ -173,6 +173,37 @@ describe('bulk sends', () => {
     expect(dry.warnings).toEqual([{ row: 3, column: 'employee.email', code: 'duplicate_recipient', rows: [1, 3], message: expect.stringContaining('row 1') }]);
   });
 
+  it('the dry run lays out every row as the job does (issue 32 item 2): a row whose text leaves a field past its last page is reported there, and only that row fails in the job', async () => {
+    // The template's own render (placeholders as written: 1,500 "{{본문}}") runs to a second page,
+    // so a field there is saved; a row whose 본문 is empty is one page, and its field has no page.
+    const tmpl = expectStatus(
+      await c.post('/templates', {
+        name: '긴 계약서',
+        content: `<h2>계약서</h2><p>${'{{본문}} '.repeat(1500)}</p>`,
+        roles: [{ role: 'employee', auth: 'none' }],
+        fields: [{ role: 'employee', type: 'signature', page: 2, x: 10, y: 80, width: 30, height: 8 }],
+      }),
+      201,
+    ).body;
+    const row = (n: number, 본문: string) => ({ roles: { employee: { name: `직원${n}`, email: `layout${n}@example.com` } }, variables: { 본문 }, external_id: `L-${n}` });
+    const rows = [row(1, '근로조건'), row(2, '')];
+    const dry = expectStatus(await c.post('/bulk_sends', { template_id: tmpl.id, dry_run: true, rows }), 200).body;
+    expect(dry).toMatchObject({ row_count: 2, valid_rows: 1 });
+    expect(dry.errors.map((e: any) => [e.row, e.column, e.code])).toEqual([[2, 'fields[0].page', 'field_page_out_of_range']]);
+    // Said for a row, which has no document to PUT fields to: the template's field, and what to change.
+    expect(dry.errors[0].message).toContain(`PATCH /v1/templates/${tmpl.id}`);
+    expect(dry.errors[0].message).not.toContain('PUT /v1/documents');
+    // The job (its start reads the rows without laying them out) refuses the same row for the same reason when its worker lays it out.
+    const job = expectStatus(await c.post('/bulk_sends', { template_id: tmpl.id, rows }), 200).body;
+    expect(await finished(job.id)).toMatchObject({ status: 'completed', counts: { sent: 1, failed: 1 } });
+    const done = expectStatus(await c.get(`/bulk_sends/${job.id}/rows`), 200).body.data;
+    expect(done.map((r: any) => [r.row, r.state, r.error?.code ?? null])).toEqual([
+      [1, 'sent', null],
+      [2, 'failed', 'field_page_out_of_range'],
+    ]);
+    expect(done[1].error).toEqual({ code: 'field_page_out_of_range', column: 'fields[0].page', message: dry.errors[0].message });
+  });
+
   it('takes JSON rows; a row not filling the template\'s roles is 400', async () => {
     const job = expectStatus(await c.post('/bulk_sends', { template_id: template.id, rows: [{ roles: { employee: { name: '박하늘', phone: '010-4000-0001' } }, variables: { employee_name: '박하늘' }, external_id: 'J-1' }] }), 200).body;
     const done = await finished(job.id);

@@ -10,8 +10,7 @@ import { createEndpoint, deliverNow, Receiver, startDeliveryApp, startReceiver }
  * phone an earlier row gave. The dry run reports that row (row, column, code); the job sends the
  * rows; each document.completed webhook, checked with @dojang/client's verifyWebhook, maps back by
  * itself: 사번 in metadata, the external id, and the employment type chosen in the radio group.
- *
- * The Korean role names need the Unicode role-name rule of branch kr32 (issue 32 item 4).
+ * The Korean role names rest on the Unicode role-name rule (issue 32 item 4).
  */
 describe('an HR bulk send maps back from its webhooks (issue 32)', () => {
   let t: TestApp;

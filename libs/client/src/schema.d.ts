@@ -274,7 +274,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a participant
-         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.
+         * @description Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant's signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → phone 01012345678, phone_e164 +821012345678; other countries in E.164 in both); a blank phone or email removes it.
          */
         patch: operations["Participants_correct"];
         trace?: never;
@@ -2751,8 +2751,10 @@ export interface components {
             /** @constant */
             object: "participant";
             name: string;
-            /** @description Digits only; null when none was given. */
+            /** @description As stored: a Korean mobile as its domestic digits (01012345678), a number of another country in E.164 (+14155552671); null when none was given. */
             phone: string | null;
+            /** @description The same number in E.164 (+821012345678, +14155552671), for an SMS provider or a CRM; null when phone is null (or, recorded before the mobile-only rule, is not a valid number). */
+            phone_e164: string | null;
             email: string | null;
             role: components["schemas"]["ParticipantRole"];
             /** @description Lower acts first; equal orders act in parallel. */
@@ -3856,7 +3858,7 @@ export interface components {
         BulkSendRowError: {
             /** @description The data row (1 = the first row after the header; null: the header or the file itself). */
             row: number | null;
-            /** @description The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file. */
+            /** @description The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`); the template's field (`fields[0].page`, `fields[2].anchor`) when the row's variables lay its document out so that the field has no place; null for the whole row or file. */
             column: string | null;
             code: string;
             message: string;

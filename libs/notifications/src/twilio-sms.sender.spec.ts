@@ -96,6 +96,17 @@ describe('TwilioSmsSender through the official twilio client', () => {
     }
   });
 
+  it('texts the international mobiles the service stores in E.164 (+1, +81, +84) to that very number (issue 32 item 1)', async () => {
+    const twilioApi = await startTwilioStandIn();
+    try {
+      const sender = new TwilioSmsSender({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, from: '+15005550006', apiBaseUrl: twilioApi.baseUrl });
+      for (const to of ['+14155552671', '+819012345678', '+84912345678']) await sender.send({ to, body: 'PIN 123456' });
+      expect(twilioApi.received.map((sms) => sms.form.get('To'))).toEqual(['+14155552671', '+819012345678', '+84912345678']);
+    } finally {
+      await twilioApi.close();
+    }
+  });
+
   it('uses a Messaging Service SID as sender and accepts a base URL with a trailing slash', async () => {
     const twilioApi = await startTwilioStandIn();
     try {

@@ -1,5 +1,5 @@
 import { Secrets } from '@dojang/application';
-import { PartPages, absolutePage } from '@dojang/domain';
+import { PartPages, absolutePage, phoneE164 } from '@dojang/domain';
 import { DocumentRow } from '@dojang/projections';
 import { DocumentResponse } from '../openapi/response-schemas';
 import { presentField } from './field-settings';
@@ -51,6 +51,7 @@ export function presentDocument(
       object: 'participant' as const,
       name: p.name,
       phone: p.phone,
+      phone_e164: phoneE164(p.phone),
       email: p.email,
       role: p.role,
       signing_order: p.signing_order,

@@ -241,7 +241,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   Participants_correct: {
     summary: 'Correct a participant',
     description:
-      'Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant\'s signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → 01012345678; other countries in E.164); a blank phone or email removes it.',
+      'Changes name, phone, email or auth of a participant who has not signed. On a draft, an ordinary edit. On a sent document it also replaces the participant\'s signing link: the old link answers 404 signing_link_replaced at once, a PIN sent to the old phone is void, and the new link goes out (e-mail and SMS) if it is their turn. Recorded as ParticipantCorrected. A participant who signed: 409 participant_already_signed. Phones are normalized (010-1234-5678, +82 10-1234-5678 → phone 01012345678, phone_e164 +821012345678; other countries in E.164 in both); a blank phone or email removes it.',
     ok: { status: 200, description: 'The participant as it is now (with its new signing link while the document is sent).', json: S.ParticipantSchema },
     errors: ['document_not_found', 'document_not_editable', 'document_edit_locked', 'participant_not_found', 'participant_already_signed', 'participant_declined', 'missing_phone', 'phone_invalid', 'phone_not_mobile', 'missing_parameter', 'invalid_parameter'],
   },

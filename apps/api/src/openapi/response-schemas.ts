@@ -153,7 +153,8 @@ export const ParticipantSchema = component(
     id: uuid,
     object: konst('participant'),
     name: str,
-    phone: note('Digits only; null when none was given.', strOrNull),
+    phone: note('As stored: a Korean mobile as its domestic digits (01012345678), a number of another country in E.164 (+14155552671); null when none was given.', strOrNull),
+    phone_e164: note('The same number in E.164 (+821012345678, +14155552671), for an SMS provider or a CRM; null when phone is null (or, recorded before the mobile-only rule, is not a valid number).', strOrNull),
     email: strOrNull,
     role: ParticipantRoleSchema,
     signing_order: note('Lower acts first; equal orders act in parallel.', { type: 'integer', minimum: 1 }),
@@ -1137,7 +1138,7 @@ const BulkRowErrorSchema = component(
   'BulkSendRowError',
   obj({
     row: note('The data row (1 = the first row after the header; null: the header or the file itself).', intOrNull),
-    column: note('The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`), or null for the whole row or file.', strOrNull),
+    column: note('The column (`employee.phone`, `variables.start_date`, `values.<field id>`, `external_id`); the template\'s field (`fields[0].page`, `fields[2].anchor`) when the row\'s variables lay its document out so that the field has no place; null for the whole row or file.', strOrNull),
     code: str,
     message: str,
   }),

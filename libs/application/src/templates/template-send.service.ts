@@ -198,7 +198,11 @@ export class TemplateSender {
     const prepared = await this.prepare(loaded.template, request, body);
     const state = documentDecider.initialState();
     const commands = await this.commandsFor(request, prepared, loaded.org, state);
-    documentSequence.decide(commands, state);
+    try {
+      documentSequence.decide(commands, state);
+    } catch (err) {
+      throw asTemplateSendError(err, prepared.template.id);
+    }
     return prepared;
   }
 
@@ -287,9 +291,13 @@ export class TemplateSender {
       }
       return this.commandsFor(request, prepared, org, state);
     };
-    const decision = await this.infra.commands.decide(documentSequence, documentStreamId(prepared.document_id), source, context, () => this.clock.now().toISOString(), {
-      newStream: request.document_id === undefined,
-    });
+    const decision = await this.infra.commands
+      .decide(documentSequence, documentStreamId(prepared.document_id), source, context, () => this.clock.now().toISOString(), {
+        newStream: request.document_id === undefined,
+      })
+      .catch((err: unknown) => {
+        throw asTemplateSendError(err, template.id);
+      });
     if (decision.position !== null && options.waitForProjections) {
       if (!(await this.infra.projections.waitFor(decision.position))) await this.infra.projections.catchUp();
     }
@@ -301,4 +309,19 @@ export class TemplateSender {
 /** Free signatures left this month plus credits, less what running bulk sends hold: how many live documents can still be sent. */
 export function availableSignatures(org: Pick<OrganizationRow, 'free_used' | 'credit_balance'> & Partial<OrganizationRow>, now: string): number {
   return signaturesAvailable(org as unknown as OrganizationState, now);
+}
+
+/**
+ * A send refusal said for a document made from a template. The document's own send answers a page
+ * problem with "move it with PUT /v1/documents/{id}/fields", but no document exists for a template
+ * send (a signature request, a bulk row) to PUT to: the field is the template's (`fields[i]` is its
+ * index in the template too, instantiateTemplate keeps the order), and its page was fine in the
+ * template's own render, so it is the variables that made this document shorter.
+ */
+export function asTemplateSendError(err: unknown, templateId: string): unknown {
+  if (!(err instanceof DomainError) || err.code !== 'field_page_out_of_range' || !err.param?.match(/^fields\[\d+\]\.page$/)) return err;
+  const what = err.message.replace(/^The document cannot be sent: /, '').replace(/\.$/, '').replace(/: move it with PUT \/v1\/documents\/\{id\}\/fields/g, '');
+  const field = err.param.replace(/\.page$/, '');
+  const message = `The document cannot be made: ${what}, as these variables fill the template's text (its own render reached the page). Give the variables that text, or move the template's ${field} to an earlier page with PATCH /v1/templates/${templateId}.`;
+  return new DomainError(err.kind, err.code, message, err.param);
 }

@@ -1,5 +1,5 @@
 import { DomainError } from './domain-error';
-import { mobilePhone, readMobilePhone } from './phone-number';
+import { mobilePhone, phoneE164, readMobilePhone } from './phone-number';
 
 const refusal = (raw: string, param = 'participants[0].phone'): DomainError => {
   try {
@@ -65,5 +65,32 @@ describe('mobilePhone: the one rule for a recipient phone', () => {
       const again = readMobilePhone(read.phone);
       expect(again).toMatchObject({ ok: true, phone: read.phone, e164: read.e164 });
     }
+  });
+});
+
+describe('phoneE164: the E.164 form of a stored phone', () => {
+  it.each([
+    ['01012345678', '+821012345678'],
+    ['0112345678', '+82112345678'],
+    ['+14155552671', '+14155552671'],
+    ['+819012345678', '+819012345678'],
+    ['+84912345678', '+84912345678'],
+    // Stored before the mobile-only rule: still a number, still said in E.164.
+    ['0212345678', '+82212345678'],
+    ['015881234', '+8215881234'], // 1588-1234 with the 0 once guessed in front: E.164 drops it again
+  ])('reads the stored %s as %s', (stored, e164) => {
+    expect(phoneE164(stored)).toBe(e164);
+  });
+
+  it('agrees with readMobilePhone for every number the rule takes', () => {
+    for (const raw of ['010-1234-5678', '+82 10-9876-5432', '+1 415 555 2671', '+81 90-1234-5678', '+84 91 234 56 78']) {
+      const read = readMobilePhone(raw);
+      if (!read.ok) throw new Error(`${raw} refused: ${read.reason}`);
+      expect(phoneE164(read.phone)).toBe(read.e164);
+    }
+  });
+
+  it.each([null, undefined, '', '+9991234', '010-abcd', '0101234'])('answers null for %p: nothing, or no valid number to say', (stored) => {
+    expect(phoneE164(stored)).toBeNull();
   });
 });

@@ -73,3 +73,18 @@ export function mobilePhone(raw: string | null | undefined, param: string): stri
   if (read.ok) return read.phone;
   throw invalid(read.code, `${param.split('.').pop()} must be ${MOBILE_PHONE_HINT}; "${text.slice(0, 40)}" ${read.reason}.`, param);
 }
+
+/**
+ * The E.164 form of a stored phone (`01012345678` → `+821012345678`; `+14155552671` as it is), read
+ * by the same parser and default region as `readMobilePhone`, so the pair (`phone`, `phone_e164`)
+ * the API answers never disagree. Not the mobile rule: a number recorded before that rule (a
+ * landline on an old draft) still has an E.164 form, and saying it hides nothing. null when there
+ * is no phone or the stored text is not a valid number (never completed by guessing).
+ */
+export function phoneE164(stored: string | null | undefined): string | null {
+  if (!stored) return null;
+  const text = stored.trim();
+  if (!PHONE_CHARACTERS.test(text)) return null;
+  const parsed = parsePhoneNumberFromString(text, 'KR');
+  return parsed && parsed.isValid() ? parsed.number : null;
+}
