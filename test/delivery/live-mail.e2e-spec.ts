@@ -13,6 +13,8 @@ async function startSmtp() {
   const received: Array<{ to: string[]; mail: ParsedMail }> = [];
   let dataCommands = 0;
   const server = new SMTPServer({
+    // A worker's pooled connection may still be open when a test ends: close() ends it at once.
+    closeTimeout: 500,
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,

@@ -37,6 +37,8 @@ export async function startSmtpReceiver(options: { replyDelayMs?: number } = {})
   let replyHold: { code: number | null } | null = null;
   const heldReplies: Array<() => void> = [];
   const server = new SMTPServer({
+    // A worker's pooled connection may still be open when a test ends: close() ends it at once.
+    closeTimeout: 500,
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,

@@ -1,4 +1,4 @@
-import { DynamicModule, Module, OnModuleDestroy, Provider } from '@nestjs/common';
+import { DynamicModule, Inject, Module, OnModuleDestroy, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { BulkSendService, Clock, CLOCK, DocumentPdfService, DocumentCertifier, Infrastructure, Notifier, readStoreCertificationLedger, TemplateSender, withOrganizationKeys } from '@dojang/application';
@@ -26,7 +26,7 @@ import { OrganizationCertificateHttpController } from './organization/organizati
 import { ApiKeyGuard } from './shared/auth.guard';
 import { DecideCommandHandler } from './shared/decide.command';
 import { HttpErrorFilter } from './shared/http-error.filter';
-import { INFRA, NOTIFIER } from './shared/infrastructure.token';
+import { INFRA, NOTIFIER, OWNED_NOTIFIER } from './shared/infrastructure.token';
 import { WebhookEndpointsHttpController } from './webhooks/webhook-endpoints.http.controller';
 import { TemplatesHttpController } from './templates/templates.http.controller';
 import { SealsHttpController } from './seals/seals.http.controller';
@@ -44,14 +44,23 @@ import { EditorService } from './editor/editor.service';
 /** Slices register here: controllers are thin, everything else sits behind the INFRA ports. */
 @Module({})
 export class AppModule implements OnModuleDestroy {
-  constructor(private readonly pdf: DocumentPdfService) {}
+  constructor(
+    private readonly pdf: DocumentPdfService,
+    @Inject(OWNED_NOTIFIER) private readonly ownedNotifier: Notifier | null,
+  ) {}
 
-  /** app.close(): the PDF pool's workers stop with the last API that holds them. */
+  /** app.close(): the PDF pool's workers stop with the last API that holds them; a notifier this app made closes its connections. */
   async onModuleDestroy(): Promise<void> {
     await this.pdf.close();
+    this.ownedNotifier?.close();
   }
 
-  static register(infra: Infrastructure, clock: Clock, notifier: Notifier, extra: { controllers?: any[]; providers?: Provider[] } = {}): DynamicModule {
+  static register(
+    infra: Infrastructure,
+    clock: Clock,
+    notifier: Notifier,
+    extra: { controllers?: any[]; providers?: Provider[]; ownsNotifier?: boolean } = {},
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
@@ -91,6 +100,7 @@ export class AppModule implements OnModuleDestroy {
         { provide: INFRA, useValue: infra },
         { provide: CLOCK, useValue: clock },
         { provide: NOTIFIER, useValue: notifier },
+        { provide: OWNED_NOTIFIER, useValue: extra.ownsNotifier ? notifier : null },
         { provide: DocumentPdfService, useValue: withOrganizationKeys(new DocumentPdfService(infra.blobs, infra.config, infra.reads), infra) },
         {
           provide: DocumentCertifier,

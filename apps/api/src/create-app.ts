@@ -48,7 +48,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   forbidPdfWorkOnMainThread();
   const notifier = options.notifier ?? (await createNotifier(infra, { clock }));
   const providers = options.webhookHostResolver ? [{ provide: WEBHOOK_HOST_RESOLVER, useValue: options.webhookHostResolver }] : [];
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock, notifier, { providers }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(infra, clock, notifier, { providers, ownsNotifier: !options.notifier }), {
     bufferLogs: true,
     bodyParser: false,
   });

@@ -242,6 +242,11 @@ export class Notifier {
     });
   }
 
+  /** Ends what the senders keep open (pooled SMTP connections); called by whoever made this notifier. */
+  close(): void {
+    this.email?.close?.();
+  }
+
   async init(): Promise<void> {
     await this.reads.ensureCollection({
       name: OUTBOX,

@@ -74,6 +74,8 @@ export interface SmsSendResult {
 
 export interface EmailSender {
   send(email: OutgoingEmail): Promise<EmailSendResult>;
+  /** Releases what the sender keeps open between messages (SMTP's pooled connections). */
+  close?(): void;
 }
 
 export interface SmsSender {

@@ -13,14 +13,22 @@ import {
 
 type Reply = { code: number; message: string } | null;
 
+/** Senders made by the tests: each keeps a pooled connection open, which a server's close() would wait for. */
+const senders: SmtpEmailSender[] = [];
+
 /** A real SMTP server on loopback; `reply` decides each DATA answer (null = accept). */
 async function startSmtp(reply: (attempt: number) => Reply = () => null) {
   const received: { raw: Buffer; envelope: SMTPServerSession['envelope'] }[] = [];
   let attempts = 0;
+  let connections = 0;
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,
+    onConnect(_session, callback) {
+      connections += 1;
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       if (address.address.startsWith('bounce@')) {
         return callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
@@ -47,14 +55,17 @@ async function startSmtp(reply: (attempt: number) => Reply = () => null) {
     received,
     url: `smtp://127.0.0.1:${port}`,
     attempts: () => attempts,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    connections: () => connections,
+    close: () => {
+      senders.splice(0).forEach((s) => s.close());
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
 const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1'), randomBytes(4096), Buffer.from('\n%%EOF\n')]);
 
 describe('SmtpEmailSender', () => {
-  const senders: SmtpEmailSender[] = [];
   const sender = (url: string, from?: string) => {
     const s = new SmtpEmailSender({ url, from, connectionTimeoutMs: 2000, greetingTimeoutMs: 2000, socketTimeoutMs: 5000 });
     senders.push(s);
@@ -105,7 +116,9 @@ describe('SmtpEmailSender', () => {
         participantName: '이영희',
         signingUrl: 'https://dojang.example/sign/abc',
       });
-      await SmtpEmailSender.fromEnv({ SMTP_URL: smtp.url, MAIL_FROM: '도장 알림 <notify@dojang.example>' }).send({ to: 'y@example.com', ...rendered });
+      const fromEnv = SmtpEmailSender.fromEnv({ SMTP_URL: smtp.url, MAIL_FROM: '도장 알림 <notify@dojang.example>' });
+      senders.push(fromEnv);
+      await fromEnv.send({ to: 'y@example.com', ...rendered });
       const mail = await simpleParser(smtp.received[0].raw);
       expect(mail.from?.value[0]).toEqual({ name: '도장 알림', address: 'notify@dojang.example' });
       expect(mail.html).toContain('href="https://dojang.example/sign/abc"');
@@ -118,12 +131,26 @@ describe('SmtpEmailSender', () => {
     const smtp = await startSmtp();
     try {
       const rendered = signingRequestEmail({ documentTitle: '계약서', senderName: '인사팀', participantName: '이영희', signingUrl: 'https://dojang.example/sign/abc', brandName: '도장상사 "본사"' });
-      await SmtpEmailSender.fromEnv({ SMTP_URL: smtp.url, MAIL_FROM: '도장 알림 <notify@dojang.example>' }).send({ to: 'y@example.com', ...rendered, fromName: '도장상사 "본사"', replyTo: 'hr@dojang-sangsa.example' });
+      const fromEnv = SmtpEmailSender.fromEnv({ SMTP_URL: smtp.url, MAIL_FROM: '도장 알림 <notify@dojang.example>' });
+      senders.push(fromEnv);
+      await fromEnv.send({ to: 'y@example.com', ...rendered, fromName: '도장상사 "본사"', replyTo: 'hr@dojang-sangsa.example' });
       const mail = await simpleParser(smtp.received[0].raw);
       expect(smtp.received[0].envelope.mailFrom && smtp.received[0].envelope.mailFrom.address).toBe('notify@dojang.example');
       expect(mail.from?.value[0]).toEqual({ name: '도장상사 "본사"', address: 'notify@dojang.example' });
       expect(mail.replyTo?.value[0].address).toBe('hr@dojang-sangsa.example');
       expect(mail.subject).toBe('[도장상사 "본사"] 서명 요청: 계약서');
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('sends successive messages over one pooled connection (a relay greets each connection late: smtp-server after 100 ms)', async () => {
+    const smtp = await startSmtp();
+    try {
+      const mail = sender(smtp.url);
+      for (let i = 0; i < 5; i++) await mail.send({ to: `hire-${i}@example.com`, subject: `${i}`, text: 'x', html: '<p>x</p>' });
+      expect(smtp.received.map((m) => m.envelope.rcptTo[0].address)).toEqual([0, 1, 2, 3, 4].map((i) => `hire-${i}@example.com`));
+      expect(smtp.connections()).toBe(1);
     } finally {
       await smtp.close();
     }

@@ -209,6 +209,7 @@ export async function startWorker(infra: Infrastructure, options: WorkerOptions 
       await delivery.stop();
       await runner.stop();
       await pdf.close();
+      notifier.close();
     },
   };
 }
