@@ -85,8 +85,9 @@ export function answeringAtRefusal(parser: RequestHandler, limit: string, inspec
     // synchronously); a body it passed over stays unread for the parsers after it.
     if (settled || !(req as Request & { _body?: boolean })._body) return;
     const declared = Number(req.headers['content-length']);
-    // body-parser has refused it already (raw-body checks the declared length first) and is
-    // reading the whole body off before it says so.
+    // An uncompressed body: body-parser has refused it already (raw-body checks the declared length
+    // first) and is reading the whole body off before it says so. A compressed one is held to the
+    // limit on the wire too; body-parser inflates what arrives of it until its own limit stops it.
     if (Number.isFinite(declared) && declared > maxBytes) return settle(tooLarge());
     const check = inspect(req);
     let received = 0;
