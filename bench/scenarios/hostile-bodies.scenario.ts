@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import * as http from 'http';
 import { startServer, tempDataDir } from '../../test/support/built-server';
 import { BenchContext, BenchRow, BenchScenario, HttpResult } from '../harness';
 import { rssMb, rssSampler } from './isolation.scenario';
@@ -8,6 +9,35 @@ interface Refusal {
   status: number;
   param: string | null;
   ms: number;
+  /** Until the status line and headers arrived. */
+  headersMs: number;
+  /** Since the first hostile body was sent. */
+  atMs: number;
+}
+
+/**
+ * One request with its body as bytes, on a connection of its own (Content-Length declared), read
+ * to the end of the answer. The server answers a refused body while it still arrives and closes the
+ * connection after it (refused-body.ts); Node's client then stops sending.
+ */
+function send(url: string, method: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; body: string; headersMs: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = http.request(url, { method, agent: false, headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) } }, (res) => {
+      const headersMs = performance.now() - t0;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headersMs }));
+      res.on('error', reject);
+    });
+    // Once answered, the rest of the body may be cut off (EPIPE, a reset): the answer is what counts.
+    let answered = false;
+    req.on('response', () => (answered = true));
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
+    req.end(body);
+  });
 }
 
 const emptyObjects = (n: number) => `[${'{},'.repeat(n - 1)}{}]`;
@@ -22,7 +52,9 @@ export const hostileBodiesScenario: BenchScenario = {
   id: 'hostile-bodies',
   title: 'Hostile bodies (issue 33 §9, §10) next to GET /v1/health',
   async run(ctx) {
-    const server = await startServer({ dataDir: tempDataDir('dojang-bench-hostile-'), env: { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' }, readyTimeoutMs: 120_000 });
+    // --cpu-prof profiles this server too (its .cpuprofile is summarised at the end of the run).
+    const nodeArgs = ctx.options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.cpuProfDir}`, '--cpu-prof-name=hostile-bodies-server.cpuprofile'] : [];
+    const server = await startServer({ dataDir: tempDataDir('dojang-bench-hostile-'), env: { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' }, nodeArgs, readyTimeoutMs: 120_000 });
     // Sampled from the first hostile body on (not during the health reference before it).
     let sampler: ReturnType<typeof rssSampler> | undefined;
     const http: HttpResult[] = [];
@@ -36,7 +68,7 @@ export const hostileBodiesScenario: BenchScenario = {
       const json = (method: string, path: string, body: string) => fetch(server.url + path, { method, headers: { ...auth, 'Content-Type': 'application/json' }, body });
       const doc = (await (await json('POST', '/v1/documents', JSON.stringify({ title: '계약서', content: '<p>본문</p>' }))).json()) as { id: string };
       const brandKeys = `{"brand":{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":1`).join(',')}}}`;
-      const cases: Array<[string, string, string, string]> = [
+      const cases: Array<[string, string, string, string | Buffer]> = [
         ['fields: 3,000,000 empty objects (9 MB)', 'PUT', `/v1/documents/${doc.id}/fields`, `{"fields":${emptyObjects(3_000_000)}}`],
         ['fields: 300,000 empty objects (900 KB)', 'PUT', `/v1/documents/${doc.id}/fields`, `{"fields":${emptyObjects(300_000)}}`],
         ['fields: 30,000 empty objects (90 KB)', 'PUT', `/v1/documents/${doc.id}/fields`, `{"fields":${emptyObjects(30_000)}}`],
@@ -45,6 +77,10 @@ export const hostileBodiesScenario: BenchScenario = {
         ['brand: [0..99999]', 'PATCH', '/v1/organization', `{"brand":[${Array.from({ length: 100_000 }, (_, i) => i).join(',')}]}`],
         ['brand: 100,000 keys', 'PATCH', '/v1/organization', brandKeys],
       ];
+      // Each body is encoded once, up front: fetch would turn the 9 MB string into bytes and copy
+      // them again on every request (30–70 ms of this process's CPU on a busy machine), which
+      // measured the client, not the server's answer.
+      for (const c of cases) c[3] = Buffer.from(c[3]);
       const ctx16 = new BenchContext({ ...ctx.options, connections: 16 });
       http.push(await ctx16.measure({ name: 'GET /v1/health alone (reference)', target: server, method: 'GET', path: '/v1/health' }));
       // What the server holds without any hostile body, after the same health load: the level the
@@ -52,12 +88,13 @@ export const hostileBodiesScenario: BenchScenario = {
       rssBefore = rssMb(server.child.pid);
       sampler = rssSampler(server.child.pid);
       const hostileClient = (async () => {
+        const start = performance.now();
         for (let i = 0; !stop; i++) {
           const [kind, method, path, body] = cases[i % cases.length];
           const t0 = performance.now();
-          const res = await json(method, path, body);
-          const answer = (await res.json()) as { error?: { param?: string } };
-          refusals.push({ kind, status: res.status, param: answer.error?.param ?? null, ms: performance.now() - t0 });
+          const res = await send(server.url + path, method, auth, body as Buffer);
+          const answer = JSON.parse(res.body) as { error?: { param?: string } };
+          refusals.push({ kind, status: res.status, param: answer.error?.param ?? null, ms: performance.now() - t0, headersMs: res.headersMs, atMs: t0 - start });
         }
       })();
       http.push(await ctx16.measure({ name: 'GET /v1/health next to hostile bodies', target: server, method: 'GET', path: '/v1/health', goal: { maxP99Ms: 50 } }));
@@ -72,6 +109,8 @@ export const hostileBodiesScenario: BenchScenario = {
       fs.rmSync(server.dataDir, { recursive: true, force: true });
     }
     const rss = sampler?.stop() ?? { peakMb: 0 };
+    // HOSTILE_BODIES_TRACE=<file>: every refusal's timings, to see which ones are slow and when.
+    if (process.env.HOSTILE_BODIES_TRACE) fs.writeFileSync(process.env.HOSTILE_BODIES_TRACE, JSON.stringify(refusals));
     const rows: BenchRow[] = [
       { name: 'server RSS before the hostile bodies (after the health reference)', value: rssBefore ?? 0, unit: 'MB' },
       { name: 'server RSS peak while hostile bodies were sent', value: rss.peakMb, unit: 'MB' },

@@ -2,6 +2,9 @@ import * as classValidator from 'class-validator';
 import { deflateSync } from 'zlib';
 import { WrongExpectedRevisionError } from '@dojang/event-store';
 import { API_TEST_OPTIONS, Client, addParticipant, client, createDoc, expectError, expectStatus } from '../support/api-helpers';
+import { AddressInfo, connect } from 'net';
+import { REFUSED_BODY_DRAIN } from '../../apps/api/src/shared/refused-body';
+import { sendEndlessBody } from '../support/endless-body';
 import { sentWith, signer } from '../support/lifecycle';
 import { bearer, TestOrg, useTestApp } from '../support/test-app';
 
@@ -279,6 +282,101 @@ describe('hostile input', () => {
       expectError(await raw('patch', '/v1/organization', `{"brand":{${keys}}}`), 400, 'invalid_parameter', 'brand');
       expectError(await raw('post', '/v1/bulk_sends', `{"template_id":"${tmpl.id}","dry_run":true,"rows":${emptyObjects(10_001)}}`), 400, 'invalid_parameter', 'rows');
       expect(validate).not.toHaveBeenCalled();
+    });
+
+    describe('a refused body is read off within a bound, then its connection closed (issue 33 §7)', () => {
+      const MiB = 1024 * 1024;
+      let port: number;
+      beforeAll(async () => {
+        const server = t.app.getHttpServer();
+        if (!server.address()) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        port = (server.address() as AddressInfo).port;
+      });
+
+      it('Node\'s fetch sending the 9 MB body reads its 400 naming fields, on a connection the server closes after it', async () => {
+        const doc = await createDoc(c);
+        const res = await fetch(`http://127.0.0.1:${port}/v1/documents/${doc.id}/fields`, {
+          method: 'PUT',
+          headers: { ...bearer(org.test), 'Content-Type': 'application/json' },
+          body: `{"fields":${emptyObjects(3_000_000)}}`,
+        });
+        expect(res.status).toBe(400);
+        expect(res.headers.get('connection')).toBe('close');
+        expect(((await res.json()) as { error: { param: string } }).error).toMatchObject({ code: 'invalid_parameter', param: 'fields' });
+      });
+
+      it.each([
+        ['elements without end → 400 naming fields', '{"fields":[', '{},', 400, 'fields'],
+        ['one string without end → 413 past 10 MB', '{"title":"', 'a', 413, undefined],
+      ])('a chunked body of %s, answered while it still arrives; the server closes the connection after the bound', async (_label, head, unit, status, param) => {
+        // Before, the answer waited for the body's end, so a body that never ends was never answered.
+        const doc = await createDoc(c);
+        const res = await sendEndlessBody({
+          port,
+          method: 'PUT',
+          path: `/v1/documents/${doc.id}/fields`,
+          headers: { ...bearer(org.test), 'Content-Type': 'application/json' },
+          head: Buffer.from(head),
+          filler: Buffer.from(unit.repeat(Math.floor(64 * 1024 / unit.length))),
+          maxBytes: 10 * MiB + REFUSED_BODY_DRAIN.bytes + 64 * MiB,
+        });
+        expect(res.status).toBe(status);
+        expect(res.headers.connection).toBe('close');
+        const error = JSON.parse(res.body).error;
+        if (param) expect(error).toMatchObject({ code: 'invalid_parameter', param });
+        else expect(error).toMatchObject({ code: 'request_too_large' });
+        expect(res.closedByServer).toBe(true);
+        // Past the answer: the bound, and what the two sockets' kernel buffers held on top.
+        expect(res.sent - (res.sentAtAnswer ?? 0)).toBeLessThan(REFUSED_BODY_DRAIN.bytes + 16 * MiB);
+      });
+
+      it('a declared Content-Length over 10 MB → 413 before any body byte, and the connection closed', async () => {
+        const doc = await createDoc(c);
+        const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+        let answer = '';
+        let closed = false;
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+        socket.on('close', () => (closed = true));
+        socket.on('error', () => undefined);
+        socket.write(`PUT /v1/documents/${doc.id}/fields HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${org.test}\r\nContent-Type: application/json\r\nContent-Length: ${20 * MiB}\r\n\r\n`);
+        try {
+          // Polls: the answer needs no byte of the body (before, it waited for all 20 MiB of it).
+          for (let i = 0; i < 200 && !answer.includes('request_too_large'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+          expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+          expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+          expect(answer).toContain('"code":"request_too_large"');
+          // The server closes the connection when the drain's time is up; a byte of body now and then
+          // (a slow client) is what shows this side that its peer is gone.
+          for (let i = 0; i < 400 && !closed; i++) {
+            if (socket.writable) socket.write('{');
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          expect(closed).toBe(true);
+        } finally {
+          socket.destroy();
+        }
+      }, 60_000);
+
+      it('a body that drips without end after its 1,001st element: answered 400, and closed when the drain\'s time is up', async () => {
+        const doc = await createDoc(c);
+        const drips = 200;
+        const res = await sendEndlessBody({
+          port,
+          method: 'PUT',
+          path: `/v1/documents/${doc.id}/fields`,
+          headers: { ...bearer(org.test), 'Content-Type': 'application/json' },
+          head: Buffer.from(`{"fields":[${'{},'.repeat(1_001)}`),
+          filler: Buffer.from('{},'),
+          pauseMs: 100,
+          // Far more drips than the drain's time takes; the client gives up after them.
+          maxBytes: 3 * 1_001 + 11 + 3 * drips,
+        });
+        expect(REFUSED_BODY_DRAIN.ms).toBeLessThan(drips * 100 / 2);
+        expect(res.status).toBe(400);
+        expect(JSON.parse(res.body).error).toMatchObject({ code: 'invalid_parameter', param: 'fields' });
+        expect(res.headers.connection).toBe('close');
+        expect(res.closedByServer).toBe(true);
+      }, 60_000);
     });
 
     it('the largest lists a route takes are still accepted', async () => {

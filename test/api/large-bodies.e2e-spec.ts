@@ -36,7 +36,46 @@ describeOnEachStore('bodies', (store) => {
   const open = (): Promise<TestApp> => startTestAppOn(store, { worker: false, config: API_TEST_OPTIONS.config });
   largeBodies(open);
   inlineBodies(open);
+  hostileBodies(open);
 });
+
+/**
+ * Issue 33's done-when bodies on this store: each refused with 400 naming its parameter at the
+ * door, before any element is read into an object or anything reaches the store, and the store
+ * then takes the next write. (Their time next to GET /v1/health is the hostile-bodies bench.)
+ */
+function hostileBodies(open: () => Promise<TestApp>) {
+  describe('hostile bodies (issue 33 §9, §10)', () => {
+    let t: TestApp;
+    let org: TestOrg;
+    let c: Client;
+    beforeAll(async () => {
+      t = await open();
+      org = await t.createOrg();
+      c = client(t, org.test);
+    });
+    afterAll(() => t?.close());
+    const emptyObjects = (n: number) => `[${'{},'.repeat(n - 1)}{}]`;
+    const raw = (method: 'put' | 'patch', path: string, body: string) => t.http[method](path).set(bearer(org.test)).set('Content-Type', 'application/json').send(body);
+
+    it('9 MB and 90 KB of empty `fields` objects and a 100,000-key brand → 400 naming the parameter; nothing appended; the next write goes through', async () => {
+      const doc = expectStatus(await c.post('/documents', { title: '계약서', content: '<p>본문</p>' }), 201).body;
+      const before = (await t.infra.events.readStream(documentStreamId(doc.id))).length;
+      for (const n of [3_000_000, 30_000]) {
+        const res = await raw('put', `/v1/documents/${doc.id}/fields`, `{"fields":${emptyObjects(n)}}`);
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'fields' });
+      }
+      const keys = Array.from({ length: 100_000 }, (_, i) => `"k${i}":1`).join(',');
+      const brand = await raw('patch', '/v1/organization', `{"brand":{${keys}}}`);
+      expect(brand.status).toBe(400);
+      expect(brand.body.error).toMatchObject({ code: 'invalid_parameter', param: 'brand' });
+      expect((await t.infra.events.readStream(documentStreamId(doc.id))).length).toBe(before);
+      const p = await addParticipant(c, doc.id);
+      expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [field(p.id)] }), 200);
+    });
+  });
+}
 
 function largeBodies(open: () => Promise<TestApp>) {
   describe('large bodies stay out of events', () => {

@@ -5,7 +5,9 @@ import { MAX_FILE_BYTES } from '@dojang/domain';
 import { FILES } from '@dojang/projections';
 import { pdfinfo } from '@dojang/pdf/testing/poppler';
 import { manyObjectsPdf, pdfLibManyObjects } from '@dojang/pdf/testing/fixtures';
+import { REFUSED_BODY_DRAIN } from '../../apps/api/src/shared/refused-body';
 import { expectError } from '../support/api-helpers';
+import { sendEndlessBody } from '../support/endless-body';
 import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
 import { binary, blobFiles, pathOf, pdfFixture, sha256, uploadFile, uploadFixture } from './file-helpers';
 
@@ -262,6 +264,28 @@ describe('POST /v1/files', () => {
       expect(blobFiles(t).length).toBe(blobsBefore);
     });
 
+    it('closes the connection of an upload that never ends, after reading a bounded amount past its 413 (issue 33 §7)', async () => {
+      // Before, the rest of a refused upload was read for 30 s whatever came: at loopback speed,
+      // gigabytes. Now the 413 says Connection: close and the server stops reading at the bound.
+      const MiB = 1024 * 1024;
+      const boundary = 'dojang-endless-boundary';
+      const res = await sendEndlessBody({
+        port,
+        method: 'POST',
+        path: '/v1/files',
+        headers: { ...bearer(org.test), 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+        head: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="endless.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`),
+        filler: Buffer.alloc(256 * 1024, 0x20),
+        maxBytes: MAX_FILE_BYTES + REFUSED_BODY_DRAIN.bytes + 64 * MiB,
+      });
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.body).error).toMatchObject({ type: 'invalid_request_error', code: 'file_too_large', param: 'file' });
+      expect(res.headers.connection).toBe('close');
+      expect(res.closedByServer).toBe(true);
+      // Past the answer: the bound, and what the two sockets' kernel buffers held on top.
+      expect(res.sent - (res.sentAtAnswer ?? 0)).toBeLessThan(REFUSED_BODY_DRAIN.bytes + 16 * MiB);
+    });
+
     it('answers 413 from a declared Content-Length alone, before any body byte', async () => {
       const res = await streamUpload(port, org.test, 0, { 'Content-Length': String(100 * 1024 * 1024) });
       expect(res.status).toBe(413);
@@ -276,6 +300,8 @@ describe('POST /v1/files', () => {
       form.append('file', new Blob([Buffer.alloc(21 * 1024 * 1024, 0x20)], { type: 'application/pdf' }), 'big.pdf');
       const res = await fetch(`http://127.0.0.1:${port}/v1/files`, { method: 'POST', headers: bearer(org.test), body: form });
       expect(res.status).toBe(413);
+      // The refusal closes the connection, after reading the rest off within a bound.
+      expect(res.headers.get('connection')).toBe('close');
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('file_too_large');
     });
 

@@ -19,8 +19,9 @@ import { signingRateLimitMiddleware } from './rate-limit/signing-rate-limit.midd
 import { verifyRateLimitMiddleware } from './rate-limit/verify-rate-limit.middleware';
 import { answerClientErrors } from './shared/client-error';
 import { assertAcceptableJson, assertAcceptablePath } from './shared/json-body-guard';
-import { countingJsonParser } from './shared/json-body-parser';
+import { answeringAtRefusal, countingJsonParser } from './shared/json-body-parser';
 import { jsonCountLimitsFor } from './shared/json-count-guard';
+import { boundRefusedBodies } from './shared/refused-body';
 import { useEncodedStrings } from './shared/json-response';
 import { WEBHOOK_HOST_RESOLVER } from './shared/infrastructure.token';
 import { createValidationPipe } from './shared/validation.pipe';
@@ -66,6 +67,9 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   // Requests Node refuses before any handler runs (a header block over the limit) get the envelope too.
   answerClientErrors(app.getHttpServer());
   app.set('trust proxy', 'loopback');
+  // First, so it sees every answer: one that leaves while its request's body is still arriving (a
+  // refusal) closes the connection after reading the rest off, within a bound (issue 33 §7).
+  app.use(boundRefusedBodies());
   app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) => {
     req.requestId = `req_${randomBytes(12).toString('hex')}`;
     res.setHeader('Request-Id', req.requestId);
@@ -92,7 +96,7 @@ export async function createApp(infra: Infrastructure, options: CreateAppOptions
   // kilobytes, not buffered, parsed and walked. 10 MB is the largest legitimate body: a 10,000-row
   // bulk send.
   const jsonParser = countingJsonParser({ limit: '10mb', limitsFor: (req) => jsonCountLimitsFor(req.method, req.path) });
-  for (const parser of [jsonParser, urlencoded({ extended: false, limit: '1mb' })]) {
+  for (const parser of [jsonParser, answeringAtRefusal(urlencoded({ extended: false, limit: '1mb' }), '1mb')]) {
     app.use((req: Request & { requestId?: string }, res: Response, next: NextFunction) =>
       parser(req, res, (err?: unknown) => {
         if (!err) return next();

@@ -47,8 +47,6 @@ export interface ReadFilePartOptions {
 
 /** Room for boundaries, part headers and a few small text fields around the file itself. */
 const MULTIPART_OVERHEAD = 64 * 1024;
-/** After a refusal the rest of the body is discarded; a client still sending after this long is cut off. */
-const DRAIN_GRACE_MS = 30_000;
 
 export function fileTooLarge(opts: ReadFilePartOptions): ApiError {
   return new ApiError(
@@ -178,16 +176,12 @@ export function readFilePart(req: Request, opts: ReadFilePartOptions): Promise<U
 }
 
 /**
- * Throws away whatever the client still sends, without keeping it, so the error response can be
- * read on a kept-alive connection; a client that keeps sending long after is disconnected.
+ * Throws away whatever the client still sends, without keeping it, so the client (Node's fetch
+ * writes its whole body before it reads) can read the refusal. The refusal's answer bounds this:
+ * it says `Connection: close`, and the connection is closed after a bounded read-off
+ * (shared/refused-body.ts, for every early answer alike).
  */
 function discardRest(req: Request): void {
   if (req.complete) return;
   req.resume();
-  const timer = setTimeout(() => {
-    if (!req.complete) req.socket?.destroy();
-  }, DRAIN_GRACE_MS);
-  timer.unref();
-  req.once('end', () => clearTimeout(timer));
-  req.once('close', () => clearTimeout(timer));
 }
