@@ -121,6 +121,49 @@ describe('KakaoTalk with SMS fallback, the sender\'s brand and time zone', () =>
     expect(solapi.received.length).toBe(count);
   });
 
+  it('texts foreign mobiles (+81, +1, +84) through SOLAPI with their country code, a KakaoTalk organization\'s 알림톡 to them replaced by SMS (issue 32)', async () => {
+    const org = await t.createOrg('주식회사 도장상사');
+    await t.admin.grantCredits(org.id, 5, 'test');
+    const live = client(t, org.live);
+    expectStatus(await live.patch('/organization', { brand: BRAND, kakao: KAKAO }), 200);
+    const doc = await sendDocument(live, {
+      title: 'Employment contract',
+      participants: [
+        { name: 'Sato Hanako', phone: '+81 90-1234-5678' },
+        { name: 'Jane Doe', phone: '+1 415 555 2671', channel: 'sms' },
+        { name: 'Nguyen Van An', phone: '+84 91 234 56 78', channel: 'kakao' },
+        { name: '김카톡', phone: '010-1212-3434' },
+      ],
+    });
+    await settle();
+
+    // 알림톡 only to the Korean number: SOLAPI never saw one for a foreign number.
+    const phones = ['01012123434', '9012345678', '4155552671', '912345678'];
+    expect(solapi.received.filter((m) => m.type === 'ATA' && phones.includes(m.to)).map((m) => [m.to, m.country])).toEqual([['01012123434', '82']]);
+    // Each foreign mobile got its request as text, with its calling code and national number.
+    const abroad = solapi.received.filter((m) => m.country !== '82');
+    expect(abroad.map((m) => [m.country, m.to]).sort()).toEqual([['1', '4155552671'], ['81', '9012345678'], ['84', '912345678']]);
+    for (const m of abroad) {
+      expect(['SMS', 'LMS']).toContain(m.type);
+      expect(m.text).toContain('asks you to sign');
+      expect(m.text).toContain(doc.participants.find((p) => m.text!.includes(p.signing_url))!.signing_url);
+    }
+
+    // Evidence: the two KakaoTalk requests refused for being abroad, each replaced by its SMS/LMS.
+    const stream = await t.infra.events.readStream(deliveryStreamId(doc.id));
+    const events = stream.map((e) => ({ type: e.type, data: e.data }) as DeliveryEvent);
+    const failed = events.filter((e) => e.type === 'MessageDeliveryFailed');
+    expect(failed.map((e) => [e.data.participant_id, e.data.channel]).sort()).toEqual(
+      [[doc.participants[0].id, 'kakao'], [doc.participants[2].id, 'kakao']].sort(),
+    );
+    for (const f of failed) {
+      expect(f.data).toMatchObject({ provider_message_id: null, provider_status: null, reason: expect.stringContaining('KakaoTalk 알림톡 reaches Korean (+82) numbers only') });
+      const replacement = events.find((e) => e.type === 'MessageDelivered' && e.data.fallback_of === f.data.message_id);
+      expect(replacement?.data).toMatchObject({ channel: 'sms', participant_id: f.data.participant_id });
+    }
+    expect(verifyDeliveryChain(doc.id, stream as never)).toMatchObject({ intact: true });
+  });
+
   it('shows in the test-mode outbox which channel carried each message, and brands the PIN', async () => {
     const org = await t.createOrg('주식회사 도장상사');
     const c = client(t, org.test);

@@ -3,6 +3,8 @@
  * here): it checks the HMAC-SHA256 authorization as SOLAPI documents it, records every message
  * (알림톡 ATA, SMS, LMS) and answers in SOLAPI's response shape: accepted messages in
  * `messageList` with status 2000, refused ones in `failedMessageList` with the code a test chose.
+ * Each message's `country` (the calling code of a number abroad, "81"; absent means Korea) is kept
+ * as SOLAPI keeps it, "82" when none was given.
  * The shape is checked against the SDK's own response schema in solapi.sender.spec.ts.
  */
 import { createHmac, randomBytes } from 'node:crypto';
@@ -15,7 +17,10 @@ export const SOLAPI_FROM = '0212345678';
 
 export interface SolapiReceived {
   type: 'ATA' | 'SMS' | 'LMS' | string;
+  /** Digits: domestic for Korea, the national number abroad. */
   to: string;
+  /** The recipient's country calling code, SOLAPI's default "82" when the message gave none. */
+  country: string;
   from: string;
   text: string | null;
   subject: string | null;
@@ -84,9 +89,11 @@ export async function startFakeSolapi() {
         const messageId = `M4V${String(++n).padStart(20, '0')}`;
         const kakao = (m.kakaoOptions as SolapiReceived['kakaoOptions']) ?? null;
         const refusal = m.type === 'ATA' ? refuseKakao.get(String(m.to)) : undefined;
+        const country = m.country === undefined || m.country === null ? '82' : String(m.country);
         received.push({
           type: String(m.type),
           to: String(m.to),
+          country,
           from: String(m.from),
           text: (m.text as string) ?? null,
           subject: (m.subject as string) ?? null,
@@ -95,7 +102,7 @@ export async function startFakeSolapi() {
           accepted: !refusal,
         });
         if (refusal) {
-          failedMessageList.push({ to: String(m.to), from: String(m.from), type: String(m.type), country: '82', messageId, accountId: '12345678901234', ...refusal });
+          failedMessageList.push({ to: String(m.to), from: String(m.from), type: String(m.type), country, messageId, accountId: '12345678901234', ...refusal });
         } else {
           messageList.push({ messageId, statusCode: '2000', statusMessage: '정상 접수(이통사로 접수 예정) ' });
         }

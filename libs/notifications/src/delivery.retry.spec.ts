@@ -1,4 +1,4 @@
-import { DeliveryError, InvalidPhoneNumberError, isTransientDeliveryError, toE164, withRetries } from '@dojang/notifications';
+import { DeliveryError, isTransientDeliveryError, withRetries } from '@dojang/notifications';
 
 const transient = () => new DeliveryError('try later', { transient: true, channel: 'email' });
 const permanent = () => new DeliveryError('no such user', { transient: false, channel: 'email' });
@@ -61,25 +61,5 @@ describe('isTransientDeliveryError', () => {
     [null, false],
   ])('%p → %p', (err, expected) => {
     expect(isTransientDeliveryError(err)).toBe(expected);
-  });
-});
-
-describe('toE164', () => {
-  it.each([
-    ['01012345678', '+821012345678'],
-    ['010-1234-5678', '+821012345678'],
-    [' 010 1234 5678 ', '+821012345678'],
-    ['0212345678', '+82212345678'],
-    ['021234567', '+8221234567'],
-    ['0111234567', '+82111234567'],
-    ['821012345678', '+821012345678'],
-    ['+82 10-1234-5678', '+821012345678'],
-    ['+15005550006', '+15005550006'],
-  ])('%s → %s', (input, expected) => {
-    expect(toE164(input)).toBe(expected);
-  });
-
-  it.each(['', '12', '1588-1234', '00182101234567', '+8201012345678', '010123456789012', 'abc', '010-1234-567a'])('rejects %p', (input) => {
-    expect(() => toE164(input)).toThrow(InvalidPhoneNumberError);
   });
 });

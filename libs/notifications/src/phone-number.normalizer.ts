@@ -1,50 +1,78 @@
-/**
- * Participants' phones are stored as Korean domestic digits (SPEC: "digits
- * only", e.g. 01012345678) but SMS providers want E.164. Korean domestic
- * numbers always begin with the trunk prefix 0, which E.164 drops after +82.
- */
+// The "max" metadata, as libs/domain/src/shared/phone-number.ts uses: only it types numbers
+// (getType), and reading with the same metadata and default region means the senders take every
+// number the API stored and read it the same way. This lib may not import the domain's rule
+// (dependency-cruiser: pure-libraries-stand-alone), so it asks the same library directly.
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
+/** A number no message can be sent to: not a phone number, or one that cannot receive text. Final, never worth a retry. */
 export class InvalidPhoneNumberError extends Error {
-  constructor(input: string) {
-    super(`not a dialable phone number: ${JSON.stringify(input)}`);
+  constructor(input: string, reason = 'not a dialable phone number') {
+    super(`${reason}: ${JSON.stringify(input)}`);
     this.name = 'InvalidPhoneNumberError';
   }
 }
 
 export const KOREA_COUNTRY_CODE = '82';
 
-/**
- * `01012345678` → `+821012345678`; `+82 10-1234-5678` → `+821012345678`;
- * `821012345678` → `+821012345678`; other `+<country>` numbers pass through.
- * Separators (spaces, hyphens, dots, parentheses) are tolerated; anything
- * else, or a length E.164 cannot hold, throws {@link InvalidPhoneNumberError}.
- */
-export function toE164(phone: string): string {
-  if (typeof phone !== 'string') throw new InvalidPhoneNumberError(String(phone));
-  const trimmed = phone.trim();
-  if (!/^\+?[\d\s\-.()]+$/.test(trimmed)) throw new InvalidPhoneNumberError(phone);
-  const international = trimmed.startsWith('+');
-  const digits = trimmed.replace(/\D/g, '');
+/** A phone as libphonenumber reads it. */
+export interface DialableNumber {
+  /** `+821012345678`. */
+  e164: string;
+  /** The country calling code without `+`: `82`, `1`, `81`. */
+  callingCode: string;
+  /** Within its country, without a trunk prefix: `1012345678` for 010-1234-5678, `9012345678` for +81 90-1234-5678. */
+  nationalNumber: string;
+  /** As dialled inside its country, digits only: `01012345678`, `15881234`, `09012345678`. */
+  domesticDigits: string;
+  /** The region (ISO 3166-1) when the number settles one (`KR`, `JP`, `US`); null for non-geographic numbers. */
+  region: string | null;
+  /** libphonenumber's type (`MOBILE`, `FIXED_LINE_OR_MOBILE`, `FIXED_LINE`, `UAN`, …); undefined when it cannot tell. */
+  type: string | undefined;
+}
 
-  let e164: string;
-  if (international) {
-    e164 = `+${digits}`;
-  } else if (digits.startsWith('00')) {
-    // Korean international dialling prefixes (001, 002, 00700, …) vary by carrier; too ambiguous to guess.
-    throw new InvalidPhoneNumberError(phone);
-  } else if (digits.startsWith('0')) {
-    e164 = `+${KOREA_COUNTRY_CODE}${digits.slice(1)}`;
-  } else if (digits.startsWith(KOREA_COUNTRY_CODE) && digits.length >= 10) {
-    // Domestic numbers never start with 82, so this is already the country code.
-    e164 = `+${digits}`;
-  } else {
-    throw new InvalidPhoneNumberError(phone);
+/** What a phone may look like: digits, one leading +, and the usual separators (the parser would otherwise find numbers inside free text). */
+const PHONE_CHARACTERS = /^\+?[\d\s\-.()]+$/;
+
+/** The types a text message can reach; +1 numbers are all FIXED_LINE_OR_MOBILE. The API admits only these. */
+const TEXTABLE = new Set(['MOBILE', 'FIXED_LINE_OR_MOBILE']);
+
+/**
+ * Reads a phone with libphonenumber, Korea the default region for numbers written without `+`
+ * (`010-1234-5678`, `01012345678`); `+<country>` numbers as written. Anything the library does not
+ * hold to be a valid number throws {@link InvalidPhoneNumberError}; nothing is completed by guessing.
+ */
+export function readDialableNumber(phone: string): DialableNumber {
+  if (typeof phone !== 'string') throw new InvalidPhoneNumberError(String(phone));
+  const text = phone.trim();
+  if (!PHONE_CHARACTERS.test(text)) throw new InvalidPhoneNumberError(phone);
+  const parsed = parsePhoneNumberFromString(text, 'KR');
+  if (!parsed || !parsed.isValid()) throw new InvalidPhoneNumberError(phone);
+  return {
+    e164: parsed.number,
+    callingCode: parsed.countryCallingCode,
+    nationalNumber: parsed.nationalNumber,
+    domesticDigits: parsed.formatNational().replace(/\D/g, ''),
+    region: parsed.country ?? null,
+    type: parsed.getType(),
+  };
+}
+
+/**
+ * A recipient of SMS, LMS, PIN or 알림톡: {@link readDialableNumber}, and also refused (final) when
+ * libphonenumber types it as something that cannot receive text (a landline, 1588 representative
+ * number, 070 VoIP). The API refuses those at entry with `phone_not_mobile`; this is for numbers
+ * stored before that rule (an old "1588-1234" kept as "015881234"), which would otherwise be
+ * charged for and reported delivered although no phone can show them.
+ */
+export function readTextableNumber(phone: string): DialableNumber {
+  const number = readDialableNumber(phone);
+  if (number.type === undefined || !TEXTABLE.has(number.type)) {
+    throw new InvalidPhoneNumberError(phone, `not a number that can receive text messages (${number.type ?? 'unknown type'})`);
   }
-  // E.164: at most 15 digits; Korean numbers are +82 followed by 8–10 digits.
-  const national = e164.slice(1);
-  if (national.length < 8 || national.length > 15 || national.startsWith('0')) throw new InvalidPhoneNumberError(phone);
-  if (national.startsWith(KOREA_COUNTRY_CODE) && (national.length < 10 || national.length > 12 || national[2] === '0')) {
-    throw new InvalidPhoneNumberError(phone);
-  }
-  return e164;
+  return number;
+}
+
+/** `01012345678` → `+821012345678`; `+82 10-1234-5678` → `+821012345678`; `+1 415 555 2671` → `+14155552671`. */
+export function toE164(phone: string): string {
+  return readDialableNumber(phone).e164;
 }

@@ -51,6 +51,40 @@ describe('SolapiSender against a local SOLAPI', () => {
     expect(fake.received.find((m) => m.messageId === long.messageId)).toMatchObject({ type: 'LMS', subject: '[도장] 서명 요청' });
   });
 
+  it('sends a Korean number as domestic digits with no country, SOLAPI\'s default being 82', async () => {
+    const result = await sender.send({ to: '+82 10-1111-2222', body: '[도장] 인증번호 123456' });
+    const sent = fake.received.find((m) => m.messageId === result.messageId);
+    expect(sent).toMatchObject({ type: 'SMS', to: '01011112222', country: '82' });
+  });
+
+  it.each([
+    ['+1 415 555 2671', '1', '4155552671'],
+    ['+81 90-1234-5678', '81', '9012345678'],
+    ['+84 91 234 56 78', '84', '912345678'],
+  ])('sends SMS and LMS to %s with country %s and the national number %s', async (phone, country, national) => {
+    const short = await sender.send({ to: phone, body: 'Dojang code 123456' });
+    const long = await sender.send({ to: phone, body: `[도장] ${'가'.repeat(60)}`, subject: '[도장] 서명 요청' });
+    expect(fake.received.find((m) => m.messageId === short.messageId)).toMatchObject({ type: 'SMS', to: national, country, from: SOLAPI_FROM });
+    expect(fake.received.find((m) => m.messageId === long.messageId)).toMatchObject({ type: 'LMS', to: national, country, subject: '[도장] 서명 요청' });
+  });
+
+  it('refuses an 알림톡 to a foreign number before asking SOLAPI, finally, saying why and not the number', async () => {
+    const before = fake.received.length;
+    const err = await sender.send({ to: '+81 90-1234-5678', pfId: 'KA01PF0000000000000000000001', templateId: 'T', variables: {}, text: 't' }).catch((e) => e);
+    expect(err).toBeInstanceOf(DeliveryError);
+    expect(err).toMatchObject({ transient: false, channel: 'kakao', message: "KakaoTalk 알림톡 reaches Korean (+82) numbers only; this recipient's number is +81 (JP)" });
+    expect(err.message).not.toContain('9012345678');
+    expect(fake.received).toHaveLength(before);
+  });
+
+  it('refuses, finally and without a request, numbers that cannot receive text (an old "1588-1234" stored as 015881234, a landline)', async () => {
+    const before = fake.received.length;
+    for (const to of ['015881234', '02-123-4567', '+1 555 0100']) {
+      await expect(sender.send({ to, body: 'x' })).rejects.toMatchObject({ name: 'DeliveryError', transient: false, channel: 'sms' });
+    }
+    expect(fake.received).toHaveLength(before);
+  });
+
   it('reports a refused 알림톡 as a final failure carrying SOLAPI\'s message id and code', async () => {
     fake.refuseKakaoTo('01099998888');
     const err = await sender.send({ to: '01099998888', pfId: 'KA01PF0000000000000000000001', templateId: 'T', variables: {}, text: 't' }).catch((e) => e);

@@ -2,11 +2,11 @@ import { createHmac, randomBytes } from 'crypto';
 import type { DetailGroupMessageResponse, FailedMessage, KakaoButton, MessageType } from 'solapi';
 import { DeliveryError } from './delivery.errors';
 import type { AlimtalkSendResult, AlimtalkSender, OutgoingAlimtalk, OutgoingSms, SmsSendResult, SmsSender } from './message.model';
-import { toE164 } from './phone-number.normalizer';
+import { DialableNumber, KOREA_COUNTRY_CODE, readTextableNumber } from './phone-number.normalizer';
 import { smsTypeFor } from './sms-length';
 
 /**
- * SOLAPI (KakaoTalk 알림톡, SMS and LMS to Korean numbers), written against its documented HTTP API
+ * SOLAPI (KakaoTalk 알림톡 to Korean numbers; SMS and LMS to Korean and foreign ones), written against its documented HTTP API
  * (`POST /messages/v4/send-many/detail`, HMAC-SHA256 authorization) with the request and response
  * types of its official SDK, `solapi`.
  *
@@ -33,9 +33,12 @@ export const SOLAPI_SEND_PATH = '/messages/v4/send-many/detail';
 export const SOLAPI_ACCEPTED = '2000';
 
 interface SolapiMessage {
+  /** Digits only: domestic for Korea (01012345678), the national number abroad (9012345678). */
   to: string;
   from: string;
   type: MessageType;
+  /** The recipient's country calling code ("1", "81"); SOLAPI's default, absent here, is Korea's "82". */
+  country?: string;
   text?: string;
   subject?: string;
   kakaoOptions?: { pfId: string; templateId: string; variables: Record<string, string>; disableSms: boolean; buttons?: KakaoButton[] };
@@ -48,10 +51,14 @@ export function solapiAuthorization(apiKey: string, apiSecret: string, now: Date
   return `HMAC-SHA256 apiKey=${apiKey}, date=${date}, salt=${salt}, signature=${signature}`;
 }
 
-/** SOLAPI wants domestic digits for Korean numbers (01012345678); foreign ones in E.164 without `+` are not for 알림톡. */
-function domestic(to: string): string {
-  const e164 = toE164(to);
-  return e164.startsWith('+82') ? `0${e164.slice(3)}` : e164.slice(1);
+/**
+ * Where SOLAPI is to send: a Korean number as its domestic digits (01012345678) with no country,
+ * SOLAPI's default being 82; a foreign one as its national number (digits, no trunk prefix) with
+ * the calling code in `country`, the message field SOLAPI's SDKs describe as the country code for
+ * sending abroad (해외 문자 발송을 위한 국가번호).
+ */
+function solapiRecipient(number: DialableNumber): { to: string; country?: string } {
+  return number.callingCode === KOREA_COUNTRY_CODE ? { to: number.domesticDigits } : { to: number.nationalNumber, country: number.callingCode };
 }
 
 export class SolapiSender implements SmsSender, AlimtalkSender {
@@ -76,17 +83,27 @@ export class SolapiSender implements SmsSender, AlimtalkSender {
 
   async send(message: OutgoingSms | OutgoingAlimtalk): Promise<SmsSendResult & AlimtalkSendResult> {
     const channel = 'pfId' in message ? 'kakao' : 'sms';
-    let to: string;
+    let number: DialableNumber;
     try {
-      to = domestic(message.to);
+      number = readTextableNumber(message.to);
     } catch (err) {
       throw new DeliveryError((err as Error).message, { transient: false, channel, cause: err });
+    }
+    const recipient = solapiRecipient(number);
+    if (channel === 'kakao' && recipient.country !== undefined) {
+      // 알림톡 is delivered through KakaoTalk to Korean phone numbers only. Refused here, finally and
+      // without a request, so the notifier records the KakaoTalk failure and sends the same text by
+      // SMS/LMS, which does go abroad. The number itself stays out of the reason (it is evidence).
+      throw new DeliveryError(`KakaoTalk 알림톡 reaches Korean (+82) numbers only; this recipient's number is +${recipient.country}${number.region ? ` (${number.region})` : ''}`, {
+        transient: false,
+        channel,
+      });
     }
     const from = this.options.from.replace(/\D/g, '');
     let body: SolapiMessage;
     if ('pfId' in message) {
       body = {
-        to,
+        to: recipient.to,
         from,
         type: 'ATA',
         kakaoOptions: {
@@ -100,7 +117,7 @@ export class SolapiSender implements SmsSender, AlimtalkSender {
       };
     } else {
       const type = message.type ?? smsTypeFor(message.body);
-      body = { to, from, type, text: message.body, ...(type === 'LMS' && message.subject ? { subject: message.subject } : {}) };
+      body = { ...recipient, from, type, text: message.body, ...(type === 'LMS' && message.subject ? { subject: message.subject } : {}) };
     }
     const response = await this.post({ messages: [body], allowDuplicates: false, showMessageList: true }, channel);
     const failed: FailedMessage | undefined = response.failedMessageList[0];

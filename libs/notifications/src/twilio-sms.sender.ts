@@ -3,7 +3,7 @@ import type { Twilio } from 'twilio';
 import type TwilioRequestClient from 'twilio/lib/base/RequestClient';
 import { DeliveryError, isTransientDeliveryError } from './delivery.errors';
 import type { OutgoingSms, SmsSendResult, SmsSender } from './message.model';
-import { toE164 } from './phone-number.normalizer';
+import { readTextableNumber, toE164 } from './phone-number.normalizer';
 
 /**
  * The twilio client only knows Twilio's own hosts (edge and region options
@@ -102,7 +102,7 @@ export class TwilioSmsSender implements SmsSender {
     // An unusable number is the caller's data problem, never worth a retry.
     let to: string;
     try {
-      to = toE164(sms.to);
+      to = readTextableNumber(sms.to).e164;
     } catch (err) {
       throw new DeliveryError((err as Error).message, { transient: false, channel: 'sms', cause: err });
     }
