@@ -21,6 +21,8 @@ module.exports = {
   // 60 s (two Idempotency-Key specs, while another file's processes saturated both cores).
   testTimeout: 120000,
   maxWorkers: 2,
+  // Longest files first, also on a fresh clone whose jest cache is empty (CI): see the sequencer.
+  testSequencer: '<rootDir>/test/support/duration-sequencer.js',
   // A worker is replaced once a test file leaves its heap above this much. Each file runs in a
   // new vm context with its own module registry (Nest, pdfmake, fonts), and over a whole run a
   // worker grew to 2–2.7 GB; ending such a process took over the 500 ms jest allows ("a worker
