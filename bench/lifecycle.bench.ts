@@ -76,6 +76,7 @@ interface Phase {
   shares: Map<string, number>;
   profile: CpuProfile | null;
   steps: Map<string, { n: number; ms: number }>;
+  jobKinds: Map<string, { n: number; cpuMs: number }>;
 }
 
 const STORE = 'store + projections';
@@ -158,7 +159,19 @@ export interface LifecycleBenchOptions {
 export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Promise<{ rows: Array<{ name: string; value: number; unit: string }>; markdown: string }> {
   // Threads already running now are V8's platform workers (GC and JIT helpers for every isolate);
   // libuv's pool (fs, fsync, crypto) starts on first use, later.
-  const v8Threads = new Set([...threadCpu().keys()].filter((tid) => tid !== process.pid));
+  // Node creates V8's platform threads as it starts, before any script; libuv's pool may already be
+  // running too when a module used it while loading, so only threads started within 0.2 s of the
+  // main thread count as V8's.
+  const started = (tid: number): number => {
+    try {
+      // Field 22 of /proc/<pid>/task/<tid>/stat (after the parenthesised name): start time in clock ticks.
+      return Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[19]);
+    } catch {
+      return Number.NaN;
+    }
+  };
+  const mainStarted = started(process.pid);
+  const v8Threads = new Set([...threadCpu().keys()].filter((tid) => tid !== process.pid && started(tid) - mainStarted <= 20));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-bench-lifecycle-'));
   const env = {
     DATA_DIR: dataDir,
@@ -168,6 +181,8 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     SIGNING_IP_RATE_LIMIT_PER_MINUTE: '100000000',
     LOG_LEVEL: 'silent',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    // PAGE_IMAGES_AT_SEND=false: without the page images rendered at send, to see what they cost.
+    ...(process.env.PAGE_IMAGES_AT_SEND ? { PAGE_IMAGES_AT_SEND: process.env.PAGE_IMAGES_AT_SEND } : {}),
   };
   const config = { ...loadConfig(env), logLevel: 'silent' as const };
   const infra = await openInfrastructure(config);
@@ -341,6 +356,12 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
       for (const [tid] of threads1) console.error(`thread ${tid}${tid === process.pid ? ' (main)' : pool.threadIds().includes(tid) ? ' (pool)' : v8Threads.has(tid) ? ' (V8)' : ''}: ${threadMs(tid).toFixed(0)} ms`);
     }
     const job = (id: string, phase?: string) => (phase ? (jobs1[id]?.phases[phase] ?? 0) - (jobs0[id]?.phases[phase] ?? 0) : (jobs1[id]?.cpu_ms ?? 0) - (jobs0[id]?.cpu_ms ?? 0));
+    // Every job kind that ran, so a job added to a step (a page check, a page image) shows by name.
+    const jobKinds = new Map(
+      Object.keys(jobs1)
+        .map((id) => [id, { n: jobs1[id].jobs - (jobs0[id]?.jobs ?? 0), cpuMs: job(id) }] as const)
+        .filter(([, j]) => j.n > 0),
+    );
     return {
       done,
       failed,
@@ -359,6 +380,7 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
       shares: profile ? mainThreadShares(profile) : new Map<string, number>(),
       profile,
       steps: new Map(steps),
+      jobKinds,
     };
   }
 
@@ -384,12 +406,14 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   await infra.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 
+  const round = (n: number) => Math.round(n * 10) / 10;
   const split = (ph: Phase | null): Map<string, number> => {
     const out = new Map<string, number>();
     if (!ph) return out;
     const per = (ms: number) => ms / Math.max(1, ph.done);
     const clientMs = ph.mainMs * (ph.shares.get(CLIENT) ?? 0) + ph.profilerMs;
-    const jobsMs = [RENDER_DOCUMENT, BUILD_FINAL, AUDIT_CERTIFICATE, COUNTERSIGN].reduce((sum, j) => sum + ph.job(j.id), 0);
+    const named = [RENDER_DOCUMENT, BUILD_FINAL, AUDIT_CERTIFICATE, COUNTERSIGN].map((j) => j.id);
+    const jobsMs = [...ph.jobKinds.values()].reduce((sum, j) => sum + j.cpuMs, 0);
     out.set('**CPU, all threads** (API + PDF workers + in-process client and profiler)', per(ph.cpuMs));
     out.set("**CPU without the bench's client and profiler** (the server's)", per(ph.cpuMs - clientMs));
     if (!ph.measured) {
@@ -405,6 +429,7 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     out.set('　audit certificate: render', per(ph.job(AUDIT_CERTIFICATE.id, 'render')));
     out.set('　audit certificate: append to the signed PDF', per(ph.job(AUDIT_CERTIFICATE.id, 'append')));
     out.set('　countersign the bundle', per(ph.job(COUNTERSIGN.id)));
+    for (const [id, j] of ph.jobKinds) if (!named.includes(id)) out.set(`　${id} (${round(j.n / Math.max(1, ph.done))} per document)`, per(j.cpuMs));
     out.set('　workers outside jobs (messages, structured clone, GC between jobs)', per(Math.max(0, ph.workerMs - jobsMs)));
     out.set('other threads', per(Math.max(0, ph.cpuMs - ph.mainMs - ph.workerMs - ph.profilerMs)));
     out.set("　V8's helper threads (garbage collection and JIT compilation, for the API and the workers)", per(ph.v8Ms));
@@ -414,7 +439,6 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   };
   const a = split(lifecycle);
   const b = split(audit);
-  const round = (n: number) => Math.round(n * 10) / 10;
   const rate = (ph: Phase) => round(ph.done / ph.seconds);
   const rows: BenchRow[] = [
     { name: 'completed documents', value: lifecycle.done, unit: 'documents' },
