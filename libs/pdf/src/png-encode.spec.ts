@@ -103,6 +103,28 @@ describe('encodeCompactPng (page images)', () => {
     expect(Buffer.from(decodedRgb(png)).equals(Buffer.from(rgb))).toBe(true);
   });
 
+  it('takes the renderer\'s RGBA as it is (alpha ignored): the same bytes as from RGB, call after call of different sizes', () => {
+    const rgba = (rgb: Uint8Array) => {
+      const out = new Uint8Array((rgb.length / 3) * 4).fill(255);
+      for (let i = 0, j = 0; i < rgb.length; i += 3, j += 4) out.set(rgb.subarray(i, i + 3), j);
+      return out;
+    };
+    // Large then small then large again: the encoder's working buffers are reused, never leaked into an image.
+    for (const [w, h] of [
+      [200, 150],
+      [31, 7],
+      [120, 90],
+      [1, 1],
+    ]) {
+      for (const colours of ['grey', 'few', 'many'] as const) {
+        const rgb = page(w, h, colours);
+        const png = encodeCompactPng(w, h, rgba(rgb), 4);
+        expect(png.equals(encodeCompactPng(w, h, rgb))).toBe(true);
+        expect(Buffer.from(decodedRgb(png)).equals(Buffer.from(rgb))).toBe(true);
+      }
+    }
+  });
+
   it('refuses a buffer that does not match the size', () => {
     expect(() => encodeCompactPng(2, 2, new Uint8Array(11))).toThrow(RangeError);
   });

@@ -64,9 +64,8 @@ export function encodePngPixels(width: number, height: number, channels: 3 | 4, 
  * The choice, and so every byte, is the same as scoring all five in order (png-encode.spec.ts
  * compares with that plain version).
  */
-export function filterRows(width: number, height: number, bpp: number, pixels: Uint8Array): Buffer {
+export function filterRows(width: number, height: number, bpp: number, pixels: Uint8Array, out: Buffer = Buffer.alloc((width * bpp + 1) * height)): Buffer {
   const stride = width * bpp;
-  const out = Buffer.alloc((stride + 1) * height);
   // The row above the first is zeros (the PNG spec's rule).
   const zero = new Uint8Array(stride);
   for (let y = 0; y < height; y++) {
@@ -166,37 +165,73 @@ function png(width: number, height: number, bitDepth: number, colorType: number,
 }
 
 /**
- * An opaque RGB image (a rendered page) as the smallest PNG this encoder can make without losing
- * a pixel: 8-bit grey when every pixel is grey (most contracts: a third of the bytes), an indexed
- * palette when it has at most 256 colours, else RGB; rows filtered adaptively. The page image is
- * the signer's first wait on a slow phone link, so its bytes are worth the worker's milliseconds.
+ * Working buffers of the page-image encoder, kept between calls. A 960 px page is megabytes of
+ * grey, filtered and packed rows; allocated afresh for each of the three widths of every sent
+ * document they made the worker's garbage collector (on V8's helper threads) cost about half as
+ * much again as the encoding. Only used within one synchronous call, so nothing else can see them;
+ * one larger than SCRATCH_KEPT_BYTES (a very tall page) is not kept.
  */
-export function encodeCompactPng(width: number, height: number, rgb: Uint8Array): Buffer {
+const SCRATCH_KEPT_BYTES = 16 * 1024 * 1024;
+const scratchBuffers: Array<Buffer | null> = [null, null, null];
+function scratch(slot: number, size: number): Buffer {
+  const kept = scratchBuffers[slot];
+  if (kept && kept.length >= size) return kept.subarray(0, size);
+  const fresh = Buffer.allocUnsafe(size);
+  if (size <= SCRATCH_KEPT_BYTES) scratchBuffers[slot] = fresh;
+  return fresh;
+}
+const GREY = 0;
+const FILTERED = 1;
+const PACKED = 2;
+
+/**
+ * An opaque image (a rendered page: RGB, or RGBA whose alpha is ignored, `channels` bytes a pixel)
+ * as the smallest PNG this encoder can make without losing a pixel: 8-bit grey when every pixel is
+ * grey (most contracts: a third of the bytes), an indexed palette when it has at most 256 colours,
+ * else RGB; rows filtered adaptively. The page image is the signer's first wait on a slow phone
+ * link, so its bytes are worth the worker's milliseconds. RGBA straight from the renderer spares
+ * a packed copy of every grey or few-coloured page.
+ */
+export function encodeCompactPng(width: number, height: number, pixels: Uint8Array, channels: 3 | 4 = 3): Buffer {
   const n = width * height;
-  if (rgb.length !== n * 3) throw new RangeError('encodeCompactPng: pixel buffer does not match the size');
+  if (pixels.length !== n * channels) throw new RangeError('encodeCompactPng: pixel buffer does not match the size');
   let grey = true;
-  for (let i = 0; i < rgb.length; i += 3) {
-    if (rgb[i] !== rgb[i + 1] || rgb[i] !== rgb[i + 2]) {
+  for (let i = 0; i < pixels.length; i += channels) {
+    if (pixels[i] !== pixels[i + 1] || pixels[i] !== pixels[i + 2]) {
       grey = false;
       break;
     }
   }
   if (grey) {
-    const g = new Uint8Array(n);
-    for (let i = 0, j = 0; i < n; i++, j += 3) g[i] = rgb[j];
-    return png(width, height, 8, 0, filterRows(width, height, 1, g));
+    const g = scratch(GREY, n);
+    for (let i = 0, j = 0; i < n; i++, j += channels) g[i] = pixels[j];
+    return png(width, height, 8, 0, filterRows(width, height, 1, g, scratch(FILTERED, (width + 1) * height)));
   }
+  const rgbRows = () => {
+    if (channels === 3) return filterRows(width, height, 3, pixels, scratch(FILTERED, (width * 3 + 1) * height));
+    const rgb = scratch(PACKED, n * 3);
+    for (let i = 0, j = 0; i < pixels.length; i += 4, j += 3) {
+      rgb[j] = pixels[i];
+      rgb[j + 1] = pixels[i + 1];
+      rgb[j + 2] = pixels[i + 2];
+    }
+    return filterRows(width, height, 3, rgb, scratch(FILTERED, (width * 3 + 1) * height));
+  };
   const index = new Map<number, number>();
-  const indexed = new Uint8Array(n);
-  for (let i = 0, j = 0; i < n; i++, j += 3) {
-    const key = (rgb[j] << 16) | (rgb[j + 1] << 8) | rgb[j + 2];
+  // Palette indices are not magnitudes: filter 0 (the PNG spec's advice for indexed images), each
+  // row's filter byte 0 before its indices.
+  const raw = scratch(GREY, (width + 1) * height);
+  for (let i = 0, j = 0; i < n; i++, j += channels) {
+    const key = (pixels[j] << 16) | (pixels[j + 1] << 8) | pixels[j + 2];
     let k = index.get(key);
     if (k === undefined) {
-      if (index.size === 256) return png(width, height, 8, 2, filterRows(width, height, 3, rgb));
+      if (index.size === 256) return png(width, height, 8, 2, rgbRows());
       k = index.size;
       index.set(key, k);
     }
-    indexed[i] = k;
+    const x = i % width;
+    if (x === 0) raw[i + i / width] = 0;
+    raw[i + (i - x) / width + 1] = k;
   }
   const plte = Buffer.alloc(index.size * 3);
   for (const [key, k] of index) {
@@ -204,8 +239,5 @@ export function encodeCompactPng(width: number, height: number, rgb: Uint8Array)
     plte[k * 3 + 1] = (key >> 8) & 0xff;
     plte[k * 3 + 2] = key & 0xff;
   }
-  // Palette indices are not magnitudes: filter 0 (the PNG spec's advice for indexed images).
-  const raw = Buffer.alloc((width + 1) * height);
-  for (let y = 0; y < height; y++) raw.set(indexed.subarray(y * width, (y + 1) * width), y * (width + 1) + 1);
   return png(width, height, 8, 3, raw, plte);
 }
