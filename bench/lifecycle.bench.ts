@@ -75,7 +75,7 @@ interface Phase {
   job: (id: string, phase?: string) => number;
   shares: Map<string, number>;
   profile: CpuProfile | null;
-  steps: Map<string, { n: number; ms: number }>;
+  steps: Map<string, { n: number; ms: number; cpuMs: number }>;
   jobKinds: Map<string, { n: number; cpuMs: number }>;
 }
 
@@ -159,19 +159,16 @@ export interface LifecycleBenchOptions {
 export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Promise<{ rows: Array<{ name: string; value: number; unit: string }>; markdown: string }> {
   // Threads already running now are V8's platform workers (GC and JIT helpers for every isolate);
   // libuv's pool (fs, fsync, crypto) starts on first use, later.
-  // Node creates V8's platform threads as it starts, before any script; libuv's pool may already be
-  // running too when a module used it while loading, so only threads started within 0.2 s of the
-  // main thread count as V8's.
-  const started = (tid: number): number => {
-    try {
-      // Field 22 of /proc/<pid>/task/<tid>/stat (after the parenthesised name): start time in clock ticks.
-      return Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[19]);
-    } catch {
-      return Number.NaN;
-    }
-  };
-  const mainStarted = started(process.pid);
-  const v8Threads = new Set([...threadCpu().keys()].filter((tid) => tid !== process.pid && started(tid) - mainStarted <= 20));
+  // Node creates V8's platform threads as it starts, before any script: one idle thread, the four
+  // workers of V8's pool (--v8-pool-size) and the delayed-task scheduler, so the six threads after
+  // the main one. libuv's pool may already be running too (a module used it while loading), with
+  // later thread ids: not V8's.
+  const v8Threads = new Set(
+    [...threadCpu().keys()]
+      .filter((tid) => tid > process.pid)
+      .sort((a, b) => a - b)
+      .slice(0, 6),
+  );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-bench-lifecycle-'));
   const env = {
     DATA_DIR: dataDir,
@@ -186,6 +183,42 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   };
   const config = { ...loadConfig(env), logLevel: 'silent' as const };
   const infra = await openInfrastructure(config);
+  // LIFECYCLE_CALLS=1: how many times the stores are called per document (by method), to see a
+  // step that reads or writes more than it needs.
+  const calls = new Map<string, number>();
+  let counting = false;
+  if (process.env.LIFECYCLE_CALLS) {
+    for (const [name, store] of [
+      ['events', infra.events],
+      ['reads', infra.reads],
+      ['blobs', infra.blobs],
+    ] as const) {
+      const target = store as unknown as Record<string, unknown>;
+      const methods = new Set<string>();
+      for (let o = Object.getPrototypeOf(store); o && o !== Object.prototype; o = Object.getPrototypeOf(o)) for (const k of Object.getOwnPropertyNames(o)) methods.add(k);
+      for (const k of methods) {
+        const fn = target[k];
+        if (k === 'constructor' || typeof fn !== 'function') continue;
+        target[k] = function (this: unknown, ...args: unknown[]) {
+          if (counting) {
+            // LIFECYCLE_CALLS=where: by caller too (the first frame outside the stores and the bench).
+            const where =
+              process.env.LIFECYCLE_CALLS === 'where'
+                ? ` ← ${(new Error().stack ?? '')
+                    .split('\n')
+                    .slice(2)
+                    .filter((l) => /\/(apps|libs)\//.test(l) && !/\/libs\/(event-store|read-store|blob-store|sqlite)\/|instrumented|cached-blob/.test(l))
+                    .slice(0, 2)
+                    .map((l) => l.trim().replace(/^at /, '').replace(/\(?\/.*\/(apps|libs)\//, '').replace(/:\d+\)?$/, ''))
+                    .join(' ← ')}`
+                : '';
+            calls.set(`${name}.${k}${where}`, (calls.get(`${name}.${k}${where}`) ?? 0) + 1);
+          }
+          return (fn as (...a: unknown[]) => unknown).apply(this, args);
+        };
+      }
+    }
+  }
   // As the API and worker processes start them (on PostgreSQL: through the projector election).
   await infra.projections.start();
   const worker = await startWorker(infra, { tickIntervalMs: 0 });
@@ -198,16 +231,21 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   const signature = signaturePng();
   // Wall time per step (all concurrent lifecycles), to show where a lifecycle waits.
   let timing = false;
-  const steps = new Map<string, { n: number; ms: number }>();
+  const steps = new Map<string, { n: number; ms: number; cpuMs: number }>();
+  // With one lifecycle at a time (LIFECYCLE_CONCURRENCY=1) the main thread's CPU while a step is
+  // in flight is that step's (plus whatever the in-process worker does meanwhile).
+  const mainCpu = () => (CONCURRENCY === 1 ? (taskCpuMs(process.pid) ?? 0) : 0);
   const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
+    const c0 = mainCpu();
     try {
       return await fn();
     } finally {
       if (timing) {
-        const s = steps.get(step) ?? { n: 0, ms: 0 };
+        const s = steps.get(step) ?? { n: 0, ms: 0, cpuMs: 0 };
         s.n++;
         s.ms += performance.now() - t0;
+        s.cpuMs += mainCpu() - c0;
         steps.set(step, s);
       }
     }
@@ -394,7 +432,10 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     if (AUDIT && i % 4 === 0) await auditDownload(id);
   });
   await options.window?.start();
+  counting = true;
   const lifecycle = await measure(DURATION_MS, async (i) => completedIds.push(await oneDocument(i)));
+  counting = false;
+  if (calls.size) for (const [k, n] of [...calls].sort()) console.error(`${k}: ${(n / Math.max(1, lifecycle.done)).toFixed(2)} per document`);
   await options.window?.stop();
   // The audit version of documents completed above, downloaded on their own: the issue's lifecycle
   // ends at completion, the audit version is what an auditor asks for afterwards.
@@ -477,9 +518,11 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     '',
     'Wall time per step (mean; waiting for a core, the pool and fsync included):',
     '',
-    '| step | mean ms |',
-    '|---|---:|',
-    ...[...lifecycle.steps.entries(), ...(audit?.steps.entries() ?? [])].map(([step, t]) => `| ${step} | ${(t.ms / Math.max(1, t.n)).toFixed(1)} |`),
+    CONCURRENCY === 1 ? '| step | mean ms | main thread CPU, mean ms |' : '| step | mean ms |',
+    CONCURRENCY === 1 ? '|---|---:|---:|' : '|---|---:|',
+    ...[...lifecycle.steps.entries(), ...(audit?.steps.entries() ?? [])].map(
+      ([step, t]) => `| ${step} | ${(t.ms / Math.max(1, t.n)).toFixed(1)} |${CONCURRENCY === 1 ? ` ${(t.cpuMs / Math.max(1, t.n)).toFixed(2)} |` : ''}`,
+    ),
     '',
   ].join('\n');
   return { rows, markdown };
