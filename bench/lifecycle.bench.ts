@@ -11,7 +11,9 @@
  * LIFECYCLE_AUDIT_DURATION_MS (5000);
  * LIFECYCLE_AUDIT=0 leaves out the audit downloads; LIFECYCLE_PROFILE=0 leaves out the main thread's sampling profile (the split of
  * its CPU into HTTP, store, application and client), LIFECYCLE_PROFILE_OUT=<file> keeps it;
- * LIFECYCLE_THREADS=1 prints every thread's CPU time.
+ * LIFECYCLE_THREADS=1 prints every thread's CPU time; LIFECYCLE_CALLS=1 (or =where, by caller)
+ * counts the store calls per document; with LIFECYCLE_CONCURRENCY=1 each step's main-thread CPU is
+ * shown too; PAGE_IMAGES_AT_SEND=false leaves out the page images rendered at send.
  */
 import 'reflect-metadata';
 import * as fs from 'fs';
