@@ -18,6 +18,7 @@ import auditCertificateJob from '../libs/pdf/src/pool/audit-certificate.handler'
 import buildFinalJob from '../libs/pdf/src/pool/build-final.handler';
 import countersignJob from '../libs/pdf/src/pool/countersign.handler';
 import renderDocumentJob from '../libs/pdf/src/pool/render-document.handler';
+import renderPageJob from '../libs/pdf/src/pool/render-page.handler';
 import { beginJobPhases, endJobPhases, threadCpuMs as threadCpu } from '../libs/pdf/src/pool/thread-cpu';
 
 /** This thread's CPU time (Linux): Node 20 has no per-thread CPU clock of its own. */
@@ -79,8 +80,19 @@ async function main() {
   const certificate = async (i: number) => Buffer.from(await auditCertificateJob({ base: final, certificate: lifecycleCertificateInput(i) }));
   const bundle = await certificate(0);
   const countersign = async () => Buffer.from(await countersignJob({ pdf: bundle, sign: { ...sign, reason: 'Audit trail certificate: 근로계약서 1' } }));
+  // The page images rendered at send (PageImagesReactor): page 1 at each width, PNG and WebP, one
+  // parse of the PDF for the three (the worker keeps it open by its hash, as DocumentPdfService asks).
+  const pageImages = async (i: number) => {
+    let bytes = 0;
+    for (const width of [480, 720, 960]) {
+      const out = await renderPageJob({ pdf: original, pdf_sha256: `lifecycle-${i}`, page: 1, width, webp: true });
+      bytes += (out.png?.length ?? 0) + (out.webp?.length ?? 0);
+    }
+    return Buffer.alloc(bytes);
+  };
   const jobs: Array<[string, (i: number) => Promise<Buffer>]> = [
     ['render', render],
+    ['page-images (3 widths)', pageImages],
     ['build-final', buildFinal],
     ['audit-certificate', certificate],
     ['countersign', countersign],

@@ -11,7 +11,9 @@
  * LIFECYCLE_AUDIT_DURATION_MS (5000);
  * LIFECYCLE_AUDIT=0 leaves out the audit downloads; LIFECYCLE_PROFILE=0 leaves out the main thread's sampling profile (the split of
  * its CPU into HTTP, store, application and client), LIFECYCLE_PROFILE_OUT=<file> keeps it;
- * LIFECYCLE_THREADS=1 prints every thread's CPU time.
+ * LIFECYCLE_THREADS=1 prints every thread's CPU time; LIFECYCLE_CALLS=1 (or =where, by caller)
+ * counts the store calls per document; with LIFECYCLE_CONCURRENCY=1 each step's main-thread CPU is
+ * shown too; PAGE_IMAGES_AT_SEND=false leaves out the page images rendered at send.
  */
 import 'reflect-metadata';
 import * as fs from 'fs';
@@ -75,7 +77,8 @@ interface Phase {
   job: (id: string, phase?: string) => number;
   shares: Map<string, number>;
   profile: CpuProfile | null;
-  steps: Map<string, { n: number; ms: number }>;
+  steps: Map<string, { n: number; ms: number; cpuMs: number }>;
+  jobKinds: Map<string, { n: number; cpuMs: number }>;
 }
 
 const STORE = 'store + projections';
@@ -158,7 +161,16 @@ export interface LifecycleBenchOptions {
 export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Promise<{ rows: Array<{ name: string; value: number; unit: string }>; markdown: string }> {
   // Threads already running now are V8's platform workers (GC and JIT helpers for every isolate);
   // libuv's pool (fs, fsync, crypto) starts on first use, later.
-  const v8Threads = new Set([...threadCpu().keys()].filter((tid) => tid !== process.pid));
+  // Node creates V8's platform threads as it starts, before any script: one idle thread, the four
+  // workers of V8's pool (--v8-pool-size) and the delayed-task scheduler, so the six threads after
+  // the main one. libuv's pool may already be running too (a module used it while loading), with
+  // later thread ids: not V8's.
+  const v8Threads = new Set(
+    [...threadCpu().keys()]
+      .filter((tid) => tid > process.pid)
+      .sort((a, b) => a - b)
+      .slice(0, 6),
+  );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dojang-bench-lifecycle-'));
   const env = {
     DATA_DIR: dataDir,
@@ -168,9 +180,47 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     SIGNING_IP_RATE_LIMIT_PER_MINUTE: '100000000',
     LOG_LEVEL: 'silent',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    // PAGE_IMAGES_AT_SEND=false: without the page images rendered at send, to see what they cost.
+    ...(process.env.PAGE_IMAGES_AT_SEND ? { PAGE_IMAGES_AT_SEND: process.env.PAGE_IMAGES_AT_SEND } : {}),
   };
   const config = { ...loadConfig(env), logLevel: 'silent' as const };
   const infra = await openInfrastructure(config);
+  // LIFECYCLE_CALLS=1: how many times the stores are called per document (by method), to see a
+  // step that reads or writes more than it needs.
+  const calls = new Map<string, number>();
+  let counting = false;
+  if (process.env.LIFECYCLE_CALLS) {
+    for (const [name, store] of [
+      ['events', infra.events],
+      ['reads', infra.reads],
+      ['blobs', infra.blobs],
+    ] as const) {
+      const target = store as unknown as Record<string, unknown>;
+      const methods = new Set<string>();
+      for (let o = Object.getPrototypeOf(store); o && o !== Object.prototype; o = Object.getPrototypeOf(o)) for (const k of Object.getOwnPropertyNames(o)) methods.add(k);
+      for (const k of methods) {
+        const fn = target[k];
+        if (k === 'constructor' || typeof fn !== 'function') continue;
+        target[k] = function (this: unknown, ...args: unknown[]) {
+          if (counting) {
+            // LIFECYCLE_CALLS=where: by caller too (the first frame outside the stores and the bench).
+            const where =
+              process.env.LIFECYCLE_CALLS === 'where'
+                ? ` ← ${(new Error().stack ?? '')
+                    .split('\n')
+                    .slice(2)
+                    .filter((l) => /\/(apps|libs)\//.test(l) && !/\/libs\/(event-store|read-store|blob-store|sqlite)\/|instrumented|cached-blob/.test(l))
+                    .slice(0, 2)
+                    .map((l) => l.trim().replace(/^at /, '').replace(/\(?\/.*\/(apps|libs)\//, '').replace(/:\d+\)?$/, ''))
+                    .join(' ← ')}`
+                : '';
+            calls.set(`${name}.${k}${where}`, (calls.get(`${name}.${k}${where}`) ?? 0) + 1);
+          }
+          return (fn as (...a: unknown[]) => unknown).apply(this, args);
+        };
+      }
+    }
+  }
   // As the API and worker processes start them (on PostgreSQL: through the projector election).
   await infra.projections.start();
   const worker = await startWorker(infra, { tickIntervalMs: 0 });
@@ -183,16 +233,21 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   const signature = signaturePng();
   // Wall time per step (all concurrent lifecycles), to show where a lifecycle waits.
   let timing = false;
-  const steps = new Map<string, { n: number; ms: number }>();
+  const steps = new Map<string, { n: number; ms: number; cpuMs: number }>();
+  // With one lifecycle at a time (LIFECYCLE_CONCURRENCY=1) the main thread's CPU while a step is
+  // in flight is that step's (plus whatever the in-process worker does meanwhile).
+  const mainCpu = () => (CONCURRENCY === 1 ? (taskCpuMs(process.pid) ?? 0) : 0);
   const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
+    const c0 = mainCpu();
     try {
       return await fn();
     } finally {
       if (timing) {
-        const s = steps.get(step) ?? { n: 0, ms: 0 };
+        const s = steps.get(step) ?? { n: 0, ms: 0, cpuMs: 0 };
         s.n++;
         s.ms += performance.now() - t0;
+        s.cpuMs += mainCpu() - c0;
         steps.set(step, s);
       }
     }
@@ -341,6 +396,12 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
       for (const [tid] of threads1) console.error(`thread ${tid}${tid === process.pid ? ' (main)' : pool.threadIds().includes(tid) ? ' (pool)' : v8Threads.has(tid) ? ' (V8)' : ''}: ${threadMs(tid).toFixed(0)} ms`);
     }
     const job = (id: string, phase?: string) => (phase ? (jobs1[id]?.phases[phase] ?? 0) - (jobs0[id]?.phases[phase] ?? 0) : (jobs1[id]?.cpu_ms ?? 0) - (jobs0[id]?.cpu_ms ?? 0));
+    // Every job kind that ran, so a job added to a step (a page check, a page image) shows by name.
+    const jobKinds = new Map(
+      Object.keys(jobs1)
+        .map((id) => [id, { n: jobs1[id].jobs - (jobs0[id]?.jobs ?? 0), cpuMs: job(id) }] as const)
+        .filter(([, j]) => j.n > 0),
+    );
     return {
       done,
       failed,
@@ -359,6 +420,7 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
       shares: profile ? mainThreadShares(profile) : new Map<string, number>(),
       profile,
       steps: new Map(steps),
+      jobKinds,
     };
   }
 
@@ -372,7 +434,10 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     if (AUDIT && i % 4 === 0) await auditDownload(id);
   });
   await options.window?.start();
+  counting = true;
   const lifecycle = await measure(DURATION_MS, async (i) => completedIds.push(await oneDocument(i)));
+  counting = false;
+  if (calls.size) for (const [k, n] of [...calls].sort()) console.error(`${k}: ${(n / Math.max(1, lifecycle.done)).toFixed(2)} per document`);
   await options.window?.stop();
   // The audit version of documents completed above, downloaded on their own: the issue's lifecycle
   // ends at completion, the audit version is what an auditor asks for afterwards.
@@ -384,12 +449,14 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   await infra.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 
+  const round = (n: number) => Math.round(n * 10) / 10;
   const split = (ph: Phase | null): Map<string, number> => {
     const out = new Map<string, number>();
     if (!ph) return out;
     const per = (ms: number) => ms / Math.max(1, ph.done);
     const clientMs = ph.mainMs * (ph.shares.get(CLIENT) ?? 0) + ph.profilerMs;
-    const jobsMs = [RENDER_DOCUMENT, BUILD_FINAL, AUDIT_CERTIFICATE, COUNTERSIGN].reduce((sum, j) => sum + ph.job(j.id), 0);
+    const named = [RENDER_DOCUMENT, BUILD_FINAL, AUDIT_CERTIFICATE, COUNTERSIGN].map((j) => j.id);
+    const jobsMs = [...ph.jobKinds.values()].reduce((sum, j) => sum + j.cpuMs, 0);
     out.set('**CPU, all threads** (API + PDF workers + in-process client and profiler)', per(ph.cpuMs));
     out.set("**CPU without the bench's client and profiler** (the server's)", per(ph.cpuMs - clientMs));
     if (!ph.measured) {
@@ -405,6 +472,7 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     out.set('　audit certificate: render', per(ph.job(AUDIT_CERTIFICATE.id, 'render')));
     out.set('　audit certificate: append to the signed PDF', per(ph.job(AUDIT_CERTIFICATE.id, 'append')));
     out.set('　countersign the bundle', per(ph.job(COUNTERSIGN.id)));
+    for (const [id, j] of ph.jobKinds) if (!named.includes(id)) out.set(`　${id} (${round(j.n / Math.max(1, ph.done))} per document)`, per(j.cpuMs));
     out.set('　workers outside jobs (messages, structured clone, GC between jobs)', per(Math.max(0, ph.workerMs - jobsMs)));
     out.set('other threads', per(Math.max(0, ph.cpuMs - ph.mainMs - ph.workerMs - ph.profilerMs)));
     out.set("　V8's helper threads (garbage collection and JIT compilation, for the API and the workers)", per(ph.v8Ms));
@@ -414,7 +482,6 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
   };
   const a = split(lifecycle);
   const b = split(audit);
-  const round = (n: number) => Math.round(n * 10) / 10;
   const rate = (ph: Phase) => round(ph.done / ph.seconds);
   const rows: BenchRow[] = [
     { name: 'completed documents', value: lifecycle.done, unit: 'documents' },
@@ -453,9 +520,11 @@ export async function runLifecycleBench(options: LifecycleBenchOptions = {}): Pr
     '',
     'Wall time per step (mean; waiting for a core, the pool and fsync included):',
     '',
-    '| step | mean ms |',
-    '|---|---:|',
-    ...[...lifecycle.steps.entries(), ...(audit?.steps.entries() ?? [])].map(([step, t]) => `| ${step} | ${(t.ms / Math.max(1, t.n)).toFixed(1)} |`),
+    CONCURRENCY === 1 ? '| step | mean ms | main thread CPU, mean ms |' : '| step | mean ms |',
+    CONCURRENCY === 1 ? '|---|---:|---:|' : '|---|---:|',
+    ...[...lifecycle.steps.entries(), ...(audit?.steps.entries() ?? [])].map(
+      ([step, t]) => `| ${step} | ${(t.ms / Math.max(1, t.n)).toFixed(1)} |${CONCURRENCY === 1 ? ` ${(t.cpuMs / Math.max(1, t.n)).toFixed(2)} |` : ''}`,
+    ),
     '',
   ].join('\n');
   return { rows, markdown };

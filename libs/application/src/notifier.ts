@@ -14,6 +14,20 @@ import { MessageDropped, MessageSendAttempt, claimsThatSent, takeOverSends, with
 export type { MessageSendAttempt } from './message-claim.fence';
 
 export const OUTBOX = 'outbox';
+/**
+ * GET /v1/outbox filters by organization and mode, and by document or participant: each list has
+ * an index that ends in its order, so a page reads only its own rows. Without the participant's,
+ * `?participant_id=` (how a test reads a PIN) walked every message of the organization to fill its
+ * page: the lifecycle bench's most expensive query, growing with the outbox.
+ */
+export const OUTBOX_COLLECTION = {
+  name: OUTBOX,
+  indexes: [
+    ['organization_id', 'livemode', 'sort_key'],
+    ['organization_id', 'livemode', 'document_id', 'sort_key'],
+    ['organization_id', 'livemode', 'participant_id', 'sort_key'],
+  ],
+};
 export const MESSAGE_LOG = 'message_log';
 
 export type MessageKind = 'signing_request' | 'reminder' | 'pin' | 'completed' | 'canceled' | 'expired' | 'declined';
@@ -248,10 +262,7 @@ export class Notifier {
   }
 
   async init(): Promise<void> {
-    await this.reads.ensureCollection({
-      name: OUTBOX,
-      indexes: [['organization_id', 'livemode', 'sort_key'], ['organization_id', 'livemode', 'document_id', 'sort_key']],
-    });
+    await this.reads.ensureCollection(OUTBOX_COLLECTION);
     await this.reads.ensureCollection({ name: MESSAGE_LOG, indexes: [['document_id', 'at']] });
   }
 

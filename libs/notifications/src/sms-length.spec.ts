@@ -1,3 +1,4 @@
+import iconv from 'iconv-lite';
 import { eucKrByteLength, pinSms, signingRequestSms, smsTypeFor } from '@dojang/notifications';
 
 describe('SMS or LMS by EUC-KR bytes', () => {
@@ -8,6 +9,17 @@ describe('SMS or LMS by EUC-KR bytes', () => {
     // Not in EUC-KR: counted as a double-byte character, as carriers replace it.
     expect(eucKrByteLength('😀')).toBe(2);
     expect(eucKrByteLength('?')).toBe(1);
+  });
+
+  it('counts every character as iconv-lite encodes it on its own, the first time and from its table after', () => {
+    const text = '[도장] 김철수님, 「근로계약서」 서명 요청 — 漢字 ÀÉ ñ € ™ ½ ← ①② 😀🇰🇷 \t\n~ 끝';
+    let expected = 0;
+    for (const ch of text) {
+      const encoded = iconv.encode(ch, 'euc-kr');
+      expected += encoded.length === 1 && encoded[0] === 0x3f && ch !== '?' ? 2 : encoded.length;
+    }
+    expect(eucKrByteLength(text)).toBe(expected);
+    expect(eucKrByteLength(text)).toBe(expected);
   });
 
   it('sends up to 90 bytes as SMS and 91 as LMS', () => {

@@ -53,53 +53,100 @@ export function encodePngPixels(width: number, height: number, channels: 3 | 4, 
 
 /**
  * PNG filter bytes chosen row by row by the usual heuristic (the filter whose output has the
- * smallest sum of absolute values, as libpng does): on rendered pages (flat paper, text edges)
- * Up and Paeth turn most of a row into zeros, which deflate then all but removes.
+ * smallest sum of absolute values, as libpng does; on a tie the lower filter number): on rendered
+ * pages (flat paper, text edges) Up and Paeth turn most of a row into zeros, which deflate then all
+ * but removes.
+ *
+ * This was the page image's largest cost (a third of a render-page job, paid three times per sent
+ * document by the page images made at send), so each filter has its own loop, Up is scored first
+ * (on a page it usually wins, often with 0, and then only None and Sub, which win a tie, are
+ * scored, each stopping at its first non-zero byte), a filter stops scoring once it cannot win, and only the winner is written.
+ * The choice, and so every byte, is the same as scoring all five in order (png-encode.spec.ts
+ * compares with that plain version).
  */
-function filterRows(width: number, height: number, bpp: number, pixels: Uint8Array): Buffer {
+export function filterRows(width: number, height: number, bpp: number, pixels: Uint8Array, out: Buffer = Buffer.alloc((width * bpp + 1) * height)): Buffer {
   const stride = width * bpp;
-  const out = Buffer.alloc((stride + 1) * height);
-  const candidates = [0, 1, 2, 3, 4].map(() => new Uint8Array(stride));
+  // The row above the first is zeros (the PNG spec's rule).
   const zero = new Uint8Array(stride);
   for (let y = 0; y < height; y++) {
-    const row = pixels.subarray(y * stride, (y + 1) * stride);
-    const prev = y > 0 ? pixels.subarray((y - 1) * stride, y * stride) : zero;
-    let best = 0;
-    let bestSum = Infinity;
-    for (let f = 0; f < 5; f++) {
-      const c = candidates[f];
+    const r = y * stride;
+    const above = y > 0 ? pixels : zero;
+    const u = y > 0 ? r - stride : 0;
+    // Up (2).
+    let best = 2;
+    let bestSum = 0;
+    for (let i = 0; i < stride; i++) {
+      const v = (pixels[r + i] - above[u + i]) & 0xff;
+      bestSum += v < 128 ? v : 256 - v;
+    }
+    // None (0) and Sub (1) come before Up: they win a tie (even at 0: a row of zeros is None's), so
+    // they stop only once over the best.
+    {
       let sum = 0;
-      for (let i = 0; i < stride; i++) {
-        const a = i >= bpp ? row[i - bpp] : 0;
-        const b = prev[i];
-        const cc = i >= bpp ? prev[i - bpp] : 0;
-        let v: number;
-        if (f === 0) v = row[i];
-        else if (f === 1) v = row[i] - a;
-        else if (f === 2) v = row[i] - b;
-        else if (f === 3) v = row[i] - ((a + b) >> 1);
-        else {
-          const p = a + b - cc;
-          const pa = Math.abs(p - a);
-          const pb = Math.abs(p - b);
-          const pc = Math.abs(p - cc);
-          v = row[i] - (pa <= pb && pa <= pc ? a : pb <= pc ? b : cc);
-        }
-        v &= 0xff;
-        c[i] = v;
+      for (let i = 0; i < stride && sum <= bestSum; i++) {
+        const v = pixels[r + i];
         sum += v < 128 ? v : 256 - v;
-        if (sum >= bestSum) break;
+      }
+      if (sum <= bestSum) {
+        bestSum = sum;
+        best = 0;
+      }
+    }
+    // Sub must beat None strictly, and may tie Up.
+    const limit = best === 0 ? bestSum - 1 : bestSum;
+    if (limit >= 0) {
+      let sum = 0;
+      for (let i = 0; i < stride && sum <= limit; i++) {
+        const v = (pixels[r + i] - (i >= bpp ? pixels[r + i - bpp] : 0)) & 0xff;
+        sum += v < 128 ? v : 256 - v;
+      }
+      if (sum <= limit) {
+        bestSum = sum;
+        best = 1;
+      }
+    }
+    // Average (3) and Paeth (4) come after every filter scored so far: they must beat it strictly,
+    // which nothing does once the best is 0.
+    if (bestSum > 0) {
+      let sum = 0;
+      for (let i = 0; i < stride && sum < bestSum; i++) {
+        const a = i >= bpp ? pixels[r + i - bpp] : 0;
+        const v = (pixels[r + i] - ((a + above[u + i]) >> 1)) & 0xff;
+        sum += v < 128 ? v : 256 - v;
       }
       if (sum < bestSum) {
         bestSum = sum;
-        best = f;
+        best = 3;
       }
     }
-    // The winner's row is recomputed in full (its loop may have stopped early only if it lost).
-    out[y * (stride + 1)] = best;
-    out.set(candidates[best], y * (stride + 1) + 1);
+    if (bestSum > 0) {
+      let sum = 0;
+      for (let i = 0; i < stride && sum < bestSum; i++) {
+        const v = (pixels[r + i] - paeth(i >= bpp ? pixels[r + i - bpp] : 0, above[u + i], i >= bpp ? above[u + i - bpp] : 0)) & 0xff;
+        sum += v < 128 ? v : 256 - v;
+      }
+      if (sum < bestSum) best = 4;
+    }
+    const o = y * (stride + 1);
+    out[o] = best;
+    for (let i = 0; i < stride; i++) {
+      const x = pixels[r + i];
+      const a = i >= bpp ? pixels[r + i - bpp] : 0;
+      const b = above[u + i];
+      const v = best === 0 ? x : best === 1 ? x - a : best === 2 ? x - b : best === 3 ? x - ((a + b) >> 1) : x - paeth(a, b, i >= bpp ? above[u + i - bpp] : 0);
+      out[o + 1 + i] = v & 0xff;
+    }
   }
   return out;
+}
+
+/** The Paeth predictor: of left, above and upper left, the one nearest left + above - upper left. */
+function paeth(a: number, b: number, c: number): number {
+  const p = a + b - c;
+  const pa = Math.abs(p - a);
+  const pb = Math.abs(p - b);
+  const pc = Math.abs(p - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
 function png(width: number, height: number, bitDepth: number, colorType: number, idat: Buffer, plte?: Buffer): Buffer {
@@ -118,37 +165,73 @@ function png(width: number, height: number, bitDepth: number, colorType: number,
 }
 
 /**
- * An opaque RGB image (a rendered page) as the smallest PNG this encoder can make without losing
- * a pixel: 8-bit grey when every pixel is grey (most contracts: a third of the bytes), an indexed
- * palette when it has at most 256 colours, else RGB; rows filtered adaptively. The page image is
- * the signer's first wait on a slow phone link, so its bytes are worth the worker's milliseconds.
+ * Working buffers of the page-image encoder, kept between calls. A 960 px page is megabytes of
+ * grey, filtered and packed rows; allocated afresh for each of the three widths of every sent
+ * document they made the worker's garbage collector (on V8's helper threads) cost about half as
+ * much again as the encoding. Only used within one synchronous call, so nothing else can see them;
+ * one larger than SCRATCH_KEPT_BYTES (a very tall page) is not kept.
  */
-export function encodeCompactPng(width: number, height: number, rgb: Uint8Array): Buffer {
+const SCRATCH_KEPT_BYTES = 16 * 1024 * 1024;
+const scratchBuffers: Array<Buffer | null> = [null, null, null];
+function scratch(slot: number, size: number): Buffer {
+  const kept = scratchBuffers[slot];
+  if (kept && kept.length >= size) return kept.subarray(0, size);
+  const fresh = Buffer.allocUnsafe(size);
+  if (size <= SCRATCH_KEPT_BYTES) scratchBuffers[slot] = fresh;
+  return fresh;
+}
+const GREY = 0;
+const FILTERED = 1;
+const PACKED = 2;
+
+/**
+ * An opaque image (a rendered page: RGB, or RGBA whose alpha is ignored, `channels` bytes a pixel)
+ * as the smallest PNG this encoder can make without losing a pixel: 8-bit grey when every pixel is
+ * grey (most contracts: a third of the bytes), an indexed palette when it has at most 256 colours,
+ * else RGB; rows filtered adaptively. The page image is the signer's first wait on a slow phone
+ * link, so its bytes are worth the worker's milliseconds. RGBA straight from the renderer spares
+ * a packed copy of every grey or few-coloured page.
+ */
+export function encodeCompactPng(width: number, height: number, pixels: Uint8Array, channels: 3 | 4 = 3): Buffer {
   const n = width * height;
-  if (rgb.length !== n * 3) throw new RangeError('encodeCompactPng: pixel buffer does not match the size');
+  if (pixels.length !== n * channels) throw new RangeError('encodeCompactPng: pixel buffer does not match the size');
   let grey = true;
-  for (let i = 0; i < rgb.length; i += 3) {
-    if (rgb[i] !== rgb[i + 1] || rgb[i] !== rgb[i + 2]) {
+  for (let i = 0; i < pixels.length; i += channels) {
+    if (pixels[i] !== pixels[i + 1] || pixels[i] !== pixels[i + 2]) {
       grey = false;
       break;
     }
   }
   if (grey) {
-    const g = new Uint8Array(n);
-    for (let i = 0, j = 0; i < n; i++, j += 3) g[i] = rgb[j];
-    return png(width, height, 8, 0, filterRows(width, height, 1, g));
+    const g = scratch(GREY, n);
+    for (let i = 0, j = 0; i < n; i++, j += channels) g[i] = pixels[j];
+    return png(width, height, 8, 0, filterRows(width, height, 1, g, scratch(FILTERED, (width + 1) * height)));
   }
+  const rgbRows = () => {
+    if (channels === 3) return filterRows(width, height, 3, pixels, scratch(FILTERED, (width * 3 + 1) * height));
+    const rgb = scratch(PACKED, n * 3);
+    for (let i = 0, j = 0; i < pixels.length; i += 4, j += 3) {
+      rgb[j] = pixels[i];
+      rgb[j + 1] = pixels[i + 1];
+      rgb[j + 2] = pixels[i + 2];
+    }
+    return filterRows(width, height, 3, rgb, scratch(FILTERED, (width * 3 + 1) * height));
+  };
   const index = new Map<number, number>();
-  const indexed = new Uint8Array(n);
-  for (let i = 0, j = 0; i < n; i++, j += 3) {
-    const key = (rgb[j] << 16) | (rgb[j + 1] << 8) | rgb[j + 2];
+  // Palette indices are not magnitudes: filter 0 (the PNG spec's advice for indexed images), each
+  // row's filter byte 0 before its indices.
+  const raw = scratch(GREY, (width + 1) * height);
+  for (let i = 0, j = 0; i < n; i++, j += channels) {
+    const key = (pixels[j] << 16) | (pixels[j + 1] << 8) | pixels[j + 2];
     let k = index.get(key);
     if (k === undefined) {
-      if (index.size === 256) return png(width, height, 8, 2, filterRows(width, height, 3, rgb));
+      if (index.size === 256) return png(width, height, 8, 2, rgbRows());
       k = index.size;
       index.set(key, k);
     }
-    indexed[i] = k;
+    const x = i % width;
+    if (x === 0) raw[i + i / width] = 0;
+    raw[i + (i - x) / width + 1] = k;
   }
   const plte = Buffer.alloc(index.size * 3);
   for (const [key, k] of index) {
@@ -156,8 +239,5 @@ export function encodeCompactPng(width: number, height: number, rgb: Uint8Array)
     plte[k * 3 + 1] = (key >> 8) & 0xff;
     plte[k * 3 + 2] = key & 0xff;
   }
-  // Palette indices are not magnitudes: filter 0 (the PNG spec's advice for indexed images).
-  const raw = Buffer.alloc((width + 1) * height);
-  for (let y = 0; y < height; y++) raw.set(indexed.subarray(y * width, (y + 1) * width), y * (width + 1) + 1);
   return png(width, height, 8, 3, raw, plte);
 }

@@ -6,7 +6,7 @@ import { StoredEvent } from '@dojang/event-store';
 import { SqliteEventStore } from '@dojang/event-store/sqlite';
 import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { ManualClock } from '../clock';
-import { ParkedEvent, REACTOR_FAILURES, REACTOR_LEASES, Reactor, ReactorLease, ReactorRunner } from './reactor-runner';
+import { NOTHING_DONE, ParkedEvent, REACTOR_FAILURES, REACTOR_LEASES, Reactor, ReactorLease, ReactorRunner } from './reactor-runner';
 
 /** A reactor whose failures the test decides, recording what it was given. */
 class ScriptedReactor implements Reactor {
@@ -15,9 +15,11 @@ class ScriptedReactor implements Reactor {
   readonly seen: string[] = [];
   failOn = new Set<string>();
 
-  async react(event: StoredEvent): Promise<void> {
+  async react(event: StoredEvent): Promise<void | typeof NOTHING_DONE> {
     this.seen.push(event.event_id);
     if (this.failOn.has(event.event_id)) throw new Error(`provider down for ${event.event_id}`);
+    // Events appended with `idle: true` are ones it changes nothing for.
+    if ((event.data as { idle?: boolean }).idle) return NOTHING_DONE;
   }
 }
 
@@ -37,9 +39,9 @@ describe('ReactorRunner', () => {
   let reactor: ScriptedReactor;
   const runners: ReactorRunner[] = [];
 
-  const append = async (stream: string): Promise<string> => {
+  const append = async (stream: string, data: Record<string, unknown> = {}): Promise<string> => {
     const event_id = randomUUID();
-    await events.append(stream, [{ event_id, type: 'Happened', data: {}, metadata: { occurred_at: clock.now().toISOString(), actor: 'test', schema_version: 1 } }], 'any');
+    await events.append(stream, [{ event_id, type: 'Happened', data, metadata: { occurred_at: clock.now().toISOString(), actor: 'test', schema_version: 1 } }], 'any');
     return event_id;
   };
   const runner = (parkedRetryDelaysMs?: number[]) => {
@@ -91,6 +93,41 @@ describe('ReactorRunner', () => {
       next_attempt_at: '2026-11-22T09:01:00.000Z',
     });
     expect((await reads.get<ReactorLease>(REACTOR_LEASES, 'scripted'))?.position).toBe(2);
+  });
+
+  it('writes the lease after a reaction that did something, not after each one that changed nothing; the stop saves where it got to', async () => {
+    const leaseWrites: number[] = [];
+    const putIfVersion = reads.putIfVersion.bind(reads);
+    jest.spyOn(reads, 'putIfVersion').mockImplementation(async (collection, doc, version) => {
+      if (collection === REACTOR_LEASES) leaseWrites.push((doc as ReactorLease).position);
+      return putIfVersion(collection, doc, version);
+    });
+    for (let i = 0; i < 10; i++) await append(`s-${i}`, { idle: true });
+    const acted = await append('s-10');
+    const r = runner();
+    await r.start();
+    await until(async () => (await reads.get<ReactorLease>(REACTOR_LEASES, 'scripted'))?.position === 11, 'the saved position');
+    expect(reactor.seen).toContain(acted);
+    // Taken at 0, then saved with the event that did something (a renewal may add one): not eleven writes.
+    expect(leaseWrites[0]).toBe(0);
+    expect(leaseWrites.length).toBeLessThanOrEqual(3);
+    expect(leaseWrites[leaseWrites.length - 1]).toBe(11);
+    // Nine idle events after it, in one append (so one pass takes them all): handed to the reactor,
+    // no write each (at most the once-a-second save of skipped positions), saved by the stop's release.
+    const idle = Array.from({ length: 9 }, () => ({ event_id: randomUUID(), type: 'Happened', data: { idle: true }, metadata: { occurred_at: clock.now().toISOString(), actor: 'test', schema_version: 1 } }));
+    const before = leaseWrites.length;
+    await events.append('s-11', idle, 'any');
+    await r.catchUp();
+    expect(reactor.seen).toHaveLength(20);
+    expect(leaseWrites.length - before).toBeLessThanOrEqual(1);
+    await r.stop();
+    runners.splice(runners.indexOf(r), 1);
+    expect((await reads.get<ReactorLease>(REACTOR_LEASES, 'scripted'))?.position).toBe(20);
+    // The next runner starts where the stop saved: nothing is handed to the reactor again.
+    const next = runner();
+    await next.start();
+    await next.catchUp();
+    expect(reactor.seen).toHaveLength(20);
   });
 
   it('retries a parked event once it is due, and forgets it when it succeeds', async () => {

@@ -12,8 +12,17 @@ import { isStoreUnavailable } from '../runtime/store-unavailable';
 export interface Reactor {
   readonly name: string;
   readonly handles: ReadonlySet<string>;
-  react(event: StoredEvent): Promise<void>;
+  /**
+   * NOTHING_DONE: the reaction changed nothing anywhere (e.g. a webhook fan-out for an
+   * organization without endpoints), so reacting again after a crash would change nothing either.
+   * The runner then saves the position as it does for events the reactor ignores (at most once a
+   * second) instead of writing the lease for this one event.
+   */
+  react(event: StoredEvent): Promise<void | typeof NOTHING_DONE>;
 }
+
+/** What `Reactor.react` answers when it changed nothing (see there). */
+export const NOTHING_DONE = 'nothing_done' as const;
 
 export interface ReactorRunnerOptions {
   batchSize?: number;
@@ -366,12 +375,18 @@ export class ReactorRunner {
           if (event.global_position <= lease.position) continue;
           if (reactor.handles.has(event.type)) {
             if (!(await this.stillHeld(reactor.name))) break;
-            if (!(await this.reactOnce(reactor, event))) {
+            const outcome = await this.reactOnce(reactor, event);
+            if (!outcome) {
               blocked.add(reactor.name);
               break;
             }
-            // A handled event is saved at once: a crash replays at most the one in flight.
             lease.position = event.global_position;
+            // A reaction that changed nothing is saved like an ignored event: replaying it changes nothing.
+            if (outcome === NOTHING_DONE) {
+              lease.dirty = true;
+              continue;
+            }
+            // A handled event is saved at once: a crash replays at most the one in flight.
             if (!(await this.writeLease(reactor.name, 'renew'))) break;
           } else {
             lease.position = event.global_position;
@@ -387,14 +402,15 @@ export class ReactorRunner {
     }
   }
 
-  private async reactOnce(reactor: Reactor, event: StoredEvent): Promise<boolean> {
+  /** False: failed, try again later; NOTHING_DONE: reacted and changed nothing; true: reacted (or parked). */
+  private async reactOnce(reactor: Reactor, event: StoredEvent): Promise<boolean | typeof NOTHING_DONE> {
     const key = `${reactor.name}:${event.event_id}`;
     const startedAt = Date.now();
     try {
-      await reactor.react(event);
+      const outcome = await reactor.react(event);
       this.options.onReacted?.(reactor.name, event, startedAt);
       this.attempts.delete(key);
-      return true;
+      return outcome === NOTHING_DONE ? NOTHING_DONE : true;
     } catch (err) {
       this.options.onReacted?.(reactor.name, event, startedAt, err);
       // The store is away, not the event at fault: the whole pass fails and is retried with

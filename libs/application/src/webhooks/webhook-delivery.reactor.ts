@@ -4,7 +4,7 @@ import { PUBLIC_EVENT_DOCUMENTS, PUBLIC_SOURCE_TYPES, PublicDocumentRef, toPubli
 import { ReadDoc } from '@dojang/read-store';
 import { Clock } from '../clock';
 import { Infrastructure } from '../runtime/infrastructure';
-import { Reactor } from '../reactors/reactor-runner';
+import { NOTHING_DONE, Reactor } from '../reactors/reactor-runner';
 import { WEBHOOK_DELIVERIES, WEBHOOK_DELIVERIES_COLLECTION, WebhookDeliveryRow, webhookDeliveryId } from './webhook-deliveries';
 
 /**
@@ -37,14 +37,26 @@ export class WebhookDeliveryReactor implements Reactor {
     await this.infra.reads.ensureCollection(WEBHOOK_DELIVERIES_COLLECTION);
   }
 
-  async react(event: StoredEvent): Promise<void> {
+  async react(event: StoredEvent): Promise<void | typeof NOTHING_DONE> {
     const organizationId = event.metadata.organization_id;
-    if (!PUBLIC_SOURCE_TYPES.has(event.type) || !organizationId) return;
+    if (!PUBLIC_SOURCE_TYPES.has(event.type) || !organizationId) return NOTHING_DONE;
     // Endpoints come from a read model: make sure it has seen everything up to this event, so an
     // endpoint registered just before the event is not missed.
     if (!(await this.infra.projections.waitFor(event.global_position))) {
       throw new Error(`projections have not reached position ${event.global_position} yet`);
     }
+    // The endpoints first (the public event's livemode is the event's): most organizations have
+    // none, and then neither the document's row nor the payload is needed. Every public event of a
+    // lifecycle came here, and each read the row and built the body for nobody.
+    const endpoints = (
+      await this.infra.reads.find<WebhookEndpointRow>(WEBHOOK_ENDPOINTS, {
+        where: { organization_id: organizationId, livemode: Boolean(event.metadata.livemode) },
+      })
+    )
+      // Registered after the event happened (e.g. while this reactor catches up a backlog): not its event.
+      .filter((endpoint) => !endpoint.deleted && endpoint.status === 'enabled' && endpoint.seq <= event.global_position);
+    // Replaying the event would find the same endpoints (those registered later are left out above).
+    if (endpoints.length === 0) return NOTHING_DONE;
     // The document's metadata and external id as GET /v1/events shows them: kept per document by
     // the public events projection, which has seen this event (waited for above), so no row means
     // the document has neither.
@@ -53,14 +65,9 @@ export class WebhookDeliveryReactor implements Reactor {
     const body = webhookPayload(event, document && { metadata: document.metadata, external_id: document.external_id });
     const pub = toPublicEvent(event, document);
     if (!body || !pub) return;
-    const endpoints = await this.infra.reads.find<WebhookEndpointRow>(WEBHOOK_ENDPOINTS, {
-      where: { organization_id: organizationId, livemode: pub.livemode },
-    });
     const now = this.clock.now().toISOString();
     let created = 0;
     for (const endpoint of endpoints) {
-      // Registered after the event happened (e.g. while this reactor catches up a backlog): not its event.
-      if (endpoint.deleted || endpoint.status !== 'enabled' || endpoint.seq > event.global_position) continue;
       if (!webhookEndpointWants(endpoint, pub.type)) continue;
       const row: WebhookDeliveryRow = {
         id: webhookDeliveryId(endpoint.id, pub.id),

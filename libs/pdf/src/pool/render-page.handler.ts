@@ -55,8 +55,10 @@ async function documentFor(input: RenderPageInput): Promise<{ doc: PDFiumDocumen
  * sharp runs the encode on libuv's thread pool, so it is in this worker's process, never the API's
  * event loop; the pool's host loads sharp too (pdf-pool.ts), as sharp requires for worker threads.
  */
-export async function encodeLosslessWebp(width: number, height: number, rgb: Uint8Array): Promise<Uint8Array> {
-  const out = await sharp(rgb, { raw: { width, height, channels: 3 } }).webp({ lossless: true, effort: 4 }).toBuffer();
+export async function encodeLosslessWebp(width: number, height: number, pixels: Uint8Array, channels: 3 | 4 = 3): Promise<Uint8Array> {
+  // RGBA from the renderer: its (opaque) alpha dropped by libvips, on its threads, not copied here.
+  const image = sharp(pixels, { raw: { width, height, channels } });
+  const out = await (channels === 4 ? image.removeAlpha() : image).webp({ lossless: true, effort: 4 }).toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
@@ -74,18 +76,14 @@ export default async function renderPageJob(input: RenderPageInput): Promise<Ren
     const { originalWidth, originalHeight } = page.getOriginalSize();
     const height = Math.max(1, Math.round((input.width * originalHeight) / originalWidth));
     const rendered = await page.render({ width: input.width, height, scale: 1, render: 'bitmap', colorSpace: 'BGRA', renderFormFields: true, transparent: false });
-    // The library hands back RGBA, opaque on white: RGB, then grey or a palette when that loses
-    // nothing (a text page's PNG is about half the size: the signer's first wait on a phone).
+    // The library hands back RGBA, opaque on white, encoded as it is: grey or a palette when that
+    // loses nothing (a text page's PNG is about half the size: the signer's first wait on a
+    // phone), else RGB; no RGB copy of the page is made here (megabytes at 960 px, three widths
+    // per sent document, which the worker's garbage collector then paid for).
     const { width, data } = rendered;
-    const rgb = new Uint8Array(width * rendered.height * 3);
-    for (let i = 0, j = 0; i < data.length; i += 4, j += 3) {
-      rgb[j] = data[i];
-      rgb[j + 1] = data[i + 1];
-      rgb[j + 2] = data[i + 2];
-    }
-    const png = encodeCompactPng(width, rendered.height, rgb);
+    const png = encodeCompactPng(width, rendered.height, data, 4);
     if (!input.webp) return { page_count: pageCount, png, width, height: rendered.height };
-    return { page_count: pageCount, png, webp: await encodeLosslessWebp(width, rendered.height, rgb), width, height: rendered.height };
+    return { page_count: pageCount, png, webp: await encodeLosslessWebp(width, rendered.height, data, 4), width, height: rendered.height };
   } finally {
     if (!keep) doc.destroy();
   }
