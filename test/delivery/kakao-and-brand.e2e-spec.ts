@@ -121,7 +121,7 @@ describe('KakaoTalk with SMS fallback, the sender\'s brand and time zone', () =>
     expect(solapi.received.length).toBe(count);
   });
 
-  it('texts foreign mobiles (+81, +1, +84) through SOLAPI with their country code, a KakaoTalk organization\'s 알림톡 to them replaced by SMS (issue 32)', async () => {
+  it('texts foreign mobiles (+81, +1, +84) through SOLAPI with their country code, a KakaoTalk organization\'s 알림톡 to them sent as SMS from the start (issue 32)', async () => {
     const org = await t.createOrg('주식회사 도장상사');
     await t.admin.grantCredits(org.id, 5, 'test');
     const live = client(t, org.live);
@@ -149,18 +149,15 @@ describe('KakaoTalk with SMS fallback, the sender\'s brand and time zone', () =>
       expect(m.text).toContain(doc.participants.find((p) => m.text!.includes(p.signing_url))!.signing_url);
     }
 
-    // Evidence: the two KakaoTalk requests refused for being abroad, each replaced by its SMS/LMS.
+    // Evidence: the notifier chose SMS for the foreign numbers (알림톡 reaches +82 numbers only), so
+    // no KakaoTalk attempt was made, none is recorded as failed, and no SMS is a fallback.
     const stream = await t.infra.events.readStream(deliveryStreamId(doc.id));
     const events = stream.map((e) => ({ type: e.type, data: e.data }) as DeliveryEvent);
-    const failed = events.filter((e) => e.type === 'MessageDeliveryFailed');
-    expect(failed.map((e) => [e.data.participant_id, e.data.channel]).sort()).toEqual(
-      [[doc.participants[0].id, 'kakao'], [doc.participants[2].id, 'kakao']].sort(),
-    );
-    for (const f of failed) {
-      expect(f.data).toMatchObject({ provider_message_id: null, provider_status: null, reason: expect.stringContaining('KakaoTalk 알림톡 reaches Korean (+82) numbers only') });
-      const replacement = events.find((e) => e.type === 'MessageDelivered' && e.data.fallback_of === f.data.message_id);
-      expect(replacement?.data).toMatchObject({ channel: 'sms', participant_id: f.data.participant_id });
-    }
+    expect(events.filter((e) => e.type === 'MessageDeliveryFailed')).toEqual([]);
+    const delivered = events.filter((e) => e.type === 'MessageDelivered');
+    const carried = (participant: string) => delivered.filter((e) => e.data.participant_id === participant).map((e) => [e.data.channel, e.data.fallback_of ?? null]);
+    for (const p of doc.participants.slice(0, 3)) expect(carried(p.id)).toEqual([['sms', null]]);
+    expect(carried(doc.participants[3].id)).toEqual([['kakao', null]]);
     expect(verifyDeliveryChain(doc.id, stream as never)).toMatchObject({ intact: true });
   });
 
@@ -172,6 +169,7 @@ describe('KakaoTalk with SMS fallback, the sender\'s brand and time zone', () =>
       participants: [
         { name: 'Jane Doe', phone: '+1 415 555 2671', email: 'jane@example.com' },
         { name: '김카톡', phone: '01011112222', auth: 'sms_pin' },
+        { name: 'Sato Hanako', phone: '+81 90-1234-5678', channel: 'kakao' },
       ],
     });
     await settle();
@@ -181,9 +179,14 @@ describe('KakaoTalk with SMS fallback, the sender\'s brand and time zone', () =>
     // A foreign number gets English; the e-mail carries the brand.
     const [mail] = byTo('jane@example.com');
     expect(mail).toMatchObject({ channel: 'email', from_name: '도장상사', reply_to: BRAND.reply_to, subject: '[도장상사] Please sign: 용역 계약서' });
-    const [jane] = outbox.filter((m: any) => m.participant_id === doc.participants[0].id && m.channel !== 'email');
-    expect(jane.channel).toBe('kakao');
-    expect(jane.body).toContain('asks you to sign');
+    // Foreign mobiles get what live mode sends them: SMS/LMS, 알림톡 reaching +82 numbers only
+    // (issue 32), whether KakaoTalk came from the organization's setting or was asked for.
+    for (const p of [doc.participants[0], doc.participants[2]]) {
+      const phoned = outbox.filter((m: any) => m.participant_id === p.id && m.channel !== 'email');
+      expect(phoned.map((m: any) => [m.channel, m.template_id])).toEqual([['sms', null]]);
+      expect(['SMS', 'LMS']).toContain(phoned[0].sms_type);
+      expect(phoned[0].body).toContain('asks you to sign');
+    }
 
     expectStatus(await t.http.post(`/v1/signing/${doc.participants[1].token}/pin`).send({}), 200);
     await settle();

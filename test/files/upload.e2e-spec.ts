@@ -209,6 +209,47 @@ describe('POST /v1/files', () => {
       expect(reused.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
     });
 
+    it('answers a used Idempotency-Key whose repeat never ends, and closes its connection within the refused-body bound (issue 33 §6-7)', async () => {
+      // The repeat of a key whose first request was an upload is compared on its bytes. Before,
+      // the comparison read the body to its end whatever came: an endless chunked body was read
+      // forever and never answered. Now a body past the largest upload cannot match, so it is
+      // refused at that point, and the reading counts against the refused-body bound.
+      const MiB = 1024 * 1024;
+      const key = 'upload-once-endless';
+      const first = await t.http
+        .post('/v1/files')
+        .set(bearer(org.test))
+        .set('Idempotency-Key', key)
+        .attach('file', pdfFixture('chromium-korean-contract-a4.pdf'), { filename: 'a.pdf', contentType: 'application/pdf' });
+      expect(first.status).toBe(201);
+      const boundary = 'dojang-endless-boundary';
+      const res = await sendEndlessBody({
+        port,
+        method: 'POST',
+        path: '/v1/files',
+        headers: { ...bearer(org.test), 'Idempotency-Key': key, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+        head: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`),
+        filler: Buffer.alloc(256 * 1024, 0x20),
+        maxBytes: MAX_FILE_BYTES + REFUSED_BODY_DRAIN.bytes + 64 * MiB,
+      });
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.body).error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+      expect(res.headers.connection).toBe('close');
+      expect(res.closedByServer).toBe(true);
+      // In all (compared, then read off after the answer): the bound, and what the two sockets'
+      // kernel buffers held on top.
+      expect(res.sent).toBeLessThan(REFUSED_BODY_DRAIN.bytes + 16 * MiB);
+      // The key still replays its first upload.
+      const again = await t.http
+        .post('/v1/files')
+        .set(bearer(org.test))
+        .set('Idempotency-Key', key)
+        .attach('file', pdfFixture('chromium-korean-contract-a4.pdf'), { filename: 'a.pdf', contentType: 'application/pdf' });
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body.id).toBe(first.body.id);
+    });
+
     it('serves the legacy root too', async () => {
       const res = await t.http.post('/api/v1/files').set(bearer(org.test)).attach('file', pdfFixture('chromium-korean-contract-a4.pdf'), 'a.pdf');
       expect(res.status).toBe(201);

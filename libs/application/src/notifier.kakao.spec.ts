@@ -8,7 +8,7 @@ import { SqliteReadStore } from '@dojang/read-store/sqlite';
 import { AlimtalkSender, DeliveryError, OutgoingAlimtalk, RecordingSmsSender } from '@dojang/notifications';
 import { ManualClock } from './clock';
 import { DeliveryEvidence } from './history/delivery-evidence';
-import { MESSAGE_LOG, MessageLogRow, NotificationRequest, Notifier, messageId } from './notifier';
+import { MESSAGE_LOG, MessageLogRow, NotificationRequest, Notifier, OUTBOX, OutboxRow, messageId } from './notifier';
 
 const DOC = '3f0b6a52-8d0e-4c55-9d5e-2f6f2b0f7a12';
 
@@ -83,6 +83,31 @@ describe('Notifier: KakaoTalk with SMS/LMS fallback', () => {
     expect(stream[0].data).toMatchObject({ message_id: id, channel: 'kakao', provider_message_id: 'M4V0001', provider_status: '3104' });
     expect(stream[1].data).toMatchObject({ message_id: messageId('evt-1:p1:sms:fallback'), channel: 'sms', sms_type: 'LMS', fallback_of: id });
     expect((await reads.get<MessageLogRow>(MESSAGE_LOG, id))?.status).toBe('fell_back');
+  });
+
+  it('a message meant for KakaoTalk to a foreign mobile is an SMS from the start, in live mode and in the test-mode outbox alike (issue 32)', async () => {
+    // 알림톡 reaches +82 numbers only. Live mode used to try KakaoTalk and fall back; the test-mode
+    // outbox said `kakao` for a message that live mode never sends by KakaoTalk.
+    const kakao = new ScriptedAlimtalk(false);
+    const n = notifier(kakao);
+    await n.init();
+    const abroad = request({ to: '+819012345678' });
+    await n.send(abroad);
+    await n.send(abroad);
+    expect(kakao.sent).toEqual([]);
+    expect(sms.sent).toEqual([{ to: '+819012345678', body: abroad.body, type: 'LMS', subject: '[도장상사] 서명 요청' }]);
+    const stream = await events.readStream(deliveryStreamId(DOC));
+    expect(stream.map((e) => [e.type, (e.data as { channel: string }).channel, (e.data as { fallback_of?: string }).fallback_of])).toEqual([['MessageDelivered', 'sms', undefined]]);
+    expect(stream[0].data).toMatchObject({ message_id: messageId(abroad.key), sms_type: 'LMS' });
+
+    await n.send(request({ livemode: false, key: 'evt-2:p1:sms', to: '+819012345678' }));
+    await n.send(request({ livemode: false, key: 'evt-2:p2:sms', participant_id: 'p2', to: '01099998888' }));
+    const outbox = await reads.find<OutboxRow>(OUTBOX, {});
+    const row = (participant: string) => outbox.find((m) => m.participant_id === participant);
+    expect(row('p1')).toMatchObject({ channel: 'sms', sms_type: 'LMS', template_id: null, to: '+819012345678', body: abroad.body });
+    // A Korean mobile keeps KakaoTalk in both modes.
+    expect(row('p2')).toMatchObject({ channel: 'kakao', sms_type: null, template_id: 'DJ_REQ' });
+    expect(kakao.sent).toEqual([]);
   });
 
   it('without a KakaoTalk provider the phone still gets the message, by SMS', async () => {

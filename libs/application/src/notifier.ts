@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import { hostname } from 'os';
 import { maskEmail, maskPhone } from '@dojang/domain';
-import { AlimtalkSender, DeliveryError, EmailAttachment, EmailSender, SmsSender, isTransientDeliveryError, smsTypeFor, withRetries } from '@dojang/notifications';
+import { AlimtalkSender, DeliveryError, EmailAttachment, EmailSender, SmsSender, alimtalkReaches, isTransientDeliveryError, smsTypeFor, withRetries } from '@dojang/notifications';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { Clock } from './clock';
 import { DeliveryRecorder } from './history/delivery-evidence';
@@ -183,6 +183,19 @@ export interface MessageLogRow extends ReadDoc {
 export const messageId = (key: string) => `msg_${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
 
 /**
+ * The channel a message goes by, decided here for both modes so that the test-mode outbox shows
+ * what live mode does: KakaoTalk 알림톡 reaches Korean (+82) numbers only (`alimtalkReaches`), so a
+ * message meant for KakaoTalk to any other number is an SMS/LMS from the start, under its own key
+ * (it never was a KakaoTalk attempt, so nothing is recorded as one that failed). Its text is the
+ * rendered 알림톡, which is also what the SMS that replaces an undelivered one carries.
+ */
+function onReachableChannel(req: NotificationRequest): NotificationRequest {
+  if (req.channel !== 'kakao' || alimtalkReaches(req.to)) return req;
+  const { kakao: _kakao, ...rest } = req;
+  return { ...rest, channel: 'sms' };
+}
+
+/**
  * Sends a message on its channel. Test mode never reaches a real channel: the message lands in the
  * outbox (GET /v1/outbox). Live mode goes out by SMTP or Twilio, with transient failures retried,
  * and is logged masked. A message already sent under the same key is not sent again.
@@ -266,7 +279,8 @@ export class Notifier {
     await this.reads.ensureCollection({ name: MESSAGE_LOG, indexes: [['document_id', 'at']] });
   }
 
-  async send(req: NotificationRequest): Promise<void> {
+  async send(request: NotificationRequest): Promise<void> {
+    const req = onReachableChannel(request);
     const id = messageId(req.key);
     const now = this.clock.now().toISOString();
     if (!req.livemode) {

@@ -2795,7 +2795,7 @@ export interface components {
                 delegated_at: string;
             }[];
             /**
-             * @description How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails).
+             * @description How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails or the number is not Korean).
              * @enum {string}
              */
             channel: "auto" | "email" | "sms" | "kakao";
@@ -3523,7 +3523,7 @@ export interface components {
             /** @enum {string} */
             kind: "signing_request" | "reminder" | "pin" | "completed" | "canceled" | "expired" | "declined";
             /**
-             * @description Which channel carried it: email, sms (SMS or LMS, see sms_type) or kakao (KakaoTalk 알림톡; in live mode an undelivered one is followed by an sms).
+             * @description Which channel carried it: email, sms (SMS or LMS, see sms_type) or kakao (KakaoTalk 알림톡; in live mode an undelivered one is followed by an sms). KakaoTalk reaches Korean (+82) numbers only: a message to a foreign number is sms, as in live mode.
              * @enum {string}
              */
             channel: "email" | "sms" | "kakao";

@@ -72,6 +72,21 @@ export function readTextableNumber(phone: string): DialableNumber {
   return number;
 }
 
+/**
+ * Whether KakaoTalk 알림톡 can reach this phone: Korean (+82) numbers only. The one rule for it:
+ * the notifier sends a message meant for KakaoTalk to any other number by SMS/LMS from the start,
+ * in both modes (so the test-mode outbox shows what live mode does), and SolapiSender refuses an
+ * 알림톡 to one should a caller not ask first. A number that cannot be read is not reachable.
+ */
+export function alimtalkReaches(phone: string | DialableNumber): boolean {
+  if (typeof phone !== 'string') return phone.callingCode === KOREA_COUNTRY_CODE;
+  try {
+    return readDialableNumber(phone).callingCode === KOREA_COUNTRY_CODE;
+  } catch {
+    return false;
+  }
+}
+
 /** `01012345678` → `+821012345678`; `+82 10-1234-5678` → `+821012345678`; `+1 415 555 2671` → `+14155552671`. */
 export function toE164(phone: string): string {
   return readDialableNumber(phone).e164;

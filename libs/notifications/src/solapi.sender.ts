@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'crypto';
 import type { DetailGroupMessageResponse, FailedMessage, KakaoButton, MessageType } from 'solapi';
 import { DeliveryError } from './delivery.errors';
 import type { AlimtalkSendResult, AlimtalkSender, OutgoingAlimtalk, OutgoingSms, SmsSendResult, SmsSender } from './message.model';
-import { DialableNumber, KOREA_COUNTRY_CODE, readTextableNumber } from './phone-number.normalizer';
+import { DialableNumber, KOREA_COUNTRY_CODE, alimtalkReaches, readTextableNumber } from './phone-number.normalizer';
 import { smsTypeFor } from './sms-length';
 
 /**
@@ -90,10 +90,10 @@ export class SolapiSender implements SmsSender, AlimtalkSender {
       throw new DeliveryError((err as Error).message, { transient: false, channel, cause: err });
     }
     const recipient = solapiRecipient(number);
-    if (channel === 'kakao' && recipient.country !== undefined) {
-      // 알림톡 is delivered through KakaoTalk to Korean phone numbers only. Refused here, finally and
-      // without a request, so the notifier records the KakaoTalk failure and sends the same text by
-      // SMS/LMS, which does go abroad. The number itself stays out of the reason (it is evidence).
+    if (channel === 'kakao' && !alimtalkReaches(number)) {
+      // 알림톡 is delivered through KakaoTalk to Korean phone numbers only. The notifier sends such a
+      // message by SMS/LMS from the start; a caller that did not ask is refused here, finally and
+      // without a request. The number itself stays out of the reason (it is evidence).
       throw new DeliveryError(`KakaoTalk 알림톡 reaches Korean (+82) numbers only; this recipient's number is +${recipient.country}${number.region ? ` (${number.region})` : ''}`, {
         transient: false,
         channel,

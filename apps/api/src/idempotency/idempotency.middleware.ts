@@ -4,6 +4,7 @@ import { NextFunction, Request, Response } from 'express';
 import { requestApiKey, roleMayUseMethod } from '../rate-limit/request-auth';
 import { isSigningLinkPath } from '../rate-limit/signing-link-path';
 import { ErrorCode, ErrorType } from '../shared/error-codes';
+import { REFUSED_BODY_DRAIN, bodyStillArriving, drainRefusedBody } from '../shared/refused-body';
 import {
   IDEMPOTENCY_KEYS,
   IDEMPOTENCY_RENEW_MS,
@@ -49,24 +50,48 @@ function rawFingerprint(req: Request, method: string, path: string, body: Buffer
   return hash.update(body.subarray(at)).digest('hex');
 }
 
-/** Uploads are refused past 20 MB; a body larger than this is never kept in memory whole. */
+/**
+ * Uploads are refused past 20 MB; a body larger than this is never kept in memory whole, nor
+ * fingerprinted: its key is given back rather than kept (see `settle`), so no stored fingerprint
+ * is ever of a larger body, and a retry whose body passes this many bytes is known not to match
+ * without reading further.
+ */
 const MAX_COLLECTED_BYTES = 20 * 1024 * 1024 + 64 * 1024;
 
+/** A body as collected: its bytes, or null past MAX_COLLECTED_BYTES; `read`: bytes seen so far. */
+interface Collected {
+  body: Buffer | null;
+  read: number;
+}
+
 /**
- * Collects a body as it flows (to whoever reads it, or to `drain`). Past the upload limit only
- * the total length is remembered: such a request is refused anyway, and its fingerprint still
- * differs from any accepted one.
+ * Collects a body as it flows (to whoever reads it, or to the comparison of a repeat). Settles as
+ * soon as the body passes MAX_COLLECTED_BYTES (null), or when it ends; it never reads on its own
+ * past that (issue 33 §6-7: a repeat whose chunked body never ends is answered, not read forever).
  */
-function collect(req: Request): Promise<Buffer> {
+function collect(req: Request): Promise<Collected> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (req.headers['transfer-encoding'] === undefined && Number.isFinite(declared) && declared > MAX_COLLECTED_BYTES) {
+      return resolve({ body: null, read: 0 });
+    }
     const chunks: Buffer[] = [];
-    let total = 0;
-    req.on('data', (chunk: Buffer) => {
-      total += chunk.length;
-      if (total <= MAX_COLLECTED_BYTES) chunks.push(chunk);
-    });
-    const done = () =>
-      resolve(total <= MAX_COLLECTED_BYTES ? Buffer.concat(chunks) : Buffer.concat([...chunks, Buffer.from(`\u0000overflow:${total}`)]));
+    let read = 0;
+    let settled = false;
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read <= MAX_COLLECTED_BYTES) return void chunks.push(chunk);
+      settled = true;
+      chunks.length = 0;
+      req.removeListener('data', onData);
+      resolve({ body: null, read });
+    };
+    req.on('data', onData);
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      resolve({ body: Buffer.concat(chunks), read });
+    };
     req.on('end', done);
     req.on('close', done);
     req.on('error', reject);
@@ -143,8 +168,12 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
         case 'compare': {
           const body = collect(req);
           req.resume();
-          const mine = rawFingerprint(req, req.method, path, await body);
-          if (mine === begin.fingerprint) return replay(res, begin.response);
+          const { body: bytes, read } = await body;
+          if (bytes !== null && rawFingerprint(req, req.method, path, bytes) === begin.fingerprint) return replay(res, begin.response);
+          // Larger than any stored body, or another body: refused. If it is still arriving, what
+          // was read to compare counts against the refused-body bound, which then reads off (a
+          // client that sends its whole body first still reads this answer) and closes.
+          if (bodyStillArriving(req)) drainRefusedBody(req, res, { ...REFUSED_BODY_DRAIN, bytes: Math.max(0, REFUSED_BODY_DRAIN.bytes - read) });
           return sendError(req, res, 400, 'idempotency_error', 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.', 'Idempotency-Key');
         }
         case 'reused':
@@ -175,9 +204,9 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
       res.on('close', () => clearInterval(renewal));
 
       // A streamed body is fingerprinted from the bytes the route reads.
-      let streamed: Promise<string> | null = null;
+      let streamed: Promise<string | null> | null = null;
       if (!parsed) {
-        streamed = collect(req).then((body) => rawFingerprint(req, req.method, path, body));
+        streamed = collect(req).then(({ body }) => (body === null ? null : rawFingerprint(req, req.method, path, body)));
         req.pause();
       }
 
@@ -211,8 +240,9 @@ export function idempotencyMiddleware(infra: Infrastructure, clock: Clock) {
           if (res.statusCode >= 500 && res.locals.writeOutcomeUnknown !== true) return throughDroppedConnections(() => store.release(claim));
           let fp = fingerprint;
           if (fp === null) {
-            // The route answered without reading the whole body: nothing to compare a retry with.
-            const done = await Promise.race([streamed as Promise<string>, Promise.resolve(null)]);
+            // The route answered without reading the whole body, or a body too large to keep:
+            // nothing to compare a retry with (a retry runs again, its ids derived from the key).
+            const done = await Promise.race([streamed as Promise<string | null>, Promise.resolve(null)]);
             if (done === null) return throughDroppedConnections(() => store.release(claim));
             fp = done;
           }

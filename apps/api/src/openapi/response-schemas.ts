@@ -170,7 +170,7 @@ export const ParticipantSchema = component(
     representative: note('Whether the participant signs for the sending organization: only a representative is offered, and may stamp, the organization\'s seals (seal_source organization).', bool),
     group_signed_by: note('In a signing group, the member who signed for this participant; null otherwise.', { type: ['string', 'null'], format: 'uuid' }),
     delegated_from: note('Who held this participant before each delegation, oldest first (names only).', arrayOf(obj({ name: str, delegated_at: time }))),
-    channel: note('How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails).', enumOf(['auto', 'email', 'sms', 'kakao'])),
+    channel: note('How messages reach them: auto, email, sms or kakao (KakaoTalk 알림톡, SMS/LMS when it fails or the number is not Korean).', enumOf(['auto', 'email', 'sms', 'kakao'])),
     language: note('Language of their messages when set; null: Korean, or English for a foreign phone number.', { type: ['string', 'null'], enum: ['ko', 'en', null] }),
   }),
 );
@@ -577,7 +577,7 @@ export const OutboxMessageSchema = component(
     id: str,
     object: konst('message'),
     kind: MessageKindSchema,
-    channel: note('Which channel carried it: email, sms (SMS or LMS, see sms_type) or kakao (KakaoTalk 알림톡; in live mode an undelivered one is followed by an sms).', enumOf(['email', 'sms', 'kakao'])),
+    channel: note('Which channel carried it: email, sms (SMS or LMS, see sms_type) or kakao (KakaoTalk 알림톡; in live mode an undelivered one is followed by an sms). KakaoTalk reaches Korean (+82) numbers only: a message to a foreign number is sms, as in live mode.', enumOf(['email', 'sms', 'kakao'])),
     to: str,
     subject: note('E-mail subject; for an LMS its subject.', strOrNull),
     body: str,
