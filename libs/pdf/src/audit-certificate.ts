@@ -298,8 +298,8 @@ function label(korean: string, english: string): Content {
 const mono = (text: string): Content => ({ text, fontSize: 7.5 }) as Content;
 
 /**
- * A narrow cell: its hashes come in groups of 32 and its ids may wrap at their own group
- * boundaries. Set on the cell, read by readable().
+ * A narrow cell: its hashes come in groups of 32 and its ids are small monospace runs, whole
+ * (certificate-text.ts, ID_FONT_SIZE). Set on the cell, read by readable().
  */
 const NARROW = '_narrow';
 
@@ -388,7 +388,7 @@ function fieldValuesTable(values: AuditFieldValue[], at: TimeFormat): Content {
   return { table: { headerRows: 1, keepWithHeaderRows: 1, widths: [110, '*', 80, 96], body: [header, ...rows] }, layout: keyValueLayout, fontSize: 8.5, margin: [0, 0, 0, 10] };
 }
 
-/** A timeline row; a delivery's label spans the event and actor columns (Dojang sent it). */
+/** A timeline row; a delivery's has no actor (Dojang sent it). */
 type TimelineRow = AuditTimelineEntry & { delivery?: true };
 
 /** A delivery as a timeline row: who was told what, by which channel, under which provider id. */
@@ -432,18 +432,23 @@ export function timelineWithDeliveries(timeline: AuditTimelineEntry[], deliverie
 }
 
 function timelineTable(entries: TimelineRow[], at: TimeFormat): Content {
-  const header: TableCell[] = [label('일시', 'Time'), label('이벤트', 'Event'), label('행위자', 'Actor'), label('내용', 'Detail')].map(
+  const header: TableCell[] = [label('일시', 'Time'), label('이벤트 · 행위자', 'Event · Actor'), label('내용', 'Detail')].map(
     (c) => ({ ...(c as object), fillColor: '#f4f4f4' }) as TableCell,
   );
   const rows: TableCell[][] = entries.map((e) => [
     { text: at(e.at), fontSize: 8 },
-    ...(e.delivery ? [{ text: e.event, colSpan: 2 }, {}] : [EVENT_LABELS[e.event] ?? e.event, { text: e.actor, [NARROW]: true }]),
+    // The actor on a line of its own under the event, as wide as both: a participant id (48
+    // characters) fits whole there in the ids' small monospace face, where a column of its own
+    // beside the event's was too narrow and cut it at its UUID's groups.
+    (e.delivery ? e.event : { stack: [EVENT_LABELS[e.event] ?? e.event, { text: e.actor, [NARROW]: true, fontSize: 8, color: '#444444', margin: [0, 1, 0, 0] }] }) as TableCell,
     // A detail may hold a whole SHA-256: in two fixed groups of 32 in this narrow column.
     { text: dash(e.detail && displayIp(e.detail)), fontSize: 8, [NARROW]: true } as TableCell,
   ]);
-  if (rows.length === 0) rows.push([{ text: '기록 없음 (no events)', colSpan: 4 }, {}, {}, {}]);
+  if (rows.length === 0) rows.push([{ text: '기록 없음 (no events)', colSpan: 3 }, {}, {}]);
   return {
-    table: { headerRows: 1, keepWithHeaderRows: 1, widths: [104, 110, 116, '*'], body: [header, ...rows] },
+    // 186 pt: a participant id in ID_FONT_SIZE (181 pt) whole; the detail keeps 183 pt, as wide
+    // as a hash's group of 32 (144 pt) and a participant id in free text need.
+    table: { headerRows: 1, keepWithHeaderRows: 1, widths: [104, 186, '*'], body: [header, ...rows] },
     layout: keyValueLayout,
     fontSize: 8.5,
   };

@@ -1,4 +1,4 @@
-import { flowingText, KEY_ID_FONT_SIZE } from './certificate-text';
+import { flowingText, ID_FONT_SIZE } from './certificate-text';
 import { MONO_FONT_FAMILY } from './fonts';
 
 /** The runs' texts: a line may end only between two of them. */
@@ -47,13 +47,24 @@ describe('flowingText: line ends and overlong pieces', () => {
 });
 
 describe('flowingText in a narrow column', () => {
-  it('sets a long id on lines of its own groups, every character kept', () => {
-    const runs = flowingText('participant:e5bf4367-7874-4e77-8563-e6bedd2487fe', { idGroups: true });
-    expect(runs.map((r) => r.text)).toEqual(['participant:', '\n', 'e5bf4367-7874-4e77-', '\n', '8563-e6bedd2487fe']);
+  it('keeps a participant id whole in one small monospace run, never at its UUID groups', () => {
+    const id = 'participant:e5bf4367-7874-4e77-8563-e6bedd2487fe';
+    expect(flowingText(id, { idGroups: true })).toEqual([{ text: id, noWrap: true, font: MONO_FONT_FAMILY, fontSize: ID_FONT_SIZE }]);
+    expect(flowingText('c49db46b-51ef-4c55-8f74-df0c38057202', { idGroups: true }).map((r) => r.text)).toEqual(['c49db46b-51ef-4c55-8f74-df0c38057202']);
+    // Too long for a narrow column even that small: the prefix on its own line, the UUID whole on the next.
+    const long = 'organization_participant:e5bf4367-7874-4e77-8563-e6bedd2487fe';
+    expect(flowingText(`by ${long}`, { idGroups: true })).toEqual([
+      { text: 'by ', noWrap: true },
+      { text: 'organization_participant:', noWrap: true },
+      { text: '\n' },
+      { text: 'e5bf4367-7874-4e77-8563-e6bedd2487fe', noWrap: true, font: MONO_FONT_FAMILY, fontSize: ID_FONT_SIZE },
+    ]);
+    // A wide column: whole, in the text's own face.
+    expect(flowingText(id)).toEqual([{ text: id, noWrap: true }]);
   });
 
   it('keeps a key id whole in one small monospace run, never split at "key_" (it fits the actor column)', () => {
-    expect(flowingText('key_a898c8e66acda35f9c767b2d', { idGroups: true })).toEqual([{ text: 'key_a898c8e66acda35f9c767b2d', noWrap: true, font: MONO_FONT_FAMILY, fontSize: KEY_ID_FONT_SIZE }]);
+    expect(flowingText('key_a898c8e66acda35f9c767b2d', { idGroups: true })).toEqual([{ text: 'key_a898c8e66acda35f9c767b2d', noWrap: true, font: MONO_FONT_FAMILY, fontSize: ID_FONT_SIZE }]);
     expect(flowingText('by key_a898c8e66acda35f9c767b2d', { idGroups: true }).map((r) => r.text)).toEqual(['by ', 'key_a898c8e66acda35f9c767b2d']);
     // A wide column: whole, in the text's own face.
     expect(flowingText('key_a898c8e66acda35f9c767b2d')).toEqual([{ text: 'key_a898c8e66acda35f9c767b2d', noWrap: true }]);

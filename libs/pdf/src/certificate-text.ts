@@ -19,9 +19,6 @@ export interface TextRun {
  */
 const LONG_PIECE = 48;
 
-/** An id longer than this is set on lines of its groups in a narrow column (FlowOptions.idGroups). */
-const ID_LINE = 24;
-
 export interface FlowOptions {
   /**
    * Hex strings (hashes) longer than this are printed in groups of this many characters with a
@@ -30,24 +27,25 @@ export interface FlowOptions {
    */
   hexGroup?: number;
   /**
-   * In a narrow column a long id is set on lines of its own groups: its prefix (`participant:`),
-   * then a UUID in two halves at its third hyphen; a key id (`key_…`) stays whole in a smaller
-   * monospace run (KEY_ID_FONT_SIZE). Line ends are explicit: UAX #14 has
-   * no break after `:`, `_` or before a digit after `-`, and pdfmake will not break between two
-   * runs where the joined text has none. Absent: ids stay whole.
+   * A narrow column: an id (`key_a898c8e66acda35f9c767b2d`, a UUID, `participant:` and a UUID) is
+   * one small monospace run (ID_FONT_SIZE), whole. An id longer than ID_MAX has its prefix on a
+   * line of its own and the rest, whole, on the next (an explicit line end: UAX #14 has no break
+   * after `:` or `_`). Absent: ids stay whole in the text's own face.
    */
   idGroups?: boolean;
 }
 
 /**
- * A prefixed key id (`key_a898c8e66acda35f9c767b2d`, 28 characters) in a narrow column: one
- * monospace run this small, so it fits the timeline's actor column whole (28 × 0.6 em × 6.5 pt ≈
- * 109 pt of its 116) instead of breaking at "key_". Ids are compared character by character with
- * the API's and the history's, so they are never split, however narrow the column.
+ * Ids are compared character by character with the API's and the history's, so they are never
+ * split, however narrow the column: they were, as "key_" / the rest and "participant:" /
+ * "e5bf4367-7874-4e77-" / "8563-e6bedd2487fe". In a narrow column an id is one monospace run this
+ * small: a participant id (48 characters × 0.6 em × 6.3 pt ≈ 181 pt) fits the timeline's
+ * event-and-actor column (186 pt) and its detail column (183 pt) whole, a key id (28 characters,
+ * 106 pt) with room.
  */
-export const KEY_ID_FONT_SIZE = 6.5;
-/** A key id longer than this still gets its own line but is not shrunk further (it would be unreadable). */
-const KEY_ID_MAX = 32;
+export const ID_FONT_SIZE = 6.3;
+/** An id longer than this would not fit a narrow column even that small: its prefix goes on a line of its own. */
+const ID_MAX = 48;
 
 /**
  * Tokens a reader copies, compares or calls must never be cut by a line end: times and dates
@@ -58,7 +56,7 @@ const KEY_ID_MAX = 32;
 const TOKEN = new RegExp(
   [
     /\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|\s?[A-Z]{2,5}(?![A-Za-z])|[+-]\d{2}:?\d{2})?)?/.source,
-    /(?<id>(?:[a-z_]+:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<key>(?<![\w-])[a-z]{2,12}_[A-Za-z0-9]{6,}(?![\w-])))/.source,
+    /(?<id>(?<uuidPrefix>[a-z_]+:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![\w-])(?<keyPrefix>[a-z]{2,12}_)[A-Za-z0-9]{6,}(?![\w-]))/.source,
     /(?<hex>(?<![\w-])[0-9a-f]{16,}(?![\w-]))/.source,
     /[^\s@()<>,;:]+@[^\s@()<>,;:]+\.[A-Za-z]{2,}/.source,
     /(?<![\w*+.-])\+?\d[\d*]{0,4}(?:[ -][\d*]{2,5}){1,3}(?![\w*.-])/.source,
@@ -89,19 +87,18 @@ export function flowingText(text: string, options: FlowOptions = {}): TextRun[] 
 
 function flowingLine(text: string, options: FlowOptions): TextRun[] {
   const protectedSpans: Span[] = [];
-  /** Where an id may wrap in a narrow column: its own group boundaries. */
+  /** Where an overlong id wraps in a narrow column: after its prefix. */
   const idCuts = new Set<number>();
   for (const m of text.matchAll(TOKEN)) {
     if (m.index === undefined || m[0].length === 0) continue;
-    // A key id in a narrow column: whole, in a small monospace run (KEY_ID_FONT_SIZE), never cut.
-    const key = !!options.idGroups && m.groups?.key !== undefined && m[0].length <= KEY_ID_MAX;
-    protectedSpans.push({ start: m.index, end: m.index + m[0].length, hex: m.groups?.hex !== undefined, key });
-    if (!key && options.idGroups && m.groups?.id !== undefined && m[0].length > ID_LINE) {
-      const prefix = /^[a-z]+[:_]/.exec(m[0]);
-      if (prefix) idCuts.add(m.index + prefix[0].length);
-      const third = /^(?:[^-]*-){3}/.exec(m[0].slice(prefix?.[0].length ?? 0));
-      if (third) idCuts.add(m.index + (prefix?.[0].length ?? 0) + third[0].length);
+    const span: Span = { start: m.index, end: m.index + m[0].length, hex: m.groups?.hex !== undefined };
+    if (options.idGroups && m.groups?.id !== undefined) {
+      // A narrow column: the id in one small monospace run, whole; an overlong one after its prefix's own line.
+      const prefix = m[0].length > ID_MAX ? (m.groups.uuidPrefix ?? m.groups.keyPrefix ?? '') : '';
+      if (prefix) idCuts.add(m.index + prefix.length);
+      span.idFrom = m.index + prefix.length;
     }
+    protectedSpans.push(span);
   }
   const insideToken = (p: number) => protectedSpans.some((s) => s.start < p && p < s.end);
 
@@ -132,19 +129,19 @@ interface Span {
   end: number;
   /** A hex hash: monospace, grouped in a narrow column. */
   hex: boolean;
-  /** A key id in a narrow column: one small monospace run. */
-  key: boolean;
+  /** An id in a narrow column: from here to its end one small monospace run (before it, an overlong id's prefix). */
+  idFrom?: number;
 }
 
-/** One piece between two break opportunities; a hash in it set in the monospace face (and grouped), a key id in a narrow column too. */
+/** One piece between two break opportunities; a hash in it set in the monospace face (and grouped), an id in a narrow column too. */
 function piece(text: string, offset: number, spans: Span[], options: FlowOptions): TextRun[] {
-  const key = spans.find((s) => s.key && s.start >= offset && s.end <= offset + text.length);
-  if (key) {
-    const head = text.slice(0, key.start - offset);
-    const tail = text.slice(key.end - offset);
+  const id = spans.find((s) => s.idFrom !== undefined && s.idFrom >= offset && s.end <= offset + text.length);
+  if (id?.idFrom !== undefined) {
+    const head = text.slice(0, id.idFrom - offset);
+    const tail = text.slice(id.end - offset);
     return [
       ...(head ? [{ text: head, noWrap: true } as const] : []),
-      { text: text.slice(key.start - offset, key.end - offset), noWrap: true, font: MONO_FONT_FAMILY, fontSize: KEY_ID_FONT_SIZE },
+      { text: text.slice(id.idFrom - offset, id.end - offset), noWrap: true, font: MONO_FONT_FAMILY, fontSize: ID_FONT_SIZE },
       ...(tail ? [{ text: tail, noWrap: true } as const] : []),
     ];
   }
