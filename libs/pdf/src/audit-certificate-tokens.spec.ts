@@ -73,6 +73,17 @@ function pageText(pdf: Buffer, page: number): string {
   }
 }
 
+/** pdftotext -bbox: every word with where it stands on its page. */
+function bbox(pdf: Buffer): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dojang-cert-'));
+  try {
+    writeFileSync(join(dir, 'c.pdf'), pdf);
+    return execFileSync('pdftotext', ['-bbox', '-enc', 'UTF-8', join(dir, 'c.pdf'), '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe.each(['completed', 'declined', 'canceled'] as const)('the audit certificate of a %s document', (status) => {
   let pdf: Buffer;
   let text: string;
@@ -114,6 +125,20 @@ describe.each(['completed', 'declined', 'canceled'] as const)('the audit certifi
       const h = hex(String(i));
       expect(text.includes(h) || (text.includes(h.slice(0, 32)) && text.includes(h.slice(32)))).toBe(true);
     }
+  });
+
+  it('keeps every word inside its column: an id under its event ends before the detail column', () => {
+    const words = [...bbox(pdf).matchAll(/<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g)].map((m) => ({ x0: Number(m[1]), x1: Number(m[2]), text: m[3] }));
+    // Inside the page's margins (48 pt) less a cell's padding (4 pt): a hash's group of 32 ran to 552.
+    expect(words.filter((w) => w.x1 > 595.28 - 48 - 4 + 0.5)).toEqual([]);
+    // Each detail of this timeline starts with "참여자/Participant:", each event's label with "알림",
+    // "문서" or "서명": its actor's id stands under it.
+    const detail = Math.min(...words.filter((w) => w.text === '참여자/Participant:').map((w) => w.x0));
+    const event = Math.min(...words.filter((w) => w.text === '알림').map((w) => w.x0));
+    const ids = words.filter((w) => Math.abs(w.x0 - event) < 1 && (w.text === KEY || w.text === PARTICIPANT));
+    expect(ids.length).toBe(40);
+    // The cell's padding and its rule between: 8.5 pt.
+    expect(ids.filter((w) => w.x1 > detail - 8.5 + 0.5)).toEqual([]);
   });
 
   it('never breaks a Korean word across lines', () => {
