@@ -398,7 +398,9 @@ function deliveryEntry(d: AuditDelivery): TimelineRow {
     event:
       d.result === 'not_delivered'
         ? '알림톡 미전달 → 문자 대체 / KakaoTalk not delivered, SMS follows'
-        : (DELIVERY_LABELS[d.kind] ?? `메시지 전달 / ${d.kind} delivered`) + (d.fallback_of ? ' (알림톡 대체 / KakaoTalk fallback)' : ''),
+        : // The fallback note on a line of its own: in the event column (186 pt) it would wrap
+          // mid-phrase, as "(알림톡 / 대체 / KakaoTalk fallback)".
+          (DELIVERY_LABELS[d.kind] ?? `메시지 전달 / ${d.kind} delivered`) + (d.fallback_of ? '\n(알림톡 대체 / KakaoTalk fallback)' : ''),
     actor: 'system',
     // Short bilingual keys: a masked address must fit the column unbroken to stay legible.
     detail: [

@@ -69,4 +69,9 @@ describe('flowingText in a narrow column', () => {
     // A wide column: whole, in the text's own face.
     expect(flowingText('key_a898c8e66acda35f9c767b2d')).toEqual([{ text: 'key_a898c8e66acda35f9c767b2d', noWrap: true }]);
   });
+
+  it("keeps a Message-ID whole in the text's face, not its local part as a small monospace id", () => {
+    const messageId = '<msg_f1443f9645505317a1c736b8@dojang.test>';
+    expect(flowingText(messageId, { idGroups: true })).toEqual([{ text: messageId, noWrap: true }]);
+  });
 });

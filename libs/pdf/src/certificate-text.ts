@@ -51,13 +51,15 @@ const ID_MAX = 48;
  * Tokens a reader copies, compares or calls must never be cut by a line end: times and dates
  * (`2026-11-28 13:49:13 KST`), UUIDs with an optional `participant:` prefix, prefixed ids
  * (`key_a898c8e66acda35f9c767b2d`), hex hashes, masked or whole e-mail addresses and phone
- * numbers (`010-****-6666`, `+82 10-1234-5678`), IPv4 addresses. Earlier alternatives win.
+ * numbers (`010-****-6666`, `+82 10-1234-5678`), IPv4 addresses. Earlier alternatives win; a
+ * prefixed id followed by `@` is the local part of an address or a Message-ID
+ * (`<msg_f1443f9645505317a1c736b8@dojang.test>`), whole with it in one face.
  */
 const TOKEN = new RegExp(
   [
     /\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|\s?[A-Z]{2,5}(?![A-Za-z])|[+-]\d{2}:?\d{2})?)?/.source,
-    /(?<id>(?<uuidPrefix>[a-z_]+:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![\w-])(?<keyPrefix>[a-z]{2,12}_)[A-Za-z0-9]{6,}(?![\w-]))/.source,
-    /(?<hex>(?<![\w-])[0-9a-f]{16,}(?![\w-]))/.source,
+    /(?<id>(?<uuidPrefix>[a-z_]+:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![\w-])(?<keyPrefix>[a-z]{2,12}_)[A-Za-z0-9]{6,}(?![\w@-]))/.source,
+    /(?<hex>(?<![\w-])[0-9a-f]{16,}(?![\w@-]))/.source,
     /[^\s@()<>,;:]+@[^\s@()<>,;:]+\.[A-Za-z]{2,}/.source,
     /(?<![\w*+.-])\+?\d[\d*]{0,4}(?:[ -][\d*]{2,5}){1,3}(?![\w*.-])/.source,
     /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])/.source,
