@@ -27,6 +27,13 @@ function bigBody(marker: string): string {
   return body;
 }
 
+/** An app from `open` with one organization and a client on its test key. */
+async function withOrganization(open: () => Promise<TestApp>): Promise<{ t: TestApp; org: TestOrg; c: Client }> {
+  const t = await open();
+  const org = await t.createOrg();
+  return { t, org, c: client(t, org.test) };
+}
+
 const serializedSize = (e: StoredEvent) => Buffer.byteLength(JSON.stringify({ type: e.type, data: e.data, metadata: e.metadata }), 'utf8');
 
 // The same on the embedded stores and on PostgreSQL (DATABASE_URL for all three ports): the API
@@ -49,11 +56,7 @@ function hostileBodies(open: () => Promise<TestApp>) {
     let t: TestApp;
     let org: TestOrg;
     let c: Client;
-    beforeAll(async () => {
-      t = await open();
-      org = await t.createOrg();
-      c = client(t, org.test);
-    });
+    beforeAll(async () => ({ t, org, c } = await withOrganization(open)));
     afterAll(() => t?.close());
     const emptyObjects = (n: number) => `[${'{},'.repeat(n - 1)}{}]`;
     const raw = (method: 'put' | 'patch', path: string, body: string) => t.http[method](path).set(bearer(org.test)).set('Content-Type', 'application/json').send(body);
@@ -82,11 +85,7 @@ function largeBodies(open: () => Promise<TestApp>) {
     let t: TestApp;
     let org: TestOrg;
     let c: Client;
-    beforeAll(async () => {
-      t = await open();
-      org = await t.createOrg();
-      c = client(t, org.test);
-    });
+    beforeAll(async () => ({ t, org, c } = await withOrganization(open)));
     afterAll(() => t?.close());
 
     const expectSmallEvents = async (streamId: string) => {
@@ -141,11 +140,7 @@ function inlineBodies(open: () => Promise<TestApp>) {
     let t: TestApp;
     let org: TestOrg;
     let c: Client;
-    beforeAll(async () => {
-      t = await open();
-      org = await t.createOrg();
-      c = client(t, org.test);
-    });
+    beforeAll(async () => ({ t, org, c } = await withOrganization(open)));
     afterAll(() => t?.close());
 
     /** Appends events exactly as version 1 stored them: `content` inline, schema_version 1. */

@@ -17,6 +17,18 @@ import { bearer, startTestApp, TestApp, TestOrg } from '../support/test-app';
  */
 jest.setTimeout(180_000);
 
+/**
+ * An app that checks signatures against `ocspUrl`, and an organization whose own certificate (from
+ * `pki`) names no revocation source: the configured responder is the only one asked.
+ */
+async function appWithBareSigner(pki: LocalPki, ocspUrl: string): Promise<{ t: TestApp; org: TestOrg }> {
+  const t = await startTestApp({ env: { REVOCATION_OCSP_URLS: ocspUrl } });
+  const org = await t.createOrg();
+  const bare = pki.issueSigner('bare', '/C=KR/O=Bare/CN=Bare Document Signing', { names_sources: false });
+  expectStatus(await t.http.put('/v1/organization/signing_certificate').set(bearer(org.test)).send({ p12: bare.p12.toString('base64'), password: pki.passphrase }), 200);
+  return { t, org };
+}
+
 describe('configured revocation sources (REVOCATION_OCSP_URLS)', () => {
   let pki: LocalPki;
   let t: TestApp;
@@ -26,10 +38,7 @@ describe('configured revocation sources (REVOCATION_OCSP_URLS)', () => {
 
   beforeAll(async () => {
     pki = await startLocalPki();
-    t = await startTestApp({ env: { REVOCATION_OCSP_URLS: pki.ocspUrl } });
-    org = await t.createOrg();
-    const bare = pki.issueSigner('bare', '/C=KR/O=Bare/CN=Bare Document Signing', { names_sources: false });
-    expectStatus(await t.http.put('/v1/organization/signing_certificate').set(bearer(org.test)).send({ p12: bare.p12.toString('base64'), password: pki.passphrase }), 200);
+    ({ t, org } = await appWithBareSigner(pki, pki.ocspUrl));
   }, 120_000);
   afterAll(async () => {
     await t?.close();
@@ -87,10 +96,7 @@ describe('configured revocation sources answering bad data at signing', () => {
       req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/ocsp-response' }).end(answer));
     });
     await new Promise<void>((resolve) => responder.listen(0, '127.0.0.1', resolve));
-    t = await startTestApp({ env: { REVOCATION_OCSP_URLS: `http://127.0.0.1:${(responder.address() as AddressInfo).port}/ocsp` } });
-    org = await t.createOrg();
-    const bare = pki.issueSigner('bare', '/C=KR/O=Bare/CN=Bare Document Signing', { names_sources: false });
-    expectStatus(await t.http.put('/v1/organization/signing_certificate').set(bearer(org.test)).send({ p12: bare.p12.toString('base64'), password: pki.passphrase }), 200);
+    ({ t, org } = await appWithBareSigner(pki, `http://127.0.0.1:${(responder.address() as AddressInfo).port}/ocsp`));
   }, 120_000);
   afterAll(async () => {
     await t?.close();
