@@ -53,10 +53,10 @@ module.exports = {
     {
       name: 'pure-libraries-stand-alone',
       comment:
-        "libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib; the exceptions are three domain files that import nothing: zoned-time.ts, so the audit certificate shows an organization's times exactly as its messages do; key-names.ts, so a template body's {{ 직원.이름 }} placeholders follow the rule role names follow; and distinguished-name.ts, so a certificate's name reads the same in the API, the log and the PDF. Their tests may borrow another lib's test fixtures (a minimal JPEG).",
+        "libs/pdf, notifications, webhooks and seals use their npm packages and no other @dojang lib; the exceptions are four domain files that import nothing: zoned-time.ts, so the audit certificate shows an organization's times exactly as its messages do; key-names.ts, so a template body's {{ 직원.이름 }} placeholders follow the rule role names follow; distinguished-name.ts, so a certificate's name reads the same in the API, the log and the PDF; and phone-reading.ts, so the senders dial a stored phone read exactly as the API read it. Their tests may borrow another lib's test fixtures (a minimal JPEG).",
       severity: 'error',
       from: { path: '^libs/(pdf|notifications|webhooks|seals)/', pathNot: [PDF_READS_SIGNATURES, PDF_RUNS_EVIDENCE, '\\.spec\\.ts$'] },
-      to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/domain/src/shared/(zoned-time|key-names|distinguished-name)\\.ts$'] },
+      to: { path: '^(libs|apps)/', pathNot: ['^libs/$1/', '^libs/domain/src/shared/(zoned-time|key-names|distinguished-name|phone-reading)\\.ts$'] },
     },
     {
       name: 'pure-libraries-test-fixtures-only',

@@ -61,11 +61,7 @@ import { SigningCertificateInvalidError, SigningUnavailableError, signingUnavail
 import { ChainHead, EvidenceKey } from './verification/chain-head-proof';
 import { ORGANIZATION_CERTIFICATE_REMEDY, SigningKeyEnvelopeError, type OrganizationSigningKeys } from './organization-signing-keys';
 import { isStoreUnavailable } from './runtime/store-unavailable';
-
-/** DER certificates of a PEM file, in order. */
-function pemCertificates(pem: string): Buffer[] {
-  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => Buffer.from(m[1].replace(/\s+/g, ''), 'base64'));
-}
+import { pemCertificates } from '@dojang/verifier/pades';
 
 const certificatePem = (der: Buffer) => `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`;
 

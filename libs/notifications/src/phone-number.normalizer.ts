@@ -1,8 +1,6 @@
-// The "max" metadata, as libs/domain/src/shared/phone-number.ts uses: only it types numbers
-// (getType), and reading with the same metadata and default region means the senders take every
-// number the API stored and read it the same way. This lib may not import the domain's rule
-// (dependency-cruiser: pure-libraries-stand-alone), so it asks the same library directly.
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+// The domain's reading of a phone (phone-reading.ts, which imports nothing of the project): the
+// senders dial what the API stored, read by the same parser, metadata and default region.
+import { MESSAGEABLE_PHONE_TYPES, parsePhone } from '@dojang/domain/shared/phone-reading';
 
 /** A number no message can be sent to: not a phone number, or one that cannot receive text. Final, never worth a retry. */
 export class InvalidPhoneNumberError extends Error {
@@ -30,12 +28,6 @@ export interface DialableNumber {
   type: string | undefined;
 }
 
-/** What a phone may look like: digits, one leading +, and the usual separators (the parser would otherwise find numbers inside free text). */
-const PHONE_CHARACTERS = /^\+?[\d\s\-.()]+$/;
-
-/** The types a text message can reach; +1 numbers are all FIXED_LINE_OR_MOBILE. The API admits only these. */
-const TEXTABLE = new Set(['MOBILE', 'FIXED_LINE_OR_MOBILE']);
-
 /**
  * Reads a phone with libphonenumber, Korea the default region for numbers written without `+`
  * (`010-1234-5678`, `01012345678`); `+<country>` numbers as written. Anything the library does not
@@ -43,9 +35,7 @@ const TEXTABLE = new Set(['MOBILE', 'FIXED_LINE_OR_MOBILE']);
  */
 export function readDialableNumber(phone: string): DialableNumber {
   if (typeof phone !== 'string') throw new InvalidPhoneNumberError(String(phone));
-  const text = phone.trim();
-  if (!PHONE_CHARACTERS.test(text)) throw new InvalidPhoneNumberError(phone);
-  const parsed = parsePhoneNumberFromString(text, 'KR');
+  const parsed = parsePhone(phone);
   if (!parsed || !parsed.isValid()) throw new InvalidPhoneNumberError(phone);
   return {
     e164: parsed.number,
@@ -66,7 +56,7 @@ export function readDialableNumber(phone: string): DialableNumber {
  */
 export function readTextableNumber(phone: string): DialableNumber {
   const number = readDialableNumber(phone);
-  if (number.type === undefined || !TEXTABLE.has(number.type)) {
+  if (number.type === undefined || !MESSAGEABLE_PHONE_TYPES.has(number.type)) {
     throw new InvalidPhoneNumberError(phone, `not a number that can receive text messages (${number.type ?? 'unknown type'})`);
   }
   return number;

@@ -1,14 +1,5 @@
-// The "max" metadata: only it holds the per-type number patterns that getType() needs (the
-// default "min" metadata types nothing). libphonenumber-js is plain JavaScript with no I/O, so the
-// domain stays pure and the signing page can bundle this very rule.
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { invalid } from './domain-error';
-
-/** What a phone may look like before it is parsed: digits, one leading +, and the usual separators. */
-const PHONE_CHARACTERS = /^\+?[\d\s\-.()]+$/;
-
-/** The types a text message (SMS/LMS, PIN, 알림톡) can reach; +1 numbers are all FIXED_LINE_OR_MOBILE. */
-const MESSAGEABLE = new Set(['MOBILE', 'FIXED_LINE_OR_MOBILE']);
+import { MESSAGEABLE_PHONE_TYPES, PHONE_CHARACTERS, parsePhone } from './phone-reading';
 
 export const MOBILE_PHONE_HINT =
   'a mobile number: Korean (010-1234-5678, 010 1234 5678, 01012345678 or +82 10-1234-5678) or international with + and its country code (+1 415 555 2671, +81 90-1234-5678)';
@@ -41,15 +32,14 @@ const TYPE_NAMES: Record<string, string> = {
  * SPEC shows and the API has always returned); others in E.164.
  */
 export function readMobilePhone(raw: string): MobilePhoneReading {
-  const text = raw.trim();
   const notANumber = (why: string): MobilePhoneReading => ({ ok: false, code: 'phone_invalid', reason: why });
   // The parser also finds numbers inside free text; a phone holds a number and nothing else.
-  if (!PHONE_CHARACTERS.test(text)) return notANumber('holds characters other than digits, one leading + and separators');
-  const parsed = parsePhoneNumberFromString(text, 'KR');
+  if (!PHONE_CHARACTERS.test(raw.trim())) return notANumber('holds characters other than digits, one leading + and separators');
+  const parsed = parsePhone(raw);
   if (!parsed) return notANumber('is not a phone number');
   if (!parsed.isValid()) return notANumber(`is not a valid number${parsed.country ? ` for ${parsed.country}` : ''} (wrong length or unassigned prefix)`);
   const type = parsed.getType();
-  if (type === undefined || !MESSAGEABLE.has(type)) {
+  if (type === undefined || !MESSAGEABLE_PHONE_TYPES.has(type)) {
     return { ok: false, code: 'phone_not_mobile', reason: `is ${TYPE_NAMES[type ?? ''] ?? 'not a mobile number'}, which cannot receive text messages` };
   }
   const korean = parsed.countryCallingCode === '82';
@@ -83,8 +73,6 @@ export function mobilePhone(raw: string | null | undefined, param: string): stri
  */
 export function phoneE164(stored: string | null | undefined): string | null {
   if (!stored) return null;
-  const text = stored.trim();
-  if (!PHONE_CHARACTERS.test(text)) return null;
-  const parsed = parsePhoneNumberFromString(text, 'KR');
+  const parsed = parsePhone(stored);
   return parsed && parsed.isValid() ? parsed.number : null;
 }
