@@ -1,7 +1,9 @@
 import * as path from 'path';
 import { PdfJob } from './pool/pdf-jobs';
 import { PdfPool } from './pool/pdf-pool';
-import { GlyphRunLike, LAYOUT_CACHE_MAX_GLYPHS, LAYOUT_CACHE_MAX_WORD, memoizeLayout } from './fonts';
+import { GlyphRunLike, KOREAN_FONT_FAMILY, LAYOUT_CACHE_MAX_GLYPHS, LAYOUT_CACHE_MAX_WORD, memoizeLayout, MONO_FONT_FAMILY } from './fonts';
+import { renderDocDefinition } from './pdfmake-render';
+import { pdftotext } from './testing/poppler';
 import type { FontCacheProbe } from './testing/font-cache.handler';
 
 const PROBE: PdfJob<{ probe: true }, FontCacheProbe | null> = {
@@ -11,6 +13,16 @@ const PROBE: PdfJob<{ probe: true }, FontCacheProbe | null> = {
 };
 
 describe('fonts', () => {
+
+  it('keep every character copyable in a later document: a glyph first met as another glyph\'s part still maps to its character', async () => {
+    // Roboto Mono draws ":" and ";" from the glyphs of "." and ",". A document with only the former
+    // made the shared font meet "." and "," as parts, with no character; every later document's
+    // "." and "," then extracted as spaces ("contracts hanbit-software co kr>").
+    const doc = (text: string) => ({ defaultStyle: { font: KOREAN_FONT_FAMILY }, content: [{ text, font: MONO_FONT_FAMILY }] });
+    const first = pdftotext(await renderDocDefinition(doc('participant:e5bf4367; 12:30')));
+    const later = pdftotext(await renderDocDefinition(doc('sign.example.co.kr, 1.2.3')));
+    expect([first.trim(), later.trim()]).toEqual(['participant:e5bf4367; 12:30', 'sign.example.co.kr, 1.2.3']);
+  });
 
   it('are parsed once per worker and shared by every document it renders, not parsed again per PDF', async () => {
     const pool = new PdfPool({ threads: 1, warmUpFile: PROBE.filename });

@@ -89,13 +89,37 @@ export function cacheParsedKoreanFonts(): boolean {
     const key = postscriptName ?? '';
     if (!byName.has(key)) {
       realParses++;
-      byName.set(key, memoizeLayout(real.create(buffer, postscriptName) as ShapingFont));
+      byName.set(key, memoizeLayout(keepCodePoints(real.create(buffer, postscriptName) as ShapingFont & GlyphSource)));
     }
     return byName.get(key);
   };
   entry.exports = { ...real, create };
   cacheInstalled = true;
   return cacheInstalled;
+}
+
+interface GlyphLike {
+  codePoints: number[];
+}
+interface GlyphSource {
+  getGlyph(id: number, codePoints?: number[]): GlyphLike;
+}
+
+/**
+ * fontkit keeps one glyph object per glyph id, with the characters it was first made for. A
+ * subset being written makes the parts of a composite glyph with no characters (Roboto Mono draws
+ * ":" from "."), and pdfkit's ToUnicode map reads a glyph's characters: in a font shared between
+ * documents, a "." first met as a part of ":" stayed characterless, and every later document's "."
+ * was copied as a space. A glyph asked for again with its characters gets them.
+ */
+function keepCodePoints<T extends GlyphSource>(font: T): T {
+  const getGlyph = font.getGlyph.bind(font);
+  font.getGlyph = (id: number, codePoints: number[] = []) => {
+    const glyph = getGlyph(id, codePoints);
+    if (codePoints.length > 0 && (!glyph.codePoints || glyph.codePoints.length === 0)) glyph.codePoints = codePoints;
+    return glyph;
+  };
+  return font;
 }
 
 export interface GlyphRunLike {
