@@ -157,3 +157,56 @@ describe.each(['completed', 'declined', 'canceled'] as const)('the audit certifi
     expect(pageText(pdf, onPage + 1)).toContain(value);
   });
 });
+
+/**
+ * A delivery's provider id stands whole inside the timeline's detail column. The SMTP sender's
+ * Message-ID is `<msg_…@{MAIL_FROM's domain}>`: 42 characters on dojang.test, 60–80 on a real
+ * installation's mail domain, which ran past the page's margin as one unbreakable run.
+ */
+describe('a delivery whose Message-ID carries a long mail domain', () => {
+  const MESSAGE_IDS = [
+    '<msg_f1443f9645505317a1c736b8@dojang.test>',
+    '<msg_0a1b2c3d4e5f60718293a4b5@contracts.hanbit-software.co.kr>',
+    '<msg_9e8d7c6b5a4f30211203f4e5@signing-notifications.hr.hanbit-software-holdings.co.kr>',
+  ];
+  let words: { x0: number; x1: number; text: string }[];
+  let raw: string;
+
+  beforeAll(async () => {
+    const base = input('completed');
+    const entries = MESSAGE_IDS.map((id, i) => ({
+      at: base.timeline[i].at,
+      kind: 'signing_request',
+      channel: 'email',
+      recipient_masked: 'h***@hanbit-software-holdings.co.kr',
+      provider_message_id: id,
+    }));
+    const pdf = await renderAuditCertificate({ ...base, deliveries: { entries, head_hash: hex('ab'), event_count: entries.length } });
+    raw = execFileSync('pdftotext', ['-raw', '-enc', 'UTF-8', '-', '-'], { input: pdf, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    // The page the deliveries stand on (the first rows of the timeline): word positions are per page.
+    const page = bbox(pdf).split('<page ').find((p) => p.includes('msg_')) ?? '';
+    words = [...page.matchAll(/<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g)].map((m) => ({ x0: Number(m[1]), x1: Number(m[2]), text: m[3] }));
+  });
+
+  it('keeps every word of the deliveries inside the page margins', () => {
+    expect(words.filter((w) => w.x1 > 595.28 - 48 - 4 + 0.5)).toEqual([]);
+    expect(words.filter((w) => w.text.includes('msg_'))).toHaveLength(3);
+  });
+
+  it('prints each Message-ID whole on one line, or cut only after its @ and between domain labels', () => {
+    // In the content's own order (pdftotext -raw), as a reader copies a cell's lines.
+    const lines = raw.split('\n');
+    for (const id of MESSAGE_IDS) {
+      const local = id.slice(0, id.indexOf('@') + 1);
+      if (lines.some((l) => l.endsWith(id))) continue;
+      // Cut: the local part ends its line, and the next lines (each a whole domain label or several) complete it.
+      const start = lines.findIndex((l) => l.endsWith(local));
+      let joined = local;
+      for (let i = start + 1; start >= 0 && joined.length < id.length && i < lines.length; i++) joined += lines[i];
+      expect({ id, joined }).toEqual({ id, joined: id });
+    }
+    // The one on dojang.test fits whole; the longest needs its domain cut once more.
+    expect(lines.some((l) => l.endsWith(MESSAGE_IDS[0]))).toBe(true);
+    expect(lines.filter((l) => /^[a-z0-9.-]+[.>]$/.test(l))).toEqual(['contracts.hanbit-software.co.kr>', 'signing-notifications.hr.', 'hanbit-software-holdings.co.kr>']);
+  });
+});

@@ -46,6 +46,12 @@ export interface FlowOptions {
 export const ID_FONT_SIZE = 6.3;
 /** An id longer than this would not fit a narrow column even that small: its prefix goes on a line of its own. */
 const ID_MAX = 48;
+/**
+ * An address or Message-ID longer than this does not fit a narrow column in the text's own face
+ * (8 pt: a 42-character Message-ID on dojang.test fits the 183 pt column): it is set like an id, and one longer than
+ * ID_MAX is cut after its `@` and then between the labels of its domain, each piece whole.
+ */
+const MAIL_PLAIN_MAX = 43;
 
 /**
  * Tokens a reader copies, compares or calls must never be cut by a line end: times and dates
@@ -60,7 +66,7 @@ const TOKEN = new RegExp(
     /\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|\s?[A-Z]{2,5}(?![A-Za-z])|[+-]\d{2}:?\d{2})?)?/.source,
     /(?<id>(?<uuidPrefix>[a-z_]+:)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![\w-])(?<keyPrefix>[a-z]{2,12}_)[A-Za-z0-9]{6,}(?![\w@-]))/.source,
     /(?<hex>(?<![\w-])[0-9a-f]{16,}(?![\w@-]))/.source,
-    /[^\s@()<>,;:]+@[^\s@()<>,;:]+\.[A-Za-z]{2,}/.source,
+    /(?<mail><?[^\s@()<>,;:]+@[^\s@()<>,;:]+\.[A-Za-z]{2,}>?)/.source,
     /(?<![\w*+.-])\+?\d[\d*]{0,4}(?:[ -][\d*]{2,5}){1,3}(?![\w*.-])/.source,
     /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])/.source,
   ].join('|'),
@@ -93,6 +99,19 @@ function flowingLine(text: string, options: FlowOptions): TextRun[] {
   const idCuts = new Set<number>();
   for (const m of text.matchAll(TOKEN)) {
     if (m.index === undefined || m[0].length === 0) continue;
+    if (options.idGroups && m.groups?.mail !== undefined && m[0].length > MAIL_PLAIN_MAX) {
+      // A long address or Message-ID in a narrow column: whole small monospace pieces, one a line.
+      // Kept as one run it was the widest thing in its column, and pdfmake widened the column to
+      // it, pushing the whole table past the page's edge.
+      const pieces = mailPieces(m[0]);
+      let at = m.index;
+      pieces.forEach((part, i) => {
+        if (i > 0) idCuts.add(at);
+        protectedSpans.push({ start: at, end: at + part.length, hex: false, idFrom: at });
+        at += part.length;
+      });
+      continue;
+    }
     const span: Span = { start: m.index, end: m.index + m[0].length, hex: m.groups?.hex !== undefined };
     if (options.idGroups && m.groups?.id !== undefined) {
       // A narrow column: the id in one small monospace run, whole; an overlong one after its prefix's own line.
@@ -124,6 +143,27 @@ function flowingLine(text: string, options: FlowOptions): TextRun[] {
     last = p;
   }
   return runs;
+}
+
+/**
+ * A long address or Message-ID cut where a reader expects it: after the `@`, then between domain
+ * labels (each line ending with its dot), so every line holds at most ID_MAX characters. A label
+ * longer than that on its own stays whole: DNS allows 63 characters, and such a line may overflow.
+ */
+function mailPieces(token: string): string[] {
+  if (token.length <= ID_MAX) return [token];
+  const at = token.lastIndexOf('@') + 1;
+  const pieces = [token.slice(0, at)];
+  let line = '';
+  for (const label of token.slice(at).split(/(?<=\.)/)) {
+    if (line && line.length + label.length > ID_MAX) {
+      pieces.push(line);
+      line = '';
+    }
+    line += label;
+  }
+  if (line) pieces.push(line);
+  return pieces;
 }
 
 interface Span {
