@@ -45,4 +45,16 @@ describe('the render-page job (run in place of a pool worker)', () => {
     expect((await renderPageJob({ pdf, page: 1, width: 480 })).webp).toBeUndefined();
     expect((await renderPageJob({ pdf, page: 99, width: 480, webp: true })).webp).toBeNull();
   });
+
+  it('makes the WebP alone when the PNG is not asked for (what the send renders): the same WebP', async () => {
+    const pdf = pdfFixture('chromium-korean-contract-a4.pdf');
+    const both = await renderPageJob({ pdf, page: 1, width: 720, webp: true });
+    const alone = await renderPageJob({ pdf, page: 1, width: 720, png: false, webp: true });
+    expect(alone.png).toBeUndefined();
+    expect(Buffer.from(alone.webp!).equals(Buffer.from(both.webp!))).toBe(true);
+    expect(alone).toMatchObject({ page_count: both.page_count, width: 720, height: both.height });
+    const missing = await renderPageJob({ pdf, page: 99, width: 720, png: false, webp: true });
+    expect(missing.png).toBeUndefined();
+    expect(missing.webp).toBeNull();
+  });
 });

@@ -50,28 +50,35 @@ async function documentFor(input: RenderPageInput): Promise<{ doc: PDFiumDocumen
 /**
  * The page's pixels as lossless WebP, by sharp (libvips' libwebp): the page image is the legal view
  * of the contract, so nothing of its text may be lost; lossless WebP is still 26–38 % smaller than
- * the compact PNG on the Korean contract fixture's pages at 960 px (28.6 → 21.2 KB, 11.2 → 7.0 KB),
- * for 30–70 ms of CPU. Efforts 2 to 6 gave the same sizes there: sharp's default (4) is kept.
+ * the compact PNG on the Korean contract fixture's pages at 960 px. Effort 1 instead of sharp's
+ * default 4: the same sizes within 2 % on the fixtures' and the lifecycle bench's pages (either
+ * way, some pages smaller, some larger), for 10–40 % less CPU (the WebP is what every sent
+ * document pays for, three widths of page 1; docs/BENCHMARKS.md, issue 35 item 5). Effort 0 is no
+ * cheaper and 5–20 times larger.
  * sharp runs the encode on libuv's thread pool, so it is in this worker's process, never the API's
  * event loop; the pool's host loads sharp too (pdf-pool.ts), as sharp requires for worker threads.
  */
+const WEBP_EFFORT = 1;
+
 export async function encodeLosslessWebp(width: number, height: number, pixels: Uint8Array, channels: 3 | 4 = 3): Promise<Uint8Array> {
   // RGBA from the renderer: its (opaque) alpha dropped by libvips, on its threads, not copied here.
   const image = sharp(pixels, { raw: { width, height, channels } });
-  const out = await (channels === 4 ? image.removeAlpha() : image).webp({ lossless: true, effort: 4 }).toBuffer();
+  const out = await (channels === 4 ? image.removeAlpha() : image).webp({ lossless: true, effort: WEBP_EFFORT }).toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /**
  * One page of a PDF as an opaque PNG `width` pixels wide (the height follows the page's shape, as
- * displayed: /Rotate applied), and as lossless WebP when `webp` is set. A page outside the document comes back as `png: null` with the
+ * displayed: /Rotate applied), and as lossless WebP when `webp` is set (the WebP alone with
+ * `png: false`). A page outside the document comes back as `png: null` (or `webp: null`) with the
  * count, so the caller answers 404 without rendering anything.
  */
 export default async function renderPageJob(input: RenderPageInput): Promise<RenderedPage> {
   const { doc, keep } = await documentFor(input);
   try {
     const pageCount = doc.getPageCount();
-    if (input.page < 1 || input.page > pageCount) return { page_count: pageCount, png: null, ...(input.webp ? { webp: null } : {}), width: 0, height: 0 };
+    const png = input.png !== false;
+    if (input.page < 1 || input.page > pageCount) return { page_count: pageCount, ...(png ? { png: null } : {}), ...(input.webp ? { webp: null } : {}), width: 0, height: 0 };
     const page = doc.getPage(input.page - 1);
     const { originalWidth, originalHeight } = page.getOriginalSize();
     const height = Math.max(1, Math.round((input.width * originalHeight) / originalWidth));
@@ -81,9 +88,13 @@ export default async function renderPageJob(input: RenderPageInput): Promise<Ren
     // phone), else RGB; no RGB copy of the page is made here (megabytes at 960 px, three widths
     // per sent document, which the worker's garbage collector then paid for).
     const { width, data } = rendered;
-    const png = encodeCompactPng(width, rendered.height, data, 4);
-    if (!input.webp) return { page_count: pageCount, png, width, height: rendered.height };
-    return { page_count: pageCount, png, webp: await encodeLosslessWebp(width, rendered.height, data, 4), width, height: rendered.height };
+    return {
+      page_count: pageCount,
+      ...(png ? { png: encodeCompactPng(width, rendered.height, data, 4) } : {}),
+      ...(input.webp ? { webp: await encodeLosslessWebp(width, rendered.height, data, 4) } : {}),
+      width,
+      height: rendered.height,
+    };
   } finally {
     if (!keep) doc.destroy();
   }
