@@ -35,7 +35,7 @@ describe('the render-page job (run in place of a pool worker)', () => {
     const out = await renderPageJob({ pdf, page: 1, width: 960, webp: true });
     const png = Buffer.from(out.png!);
     const webp = Buffer.from(out.webp!);
-    expect((await sharp(webp).metadata()).format).toBe('webp');
+    expect(await sharp(webp).metadata()).toMatchObject({ format: 'webp', hasAlpha: false });
     const pixels = (b: Buffer) => sharp(b).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
     const [a, b] = await Promise.all([pixels(webp), pixels(png)]);
     expect(a.info).toMatchObject({ width: 960, height: out.height, channels: 3 });

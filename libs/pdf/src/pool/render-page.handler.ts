@@ -47,6 +47,9 @@ async function documentFor(input: RenderPageInput): Promise<{ doc: PDFiumDocumen
   return { doc, keep: true };
 }
 
+/** libwebp's lossless effort (sharp's `effort`, libwebp's method): see encodeLosslessWebp. */
+const WEBP_EFFORT = 1;
+
 /**
  * The page's pixels as lossless WebP, by sharp (libvips' libwebp): the page image is the legal view
  * of the contract, so nothing of its text may be lost; lossless WebP is still 26–38 % smaller than
@@ -58,12 +61,11 @@ async function documentFor(input: RenderPageInput): Promise<{ doc: PDFiumDocumen
  * sharp runs the encode on libuv's thread pool, so it is in this worker's process, never the API's
  * event loop; the pool's host loads sharp too (pdf-pool.ts), as sharp requires for worker threads.
  */
-const WEBP_EFFORT = 1;
-
 export async function encodeLosslessWebp(width: number, height: number, pixels: Uint8Array, channels: 3 | 4 = 3): Promise<Uint8Array> {
-  // RGBA from the renderer: its (opaque) alpha dropped by libvips, on its threads, not copied here.
-  const image = sharp(pixels, { raw: { width, height, channels } });
-  const out = await (channels === 4 ? image.removeAlpha() : image).webp({ lossless: true, effort: WEBP_EFFORT }).toBuffer();
+  // RGBA from the renderer, handed over as it is: libwebp finds the alpha opaque (the page is
+  // rendered on white) and writes none, the same bytes as from RGB (checked on every fixture page
+  // at the three widths), without libvips dropping the channel first (18 % of the encode's CPU).
+  const out = await sharp(pixels, { raw: { width, height, channels } }).webp({ lossless: true, effort: WEBP_EFFORT }).toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
