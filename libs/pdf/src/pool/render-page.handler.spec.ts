@@ -46,6 +46,27 @@ describe('the render-page job (run in place of a pool worker)', () => {
     expect((await renderPageJob({ pdf, page: 99, width: 480, webp: true })).webp).toBeNull();
   });
 
+  it('renders into one bitmap kept between renders, and each image is still its own page: in turn, and two at once', async () => {
+    const a = pdfFixture('chromium-korean-contract-a4.pdf');
+    const b = pdfFixture('rotated-page2-90.pdf');
+    const job = (pdf: Buffer, page: number, width: number) => renderPageJob({ pdf, pdf_sha256: sha(pdf), page, width, webp: true });
+    const bytes = (out: { png?: Uint8Array | null; webp?: Uint8Array | null }) => [Buffer.from(out.png!), Buffer.from(out.webp!)];
+    // Alone, each from a fresh parse: what every image must be.
+    const fresh = async (pdf: Buffer, page: number, width: number) => bytes(await renderPageJob({ pdf, page, width, webp: true }));
+    const expected = [await fresh(a, 1, 960), await fresh(b, 2, 480), await fresh(a, 2, 720)];
+    // One after another (the later ones reuse the first's bitmap, smaller and of another shape)...
+    const reused = handler.bitmapsReused;
+    const inTurn = [bytes(await job(a, 1, 960)), bytes(await job(b, 2, 480)), bytes(await job(a, 2, 720)), bytes(await job(a, 1, 960))];
+    expect(inTurn).toEqual([...expected, expected[0]]);
+    expect(handler.bitmapsReused - reused).toBe(4);
+    // ...and started together: one renders into its own bitmap while the other's is being encoded.
+    const before = handler.bitmapsReused;
+    const together = await Promise.all([job(a, 1, 960), job(b, 2, 480), job(a, 2, 720)]);
+    expect(together.map(bytes)).toEqual(expected);
+    // The first took the kept bitmap; the other two rendered while it was being encoded.
+    expect(handler.bitmapsReused - before).toBe(1);
+  });
+
   it('makes the WebP alone when the PNG is not asked for (what the send renders): the same WebP', async () => {
     const pdf = pdfFixture('chromium-korean-contract-a4.pdf');
     const both = await renderPageJob({ pdf, page: 1, width: 720, webp: true });

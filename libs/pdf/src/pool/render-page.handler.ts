@@ -70,6 +70,59 @@ export async function encodeLosslessWebp(width: number, height: number, pixels: 
 }
 
 /**
+ * The bitmap PDFium renders into, kept between renders (one at a time: `inUse`). The library copies
+ * each rendered page out of the WebAssembly heap into a new buffer (`HEAPU8.slice`): megabytes per
+ * page at 960 px, three widths per sent document, and every few documents their external memory
+ * set off a full garbage collection of the worker's heap (pdfmake, fonts, PDFium): 20-25 ms of V8's
+ * helper threads per sent document, more than the renders themselves. The copy now goes into this
+ * buffer instead. Up to 16 MB is kept (960 px of a page nearly four times as tall as wide); a larger
+ * page, or a render while one is being encoded, gets a buffer of its own as before.
+ */
+const reusedBitmap: { bytes: Uint8Array | null; inUse: boolean } = { bytes: null, inUse: false };
+const REUSED_BITMAP_MAX_BYTES = 16 * 1024 * 1024;
+/** How many renders' bitmaps went into `reusedBitmap` (tests read it to see it used). */
+export let bitmapsReused = 0;
+
+type RenderedBitmap = { width: number; height: number; data: Uint8Array };
+
+/**
+ * `render()` with the library's copy of the bitmap (`module.HEAPU8.slice`, made once per render)
+ * written into `reusedBitmap` instead of a new buffer: for the length of the call, the module's
+ * HEAPU8 is a view of the same memory whose `slice` of exactly `bytes` does that. Any other slice
+ * is a copy, as before. Only the library reads `Module.HEAPU8` (the module's own code has its own
+ * variable), and when the memory grows the module replaces the property with a view of the new
+ * memory, so the render then simply copies as before. The result's `data` is valid until
+ * `release()`.
+ */
+async function renderIntoReusedBitmap(page: unknown, bytes: number, render: () => Promise<RenderedBitmap>): Promise<{ rendered: RenderedBitmap; release: () => void }> {
+  const module = (page as { module?: { HEAPU8?: Uint8Array } }).module;
+  const heap = module?.HEAPU8;
+  if (!module || !heap || reusedBitmap.inUse || bytes > REUSED_BITMAP_MAX_BYTES) return { rendered: await render(), release: () => undefined };
+  reusedBitmap.inUse = true;
+  const view = new Uint8Array(heap.buffer, heap.byteOffset, heap.byteLength);
+  Object.defineProperty(view, 'slice', {
+    value: (start: number, end: number) => {
+      if (end - start !== bytes) return heap.slice(start, end);
+      if (!reusedBitmap.bytes || reusedBitmap.bytes.length < bytes) reusedBitmap.bytes = new Uint8Array(bytes);
+      const out = reusedBitmap.bytes.subarray(0, bytes);
+      out.set(heap.subarray(start, end));
+      bitmapsReused++;
+      return out;
+    },
+  });
+  module.HEAPU8 = view;
+  try {
+    return { rendered: await render(), release: () => void (reusedBitmap.inUse = false) };
+  } catch (err) {
+    reusedBitmap.inUse = false;
+    throw err;
+  } finally {
+    // Unless the heap grew meanwhile: the module has set a view of its new memory then, to be kept.
+    if (module.HEAPU8 === view) module.HEAPU8 = heap;
+  }
+}
+
+/**
  * One page of a PDF as an opaque PNG `width` pixels wide (the height follows the page's shape, as
  * displayed: /Rotate applied), and as lossless WebP when `webp` is set (the WebP alone with
  * `png: false`). A page outside the document comes back as `png: null` (or `webp: null`) with the
@@ -84,19 +137,25 @@ export default async function renderPageJob(input: RenderPageInput): Promise<Ren
     const page = doc.getPage(input.page - 1);
     const { originalWidth, originalHeight } = page.getOriginalSize();
     const height = Math.max(1, Math.round((input.width * originalHeight) / originalWidth));
-    const rendered = await page.render({ width: input.width, height, scale: 1, render: 'bitmap', colorSpace: 'BGRA', renderFormFields: true, transparent: false });
-    // The library hands back RGBA, opaque on white, encoded as it is: grey or a palette when that
-    // loses nothing (a text page's PNG is about half the size: the signer's first wait on a
-    // phone), else RGB; no RGB copy of the page is made here (megabytes at 960 px, three widths
-    // per sent document, which the worker's garbage collector then paid for).
-    const { width, data } = rendered;
-    return {
-      page_count: pageCount,
-      ...(png ? { png: encodeCompactPng(width, rendered.height, data, 4) } : {}),
-      ...(input.webp ? { webp: await encodeLosslessWebp(width, rendered.height, data, 4) } : {}),
-      width,
-      height: rendered.height,
-    };
+    const { rendered, release } = await renderIntoReusedBitmap(page, input.width * height * 4, () =>
+      page.render({ width: input.width, height, scale: 1, render: 'bitmap', colorSpace: 'BGRA', renderFormFields: true, transparent: false }),
+    );
+    try {
+      // The library hands back RGBA, opaque on white, encoded as it is: grey or a palette when that
+      // loses nothing (a text page's PNG is about half the size: the signer's first wait on a
+      // phone), else RGB; no RGB copy of the page is made here (megabytes at 960 px, three widths
+      // per sent document, which the worker's garbage collector then paid for).
+      const { width, data } = rendered;
+      return {
+        page_count: pageCount,
+        ...(png ? { png: encodeCompactPng(width, rendered.height, data, 4) } : {}),
+        ...(input.webp ? { webp: await encodeLosslessWebp(width, rendered.height, data, 4) } : {}),
+        width,
+        height: rendered.height,
+      };
+    } finally {
+      release();
+    }
   } finally {
     if (!keep) doc.destroy();
   }
