@@ -46,10 +46,27 @@ describe('signing page images', () => {
     res.on('end', () => cb(null, Buffer.concat(chunks)));
   });
 
-  it('renders a page once per width when the document is sent, served as a PNG cached for good under its version; opening renders nothing', async () => {
+  // What Chromium sends for an <img>.
+  const chrome = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8';
+
+  it('renders page 1 once per width when the document is sent, as WebP: a browser opening the link renders nothing', async () => {
+    renders.length = 0;
+    const { token } = await sent('브라우저 계약서');
+    expect(renders).toEqual(['ok', 'ok', 'ok']);
+    const version: string = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body.document.pages_version;
+    for (const w of [480, 720, 960]) {
+      const res = await get(`/v1/signing/${token}/pages/1.png?w=${w}&v=${version}`).set('Accept', chrome);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('image/webp');
+      expect((await sharp(res.body as Buffer).metadata()).width).toBe(w);
+    }
+    expect(renders).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('renders the PNG of a page on the first request of a client that does not accept WebP, once per width, cached for good under its version', async () => {
     renders.length = 0;
     const { token } = await sent();
-    // Rendered at send, page 1 at each width, before any link was opened.
+    // Rendered at send, page 1 at each width (the WebP only), before any link was opened.
     expect(renders).toEqual(['ok', 'ok', 'ok']);
     const view = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body;
     const version: string = view.document.pages_version;
@@ -57,6 +74,8 @@ describe('signing page images', () => {
     expect(view.document.page_count).toBe(1);
 
     const small = await get(`/v1/signing/${token}/pages/1.png?w=480&v=${version}`);
+    // The send made no PNG: this first request rendered it.
+    expect(renders).toEqual(['ok', 'ok', 'ok', 'ok']);
     expect(small.status).toBe(200);
     expect(small.headers['content-type']).toBe('image/png');
     expect(small.headers['cache-control']).toBe('private, max-age=31536000, immutable');
@@ -79,18 +98,16 @@ describe('signing page images', () => {
     const again = await get(`/v1/signing/${token}/pages/1.png?w=480`);
     expect((again.body as Buffer).equals(small.body as Buffer)).toBe(true);
     expect(again.headers['cache-control']).toBe('private, no-cache');
-    // Every image was the one rendered at send: the first open rendered nothing.
-    expect(renders).toEqual(['ok', 'ok', 'ok']);
+    // One PNG render per width, on its first request; the repeat rendered nothing.
+    expect(renders).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
   });
 
-  it('serves lossless WebP to a browser whose Accept names it, PNG to any other client: both from the one render at send', async () => {
+  it('serves lossless WebP to a browser whose Accept names it, PNG to any other client: the same pixels', async () => {
     renders.length = 0;
     const { token } = await sent('웹피 계약서');
     expect(renders).toEqual(['ok', 'ok', 'ok']);
     const version: string = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body.document.pages_version;
     const url = `/v1/signing/${token}/pages/1.png?w=960&v=${version}`;
-    // What Chromium sends for an <img>.
-    const chrome = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8';
     const webp = await get(url).set('Accept', chrome);
     expect(webp.status).toBe(200);
     expect(webp.headers['content-type']).toBe('image/webp');
@@ -116,8 +133,8 @@ describe('signing page images', () => {
     expect(fromWebp.info.height).toBe(fromPng.info.height);
     expect(fromWebp.data.equals(fromPng.data)).toBe(true);
     expect(bytes.length).toBeLessThan(pngs[0].length);
-    // Served from what the send stored: nothing rendered on the way.
-    expect(renders).toEqual(['ok', 'ok', 'ok']);
+    // The WebP was the one stored at send; the five PNG clients shared the PNG's one render.
+    expect(renders).toEqual(['ok', 'ok', 'ok', 'ok']);
   });
 
   it('compresses the signing session (part of the first view) as the client accepts, and only that JSON', async () => {

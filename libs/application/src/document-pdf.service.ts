@@ -169,7 +169,7 @@ export class DocumentPdfService {
   private collection: Promise<void> | null = null;
   private readonly pageImages = new Map<string, string>();
   private readonly lineCache = new Map<string, number[][]>();
-  private readonly pagesInFlight = new Map<string, Promise<Record<PageImageFormat, Buffer> | null>>();
+  private readonly pagesInFlight = new Map<string, Promise<Buffer | null>>();
   private pageCollection: Promise<void> | null = null;
 
   readonly pool: PdfPool;
@@ -489,44 +489,41 @@ export class DocumentPdfService {
 
   /**
    * Page `page` (1-based) of the stored PDF `pdfSha256` as a PNG, or as lossless WebP, `width`
-   * pixels wide; null when the PDF has no such page. Rendered once, in the pool, into both formats
-   * at once (the WebP is encoded there too, never on this thread): each goes to the blob store and
+   * pixels wide; null when the PDF has no such page. Rendered in the pool into the format asked
+   * for (the WebP is encoded there too, never on this thread): it goes to the blob store and
    * `page_images` maps the hash of (renderer, PDF hash, page, width[, format]) to it, so every
    * signer of every document with this PDF, and every process, reuses it. Concurrent requests for
-   * the same image share one render.
+   * the same image share one render. Each format is rendered on its own first request: the send
+   * renders the WebP alone (PageImagesReactor), as browsers ask for it, and a client that does not
+   * accept WebP pays once for the PNG (a render and a PNG encode, more CPU than the WebP's).
    */
   async pageImage(pdfSha256: string, page: number, width: number, format: PageImageFormat = 'png'): Promise<Buffer | null> {
     if (!PAGE_IMAGE_WIDTHS.includes(width)) throw new RangeError(`page image width ${width} is not one of ${PAGE_IMAGE_WIDTHS.join(', ')}`);
     const key = pageImageKey(pdfSha256, page, width, format);
     const known = this.pageImages.get(key) ?? (await this.storedPageImage(key));
     if (known) return this.blob(known);
-    // One render for both formats: the in-flight entry is the PNG's key.
-    const renderKey = pageImageKey(pdfSha256, page, width, 'png');
-    let pending = this.pagesInFlight.get(renderKey);
+    let pending = this.pagesInFlight.get(key);
     if (!pending) {
-      pending = this.renderPage(pdfSha256, page, width).finally(() => this.pagesInFlight.delete(renderKey));
-      this.pagesInFlight.set(renderKey, pending);
+      pending = this.renderPage(pdfSha256, page, width, format, key).finally(() => this.pagesInFlight.delete(key));
+      this.pagesInFlight.set(key, pending);
     }
-    const rendered = await pending;
-    return rendered ? rendered[format] : null;
+    return pending;
   }
 
-  private async renderPage(pdfSha256: string, page: number, width: number): Promise<Record<PageImageFormat, Buffer> | null> {
-    const out = await this.job(RENDER_PAGE, { pdf: await this.blob(pdfSha256), pdf_sha256: pdfSha256, page, width, webp: true });
-    if (!out.png || !out.webp) return null;
-    const images = { png: asBuffer(out.png), webp: asBuffer(out.webp) };
-    for (const format of PAGE_IMAGE_FORMATS) {
-      const key = pageImageKey(pdfSha256, page, width, format);
-      const ref = await this.blobs.put(images[format]);
-      this.rememberPage(key, ref.sha256);
-      if (this.reads) {
-        this.pageCollection ??= this.reads.ensureCollection({ name: PAGE_IMAGES });
-        await this.pageCollection;
-        // Another process may have stored the same image first: the same bytes, so either row does.
-        await this.reads.putIfVersion(PAGE_IMAGES, { id: key, sha256: ref.sha256, byte_size: ref.byte_size }, null);
-      }
+  private async renderPage(pdfSha256: string, page: number, width: number, format: PageImageFormat, key: string): Promise<Buffer | null> {
+    const out = await this.job(RENDER_PAGE, { pdf: await this.blob(pdfSha256), pdf_sha256: pdfSha256, page, width, png: format === 'png', webp: format === 'webp' });
+    const bytes = out[format];
+    if (!bytes) return null;
+    const image = asBuffer(bytes);
+    const ref = await this.blobs.put(image);
+    this.rememberPage(key, ref.sha256);
+    if (this.reads) {
+      this.pageCollection ??= this.reads.ensureCollection({ name: PAGE_IMAGES });
+      await this.pageCollection;
+      // Another process may have stored the same image first: the same bytes, so either row does.
+      await this.reads.putIfVersion(PAGE_IMAGES, { id: key, sha256: ref.sha256, byte_size: ref.byte_size }, null);
     }
-    return images;
+    return image;
   }
 
   private async storedPageImage(key: string): Promise<string | null> {

@@ -12,8 +12,11 @@ export const PRERENDERED_PAGES = 20;
  * Renders the page images of a sent document's PDF (GET /signing/{token}/pages/{n}.png) when it is
  * sent, page 1 at every width first, so the first open of a link serves stored images instead of
  * rendering on demand (a first view on a slow phone waited for the render: issue 30). Renders go
- * through DocumentPdfService.pageImage: one render per PDF, page and width (its PNG and its WebP), stored in the blob store and
- * `page_images` and shared by every signer and process, so a replayed event costs a lookup.
+ * through DocumentPdfService.pageImage: one render per PDF, page and width, stored in the blob
+ * store and `page_images` and shared by every signer and process, so a replayed event costs a
+ * lookup. Only the WebP is made here: browsers, which are who opens a signing link, ask for it;
+ * the PNG (for a client that does not accept WebP) would have cost more CPU than the render and
+ * the WebP together on every send, and is rendered on its first request instead.
  */
 export class PageImagesReactor implements Reactor {
   readonly name = 'page_images';

@@ -79,6 +79,58 @@ describe('DocumentCertifier: a removed certification is refused, never made agai
     expect((await events.readStream(`document-${id}`)).map((e) => e.type)).toEqual(['DocumentCreated', 'DocumentSent', type]);
   });
 
+  it('reads the whole stream once per certification (then the certification alone), and signs the head the decision saw', async () => {
+    const id = '5f6e7d8c-9b0a-4c1d-8e2f-3a4b5c6d7e8f';
+    await concluded(id, { type: 'DocumentCompleted', data: { completed_at: T0 } });
+    const calls: Array<{ stream: string; from: number }> = [];
+    const counted = new Proxy(events, {
+      get(target, prop, receiver) {
+        if (prop !== 'readStream') return Reflect.get(target, prop, receiver);
+        return (stream: string, options?: { fromRevision?: number }) => {
+          calls.push({ stream, from: options?.fromRevision ?? 0 });
+          return target.readStream(stream, options);
+        };
+      },
+    });
+    const certifier = new DocumentCertifier(counted, new CommandEntry(counted), readStoreCertificationLedger(reads), async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
+    expect(await certifier.ensureCertified(id)).toBe(true);
+    // The whole stream, what came after it (nothing), the certification: four whole reads before.
+    expect(calls).toEqual([
+      { stream: `document-${id}`, from: 0 },
+      { stream: `document-${id}`, from: 3 },
+      { stream: `document-${id}`, from: 3 },
+    ]);
+    const stored = await events.readStream(`document-${id}`);
+    expect(stored.map((e) => e.type)).toEqual(['DocumentCreated', 'DocumentSent', 'DocumentCompleted', 'DocumentCertified']);
+    expect((stored[3].data as { certification: { head: unknown } }).certification.head).toEqual({ revision: 2, hash: stored[2].metadata.hash, event_count: 3 });
+  });
+
+  it('an event appended between its read and its decision is inside what the certification signs', async () => {
+    const id = '6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d';
+    await concluded(id, { type: 'DocumentCanceled', data: { canceled_at: T0, reason: '조건 변경' } });
+    let raced = false;
+    // Another writer appends right after the certifier's first read of the stream.
+    const racing = new Proxy(events, {
+      get(target, prop, receiver) {
+        if (prop !== 'readStream') return Reflect.get(target, prop, receiver);
+        return async (stream: string, options?: { fromRevision?: number }) => {
+          const out = await target.readStream(stream, options);
+          if (!raced) {
+            raced = true;
+            await target.append(stream, [{ event_id: '00000000-0000-4000-8000-6a7b8c9d0009', type: 'DocumentEditLockChanged', data: { locked: true }, metadata: { occurred_at: T0, actor: 'key_9c22', schema_version: 2 } }], 2);
+          }
+          return out;
+        };
+      },
+    });
+    const certifier = new DocumentCertifier(racing, new CommandEntry(events), readStoreCertificationLedger(reads), async () => evidenceKeyOf(identity), new ManualClock(new Date(T0)), null);
+    expect(await certifier.ensureCertified(id)).toBe(true);
+    const stored = await events.readStream(`document-${id}`);
+    expect(stored.map((e) => e.type)).toEqual(['DocumentCreated', 'DocumentSent', 'DocumentCanceled', 'DocumentEditLockChanged', 'DocumentCertified']);
+    expect((stored[4].data as { certification: { head: unknown } }).certification.head).toEqual({ revision: 3, hash: stored[3].metadata.hash, event_count: 4 });
+    expect(await reads.get(CERTIFICATION_LEDGER, id)).toMatchObject({ terminal_revision: 2, seal_revision: 4 });
+  });
+
   it('a certification made before the ledger existed is recorded at the next read, so its later removal is refused too', async () => {
     const id = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
     await concluded(id, { type: 'DocumentCanceled', data: { canceled_at: T0, reason: '중복 발송' } });

@@ -1,4 +1,5 @@
-import { DocumentCertification, documentDecider, documentStreamId } from '@dojang/domain';
+import { DocumentCertification, documentDecider, DocumentEvent, documentStreamId, foldOnto } from '@dojang/domain';
+import { upcast } from '@dojang/projections';
 import { EventStore, StoredEvent } from '@dojang/event-store';
 import { ReadDoc, ReadStore } from '@dojang/read-store';
 import { LtvError, requestTimestampToken, SigningCertificateInvalidError, TimestampError } from '@dojang/evidence';
@@ -133,16 +134,27 @@ export class DocumentCertifier {
       );
     }
     const first = stored[0].metadata as { organization_id?: string; livemode?: boolean };
+    // The stream as just read, folded: the decision reads only what was appended after it (usually
+    // nothing), instead of the whole stream again. The certification signs the stream as the
+    // decision saw it: `stored` when nothing came after (the fold of no events is `known.state`
+    // itself, and every document event makes a new state), else the stream read again. Before
+    // this, each certification read the whole stream four times (issue 35 item 5).
+    const known = { state: foldOnto(documentDecider, documentDecider.initialState(), stored.map(upcast) as unknown as DocumentEvent[]), revision: stored[stored.length - 1].stream_revision };
     const decision = await this.commands.decide(
       documentDecider,
       stream,
-      async () => ({ type: 'CertifyDocument' as const, now: this.clock.now().toISOString(), certification: await this.certificationOf(documentId, await this.events.readStream(stream)) }),
+      async (before) => ({
+        type: 'CertifyDocument' as const,
+        now: this.clock.now().toISOString(),
+        certification: await this.certificationOf(documentId, before === known.state ? stored : await this.events.readStream(stream)),
+      }),
       { actor: 'system', organization_id: first.organization_id, livemode: first.livemode },
       () => this.clock.now().toISOString(),
+      { known },
     );
     if (decision.events.length === 0) return false;
-    const after = await this.events.readStream(stream);
-    const certification = certificationAfter(after, terminal);
+    // The certification is the stream's last event now: read alone.
+    const certification = (await this.events.readStream(stream, { fromRevision: decision.revision })).find((e) => isCertificationEvent(e));
     // Written after the append: a crash in between leaves a certification the next read records.
     if (certification) await this.ledger.record(recordOf(documentId, terminal, certification));
     return true;

@@ -250,13 +250,19 @@ export interface RenderPageInput {
   page: number;
   /** Pixels; the height follows the page's shape. */
   width: number;
+  /**
+   * Encode the page as PNG (default true). False with `webp`: the WebP alone. At send only the WebP
+   * is made (every browser the signing page targets asks for it); a PNG costs more CPU than the
+   * render and the WebP together, so it is encoded when a client first asks for one.
+   */
+  png?: boolean;
   /** Also encode the page as lossless WebP (sharp), from the same render. */
   webp?: boolean;
 }
 export interface RenderedPage {
   page_count: number;
-  /** Null when the document has no such page. */
-  png: Bytes | null;
+  /** Null when the document has no such page; absent when not asked for (`png: false`). */
+  png?: Bytes | null;
   /** The same pixels as lossless WebP, when asked for (null when the document has no such page). */
   webp?: Bytes | null;
   width: number;

@@ -35,7 +35,7 @@ describe('the render-page job (run in place of a pool worker)', () => {
     const out = await renderPageJob({ pdf, page: 1, width: 960, webp: true });
     const png = Buffer.from(out.png!);
     const webp = Buffer.from(out.webp!);
-    expect((await sharp(webp).metadata()).format).toBe('webp');
+    expect(await sharp(webp).metadata()).toMatchObject({ format: 'webp', hasAlpha: false });
     const pixels = (b: Buffer) => sharp(b).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
     const [a, b] = await Promise.all([pixels(webp), pixels(png)]);
     expect(a.info).toMatchObject({ width: 960, height: out.height, channels: 3 });
@@ -44,5 +44,38 @@ describe('the render-page job (run in place of a pool worker)', () => {
     // Not asked: no WebP is made. A page the document lacks: none either.
     expect((await renderPageJob({ pdf, page: 1, width: 480 })).webp).toBeUndefined();
     expect((await renderPageJob({ pdf, page: 99, width: 480, webp: true })).webp).toBeNull();
+  });
+
+  it('renders into one bitmap kept between renders, and each image is still its own page: in turn, and two at once', async () => {
+    const a = pdfFixture('chromium-korean-contract-a4.pdf');
+    const b = pdfFixture('rotated-page2-90.pdf');
+    const job = (pdf: Buffer, page: number, width: number) => renderPageJob({ pdf, pdf_sha256: sha(pdf), page, width, webp: true });
+    const bytes = (out: { png?: Uint8Array | null; webp?: Uint8Array | null }) => [Buffer.from(out.png!), Buffer.from(out.webp!)];
+    // Alone, each from a fresh parse: what every image must be.
+    const fresh = async (pdf: Buffer, page: number, width: number) => bytes(await renderPageJob({ pdf, page, width, webp: true }));
+    const expected = [await fresh(a, 1, 960), await fresh(b, 2, 480), await fresh(a, 2, 720)];
+    // One after another (the later ones reuse the first's bitmap, smaller and of another shape)...
+    const reused = handler.bitmapsReused;
+    const inTurn = [bytes(await job(a, 1, 960)), bytes(await job(b, 2, 480)), bytes(await job(a, 2, 720)), bytes(await job(a, 1, 960))];
+    expect(inTurn).toEqual([...expected, expected[0]]);
+    expect(handler.bitmapsReused - reused).toBe(4);
+    // ...and started together: one renders into its own bitmap while the other's is being encoded.
+    const before = handler.bitmapsReused;
+    const together = await Promise.all([job(a, 1, 960), job(b, 2, 480), job(a, 2, 720)]);
+    expect(together.map(bytes)).toEqual(expected);
+    // The first took the kept bitmap; the other two rendered while it was being encoded.
+    expect(handler.bitmapsReused - before).toBe(1);
+  });
+
+  it('makes the WebP alone when the PNG is not asked for (what the send renders): the same WebP', async () => {
+    const pdf = pdfFixture('chromium-korean-contract-a4.pdf');
+    const both = await renderPageJob({ pdf, page: 1, width: 720, webp: true });
+    const alone = await renderPageJob({ pdf, page: 1, width: 720, png: false, webp: true });
+    expect(alone.png).toBeUndefined();
+    expect(Buffer.from(alone.webp!).equals(Buffer.from(both.webp!))).toBe(true);
+    expect(alone).toMatchObject({ page_count: both.page_count, width: 720, height: both.height });
+    const missing = await renderPageJob({ pdf, page: 99, width: 720, png: false, webp: true });
+    expect(missing.png).toBeUndefined();
+    expect(missing.webp).toBeNull();
   });
 });
