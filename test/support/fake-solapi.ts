@@ -51,8 +51,15 @@ export async function startFakeSolapi() {
   const server = http.createServer((req, res) => {
     open++;
     const chunks: Buffer[] = [];
+    let ended = false;
     req.on('data', (c: Buffer) => chunks.push(c));
+    // A client killed while its request was still arriving: no 'end' will come, so the request
+    // ends here, uncounted (it never arrived), instead of keeping the fake busy for good.
+    req.on('close', () => {
+      if (!ended) open--;
+    });
     req.on('end', () => {
+      ended = true;
       if (!holding) return answer();
       let messages = 0;
       try {

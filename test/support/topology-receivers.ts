@@ -50,8 +50,18 @@ export async function startSmtpReceiver(options: { replyDelayMs?: number } = {})
       open++;
       const to = session.envelope.rcptTo.map((r) => r.address);
       const chunks: Buffer[] = [];
+      let ended = false;
       stream.on('data', (c: Buffer) => chunks.push(c));
+      // A client gone in the middle of the data (its process killed): smtp-server destroys the
+      // stream, which never ends. That message never arrived: it stops counting as under way
+      // here, uncounted, instead of keeping the receiver busy for good. (With a listener,
+      // smtp-server also emits the error here; without one it would not, and nothing is to do.)
+      stream.on('error', () => undefined);
+      stream.on('close', () => {
+        if (!ended) open--;
+      });
       stream.on('end', () => {
+        ended = true;
         simpleParser(Buffer.concat(chunks)).then(
           (mail) => {
             const from = mail.from?.value[0];

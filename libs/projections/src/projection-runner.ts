@@ -1,5 +1,5 @@
 import { EventStore, StoredEvent } from '@dojang/event-store';
-import { ReadDoc, ReadStore, StaleGenerationError, Write } from '@dojang/read-store';
+import { ReadDoc, ReadStore, RowConflictError, RowRead, rowVersion, StaleGenerationError, Write } from '@dojang/read-store';
 import { Projection, rowKey } from './projection';
 import { reconcileVersions } from './projection-status';
 import { applyEvents, RowOverlay } from './apply-events';
@@ -138,10 +138,21 @@ export class ProjectionRunner {
 
   /** Applies the log from the checkpoints on, one commit per `batchSize` events. */
   private async replay(mode: ReplayMode): Promise<void> {
-    for (let reloads = 0; ; ) {
+    for (let reloads = 0, conflicts = 0; ; ) {
       try {
         return await this.replayFromCheckpoints(mode);
       } catch (err) {
+        if (isRowConflict(err)) {
+          // Another runner committed rows this batch had read: nothing of the batch was kept.
+          // Read them again from the checkpoints as they now stand (theirs included) and apply
+          // the events to the rows as they are. Each conflict means someone else made progress,
+          // so this ends; past the bound the pass fails and is retried after a back-off.
+          if (++conflicts > MAX_CONFLICT_RETRIES) throw err;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          this.named = null;
+          await this.load();
+          continue;
+        }
         // A rebuild reset a projection under us: nothing of the batch was kept. Continue from
         // where the store stands (the rebuild's progress, at its generation).
         if (!isStaleGeneration(err) || ++reloads > 100) throw err;
@@ -159,6 +170,8 @@ export class ProjectionRunner {
     for (;;) {
       const startedAt = Date.now();
       const batch = newBatch();
+      // Before the batch's first read: a store that can tell nothing was committed since skips the row checks.
+      batch.since = await this.store.changeMark?.();
       let read = 0;
       let last: StoredEvent[] = [];
       let exhausted = false;
@@ -199,7 +212,7 @@ export class ProjectionRunner {
    * Then the pure apply step, shared with the projection test kit, runs over them.
    */
   private async applyStep(events: StoredEvent[], batch: Batch): Promise<void> {
-    const { overlay, pending } = batch;
+    const { overlay, pending, reads } = batch;
     const projections = this.projections;
     // Each projection's events, in log order: one pass over the step, not one per projection.
     const checkpoints = projections.map((p) => this.checkpoints[p.name] ?? 0);
@@ -230,6 +243,9 @@ export class ProjectionRunner {
             if (seen && !seen.has(key)) {
               seen.add(key);
               overlay.set(key, null);
+              // Absent by the replay's reasoning: the commit checks it still is (another runner
+              // at this generation may have written it meanwhile, from events this batch skips).
+              reads.push({ collection, id, found: null });
               // Past this many, remembering costs more memory than the reads it saves.
               if (seen.size > MAX_NAMED_ROWS) named!.delete(collection);
               continue;
@@ -248,7 +264,12 @@ export class ProjectionRunner {
         for (let i = 0; i < all.length; i += PREFETCH_CHUNK) {
           const chunk = all.slice(i, i + PREFETCH_CHUNK);
           const found = await this.store.getMany(collection, chunk);
-          for (const id of chunk) overlay.set(ids.get(id)!, current(found.get(id), generation, projection.name));
+          for (const id of chunk) {
+            const row = found.get(id);
+            overlay.set(ids.get(id)!, current(row, generation, projection.name));
+            // As found, whatever its generation: the commit checks no one has moved it since.
+            reads.push({ collection, id, found: rowVersion(row) });
+          }
         }
       }
       try {
@@ -274,10 +295,15 @@ export class ProjectionRunner {
   private async commitBatch(batch: Batch, last: number): Promise<void> {
     const next: Record<string, number> = {};
     for (const p of this.projections) next[p.name] = Math.max(this.checkpoints[p.name] ?? 0, last);
+    // The rows read go with the writes: the batch's rows were read by several queries outside
+    // the commit's transaction, so another runner may have committed between them (one row read
+    // before its commit, another after: an event skipped for the fresher row, the staler one then
+    // written past it without that event). The store refuses the commit if any row moved.
     await this.store.commit(
       [...batch.pending.values()],
       next,
       Object.fromEntries(this.projections.map((p) => [p.name, this.generations[p.name] ?? 0])),
+      { rows: batch.reads, since: batch.since },
     );
     Object.assign(this.checkpoints, next);
     this.reached = this.minCheckpoint();
@@ -358,11 +384,21 @@ interface Batch {
   overlay: RowOverlay;
   /** One write per row, the last state wins (a row many events touched is written once). */
   pending: Map<string, Write>;
+  /** Every row the overlay took from the store (or assumed absent), as it was then: the commit's fence. */
+  reads: RowRead[];
+  /** The store's change mark from before the first read (where it has one). */
+  since?: unknown;
 }
 
 function newBatch(): Batch {
-  return { overlay: new Map(), pending: new Map() };
+  return { overlay: new Map(), pending: new Map(), reads: [] };
 }
+
+/**
+ * Conflicts in a row before a pass gives up (and is retried after a back-off): each one means
+ * another runner committed, so only a store with many runners racing on every batch gets near it.
+ */
+const MAX_CONFLICT_RETRIES = 1_000;
 
 /** Row keys a rebuild remembers per collection (a few hundred MB at most). */
 const MAX_NAMED_ROWS = 2_000_000;
@@ -390,6 +426,11 @@ export class ProjectionFailedError extends Error {
     super(`projection ${projection} failed: ${(cause as Error)?.message ?? String(cause)}`);
     this.name = 'ProjectionFailedError';
   }
+}
+
+function isRowConflict(err: unknown): boolean {
+  // By name too, as below.
+  return err instanceof RowConflictError || (err as Error)?.name === 'RowConflictError';
 }
 
 function isStaleGeneration(err: unknown): boolean {

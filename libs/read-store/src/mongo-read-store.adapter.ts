@@ -1,5 +1,6 @@
+import { randomUUID } from 'crypto';
 import { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, MongoClient, MongoServerError } from 'mongodb';
-import { assertCollectionName, assertFieldName, CollectionSpec, Condition, FindQuery, ReadDoc, ReadStore, Scalar, StaleGenerationError, Write } from './read-store.port';
+import { assertCollectionName, assertFieldName, CollectionSpec, Condition, FindQuery, ReadDoc, BatchReads, ReadStore, RowConflictError, RowRead, Scalar, StaleGenerationError, Write } from './read-store.port';
 
 
 const NAMESPACE_EXISTS = 48;
@@ -21,6 +22,12 @@ interface CheckpointDoc {
   position: number;
   /** Absent on checkpoints written before generations existed: generation 0. */
   generation?: number;
+  /**
+   * The last batch commit's own token: every commit changes the document (an update to the same
+   * position would be a no-op, which conflicts with nothing), so of two concurrent transactions
+   * committing the projection one meets a write conflict and runs again after the other.
+   */
+  commit?: string;
   /** While a reset drops the collections (ms since the epoch): no commit of this projection lands. */
   resetting_until?: number;
 }
@@ -159,9 +166,9 @@ export class MongoReadStore implements ReadStore {
     return (await cursor.toArray()) as unknown as T[];
   }
 
-  async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): Promise<void> {
+  async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}, reads?: BatchReads): Promise<void> {
     await this.client.withSession((session) =>
-      session.withTransaction(() => this.commitIn(session, writes, checkpoints, generations), {
+      session.withTransaction(() => this.commitIn(session, writes, checkpoints, generations, reads?.rows ?? []), {
         readConcern: { level: 'snapshot' },
         writeConcern: { w: 'majority' },
       }),
@@ -169,7 +176,13 @@ export class MongoReadStore implements ReadStore {
   }
 
   /** One attempt of a commit's transaction; the driver runs it again after a write conflict. */
-  private async commitIn(session: ClientSession, writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number>): Promise<void> {
+  private async commitIn(
+    session: ClientSession,
+    writes: Write[],
+    checkpoints: Record<string, number>,
+    generations: Record<string, number>,
+    reads: RowRead[],
+  ): Promise<void> {
     const names = [...new Set([...Object.keys(generations), ...Object.keys(checkpoints)])];
     const stored = new Map<string, CheckpointDoc>();
     if (names.length) {
@@ -184,6 +197,29 @@ export class MongoReadStore implements ReadStore {
     const resetting = names.filter((name) => (stored.get(name)?.resetting_until ?? 0) > Date.now());
     if (resetting.length) throw new StaleGenerationError(resetting);
 
+    // The rows the batch built on, still as it read them, in this transaction's snapshot. Two
+    // batches of a projection both write its checkpoint document, so one of two concurrent ones
+    // meets a write conflict and runs again, and then sees the other's rows here.
+    const readsByCollection = new Map<string, RowRead[]>();
+    for (const r of reads) {
+      let list = readsByCollection.get(r.collection);
+      if (!list) readsByCollection.set(r.collection, (list = []));
+      list.push(r);
+    }
+    const moved: Array<{ collection: string; id: string }> = [];
+    for (const [collection, list] of readsByCollection) {
+      const found = await this.coll(collection)
+        .find({ _id: { $in: list.map((r) => r.id) } }, { session, projection: { _id: 1, _generation: 1, _position: 1 } })
+        .toArray();
+      const stored = new Map(found.map((doc) => [doc._id, { generation: numberOr(doc._generation, 0), position: numberOr(doc._position, null) }]));
+      for (const r of list) {
+        const row = stored.get(r.id);
+        const same = row ? r.found !== null && r.found.generation === row.generation && r.found.position === row.position : r.found === null;
+        if (!same) moved.push({ collection, id: r.id });
+      }
+    }
+    if (moved.length) throw new RowConflictError(moved);
+
     const byCollection = new Map<string, Write[]>();
     for (const w of writes) {
       let list = byCollection.get(w.collection);
@@ -193,10 +229,11 @@ export class MongoReadStore implements ReadStore {
     // Sequential: a transaction's operations may not run in parallel.
     for (const [collection, list] of byCollection) await this.applyIn(session, this.coll(collection), list);
 
+    const token = randomUUID();
     for (const [name, position] of Object.entries(checkpoints)) {
       await this.checkpoints.updateOne(
         { _id: name },
-        { $set: { position: Math.max(stored.get(name)?.position ?? 0, position), generation: generations[name] ?? 0 } },
+        { $set: { position: Math.max(stored.get(name)?.position ?? 0, position), generation: generations[name] ?? 0, commit: token } },
         { upsert: true, session },
       );
     }

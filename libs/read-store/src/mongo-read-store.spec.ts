@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { ALL_PROJECTIONS } from '@dojang/projections';
 import { MongoReadStore, assertMongoRunsTransactions } from './mongo-read-store.adapter';
-import { StaleGenerationError, Write } from './read-store.port';
+import { RowConflictError, rowVersion, StaleGenerationError, Write } from './read-store.port';
 import { FakeMongoClient } from './testing/fake-mongo';
 
 /**
@@ -67,6 +67,33 @@ describe('MongoReadStore.commit', () => {
     expect(await store.get('documents', 'd1')).toMatchObject({ title: 'new', _position: 20 });
     expect(await store.get('documents', 'd2')).toMatchObject({ _generation: 2 });
     expect(await store.get('documents', 'd3')).toMatchObject({ _position: 10 });
+  });
+
+  it('a row another commit moved since the batch read it refuses the whole commit (read inside the transaction)', async () => {
+    const { store, db } = open();
+    await store.commit([put('bulk_sends', 'job', 1, { sent: 0 })], { bulk_sends: 1 }, { bulk_sends: 0 });
+    const stale = rowVersion(await store.get('bulk_sends', 'job'));
+    await store.commit([put('bulk_sends', 'job', 3, { sent: 2 })], { bulk_sends: 3 }, { bulk_sends: 0 });
+    const before = db.ops.length;
+    const lost = store.commit([put('bulk_sends', 'job', 4, { sent: 1 })], { bulk_sends: 4 }, { bulk_sends: 0 }, { rows: [{ collection: 'bulk_sends', id: 'job', found: stale }] });
+    await expect(lost).rejects.toBeInstanceOf(RowConflictError);
+    expect(db.ops.slice(before).find((o) => o.collection === 'rm_bulk_sends' && o.op === 'find')?.inTransaction).toBe(true);
+    expect(await store.get('bulk_sends', 'job')).toMatchObject({ sent: 2, _position: 3 });
+    expect(await store.getCheckpoint('bulk_sends')).toBe(3);
+    // As it stands now, the same batch commits.
+    await store.commit([put('bulk_sends', 'job', 4, { sent: 3 })], { bulk_sends: 4 }, { bulk_sends: 0 }, { rows: [{ collection: 'bulk_sends', id: 'job', found: { generation: 0, position: 3 } }] });
+    expect(await store.get('bulk_sends', 'job')).toMatchObject({ sent: 3, _position: 4 });
+  });
+
+  it('every commit changes its checkpoint documents, so two concurrent ones always conflict', async () => {
+    const { store, db } = open();
+    await store.commit([], { documents: 5 }, { documents: 0 });
+    const first = (await db.collection('checkpoints').findOne({ _id: 'documents' })) as { commit?: string };
+    // The same position again: still a change to the document.
+    await store.commit([], { documents: 5 }, { documents: 0 });
+    const second = (await db.collection('checkpoints').findOne({ _id: 'documents' })) as { commit?: string };
+    expect(first.commit).toEqual(expect.any(String));
+    expect(second.commit).not.toBe(first.commit);
   });
 
   it('a stale generation refuses the whole commit', async () => {

@@ -10,7 +10,10 @@ import {
   ProjectorElection,
   ProjectorHandlers,
   ReadDoc,
+  BatchReads,
   ReadStore,
+  RowConflictError,
+  RowRead,
   Scalar,
   StaleGenerationError,
   Write,
@@ -66,10 +69,38 @@ export const READ_MIGRATIONS: readonly Migration[] = [
       $fence$;
     `,
   },
+  {
+    // A projection batch's read fence, one call per collection: the rows the batch read, each as
+    // it found it (present with its generation and position, or absent), must still be so. Any
+    // that moved raise DJ002 (the table and the ids as JSON in DETAIL), which aborts the batch.
+    // Run after dojang_read_fence, whose checkpoint row locks order the commits of a projection:
+    // this statement's snapshot then holds every commit that came before.
+    id: 'read_0003_expect_function',
+    sql: `
+      CREATE FUNCTION dojang_read_expect(collection_table text, expected jsonb) RETURNS void LANGUAGE plpgsql AS $expect$
+      DECLARE
+        moved text[];
+      BEGIN
+        EXECUTE format(
+          'SELECT array_agg(e.id ORDER BY e.id) FROM jsonb_to_recordset($1) AS e(id text, present boolean, position bigint, generation integer) ' ||
+          'LEFT JOIN %I AS r ON r.id = e.id ' ||
+          'WHERE CASE WHEN e.present THEN r.id IS NULL OR r._generation <> e.generation OR r._position IS DISTINCT FROM e.position ELSE r.id IS NOT NULL END',
+          collection_table
+        ) INTO moved USING expected;
+        IF moved IS NOT NULL THEN
+          RAISE EXCEPTION 'rows of % changed since the batch read them', collection_table
+            USING ERRCODE = 'DJ002', DETAIL = json_build_object('table', collection_table, 'ids', moved)::text;
+        END IF;
+      END
+      $expect$;
+    `,
+  },
 ];
 
 /** SQLSTATE of dojang_read_fence's refusal. */
 const STALE_GENERATION = 'DJ001';
+/** SQLSTATE of dojang_read_expect's refusal. */
+const ROW_CONFLICT = 'DJ002';
 
 
 function table(collection: string): string {
@@ -230,9 +261,11 @@ export class PostgresReadStore implements ReadStore, ProjectorElection {
     return rows.map((r) => parseDoc<T>(r.doc));
   }
 
-  async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}): Promise<void> {
-    const statements = writeStatements(writes);
+  async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}, reads?: BatchReads): Promise<void> {
+    const rows = reads?.rows ?? [];
+    const statements = [...expectStatements(rows), ...writeStatements(writes)];
     for (const w of writes) await this.ensureTable(w.collection);
+    for (const r of rows) await this.ensureTable(r.collection);
     const names = [...new Set([...Object.keys(checkpoints), ...Object.keys(generations)])].sort();
     if (!names.length && !statements.length) return;
     // The fence first: every checkpoint row is made if missing (absent = position 0, generation 0)
@@ -252,6 +285,11 @@ export class PostgresReadStore implements ReadStore, ProjectorElection {
     } catch (err) {
       const { code, detail } = err as { code?: string; detail?: string };
       if (code === STALE_GENERATION) throw new StaleGenerationError(JSON.parse(detail ?? '[]') as string[]);
+      if (code === ROW_CONFLICT) {
+        const moved = JSON.parse(detail ?? '{}') as { table?: string; ids?: string[] };
+        const collection = (moved.table ?? '').replace(/^rm_/, '');
+        throw new RowConflictError((moved.ids ?? []).map((id) => ({ collection, id: decodeString(id) })));
+      }
       throw err;
     }
     const count = Array.isArray(results) ? results.length : 1;
@@ -386,6 +424,24 @@ function fnv1a(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
   return h;
+}
+
+/**
+ * The read fence of a batch: one dojang_read_expect per collection read, after the generation
+ * fence (whose locks order the commits) and before the writes, so a batch built on rows another
+ * runner has moved since is refused whole.
+ */
+function expectStatements(reads: RowRead[]): string[] {
+  const byTable = new Map<string, string[]>();
+  for (const r of reads) {
+    const t = table(r.collection);
+    let list = byTable.get(t);
+    if (!list) byTable.set(t, (list = []));
+    list.push(
+      JSON.stringify({ id: encodeString(r.id), present: r.found !== null, position: r.found?.position ?? null, generation: r.found?.generation ?? 0 }),
+    );
+  }
+  return [...byTable].map(([t, rows]) => `SELECT dojang_read_expect(${escapeLiteral(t)}, ${escapeLiteral(`[${rows.join(',')}]`)}::jsonb)`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { FindQuery, ReadDoc, ReadStore, Write } from './read-store.port';
+import { FindQuery, ReadDoc, ReadStore, rowVersion, Write } from './read-store.port';
 
 export interface ReadStoreContractOptions {
   /** Number of secondary indexes (not the primary key) on a read-model collection. */
@@ -426,6 +426,85 @@ export function readStoreContract(name: string, make: () => Promise<ReadStore>, 
         await store.commit([], { [cp]: 4 }, { [cp]: 1 });
         await expect(store.commit([], { [cp]: 50 })).rejects.toMatchObject({ name: 'StaleGenerationError' });
         expect(await store.getCheckpoint(cp)).toBe(4);
+      });
+    });
+
+    describe('reads (two runners projecting into one store)', () => {
+      it('commits a batch whose rows are as it read them, present or absent', async () => {
+        const [c, cp] = [fresh(), fresh('cp')];
+        await store.commit([put(c, { id: 'job', sent: 1, _position: 1 })], { [cp]: 1 }, { [cp]: 0 });
+        const job = await store.get(c, 'job');
+        const reads = [
+          { collection: c, id: 'job', found: rowVersion(job) },
+          { collection: c, id: 'row-2', found: null },
+        ];
+        await store.commit([put(c, { id: 'job', sent: 2, _position: 2 }), put(c, { id: 'row-2', _position: 2 })], { [cp]: 2 }, { [cp]: 0 }, { rows: reads });
+        expect(await store.get(c, 'job')).toMatchObject({ sent: 2, _position: 2 });
+        expect(await store.getCheckpoint(cp)).toBe(2);
+      });
+
+      it('refuses, writing none of it, a batch built on a row another commit moved since it read it', async () => {
+        const [c, cp] = [fresh(), fresh('cp')];
+        await store.commit([put(c, { id: 'job', sent: 0, _position: 1 })], { [cp]: 1 }, { [cp]: 0 });
+        // This batch reads the job row (sent 0), then another runner commits rows 2 and 3.
+        const stale = rowVersion(await store.get(c, 'job'));
+        await store.commit([put(c, { id: 'job', sent: 2, _position: 3 }), put(c, { id: 'row-2', _position: 2 }), put(c, { id: 'row-3', _position: 3 })], { [cp]: 3 }, { [cp]: 0 });
+        // It read row 3 after that commit (so skips it), row 4 absent: a job at position 4 would say sent 1.
+        const reads = [
+          { collection: c, id: 'job', found: stale },
+          { collection: c, id: 'row-3', found: rowVersion(await store.get(c, 'row-3')) },
+          { collection: c, id: 'row-4', found: null },
+        ];
+        const lost = store.commit([put(c, { id: 'job', sent: 1, _position: 4 }), put(c, { id: 'row-4', _position: 4 })], { [cp]: 4 }, { [cp]: 0 }, { rows: reads });
+        await expect(lost).rejects.toMatchObject({ name: 'RowConflictError', rows: [{ collection: c, id: 'job' }] });
+        expect(await store.get(c, 'job')).toMatchObject({ sent: 2, _position: 3 });
+        expect(await store.get(c, 'row-4')).toBeNull();
+        expect(await store.getCheckpoint(cp)).toBe(3);
+      });
+
+      it('refuses a batch that read a row absent which is there now, or present which is gone', async () => {
+        const [c, cp] = [fresh(), fresh('cp')];
+        await store.commit([put(c, { id: 'a', _position: 1 })], { [cp]: 1 }, { [cp]: 0 });
+        const a = rowVersion(await store.get(c, 'a'));
+        await store.commit([del(c, 'a'), put(c, { id: 'b', _position: 2 })], { [cp]: 2 }, { [cp]: 0 });
+        const appeared = store.commit([put(c, { id: 'x', _position: 3 })], { [cp]: 3 }, { [cp]: 0 }, { rows: [{ collection: c, id: 'b', found: null }] });
+        await expect(appeared).rejects.toMatchObject({ name: 'RowConflictError', rows: [{ collection: c, id: 'b' }] });
+        const gone = store.commit([put(c, { id: 'x', _position: 3 })], { [cp]: 3 }, { [cp]: 0 }, { rows: [{ collection: c, id: 'a', found: a }] });
+        await expect(gone).rejects.toMatchObject({ name: 'RowConflictError', rows: [{ collection: c, id: 'a' }] });
+        expect(await store.get(c, 'x')).toBeNull();
+        expect(await store.getCheckpoint(cp)).toBe(2);
+      });
+
+      it('checks the rows despite a change mark once anything was committed since it, by this instance or another', async () => {
+        const [c, cp] = [fresh(), fresh('cp')];
+        await store.commit([put(c, { id: 'job', n: 0, _position: 1 })], { [cp]: 1 }, { [cp]: 0 });
+        for (const writer of [store, await make()]) {
+          if (writer !== store) opened.push(writer);
+          const since = await store.changeMark?.();
+          const read = rowVersion(await store.get(c, 'job'));
+          const position = read!.position! + 1;
+          await writer.commit([put(c, { id: 'job', n: position, _position: position })], { [cp]: position }, { [cp]: 0 });
+          const late = store.commit([put(c, { id: 'job', n: -1, _position: position + 1 })], { [cp]: position + 1 }, { [cp]: 0 }, { rows: [{ collection: c, id: 'job', found: read }], since });
+          await expect(late).rejects.toMatchObject({ name: 'RowConflictError' });
+          expect(await store.get(c, 'job')).toMatchObject({ n: position });
+        }
+        // Nothing committed since the mark: the batch goes in.
+        const since = await store.changeMark?.();
+        const read = rowVersion(await store.get(c, 'job'));
+        await store.commit([put(c, { id: 'job', n: 9, _position: 9 })], { [cp]: 9 }, { [cp]: 0 }, { rows: [{ collection: c, id: 'job', found: read }], since });
+        expect(await store.get(c, 'job')).toMatchObject({ n: 9 });
+      });
+
+      it('compares a row of an older generation by its generation too', async () => {
+        const [c, cp] = [fresh(), fresh('cp')];
+        await store.commit([put(c, { id: 'a', _position: 7 })], { [cp]: 7 }, { [cp]: 0 });
+        const old = rowVersion(await store.get(c, 'a'));
+        // Rebuilt by the next generation at a lower position since.
+        await store.commit([put(c, { id: 'a', _position: 2, _generation: 1 })], {});
+        const late = store.commit([put(c, { id: 'b', _position: 8 })], {}, {}, { rows: [{ collection: c, id: 'a', found: old }] });
+        await expect(late).rejects.toMatchObject({ name: 'RowConflictError' });
+        await store.commit([put(c, { id: 'b', _position: 8, _generation: 1 })], {}, {}, { rows: [{ collection: c, id: 'a', found: { generation: 1, position: 2 } }] });
+        expect(await store.get(c, 'b')).toMatchObject({ _position: 8 });
       });
     });
   });

@@ -31,6 +31,49 @@ export class StaleGenerationError extends Error {
   }
 }
 
+/**
+ * A commit's rows changed since its batch read them: another runner committed in between (every
+ * process projects on the embedded store; on PostgreSQL a follower's fallback catch-up or a
+ * projector handing over runs beside the elected one). Nothing of the commit was applied. The
+ * runner reads the rows again and applies its events to them as they now stand.
+ */
+export class RowConflictError extends Error {
+  constructor(readonly rows: Array<{ collection: string; id: string }>) {
+    super(`${rows.length} read-model row(s) changed since the batch read them (first: ${rows[0]?.collection}/${rows[0]?.id})`);
+    this.name = 'RowConflictError';
+  }
+}
+
+/** A row as stored, by the two columns every adapter mirrors: what commit's `reads` compare. */
+export interface RowVersion {
+  /** `_generation` (absent = 0). */
+  generation: number;
+  /** `_position` (absent = null). */
+  position: number | null;
+}
+
+/** A row a batch's events were applied to, as the batch found it: `found` null when it was absent. */
+export interface RowRead {
+  collection: string;
+  id: string;
+  found: RowVersion | null;
+}
+
+/**
+ * A batch's reads, for commit: the rows it built on, and optionally the store's `changeMark()`
+ * taken before the first of them was read.
+ */
+export interface BatchReads {
+  rows: RowRead[];
+  since?: unknown;
+}
+
+/** The version of a row as read (`get`, `getMany`), for a commit's `reads`. */
+export function rowVersion(doc: ReadDoc | null | undefined): RowVersion | null {
+  if (!doc) return null;
+  return { generation: typeof doc._generation === 'number' ? doc._generation : 0, position: typeof doc._position === 'number' ? doc._position : null };
+}
+
 export type Write =
   | { op: 'put'; collection: string; doc: ReadDoc }
   /** `generation`: the deleting projection's generation (absent = 0); newer rows are kept. */
@@ -73,8 +116,26 @@ export interface ReadStore {
    * StaleGenerationError. Rows are compared by (`_generation`, `_position`): a put replaces a
    * row of an older generation, or of the same one at no later position; a delete removes a row
    * of the same or an older generation only.
+   *
+   * `reads` fences the commit against another runner's: every row the batch's events were applied
+   * to, as the batch found it. Each must still be so (same `_generation` and `_position`, or still
+   * absent), checked inside the transaction, else it throws RowConflictError and applies nothing.
+   * The position guard on puts alone is not enough: a batch reads its rows with several queries
+   * outside the transaction, so it can read one row before another runner's commit and the next
+   * after it, skip an event because the fresher row already carries it, and then write the staler
+   * row at a later position without that event (a count short for good). Adapters serialize the
+   * check with the commits of the same projections (SQLite: the write lock; PostgreSQL: the
+   * checkpoint rows the fence locks first; MongoDB: the checkpoint documents both transactions write).
+   * With `reads.since` (a `changeMark()`), a store that can tell nothing at all was committed
+   * since that mark skips the row checks: the rows are as read.
    */
-  commit(writes: Write[], checkpoints: Record<string, number>, generations?: Record<string, number>): Promise<void>;
+  commit(writes: Write[], checkpoints: Record<string, number>, generations?: Record<string, number>, reads?: BatchReads): Promise<void>;
+  /**
+   * Optional: a mark of everything committed so far, cheap to take, for `commit`'s `reads.since`
+   * (SQLite: the file's change counter as this connection sees it, and this connection's own
+   * commits). Stores without it check every row read.
+   */
+  changeMark?(): Promise<unknown>;
   /**
    * Optimistic concurrency for shared bookkeeping rows that are not projections (webhook delivery
    * claims, timers): writes `doc` only if the stored row's `_version` equals `expectedVersion`, or,
