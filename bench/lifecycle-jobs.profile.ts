@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as inspector from 'inspector';
 import * as os from 'os';
 import * as path from 'path';
+import { lifecycleDocumentInput } from './lifecycle-document';
 import { DOCUMENT_BUDGETS, encodePngPixels } from '../libs/pdf/src';
 import { loadOrCreateSigningIdentity } from '../libs/evidence/src';
 import type { AuditCertificateInput } from '../libs/pdf/src';
@@ -63,14 +64,7 @@ async function main() {
 
   // The pool jobs' own handlers, with the inputs DocumentPdfService gives them in the lifecycle.
   const render = async (i: number) => {
-    const out = await renderDocumentJob({
-      title: `근로계약서 ${i}`,
-      content: '<h1>근로계약서</h1><p>갑과 을은 다음과 같이 근로계약을 체결한다.</p>',
-      format: 'html',
-      created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60)).toISOString(),
-      max_pages: DOCUMENT_BUDGETS.max_pages,
-      max_image_pixels: DOCUMENT_BUDGETS.max_image_pixels,
-    });
+    const out = await renderDocumentJob(lifecycleDocumentInput(i));
     if ('refused' in out) throw new Error(out.refused.message);
     return Buffer.from(out.pdf);
   };

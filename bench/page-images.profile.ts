@@ -10,6 +10,7 @@
  */
 import * as fs from 'fs';
 import * as os from 'os';
+import { lifecycleDocumentInput } from './lifecycle-document';
 import { DOCUMENT_BUDGETS, PdfPool, RENDER_DOCUMENT, RENDER_PAGE, taskCpuMs } from '../libs/pdf/src';
 
 const WIDTHS = [480, 720, 960];
@@ -34,14 +35,7 @@ async function main() {
   // PAGE_IMAGES_FORMATS=png,webp: both formats, as the send rendered them before issue 35 item 5.
   const png = process.env.PAGE_IMAGES_FORMATS === 'png,webp';
   const send = async (i: number, images: boolean) => {
-    const out = (await pool.run(RENDER_DOCUMENT, {
-      title: `근로계약서 ${i}`,
-      content: '<h1>근로계약서</h1><p>갑과 을은 다음과 같이 근로계약을 체결한다.</p>',
-      format: 'html',
-      created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60)).toISOString(),
-      max_pages: DOCUMENT_BUDGETS.max_pages,
-      max_image_pixels: DOCUMENT_BUDGETS.max_image_pixels,
-    })) as { pdf: Uint8Array };
+    const out = (await pool.run(RENDER_DOCUMENT, lifecycleDocumentInput(i))) as { pdf: Uint8Array };
     if (!images) return;
     const pdf = Buffer.from(out.pdf);
     for (const width of WIDTHS) await pool.run(RENDER_PAGE, { pdf, pdf_sha256: `send-${i}`, page: 1, width, png, webp: true });
