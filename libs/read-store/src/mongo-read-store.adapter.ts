@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { AnyBulkWriteOperation, ClientSession, Collection, Db, Document, MongoClient, MongoServerError } from 'mongodb';
-import { assertCollectionName, assertFieldName, CollectionSpec, Condition, FindQuery, ReadDoc, BatchReads, ReadStore, RowConflictError, RowRead, Scalar, StaleGenerationError, Write } from './read-store.port';
+import { assertCollectionName, assertFieldName, CollectionSpec, Condition, FindQuery, ReadDoc, BatchReads, ReadStore, readsByCollection, RowConflictError, RowRead, Scalar, StaleGenerationError, stillAsRead, Write } from './read-store.port';
 
 
 const NAMESPACE_EXISTS = 48;
@@ -200,23 +200,13 @@ export class MongoReadStore implements ReadStore {
     // The rows the batch built on, still as it read them, in this transaction's snapshot. Two
     // batches of a projection both write its checkpoint document, so one of two concurrent ones
     // meets a write conflict and runs again, and then sees the other's rows here.
-    const readsByCollection = new Map<string, RowRead[]>();
-    for (const r of reads) {
-      let list = readsByCollection.get(r.collection);
-      if (!list) readsByCollection.set(r.collection, (list = []));
-      list.push(r);
-    }
     const moved: Array<{ collection: string; id: string }> = [];
-    for (const [collection, list] of readsByCollection) {
+    for (const [collection, list] of readsByCollection(reads)) {
       const found = await this.coll(collection)
         .find({ _id: { $in: list.map((r) => r.id) } }, { session, projection: { _id: 1, _generation: 1, _position: 1 } })
         .toArray();
       const stored = new Map(found.map((doc) => [doc._id, { generation: numberOr(doc._generation, 0), position: numberOr(doc._position, null) }]));
-      for (const r of list) {
-        const row = stored.get(r.id);
-        const same = row ? r.found !== null && r.found.generation === row.generation && r.found.position === row.position : r.found === null;
-        if (!same) moved.push({ collection, id: r.id });
-      }
+      for (const r of list) if (!stillAsRead(r, stored.get(r.id))) moved.push({ collection, id: r.id });
     }
     if (moved.length) throw new RowConflictError(moved);
 

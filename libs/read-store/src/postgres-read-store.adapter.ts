@@ -12,6 +12,7 @@ import {
   ReadDoc,
   BatchReads,
   ReadStore,
+  readsByCollection,
   RowConflictError,
   RowRead,
   Scalar,
@@ -262,10 +263,10 @@ export class PostgresReadStore implements ReadStore, ProjectorElection {
   }
 
   async commit(writes: Write[], checkpoints: Record<string, number>, generations: Record<string, number> = {}, reads?: BatchReads): Promise<void> {
-    const rows = reads?.rows ?? [];
-    const statements = [...expectStatements(rows), ...writeStatements(writes)];
+    const readRows = readsByCollection(reads?.rows ?? []);
+    const statements = [...expectStatements(readRows), ...writeStatements(writes)];
     for (const w of writes) await this.ensureTable(w.collection);
-    for (const r of rows) await this.ensureTable(r.collection);
+    for (const collection of readRows.keys()) await this.ensureTable(collection);
     const names = [...new Set([...Object.keys(checkpoints), ...Object.keys(generations)])].sort();
     if (!names.length && !statements.length) return;
     // The fence first: every checkpoint row is made if missing (absent = position 0, generation 0)
@@ -431,17 +432,11 @@ function fnv1a(s: string): number {
  * fence (whose locks order the commits) and before the writes, so a batch built on rows another
  * runner has moved since is refused whole.
  */
-function expectStatements(reads: RowRead[]): string[] {
-  const byTable = new Map<string, string[]>();
-  for (const r of reads) {
-    const t = table(r.collection);
-    let list = byTable.get(t);
-    if (!list) byTable.set(t, (list = []));
-    list.push(
-      JSON.stringify({ id: encodeString(r.id), present: r.found !== null, position: r.found?.position ?? null, generation: r.found?.generation ?? 0 }),
-    );
-  }
-  return [...byTable].map(([t, rows]) => `SELECT dojang_read_expect(${escapeLiteral(t)}, ${escapeLiteral(`[${rows.join(',')}]`)}::jsonb)`);
+function expectStatements(reads: Map<string, RowRead[]>): string[] {
+  return [...reads].map(([collection, rows]) => {
+    const expected = rows.map((r) => ({ id: encodeString(r.id), present: r.found !== null, position: r.found?.position ?? null, generation: r.found?.generation ?? 0 }));
+    return `SELECT dojang_read_expect(${escapeLiteral(table(collection))}, ${escapeLiteral(JSON.stringify(expected))}::jsonb)`;
+  });
 }
 
 /**

@@ -68,6 +68,23 @@ export interface BatchReads {
   since?: unknown;
 }
 
+/** A batch's reads by collection, in order: each adapter checks a collection's rows in one query. */
+export function readsByCollection(rows: readonly RowRead[]): Map<string, RowRead[]> {
+  const out = new Map<string, RowRead[]>();
+  for (const read of rows) {
+    const list = out.get(read.collection);
+    if (list) list.push(read);
+    else out.set(read.collection, [read]);
+  }
+  return out;
+}
+
+/** Whether a row is still as the batch read it: the same generation and position, or still absent. */
+export function stillAsRead(read: RowRead, stored: RowVersion | undefined): boolean {
+  if (!stored) return read.found === null;
+  return read.found !== null && read.found.generation === stored.generation && read.found.position === stored.position;
+}
+
 /** The version of a row as read (`get`, `getMany`), for a commit's `reads`. */
 export function rowVersion(doc: ReadDoc | null | undefined): RowVersion | null {
   if (!doc) return null;

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { assertCollectionName, assertFieldName, CollectionSpec, Condition, FindQuery, ReadDoc, BatchReads, ReadStore, RowConflictError, RowRead, Scalar, StaleGenerationError, Write } from './read-store.port';
+import { assertCollectionName, assertFieldName, CollectionSpec, Condition, FindQuery, ReadDoc, BatchReads, ReadStore, readsByCollection, RowConflictError, RowRead, Scalar, StaleGenerationError, stillAsRead, Write } from './read-store.port';
 import { SQLITE_SYNC_BUSY_TIMEOUT_MS, retryWhileBusy } from '@dojang/sqlite';
 
 
@@ -203,11 +203,7 @@ export class SqliteReadStore implements ReadStore {
         const params: Array<string | null> = chunk.map((r) => r.id);
         while (params.length < GET_MANY_WIDTH) params.push(null);
         const stored = new Map((select.all(...params) as Array<{ id: string; position: number | null; generation: number }>).map((r) => [r.id, r]));
-        for (const read of chunk) {
-          const row = stored.get(read.id);
-          const same = row ? read.found !== null && read.found.generation === row.generation && read.found.position === row.position : read.found === null;
-          if (!same) moved.push({ collection, id: read.id });
-        }
+        for (const read of chunk) if (!stillAsRead(read, stored.get(read.id))) moved.push({ collection, id: read.id });
       }
     }
     return moved;
@@ -251,15 +247,8 @@ export class SqliteReadStore implements ReadStore {
     // another connection has committed; SQLite then fails it at once with "database is locked".
     const fence = Object.entries(generations);
     const moves = Object.entries(checkpoints);
-    const readsByCollection = new Map<string, RowRead[]>();
-    for (const read of reads?.rows ?? []) {
-      let list = readsByCollection.get(read.collection);
-      if (!list) {
-        this.ensureSync(read.collection);
-        readsByCollection.set(read.collection, (list = []));
-      }
-      list.push(read);
-    }
+    const readRows = readsByCollection(reads?.rows ?? []);
+    for (const collection of readRows.keys()) this.ensureSync(collection);
     this.db.transaction(() => {
       // The fence is read inside the write transaction, so no reset can slip in before the writes.
       // One statement for all of them (a batch of one request's events commits a dozen).
@@ -271,8 +260,8 @@ export class SqliteReadStore implements ReadStore {
       // Then the rows the batch built on: still as it read them, or nothing is written. Checked
       // row by row unless nothing at all was committed since the batch's mark (taken inside the
       // write transaction, this mark counts every commit before ours).
-      if (readsByCollection.size && (reads?.since === undefined || reads.since !== this.changeMarkSync())) {
-        const moved = this.movedSync(readsByCollection);
+      if (readRows.size && (reads?.since === undefined || reads.since !== this.changeMarkSync())) {
+        const moved = this.movedSync(readRows);
         if (moved.length) throw new RowConflictError(moved);
       }
       for (let i = 0; i < n; i++) {
