@@ -1,5 +1,5 @@
 import { StoredEvent } from '@dojang/event-store';
-import { DocumentPdfService, PAGE_IMAGE_WIDTHS } from '../document-pdf.service';
+import { DocumentPdfService, PAGE_IMAGE_WIDTHS_AT_SEND } from '../document-pdf.service';
 import { Reactor } from './reactor-runner';
 
 /**
@@ -10,7 +10,7 @@ export const PRERENDERED_PAGES = 20;
 
 /**
  * Renders the page images of a sent document's PDF (GET /signing/{token}/pages/{n}.png) when it is
- * sent, page 1 at every width first, so the first open of a link serves stored images instead of
+ * sent, page 1 first, at the widths phones ask for (PAGE_IMAGE_WIDTHS_AT_SEND), so the first open of a link serves stored images instead of
  * rendering on demand (a first view on a slow phone waited for the render: issue 30). Renders go
  * through DocumentPdfService.pageImage: one render per PDF, page and width, stored in the blob
  * store and `page_images` and shared by every signer and process, so a replayed event costs a
@@ -30,7 +30,7 @@ export class PageImagesReactor implements Reactor {
     if (!pdf || !data.page_count) return;
     const pages = Math.min(data.page_count, PRERENDERED_PAGES);
     for (let page = 1; page <= pages; page++) {
-      for (const width of PAGE_IMAGE_WIDTHS) await this.pdf.pageImage(pdf, page, width, 'webp');
+      for (const width of PAGE_IMAGE_WIDTHS_AT_SEND) await this.pdf.pageImage(pdf, page, width, 'webp');
     }
   }
 }

@@ -49,6 +49,16 @@ async function documentFor(input: RenderPageInput): Promise<{ doc: PDFiumDocumen
 
 /** libwebp's lossless effort (sharp's `effort`, libwebp's method): see encodeLosslessWebp. */
 const WEBP_EFFORT = 1;
+/**
+ * libwebp's lossless "quality" (sharp's `quality`): in lossless mode it is not fidelity but how hard
+ * the entropy coder searches (the pixels are the same at every setting; the tests decode and
+ * compare). On a full page of Korean text (the A4 contract fixture) sharp's default of 80 spent half
+ * of the encode on that search: 1 takes 12.6 → 6.0 ms at 720 px and 21.2 → 9.9 ms at 960 px, for
+ * files 10–13 % larger (16,394 bytes instead of 14,880 at 960 px: 8 ms more on a 1.6 Mbps phone);
+ * on the lifecycle bench's short page 15 % less, 2 % larger. Every sent document pays for the
+ * encode, the first open only for the bytes (issue 35 item 5).
+ */
+const WEBP_LOSSLESS_QUALITY = 1;
 
 /**
  * The page's pixels as lossless WebP, by sharp (libvips' libwebp): the page image is the legal view
@@ -65,7 +75,7 @@ export async function encodeLosslessWebp(width: number, height: number, pixels: 
   // RGBA from the renderer, handed over as it is: libwebp finds the alpha opaque (the page is
   // rendered on white) and writes none, the same bytes as from RGB (checked on every fixture page
   // at the three widths), without libvips dropping the channel first (18 % of the encode's CPU).
-  const out = await sharp(pixels, { raw: { width, height, channels } }).webp({ lossless: true, effort: WEBP_EFFORT }).toBuffer();
+  const out = await sharp(pixels, { raw: { width, height, channels } }).webp({ lossless: true, effort: WEBP_EFFORT, quality: WEBP_LOSSLESS_QUALITY }).toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
