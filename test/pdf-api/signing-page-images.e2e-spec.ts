@@ -4,7 +4,9 @@ import { onPdfJob, RENDER_PAGE, runPdfWorkOnThisThread } from '@dojang/pdf';
 import { decodePngStrict } from '@dojang/pdf/png-decode';
 import { solidPng } from '../support/png';
 import { client, expectError, expectStatus } from '../support/api-helpers';
+import { denseContractHtml } from '../support/dense-contract';
 import { startTestApp, TestApp } from '../support/test-app';
+import { eventually } from '../support/worker-process';
 
 /**
  * Page images for the signing page: GET /v1/signing/{token}/pages/{n}.png?w=&v= renders a page of
@@ -27,10 +29,10 @@ describe('signing page images', () => {
     await t.close();
   });
 
-  async function sent(title = '이미지 계약서') {
+  async function sent(title = '이미지 계약서', content = `<p>${title}</p>`) {
     const org = await t.createOrg();
     const c = client(t, org.test);
-    const doc = expectStatus(await c.post('/documents', { title, content: `<p>${title}</p>` }), 201).body;
+    const doc = expectStatus(await c.post('/documents', { title, content }), 201).body;
     const p = expectStatus(await c.post(`/documents/${doc.id}/participants`, { name: '갑', auth: 'none' }), 201).body;
     expectStatus(await c.put(`/documents/${doc.id}/fields`, { fields: [{ participant_id: p.id, type: 'signature', page: 1, x: 10, y: 70, width: 30, height: 10 }] }), 200);
     const out = expectStatus(await c.post(`/documents/${doc.id}/send`, {}), 200).body;
@@ -70,6 +72,38 @@ describe('signing page images', () => {
       expect((await sharp(res.body as Buffer).metadata()).width).toBe(480);
     }
     expect(renders).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('renders only page 1 at send; once a phone asks for page 1, the next pages are rendered at its width, before it asks for them', async () => {
+    renders.length = 0;
+    // A contract of several pages: the send renders page 1 at 720 and 960, not every page at both.
+    const { token } = await sent('여러 쪽 계약서', denseContractHtml());
+    const view = expectStatus(await t.http.get(`/v1/signing/${token}`), 200).body;
+    const pages: number = view.document.page_count;
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(renders).toEqual(['ok', 'ok']);
+    const url = (n: number, w: number) => `/v1/signing/${token}/pages/${n}.png?w=${w}&v=${view.document.pages_version}`;
+    const rendered = (n: number) => eventually(async () => (renders.length >= n ? renders.length : undefined), `${n} renders`);
+    // A 3× phone opens the link: page 1 was stored at send, and the pages after it follow at 960 px.
+    expectStatus(await get(url(1, 960)).set('Accept', chrome), 200);
+    expect(await rendered(2 + pages - 1)).toBe(2 + pages - 1);
+    for (let n = 2; n <= pages; n++) {
+      const res = await get(url(n, 960)).set('Accept', chrome);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('image/webp');
+      expect((await sharp(res.body as Buffer).metadata()).width).toBe(960);
+    }
+    // They were what the phone then asked for: its requests rendered nothing, nothing at 720 either.
+    expect(renders).toHaveLength(2 + pages - 1);
+    // Page 1 asked for again (a reload, another signer at the same width) warms nothing more.
+    expectStatus(await get(url(1, 960)).set('Accept', chrome), 200);
+    expect(renders).toHaveLength(2 + pages - 1);
+    // Another screen's width gets its own following pages, once.
+    expectStatus(await get(url(1, 720)).set('Accept', chrome), 200);
+    expect(await rendered(2 + 2 * (pages - 1))).toBe(2 + 2 * (pages - 1));
+    expectStatus(await get(url(pages, 720)).set('Accept', chrome), 200);
+    expect(renders).toHaveLength(2 + 2 * (pages - 1));
+    expect(renders.every((r) => r === 'ok')).toBe(true);
   });
 
   it('renders the PNG of a page on the first request of a client that does not accept WebP, once per width, cached for good under its version', async () => {

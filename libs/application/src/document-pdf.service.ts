@@ -103,6 +103,13 @@ export const PAGE_IMAGE_WIDTHS: readonly number[] = [480, 720, 960];
  */
 export const PAGE_IMAGE_WIDTHS_AT_SEND: readonly number[] = [720, 960];
 
+/**
+ * How many pages of a document get their images ahead of being asked for: page 1 at send, pages
+ * 2… once a signer's page 1 is asked for (`warmFollowingPages`); a later page of a longer
+ * document when it is first asked for.
+ */
+export const PRERENDERED_PAGES = 20;
+
 /** The encodings page images are served in: WebP to browsers that accept it, PNG to the rest. */
 export const PAGE_IMAGE_FORMATS = ['png', 'webp'] as const;
 export type PageImageFormat = (typeof PAGE_IMAGE_FORMATS)[number];
@@ -180,6 +187,10 @@ export class DocumentPdfService {
   private readonly pageImages = new Map<string, string>();
   private readonly lineCache = new Map<string, number[][]>();
   private readonly pagesInFlight = new Map<string, Promise<Buffer | null>>();
+  /** PDF, width and format whose following pages were warmed (`warmFollowingPages`), oldest first. */
+  private readonly warmed = new Set<string>();
+  /** Set by `close()`: a warm-up in progress stops at its next page. */
+  private closed = false;
   private pageCollection: Promise<void> | null = null;
 
   readonly pool: PdfPool;
@@ -209,6 +220,7 @@ export class DocumentPdfService {
 
   /** Lets go of the shared pool (its workers stop with its last holder); a given pool is the caller's. */
   async close(): Promise<void> {
+    this.closed = true;
     await this.lease?.release();
   }
 
@@ -518,6 +530,32 @@ export class DocumentPdfService {
       this.pagesInFlight.set(key, pending);
     }
     return pending;
+  }
+
+  /**
+   * Renders pages 2… (up to PRERENDERED_PAGES) of a PDF at one width and format in the background,
+   * one after the other, for the signer whose page 1 was just asked for at that width: the page asks
+   * for the next pages once page 1 is on screen, and finds them rendered. The send renders only
+   * page 1 (PageImagesReactor), at the two widths phones ask for: rendering every page at both
+   * there cost a 3-page contract three times the CPU, for every document, opened or not, where this
+   * renders the rest at the one width a signer's screen uses (issue 35 item 5). Each PDF, width and
+   * format is warmed once per process (a bounded memory); what is stored already costs a lookup.
+   * Off with PAGE_IMAGES_AT_SEND=false, which leaves every page image to its own request. A render that fails is reported to `onError` and the rest are left to their own requests.
+   */
+  warmFollowingPages(pdfSha256: string, pageCount: number, width: number, format: PageImageFormat, onError: (err: unknown) => void): void {
+    const last = Math.min(pageCount, PRERENDERED_PAGES);
+    // PAGE_IMAGES_AT_SEND=false: nothing is rendered ahead of its request, here as at send.
+    if (!this.config.pageImagesAtSend || last < 2 || !PAGE_IMAGE_WIDTHS.includes(width)) return;
+    const key = `${pdfSha256}:${width}:${format}`;
+    if (this.warmed.has(key)) return;
+    if (this.warmed.size >= MEMORY_CACHE_ENTRIES) this.warmed.delete(this.warmed.values().next().value as string);
+    this.warmed.add(key);
+    void (async () => {
+      for (let page = 2; page <= last && !this.closed; page++) await this.pageImage(pdfSha256, page, width, format);
+    })().catch((err: unknown) => {
+      this.warmed.delete(key);
+      if (!this.closed) onError(err);
+    });
   }
 
   private async renderPage(pdfSha256: string, page: number, width: number, format: PageImageFormat, key: string): Promise<Buffer | null> {

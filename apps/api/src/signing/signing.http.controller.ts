@@ -172,6 +172,8 @@ export class SigningHttpController {
     const format: PageImageFormat = req.accepts(['image/png', 'image/webp']) === 'image/webp' ? 'webp' : 'png';
     const image = await this.pdf.pageImage(pdf, page, width, format);
     if (!image) throw ApiError.notFound('page_not_found', `The document has no page ${page}.`);
+    // Page 1 asked for: the next pages, at this screen's width, are rendered while it travels.
+    if (page === 1 && state.page_count) this.pdf.warmFollowingPages(pdf, state.page_count, width, format, (err) => this.signing.warmFailed(err, state.id));
     const version = pdf.slice(0, 16);
     res.setHeader('Content-Type', `image/${format}`);
     res.setHeader('Vary', 'Accept');

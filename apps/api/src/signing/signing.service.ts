@@ -109,6 +109,11 @@ export class SigningService {
     this.drafts = new SigningDraftStore(infra.reads);
   }
 
+  /** A background render of a document's following pages failed: they render on their own requests. */
+  warmFailed(err: unknown, documentId: string): void {
+    this.infra.logger.warn({ err, document_id: documentId }, 'page images not rendered ahead; each renders when asked for');
+  }
+
   async session(token: string): Promise<SigningSession> {
     const invalid = () => ApiError.notFound('signing_link_invalid', 'This signing link is not valid.');
     if (!/^[A-Za-z0-9_-]{32,64}$/.test(token)) throw invalid();

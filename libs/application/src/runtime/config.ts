@@ -56,7 +56,7 @@ export interface AppConfig {
   /** Which provider sends SMS when both are configured; default solapi (Korean numbers, LMS). */
   smsProvider: 'solapi' | 'twilio';
   webhookAllowPrivateNetworks: boolean;
-  /** PAGE_IMAGES_AT_SEND: the worker renders a sent document's page images right away (default true; false: at first open). */
+  /** PAGE_IMAGES_AT_SEND: page images are rendered ahead of the signer, page 1 at send and pages 2–20 once page 1 is asked for (default true; false: each when asked for). */
   pageImagesAtSend: boolean;
   tsaUrl: string | null;
   /**
