@@ -90,10 +90,13 @@ describe('signing page first view (browser, real server)', () => {
 
       await page.goto(`${origin}/sign/${sent.participants[0].signing_url.split('/sign/')[1]}`);
       // Page 1 on screen: its <img> loaded and decoded.
+      // Settled, loaded or broken (an <img> without an address yet is "complete" too), then checked:
+      // a failed image fails here with its size, not at the test's time limit.
       await page.waitForFunction(() => {
         const img = document.querySelector('.page-img') as HTMLImageElement | null;
-        return !!img && img.complete && img.naturalWidth > 0;
+        return !!img && !!(img.getAttribute('src') || img.getAttribute('srcset')) && img.complete;
       });
+      expect(await page.evaluate(() => (document.querySelector('.page-img') as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
       const firstSrc = await page.evaluate(() => (document.querySelector('.page-img') as HTMLImageElement).currentSrc);
       // Every request that started before page 1 finished: wait for each to end, so its bytes count.
       // The first view ends when both page 1's image and the session (which places the image and

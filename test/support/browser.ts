@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { AddressInfo } from 'net';
-import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, BrowserContextOptions, chromium, Frame, Page } from 'playwright-core';
 import { startTestApp, TestApp } from './test-app';
 
 /** Debian's Chromium in a container: no sandbox, no GPU, nothing phoning home. */
@@ -140,4 +140,29 @@ export async function callApi<T = any>(t: TestApp, headers: Record<string, strin
   const res = await req;
   if (res.status !== status) throw new Error(`${method.toUpperCase()} ${url}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body as T;
+}
+
+/**
+ * Waits until every image `selector` matches in `where` has settled, loaded or broken, and returns
+ * the addresses of the broken ones (none is the answer a test asserts). Waiting for each to be
+ * loaded instead would wait for ever on one whose request failed, and a busy run's test would end
+ * at its time limit with nothing said about which image or why.
+ */
+export async function brokenImages(where: Page | Frame, selector: string): Promise<string[]> {
+  // An <img> given no address yet also counts as complete: it has not settled until it has one.
+  await where.waitForFunction((s) => Array.from(document.querySelectorAll<HTMLImageElement>(s)).every((img) => (img.getAttribute('src') || img.getAttribute('srcset')) && img.complete), selector);
+  return where.evaluate((s) => Array.from(document.querySelectorAll<HTMLImageElement>(s)).filter((img) => !(img.naturalWidth > 0)).map((img) => img.currentSrc || img.src), selector);
+}
+
+/**
+ * The text the editor's `#status` settles on after a save was pressed (which sets it to "saving"
+ * at once): its success, or any refusal, so a refused save fails its test with the editor's own
+ * message instead of a wait for "saved" that never ends.
+ */
+export async function settledStatus(where: Page | Frame): Promise<string> {
+  const text = await where.waitForFunction(() => {
+    const t = document.querySelector('#status')?.textContent?.trim() ?? '';
+    return t && !/^(저장하는 중…|Saving…)$/.test(t) ? t : null;
+  });
+  return (await text.jsonValue()) as string;
 }
