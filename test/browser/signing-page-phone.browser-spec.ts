@@ -6,7 +6,7 @@ import { AddressInfo } from 'net';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { FIELD_TYPES } from '@dojang/domain';
 import { renderPage } from '@dojang/pdf/testing/poppler';
-import { ANDROID_PHONE, axeViolations, glyphReport, latinOnlyFontconfig, callApi, launchChromium } from '../support/browser';
+import { ANDROID_PHONE, axeViolations, glyphReport, latinOnlyFontconfig, callApi, launchChromium, settledImageWidth } from '../support/browser';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { onPdfJob, RENDER_PAGE } from '@dojang/pdf';
 import { binary, uploadFile } from '../files/file-helpers';
@@ -151,7 +151,7 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
     async function imageShown(n: number) {
       const img = page.locator('#pages .page-img').nth(n - 1);
       await img.scrollIntoViewIfNeeded();
-      await page.waitForFunction((i) => ((document.querySelectorAll('#pages .page-img')[i] as HTMLImageElement | undefined)?.naturalWidth ?? 0) > 0, n - 1, { timeout: 60_000 });
+      expect(await settledImageWidth(page, '#pages .page-img', n - 1)).toBeGreaterThan(0);
     }
     await imageShown(1);
     const partPage = (part: number) => sent.parts[part].first_page as number;
@@ -399,7 +399,7 @@ describe('signing page on an Android phone (browser, real server, no Korean syst
 
       // The signer scrolls to page 50: it is asked for and rendered then; most pages never are.
       await page.locator('#pages .page-img').nth(49).scrollIntoViewIfNeeded();
-      await page.waitForFunction(() => ((document.querySelectorAll('#pages .page-img')[49] as HTMLImageElement).naturalWidth ?? 0) > 0, undefined, { timeout: 60_000 });
+      expect(await settledImageWidth(page, '#pages .page-img', 49)).toBeGreaterThan(0);
       await settled();
       expect(pagesAsked().has(50)).toBe(true);
       expect(pagesAsked().has(100)).toBe(false);

@@ -1,6 +1,6 @@
 import { solidPngBytes } from '../support/png';
 import { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { ANDROID_PHONE, closeContexts, startBrowserApp, callApi } from '../support/browser';
+import { ANDROID_PHONE, closeContexts, settledImageWidth, startBrowserApp, callApi } from '../support/browser';
 import { bearer, TestApp, TestOrg } from '../support/test-app';
 
 /**
@@ -191,7 +191,7 @@ describe('signing page (browser)', () => {
       if (r.method() === 'GET' && new URL(r.url()).pathname === `/v1/signing/${token}`) sessionGets.push(r.url());
     });
     await page.goto(`${origin}/sign/${token}`, { waitUntil: 'networkidle' });
-    await page.waitForFunction(() => document.querySelectorAll('#pages .page-img').length > 1 && ((document.querySelectorAll('#pages .page-img')[1] as HTMLImageElement).naturalWidth ?? 0) > 0);
+    expect(await settledImageWidth(page, '#pages .page-img', 1)).toBeGreaterThan(0);
 
     // early-session.js started it; api.js took that answer instead of asking again.
     expect(sessionGets).toHaveLength(1);
@@ -259,7 +259,7 @@ describe('signing page (browser)', () => {
     expect(await pa.locator('#open-pdf').getAttribute('href')).toMatch(/^\/v1\/signing\/[A-Za-z0-9_-]+\/file$/);
     // The first page image arrives (rendered by the server, as WebP: Chromium's Accept names it)
     // and shows; the signer's field is on it.
-    await pa.waitForFunction(() => ((document.querySelector('#pages img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    expect(await settledImageWidth(pa, '#pages img')).toBeGreaterThan(0);
     expect(a.images[0]).toBe('200 image/webp');
     const field = pa.locator('#pages .field-own.field-signature');
     expect(await field.count()).toBe(1);
@@ -349,7 +349,7 @@ describe('signing page (browser)', () => {
     // The pages now show the signed PDF, under its own version.
     const finalSrc = await b.page.locator('#pages img').first().getAttribute('src');
     expect(finalSrc).not.toBe(waitingSrc);
-    await b.page.waitForFunction(() => ((document.querySelector('#pages img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+    expect(await settledImageWidth(b.page, '#pages img')).toBeGreaterThan(0);
     expect(await b.page.locator('#open-pdf').getAttribute('href')).toMatch(/\/file\?v=final$/);
 
     expect(await documentStatus(doc.id, 'completed')).toBe('completed');

@@ -166,3 +166,18 @@ export async function settledStatus(where: Page | Frame): Promise<string> {
   });
   return (await text.jsonValue()) as string;
 }
+
+/**
+ * The natural width of the `index`-th image `selector` matches once it has settled, loaded or
+ * broken: 0 for a broken one, which its test then fails on at once (see `brokenImages`).
+ */
+export async function settledImageWidth(where: Page | Frame, selector: string, index = 0): Promise<number> {
+  await where.waitForFunction(
+    ([s, i]) => {
+      const img = document.querySelectorAll<HTMLImageElement>(s as string)[i as number];
+      return !!img && !!(img.getAttribute('src') || img.getAttribute('srcset')) && img.complete;
+    },
+    [selector, index] as const,
+  );
+  return where.evaluate(([s, i]) => document.querySelectorAll<HTMLImageElement>(s as string)[i as number].naturalWidth, [selector, index] as const);
+}
