@@ -49,16 +49,6 @@ async function documentFor(input: RenderPageInput): Promise<{ doc: PDFiumDocumen
 
 /** libwebp's lossless effort (sharp's `effort`, libwebp's method): see encodeLosslessWebp. */
 const WEBP_EFFORT = 1;
-/**
- * libwebp's lossless "quality" (sharp's `quality`): in lossless mode it is not fidelity but how hard
- * the entropy coder searches (the pixels are the same at every setting; the tests decode and
- * compare). On a full page of Korean text (the A4 contract fixture) sharp's default of 80 spent half
- * of the encode on that search: 1 takes 12.6 → 6.0 ms at 720 px and 21.2 → 9.9 ms at 960 px, for
- * files 10–13 % larger (16,394 bytes instead of 14,880 at 960 px: 8 ms more on a 1.6 Mbps phone);
- * on the lifecycle bench's short page 15 % less, 2 % larger. Every sent document pays for the
- * encode, the first open only for the bytes (issue 35 item 5).
- */
-const WEBP_LOSSLESS_QUALITY = 1;
 
 /**
  * The page's pixels as lossless WebP, by sharp (libvips' libwebp): the page image is the legal view
@@ -66,8 +56,11 @@ const WEBP_LOSSLESS_QUALITY = 1;
  * the compact PNG on the Korean contract fixture's pages at 960 px. Effort 1 instead of sharp's
  * default 4: the same sizes within 2 % on the fixtures' and the lifecycle bench's pages (either
  * way, some pages smaller, some larger), for 10–40 % less CPU (the WebP is what every sent
- * document pays for, three widths of page 1; docs/BENCHMARKS.md, issue 35 item 5). Effort 0 is no
- * cheaper and 5–20 times larger.
+ * document pays for, two widths of page 1; docs/BENCHMARKS.md, issue 35 item 5). Effort 0 is no
+ * cheaper and 5–20 times larger. Nor is libwebp's lossless "quality" (sharp's `quality`, the entropy
+ * coder's search, 80 by default) lowered: at 1 the encode takes half the CPU, but a dense page of
+ * Korean text (test/support/dense-contract.ts) came out twice the size (47,774 → 94,138 bytes at
+ * 960 px), and Lighthouse's LCP on the signing page went from 1.37 to 1.67 s, past issue 30's 1.5 s.
  * sharp runs the encode on libuv's thread pool, so it is in this worker's process, never the API's
  * event loop; the pool's host loads sharp too (pdf-pool.ts), as sharp requires for worker threads.
  */
@@ -75,7 +68,7 @@ export async function encodeLosslessWebp(width: number, height: number, pixels: 
   // RGBA from the renderer, handed over as it is: libwebp finds the alpha opaque (the page is
   // rendered on white) and writes none, the same bytes as from RGB (checked on every fixture page
   // at the three widths), without libvips dropping the channel first (18 % of the encode's CPU).
-  const out = await sharp(pixels, { raw: { width, height, channels } }).webp({ lossless: true, effort: WEBP_EFFORT, quality: WEBP_LOSSLESS_QUALITY }).toBuffer();
+  const out = await sharp(pixels, { raw: { width, height, channels } }).webp({ lossless: true, effort: WEBP_EFFORT }).toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
