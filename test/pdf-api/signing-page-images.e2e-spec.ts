@@ -85,7 +85,12 @@ describe('signing page images', () => {
     const url = (n: number, w: number) => `/v1/signing/${token}/pages/${n}.png?w=${w}&v=${view.document.pages_version}`;
     const rendered = (n: number) => eventually(async () => (renders.length >= n ? renders.length : undefined), `${n} renders`);
     // A 3× phone opens the link: page 1 was stored at send, and the pages after it follow at 960 px.
-    expectStatus(await get(url(1, 960)).set('Accept', chrome), 200);
+    const first = await get(url(1, 960)).set('Accept', chrome);
+    expect(first.status).toBe(200);
+    // What a slow phone downloads first: this dense page of Korean text is 47,774 bytes at libwebp's
+    // default search; a cheaper search (quality 1) made it 94,138 and moved Lighthouse's LCP past
+    // issue 30's 1.5 s, though every byte budget still passed.
+    expect((first.body as Buffer).length).toBeLessThan(60_000);
     expect(await rendered(2 + pages - 1)).toBe(2 + pages - 1);
     for (let n = 2; n <= pages; n++) {
       const res = await get(url(n, 960)).set('Accept', chrome);
