@@ -76,8 +76,8 @@ describe('field-placement editor (browser)', () => {
     expect(await frame.locator('#ended').isVisible() ? await frame.locator('#ended-text').textContent() : 'open').toBe('open');
     expect(errors).toEqual([]);
     // The first two pages' images shown before anything is placed on them. Later pages are lazy
-    // (pages.js): whether Chromium starts them without a scroll depends on its lazy-load margin and
-    // on whether pages 1-2 had their height yet, so a wait for them hung a busy run's 4-page test.
+    // (pages.js): whether Chromium starts them without a scroll rests on its lazy-load margin, not
+    // something a test should wait on.
     expect(await brokenImages(frame, '.page img[loading="eager"]')).toEqual([]);
     return { page, frame, messages: () => page.evaluate(() => (window as unknown as { received: any[] }).received) };
   }

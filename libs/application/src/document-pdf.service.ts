@@ -98,8 +98,8 @@ export const PAGE_IMAGE_WIDTHS: readonly number[] = [480, 720, 960];
  * for. The page shows a page image 92 % of the screen wide (`sizes`), so a 360–412 px phone at
  * 1.75–2× takes 720 (Lighthouse's mobile device too) and at 2.6–3.5× (most phones sold now) 960; a
  * desktop's 560 px column takes 720 at 1× and 960 at 2×. 480 is only for a 1× screen under 522 px
- * wide: it is rendered on its first request instead (a few milliseconds in the pool, once per PDF),
- * which took 14 % of the pixels, and of the CPU, every sent document paid for (issue 35 item 5).
+ * wide: it is rendered on its first request instead (once per PDF, in the pool), where rendering it
+ * at send took 14 % of the pixels, and of the CPU, every sent document paid for (issue 35 item 5).
  */
 export const PAGE_IMAGE_WIDTHS_AT_SEND: readonly number[] = [720, 960];
 
@@ -540,7 +540,8 @@ export class DocumentPdfService {
    * there cost a 3-page contract three times the CPU, for every document, opened or not, where this
    * renders the rest at the one width a signer's screen uses (issue 35 item 5). Each PDF, width and
    * format is warmed once per process (a bounded memory); what is stored already costs a lookup.
-   * Off with PAGE_IMAGES_AT_SEND=false, which leaves every page image to its own request. A render that fails is reported to `onError` and the rest are left to their own requests.
+   * Off with PAGE_IMAGES_AT_SEND=false, which leaves every page image to its own request. A render
+   * that fails is reported to `onError`, and the pages after it are left to their own requests.
    */
   warmFollowingPages(pdfSha256: string, pageCount: number, width: number, format: PageImageFormat, onError: (err: unknown) => void): void {
     const last = Math.min(pageCount, PRERENDERED_PAGES);
