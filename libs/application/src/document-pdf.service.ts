@@ -518,15 +518,16 @@ export class DocumentPdfService {
    * the same image share one render. Each format is rendered on its own first request: the send
    * renders the WebP alone (PageImagesReactor), as browsers ask for it, and a client that does not
    * accept WebP pays once for the PNG (a render and a PNG encode, more CPU than the WebP's).
+   * `source`: the PDF's bytes (`pdfSource`), shared by a caller rendering several pages or widths.
    */
-  async pageImage(pdfSha256: string, page: number, width: number, format: PageImageFormat = 'png'): Promise<Buffer | null> {
+  async pageImage(pdfSha256: string, page: number, width: number, format: PageImageFormat = 'png', source = this.pdfSource(pdfSha256)): Promise<Buffer | null> {
     if (!PAGE_IMAGE_WIDTHS.includes(width)) throw new RangeError(`page image width ${width} is not one of ${PAGE_IMAGE_WIDTHS.join(', ')}`);
     const key = pageImageKey(pdfSha256, page, width, format);
     const known = this.pageImages.get(key) ?? (await this.storedPageImage(key));
     if (known) return this.blob(known);
     let pending = this.pagesInFlight.get(key);
     if (!pending) {
-      pending = this.renderPage(pdfSha256, page, width, format, key).finally(() => this.pagesInFlight.delete(key));
+      pending = this.renderPage(pdfSha256, page, width, format, key, source).finally(() => this.pagesInFlight.delete(key));
       this.pagesInFlight.set(key, pending);
     }
     return pending;
@@ -543,6 +544,16 @@ export class DocumentPdfService {
    * Off with PAGE_IMAGES_AT_SEND=false, which leaves every page image to its own request. A render
    * that fails is reported to `onError`, and the pages after it are left to their own requests.
    */
+  /**
+   * The stored PDF's bytes for `pageImage`, read and checked against their hash on first use and
+   * then kept: several pages or widths rendered in turn read (and hash, on this thread) the PDF
+   * once, and a caller whose images are all stored reads nothing.
+   */
+  pdfSource(pdfSha256: string): () => Promise<Buffer> {
+    let bytes: Promise<Buffer> | null = null;
+    return () => (bytes ??= this.blob(pdfSha256));
+  }
+
   warmFollowingPages(pdfSha256: string, pageCount: number, width: number, format: PageImageFormat, onError: (err: unknown) => void): void {
     const last = Math.min(pageCount, PRERENDERED_PAGES);
     // PAGE_IMAGES_AT_SEND=false: nothing is rendered ahead of its request, here as at send.
@@ -551,16 +562,17 @@ export class DocumentPdfService {
     if (this.warmed.has(key)) return;
     if (this.warmed.size >= MEMORY_CACHE_ENTRIES) this.warmed.delete(this.warmed.values().next().value as string);
     this.warmed.add(key);
+    const source = this.pdfSource(pdfSha256);
     void (async () => {
-      for (let page = 2; page <= last && !this.closed; page++) await this.pageImage(pdfSha256, page, width, format);
+      for (let page = 2; page <= last && !this.closed; page++) await this.pageImage(pdfSha256, page, width, format, source);
     })().catch((err: unknown) => {
       this.warmed.delete(key);
       if (!this.closed) onError(err);
     });
   }
 
-  private async renderPage(pdfSha256: string, page: number, width: number, format: PageImageFormat, key: string): Promise<Buffer | null> {
-    const out = await this.job(RENDER_PAGE, { pdf: await this.blob(pdfSha256), pdf_sha256: pdfSha256, page, width, png: format === 'png', webp: format === 'webp' });
+  private async renderPage(pdfSha256: string, page: number, width: number, format: PageImageFormat, key: string, source: () => Promise<Buffer>): Promise<Buffer | null> {
+    const out = await this.job(RENDER_PAGE, { pdf: await source(), pdf_sha256: pdfSha256, page, width, png: format === 'png', webp: format === 'webp' });
     const bytes = out[format];
     if (!bytes) return null;
     const image = asBuffer(bytes);

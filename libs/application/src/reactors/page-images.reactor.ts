@@ -24,6 +24,7 @@ export class PageImagesReactor implements Reactor {
     const data = event.data as { page_count?: number | null; original_pdf?: { sha256: string } | null };
     const pdf = data.original_pdf?.sha256;
     if (!pdf || !data.page_count) return;
-    for (const width of PAGE_IMAGE_WIDTHS_AT_SEND) await this.pdf.pageImage(pdf, 1, width, 'webp');
+    const source = this.pdf.pdfSource(pdf);
+    for (const width of PAGE_IMAGE_WIDTHS_AT_SEND) await this.pdf.pageImage(pdf, 1, width, 'webp', source);
   }
 }
