@@ -36,14 +36,14 @@ export interface DialableNumber {
 export function readDialableNumber(phone: string): DialableNumber {
   if (typeof phone !== 'string') throw new InvalidPhoneNumberError(String(phone));
   const parsed = parsePhone(phone);
-  if (!parsed || !parsed.isValid()) throw new InvalidPhoneNumberError(phone);
+  if (!parsed?.valid) throw new InvalidPhoneNumberError(phone);
   return {
     e164: parsed.number,
     callingCode: parsed.countryCallingCode,
     nationalNumber: parsed.nationalNumber,
-    domesticDigits: parsed.formatNational().replace(/\D/g, ''),
+    domesticDigits: parsed.domesticDigits,
     region: parsed.country ?? null,
-    type: parsed.getType(),
+    type: parsed.type,
   };
 }
 

@@ -81,8 +81,12 @@ export class SigningDraftStore {
   /** Removes the participant's draft, or with no participant every draft of the document. */
   async clear(documentId: string, participantId?: string): Promise<void> {
     await this.init();
+    // Looked up first: most signers never save a draft, and a delete of nothing would still be a
+    // write transaction, twice per signer (at signing and by the reactor below).
     const ids = participantId
-      ? [signingDraftId(documentId, participantId)]
+      ? (await this.reads.get<SigningDraftRow>(SIGNING_DRAFTS, signingDraftId(documentId, participantId)))
+        ? [signingDraftId(documentId, participantId)]
+        : []
       : (await this.reads.find<SigningDraftRow>(SIGNING_DRAFTS, { where: { document_id: documentId } })).map((r) => r.id);
     if (ids.length) await this.reads.commit(ids.map((rid) => ({ op: 'delete' as const, collection: SIGNING_DRAFTS, id: rid })), {});
   }

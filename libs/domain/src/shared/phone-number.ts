@@ -37,8 +37,8 @@ export function readMobilePhone(raw: string): MobilePhoneReading {
   if (!PHONE_CHARACTERS.test(raw.trim())) return notANumber('holds characters other than digits, one leading + and separators');
   const parsed = parsePhone(raw);
   if (!parsed) return notANumber('is not a phone number');
-  if (!parsed.isValid()) return notANumber(`is not a valid number${parsed.country ? ` for ${parsed.country}` : ''} (wrong length or unassigned prefix)`);
-  const type = parsed.getType();
+  if (!parsed.valid) return notANumber(`is not a valid number${parsed.country ? ` for ${parsed.country}` : ''} (wrong length or unassigned prefix)`);
+  const type = parsed.type;
   if (type === undefined || !MESSAGEABLE_PHONE_TYPES.has(type)) {
     return { ok: false, code: 'phone_not_mobile', reason: `is ${TYPE_NAMES[type ?? ''] ?? 'not a mobile number'}, which cannot receive text messages` };
   }
@@ -74,5 +74,5 @@ export function mobilePhone(raw: string | null | undefined, param: string): stri
 export function phoneE164(stored: string | null | undefined): string | null {
   if (!stored) return null;
   const parsed = parsePhone(stored);
-  return parsed && parsed.isValid() ? parsed.number : null;
+  return parsed?.valid ? parsed.number : null;
 }
