@@ -225,18 +225,43 @@ export function displayValue(
  */
 export function formatNumber(value: string, format: NumberFormat, decimals: number): string {
   if (!RECORDED_NUMBER.test(value) || format === 'plain') return value;
-  const digits = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
-  const options: Intl.NumberFormatOptions =
-    format === 'krw' ? { style: 'currency', currency: 'KRW', currencyDisplay: 'narrowSymbol', ...digits } : { useGrouping: true, ...digits };
   // A string keeps every digit (Intl.NumberFormat v3); the lib typings still say number.
-  const text = new Intl.NumberFormat('ko-KR', options).format(value as unknown as number);
+  const text = numberFormatter(format, decimals).format(value as unknown as number);
   return format === 'won' ? `${text}원` : text;
 }
 
+/**
+ * Intl formatters, made once per shape: constructing one loads ICU data and costs 50–300 µs (a
+ * DateTimeFormat with a time zone the most), formatting with it a microsecond or two, and the same
+ * few shapes format every value of every document. The keys are bounded: three number formats by
+ * a small count of decimals, and the IANA zones the runtime knows (an unknown zone throws and is
+ * kept nowhere).
+ */
+const numberFormatters = new Map<string, Intl.NumberFormat>();
+function numberFormatter(format: Exclude<NumberFormat, 'plain'>, decimals: number): Intl.NumberFormat {
+  const key = `${format}:${decimals}`;
+  let f = numberFormatters.get(key);
+  if (!f) {
+    const digits = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
+    const options: Intl.NumberFormatOptions =
+      format === 'krw' ? { style: 'currency', currency: 'KRW', currencyDisplay: 'narrowSymbol', ...digits } : { useGrouping: true, ...digits };
+    f = new Intl.NumberFormat('ko-KR', options);
+    numberFormatters.set(key, f);
+  }
+  return f;
+}
+
+const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+
 /** The calendar date at `instant` in `timeZone` (IANA), as YYYY-MM-DD. */
 export function dateIn(instant: string, timeZone: string): string {
-  // en-CA writes dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(instant));
+  let f = dayFormatters.get(timeZone);
+  if (!f) {
+    // en-CA writes dates as YYYY-MM-DD.
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormatters.set(timeZone, f);
+  }
+  return f.format(new Date(instant));
 }
 
 export const DEFAULT_TIME_ZONE = 'Asia/Seoul';

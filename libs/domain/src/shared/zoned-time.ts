@@ -158,10 +158,17 @@ export function deferPastQuietHours(dueIso: string, zone: string, quiet: QuietHo
  * a few Asian zones are named by hand.
  */
 const ZONE_ABBREVIATIONS: Record<string, string> = { 'Asia/Seoul': 'KST', 'Asia/Tokyo': 'JST', 'Asia/Shanghai': 'CST', 'Asia/Singapore': 'SGT', 'Asia/Hong_Kong': 'HKT', 'Asia/Taipei': 'CST' };
+const zoneNameFormatters = new Map<string, Intl.DateTimeFormat>();
 export function zoneAbbreviation(ms: number, zone: string): string {
   if (ZONE_ABBREVIATIONS[zone]) return ZONE_ABBREVIATIONS[zone];
   if (zone === 'UTC' || zone === 'Etc/UTC') return 'UTC';
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName');
+  let f = zoneNameFormatters.get(zone);
+  if (!f) {
+    // Made once per zone, as partsFormatter's are (a zoned DateTimeFormat costs hundreds of µs).
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' });
+    zoneNameFormatters.set(zone, f);
+  }
+  const name = f.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName');
   return name?.value ?? zone;
 }
 
