@@ -1,4 +1,5 @@
 import { createHash, KeyObject, sign } from 'crypto';
+import { promisify } from 'util';
 import { ChainHeadProof } from '@dojang/domain';
 import { StoredEvent } from '@dojang/event-store';
 import { ChainHeadStatement, chainHeadProofProblem, statementBytes } from '@dojang/verifier/chain-head-proof';
@@ -30,9 +31,16 @@ export interface EvidenceKey {
   chain?: Buffer[];
 }
 
+/**
+ * `crypto.sign` with a callback: OpenSSL signs on libuv's thread pool. An RSA-2048 signature is
+ * 0.3–1 ms of CPU, and a completion makes two (the certification and the chain-head seal); done
+ * synchronously they held the API's event loop for that long.
+ */
+const signOffLoop = promisify(sign) as (algorithm: string, data: Buffer, key: KeyObject) => Promise<Buffer>;
+
 /** RSA-SHA256 (PKCS #1 v1.5) over `data` with the evidence key, wherever it lives. */
 export async function signWithEvidenceKey(key: EvidenceKey, data: Buffer): Promise<Buffer> {
-  if (key.privateKey) return sign('sha256', data, key.privateKey);
+  if (key.privateKey) return signOffLoop('sha256', data, key.privateKey);
   if (!key.signDigest) throw new Error('evidence key: neither a private key nor a digest signer');
   return key.signDigest(createHash('sha256').update(data).digest());
 }
