@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Browser, CDPSession } from 'playwright-core';
-import { startBrowserApp } from '../support/browser';
+import { settledImageWidth, startBrowserApp } from '../support/browser';
 import { denseContractFields, denseContractHtml } from '../support/dense-contract';
 import { bearer, TestApp } from '../support/test-app';
 import { eventually } from '../support/worker-process';
@@ -89,14 +89,9 @@ describe('signing page first view (browser, real server)', () => {
       await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
 
       await page.goto(`${origin}/sign/${sent.participants[0].signing_url.split('/sign/')[1]}`);
-      // Page 1 on screen: its <img> loaded and decoded.
-      // Settled, loaded or broken (an <img> without an address yet is "complete" too), then checked:
-      // a failed image fails here with its size, not at the test's time limit.
-      await page.waitForFunction(() => {
-        const img = document.querySelector('.page-img') as HTMLImageElement | null;
-        return !!img && !!(img.getAttribute('src') || img.getAttribute('srcset')) && img.complete;
-      });
-      expect(await page.evaluate(() => (document.querySelector('.page-img') as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      // Page 1 on screen: its <img> loaded and decoded (settled first, so a failed image fails
+      // here with its size, not at the test's time limit).
+      expect(await settledImageWidth(page, '.page-img')).toBeGreaterThan(0);
       const firstSrc = await page.evaluate(() => (document.querySelector('.page-img') as HTMLImageElement).currentSrc);
       // Every request that started before page 1 finished: wait for each to end, so its bytes count.
       // The first view ends when both page 1's image and the session (which places the image and

@@ -68,10 +68,10 @@ describe('DocumentPdfService renders the pages after page 1 ahead of the signer 
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  async function serviceWith(run: jest.Mock) {
+  async function serviceWith(run: jest.Mock, pageImagesAtSend = 'true') {
     const blobs = new FileBlobStore(dir);
     const pdf = await blobs.put(Buffer.from('%PDF-1.7 warm-up test'));
-    return { service: new DocumentPdfService(blobs, loadConfig({ DATA_DIR: dir, NODE_ENV: 'test', PAGE_IMAGES_AT_SEND: 'true' }), null, { run } as unknown as PdfPool), pdf: pdf.sha256 };
+    return { service: new DocumentPdfService(blobs, loadConfig({ DATA_DIR: dir, NODE_ENV: 'test', PAGE_IMAGES_AT_SEND: pageImagesAtSend }), null, { run } as unknown as PdfPool), pdf: pdf.sha256 };
   }
   const until = async (done: () => boolean) => {
     while (!done()) await new Promise((r) => setTimeout(r, 5));
@@ -119,10 +119,8 @@ describe('DocumentPdfService renders the pages after page 1 ahead of the signer 
 
   it('renders nothing ahead with PAGE_IMAGES_AT_SEND=false, which leaves every page to its own request', async () => {
     const run = jest.fn();
-    const blobs = new FileBlobStore(dir);
-    const pdf = await blobs.put(Buffer.from('%PDF-1.7 not warmed'));
-    const service = new DocumentPdfService(blobs, loadConfig({ DATA_DIR: dir, NODE_ENV: 'test', PAGE_IMAGES_AT_SEND: 'false' }), null, { run } as unknown as PdfPool);
-    service.warmFollowingPages(pdf.sha256, 3, 720, 'webp', () => undefined);
+    const { service, pdf } = await serviceWith(run, 'false');
+    service.warmFollowingPages(pdf, 3, 720, 'webp', () => undefined);
     await new Promise((r) => setTimeout(r, 20));
     expect(run).not.toHaveBeenCalled();
   });

@@ -534,6 +534,16 @@ export class DocumentPdfService {
   }
 
   /**
+   * The stored PDF's bytes for `pageImage`, read and checked against their hash on first use and
+   * then kept: several pages or widths rendered in turn read (and hash, on this thread) the PDF
+   * once, and a caller whose images are all stored reads nothing.
+   */
+  pdfSource(pdfSha256: string): () => Promise<Buffer> {
+    let bytes: Promise<Buffer> | null = null;
+    return () => (bytes ??= this.blob(pdfSha256));
+  }
+
+  /**
    * Renders pages 2… (up to PRERENDERED_PAGES) of a PDF at one width and format in the background,
    * one after the other, for the signer whose page 1 was just asked for at that width: the page asks
    * for the next pages once page 1 is on screen, and finds them rendered. The send renders only
@@ -544,16 +554,6 @@ export class DocumentPdfService {
    * Off with PAGE_IMAGES_AT_SEND=false, which leaves every page image to its own request. A render
    * that fails is reported to `onError`, and the pages after it are left to their own requests.
    */
-  /**
-   * The stored PDF's bytes for `pageImage`, read and checked against their hash on first use and
-   * then kept: several pages or widths rendered in turn read (and hash, on this thread) the PDF
-   * once, and a caller whose images are all stored reads nothing.
-   */
-  pdfSource(pdfSha256: string): () => Promise<Buffer> {
-    let bytes: Promise<Buffer> | null = null;
-    return () => (bytes ??= this.blob(pdfSha256));
-  }
-
   warmFollowingPages(pdfSha256: string, pageCount: number, width: number, format: PageImageFormat, onError: (err: unknown) => void): void {
     const last = Math.min(pageCount, PRERENDERED_PAGES);
     // PAGE_IMAGES_AT_SEND=false: nothing is rendered ahead of its request, here as at send.

@@ -46,7 +46,6 @@ export class SqliteReadStore implements ReadStore {
   private windowsReady = false;
   /** Commits of read-model rows made through this connection, which `data_version` does not count. */
   private ownWrites = 0;
-  private dataVersion: Database.Statement | null = null;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -188,10 +187,10 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private changeMarkSync(): string {
-    // Prepared once: `db.pragma()` compiles the statement anew on each call, and a projection
-    // batch and each commit that checks its rows take a mark.
-    this.dataVersion ??= this.db.prepare('PRAGMA data_version').pluck();
-    return `${this.dataVersion.get() as number}:${this.ownWrites}`;
+    // Through the prepared-statement cache: `db.pragma()` compiles the statement anew on each call,
+    // and a projection batch and each commit that checks its rows take a mark.
+    const { data_version } = this.stmt('PRAGMA data_version').get() as { data_version: number };
+    return `${data_version}:${this.ownWrites}`;
   }
 
   /**

@@ -81,13 +81,15 @@ export class SigningDraftStore {
   /** Removes the participant's draft, or with no participant every draft of the document. */
   async clear(documentId: string, participantId?: string): Promise<void> {
     await this.init();
-    // Looked up first: most signers never save a draft, and a delete of nothing would still be a
-    // write transaction, twice per signer (at signing and by the reactor below).
-    const ids = participantId
-      ? (await this.reads.get<SigningDraftRow>(SIGNING_DRAFTS, signingDraftId(documentId, participantId)))
-        ? [signingDraftId(documentId, participantId)]
-        : []
-      : (await this.reads.find<SigningDraftRow>(SIGNING_DRAFTS, { where: { document_id: documentId } })).map((r) => r.id);
+    // The drafts that exist, looked up first: most signers never save one, and a delete of nothing
+    // would still be a write transaction, twice per signer (at signing and by the reactor below).
+    let ids: string[];
+    if (participantId) {
+      const id = signingDraftId(documentId, participantId);
+      ids = (await this.reads.get<SigningDraftRow>(SIGNING_DRAFTS, id)) ? [id] : [];
+    } else {
+      ids = (await this.reads.find<SigningDraftRow>(SIGNING_DRAFTS, { where: { document_id: documentId } })).map((r) => r.id);
+    }
     if (ids.length) await this.reads.commit(ids.map((rid) => ({ op: 'delete' as const, collection: SIGNING_DRAFTS, id: rid })), {});
   }
 }

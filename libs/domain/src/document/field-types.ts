@@ -1,4 +1,5 @@
 import { DomainError, invalid } from '../shared/domain-error';
+import { intlFormatter } from '../shared/intl-formatter';
 import { AUTO_FIELD_TYPES, DEFAULT_TEXT_LENGTH, FIELD_TYPES, FieldType, FieldValue, IMAGE_FIELD_TYPES, RECORDED_NUMBER, RuledSettings, ValueProblem, checkFieldValue, isIsoDate } from './field-rules';
 
 // The kinds of field and the recorded value's type are field-rules.ts's (the signing page bundles
@@ -230,38 +231,19 @@ export function formatNumber(value: string, format: NumberFormat, decimals: numb
   return format === 'won' ? `${text}원` : text;
 }
 
-/**
- * Intl formatters, made once per shape: constructing one loads ICU data and costs 50–300 µs (a
- * DateTimeFormat with a time zone the most), formatting with it a microsecond or two, and the same
- * few shapes format every value of every document. The keys are bounded: three number formats by
- * a small count of decimals, and the IANA zones the runtime knows (an unknown zone throws and is
- * kept nowhere).
- */
-const numberFormatters = new Map<string, Intl.NumberFormat>();
 function numberFormatter(format: Exclude<NumberFormat, 'plain'>, decimals: number): Intl.NumberFormat {
-  const key = `${format}:${decimals}`;
-  let f = numberFormatters.get(key);
-  if (!f) {
+  return intlFormatter(`number:${format}:${decimals}`, () => {
     const digits = { minimumFractionDigits: decimals, maximumFractionDigits: decimals };
     const options: Intl.NumberFormatOptions =
       format === 'krw' ? { style: 'currency', currency: 'KRW', currencyDisplay: 'narrowSymbol', ...digits } : { useGrouping: true, ...digits };
-    f = new Intl.NumberFormat('ko-KR', options);
-    numberFormatters.set(key, f);
-  }
-  return f;
+    return new Intl.NumberFormat('ko-KR', options);
+  });
 }
-
-const dayFormatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The calendar date at `instant` in `timeZone` (IANA), as YYYY-MM-DD. */
 export function dateIn(instant: string, timeZone: string): string {
-  let f = dayFormatters.get(timeZone);
-  if (!f) {
-    // en-CA writes dates as YYYY-MM-DD.
-    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dayFormatters.set(timeZone, f);
-  }
-  return f.format(new Date(instant));
+  // en-CA writes dates as YYYY-MM-DD.
+  return intlFormatter(`day:${timeZone}`, () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })).format(new Date(instant));
 }
 
 export const DEFAULT_TIME_ZONE = 'Asia/Seoul';

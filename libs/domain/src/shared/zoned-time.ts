@@ -1,4 +1,5 @@
 import { DEFAULT_DATE_FORMAT, DateFormat, formatDate } from '../document/field-types';
+import { intlFormatter } from './intl-formatter';
 /**
  * Wall-clock arithmetic in an organization's IANA time zone, with nothing but `Intl` (the zone
  * database ships with Node's ICU, so no library and no data file of our own). Pure: every function
@@ -26,23 +27,11 @@ export interface WallClock {
   second: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
 function partsFormatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(zone, f);
-  }
-  return f;
+  return intlFormatter(
+    `parts:${zone}`,
+    () => new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }),
+  );
 }
 
 /** The wall clock in `zone` at instant `ms`. */
@@ -158,16 +147,10 @@ export function deferPastQuietHours(dueIso: string, zone: string, quiet: QuietHo
  * a few Asian zones are named by hand.
  */
 const ZONE_ABBREVIATIONS: Record<string, string> = { 'Asia/Seoul': 'KST', 'Asia/Tokyo': 'JST', 'Asia/Shanghai': 'CST', 'Asia/Singapore': 'SGT', 'Asia/Hong_Kong': 'HKT', 'Asia/Taipei': 'CST' };
-const zoneNameFormatters = new Map<string, Intl.DateTimeFormat>();
 export function zoneAbbreviation(ms: number, zone: string): string {
   if (ZONE_ABBREVIATIONS[zone]) return ZONE_ABBREVIATIONS[zone];
   if (zone === 'UTC' || zone === 'Etc/UTC') return 'UTC';
-  let f = zoneNameFormatters.get(zone);
-  if (!f) {
-    // Made once per zone, as partsFormatter's are (a zoned DateTimeFormat costs hundreds of µs).
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' });
-    zoneNameFormatters.set(zone, f);
-  }
+  const f = intlFormatter(`zone-name:${zone}`, () => new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }));
   const name = f.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName');
   return name?.value ?? zone;
 }
